@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#include "ring.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
+		 uint64_t creator_pid)
+{
+	if (len <= DT_RING_HEADER_SIZE)
+		return -1;
+	uint64_t nslots = (len - DT_RING_HEADER_SIZE) / DT_SLOT_SIZE;
+	if (nslots < 16 || (nslots & (nslots - 1)) ||
+	    dt_ring_file_size(nslots) != len)
+		return -1;
+	struct dt_ring_header *h = map;
+	h->version = DT_RING_VERSION;
+	h->header_size = DT_RING_HEADER_SIZE;
+	h->slot_size = DT_SLOT_SIZE;
+	h->flags = flags;
+	h->nslots = nslots;
+	h->created_ns = created_ns;
+	h->creator_pid = creator_pid;
+	/* The magic goes last: a reader that sees it sees a whole header. */
+	atomic_store_explicit((_Atomic uint64_t *)&h->magic, DT_RING_MAGIC,
+			      memory_order_release);
+	return 0;
+}
+
+int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
+{
+	const struct dt_ring_header *h = map;
+	if (len < sizeof(*h))
+		return DT_RING_E_SHORT;
+	if (atomic_load_explicit((_Atomic uint64_t *)&h->magic, memory_order_acquire) !=
+	    DT_RING_MAGIC)
+		return DT_RING_E_MAGIC;
+	if (h->version != DT_RING_VERSION)
+		return DT_RING_E_VERSION;
+	if (h->header_size != DT_RING_HEADER_SIZE || h->slot_size != DT_SLOT_SIZE ||
+	    h->nslots < 16 || (h->nslots & (h->nslots - 1)) ||
+	    h->nslots > DT_RING_MAX_SIZE / DT_SLOT_SIZE)
+		return DT_RING_E_HEADER;
+	if (len < dt_ring_file_size(h->nslots))
+		return DT_RING_E_SHORT;
+	r->hdr = map;
+	r->slots = (unsigned char *)map + DT_RING_HEADER_SIZE;
+	r->nslots = h->nslots;
+	r->map_len = len;
+	return 0;
+}
+
+int dt_ring_write(struct dt_ring *r, void *rec)
+{
+	struct dt_rec_header *rh = rec;
+	_Atomic uint64_t *head = (_Atomic uint64_t *)&r->hdr->head;
+	_Atomic uint64_t *lost = (_Atomic uint64_t *)&r->hdr->lost;
+	_Atomic uint64_t *dropped = (_Atomic uint64_t *)&r->hdr->dropped;
+
+	uint32_t n = dt_rec_slots(rh->len);
+	if (rh->len < sizeof(*rh) || rh->len > DT_REC_MAX || n > r->nslots / 4) {
+		atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
+		return -1;
+	}
+	rh->nslots = (uint16_t)n;
+	rh->reserved = 0;
+	rh->checksum = dt_checksum((unsigned char *)rec + sizeof(*rh),
+				   rh->len - (uint32_t)sizeof(*rh));
+
+	uint64_t pos = atomic_fetch_add_explicit(head, n, memory_order_relaxed);
+	for (uint32_t k = 0; k < n; k++) {
+		_Atomic uint64_t *seq = dt_slot_seq(r, pos + k);
+		uint64_t old = atomic_exchange_explicit(seq, (pos + k + 1) | DT_SEQ_BUSY,
+							memory_order_relaxed);
+		if ((old & (DT_SEQ_START | DT_SEQ_BUSY)) == DT_SEQ_START)
+			atomic_fetch_add_explicit(lost, 1, memory_order_relaxed);
+	}
+	/* Readers that saw the old published seq must see BUSY before any of
+	 * the new bytes (seqlock writer side). */
+	atomic_thread_fence(memory_order_release);
+
+	const unsigned char *src = rec;
+	uint32_t left = rh->len;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t chunk = left < DT_SLOT_DATA ? left : DT_SLOT_DATA;
+		memcpy(dt_slot_data(r, pos + k), src, chunk);
+		src += chunk;
+		left -= chunk;
+	}
+
+	int ok = 1;
+	for (uint32_t k = n; k-- > 0;) {
+		uint64_t want = (pos + k + 1) | DT_SEQ_BUSY;
+		uint64_t done = (pos + k + 1) | (k == 0 ? DT_SEQ_START : 0);
+		if (!ok && k == 0)
+			break; /* leave the first slot BUSY: readers skip it */
+		if (!atomic_compare_exchange_strong_explicit(dt_slot_seq(r, pos + k), &want, done,
+							     memory_order_release,
+							     memory_order_relaxed))
+			ok = 0;
+	}
+	if (!ok)
+		atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
+	return ok ? 0 : -1;
+}

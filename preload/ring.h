@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing to a mapped ring; see ring_format.h for the protocol. Safe in
+ * signal handlers and vfork children: atomics and memcpy only. */
+#ifndef DENYTRACE_RING_H
+#define DENYTRACE_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring_format.h"
+
+struct dt_ring {
+	struct dt_ring_header *hdr;
+	unsigned char *slots;
+	uint64_t nslots;
+	size_t map_len;
+};
+
+/* Checks a mapped file's header against its length and fills *r.
+ * Returns 0, or a negative DT_RING_E_* code. */
+int dt_ring_attach(struct dt_ring *r, void *map, size_t len);
+
+/* Initialises the header of a freshly created, zero-filled file of len
+ * bytes. Returns 0, or -1 if len is not a valid ring size. */
+int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
+		 uint64_t creator_pid);
+
+/* Appends one record. rec starts with a struct dt_rec_header whose len and
+ * type are set; nslots and checksum are filled here. Returns 0 when
+ * published, -1 when dropped (too large, or overtaken by a full lap). */
+int dt_ring_write(struct dt_ring *r, void *rec);
+
+/* Size of the file for a ring of nslots slots. */
+static inline size_t dt_ring_file_size(uint64_t nslots)
+{
+	return DT_RING_HEADER_SIZE + (size_t)nslots * DT_SLOT_SIZE;
+}
+
+static inline _Atomic uint64_t *dt_slot_seq(const struct dt_ring *r, uint64_t pos)
+{
+	return (_Atomic uint64_t *)(r->slots + (pos & (r->nslots - 1)) * DT_SLOT_SIZE);
+}
+
+static inline unsigned char *dt_slot_data(const struct dt_ring *r, uint64_t pos)
+{
+	return r->slots + (pos & (r->nslots - 1)) * DT_SLOT_SIZE + 8;
+}
+
+static inline uint32_t dt_rec_slots(uint32_t len)
+{
+	return (len + DT_SLOT_DATA - 1) / DT_SLOT_DATA;
+}
+
+enum {
+	DT_RING_E_MAGIC = -1,   /* not a denytrace ring */
+	DT_RING_E_VERSION = -2, /* a version this build does not read */
+	DT_RING_E_SHORT = -3,   /* file shorter than its header says */
+	DT_RING_E_HEADER = -4,  /* header fields inconsistent */
+};
+
+/* Building records: tag-length-value fields into a bounded buffer. A field
+ * that does not fit sets overflow and is left out, never written past cap. */
+struct dt_buf {
+	unsigned char *p;
+	uint32_t len, cap;
+	int overflow;
+};
+
+static inline void dt_put(struct dt_buf *b, uint16_t tag, const void *v, uint32_t n)
+{
+	if (n > 0xffff)
+		n = 0xffff;
+	if (b->len + 4 + n > b->cap) {
+		b->overflow = 1;
+		return;
+	}
+	unsigned char *d = b->p + b->len;
+	__builtin_memcpy(d, &tag, 2);
+	uint16_t n16 = (uint16_t)n;
+	__builtin_memcpy(d + 2, &n16, 2);
+	if (n)
+		__builtin_memcpy(d + 4, v, n);
+	b->len += 4 + n;
+}
+
+static inline void dt_put_u64(struct dt_buf *b, uint16_t tag, uint64_t v)
+{
+	dt_put(b, tag, &v, 8);
+}
+
+static inline void dt_put_str(struct dt_buf *b, uint16_t tag, const char *s)
+{
+	if (!s)
+		return;
+	uint32_t n = 0;
+	while (s[n] && n < 0xffff)
+		n++;
+	dt_put(b, tag, s, n);
+}
+
+#endif

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The denytrace ring file, format version 1.
+ *
+ * This header is the specification of the file. The probe (writer) and the
+ * CLI (reader) both include it; nothing else defines the layout.
+ *
+ * All integers are little-endian (the probe only runs on the machine that
+ * reads the file, but the reader still refuses a foreign magic).
+ *
+ *   offset 0      struct dt_ring_header, padded to DT_RING_HEADER_SIZE
+ *   offset 4096   nslots slots of DT_SLOT_SIZE bytes each
+ *
+ * Slots
+ * -----
+ * Every slot starts with an 8-byte atomic sequence word followed by
+ * DT_SLOT_DATA bytes of payload. Slots are addressed by an absolute position
+ * `pos` (0, 1, 2, ... for the life of the file); slot index = pos % nslots.
+ *
+ *   seq == 0                         never written
+ *   seq == (pos + 1) | DT_SEQ_BUSY   a writer owns it and is filling it
+ *   seq == (pos + 1) | DT_SEQ_START  first slot of a published record
+ *   seq == (pos + 1)                 published continuation slot
+ *
+ * A record occupies n consecutive positions (wrapping at the end of the slot
+ * array). Its payload is the concatenation of the n slot payloads.
+ *
+ * Writing (lock-free, any number of processes and threads at once):
+ *   1. pos = atomic_fetch_add(&head, n)          (relaxed)
+ *   2. for each of the n slots: if the old seq had DT_SEQ_START and no
+ *      DT_SEQ_BUSY, a published record is being overwritten: lost += 1.
+ *      Then store (pos + k + 1) | DT_SEQ_BUSY    (relaxed)
+ *   3. release fence, copy the payload in
+ *   4. publish continuation slots, then the first slot, each with a
+ *      compare-and-swap from its BUSY value (release). A failed CAS means a
+ *      writer a full lap ahead owns the slot; the record is abandoned.
+ * A writer that dies between 1 and 4 leaves BUSY slots; readers skip them.
+ *
+ * Reading (never blocks writers, works on a live file):
+ *   load seq (acquire); if it is not (pos + 1) | DT_SEQ_START, skip the
+ *   position. Otherwise copy the n slots, checking that each continuation
+ *   reads (pos + k + 1); acquire fence; reload every seq and discard the
+ *   record if any changed (overwritten while copying). Finally check the
+ *   record header (length, slot count) and the checksum; a record that fails
+ *   is counted as corrupt and skipped, never returned.
+ * Records older than head - nslots are gone; `lost` counts them.
+ *
+ * Records
+ * -------
+ * A record is a struct dt_rec_header followed by fields. A field is
+ *   uint16_t tag; uint16_t len; uint8_t value[len];      (no padding)
+ * Integers are stored as 8-byte values. Strings are stored without a NUL.
+ * A reader ignores tags it does not know, so fields can be added without a
+ * version bump; changing the meaning of a field or the slot protocol bumps
+ * DT_RING_VERSION.
+ */
+#ifndef DENYTRACE_RING_FORMAT_H
+#define DENYTRACE_RING_FORMAT_H
+
+#include <stdint.h>
+
+#define DT_RING_MAGIC 0x314752544e594e44ULL /* "DNYNTRG1" read as bytes */
+#define DT_RING_VERSION 1u
+#define DT_RING_HEADER_SIZE 4096u
+#define DT_SLOT_SIZE 256u
+#define DT_SLOT_DATA (DT_SLOT_SIZE - 8u)
+#define DT_SEQ_START (1ULL << 63)
+#define DT_SEQ_BUSY (1ULL << 62)
+#define DT_SEQ_POS_MASK (DT_SEQ_BUSY - 1)
+
+/* Ring sizes the CLI accepts; nslots is always a power of two. */
+#define DT_RING_MIN_SIZE (64u * 1024u)
+#define DT_RING_MAX_SIZE (1024ULL * 1024u * 1024u)
+#define DT_RING_DEFAULT_SIZE (8u * 1024u * 1024u)
+
+/* A record larger than this is not written (it would evict too much). */
+#define DT_REC_MAX (64u * 1024u)
+
+/* Header flags (informational, set by the launcher). */
+#define DT_RING_F_ALL 1u /* created for --all: successful writes recorded */
+
+struct dt_ring_header {
+	uint64_t magic;        /* DT_RING_MAGIC */
+	uint32_t version;      /* DT_RING_VERSION */
+	uint32_t header_size;  /* DT_RING_HEADER_SIZE */
+	uint32_t slot_size;    /* DT_SLOT_SIZE */
+	uint32_t flags;        /* DT_RING_F_* */
+	uint64_t nslots;       /* number of slots, a power of two */
+	uint64_t created_ns;   /* CLOCK_REALTIME when created */
+	uint64_t creator_pid;  /* the launcher */
+	uint8_t pad0[64 - 40];
+	/* Own cache line: every writer touches it. */
+	uint64_t head;         /* atomic: next absolute position to reserve */
+	uint8_t pad1[56];
+	uint64_t lost;         /* atomic: published records overwritten */
+	uint64_t dropped;      /* atomic: records a writer gave up on */
+	uint8_t pad2[48];
+};
+
+/* Record types. */
+enum dt_rec_type {
+	DT_REC_DENIAL = 1,  /* a call failed with a watched errno */
+	DT_REC_PROCESS = 2, /* first record of a process: who and where */
+	DT_REC_WRITE = 3,   /* --all: a write operation that succeeded */
+	DT_REC_REOPEN = 4,  /* a path refused for writing reopened read-only */
+	DT_REC_LAUNCH = 5,  /* written by `denytrace run`: what it launched */
+};
+
+struct dt_rec_header {
+	uint32_t len;      /* bytes, this header included */
+	uint16_t type;     /* enum dt_rec_type */
+	uint16_t nslots;   /* slots the record occupies */
+	uint32_t checksum; /* FNV-1a 32 of the bytes after this header */
+	uint32_t reserved; /* zero */
+};
+
+/*
+ * Field tags. (u) = 8-byte unsigned integer, (s) = string, (b) = blob.
+ * Which records carry which fields is listed in README.md ("Ring format").
+ */
+enum dt_tag {
+	/* every probe record */
+	DT_T_TIME_REAL = 1, /* (u) CLOCK_REALTIME, ns */
+	DT_T_TIME_MONO,     /* (u) CLOCK_MONOTONIC, ns */
+	DT_T_PID,           /* (u) */
+	DT_T_TID,           /* (u) */
+	DT_T_PPID,          /* (u) */
+	DT_T_UID,           /* (u) effective uid */
+	DT_T_GID,           /* (u) effective gid */
+	DT_T_COMM,          /* (s) /proc/self/comm */
+	/* denial, write, reopen */
+	DT_T_OP = 16, /* (s) libc entry point: "openat", "rename", ... */
+	DT_T_ERRNO,   /* (u) errno the call returned (0 for write/reopen) */
+	DT_T_FLAGS,   /* (u) open(2) flags, or fopen mode as open flags */
+	DT_T_MODE,    /* (u) mode argument (create, chmod, mkdir, mknod) */
+	DT_T_FMODE,   /* (s) fopen mode string as passed */
+	DT_T_CMD,     /* (u) fcntl command, flock operation, access mode */
+	DT_T_ACCESS,  /* (u) 1 = the call wanted to write, 0 = read only */
+	DT_T_FD,      /* (u) descriptor argument (fd calls) or result */
+	DT_T_SQLITE,  /* (s) SQLite role of the path: db, journal, wal, ... */
+	DT_T_INJECTED, /* (u) 1 when a --deny rule produced the errno */
+	/* first path; for rename/link the second uses the *2 tags */
+	DT_T_PATH = 32, /* (s) path as the program passed it */
+	DT_T_DIRPATH,   /* (s) the directory fd's path, for *at calls */
+	DT_T_ABSPATH,   /* (s) joined with cwd or dirfd, lexically normalised */
+	DT_T_REALPATH,  /* (s) as the kernel resolves it */
+	DT_T_STAT,      /* (b) struct dt_stat_facts */
+	DT_T_PATH2 = 40,
+	DT_T_DIRPATH2,
+	DT_T_ABSPATH2,
+	DT_T_REALPATH2,
+	DT_T_STAT2,
+	/* call stack */
+	DT_T_FRAME = 48, /* (b) struct dt_frame, innermost first */
+	DT_T_MODULE,     /* (s) module path; dt_frame.module indexes these */
+	/* process and launch records */
+	DT_T_EXE = 64,   /* (s) /proc/self/exe */
+	DT_T_ARGV,       /* (s) arguments separated by NUL, bounded */
+	DT_T_CWD,        /* (s) */
+	DT_T_ENV,        /* (s) NAME=VALUE, one field each; never secrets */
+	DT_T_MOUNT,      /* (b) struct dt_mount_fact + mount point */
+	DT_T_SECCOMP,    /* (u) seccomp mode from /proc/self/status */
+	DT_T_SECCOMP_FILTERS, /* (u) */
+	DT_T_NO_NEW_PRIVS,    /* (u) */
+	DT_T_MNT_NS,          /* (u) inode of /proc/self/ns/mnt */
+	DT_T_USER_NS,         /* (u) inode of /proc/self/ns/user */
+	DT_T_ARGV_TRUNC,      /* (u) 1 when ARGV was cut short */
+	DT_T_MOUNTS_TRUNC,    /* (u) 1 when not every mount fitted */
+	DT_T_PRELOAD,         /* (s) LD_PRELOAD as this process sees it */
+	DT_T_EUID_REAL,       /* (u) real uid */
+	DT_T_VERSION,         /* (s) denytrace version that wrote it */
+};
+
+/* What stat said about the target (or, when it is missing, its parent). */
+struct dt_stat_facts {
+	uint32_t valid;        /* DT_SF_* bits below */
+	uint32_t mode;         /* st_mode of the target, when it exists */
+	uint32_t uid, gid;     /* owner of the target */
+	uint32_t parent_mode;  /* st_mode of the parent directory */
+	uint32_t parent_uid, parent_gid;
+	uint32_t reserved;
+	uint64_t mount_flags;  /* statvfs f_flag of the parent (ST_RDONLY...) */
+};
+#define DT_SF_EXISTS 1u        /* target exists; mode/uid/gid valid */
+#define DT_SF_PARENT 2u        /* parent_* valid */
+#define DT_SF_MOUNT 4u         /* mount_flags valid */
+#define DT_SF_SYMLINK 8u       /* the path itself is a symbolic link */
+
+struct dt_frame {
+	uint64_t ip;     /* instruction pointer */
+	uint64_t offset; /* file offset in the module (for symbolizing) */
+	uint32_t module; /* index into the record's DT_T_MODULE list, or ~0 */
+	uint32_t reserved;
+};
+
+/* A mount as /proc/self/mountinfo shows it; the mount point follows. */
+struct dt_mount_fact {
+	uint32_t flags; /* DT_MF_* */
+	uint32_t reserved;
+};
+#define DT_MF_RW 1u /* mounted read-write for this process */
+
+static inline uint32_t dt_checksum(const void *data, uint32_t len)
+{
+	const uint8_t *p = (const uint8_t *)data;
+	uint32_t h = 2166136261u;
+	for (uint32_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+#endif
