@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call stacks for refusals: instruction pointers from libunwind, each with
+ * the module and file offset it falls in. Symbolizing (unw_get_proc_name,
+ * which opens ELF files and re-enters our hooks) is left to the CLI.
+ *
+ * Module ranges come from /proc/self/maps, read once into an immutable
+ * table published with an atomic pointer. A frame outside every known range
+ * (a library dlopen'ed since) triggers one rebuild; the old table is leaked
+ * rather than freed under a concurrent reader, and rebuilds are capped.
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "probe_state.h"
+#include "sys.h"
+
+#define DT_MAX_FRAMES 24
+#define DT_MAX_MAPS 1024
+#define DT_MAX_REBUILDS 8
+
+struct dt_modmap {
+	uint32_t n;
+	uint32_t names_len;
+	struct {
+		uint64_t start, end, offset;
+		uint32_t name; /* offset into names */
+	} e[DT_MAX_MAPS];
+	char names[65536];
+	char buf[65536]; /* reading /proc/self/maps */
+};
+
+static _Atomic(struct dt_modmap *) dt_modmap_cur;
+static _Atomic int dt_modmap_rebuilds;
+
+static uint64_t dt_hex(const char **p)
+{
+	uint64_t v = 0;
+	for (;;) {
+		char c = **p;
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return v;
+		v = v * 16 + (uint64_t)d;
+		(*p)++;
+	}
+}
+
+static void dt_modmap_add_line(struct dt_modmap *m, const char *line, const char *end)
+{
+	/* start-end perms offset dev inode path */
+	const char *p = line;
+	uint64_t start = dt_hex(&p);
+	if (*p++ != '-')
+		return;
+	uint64_t stop = dt_hex(&p);
+	if (*p++ != ' ' || end - p < 5 || p[2] != 'x')
+		return; /* only executable mappings hold code */
+	p += 5;
+	uint64_t off = dt_hex(&p);
+	const char *path = memchr(p, '/', (size_t)(end - p));
+	if (!path)
+		path = memchr(p, '[', (size_t)(end - p)); /* [vdso] */
+	if (!path || m->n >= DT_MAX_MAPS)
+		return;
+	size_t len = (size_t)(end - path);
+	uint32_t name = m->names_len;
+	if (m->n > 0 && !strncmp(m->names + m->e[m->n - 1].name, path, len) &&
+	    m->names[m->e[m->n - 1].name + len] == 0) {
+		name = m->e[m->n - 1].name;
+	} else {
+		if (m->names_len + len + 1 > sizeof(m->names))
+			return;
+		memcpy(m->names + m->names_len, path, len);
+		m->names[m->names_len + len] = 0;
+		m->names_len += (uint32_t)len + 1;
+	}
+	m->e[m->n].start = start;
+	m->e[m->n].end = stop;
+	m->e[m->n].offset = off;
+	m->e[m->n].name = name;
+	m->n++;
+}
+
+static struct dt_modmap *dt_modmap_build(void)
+{
+	struct dt_modmap *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	int fd = dt_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY);
+	if (fd < 0) {
+		munmap(m, sizeof(*m));
+		return NULL;
+	}
+	size_t have = 0;
+	for (;;) {
+		long n = dt_sys_read(fd, m->buf + have, sizeof(m->buf) - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		char *p = m->buf;
+		char *nl;
+		while ((nl = memchr(p, '\n', have - (size_t)(p - m->buf)))) {
+			dt_modmap_add_line(m, p, nl);
+			p = nl + 1;
+		}
+		have -= (size_t)(p - m->buf);
+		memmove(m->buf, p, have);
+		if (have == sizeof(m->buf))
+			have = 0; /* an absurd line: drop it */
+	}
+	dt_sys_close(fd);
+	return m;
+}
+
+static int dt_modmap_find(const struct dt_modmap *m, uint64_t ip)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (ip >= m->e[i].start && ip < m->e[i].end)
+			return (int)i;
+	return -1;
+}
+
+static struct dt_modmap *dt_modmap_get(int rebuild)
+{
+	struct dt_modmap *m = atomic_load_explicit(&dt_modmap_cur, memory_order_acquire);
+	if (m && !rebuild)
+		return m;
+	if (m && atomic_fetch_add(&dt_modmap_rebuilds, 1) >= DT_MAX_REBUILDS)
+		return m;
+	struct dt_modmap *fresh = dt_modmap_build();
+	if (!fresh)
+		return m;
+	if (!atomic_compare_exchange_strong(&dt_modmap_cur, &m, fresh)) {
+		munmap(fresh, sizeof(*fresh)); /* another thread won; use its table */
+		return m;
+	}
+	return fresh;
+}
+
+DT_HIDDEN void dt_put_backtrace(struct dt_buf *b)
+{
+	if (!dt_config.backtrace)
+		return;
+	void *ips[DT_MAX_FRAMES + 8];
+	int n = unw_backtrace(ips, DT_MAX_FRAMES + 8);
+	if (n <= 0)
+		return;
+
+	struct dt_modmap *m = dt_modmap_get(0);
+	if (!m)
+		return;
+	int self = dt_modmap_find(m, (uint64_t)(uintptr_t)&dt_put_backtrace);
+	const char *self_name = self >= 0 ? m->names + m->e[self].name : NULL;
+
+	/* module list of this record: indexes into m->names, deduplicated */
+	uint32_t mods[DT_MAX_FRAMES];
+	uint32_t nmods = 0;
+	int skipping = 1, written = 0, rebuilt = 0;
+	for (int i = 0; i < n && written < DT_MAX_FRAMES; i++) {
+		uint64_t ip = (uint64_t)(uintptr_t)ips[i];
+		int k = dt_modmap_find(m, ip);
+		if (k < 0 && !rebuilt) {
+			rebuilt = 1;
+			m = dt_modmap_get(1);
+			k = dt_modmap_find(m, ip);
+			self = dt_modmap_find(m, (uint64_t)(uintptr_t)&dt_put_backtrace);
+			self_name = self >= 0 ? m->names + m->e[self].name : NULL;
+		}
+		const char *name = k >= 0 ? m->names + m->e[k].name : NULL;
+		/* the probe's own frames (this function, the slow path, the
+		 * wrapper) come first; the caller starts at the first other */
+		if (skipping && name && self_name && !strcmp(name, self_name))
+			continue;
+		skipping = 0;
+		struct dt_frame f = {ip, 0, UINT32_MAX, 0};
+		if (k >= 0) {
+			/* past the probe every frame is a return address, which
+			 * points after the call: look up ip - 1 */
+			uint64_t look = ip - 1;
+			f.offset = look - m->e[k].start + m->e[k].offset;
+			uint32_t j = 0;
+			while (j < nmods && mods[j] != m->e[k].name)
+				j++;
+			if (j == nmods)
+				mods[nmods++] = m->e[k].name;
+			f.module = j;
+		}
+		dt_put(b, DT_T_FRAME, &f, sizeof(f));
+		written++;
+	}
+	for (uint32_t j = 0; j < nmods; j++)
+		dt_put_str(b, DT_T_MODULE, m->names + mods[j]);
+}

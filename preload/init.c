@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Load-time set-up and attaching to the ring. Loading must stay cheap (it
+ * happens at every exec of the traced tree): the constructor resolves the
+ * real functions and reads a few variables; the ring is mapped on the first
+ * record, and /proc is read only then.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "probe_state.h"
+#include "sys.h"
+
+DT_HIDDEN int dt_watch;
+DT_HIDDEN uint64_t dt_errno_set[4];
+DT_HIDDEN struct dt_config dt_config = {.ring_fd = -1, .backtrace = 1};
+
+static void dt_errno_add(int e)
+{
+	if (e > 0 && e < 256)
+		dt_errno_set[e >> 6] |= 1ULL << (e & 63);
+}
+
+static const struct {
+	const char *name;
+	int value;
+} dt_errno_names[] = {
+	{"EPERM", EPERM},   {"EACCES", EACCES}, {"EROFS", EROFS},   {"EXDEV", EXDEV},
+	{"ENOENT", ENOENT}, {"EEXIST", EEXIST}, {"ENOSPC", ENOSPC}, {"EDQUOT", EDQUOT},
+	{"EBUSY", EBUSY},   {"EAGAIN", EAGAIN}, {"ETXTBSY", ETXTBSY}, {"ENOTDIR", ENOTDIR},
+	{"EISDIR", EISDIR}, {"ELOOP", ELOOP},   {"ENAMETOOLONG", ENAMETOOLONG},
+	{"EINVAL", EINVAL}, {"ENOSYS", ENOSYS}, {"EOPNOTSUPP", EOPNOTSUPP},
+};
+
+/* DENYTRACE_ERRNOS: comma-separated names or numbers; replaces the default
+ * set. Unknown words are ignored (the launcher validates them). */
+static void dt_parse_errnos(const char *s)
+{
+	memset(dt_errno_set, 0, sizeof(dt_errno_set));
+	while (*s) {
+		const char *e = s;
+		while (*e && *e != ',')
+			e++;
+		size_t n = (size_t)(e - s);
+		if (n && s[0] >= '0' && s[0] <= '9') {
+			dt_errno_add(atoi(s));
+		} else {
+			for (size_t i = 0; i < sizeof(dt_errno_names) / sizeof(dt_errno_names[0]); i++)
+				if (strlen(dt_errno_names[i].name) == n &&
+				    !strncmp(dt_errno_names[i].name, s, n))
+					dt_errno_add(dt_errno_names[i].value);
+		}
+		s = *e ? e + 1 : e;
+	}
+}
+
+__attribute__((constructor(101))) static void dt_init(void)
+{
+	dt_resolve_reals();
+
+	dt_errno_add(EPERM);
+	dt_errno_add(EACCES);
+	dt_errno_add(EROFS);
+	dt_errno_add(EXDEV);
+	const char *v = getenv("DENYTRACE_ERRNOS");
+	if (v && *v)
+		dt_parse_errnos(v);
+
+	v = getenv("DENYTRACE_ALL");
+	if (v && *v && strcmp(v, "0") != 0)
+		dt_watch |= DT_WATCH_ALL;
+	v = getenv("DENYTRACE_BACKTRACE");
+	if (v && !strcmp(v, "0"))
+		dt_config.backtrace = 0;
+	v = getenv("DENYTRACE_FD");
+	if (v && *v)
+		dt_config.ring_fd = atoi(v);
+	v = getenv("DENYTRACE_RING_ID");
+	if (v) {
+		char *end;
+		dt_config.ring_dev = strtoull(v, &end, 10);
+		if (*end == ':') {
+			dt_config.ring_ino = strtoull(end + 1, &end, 10);
+			dt_config.has_ring_id = *end == 0;
+		}
+	}
+	v = getenv("DENYTRACE_RING");
+	if (v && strlen(v) < sizeof(dt_config.ring_path))
+		strcpy(dt_config.ring_path, v);
+	v = getenv("DENYTRACE_ENV");
+	if (v && strlen(v) < sizeof(dt_config.env_names))
+		strcpy(dt_config.env_names, v);
+}
+
+/* ---- the ring ---------------------------------------------------------- */
+
+enum { DT_RING_UNTRIED, DT_RING_ATTACHING, DT_RING_OK, DT_RING_OFF };
+static _Atomic int dt_ring_state;
+static struct dt_ring dt_ring_mapped;
+
+/* Maps fd if it is the ring we were told about: same device and inode as
+ * the launcher created, and the right magic. A descriptor number the
+ * program reused for its own file fails the check and is left alone. */
+static int dt_ring_map_fd(int fd)
+{
+	struct stat st;
+	if (dt_sys_fstatat(fd, "", &st, AT_EMPTY_PATH) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	if (dt_config.has_ring_id &&
+	    (st.st_dev != dt_config.ring_dev || st.st_ino != dt_config.ring_ino))
+		return -1;
+	struct dt_ring_header h;
+	if (syscall(SYS_pread64, fd, &h, sizeof(h), 0) != (long)sizeof(h) || h.magic != DT_RING_MAGIC ||
+	    h.version != DT_RING_VERSION)
+		return -1;
+	size_t len = (size_t)st.st_size;
+	if (len != dt_ring_file_size(h.nslots))
+		return -1;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	if (dt_ring_attach(&dt_ring_mapped, m, len) != 0) {
+		munmap(m, len);
+		return -1;
+	}
+	return 0;
+}
+
+DT_HIDDEN struct dt_ring *dt_ring_get(void)
+{
+	int s = atomic_load_explicit(&dt_ring_state, memory_order_acquire);
+	if (s == DT_RING_OK)
+		return &dt_ring_mapped;
+	if (s != DT_RING_UNTRIED)
+		return NULL; /* off, or another thread is attaching: drop */
+	if (!atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_ATTACHING))
+		return NULL;
+
+	int ok = -1;
+	int saved = errno;
+	if (dt_config.ring_fd >= 0)
+		ok = dt_ring_map_fd(dt_config.ring_fd);
+	if (ok < 0 && dt_config.ring_path[0]) {
+		/* The fallback, for children whose parent closed the inherited
+		 * descriptor: the path, when it is writable from here. */
+		int fd = dt_sys_openat(AT_FDCWD, dt_config.ring_path, O_RDWR | O_NOFOLLOW);
+		if (fd >= 0) {
+			ok = dt_ring_map_fd(fd);
+			dt_sys_close(fd); /* the ring's own fd: no locks involved */
+		}
+	}
+	errno = saved;
+	atomic_store_explicit(&dt_ring_state, ok == 0 ? DT_RING_OK : DT_RING_OFF,
+			      memory_order_release);
+	return ok == 0 ? &dt_ring_mapped : NULL;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals of libdenytrace.so shared between its source files. */
+#ifndef DENYTRACE_PROBE_H
+#define DENYTRACE_PROBE_H
+
+#include <stdint.h>
+
+#define DT_HIDDEN __attribute__((visibility("hidden")))
+
+/* What kind of operation an interposed call is. */
+enum dt_kind {
+	DT_K_OPEN = 1,
+	DT_K_FOPEN,
+	DT_K_RENAME,
+	DT_K_LINK,
+	DT_K_SYMLINK,
+	DT_K_UNLINK,
+	DT_K_RMDIR,
+	DT_K_MKDIR,
+	DT_K_MKNOD,
+	DT_K_TRUNCATE,
+	DT_K_CHMOD,
+	DT_K_CHOWN,
+	DT_K_UTIME,
+	DT_K_LOCK,
+	DT_K_ACCESS,
+};
+
+/* One interposed call as its wrapper saw it. Built only on the slow path. */
+struct dt_call {
+	const char *name;
+	enum dt_kind kind;
+	int has_dirfd, dirfd;
+	const char *path;
+	int has_dirfd2, dirfd2;
+	const char *path2;
+	const char *target; /* symlink contents */
+	int has_fd, fd;
+	int flags;
+	unsigned mode;
+	const char *fmode;
+	long cmd;
+	int nofollow;
+};
+
+/* Slow path: the call failed (ok == 0, err = its errno) or succeeded while
+ * something asked to see successes. Never changes errno. */
+DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result);
+
+/* Bits of dt_watch: why successful calls take the slow path. */
+#define DT_WATCH_ALL 1    /* DENYTRACE_ALL: record successful writes */
+#define DT_WATCH_REOPEN 2 /* a write-open was refused: look for the retry */
+DT_HIDDEN extern int dt_watch;
+
+/* Errno set that counts as a refusal (bit per errno value < 256). */
+DT_HIDDEN extern uint64_t dt_errno_set[4];
+static inline int dt_errno_watched(int e)
+{
+	return e > 0 && e < 256 && (dt_errno_set[e >> 6] >> (e & 63)) & 1;
+}
+
+#endif

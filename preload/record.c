@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The slow path: deciding whether a call is worth a record, building it and
+ * appending it to the ring. Reached only when a call failed or a success is
+ * watched, so nothing here is on the hot path.
+ *
+ * Rules: no malloc, no stdio, no locks (signal handlers, vfork children);
+ * a thread-local guard stops recursion; errno is restored by the caller;
+ * anything that goes wrong drops the record, never disturbs the program.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "probe.h"
+#include "probe_state.h"
+#include "resolve.h"
+#include "ring.h"
+#include "sys.h"
+
+static __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
+
+/* The arena: one anonymous mapping per record, so that a record never needs
+ * a big stack (sigaltstack, posix_spawn's child) or the heap. */
+struct dt_arena {
+	unsigned char rec[DT_REC_MAX];
+	struct dt_resolved r1, r2;
+	char cwd[PATH_MAX];
+	char comm[32];
+	struct dt_proc_scratch proc;
+};
+
+static uint64_t dt_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32])
+{
+	dt_put_u64(b, DT_T_TIME_REAL, dt_now_ns(CLOCK_REALTIME));
+	dt_put_u64(b, DT_T_TIME_MONO, dt_now_ns(CLOCK_MONOTONIC));
+	dt_put_u64(b, DT_T_PID, (uint64_t)syscall(SYS_getpid));
+	dt_put_u64(b, DT_T_TID, (uint64_t)syscall(SYS_gettid));
+	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));
+	dt_put_u64(b, DT_T_UID, (uint64_t)syscall(SYS_geteuid));
+	dt_put_u64(b, DT_T_GID, (uint64_t)syscall(SYS_getegid));
+	comm[0] = 0;
+	if (syscall(SYS_prctl, PR_GET_NAME, comm, 0, 0, 0) == 0) {
+		comm[16] = 0;
+		dt_put_str(b, DT_T_COMM, comm);
+	}
+}
+
+/* Does this call ask to change the filesystem (as opposed to read)? */
+static int dt_call_writes(const struct dt_call *c)
+{
+	switch (c->kind) {
+	case DT_K_OPEN:
+		return (c->flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+	case DT_K_FOPEN:
+		return c->fmode && (c->fmode[0] != 'r' || strchr(c->fmode, '+'));
+	case DT_K_ACCESS:
+		return (c->cmd & W_OK) != 0;
+	case DT_K_LOCK:
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static int dt_fopen_flags(const char *m)
+{
+	if (!m)
+		return 0;
+	int plus = strchr(m, '+') != NULL;
+	switch (m[0]) {
+	case 'r':
+		return plus ? O_RDWR : O_RDONLY;
+	case 'w':
+		return (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC;
+	case 'a':
+		return (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND;
+	default:
+		return 0;
+	}
+}
+
+/* SQLite names its side files after the database; no special code path,
+ * just a name in the record. */
+DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind)
+{
+	if (!path)
+		return NULL;
+	size_t n = dt_strlen(path);
+	const char *base = path;
+	for (size_t i = 0; i < n; i++)
+		if (path[i] == '/')
+			base = path + i + 1;
+	if (dt_has_suffix(path, n, "-journal"))
+		return "journal";
+	if (dt_has_suffix(path, n, "-wal"))
+		return "wal";
+	if (dt_has_suffix(path, n, "-shm"))
+		return "shm";
+	if (dt_has_suffix(path, n, ".lock"))
+		return "lock";
+	if (dt_has_prefix(base, "etilqs_"))
+		return "temp";
+	if (kind == DT_K_MKDIR || kind == DT_K_RMDIR)
+		return NULL;
+	if (dt_has_suffix(path, n, ".db") || dt_has_suffix(path, n, ".sqlite") ||
+	    dt_has_suffix(path, n, ".sqlite3") || dt_has_suffix(path, n, ".db3"))
+		return "db";
+	return NULL;
+}
+
+/* SQLite's silent fallback: a write-open refused, then the same path opened
+ * read-only. Remember the refused path's hash; successful opens compare. */
+static _Atomic uint64_t dt_reopen_hash;
+
+static uint64_t dt_path_hash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;
+	while (*p) {
+		h ^= (unsigned char)*p++;
+		h *= 1099511628211ULL;
+	}
+	return h | 1; /* never 0: 0 means nothing pending */
+}
+
+static void dt_put_path(struct dt_buf *b, const struct dt_resolved *r, const char *path, int second)
+{
+	int o = second ? DT_T_PATH2 - DT_T_PATH : 0;
+	dt_put_str(b, (uint16_t)(DT_T_PATH + o), path);
+	if (r->dirpath[0])
+		dt_put_str(b, (uint16_t)(DT_T_DIRPATH + o), r->dirpath);
+	if (r->abspath[0])
+		dt_put_str(b, (uint16_t)(DT_T_ABSPATH + o), r->abspath);
+	if (r->has_real)
+		dt_put_str(b, (uint16_t)(DT_T_REALPATH + o), r->realpath);
+	dt_put(b, (uint16_t)(DT_T_STAT + o), &r->st, sizeof(r->st));
+}
+
+static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result)
+{
+	struct dt_arena *a = mmap(NULL, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return;
+
+	dt_ensure_process_record(ring, &a->proc);
+
+	struct dt_rec_header *rh = (struct dt_rec_header *)a->rec;
+	struct dt_buf b = {a->rec, sizeof(*rh), sizeof(a->rec), 0};
+	rh->type = (uint16_t)type;
+	dt_put_common(&b, a->comm);
+	dt_put_str(&b, DT_T_OP, c->name);
+	dt_put_u64(&b, DT_T_ERRNO, (uint64_t)err);
+	dt_put_u64(&b, DT_T_ACCESS, (uint64_t)dt_call_writes(c));
+	if (c->kind == DT_K_FOPEN) {
+		dt_put_str(&b, DT_T_FMODE, c->fmode);
+		dt_put_u64(&b, DT_T_FLAGS, (uint64_t)(unsigned)dt_fopen_flags(c->fmode));
+	} else if (c->kind == DT_K_OPEN || c->flags) {
+		dt_put_u64(&b, DT_T_FLAGS, (uint64_t)(unsigned)c->flags);
+	}
+	if (c->mode || c->kind == DT_K_CHMOD || c->kind == DT_K_MKDIR ||
+	    (c->kind == DT_K_OPEN && (c->flags & O_CREAT)))
+		dt_put_u64(&b, DT_T_MODE, c->mode);
+	if (c->kind == DT_K_LOCK || c->kind == DT_K_ACCESS)
+		dt_put_u64(&b, DT_T_CMD, (uint64_t)c->cmd);
+	if (c->has_fd)
+		dt_put_u64(&b, DT_T_FD, (uint64_t)(unsigned)c->fd);
+	else if (type == DT_REC_REOPEN || (type == DT_REC_WRITE && c->kind == DT_K_OPEN))
+		dt_put_u64(&b, DT_T_FD, (uint64_t)result);
+
+	a->cwd[0] = 0;
+	if (syscall(SYS_getcwd, a->cwd, sizeof(a->cwd)) < 0)
+		a->cwd[0] = 0;
+	const char *cwd = a->cwd[0] == '/' ? a->cwd : NULL;
+
+	const char *role = NULL;
+	if (c->has_fd) {
+		dt_resolve_fd(c->fd, &a->r1);
+		dt_put_path(&b, &a->r1, NULL, 0);
+		role = dt_sqlite_role(a->r1.realpath, c->kind);
+	} else if (c->path) {
+		int nofollow = c->nofollow || c->kind == DT_K_UNLINK || c->kind == DT_K_RMDIR ||
+			       c->kind == DT_K_RENAME || c->kind == DT_K_SYMLINK ||
+			       (c->kind == DT_K_OPEN && (c->flags & (O_NOFOLLOW | O_EXCL))) ||
+			       (c->flags & AT_SYMLINK_NOFOLLOW && c->kind != DT_K_OPEN);
+		dt_resolve(cwd, c->has_dirfd, c->dirfd, c->path, nofollow, &a->r1);
+		dt_put_path(&b, &a->r1, c->path, 0);
+		role = dt_sqlite_role(c->path, c->kind);
+	}
+	if (c->path2) {
+		dt_resolve(cwd, c->has_dirfd2, c->dirfd2, c->path2, 1, &a->r2);
+		dt_put_path(&b, &a->r2, c->path2, 1);
+		if (!role)
+			role = dt_sqlite_role(c->path2, c->kind);
+	}
+	if (c->target)
+		dt_put_str(&b, DT_T_PATH2, c->target);
+	if (role)
+		dt_put_str(&b, DT_T_SQLITE, role);
+
+	if (type == DT_REC_DENIAL)
+		dt_put_backtrace(&b);
+
+	if (!b.overflow || b.len > sizeof(*rh)) {
+		rh->len = b.len;
+		dt_ring_write(ring, rh);
+	}
+	munmap(a, sizeof(struct dt_arena));
+}
+
+DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
+{
+	if (dt_in_probe)
+		return;
+	dt_in_probe = 1;
+
+	int type = 0;
+	int writes = dt_call_writes(c);
+	if (!ok) {
+		if (c->kind == DT_K_LOCK) {
+			/* EACCES/EAGAIN on a lock is usually contention; keep it
+			 * only when it is a watched errno or --all asked. */
+			if (dt_errno_watched(err) || ((dt_watch & DT_WATCH_ALL) && err == EAGAIN))
+				type = DT_REC_DENIAL;
+		} else if (dt_errno_watched(err) && (c->kind != DT_K_ACCESS || writes)) {
+			type = DT_REC_DENIAL;
+		}
+		if (type && writes && (c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && c->path) {
+			atomic_store_explicit(&dt_reopen_hash, dt_path_hash(c->path),
+					      memory_order_relaxed);
+			__atomic_or_fetch(&dt_watch, DT_WATCH_REOPEN, __ATOMIC_RELAXED);
+		}
+	} else if ((c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && !writes && c->path &&
+		   (dt_watch & DT_WATCH_REOPEN)) {
+		uint64_t want = atomic_load_explicit(&dt_reopen_hash, memory_order_relaxed);
+		if (want && want == dt_path_hash(c->path) &&
+		    atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0)) {
+			__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
+			type = DT_REC_REOPEN;
+		}
+	} else if (ok && writes && (dt_watch & DT_WATCH_ALL) && c->kind != DT_K_ACCESS &&
+		   c->kind != DT_K_LOCK) {
+		type = DT_REC_WRITE;
+	}
+
+	if (type) {
+		struct dt_ring *ring = dt_ring_get();
+		if (ring)
+			dt_emit(ring, c, type, ok ? 0 : err, result);
+	}
+	dt_in_probe = 0;
+}

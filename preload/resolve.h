@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef DENYTRACE_RESOLVE_H
+#define DENYTRACE_RESOLVE_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "ring_format.h"
+
+/* Large: lives in the recording arena, never on a small signal stack. */
+struct dt_resolved {
+	char dirpath[PATH_MAX];  /* the *at directory fd's path, "" if none */
+	char abspath[PATH_MAX];  /* cwd or dirfd joined, lexically normalised */
+	char realpath[PATH_MAX]; /* as the kernel resolves it, "" if unknown */
+	struct dt_stat_facts st;
+	int has_real;
+	char scratch[PATH_MAX];
+	char scratch2[PATH_MAX];
+};
+
+/* Joins path to base (unless absolute) and removes ".", ".." and repeated
+ * slashes without touching the filesystem. Returns the length, 0 if it did
+ * not fit. */
+size_t dt_normalize(char *out, size_t cap, const char *base, const char *path);
+
+/* The kernel's name for an open descriptor, via /proc/self/fd. */
+long dt_fd_path(int fd, char *buf, size_t cap);
+
+void dt_resolve(const char *cwd, int has_dirfd, int dirfd, const char *path, int nofollow,
+		struct dt_resolved *out);
+void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolved *out);
+void dt_resolve_fd(int fd, struct dt_resolved *out);
+
+#endif
