@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* What the subcommands share: their entry points, error reporting, and
+ * finding the probe. */
+#ifndef DENYTRACE_CLI_H
+#define DENYTRACE_CLI_H
+
+#include <stddef.h>
+
+#include "exitcodes.h"
+
+#define DT_DEFAULT_RING "denytrace.ring"
+
+int cmd_run(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+/* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
+int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Absolute path of libdenytrace.so: $DENYTRACE_PROBE, beside the CLI, or
+ * ../lib/denytrace/ from it (installed layout). Returns 0 or -1. */
+int dt_find_probe(char *out, size_t cap);
+
+/* Matches a long option "--name" or "--name=value"; sets *val to the value
+ * (next argument when not inline, advancing *i). Returns 1 on match, -1 when
+ * a value is missing, 0 otherwise. */
+int dt_opt(int argc, char **argv, int *i, const char *name, const char **val);
+
+#endif

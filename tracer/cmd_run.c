@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace run: create a ring, run a command with the probe, summarise. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "envfilter.h"
+#include "names.h"
+#include "records.h"
+#include "ringfile.h"
+
+extern char **environ;
+
+static const char run_usage[] =
+	"usage: denytrace run [options] -- COMMAND [ARGS...]\n"
+	"\n"
+	"Runs COMMAND with libdenytrace.so in LD_PRELOAD and records every file\n"
+	"operation that fails with EPERM, EACCES, EROFS or EXDEV into a ring file,\n"
+	"then prints a short summary on stderr and exits with COMMAND's status\n"
+	"(128+N when it was killed by signal N).\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE   ring file to create (default ./denytrace.ring); an\n"
+	"                      existing file is replaced\n"
+	"  --size N            ring size in bytes, K/M/G suffixes (default 8M)\n"
+	"  --all               also record successful writes (creates, renames,\n"
+	"                      unlinks, mkdir, chmod, truncates): timelines of\n"
+	"                      intermittent failures\n"
+	"  --errnos LIST       errnos that count as refusals, comma-separated names\n"
+	"                      (default EPERM,EACCES,EROFS,EXDEV)\n"
+	"  --env NAMES         also record these environment variables (comma list)\n"
+	"  --no-backtrace      do not capture call stacks\n"
+	"  -q, --quiet         no summary\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"Signals sent to denytrace (SIGTERM, SIGHUP, SIGINT from kill...) are\n"
+	"forwarded to COMMAND. The probe reaches a sandbox through an inherited\n"
+	"descriptor, so the ring stays writable even where the filesystem is not.\n";
+
+static volatile sig_atomic_t run_child_pid;
+
+/* A signal sent to us with kill() is forwarded. One the terminal sent to the
+ * whole foreground group (si_code SI_KERNEL) has reached the child already. */
+static void run_forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (run_child_pid > 0 && si->si_code <= 0)
+		kill((pid_t)run_child_pid, sig);
+}
+
+static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_extra)
+{
+	size_t cap = DT_REC_MAX;
+	unsigned char *rec = calloc(1, cap);
+	if (!rec)
+		return -1;
+	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
+	struct dt_buf b = {rec, sizeof(*rh), (uint32_t)cap, 0};
+	rh->type = DT_REC_LAUNCH;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	dt_put_u64(&b, DT_T_TIME_REAL, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	dt_put_u64(&b, DT_T_TIME_MONO, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	dt_put_u64(&b, DT_T_PID, (uint64_t)getpid());
+	dt_put_u64(&b, DT_T_TID, (uint64_t)getpid());
+	dt_put_u64(&b, DT_T_PPID, (uint64_t)getppid());
+	dt_put_u64(&b, DT_T_UID, (uint64_t)geteuid());
+	dt_put_u64(&b, DT_T_GID, (uint64_t)getegid());
+	dt_put_str(&b, DT_T_COMM, "denytrace");
+	char argvbuf[8192];
+	size_t an = 0;
+	int cut = 0;
+	for (char **a = cmd; *a; a++) {
+		size_t n = strlen(*a) + 1;
+		if (an + n > sizeof(argvbuf)) {
+			cut = 1;
+			break;
+		}
+		memcpy(argvbuf + an, *a, n);
+		an += n;
+	}
+	dt_put(&b, DT_T_ARGV, argvbuf, (uint32_t)(an ? an - 1 : 0));
+	if (cut)
+		dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)))
+		dt_put_str(&b, DT_T_CWD, cwd);
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), env_extra))
+			dt_put_str(&b, DT_T_ENV, *e);
+	}
+	rh->len = b.len;
+	int rc = dt_ring_write(ring, rh);
+	free(rec);
+	return rc;
+}
+
+struct run_summary {
+	uint64_t records, denials, writes, reopens, processes;
+	int pids[64];
+	int npids;
+	struct {
+		int err;
+		uint64_t n;
+	} by_errno[16];
+	int nerr;
+};
+
+static void run_summarise(const struct dt_ring *ring, const char *ring_path)
+{
+	struct run_summary s = {0};
+	struct dt_read_stats st = {0};
+	unsigned char *buf = malloc(DT_REC_MAX);
+	if (!buf)
+		return;
+	uint64_t pos = dt_ring_tail(ring);
+	uint32_t len;
+	while (dt_ring_next(ring, &pos, buf, &len, &st, 0) == DT_NEXT_RECORD) {
+		struct dt_record r;
+		if (dt_record_decode(buf, len, pos, &r) < 0)
+			continue;
+		s.records++;
+		if (r.type == DT_REC_PROCESS)
+			s.processes++;
+		else if (r.type == DT_REC_WRITE)
+			s.writes++;
+		else if (r.type == DT_REC_REOPEN)
+			s.reopens++;
+		else if (r.type == DT_REC_DENIAL) {
+			s.denials++;
+			int k = 0;
+			while (k < s.nerr && s.by_errno[k].err != r.err)
+				k++;
+			if (k == s.nerr && s.nerr < 16)
+				s.by_errno[s.nerr++] = (typeof(s.by_errno[0])){r.err, 0};
+			if (k < s.nerr)
+				s.by_errno[k].n++;
+			int seen = 0;
+			for (int i = 0; i < s.npids; i++)
+				seen |= s.pids[i] == (int)r.pid;
+			if (!seen && s.npids < 64)
+				s.pids[s.npids++] = (int)r.pid;
+		}
+		dt_record_free(&r);
+	}
+	free(buf);
+	uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
+	uint64_t dropped = __atomic_load_n(&ring->hdr->dropped, __ATOMIC_RELAXED);
+
+	fprintf(stderr, "denytrace: %llu refusal%s", (unsigned long long)s.denials,
+		s.denials == 1 ? "" : "s");
+	for (int i = 0; i < s.nerr; i++)
+		fprintf(stderr, "%s%llu %s", i ? ", " : " (", (unsigned long long)s.by_errno[i].n,
+			dt_errno_name(s.by_errno[i].err));
+	if (s.nerr)
+		fputc(')', stderr);
+	if (s.denials)
+		fprintf(stderr, " in %d process%s", s.npids, s.npids == 1 ? "" : "es");
+	if (s.reopens)
+		fprintf(stderr, ", %llu read-only reopen%s after a refused write",
+			(unsigned long long)s.reopens, s.reopens == 1 ? "" : "s");
+	if (s.writes)
+		fprintf(stderr, ", %llu successful write%s", (unsigned long long)s.writes,
+			s.writes == 1 ? "" : "s");
+	fprintf(stderr, "; %llu records, %llu lost to overwriting, %llu dropped.\n",
+		(unsigned long long)s.records, (unsigned long long)lost,
+		(unsigned long long)dropped);
+	if (lost)
+		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
+		      stderr);
+	fprintf(stderr, "denytrace: ring %s; see `denytrace show %s`.\n", ring_path, ring_path);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	const char *out = DT_DEFAULT_RING, *errnos = NULL, *env_extra = NULL, *val;
+	uint64_t size = DT_RING_DEFAULT_SIZE;
+	int all = 0, quiet = 0, backtrace = 1;
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		int m;
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(run_usage, stdout);
+			return DT_EXIT_OK;
+		} else if (!strcmp(a, "--all")) {
+			all = 1;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = 1;
+		} else if (!strcmp(a, "--no-backtrace")) {
+			backtrace = 0;
+		} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, &i, "--output", &val)) == 1) {
+			if (!strcmp(a, "-o")) {
+				if (i + 1 >= argc)
+					return dt_fail(DT_EXIT_USAGE, "run: -o needs a file name");
+				val = argv[++i];
+			}
+			out = val;
+		} else if (m < 0) {
+			return dt_fail(DT_EXIT_USAGE, "run: --output needs a file name");
+		} else if ((m = dt_opt(argc, argv, &i, "--size", &val))) {
+			if (m < 0 || dt_parse_size(val, &size) < 0)
+				return dt_fail(DT_EXIT_USAGE,
+					       "run: --size takes a byte count such as 8M or 65536");
+		} else if ((m = dt_opt(argc, argv, &i, "--errnos", &val))) {
+			if (m < 0)
+				return dt_fail(DT_EXIT_USAGE, "run: --errnos needs a list");
+			char *copy = strdup(val);
+			for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+				if (dt_errno_parse(tok) < 0) {
+					dt_fail(DT_EXIT_USAGE, "run: --errnos: '%s' is not an errno name",
+						tok);
+					free(copy);
+					return DT_EXIT_USAGE;
+				}
+			free(copy);
+			errnos = val;
+		} else if ((m = dt_opt(argc, argv, &i, "--env", &val))) {
+			if (m < 0)
+				return dt_fail(DT_EXIT_USAGE, "run: --env needs a list of names");
+			env_extra = val;
+		} else if (a[0] == '-') {
+			return dt_fail(DT_EXIT_USAGE, "run: unknown option '%s'; see 'denytrace run --help'", a);
+		} else {
+			break; /* the command starts here */
+		}
+	}
+	if (i >= argc)
+		return dt_fail(DT_EXIT_USAGE, "run: no command given; usage: denytrace run [options] -- COMMAND...");
+	char **cmd = argv + i;
+
+	char probe[PATH_MAX];
+	if (dt_find_probe(probe, sizeof(probe)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+			       "cannot find libdenytrace.so beside the denytrace binary or in "
+			       "../lib/denytrace/; set DENYTRACE_PROBE to its path");
+
+	char err[512];
+	int fd = dt_ringfile_create(out, size, all ? DT_RING_F_ALL : 0, err, sizeof(err));
+	if (fd < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "%s", err);
+	char ring_abs[PATH_MAX];
+	if (!realpath(out, ring_abs))
+		snprintf(ring_abs, sizeof(ring_abs), "%s", out);
+	struct stat st;
+	fstat(fd, &st);
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct dt_ring ring;
+	if (map == MAP_FAILED || dt_ring_attach(&ring, map, (size_t)st.st_size) != 0)
+		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", out);
+	run_write_launch(&ring, cmd, env_extra);
+
+	/* The probe goes first so that it sees calls before other preloads. */
+	char preload[PATH_MAX * 2];
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof(preload), "%s%s%s", probe, old && *old ? ":" : "", old ? old : "");
+	char num[64];
+	setenv("LD_PRELOAD", preload, 1);
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("DENYTRACE_FD", num, 1);
+	setenv("DENYTRACE_RING", ring_abs, 1);
+	snprintf(num, sizeof(num), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("DENYTRACE_RING_ID", num, 1);
+	if (all)
+		setenv("DENYTRACE_ALL", "1", 1);
+	else
+		unsetenv("DENYTRACE_ALL");
+	if (errnos)
+		setenv("DENYTRACE_ERRNOS", errnos, 1);
+	if (!backtrace)
+		setenv("DENYTRACE_BACKTRACE", "0", 1);
+	if (env_extra)
+		setenv("DENYTRACE_ENV", env_extra, 1);
+
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "pipe: %s", strerror(errno));
+	static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+	struct sigaction sa = {0};
+	sa.sa_sigaction = run_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigset_t block, oldmask;
+	sigemptyset(&block);
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+		sigaddset(&block, forwarded[k]);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	pid_t pid = fork();
+	if (pid < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		close(pipefd[0]);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		if (write(pipefd[1], &e, sizeof(e)) < 0)
+			_exit(DT_EXIT_INTERNAL);
+		_exit(e == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC);
+	}
+	run_child_pid = pid;
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+		sigaction(forwarded[k], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	close(pipefd[1]);
+	close(fd); /* the child has its copy */
+	int exec_err = 0;
+	ssize_t got;
+	do
+		got = read(pipefd[0], &exec_err, sizeof(exec_err));
+	while (got < 0 && errno == EINTR);
+	close(pipefd[0]);
+
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	run_child_pid = 0;
+	if (got == (ssize_t)sizeof(exec_err)) {
+		dt_fail(exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC, "cannot run '%s': %s",
+			cmd[0], strerror(exec_err));
+		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
+	}
+	if (!quiet)
+		run_summarise(&ring, out);
+	munmap(map, (size_t)st.st_size);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}

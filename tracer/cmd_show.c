@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace show: the raw records of a ring, for people or as JSON lines. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "recfmt.h"
+#include "records.h"
+#include "ringfile.h"
+
+static const char show_usage[] =
+	"usage: denytrace show [options] [RING]\n"
+	"\n"
+	"Prints the records of RING (default ./denytrace.ring), oldest first: refusals,\n"
+	"process records, read-only reopens, and with --all rings successful writes.\n"
+	"\n"
+	"options:\n"
+	"  --jsonl          one JSON object per record (schema in README.md)\n"
+	"  -v, --verbose    text: add realpath, stat facts, call stack, environment\n"
+	"  -f, --follow     keep printing records as they are published (Ctrl-C stops)\n"
+	"  --type TYPE      only records of TYPE: denial, process, write, reopen, launch\n"
+	"  --no-symbols     do not symbolize call stacks\n"
+	"  -h, --help       this help\n"
+	"\n"
+	"exit status: 0 ok, 2 bad usage, 3 ring unreadable, 4 not a ring, truncated,\n"
+	"a newer format, or corrupt records found (the valid ones are still printed).\n";
+
+static volatile sig_atomic_t show_stop;
+
+static void show_on_signal(int sig)
+{
+	(void)sig;
+	show_stop = 1;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	int jsonl = 0, verbose = 0, follow = 0, symbols = 1, only = 0;
+	const char *path = NULL, *val;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int m;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(show_usage, stdout);
+			return DT_EXIT_OK;
+		} else if (!strcmp(a, "--jsonl")) {
+			jsonl = 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = 1;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--follow")) {
+			follow = 1;
+		} else if (!strcmp(a, "--no-symbols")) {
+			symbols = 0;
+		} else if ((m = dt_opt(argc, argv, &i, "--type", &val))) {
+			static const char *types[] = {"", "denial", "process", "write", "reopen", "launch"};
+			only = 0;
+			for (int t = 1; t <= 5 && m > 0; t++)
+				if (!strcmp(val, types[t]))
+					only = t;
+			if (!only)
+				return dt_fail(DT_EXIT_USAGE,
+					       "show: --type takes denial, process, write, reopen or launch");
+		} else if (a[0] == '-' && a[1]) {
+			return dt_fail(DT_EXIT_USAGE, "show: unknown option '%s'; see 'denytrace show --help'", a);
+		} else if (path) {
+			return dt_fail(DT_EXIT_USAGE, "show: one ring at a time ('%s' and '%s')", path, a);
+		} else {
+			path = a;
+		}
+	}
+	if (!path)
+		path = DT_DEFAULT_RING;
+
+	struct dt_ringfile rf;
+	char err[512];
+	int rc = dt_ringfile_open(path, &rf, err, sizeof(err));
+	if (rc)
+		return dt_fail(rc, "%s", err);
+
+	struct dt_symbolizer *sym = symbols ? dt_symbolizer_new() : NULL;
+	unsigned char *buf = malloc(DT_REC_MAX);
+	if (!buf)
+		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	if (follow) {
+		struct sigaction sa = {0};
+		sa.sa_handler = show_on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+
+	struct dt_read_stats st = {0};
+	uint64_t pos = dt_ring_tail(&rf.ring);
+	uint64_t busy_pos = UINT64_MAX;
+	struct timespec busy_since = {0};
+	while (!show_stop) {
+		uint32_t len;
+		int got = dt_ring_next(&rf.ring, &pos, buf, &len, &st, follow);
+		if (got == DT_NEXT_RECORD) {
+			struct dt_record r;
+			if (dt_record_decode(buf, len, pos, &r) < 0) {
+				st.corrupt++;
+				continue;
+			}
+			if (!only || r.type == only) {
+				if (jsonl) {
+					struct dt_json j;
+					dt_json_init(&j, stdout, 0);
+					dt_record_json(&j, &r, sym);
+					fputc('\n', stdout);
+				} else {
+					dt_record_text(stdout, &r, verbose, sym);
+				}
+			}
+			dt_record_free(&r);
+			continue;
+		}
+		if (!follow)
+			break;
+		fflush(stdout);
+		if (got == DT_NEXT_BUSY) {
+			/* a writer killed mid-record never publishes: skip it
+			 * after a grace period */
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (busy_pos != pos) {
+				busy_pos = pos;
+				busy_since = now;
+			} else if (now.tv_sec - busy_since.tv_sec >= 2) {
+				pos++;
+				st.skipped++;
+				continue;
+			}
+		}
+		usleep(50 * 1000);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		free(buf);
+		dt_symbolizer_free(sym);
+		dt_ringfile_close(&rf);
+		return dt_fail(DT_EXIT_IO, "show: writing the output failed");
+	}
+	uint64_t lost = __atomic_load_n(&rf.ring.hdr->lost, __ATOMIC_RELAXED);
+	if (lost && !jsonl)
+		fprintf(stderr, "denytrace: %llu older records were overwritten (ring too small; "
+				"use run --size)\n", (unsigned long long)lost);
+	free(buf);
+	dt_symbolizer_free(sym);
+	dt_ringfile_close(&rf);
+	if (st.corrupt)
+		return dt_fail(DT_EXIT_BADINPUT, "%s: %llu corrupt record%s skipped", path,
+			       (unsigned long long)st.corrupt, st.corrupt == 1 ? "" : "s");
+	return DT_EXIT_OK;
+}

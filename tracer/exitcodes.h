@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Exit statuses of the denytrace CLI (documented in README.md and --help). */
+#ifndef DENYTRACE_EXITCODES_H
+#define DENYTRACE_EXITCODES_H
+
+enum dt_exit {
+	DT_EXIT_OK = 0,
+	DT_EXIT_FOUND = 1,      /* report --fail-on-denial: refusals were found */
+	DT_EXIT_USAGE = 2,      /* bad command line */
+	DT_EXIT_NOINPUT = 3,    /* an input file is missing or unreadable */
+	DT_EXIT_BADINPUT = 4,   /* an input is not a ring, is truncated, newer, corrupt */
+	DT_EXIT_IO = 5,         /* writing output or creating a ring failed */
+	DT_EXIT_INTERNAL = 125, /* run: denytrace failed before the command started */
+	DT_EXIT_NOEXEC = 126,   /* run: the command could not be executed */
+	DT_EXIT_NOTFOUND = 127, /* run: the command was not found */
+};
+
+#endif

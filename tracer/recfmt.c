@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+#include "recfmt.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+
+#include "names.h"
+
+void dt_put_safe(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("?", f);
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			fprintf(f, *p == '\\' ? "\\\\" : "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+void dt_format_time(uint64_t ns, char *out, size_t cap)
+{
+	time_t sec = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+	gmtime_r(&sec, &tm);
+	char base[32];
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, cap, "%s.%06lluZ", base, (unsigned long long)(ns % 1000000000ULL) / 1000);
+}
+
+static const char *dt_file_type(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "file";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symlink";
+	case S_IFCHR: return "char-device";
+	case S_IFBLK: return "block-device";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	default: return "unknown";
+	}
+}
+
+void dt_stat_text(const struct dt_stat_facts *st, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = 0;
+	if (st->valid & DT_SF_EXISTS)
+		n += (size_t)snprintf(out + n, cap - n, "%s %04o owner %u:%u", dt_file_type(st->mode),
+				      st->mode & 07777, st->uid, st->gid);
+	else
+		n += (size_t)snprintf(out + n, cap - n, "does not exist");
+	if (n < cap && (st->valid & DT_SF_SYMLINK))
+		n += (size_t)snprintf(out + n, cap - n, " (via symlink)");
+	if (n < cap && (st->valid & DT_SF_PARENT))
+		n += (size_t)snprintf(out + n, cap - n, "; parent %04o owner %u:%u",
+				      st->parent_mode & 07777, st->parent_uid, st->parent_gid);
+	if (n < cap && (st->valid & DT_SF_MOUNT))
+		snprintf(out + n, cap - n, "; mount %s",
+			 (st->mount_flags & ST_RDONLY) ? "read-only" : "read-write");
+}
+
+static void dt_frame_text(FILE *f, const struct dt_record *r, size_t i, struct dt_symbolizer *sym)
+{
+	const struct dt_frame *fr = &r->frames[i];
+	const char *mod = fr->module != UINT32_MAX ? r->modules[fr->module] : NULL;
+	struct dt_symbol s = {0};
+	int have = mod && sym && dt_symbolize(sym, mod, fr->offset, &s) == 0 && s.func[0];
+	fprintf(f, "      #%-2zu ", i);
+	if (have)
+		fprintf(f, "%s+0x%llx", s.func, (unsigned long long)s.func_off);
+	else
+		fprintf(f, "0x%llx", (unsigned long long)fr->ip);
+	if (mod) {
+		fputs(" (", f);
+		dt_put_safe(f, mod);
+		fprintf(f, "+0x%llx)", (unsigned long long)fr->offset);
+	}
+	if (have && s.file[0])
+		fprintf(f, " %s:%d", s.file, s.line);
+	fputc('\n', f);
+}
+
+void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_symbolizer *sym)
+{
+	char ts[48];
+	dt_format_time(r->time_real, ts, sizeof(ts));
+	fprintf(f, "%s pid %lld", ts, (long long)r->pid);
+	if (r->tid && r->tid != r->pid)
+		fprintf(f, "/%lld", (long long)r->tid);
+	fputs(" (", f);
+	dt_put_safe(f, r->comm ? r->comm : "?");
+	fputs(") ", f);
+	char flags[256];
+	switch (r->type) {
+	case DT_REC_DENIAL:
+	case DT_REC_WRITE:
+	case DT_REC_REOPEN:
+		fputs(r->type == DT_REC_DENIAL ? "REFUSED " : r->type == DT_REC_WRITE ? "wrote " : "REOPENED read-only ", f);
+		dt_put_safe(f, r->op);
+		dt_flags_name(r, flags, sizeof(flags));
+		fputc('(', f);
+		fputs(flags, f);
+		if (r->has_mode)
+			fprintf(f, "%s0%llo", flags[0] ? ", " : "", (unsigned long long)r->mode);
+		fputs(") ", f);
+		dt_put_safe(f, r->p[0].abspath ? r->p[0].abspath : r->p[0].path ? r->p[0].path : r->p[0].realpath);
+		if (r->p[1].path || r->p[1].abspath) {
+			fputs(" -> ", f);
+			dt_put_safe(f, r->p[1].abspath ? r->p[1].abspath : r->p[1].path);
+		}
+		if (r->type == DT_REC_DENIAL)
+			fprintf(f, ": %s%s%s", dt_errno_name(r->err), r->writes ? "" : " (read)",
+				r->injected ? " (injected)" : "");
+		if (r->sqlite)
+			fprintf(f, " [sqlite %s]", r->sqlite);
+		fputc('\n', f);
+		if (!verbose)
+			break;
+		for (int k = 0; k < 2; k++) {
+			const struct dt_pathinfo *p = &r->p[k];
+			if (!p->path && !p->realpath)
+				continue;
+			if (p->path && p->abspath && strcmp(p->path, p->abspath)) {
+				fputs("    passed   ", f);
+				dt_put_safe(f, p->path);
+				if (p->dirpath) {
+					fputs(" (relative to ", f);
+					dt_put_safe(f, p->dirpath);
+					fputc(')', f);
+				}
+				fputc('\n', f);
+			}
+			fputs("    realpath ", f);
+			dt_put_safe(f, p->realpath ? p->realpath : "(unknown)");
+			fputc('\n', f);
+			if (p->has_st) {
+				char st[256];
+				dt_stat_text(&p->st, st, sizeof(st));
+				fprintf(f, "    stat     %s\n", st);
+			}
+		}
+		if (r->nframes) {
+			fputs("    stack\n", f);
+			for (size_t i = 0; i < r->nframes; i++)
+				dt_frame_text(f, r, i, sym);
+		}
+		break;
+	case DT_REC_PROCESS:
+	case DT_REC_LAUNCH:
+		fputs(r->type == DT_REC_PROCESS ? "process " : "launch ", f);
+		for (size_t i = 0; i < r->argc; i++) {
+			if (i)
+				fputc(' ', f);
+			dt_put_safe(f, r->argv[i]);
+		}
+		if (r->argv_trunc)
+			fputs(" ...", f);
+		fprintf(f, " (ppid %lld, uid %lld)\n", (long long)r->ppid, (long long)r->uid);
+		if (!verbose)
+			break;
+		if (r->exe) {
+			fputs("    exe      ", f);
+			dt_put_safe(f, r->exe);
+			fputc('\n', f);
+		}
+		fputs("    cwd      ", f);
+		dt_put_safe(f, r->cwd);
+		fputc('\n', f);
+		if (r->has_seccomp)
+			fprintf(f, "    sandbox  seccomp %lld (%lld filters), no_new_privs %lld, mnt ns %llu, user ns %llu\n",
+				(long long)r->seccomp, (long long)r->seccomp_filters,
+				(long long)r->no_new_privs, (unsigned long long)r->mnt_ns,
+				(unsigned long long)r->user_ns);
+		if (r->nmounts) {
+			fputs("    writable", f);
+			int any = 0;
+			for (size_t i = 0; i < r->nmounts; i++)
+				if (r->mounts[i].rw && r->mounts[i].path[0] == '/') {
+					fputc(' ', f);
+					dt_put_safe(f, r->mounts[i].path);
+					any = 1;
+				}
+			fputs(any ? "\n" : " (none)\n", f);
+		}
+		for (size_t i = 0; i < r->nenv; i++) {
+			fputs("    env      ", f);
+			dt_put_safe(f, r->env[i]);
+			fputc('\n', f);
+		}
+		break;
+	default:
+		fprintf(f, "record of unknown type %d\n", r->type);
+	}
+}
+
+void dt_frames_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)
+{
+	dt_json_arr(j);
+	for (size_t i = 0; i < r->nframes; i++) {
+		const struct dt_frame *fr = &r->frames[i];
+		const char *mod = fr->module != UINT32_MAX ? r->modules[fr->module] : NULL;
+		struct dt_symbol s = {0};
+		int have = mod && sym && dt_symbolize(sym, mod, fr->offset, &s) == 0;
+		dt_json_obj(j);
+		dt_json_key(j, "ip");
+		char hex[24];
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)fr->ip);
+		dt_json_str(j, hex);
+		dt_json_key(j, "module");
+		dt_json_str(j, mod);
+		dt_json_key(j, "offset");
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)fr->offset);
+		dt_json_str(j, mod ? hex : NULL);
+		dt_json_key(j, "function");
+		dt_json_str(j, have && s.func[0] ? s.func : NULL);
+		if (have && s.file[0]) {
+			dt_json_key(j, "file");
+			dt_json_str(j, s.file);
+			dt_json_key(j, "line");
+			dt_json_int(j, s.line);
+		}
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
+static void dt_stat_json(struct dt_json *j, const struct dt_pathinfo *p)
+{
+	if (!p->has_st) {
+		dt_json_null(j);
+		return;
+	}
+	const struct dt_stat_facts *st = &p->st;
+	dt_json_obj(j);
+	dt_json_key(j, "exists");
+	dt_json_bool(j, (st->valid & DT_SF_EXISTS) != 0);
+	if (st->valid & DT_SF_EXISTS) {
+		dt_json_key(j, "type");
+		dt_json_str(j, dt_file_type(st->mode));
+		dt_json_key(j, "mode");
+		dt_json_uint(j, st->mode & 07777);
+		dt_json_key(j, "uid");
+		dt_json_uint(j, st->uid);
+		dt_json_key(j, "gid");
+		dt_json_uint(j, st->gid);
+	}
+	dt_json_key(j, "symlink");
+	dt_json_bool(j, (st->valid & DT_SF_SYMLINK) != 0);
+	if (st->valid & DT_SF_PARENT) {
+		dt_json_key(j, "parent_mode");
+		dt_json_uint(j, st->parent_mode & 07777);
+		dt_json_key(j, "parent_uid");
+		dt_json_uint(j, st->parent_uid);
+		dt_json_key(j, "parent_gid");
+		dt_json_uint(j, st->parent_gid);
+	}
+	dt_json_key(j, "mount_readonly");
+	if (st->valid & DT_SF_MOUNT)
+		dt_json_bool(j, (st->mount_flags & ST_RDONLY) != 0);
+	else
+		dt_json_null(j);
+	dt_json_end_obj(j);
+}
+
+static void dt_strings_json(struct dt_json *j, const char **v, size_t n)
+{
+	dt_json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		dt_json_str(j, v[i]);
+	dt_json_end_arr(j);
+}
+
+void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)
+{
+	char buf[256];
+	dt_json_obj(j);
+	dt_json_key(j, "type");
+	dt_json_str(j, dt_rec_type_name(r->type));
+	dt_json_key(j, "time");
+	dt_format_time(r->time_real, buf, sizeof(buf));
+	dt_json_str(j, buf);
+	dt_json_key(j, "time_ns");
+	dt_json_uint(j, r->time_real);
+	dt_json_key(j, "mono_ns");
+	dt_json_uint(j, r->time_mono);
+	dt_json_key(j, "pid");
+	dt_json_int(j, r->pid);
+	dt_json_key(j, "tid");
+	dt_json_int(j, r->tid);
+	dt_json_key(j, "ppid");
+	dt_json_int(j, r->ppid);
+	dt_json_key(j, "uid");
+	dt_json_int(j, r->uid);
+	dt_json_key(j, "gid");
+	dt_json_int(j, r->gid);
+	dt_json_key(j, "comm");
+	dt_json_str(j, r->comm);
+	if (r->type == DT_REC_DENIAL || r->type == DT_REC_WRITE || r->type == DT_REC_REOPEN) {
+		dt_json_key(j, "op");
+		dt_json_str(j, r->op);
+		dt_json_key(j, "errno");
+		dt_json_str(j, r->err ? dt_errno_name(r->err) : NULL);
+		dt_json_key(j, "flags");
+		dt_flags_name(r, buf, sizeof(buf));
+		dt_json_str(j, buf[0] ? buf : NULL);
+		dt_json_key(j, "mode");
+		if (r->has_mode) {
+			snprintf(buf, sizeof(buf), "0%llo", (unsigned long long)r->mode);
+			dt_json_str(j, buf);
+		} else {
+			dt_json_null(j);
+		}
+		if (r->fmode) {
+			dt_json_key(j, "fopen_mode");
+			dt_json_str(j, r->fmode);
+		}
+		if (r->has_fd) {
+			dt_json_key(j, "fd");
+			dt_json_int(j, r->fd);
+		}
+		dt_json_key(j, "access");
+		dt_json_str(j, r->writes ? "write" : "read");
+		dt_json_key(j, "injected");
+		dt_json_bool(j, r->injected);
+		const char *names[2][5] = {{"path", "dirpath", "abspath", "realpath", "stat"},
+					   {"path2", "dirpath2", "abspath2", "realpath2", "stat2"}};
+		for (int k = 0; k < 2; k++) {
+			const struct dt_pathinfo *p = &r->p[k];
+			if (k == 1 && !p->path && !p->abspath)
+				continue;
+			dt_json_key(j, names[k][0]);
+			dt_json_str(j, p->path);
+			dt_json_key(j, names[k][1]);
+			dt_json_str(j, p->dirpath);
+			dt_json_key(j, names[k][2]);
+			dt_json_str(j, p->abspath);
+			dt_json_key(j, names[k][3]);
+			dt_json_str(j, p->realpath);
+			dt_json_key(j, names[k][4]);
+			dt_stat_json(j, p);
+		}
+		dt_json_key(j, "sqlite");
+		dt_json_str(j, r->sqlite);
+		dt_json_key(j, "backtrace");
+		dt_frames_json(j, r, sym);
+	} else if (r->type == DT_REC_PROCESS || r->type == DT_REC_LAUNCH) {
+		dt_json_key(j, "exe");
+		dt_json_str(j, r->exe);
+		dt_json_key(j, "argv");
+		dt_strings_json(j, r->argv, r->argc);
+		dt_json_key(j, "argv_truncated");
+		dt_json_bool(j, r->argv_trunc);
+		dt_json_key(j, "cwd");
+		dt_json_str(j, r->cwd);
+		dt_json_key(j, "env");
+		dt_json_obj(j);
+		for (size_t i = 0; i < r->nenv; i++) {
+			const char *eq = strchr(r->env[i], '=');
+			if (!eq)
+				continue;
+			snprintf(buf, sizeof(buf), "%.*s", (int)(eq - r->env[i]), r->env[i]);
+			dt_json_key(j, buf);
+			dt_json_str(j, eq + 1);
+		}
+		dt_json_end_obj(j);
+		if (r->type == DT_REC_PROCESS) {
+			dt_json_key(j, "writable_mounts");
+			dt_json_arr(j);
+			for (size_t i = 0; i < r->nmounts; i++)
+				if (r->mounts[i].rw)
+					dt_json_str(j, r->mounts[i].path);
+			dt_json_end_arr(j);
+			dt_json_key(j, "readonly_mounts");
+			dt_json_arr(j);
+			for (size_t i = 0; i < r->nmounts; i++)
+				if (!r->mounts[i].rw)
+					dt_json_str(j, r->mounts[i].path);
+			dt_json_end_arr(j);
+			dt_json_key(j, "mounts_truncated");
+			dt_json_bool(j, r->mounts_trunc);
+			dt_json_key(j, "seccomp");
+			if (r->has_seccomp) {
+				dt_json_obj(j);
+				dt_json_key(j, "mode");
+				dt_json_int(j, r->seccomp);
+				dt_json_key(j, "filters");
+				dt_json_int(j, r->seccomp_filters);
+				dt_json_key(j, "no_new_privs");
+				dt_json_bool(j, r->no_new_privs != 0);
+				dt_json_end_obj(j);
+			} else {
+				dt_json_null(j);
+			}
+			dt_json_key(j, "mnt_ns");
+			dt_json_uint(j, r->mnt_ns);
+			dt_json_key(j, "user_ns");
+			dt_json_uint(j, r->user_ns);
+			dt_json_key(j, "version");
+			dt_json_str(j, r->version);
+		}
+	}
+	dt_json_end_obj(j);
+}

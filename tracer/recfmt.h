@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* One record as text (for people) or as a JSON object (the contract). */
+#ifndef DENYTRACE_RECFMT_H
+#define DENYTRACE_RECFMT_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "records.h"
+#include "symbolize.h"
+
+/* Prints s with control characters and invalid bytes escaped (\xNN): a
+ * path can carry terminal escape sequences. */
+void dt_put_safe(FILE *f, const char *s);
+
+/* "2026-11-30T00:12:01.123456Z" */
+void dt_format_time(uint64_t ns, char *out, size_t cap);
+
+/* Text: one line, plus indented detail lines when verbose (realpath, stat
+ * facts, stack). sym may be NULL (no stack names). */
+void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_symbolizer *sym);
+
+/* JSON object with the fields documented in README.md ("show --jsonl"). */
+void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym);
+
+/* The stack as symbolized frames, into the current JSON position (array). */
+void dt_frames_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym);
+
+/* "ro" facts summary: "exists, regular 0644 uid 0, parent 0755 uid 0, mount ro" */
+void dt_stat_text(const struct dt_stat_facts *st, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* Records decoded into plain structs. Reading is separate from judging:
+ * nothing here interprets a record beyond its fields. */
+#ifndef DENYTRACE_RECORDS_H
+#define DENYTRACE_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring_format.h"
+
+struct dt_pathinfo {
+	const char *path;     /* as passed, NULL if none */
+	const char *dirpath;  /* *at directory, NULL if none */
+	const char *abspath;  /* NULL if unknown */
+	const char *realpath; /* NULL if unknown */
+	struct dt_stat_facts st;
+	int has_st;
+};
+
+struct dt_mount {
+	const char *path;
+	const char *fstype;
+	int rw;
+};
+
+struct dt_record {
+	uint64_t pos; /* ring position, for ordering */
+	int type;     /* enum dt_rec_type */
+	uint64_t time_real, time_mono;
+	int64_t pid, tid, ppid, uid, gid, ruid;
+	const char *comm;
+	/* denial / write / reopen */
+	const char *op;
+	int err;
+	int has_flags, has_mode, has_cmd, has_fd;
+	uint64_t flags, mode;
+	int64_t cmd, fd;
+	const char *fmode;
+	int writes; /* the call wanted to change the filesystem */
+	int injected;
+	const char *sqlite;
+	struct dt_pathinfo p[2];
+	struct dt_frame *frames;
+	size_t nframes;
+	const char **modules;
+	size_t nmodules;
+	/* process / launch */
+	const char *exe, *cwd, *version;
+	const char **argv;
+	size_t argc;
+	int argv_trunc;
+	const char **env;
+	size_t nenv;
+	struct dt_mount *mounts;
+	size_t nmounts;
+	int mounts_trunc;
+	int has_seccomp;
+	int64_t seccomp, seccomp_filters, no_new_privs;
+	uint64_t mnt_ns, user_ns;
+	/* storage for everything the pointers above point into */
+	void *mem;
+};
+
+/* Decodes one record (as dt_ring_next returned it). Returns 0, or -1 if
+ * its fields are malformed. Free with dt_record_free. */
+int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struct dt_record *out);
+void dt_record_free(struct dt_record *r);
+
+const char *dt_rec_type_name(int type);
+
+/* Value of NAME in a process record's environment, or NULL. */
+const char *dt_record_env(const struct dt_record *r, const char *name);
+
+#endif

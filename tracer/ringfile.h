@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Ring files from the CLI side: creating one for a launch, opening one to
+ * read (live or finished), and walking its published records. */
+#ifndef DENYTRACE_RINGFILE_H
+#define DENYTRACE_RINGFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring.h"
+
+struct dt_ringfile {
+	int fd;
+	void *map;
+	size_t len;
+	struct dt_ring ring;
+	const char *path;
+};
+
+/* Opens and maps a ring for reading. Returns 0, or an exit status
+ * (DT_EXIT_NOINPUT, DT_EXIT_BADINPUT) with a one-line reason in err. */
+int dt_ringfile_open(const char *path, struct dt_ringfile *rf, char *err, size_t errlen);
+void dt_ringfile_close(struct dt_ringfile *rf);
+
+/* Creates path as a fresh ring of size bytes (rounded down to a whole
+ * number of slots, a power of two), mode 0600, atomically replacing what
+ * was there without following a symbolic link. Returns an O_RDWR fd (not
+ * close-on-exec: it is meant to be inherited) or -1 with err set. */
+int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen);
+
+/* Parses "8M", "65536", "1G" into bytes; returns 0 or -1. */
+int dt_parse_size(const char *s, uint64_t *out);
+
+struct dt_read_stats {
+	uint64_t records;  /* returned */
+	uint64_t skipped;  /* positions holding no record start (unpublished, dead writer) */
+	uint64_t torn;     /* overwritten while being read */
+	uint64_t corrupt;  /* bad length, slot count or checksum */
+};
+
+enum { DT_NEXT_END = 0, DT_NEXT_RECORD = 1, DT_NEXT_BUSY = 2 };
+
+/* First position still held by the ring. */
+uint64_t dt_ring_tail(const struct dt_ring *r);
+
+/* Reads the next valid record at or after *pos into buf (DT_REC_MAX bytes).
+ * DT_NEXT_RECORD: *pos is advanced past it and *len set. DT_NEXT_END: *pos
+ * reached head. DT_NEXT_BUSY (only with stop_at_busy): a writer is still
+ * filling the slot at *pos; try again later. Never returns a torn or
+ * corrupt record. */
+int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uint32_t *len,
+		 struct dt_read_stats *st, int stop_at_busy);
+
+#endif
