@@ -1,0 +1,93 @@
+# denytrace: build, test, demo, bench, install.
+# `make` builds build/libdenytrace.so and build/denytrace.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+CC ?= cc
+CLANG ?= clang
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers
+CFLAGS ?= -O2 -g
+BASEFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE
+# The probe is built without _FILE_OFFSET_BITS=64: it defines both open and
+# open64. Only the interposed names are exported.
+PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
+	-fno-stack-protector -Ipreload
+PROBE_LIBS := -lunwind -ldl
+CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Ipreload -Itracer
+CLI_LIBS := -ldw -lelf -lm
+
+PROBE_SRC := $(wildcard preload/*.c)
+PROBE_HDR := $(wildcard preload/*.h) preload/calls.def
+CLI_SRC := $(wildcard tracer/*.c) preload/ring.c
+CLI_HDR := $(wildcard tracer/*.h) preload/ring.h preload/ring_format.h
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+# Library code the unit tests link against: everything but main.
+CLI_LIB_SRC := $(filter-out tracer/main.c,$(CLI_SRC))
+
+.PHONY: all test unit integration demo bench install uninstall clean \
+	test-asan lint format fuzz fuzz-smoke helpers
+.DELETE_ON_ERROR:
+
+all: $(BUILD)/libdenytrace.so $(BUILD)/denytrace
+
+$(BUILD)/libdenytrace.so: $(PROBE_SRC) $(PROBE_HDR) Makefile
+	@mkdir -p $(@D)
+	$(CC) $(PROBE_FLAGS) $(CFLAGS) -shared -Wl,-z,now -Wl,--as-needed \
+		-o $@ $(PROBE_SRC) $(PROBE_LIBS)
+
+$(BUILD)/denytrace: $(CLI_SRC) $(CLI_HDR) Makefile
+	@mkdir -p $(@D)
+	$(CC) $(CLI_FLAGS) $(CFLAGS) -o $@ $(CLI_SRC) $(CLI_LIBS)
+
+helpers: $(HELPERS)
+
+# Helpers are ordinary programs the tests run; some need special flags.
+$(BUILD)/helpers/%: tests/helpers/%.c | $(BUILD)/helpers
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -o $@ $< $(HELPER_LIBS_$*)
+$(BUILD)/helpers:
+	@mkdir -p $@
+
+$(BUILD)/unit/%: tests/unit/%.c $(CLI_LIB_SRC) $(CLI_HDR) $(PROBE_HDR) | $(BUILD)/unit
+	$(CC) $(CLI_FLAGS) $(CFLAGS) -Itests -o $@ $< $(CLI_LIB_SRC) $(CLI_LIBS) -lcriterion
+$(BUILD)/unit:
+	@mkdir -p $@
+
+# The README's test command. Criterion prints its synthesis line per binary.
+test: all helpers $(UNIT_BINS)
+	@./tests/run-tests.sh $(BUILD)
+
+demo: all
+	@./scripts/demo.sh $(BUILD)
+
+bench: all helpers
+	@./scripts/bench.sh $(BUILD)
+
+test-asan:
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		build-asan/denytrace $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BINS))
+	@./tests/run-unit.sh build-asan
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		--inline-suppr --suppress=missingIncludeSystem -D__x86_64__ \
+		-Ipreload -Itracer preload tracer
+
+format:
+	clang-format -i preload/*.c preload/*.h tracer/*.c tracer/*.h tests/*/*.c
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace
+	install -m 0755 $(BUILD)/denytrace $(DESTDIR)$(PREFIX)/bin/denytrace
+	install -m 0755 $(BUILD)/libdenytrace.so $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
+	-rmdir $(DESTDIR)$(PREFIX)/lib/denytrace
+
+clean:
+	rm -rf build build-asan build-fuzz
