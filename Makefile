@@ -26,6 +26,9 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+INTEG_SRC := $(wildcard tests/integration/test_*.c)
+INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/integration/%,$(INTEG_SRC))
+TESTLIB := tests/testlib.c tests/testlib.h
 # Library code the unit tests link against: everything but main.
 CLI_LIB_SRC := $(filter-out tracer/main.c,$(CLI_SRC))
 
@@ -46,19 +49,24 @@ $(BUILD)/denytrace: $(CLI_SRC) $(CLI_HDR) Makefile
 
 helpers: $(HELPERS)
 
-# Helpers are ordinary programs the tests run; some need special flags.
+# Helpers are ordinary programs the tests run. A helper that needs special
+# flags (static, _FORTIFY_SOURCE, libraries) says so in a first-lines
+# comment: "// build-flags: -static -lpthread".
 $(BUILD)/helpers/%: tests/helpers/%.c | $(BUILD)/helpers
-	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -o $@ $< $(HELPER_LIBS_$*)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -o $@ $< \
+		$(shell sed -n 's|^// build-flags: ||p' $<)
 $(BUILD)/helpers:
 	@mkdir -p $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(CLI_LIB_SRC) $(CLI_HDR) $(PROBE_HDR) | $(BUILD)/unit
-	$(CC) $(CLI_FLAGS) $(CFLAGS) -Itests -o $@ $< $(CLI_LIB_SRC) $(CLI_LIBS) -lcriterion
-$(BUILD)/unit:
-	@mkdir -p $@
+# Criterion suites link the CLI's modules (all but main.c) and the test
+# library; unit/ tests modules alone, integration/ runs real processes.
+$(BUILD)/unit/% $(BUILD)/integration/%: tests/*/%.c $(CLI_LIB_SRC) $(CLI_HDR) $(PROBE_HDR) $(TESTLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CLI_FLAGS) $(CFLAGS) -Wno-format-truncation -Itests -o $@ $< $(CLI_LIB_SRC) tests/testlib.c \
+		$(CLI_LIBS) -lcriterion -lpthread
 
 # The README's test command. Criterion prints its synthesis line per binary.
-test: all helpers $(UNIT_BINS)
+test: all helpers $(UNIT_BINS) $(INTEG_BINS)
 	@./tests/run-tests.sh $(BUILD)
 
 demo: all

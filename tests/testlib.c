@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+#include "testlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dtt_tmp[PATH_MAX];
+
+const char *dtt_build(void)
+{
+	static char dir[PATH_MAX];
+	if (!dir[0]) {
+		const char *b = getenv("DT_BUILD");
+		if (!realpath(b && *b ? b : "build", dir))
+			snprintf(dir, sizeof(dir), "%s", b && *b ? b : "build");
+	}
+	return dir;
+}
+
+const char *dtt_helper(const char *name)
+{
+	static __thread char path[8][PATH_MAX];
+	static __thread int k;
+	k = (k + 1) % 8;
+	snprintf(path[k], sizeof(path[k]), "%s/helpers/%s", dtt_build(), name);
+	return path[k];
+}
+
+const char *dtt_tmpdir(void)
+{
+	if (!dtt_tmp[0]) {
+		snprintf(dtt_tmp, sizeof(dtt_tmp), "/tmp/dtt.XXXXXX");
+		if (!mkdtemp(dtt_tmp))
+			abort();
+	}
+	return dtt_tmp;
+}
+
+void dtt_cleanup(void)
+{
+	if (!dtt_tmp[0])
+		return;
+	char cmd[PATH_MAX + 32];
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dtt_tmp, dtt_tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "testlib: could not remove %s\n", dtt_tmp);
+	dtt_tmp[0] = 0;
+}
+
+static int dtt_spawn(char *out, size_t cap, const char *const *argv, const char *const *env)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		for (const char *const *e = env; e && *e; e++)
+			putenv((char *)*e);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "testlib: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	size_t len = 0;
+	char sink[4096];
+	for (;;) {
+		char *dst = out && len + 1 < cap ? out + len : sink;
+		size_t room = out && len + 1 < cap ? cap - 1 - len : sizeof(sink);
+		ssize_t n = read(p[0], dst, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (dst != sink)
+			len += (size_t)n;
+	}
+	if (out && cap)
+		out[len] = 0;
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int dtt_system(char *out, size_t cap, const char *const *argv, const char *const *env)
+{
+	return dtt_spawn(out, cap, argv, env);
+}
+
+int dtt_load(struct dtt_run *r, const char *ring)
+{
+	struct dt_ringfile rf;
+	char err[512];
+	r->recs = NULL;
+	r->n = 0;
+	memset(&r->stats, 0, sizeof(r->stats));
+	if (dt_ringfile_open(ring, &rf, err, sizeof(err)) != 0) {
+		fprintf(stderr, "testlib: %s\n", err);
+		return -1;
+	}
+	unsigned char *buf = malloc(DT_REC_MAX);
+	size_t cap = 0;
+	uint64_t pos = dt_ring_tail(&rf.ring);
+	uint32_t len;
+	while (dt_ring_next(&rf.ring, &pos, buf, &len, &r->stats, 0) == DT_NEXT_RECORD) {
+		if (r->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			r->recs = realloc(r->recs, cap * sizeof(*r->recs));
+		}
+		if (dt_record_decode(buf, len, pos, &r->recs[r->n]) == 0)
+			r->n++;
+	}
+	free(buf);
+	dt_ringfile_close(&rf);
+	return 0;
+}
+
+int dtt_run(struct dtt_run *r, const char *const *opts, const char *const *argv,
+	    const char *const *env)
+{
+	static int seq;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->ring, sizeof(r->ring), "%s/run%d-%d.ring", dtt_tmpdir(), (int)getpid(), seq++);
+	const char *args[256];
+	size_t n = 0;
+	char cli[PATH_MAX];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	args[n++] = cli;
+	args[n++] = "run";
+	args[n++] = "-q";
+	args[n++] = "-o";
+	args[n++] = r->ring;
+	for (const char *const *o = opts; o && *o && n < 120; o++)
+		args[n++] = *o;
+	args[n++] = "--";
+	for (const char *const *a = argv; *a && n < 250; a++)
+		args[n++] = *a;
+	args[n] = NULL;
+	r->status = dtt_spawn(r->out, sizeof(r->out), args, env);
+	return dtt_load(r, r->ring);
+}
+
+void dtt_free(struct dtt_run *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		dt_record_free(&r->recs[i]);
+	free(r->recs);
+	r->recs = NULL;
+	r->n = 0;
+}
+
+static int dtt_ends_with(const char *s, const char *suffix)
+{
+	if (!s)
+		return 0;
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int dtt_match(const struct dt_record *rec, int type, const char *op, const char *suffix)
+{
+	if (rec->type != type)
+		return 0;
+	if (op && (!rec->op || strcmp(rec->op, op)))
+		return 0;
+	if (suffix && !dtt_ends_with(rec->p[0].abspath, suffix) &&
+	    !dtt_ends_with(rec->p[0].realpath, suffix) && !dtt_ends_with(rec->p[0].path, suffix))
+		return 0;
+	return 1;
+}
+
+const struct dt_record *dtt_find(const struct dtt_run *r, int type, const char *op,
+				 const char *suffix)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (dtt_match(&r->recs[i], type, op, suffix))
+			return &r->recs[i];
+	return NULL;
+}
+
+size_t dtt_count(const struct dtt_run *r, int type, const char *op, const char *suffix)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < r->n; i++)
+		c += (size_t)dtt_match(&r->recs[i], type, op, suffix);
+	return c;
+}
+
+const struct dt_record *dtt_process(const struct dtt_run *r, long pid)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->recs[i].type == DT_REC_PROCESS && r->recs[i].pid == pid)
+			return &r->recs[i];
+	return NULL;
+}
+
+int dtt_have_bwrap(void)
+{
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "true", NULL};
+	return dtt_spawn(NULL, 0, argv, NULL) == 0;
+}
+
+int dtt_have_landlock(void)
+{
+	const char *argv[] = {dtt_helper("landlock-run"), "--ro-everything", "--", "true", NULL};
+	return dtt_spawn(NULL, 0, argv, NULL) == 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers every subcommand uses. */
+#include "cli.h"
+
+#include <limits.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int dt_fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("denytrace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return status;
+}
+
+int dt_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (a[n])
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+int dt_find_probe(char *out, size_t cap)
+{
+	const char *env = getenv("DENYTRACE_PROBE");
+	if (env && *env) {
+		if (!realpath(env, out) || access(out, R_OK))
+			return -1;
+		return 0;
+	}
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	const char *dir = dirname(self);
+	const char *tries[] = {"%s/libdenytrace.so", "%s/../lib/denytrace/libdenytrace.so"};
+	for (size_t i = 0; i < 2; i++) {
+		char cand[PATH_MAX];
+		snprintf(cand, sizeof(cand), tries[i], dir);
+		if (access(cand, R_OK) == 0 && realpath(cand, out) && strlen(out) < cap)
+			return 0;
+	}
+	return -1;
+}
+
