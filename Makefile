@@ -14,7 +14,9 @@ BASEFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE
 # open64. Only the interposed names are exported.
 PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 	-fno-stack-protector -Ipreload
-PROBE_LIBS := -lunwind -ldl
+# libunwind is dlopen'ed on the first refusal (see preload/backtrace.c), so
+# only its header is needed at build time.
+PROBE_LIBS := -ldl -lpthread
 CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Ipreload -Itracer
 CLI_LIBS := -ldw -lelf -lm
 

@@ -4,13 +4,23 @@
  * the module and file offset it falls in. Symbolizing (unw_get_proc_name,
  * which opens ELF files and re-enters our hooks) is left to the CLI.
  *
+ * libunwind is loaded with dlopen on the first refusal, not linked: loading
+ * it (and liblzma) at every exec cost ~100k instructions, more than a
+ * /bin/true exec itself. dlopen takes the loader lock and mallocs, so it is
+ * attempted only where that cannot deadlock: not in a vfork child, and not
+ * while a signal that has a handler is blocked (the mark of running inside
+ * that handler). Otherwise the record goes without a stack this time.
+ *
  * Module ranges come from /proc/self/maps, read once into an immutable
  * table published with an atomic pointer. A frame outside every known range
  * (a library dlopen'ed since) triggers one rebuild; the old table is leaked
  * rather than freed under a concurrent reader, and rebuilds are capped.
  */
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -142,12 +152,78 @@ static struct dt_modmap *dt_modmap_get(int rebuild)
 	return fresh;
 }
 
+/* ---- loading libunwind ------------------------------------------------- */
+
+#define DT_XSTR(x) DT_STR(x)
+#define DT_STR(x) #x
+typedef int (*dt_backtrace_fn)(void **, int);
+static _Atomic(dt_backtrace_fn) dt_unw_backtrace;
+enum { DT_UNW_UNTRIED, DT_UNW_LOADING, DT_UNW_READY, DT_UNW_FAILED };
+static _Atomic int dt_unw_state;
+static _Atomic int dt_self_pid; /* kept by fork handlers; a vfork child differs */
+
+static void dt_after_fork_child(void)
+{
+	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
+}
+
+__attribute__((constructor(102))) static void dt_backtrace_init(void)
+{
+	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
+	pthread_atfork(NULL, NULL, dt_after_fork_child);
+}
+
+struct dt_ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+static int dt_safe_to_dlopen(void)
+{
+	if ((int)syscall(SYS_getpid) != atomic_load(&dt_self_pid))
+		return 0;
+	uint64_t blocked = 0;
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &blocked, 8) != 0)
+		return 0;
+	for (int sig = 1; blocked && sig <= 64; sig++) {
+		if (!(blocked & (1ULL << (sig - 1))))
+			continue;
+		struct dt_ksigaction ka;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &ka, 8) != 0)
+			return 0;
+		if (ka.handler != (void *)SIG_DFL && ka.handler != (void *)SIG_IGN)
+			return 0;
+	}
+	return 1;
+}
+
+static dt_backtrace_fn dt_unwinder(void)
+{
+	dt_backtrace_fn fn = atomic_load_explicit(&dt_unw_backtrace, memory_order_acquire);
+	if (fn)
+		return fn;
+	int st = DT_UNW_UNTRIED;
+	if (!dt_safe_to_dlopen() ||
+	    !atomic_compare_exchange_strong(&dt_unw_state, &st, DT_UNW_LOADING))
+		return NULL; /* not now, or another thread is loading it */
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	fn = h ? (dt_backtrace_fn)dlsym(h, DT_XSTR(unw_backtrace)) : NULL;
+	atomic_store_explicit(&dt_unw_backtrace, fn, memory_order_release);
+	atomic_store(&dt_unw_state, fn ? DT_UNW_READY : DT_UNW_FAILED);
+	return fn;
+}
+
 DT_HIDDEN void dt_put_backtrace(struct dt_buf *b)
 {
 	if (!dt_config.backtrace)
 		return;
+	dt_backtrace_fn unwind = dt_unwinder();
+	if (!unwind)
+		return;
 	void *ips[DT_MAX_FRAMES + 8];
-	int n = unw_backtrace(ips, DT_MAX_FRAMES + 8);
+	int n = unwind(ips, DT_MAX_FRAMES + 8);
 	if (n <= 0)
 		return;
 

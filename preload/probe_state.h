@@ -32,7 +32,6 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b);
 
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32]);
 DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind);
-DT_HIDDEN void dt_resolve_reals(void);
 
 /* Configuration, read once by the constructor. */
 struct dt_config {
