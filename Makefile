@@ -34,7 +34,7 @@ TESTLIB := tests/testlib.c tests/testlib.h
 # Library code the unit tests link against: everything but main.
 CLI_LIB_SRC := $(filter-out tracer/main.c,$(CLI_SRC))
 
-.PHONY: all test unit integration demo bench install uninstall clean \
+.PHONY: all deps test unit integration demo bench install uninstall clean \
 	test-asan lint format fuzz fuzz-smoke helpers
 .DELETE_ON_ERROR:
 
@@ -67,11 +67,18 @@ $(BUILD)/unit/% $(BUILD)/integration/%: tests/*/%.c $(CLI_LIB_SRC) $(CLI_HDR) $(
 	$(CC) $(CLI_FLAGS) $(CFLAGS) -Wno-format-truncation -Itests -o $@ $< $(CLI_LIB_SRC) tests/testlib.c \
 		$(CLI_LIBS) -lcriterion -lpthread
 
+# The README's two commands work on a fresh Debian machine: they install the
+# Debian packages first (a no-op when all are there), then build.
+deps:
+	@./scripts/install-deps.sh
+
 # The README's test command. Criterion prints its synthesis line per binary.
-test: all helpers $(UNIT_BINS) $(INTEG_BINS)
+test: deps
+	@$(MAKE) --no-print-directory all helpers $(UNIT_BINS) $(INTEG_BINS)
 	@./tests/run-tests.sh $(BUILD)
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all helpers
 	@./scripts/demo.sh $(BUILD)
 
 bench: all helpers
