@@ -613,6 +613,7 @@ static void value_clear(struct toml_value *v)
 		break;
 	case TOML_INT:
 	case TOML_BOOL:
+	case TOML_FLOAT:
 		break;
 	}
 	memset(v, 0, sizeof(*v));
@@ -773,6 +774,7 @@ static const char *type_name(enum toml_type type)
 	case TOML_BOOL: return "a boolean";
 	case TOML_ARRAY: return "an array";
 	case TOML_TABLE: return "a table";
+	case TOML_FLOAT: return "a float";
 	}
 	return "a value";
 }
@@ -1037,6 +1039,58 @@ static bool looks_like_float(const char *s, size_t len)
 	return false;
 }
 
+/* TOML floats: [+-] int [. digits] [eE [+-] digits], or inf/nan; '_' only
+ * between digits. Checked here, converted by strtod. */
+static bool parse_float(const char *s, size_t len, double *out)
+{
+	char buf[128];
+	size_t i = 0, o = 0;
+	if (len >= sizeof(buf))
+		return false;
+	if (s[i] == '+' || s[i] == '-')
+		buf[o++] = s[i++];
+	if (token_is(s + i, len - i, "inf") || token_is(s + i, len - i, "nan")) {
+		*out = s[i] == 'i' ? (s[0] == '-' ? -__builtin_inf() : __builtin_inf()) : __builtin_nan("");
+		return true;
+	}
+	int digits = 0, seen_dot = 0, seen_exp = 0, exp_digits = 0, frac_digits = 0;
+	if (len - i >= 2 && s[i] == '0' && is_digit(s[i + 1]))
+		return false; /* leading zero */
+	for (; i < len; i++) {
+		char c = s[i];
+		if (is_digit(c)) {
+			if (seen_exp)
+				exp_digits++;
+			else if (seen_dot)
+				frac_digits++;
+			else
+				digits++;
+			buf[o++] = c;
+		} else if (c == '_') {
+			if (i == 0 || i + 1 >= len || !is_digit(s[i - 1]) || !is_digit(s[i + 1]))
+				return false;
+		} else if (c == '.' && !seen_dot && !seen_exp && digits) {
+			if (i + 1 >= len || !is_digit(s[i + 1]))
+				return false;
+			seen_dot = 1;
+			buf[o++] = c;
+		} else if ((c == 'e' || c == 'E') && !seen_exp && digits && (!seen_dot || frac_digits)) {
+			seen_exp = 1;
+			buf[o++] = 'e';
+			if (i + 1 < len && (s[i + 1] == '+' || s[i + 1] == '-'))
+				buf[o++] = s[++i];
+		} else {
+			return false;
+		}
+	}
+	if (!digits || (seen_exp && !exp_digits))
+		return false;
+	buf[o] = 0;
+	char *end;
+	*out = strtod(buf, &end);
+	return *end == 0;
+}
+
 static bool looks_like_radix_integer(const char *s, size_t len)
 {
 	size_t i = 0;
@@ -1093,9 +1147,12 @@ static bool parse_bare_value(struct parser *p, struct toml_value *out)
 	if (looks_like_date_or_time(s, len))
 		return fail(p, "unsupported value '%.*s': dates and times are not supported",
 			    shown, s);
-	if (looks_like_float(s, len))
-		return fail(p, "unsupported value '%.*s': floating-point numbers are not supported",
-			    shown, s);
+	if (looks_like_float(s, len)) {
+		if (!parse_float(s, len, &out->f))
+			return fail(p, "invalid float '%.*s'", shown, s);
+		out->type = TOML_FLOAT;
+		return true;
+	}
 	if (looks_like_radix_integer(s, len))
 		return fail(p, "unsupported value '%.*s': only decimal integers are supported",
 			    shown, s);

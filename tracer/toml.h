@@ -8,10 +8,10 @@
  *
  * Understood: comments, [tables] and [a."b.c"] headers, bare/quoted/dotted
  * keys, basic and literal strings (single- and multi-line), decimal
- * integers, booleans, arrays (multi-line, trailing comma, comments) and
- * inline tables.
+ * integers, floats (Codex accepts timeouts such as 60.5), booleans, arrays
+ * (multi-line, trailing comma, comments) and inline tables.
  *
- * Rejected: floats, dates and times, hexadecimal/octal/binary integers,
+ * Rejected: dates and times, hexadecimal/octal/binary integers,
  * arrays of tables ([[x]]), "\u0000" in strings (values are C strings),
  * TOML 1.1 extensions (newlines or a trailing comma in inline tables,
  * "\e" and "\xHH" escapes), nesting deeper than TOML_MAX_DEPTH and inputs
@@ -29,13 +29,14 @@
 /* A config file bigger than this is not a config file. */
 #define TOML_MAX_INPUT (4u * 1024u * 1024u)
 
-enum toml_type { TOML_STRING, TOML_INT, TOML_BOOL, TOML_ARRAY, TOML_TABLE };
+enum toml_type { TOML_STRING, TOML_INT, TOML_BOOL, TOML_ARRAY, TOML_TABLE, TOML_FLOAT };
 
 struct toml_value {
 	enum toml_type type;
 	int line;                 /* line where the value starts (1-based) */
 	char *str;                /* TOML_STRING, NUL-terminated UTF-8 */
 	long long i;              /* TOML_INT */
+	double f;                 /* TOML_FLOAT */
 	int b;                    /* TOML_BOOL */
 	size_t n;                 /* ARRAY: items; TABLE: entries */
 	struct toml_value *items; /* ARRAY items */

@@ -48,6 +48,9 @@ static size_t walk(const struct toml_value *v, int depth)
 			sum += walk(&v->vals[k], depth + 1);
 		}
 		break;
+	case TOML_FLOAT:
+		sum += (size_t)(v->f == v->f); /* touch it; NaN is legal */
+		break;
 	default:
 		abort();
 	}
