@@ -9,6 +9,7 @@
  * anything that goes wrong drops the record, never disturbs the program.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/file.h>
@@ -21,6 +22,10 @@
 #include "resolve.h"
 #include "ring.h"
 #include "sys.h"
+
+#ifndef __O_TMPFILE
+#define __O_TMPFILE (O_TMPFILE & ~O_DIRECTORY)
+#endif
 
 static __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
 
@@ -74,21 +79,33 @@ static int dt_call_writes(const struct dt_call *c)
 	}
 }
 
+/* fopen's mode as open(2) flags, glibc's reading: 'x' is O_EXCL and 'e'
+ * O_CLOEXEC after the first character. */
 static int dt_fopen_flags(const char *m)
 {
 	if (!m)
 		return 0;
-	int plus = strchr(m, '+') != NULL;
+	int plus = strchr(m, '+') != NULL, f;
 	switch (m[0]) {
 	case 'r':
-		return plus ? O_RDWR : O_RDONLY;
+		f = plus ? O_RDWR : O_RDONLY;
+		break;
 	case 'w':
-		return (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC;
+		f = (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC;
+		break;
 	case 'a':
-		return (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND;
+		f = (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND;
+		break;
 	default:
 		return 0;
 	}
+	for (const char *p = m + 1; *p && *p != ','; p++) {
+		if (*p == 'x')
+			f |= O_EXCL;
+		else if (*p == 'e')
+			f |= O_CLOEXEC;
+	}
+	return f;
 }
 
 /* SQLite names its side files after the database; no special code path,
@@ -166,11 +183,14 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	if (c->kind == DT_K_FOPEN) {
 		dt_put_str(&b, DT_T_FMODE, c->fmode);
 		dt_put_u64(&b, DT_T_FLAGS, (uint64_t)(unsigned)dt_fopen_flags(c->fmode));
-	} else if (c->kind == DT_K_OPEN || c->flags) {
+	} else if (c->kind == DT_K_OPEN || (c->flags && c->kind != DT_K_LOCK)) {
 		dt_put_u64(&b, DT_T_FLAGS, (uint64_t)(unsigned)c->flags);
 	}
+	if (c->kind == DT_K_LOCK && c->name[0] == 'f' && c->name[1] == 'c')
+		dt_put_u64(&b, DT_T_FLAGS, (uint64_t)(unsigned)c->flags); /* l_type; F_RDLCK is 0 */
 	if (c->mode || c->kind == DT_K_CHMOD || c->kind == DT_K_MKDIR ||
-	    (c->kind == DT_K_OPEN && (c->flags & O_CREAT)))
+	    (c->kind == DT_K_OPEN &&
+	     ((c->flags & O_CREAT) || (c->flags & __O_TMPFILE) == __O_TMPFILE)))
 		dt_put_u64(&b, DT_T_MODE, c->mode);
 	if (c->kind == DT_K_LOCK || c->kind == DT_K_ACCESS)
 		dt_put_u64(&b, DT_T_CMD, (uint64_t)c->cmd);
@@ -189,11 +209,23 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		dt_resolve_fd(c->fd, &a->r1);
 		dt_put_path(&b, &a->r1, NULL, 0);
 		role = dt_sqlite_role(a->r1.realpath, c->kind);
+	} else if (c->path && !c->path[0] && c->has_dirfd && c->dirfd >= 0) {
+		/* AT_EMPTY_PATH: the call acts on the descriptor itself */
+		dt_resolve_fd(c->dirfd, &a->r1);
+		__builtin_memcpy(a->r1.dirpath, a->r1.realpath, sizeof(a->r1.dirpath));
+		dt_put_path(&b, &a->r1, c->path, 0);
+		role = dt_sqlite_role(a->r1.realpath, c->kind);
 	} else if (c->path) {
+		/* Whether the kernel follows a final symlink: never for these,
+		 * only with AT_SYMLINK_FOLLOW for linkat, not with O_NOFOLLOW or
+		 * O_EXCL (or fopen's "x") for opens. */
+		int fopen_excl = c->kind == DT_K_FOPEN && (dt_fopen_flags(c->fmode) & O_EXCL);
 		int nofollow = c->nofollow || c->kind == DT_K_UNLINK || c->kind == DT_K_RMDIR ||
-			       c->kind == DT_K_RENAME || c->kind == DT_K_SYMLINK ||
+			       c->kind == DT_K_RENAME || c->kind == DT_K_SYMLINK || fopen_excl ||
+			       (c->kind == DT_K_LINK && !(c->flags & AT_SYMLINK_FOLLOW)) ||
 			       (c->kind == DT_K_OPEN && (c->flags & (O_NOFOLLOW | O_EXCL))) ||
-			       (c->flags & AT_SYMLINK_NOFOLLOW && c->kind != DT_K_OPEN);
+			       (c->kind != DT_K_OPEN && c->kind != DT_K_LINK &&
+				(c->flags & AT_SYMLINK_NOFOLLOW));
 		dt_resolve(cwd, c->has_dirfd, c->dirfd, c->path, nofollow, &a->r1);
 		dt_put_path(&b, &a->r1, c->path, 0);
 		role = dt_sqlite_role(c->path, c->kind);
