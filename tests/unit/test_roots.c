@@ -1,0 +1,949 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests for tracer/roots.c: where a launch expected to write (Codex argv and
+ * config.toml, Hermes, hcom, --root) and what the sandbox granted (writable
+ * mounts seen from inside).
+ *
+ * Build and run from the repository root:
+ *   make build/unit/test_roots && ./build/unit/test_roots --jobs 2
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "roots.h"
+#include "testlib.h"
+
+static struct dt_rootset rs;
+
+static void teardown(void)
+{
+	dt_rootset_free(&rs);
+	dtt_cleanup();
+}
+
+TestSuite(roots, .fini = teardown);
+
+/* ---- helpers --------------------------------------------------------------- */
+
+/* A path under this test's private temporary directory. */
+static const char *tmp_path(const char *name)
+{
+	static char bufs[32][PATH_MAX];
+	static int next;
+	char *b = bufs[next++ % 32];
+
+	snprintf(b, PATH_MAX, "%s/%s", dtt_tmpdir(), name);
+	return b;
+}
+
+static void mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	mkdir(buf, 0755);
+}
+
+/* Writes text to name under the temporary directory; returns its path. */
+static const char *write_file(const char *name, const char *text)
+{
+	const char *path = tmp_path(name);
+	char dir[PATH_MAX];
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = 0;
+	mkdir_p(dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "cannot create %s", path);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* A HOME with no .codex in it, so no config is read unless a test says. */
+static const char *empty_home(void)
+{
+	const char *h = tmp_path("emptyhome");
+
+	mkdir_p(h);
+	return h;
+}
+
+static size_t count(const char *const *argv)
+{
+	size_t n = 0;
+
+	while (argv[n])
+		n++;
+	return n;
+}
+
+struct launch {
+	const char *cwd, *home, *codex_home, *tmpdir, *config;
+};
+
+/* Derives Codex roots into rs and asserts that it worked. */
+static void codex(const struct launch *o, const char *const *argv)
+{
+	char err[512] = "";
+	struct dt_codex_launch l = {
+	    .argv = argv,
+	    .argc = count(argv),
+	    .cwd = o->cwd,
+	    .home = o->home ? o->home : empty_home(),
+	    .codex_home = o->codex_home,
+	    .tmpdir = o->tmpdir,
+	};
+	int rc = dt_roots_from_codex(&rs, &l, o->config, err, sizeof(err));
+
+	cr_assert_eq(rc, 0, "dt_roots_from_codex failed: %s", err);
+}
+
+static const struct dt_root *find(const char *path, enum dt_root_kind kind)
+{
+	for (size_t i = 0; i < rs.n; i++)
+		if (rs.v[i].kind == kind && !strcmp(rs.v[i].path, path))
+			return &rs.v[i];
+	return NULL;
+}
+
+static const struct dt_root *must_find(const char *path, enum dt_root_kind kind)
+{
+	const struct dt_root *r = find(path, kind);
+
+	if (!r) {
+		for (size_t i = 0; i < rs.n; i++)
+			cr_log_error("have root %s (kind %d, source %s)", rs.v[i].path,
+			             rs.v[i].kind, rs.v[i].source);
+		cr_assert_fail("no root %s of kind %d", path, kind);
+	}
+	return r;
+}
+
+/* Writable (not readonly_sub) roots of a kind. */
+static size_t count_writable(enum dt_root_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs.n; i++)
+		n += rs.v[i].kind == kind && !rs.v[i].readonly_sub;
+	return n;
+}
+
+static void assert_str(const char *got, const char *want)
+{
+	cr_assert_not_null(got, "expected \"%s\", got NULL", want);
+	cr_assert_str_eq(got, want);
+}
+
+static void assert_contains(const char *got, const char *want)
+{
+	cr_assert_not_null(got, "expected something containing \"%s\", got NULL", want);
+	cr_assert(strstr(got, want), "expected \"%s\" to contain \"%s\"", got, want);
+}
+
+static struct dt_record process(long pid, struct dt_mount *m, size_t n)
+{
+	struct dt_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = DT_REC_PROCESS;
+	r.pid = pid;
+	r.mounts = m;
+	r.nmounts = n;
+	return r;
+}
+
+#define NMOUNTS(a) (sizeof(a) / sizeof(*(a)))
+
+/* ---- paths and the set ---------------------------------------------------------- */
+
+Test(roots, path_under_compares_whole_components)
+{
+	cr_assert_eq(dt_path_under("/a/bc", "/a/b"), 0);
+	cr_assert_eq(dt_path_under("/a/b", "/a/b"), 1);
+	cr_assert_eq(dt_path_under("/a/b/c", "/a/b"), 1);
+	cr_assert_eq(dt_path_under("/a/b/c", "/"), 1);
+	cr_assert_eq(dt_path_under("/", "/"), 1);
+	cr_assert_eq(dt_path_under("/a", "/a/b"), 0);
+	cr_assert_eq(dt_path_under("/a/b/c", "/a/b/"), 1);
+}
+
+Test(roots, add_normalises_and_merges_same_path_and_kind)
+{
+	struct dt_root *a =
+	    dt_roots_add(&rs, "/srv//data/./x/../", DT_ROOT_EXPLICIT, "--root", NULL);
+
+	cr_assert_not_null(a);
+	assert_str(a->path, "/srv/data");
+	cr_assert_eq(a->granted, -1);
+	cr_assert_null(a->realpath, "a path that does not exist has no realpath");
+	dt_roots_add(&rs, "/srv/data", DT_ROOT_EXPLICIT, "second", "knob");
+	cr_assert_eq(rs.n, 1);
+	assert_str(rs.v[0].source, "--root");
+	assert_str(rs.v[0].knob, "knob");
+	dt_roots_add(&rs, "/srv/data", DT_ROOT_HCOM, "other kind", NULL);
+	cr_assert_eq(rs.n, 2);
+	assert_str(dt_roots_add(&rs, "/..", DT_ROOT_EXPLICIT, "--root", NULL)->path, "/");
+}
+
+Test(roots, add_resolves_relative_explicit_root_against_cwd)
+{
+	char cwd[PATH_MAX];
+
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	strcat(cwd, "/data");
+	assert_str(dt_roots_add(&rs, "data/", DT_ROOT_EXPLICIT, "--root", NULL)->path, cwd);
+}
+
+Test(roots, warnings_are_kept_and_freed)
+{
+	dt_roots_warn(&rs, "config %s unreadable", "/x");
+	dt_roots_warn(&rs, "second %d", 2);
+	cr_assert_eq(rs.nwarnings, 2);
+	assert_str(rs.warnings[0], "config /x unreadable");
+}
+
+/* ---- Codex argv ---------------------------------------------------------------- */
+
+Test(roots, argv_is_codex_recognises_codex_launchers)
+{
+	const char *a1[] = {"codex", "exec", "x", NULL};
+	const char *a2[] = {"/usr/local/lib/node_modules/@openai/codex/vendor/x86_64-unknown-"
+	                    "linux-musl/codex/codex-x86_64-unknown-linux-musl",
+	                    "exec", NULL};
+	const char *a3[] = {"node", "/usr/lib/node_modules/@openai/codex/bin/codex.js", "exec",
+	                    NULL};
+	const char *a4[] = {"/usr/bin/node", "/usr/local/bin/codex", NULL};
+	const char *n1[] = {"node", "/srv/app.js", "codex", NULL};
+	const char *n2[] = {"sh", "-c", "codex exec x", NULL};
+	const char *n3[] = {"codex-linux-sandbox", "--sandbox-policy-cwd", "/w", NULL};
+	const char *n4[] = {"/usr/bin/codexfoo", NULL};
+
+	cr_assert(dt_argv_is_codex(a1, count(a1)));
+	cr_assert(dt_argv_is_codex(a2, count(a2)));
+	cr_assert(dt_argv_is_codex(a3, count(a3)));
+	cr_assert(dt_argv_is_codex(a4, count(a4)));
+	cr_assert_not(dt_argv_is_codex(n1, count(n1)));
+	cr_assert_not(dt_argv_is_codex(n2, count(n2)));
+	cr_assert_not(dt_argv_is_codex(n3, count(n3)), "Codex's sandbox helper is not the CLI");
+	cr_assert_not(dt_argv_is_codex(n4, count(n4)));
+	cr_assert_not(dt_argv_is_codex(a1, 0));
+}
+
+Test(roots, codex_full_auto_workspace_tmp_and_tmpdir)
+{
+	const char *argv[] = {"codex", "exec", "--full-auto", "-C", "/work", "fix it", NULL};
+	struct launch o = {.cwd = "/home/u", .tmpdir = "/var/tmp/u/"};
+	const struct dt_root *w;
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	w = must_find("/work", DT_ROOT_CODEX);
+	cr_assert_eq(w->readonly_sub, 0);
+	cr_assert_eq(w->granted, -1);
+	assert_str(w->knob, "codex --add-dir /work");
+	assert_contains(w->source, "-C /work");
+	assert_str(must_find("/tmp", DT_ROOT_CODEX)->source, "codex workspace-write: /tmp");
+	assert_str(must_find("/var/tmp/u", DT_ROOT_CODEX)->source,
+	           "codex workspace-write: TMPDIR=/var/tmp/u/");
+	cr_assert_null(find("/home/u", DT_ROOT_CODEX), "-C replaces the cwd as workspace");
+	cr_assert_eq(count_writable(DT_ROOT_CODEX), 3);
+	cr_assert_null(rs.codex_config_path, "no config.toml exists under this HOME");
+	cr_assert_eq(rs.nwarnings, 0);
+}
+
+Test(roots, codex_add_dir_and_relative_cd)
+{
+	const char *argv[] = {"codex",           "--cd",      "proj/./sub", "-s",
+	                      "workspace-write", "--add-dir", "../shared",  "--add-dir=/abs/dir",
+	                      "--add-dir",       "~/notes",   NULL};
+	struct launch o = {.cwd = "/home/u", .home = "/home/u"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/home/u/proj/sub", DT_ROOT_CODEX);
+	/* Codex resolves --add-dir against the workspace, not the cwd */
+	assert_str(must_find("/home/u/proj/shared", DT_ROOT_CODEX)->source,
+	           "codex --add-dir ../shared");
+	assert_str(must_find("/home/u/proj/shared", DT_ROOT_CODEX)->knob,
+	           "codex --add-dir /home/u/proj/shared");
+	must_find("/abs/dir", DT_ROOT_CODEX);
+	must_find("/home/u/notes", DT_ROOT_CODEX);
+	cr_assert_null(find("/home/u", DT_ROOT_CODEX));
+}
+
+Test(roots, codex_read_only_by_default_gives_no_roots)
+{
+	const char *argv[] = {"codex", "exec", "--add-dir", "/x", "look around", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "read-only");
+	cr_assert_eq(rs.n, 0, "read-only has no writable root, --add-dir included");
+}
+
+Test(roots, codex_explicit_read_only_and_bypass)
+{
+	const char *ro[] = {"codex", "--sandbox=read-only", NULL};
+	const char *yolo[] = {"codex", "exec",      "--dangerously-bypass-approvals-and-sandbox",
+	                      "-s",    "read-only", "x",
+	                      NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, ro);
+	assert_str(rs.codex_sandbox_mode, "read-only");
+	cr_assert_eq(rs.n, 0);
+	codex(&o, yolo);
+	assert_str(rs.codex_sandbox_mode, "danger-full-access");
+	cr_assert_eq(rs.n, 0, "no sandbox: nothing to list");
+}
+
+Test(roots, codex_config_roots_exclusions_and_knobs)
+{
+	const char *cfg =
+	    write_file("codexhome/config.toml", "sandbox_mode = \"workspace-write\"\n"
+	                                        "[sandbox_workspace_write]\n"
+	                                        "writable_roots = [\"/data/a\", \"rel\", \"~/b\"]\n"
+	                                        "exclude_slash_tmp = true\n"
+	                                        "exclude_tmpdir_env_var = true\n"
+	                                        "network_access = false\n");
+	const char *argv[] = {"codex", NULL};
+	struct launch o = {.cwd = "/work",
+	                   .home = "/home/u",
+	                   .codex_home = tmp_path("codexhome"),
+	                   .tmpdir = "/var/tmp"};
+	char want[PATH_MAX + 64];
+	const struct dt_root *a;
+
+	codex(&o, argv);
+	assert_str(rs.codex_config_path, cfg);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	a = must_find("/data/a", DT_ROOT_CODEX);
+	snprintf(want, sizeof(want), "writable_roots in %s", cfg);
+	assert_str(a->knob, want);
+	snprintf(want, sizeof(want), "%s [sandbox_workspace_write] writable_roots", cfg);
+	assert_str(a->source, want);
+	/* relative to the config's directory, "~" from HOME */
+	must_find(tmp_path("codexhome/rel"), DT_ROOT_CODEX);
+	must_find("/home/u/b", DT_ROOT_CODEX);
+	must_find("/work", DT_ROOT_CODEX);
+	cr_assert_null(find("/tmp", DT_ROOT_CODEX), "exclude_slash_tmp");
+	cr_assert_null(find("/var/tmp", DT_ROOT_CODEX), "exclude_tmpdir_env_var");
+	cr_assert_null(rs.codex_override);
+}
+
+Test(roots, codex_exclude_slash_tmp_from_dotted_override)
+{
+	const char *argv[] = {"codex", "--full-auto", "-c",
+	                      "sandbox_workspace_write.exclude_slash_tmp=true", NULL};
+	struct launch o = {.cwd = "/work", .tmpdir = "/var/tmp"};
+
+	codex(&o, argv);
+	cr_assert_null(find("/tmp", DT_ROOT_CODEX));
+	must_find("/var/tmp", DT_ROOT_CODEX);
+	cr_assert_null(rs.codex_override, "not a writable_roots override");
+}
+
+Test(roots, codex_override_replaces_config_roots_and_marks_dropped)
+{
+	const char *cfg = write_file("ch/config.toml", "[sandbox_workspace_write]\n"
+	                                               "writable_roots = [\"/b\", \"/c\"]\n");
+	const char *argv[] = {"codex", "exec",
+	                      "-c",    "sandbox_mode=\"workspace-write\"",
+	                      "-c",    "sandbox_workspace_write.writable_roots=[\"/a\", \"/c\"]",
+	                      "go",    NULL};
+	const char *text = "-c sandbox_workspace_write.writable_roots=[\"/a\", \"/c\"]";
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+	const struct dt_root *a, *b, *c;
+
+	codex(&o, argv);
+	assert_str(rs.codex_config_path, cfg);
+	assert_str(rs.codex_override, text);
+	a = must_find("/a", DT_ROOT_CODEX);
+	assert_str(a->source, text);
+	assert_str(a->knob, "the -c sandbox_workspace_write.writable_roots=[...] override");
+	cr_assert_null(a->dropped_by);
+	c = must_find("/c", DT_ROOT_CODEX);
+	cr_assert_null(c->dropped_by, "/c is in the override too");
+	b = must_find("/b", DT_ROOT_CODEX);
+	assert_str(b->dropped_by, text);
+	cr_assert_eq(b->granted, 0);
+	assert_contains(b->source, cfg);
+	cr_assert_null(find("/b/.git", DT_ROOT_CODEX), "a dropped root protects nothing");
+	must_find("/a/.git", DT_ROOT_CODEX);
+}
+
+Test(roots, codex_table_override_drops_every_config_root)
+{
+	write_file("ch/config.toml", "[sandbox_workspace_write]\n"
+	                             "writable_roots = [\"/b\"]\n");
+	const char *argv[] = {"codex", "--full-auto", "--config",
+	                      "sandbox_workspace_write={ network_access = true }", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	assert_str(must_find("/b", DT_ROOT_CODEX)->dropped_by,
+	           "-c sandbox_workspace_write={ network_access = true }");
+}
+
+Test(roots, codex_dropped_root_stays_unless_a_mount_shows_it_writable)
+{
+	write_file("ch/config.toml", "[sandbox_workspace_write]\nwritable_roots = [\"/b\"]\n");
+	const char *argv[] = {"codex",
+	                      "-s",
+	                      "workspace-write",
+	                      "-c",
+	                      "sandbox_workspace_write.writable_roots=[\"/a\"]",
+	                      NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+	struct dt_mount ro[] = {{"/", "ext4", 0}, {"/a", "ext4", 1}};
+	struct dt_mount rw[] = {{"/", "ext4", 0}, {"/b", "ext4", 1}};
+	struct dt_record p1 = process(10, ro, NMOUNTS(ro)), p2 = process(11, rw, NMOUNTS(rw));
+	const struct dt_record *one[] = {&p1}, *both[] = {&p1, &p2};
+
+	codex(&o, argv);
+	dt_roots_mark_granted(&rs, NULL, 0);
+	cr_assert_eq(must_find("/b", DT_ROOT_CODEX)->granted, 0, "no facts: still dropped");
+	cr_assert_eq(must_find("/a", DT_ROOT_CODEX)->granted, -1);
+	dt_roots_mark_granted(&rs, one, 1);
+	cr_assert_eq(must_find("/b", DT_ROOT_CODEX)->granted, 0);
+	cr_assert_eq(must_find("/a", DT_ROOT_CODEX)->granted, 1);
+	dt_roots_mark_granted(&rs, both, 2);
+	cr_assert_eq(must_find("/b", DT_ROOT_CODEX)->granted, 1,
+	             "a writable mount says the override did not apply");
+}
+
+Test(roots, codex_bare_override_value_is_a_string)
+{
+	const char *argv[] = {"codex", "-c", "sandbox_mode=workspace-write", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/work", DT_ROOT_CODEX);
+}
+
+Test(roots, codex_override_without_equals_is_a_warning)
+{
+	const char *argv[] = {"codex", "-c", "sandbox_mode", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	cr_assert_eq(rs.nwarnings, 1);
+	assert_contains(rs.warnings[0], "sandbox_mode");
+	assert_str(rs.codex_sandbox_mode, "read-only");
+}
+
+Test(roots, codex_profiles_override_top_level_mode)
+{
+	write_file("ch/config.toml", "sandbox_mode = \"read-only\"\n"
+	                             "[profiles.work]\n"
+	                             "sandbox_mode = \"workspace-write\"\n"
+	                             "[profiles.look]\n"
+	                             "model = \"x\"\n");
+	const char *with_p[] = {"codex", "-p", "work", NULL};
+	const char *no_p[] = {"codex", NULL};
+	const char *other[] = {"codex", "--profile=look", NULL};
+	const char *flag[] = {"codex", "--profile", "work", "-s", "read-only", NULL};
+	const char *c_top[] = {"codex", "-p", "work", "-c", "sandbox_mode=\"read-only\"", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+
+	codex(&o, no_p);
+	assert_str(rs.codex_sandbox_mode, "read-only");
+	codex(&o, with_p);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/work", DT_ROOT_CODEX);
+	dt_rootset_free(&rs);
+	codex(&o, other);
+	assert_str(rs.codex_sandbox_mode, "read-only"); /* a profile without sandbox_mode */
+	codex(&o, flag);
+	assert_str(rs.codex_sandbox_mode, "read-only"); /* -s beats the profile */
+	codex(&o, c_top);
+	/* -c sets the top-level key, which the profile beats */
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+}
+
+Test(roots, codex_default_profile_from_config)
+{
+	write_file("ch/config.toml", "profile = \"work\"\n"
+	                             "[profiles.work]\n"
+	                             "sandbox_mode = \"workspace-write\"\n");
+	const char *argv[] = {"codex", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+}
+
+Test(roots, codex_missing_profile_is_a_warning)
+{
+	const char *argv[] = {"codex", "-p", "nope", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	cr_assert_eq(rs.nwarnings, 1);
+	assert_contains(rs.warnings[0], "nope");
+}
+
+Test(roots, codex_trusted_project_defaults_to_workspace_write)
+{
+	write_file("ch/config.toml", "[projects.\"/srv/repo\"]\ntrust_level = \"trusted\"\n");
+	const char *argv[] = {"codex", "exec", "x", NULL};
+	struct launch o = {.cwd = "/srv/repo", .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/srv/repo", DT_ROOT_CODEX);
+}
+
+Test(roots, codex_trust_of_the_enclosing_git_repository_counts)
+{
+	char cfg[PATH_MAX + 64];
+	const char *repo = tmp_path("repo");
+	const char *argv[] = {"codex", NULL};
+	struct launch o = {.cwd = tmp_path("repo/src/deep"), .codex_home = tmp_path("ch")};
+
+	mkdir_p(tmp_path("repo/.git"));
+	mkdir_p(tmp_path("repo/src/deep"));
+	snprintf(cfg, sizeof(cfg), "[projects.\"%s\"]\ntrust_level = \"trusted\"\n", repo);
+	write_file("ch/config.toml", cfg);
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+}
+
+Test(roots, codex_node_entry_point)
+{
+	const char *argv[] = {"node", "/usr/lib/node_modules/@openai/codex/bin/codex.js",
+	                      "exec", "--full-auto",
+	                      "-C",   "/w",
+	                      "task", NULL};
+	struct launch o = {.cwd = "/"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/w", DT_ROOT_CODEX);
+	cr_assert_null(find("/", DT_ROOT_CODEX));
+}
+
+Test(roots, codex_sandbox_ignores_the_commands_options)
+{
+	const char *argv[] = {"codex",       "sandbox",
+	                      "-c",          "sandbox_mode=\"workspace-write\"",
+	                      "--",          "sh",
+	                      "-c",          "true",
+	                      "-C",          "/evil",
+	                      "--add-dir",   "/evil2",
+	                      "-s",          "danger-full-access",
+	                      "--full-auto", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/work", DT_ROOT_CODEX);
+	cr_assert_null(find("/evil", DT_ROOT_CODEX));
+	cr_assert_null(find("/evil2", DT_ROOT_CODEX));
+	cr_assert_eq(rs.nwarnings, 0, "sh's -c must not be read as a Codex override");
+}
+
+Test(roots, codex_sandbox_linux_without_double_dash)
+{
+	const char *argv[] = {"codex",
+	                      "sandbox",
+	                      "linux",
+	                      "--full-auto",
+	                      "sh",
+	                      "-c",
+	                      "sandbox_mode=\"read-only\"",
+	                      "--add-dir",
+	                      "/evil",
+	                      NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/work", DT_ROOT_CODEX);
+	cr_assert_null(find("/evil", DT_ROOT_CODEX));
+}
+
+Test(roots, codex_protected_subpaths_are_readonly_subs)
+{
+	const char *argv[] = {"codex", "--full-auto", NULL};
+	struct launch o = {.cwd = "/work"};
+	const char *names[] = {".git", ".codex", ".agents", ".aws"};
+	const struct dt_root *r;
+
+	codex(&o, argv);
+	for (size_t i = 0; i < 4; i++) {
+		char p[64], src[128];
+
+		snprintf(p, sizeof(p), "/work/%s", names[i]);
+		snprintf(src, sizeof(src), "codex keeps %s read-only inside writable root /work",
+		         names[i]);
+		r = must_find(p, DT_ROOT_CODEX);
+		cr_assert_eq(r->readonly_sub, 1, "%s", p);
+		assert_str(r->source, src);
+		cr_assert_null(r->knob);
+	}
+	must_find("/tmp/.git", DT_ROOT_CODEX);
+	r = dt_root_for_path(&rs, "/work/.git/config", DT_EXPECTED_KINDS, 0);
+	assert_str(r->path, "/work");
+	r = dt_root_for_path(&rs, "/work/.git/config", DT_EXPECTED_KINDS, 1);
+	assert_str(r->path, "/work/.git");
+	r = dt_root_for_path(&rs, "/work/.github/x", DT_EXPECTED_KINDS, 1);
+	assert_str(r->path, "/work");
+}
+
+Test(roots, codex_malformed_explicit_config_is_an_error_with_its_line)
+{
+	const char *cfg = write_file("bad.toml", "sandbox_mode = \"workspace-write\"\n"
+	                                         "[sandbox_workspace_write\n");
+	const char *argv[] = {"codex", "--full-auto", NULL};
+	struct dt_codex_launch l = {.argv = argv, .argc = 2, .cwd = "/work", .home = "/nohome"};
+	char err[512] = "";
+
+	cr_assert_eq(dt_roots_from_codex(&rs, &l, cfg, err, sizeof(err)), -1);
+	assert_contains(err, cfg);
+	assert_contains(err, "line 2");
+	cr_assert_eq(rs.n, 0, "nothing is derived from a config that cannot be read");
+}
+
+Test(roots, codex_missing_explicit_config_is_an_error)
+{
+	const char *argv[] = {"codex", NULL};
+	struct dt_codex_launch l = {.argv = argv, .argc = 1, .cwd = "/work"};
+	char err[512] = "";
+
+	cr_assert_eq(dt_roots_from_codex(&rs, &l, tmp_path("nope.toml"), err, sizeof(err)), -1);
+	assert_contains(err, "nope.toml");
+}
+
+Test(roots, codex_malformed_default_config_is_a_warning)
+{
+	write_file("ch/config.toml", "sandbox_mode = \n");
+	const char *argv[] = {"codex", "--full-auto", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	cr_assert_eq(rs.nwarnings, 1);
+	assert_contains(rs.warnings[0], "line 1");
+	assert_contains(rs.warnings[0], tmp_path("ch/config.toml"));
+	cr_assert_null(rs.codex_config_path);
+	must_find("/work", DT_ROOT_CODEX);
+}
+
+Test(roots, codex_default_config_under_home)
+{
+	const char *cfg =
+	    write_file("h/.codex/config.toml", "sandbox_mode = \"workspace-write\"\n");
+	const char *argv[] = {"codex", NULL};
+	struct launch o = {.cwd = "/work", .home = tmp_path("h")};
+
+	codex(&o, argv);
+	assert_str(rs.codex_config_path, cfg);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+}
+
+/* ---- Hermes and hcom ---------------------------------------------------------------- */
+
+Test(roots, hermes_db_beats_root_beats_home)
+{
+	const char *all[] = {"HERMES_KANBAN_DB=/h/kanban/boards/x/kanban.db",
+	                     "HERMES_KANBAN_ROOT=/r", "HERMES_HOME=/hh", "PATH=/bin"};
+	const char *root_home[] = {"HERMES_KANBAN_ROOT=/r", "HERMES_HOME=/hh"};
+	const char *home_only[] = {"HERMES_HOME=/hh/"};
+	const struct dt_root *r;
+
+	dt_roots_from_env(&rs, all, 4, 0);
+	r = must_find("/h/kanban/boards/x", DT_ROOT_HERMES);
+	assert_str(r->source, "HERMES_KANBAN_DB=/h/kanban/boards/x/kanban.db");
+	assert_contains(r->knob, "HERMES_KANBAN_DB");
+	cr_assert_eq(count_writable(DT_ROOT_HERMES), 1);
+	dt_rootset_free(&rs);
+
+	dt_roots_from_env(&rs, root_home, 2, 0);
+	assert_str(must_find("/r", DT_ROOT_HERMES)->source, "HERMES_KANBAN_ROOT=/r");
+	cr_assert_eq(rs.n, 1);
+	dt_rootset_free(&rs);
+
+	dt_roots_from_env(&rs, home_only, 1, 0);
+	assert_contains(must_find("/hh/kanban", DT_ROOT_HERMES)->source, "HERMES_HOME=/hh/");
+	cr_assert_eq(rs.n, 1);
+}
+
+Test(roots, hermes_workspace_is_a_root_too)
+{
+	const char *env[] = {"HERMES_KANBAN_DB=/h/kanban.db", "HERMES_KANBAN_WORKSPACE=/ws/t1"};
+
+	dt_roots_from_env(&rs, env, 2, 0);
+	must_find("/h", DT_ROOT_HERMES);
+	assert_str(must_find("/ws/t1", DT_ROOT_HERMES)->source, "HERMES_KANBAN_WORKSPACE=/ws/t1");
+}
+
+Test(roots, hermes_worker_without_paths_uses_the_default_home)
+{
+	const char *env[] = {"HOME=/home/u", "HERMES_KANBAN_TASK=t1"};
+
+	dt_roots_from_env(&rs, env, 2, 0);
+	must_find("/home/u/.hermes/kanban", DT_ROOT_HERMES);
+}
+
+Test(roots, no_hermes_or_hcom_variables_no_roots)
+{
+	const char *env[] = {"HOME=/home/u", "PATH=/bin", "HCOMX=1"};
+
+	dt_roots_from_env(&rs, env, 3, 0);
+	cr_assert_eq(rs.n, 0);
+}
+
+Test(roots, hcom_dir_and_default)
+{
+	const char *dir[] = {"HOME=/home/u", "HCOM_DIR=/srv/hcom"};
+	const char *other[] = {"HOME=/home/u", "HCOM_INSTANCE=abc"};
+	const char *plain[] = {"HOME=/home/u"};
+	const struct dt_root *r;
+
+	dt_roots_from_env(&rs, dir, 2, 0);
+	r = must_find("/srv/hcom", DT_ROOT_HCOM);
+	assert_str(r->source, "HCOM_DIR=/srv/hcom");
+	assert_str(r->knob, "HCOM_DIR (hcom passes it to codex as a writable root)");
+	cr_assert_eq(rs.n, 1);
+	dt_rootset_free(&rs);
+
+	dt_roots_from_env(&rs, other, 2, 0);
+	must_find("/home/u/.hcom", DT_ROOT_HCOM);
+	dt_rootset_free(&rs);
+
+	dt_roots_from_env(&rs, plain, 1, 0);
+	cr_assert_eq(rs.n, 0, "no sign of hcom");
+	dt_roots_from_env(&rs, plain, 1, 1);
+	must_find("/home/u/.hcom", DT_ROOT_HCOM);
+}
+
+Test(roots, env_relative_path_uses_pwd)
+{
+	const char *env[] = {"PWD=/srv", "HCOM_DIR=state/hcom"};
+	const char *nopwd[] = {"HCOM_DIR=state/hcom"};
+
+	dt_roots_from_env(&rs, env, 2, 0);
+	must_find("/srv/state/hcom", DT_ROOT_HCOM);
+	dt_rootset_free(&rs);
+	dt_roots_from_env(&rs, nopwd, 1, 0);
+	cr_assert_eq(rs.n, 0);
+	cr_assert_eq(rs.nwarnings, 1);
+}
+
+/* ---- effective roots ------------------------------------------------------------------ */
+
+Test(roots, mounts_keep_real_writable_dirs_and_skip_pseudo_filesystems)
+{
+	struct dt_mount m[] = {
+	    {"/", "ext4", 0},
+	    {"/proc", "proc", 1},
+	    {"/sys", "sysfs", 0},
+	    {"/sys/fs/cgroup", "cgroup2", 1},
+	    {"/dev", "tmpfs", 1},
+	    {"/dev/shm", "tmpfs", 1},
+	    {"/dev/pts", "devpts", 1},
+	    {"/dev/null", "devtmpfs", 1},
+	    {"/dev/mqueue", "mqueue", 1},
+	    {"/proc/sys/fs/binfmt_misc", "binfmt_misc", 1},
+	    {"/work", "ext4", 1},
+	    {"/work/.git", "ext4", 0},
+	    {"/tmp", "tmpfs", 1},
+	    {"/run", "tmpfs", 1},
+	    {"/run/user/1000", "tmpfs", 1},
+	    {"/work", "ext4", 1},
+	    {"/dev/data", "xfs", 1},
+	    {"/usr", "ext4", 0},
+	};
+	struct dt_record p = process(42, m, NMOUNTS(m));
+	const char *want[] = {"/work", "/tmp", "/run", "/run/user/1000", "/dev/data"};
+
+	dt_roots_from_mounts(&rs, &p);
+	cr_assert_eq(rs.n, 5);
+	for (size_t i = 0; i < 5; i++) {
+		const struct dt_root *r = must_find(want[i], DT_ROOT_EFFECTIVE);
+
+		assert_str(r->source, "writable mount (pid 42)");
+		cr_assert_eq(r->granted, 1);
+		cr_assert_null(r->knob);
+	}
+}
+
+Test(roots, mounts_include_a_writable_slash)
+{
+	struct dt_mount m[] = {{"/", "overlay", 1}, {"/proc", "proc", 1}};
+	struct dt_record p = process(7, m, NMOUNTS(m));
+
+	dt_roots_from_mounts(&rs, &p);
+	cr_assert_eq(rs.n, 1);
+	must_find("/", DT_ROOT_EFFECTIVE);
+}
+
+/* ---- granted ------------------------------------------------------------------------------ */
+
+Test(roots, granted_when_a_sandboxed_process_has_it_writable)
+{
+	struct dt_mount m[] = {{"/", "ext4", 0}, {"/work", "ext4", 1}, {"/tmp", "tmpfs", 1}};
+	struct dt_record p = process(5, m, NMOUNTS(m));
+	const struct dt_record *procs[] = {&p};
+
+	dt_roots_add(&rs, "/work/sub/db", DT_ROOT_EXPLICIT, "--root", NULL);
+	dt_roots_add(&rs, "/work", DT_ROOT_EFFECTIVE, "writable mount (pid 5)", NULL)->granted = 1;
+	dt_roots_mark_granted(&rs, procs, 1);
+	cr_assert_eq(must_find("/work/sub/db", DT_ROOT_EXPLICIT)->granted, 1);
+	cr_assert_eq(must_find("/work", DT_ROOT_EFFECTIVE)->granted, 1, "effective untouched");
+}
+
+Test(roots, not_granted_when_every_sandboxed_process_has_it_read_only)
+{
+	struct dt_mount m1[] = {{"/", "ext4", 0}, {"/work", "ext4", 1}};
+	struct dt_mount m2[] = {{"/", "ext4", 0}, {"/tmp", "tmpfs", 1}};
+	struct dt_mount host[] = {{"/", "ext4", 1}};
+	struct dt_record p1 = process(1, m1, 2), p2 = process(2, m2, 2), p3 = process(3, host, 1);
+	const struct dt_record *procs[] = {&p1, &p2, &p3};
+
+	dt_roots_add(&rs, "/home/u/.hcom", DT_ROOT_HCOM, "HCOM_DIR=/home/u/.hcom", NULL);
+	dt_roots_add(&rs, "/tmp/x", DT_ROOT_HCOM, "HCOM_DIR=/tmp/x", NULL);
+	dt_roots_mark_granted(&rs, procs, 3);
+	cr_assert_eq(must_find("/home/u/.hcom", DT_ROOT_HCOM)->granted, 0,
+	             "an unsandboxed process writing there proves nothing");
+	cr_assert_eq(must_find("/tmp/x", DT_ROOT_HCOM)->granted, 1);
+}
+
+Test(roots, read_only_sub_mount_is_not_granted)
+{
+	const char *argv[] = {"codex", "--full-auto", NULL};
+	struct launch o = {.cwd = "/work"};
+	/* as Codex's bwrap lays it out: rw root, ro .git over it */
+	struct dt_mount m[] = {{"/", "ext4", 0},
+	                       {"/work", "ext4", 1},
+	                       {"/work/.git", "ext4", 0},
+	                       {"/tmp", "tmpfs", 1}};
+	struct dt_record p = process(9, m, NMOUNTS(m));
+	const struct dt_record *procs[] = {&p};
+
+	codex(&o, argv);
+	dt_roots_mark_granted(&rs, procs, 1);
+	cr_assert_eq(must_find("/work", DT_ROOT_CODEX)->granted, 1);
+	cr_assert_eq(must_find("/work/.git", DT_ROOT_CODEX)->granted, 0);
+	cr_assert_eq(must_find("/work/.codex", DT_ROOT_CODEX)->granted, 1,
+	             "no ro mount there: writable in fact");
+}
+
+Test(roots, later_mount_at_the_same_place_decides)
+{
+	struct dt_mount m[] = {{"/", "ext4", 0}, {"/data", "ext4", 1}, {"/data", "ext4", 0}};
+	struct dt_record p = process(9, m, NMOUNTS(m));
+	const struct dt_record *procs[] = {&p};
+
+	dt_roots_add(&rs, "/data", DT_ROOT_EXPLICIT, "--root", NULL);
+	dt_roots_mark_granted(&rs, procs, 1);
+	cr_assert_eq(rs.v[0].granted, 0);
+}
+
+Test(roots, unknown_without_a_sandboxed_process)
+{
+	struct dt_mount host[] = {{"/", "ext4", 1}, {"/work", "ext4", 1}};
+	struct dt_mount none[] = {{"/work", "ext4", 1}};
+	struct dt_record p = process(1, host, 2), q = process(2, none, 1);
+	const struct dt_record *procs[] = {&p, &q};
+
+	dt_roots_add(&rs, "/work", DT_ROOT_EXPLICIT, "--root", NULL);
+	dt_roots_mark_granted(&rs, procs, 2);
+	cr_assert_eq(rs.v[0].granted, -1);
+	dt_roots_mark_granted(&rs, NULL, 0);
+	cr_assert_eq(rs.v[0].granted, -1);
+}
+
+Test(roots, granted_follows_the_realpath_of_a_symlinked_root)
+{
+	char real[PATH_MAX];
+	const char *link = tmp_path("link");
+	struct dt_mount m[] = {{"/", "ext4", 0}, {real, "ext4", 1}};
+	struct dt_record p = process(9, m, NMOUNTS(m));
+	const struct dt_record *procs[] = {&p};
+
+	mkdir_p(tmp_path("real"));
+	cr_assert_not_null(realpath(tmp_path("real"), real));
+	cr_assert_eq(symlink(real, link), 0);
+	dt_roots_add(&rs, link, DT_ROOT_EXPLICIT, "--root", NULL);
+	assert_str(rs.v[0].realpath, real);
+	dt_roots_mark_granted(&rs, procs, 1);
+	cr_assert_eq(rs.v[0].granted, 1);
+}
+
+/* ---- lookup ---------------------------------------------------------------------------------- */
+
+Test(roots, root_for_path_takes_the_longest_prefix)
+{
+	dt_roots_add(&rs, "/", DT_ROOT_EFFECTIVE, "writable mount (pid 1)", NULL);
+	dt_roots_add(&rs, "/srv", DT_ROOT_EXPLICIT, "--root", NULL);
+	dt_roots_add(&rs, "/srv/kanban", DT_ROOT_HERMES, "HERMES_KANBAN_ROOT=/srv/kanban", NULL);
+	dt_roots_add(&rs, "/srv/kan", DT_ROOT_HCOM, "HCOM_DIR=/srv/kan", NULL);
+
+	assert_str(dt_root_for_path(&rs, "/srv/kanban/kanban.db", DT_EXPECTED_KINDS, 0)->path,
+	           "/srv/kanban");
+	assert_str(dt_root_for_path(&rs, "/srv/kanbanx/db", DT_EXPECTED_KINDS, 0)->path, "/srv");
+	assert_str(dt_root_for_path(&rs, "/srv/kanban/kanban.db", 1u << DT_ROOT_EXPLICIT, 0)->path,
+	           "/srv");
+	cr_assert_null(dt_root_for_path(&rs, "/etc/passwd", DT_EXPECTED_KINDS, 0));
+	assert_str(dt_root_for_path(&rs, "/etc/passwd", 1u << DT_ROOT_EFFECTIVE, 0)->path, "/");
+	cr_assert_null(dt_root_for_path(&rs, "/srv/x", 0, 0));
+}
+
+Test(roots, root_for_path_matches_through_a_symlinked_root)
+{
+	char real[PATH_MAX], want[PATH_MAX + 16];
+	const char *link = tmp_path("home-link");
+	const struct dt_root *r;
+
+	mkdir_p(tmp_path("data/home"));
+	cr_assert_not_null(realpath(tmp_path("data/home"), real));
+	cr_assert_eq(symlink(real, link), 0);
+	dt_roots_add(&rs, link, DT_ROOT_HCOM, "HCOM_DIR", NULL);
+	dt_roots_add(&rs, dtt_tmpdir(), DT_ROOT_EXPLICIT, "--root", NULL);
+	snprintf(want, sizeof(want), "%s/hcom.db", real);
+	r = dt_root_for_path(&rs, want, DT_EXPECTED_KINDS, 0);
+	cr_assert_not_null(r);
+	assert_str(r->path, link);
+	snprintf(want, sizeof(want), "%s/hcom.db", link);
+	assert_str(dt_root_for_path(&rs, want, DT_EXPECTED_KINDS, 0)->path, link);
+}
+
+Test(roots, codex_prompt_after_double_dash_is_not_an_option)
+{
+	const char *argv[] = {"codex", "exec", "--full-auto", "--", "--add-dir=/evil", "-C",
+	                      "/evil2", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	must_find("/work", DT_ROOT_CODEX);
+	cr_assert_null(find("/evil", DT_ROOT_CODEX));
+	cr_assert_null(find("/evil2", DT_ROOT_CODEX));
+}
+
+Test(roots, codex_override_key_and_value_may_be_spaced)
+{
+	const char *argv[] = {"codex", "-c", " sandbox_mode = \"workspace-write\" ", "-c",
+	                      "sandbox_workspace_write.writable_roots = [ \"/k\" ] # board", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/k", DT_ROOT_CODEX);
+	cr_assert_eq(rs.nwarnings, 0);
+}
