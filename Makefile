@@ -17,7 +17,7 @@ PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 # libunwind is dlopen'ed on the first refusal (see preload/backtrace.c), so
 # only its header is needed at build time.
 PROBE_LIBS := -ldl -lpthread
-CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Ipreload -Itracer
+CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer
 CLI_LIBS := -ldw -lelf -lm
 
 PROBE_SRC := $(wildcard preload/*.c)

@@ -15,12 +15,14 @@ static const char dt_usage[] =
 	"commands:\n"
 	"  run      run a command under the probe and record refusals\n"
 	"  show     print the records of a ring file (text, or --jsonl)\n"
+	"  report   link each refusal to its writable root, name the cause, advise\n"
+	"  roots    list the writable roots a launch should get, and where they came from\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help; `denytrace <command> --help` for a command\n"
 	"  -V, --version  print the version\n"
 	"\n"
-	"exit status: 0 ok, 2 bad usage, 3 input unreadable, 4 input not a valid ring,\n"
+	"exit status: 0 ok, 1 refusals found (report --fail-on-denial), 2 bad usage, 3 input unreadable, 4 input not a valid ring,\n"
 	"5 output failed; `run` exits with the command's status (125 when denytrace\n"
 	"itself failed, 126 command not executable, 127 command not found).\n";
 
@@ -42,7 +44,7 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
-	} cmds[] = {{"run", cmd_run}, {"show", cmd_show}};
+	} cmds[] = {{"run", cmd_run}, {"show", cmd_show}, {"report", cmd_report}, {"roots", cmd_roots}};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmd, cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);

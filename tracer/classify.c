@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Classification. The first rule that matches wins; the order is the
+ * contract (README.md, "Causes"):
+ *
+ *  1. injected           the record says a --deny rule produced the errno
+ *  2. lock-contention    a lock call failed with EACCES or EAGAIN
+ *  3. file-permissions   the mount is read-write and the owner/mode bits
+ *                        deny this uid: an ordinary permission problem
+ *  4. read-only-sandbox  the process sees "/" read-only and no writable
+ *                        root at all
+ *  5. protected-path     inside a granted root, but in a read-only subpath
+ *                        (.git .codex .agents .aws, or a ro sub-mount)
+ *  6. symlink-mismatch   the logical path and the realpath fall under
+ *                        different roots
+ *  7. sqlite-side-file   SQLite could not create/remove -journal, -wal,
+ *                        -shm or a lock beside a database it could open
+ *  8. root-not-granted   an expected root contains it, but the sandbox did
+ *                        not make that root writable
+ *  9. outside-roots      no expected root contains it, and a sandbox refused
+ * 10. unknown            what is known is said in the reason
+ */
+#include "classify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "names.h"
+
+static const char *const cause_names[DT_CAUSE_COUNT] = {
+	"injected",         "lock-contention",  "file-permissions", "read-only-sandbox",
+	"protected-path",   "symlink-mismatch", "sqlite-side-file", "root-not-granted",
+	"outside-roots",    "unknown",
+};
+
+static const char *const cause_meanings[DT_CAUSE_COUNT] = {
+	"produced by a --deny rule, not by the sandbox",
+	"another process holds the lock; not a refusal",
+	"refused by ordinary owner and mode bits, not by a sandbox",
+	"the whole filesystem is read-only for this process: no writable root at all",
+	"inside a granted root, but in a read-only subpath",
+	"the logical path and the realpath fall under different roots",
+	"SQLite could not create or remove a file beside its database: the directory must be writable",
+	"an expected root contains the path, but the sandbox did not make that root writable",
+	"no expected root contains the path: the worker writes somewhere nobody planned",
+	"none of the known causes fits",
+};
+
+const char *dt_cause_name(enum dt_cause c)
+{
+	return c < DT_CAUSE_COUNT ? cause_names[c] : "unknown";
+}
+
+const char *dt_cause_meaning(enum dt_cause c)
+{
+	return c < DT_CAUSE_COUNT ? cause_meanings[c] : cause_meanings[DT_CAUSE_UNKNOWN];
+}
+
+int dt_op_is_lock(const char *op)
+{
+	return op && (!strcmp(op, "fcntl") || !strcmp(op, "fcntl64") || !strcmp(op, "flock"));
+}
+
+static const struct dt_mount *dt_deepest_mount(const struct dt_record *proc, const char *path)
+{
+	const struct dt_mount *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; proc && path && i < proc->nmounts; i++) {
+		const struct dt_mount *m = &proc->mounts[i];
+		size_t l = strlen(m->path);
+		/* later entries of the same path are stacked on top: prefer them */
+		if (dt_path_under(path, m->path) && (!best || l >= best_len)) {
+			best = m;
+			best_len = l;
+		}
+	}
+	return best;
+}
+
+int dt_proc_sandboxed(const struct dt_record *proc)
+{
+	const struct dt_mount *root = dt_deepest_mount(proc, "/");
+	return root && !strcmp(root->path, "/") && !root->rw;
+}
+
+int dt_proc_path_writable(const struct dt_record *proc, const char *path)
+{
+	const struct dt_mount *m = dt_deepest_mount(proc, path);
+	return m ? m->rw : -1;
+}
+
+static int dt_is_pseudo(const struct dt_mount *m)
+{
+	static const char *const fs[] = {"proc", "sysfs", "devpts", "mqueue", "tmpfs-dev",
+					 "cgroup", "cgroup2", "devtmpfs"};
+	if (!strcmp(m->path, "/proc") || !strcmp(m->path, "/sys") || !strcmp(m->path, "/dev") ||
+	    !strncmp(m->path, "/proc/", 6) || !strncmp(m->path, "/sys/", 5) ||
+	    !strncmp(m->path, "/dev/", 5))
+		return 1;
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if (!strcmp(m->fstype, fs[i]))
+			return 1;
+	return 0;
+}
+
+static int dt_proc_has_writable_root(const struct dt_record *proc)
+{
+	for (size_t i = 0; i < proc->nmounts; i++)
+		if (proc->mounts[i].rw && !dt_is_pseudo(&proc->mounts[i]))
+			return 1;
+	return 0;
+}
+
+/* What kind of change the op makes to its path: create or remove an entry
+ * in the parent directory (needs w+x on the parent), modify the file
+ * itself (needs w on it), or change its metadata (needs ownership). */
+enum dt_need { DT_NEED_DIR, DT_NEED_FILE, DT_NEED_OWNER, DT_NEED_NONE };
+
+static enum dt_need dt_op_need(const struct dt_record *d)
+{
+	const char *op = d->op ? d->op : "";
+	int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
+	if (strstr(op, "open") || !strncmp(op, "creat", 5))
+		return exists ? (d->writes ? DT_NEED_FILE : DT_NEED_NONE) : DT_NEED_DIR;
+	if (strstr(op, "chmod") || strstr(op, "chown") || strstr(op, "utime") || strstr(op, "futimens"))
+		return DT_NEED_OWNER;
+	if (strstr(op, "truncate") || strstr(op, "access"))
+		return DT_NEED_FILE;
+	if (dt_op_is_lock(op))
+		return DT_NEED_NONE;
+	return DT_NEED_DIR; /* mkdir, unlink, rmdir, rename, link, symlink, mknod */
+}
+
+static int dt_mode_allows(uint32_t mode, uint32_t uid, uint32_t gid, int64_t euid, int64_t egid,
+			  uint32_t want /* 2 = w, 3 = wx */)
+{
+	uint32_t bits = (uint64_t)uid == (uint64_t)euid   ? (mode >> 6) & 7
+			: (uint64_t)gid == (uint64_t)egid ? (mode >> 3) & 7
+							  : mode & 7;
+	return (bits & want) == want;
+}
+
+/* An ordinary permission problem: a writable mount, and the mode bits
+ * deny this (non-root) user. Supplementary groups are not recorded; a
+ * group-writable directory is given the benefit of the doubt. */
+static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
+{
+	const struct dt_pathinfo *p = &d->p[0];
+	if (!p->has_st || !(p->st.valid & DT_SF_MOUNT) || (p->st.mount_flags & ST_RDONLY))
+		return 0;
+	if (d->err != EACCES && d->err != EPERM)
+		return 0;
+	if (d->uid == 0)
+		return 0; /* root passes mode checks (CAP_DAC_OVERRIDE) */
+	switch (dt_op_need(d)) {
+	case DT_NEED_DIR:
+		if (!(p->st.valid & DT_SF_PARENT))
+			return 0;
+		if (dt_mode_allows(p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, d->uid, d->gid, 3) ||
+		    ((p->st.parent_mode & 020) && p->st.parent_gid != (uint32_t)d->gid))
+			return 0;
+		snprintf(why, cap, "the directory is mode %04o owned by %u:%u and the process runs as uid %lld",
+			 p->st.parent_mode & 07777, p->st.parent_uid, p->st.parent_gid, (long long)d->uid);
+		return 1;
+	case DT_NEED_FILE:
+		if (!(p->st.valid & DT_SF_EXISTS))
+			return 0;
+		if (dt_mode_allows(p->st.mode, p->st.uid, p->st.gid, d->uid, d->gid, 2) ||
+		    ((p->st.mode & 020) && p->st.gid != (uint32_t)d->gid))
+			return 0;
+		snprintf(why, cap, "the file is mode %04o owned by %u:%u and the process runs as uid %lld",
+			 p->st.mode & 07777, p->st.uid, p->st.gid, (long long)d->uid);
+		return 1;
+	case DT_NEED_OWNER:
+		if (!(p->st.valid & DT_SF_EXISTS) || p->st.uid == (uint32_t)d->uid)
+			return 0;
+		snprintf(why, cap, "the file belongs to uid %u and only its owner may change it (process uid %lld)",
+			 p->st.uid, (long long)d->uid);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static const char *dt_side_suffix(const char *role)
+{
+	if (!role)
+		return NULL;
+	if (!strcmp(role, "journal"))
+		return "-journal";
+	if (!strcmp(role, "wal"))
+		return "-wal";
+	if (!strcmp(role, "shm"))
+		return "-shm";
+	if (!strcmp(role, "lock"))
+		return ".lock";
+	return NULL;
+}
+
+static int dt_op_creates_or_removes(const struct dt_record *d)
+{
+	return dt_op_need(d) == DT_NEED_DIR;
+}
+
+static const char *dt_parent(const char *path, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", path ? path : "");
+	char *slash = strrchr(buf, '/');
+	if (slash && slash != buf)
+		*slash = 0;
+	else if (slash)
+		slash[1] = 0;
+	return buf;
+}
+
+static void dt_advise_grant(const struct dt_root *root, const char *dir, const struct dt_rootset *rs,
+			    char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "Make %s writable in the sandbox", dir);
+	if (root && root->knob)
+		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, " (%s)", root->knob);
+	else if (rs->codex_sandbox_mode)
+		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0,
+				      " (codex --add-dir %s, or writable_roots in config.toml)", dir);
+	else
+		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0,
+				      " (bubblewrap: --bind %s %s; Landlock: allow writes beneath it)", dir, dir);
+	if (n < cap)
+		n += (size_t)snprintf(out + n, cap - n, ".");
+	if (root && root->dropped_by && n < cap)
+		n += (size_t)snprintf(out + n, cap - n,
+				      " It was configured, but %s replaced the configured list: a -c "
+				      "list override does not merge, so it must repeat every root.",
+				      root->dropped_by);
+	else if (rs->codex_override && n < cap)
+		snprintf(out + n, cap - n,
+			 " Note: %s replaces writable_roots from config.toml rather than adding to it.",
+			 rs->codex_override);
+}
+
+void dt_classify(const struct dt_record *d, const struct dt_record *proc,
+		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
+		 struct dt_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->granted = -1;
+	const char *abspath = d->p[0].abspath ? d->p[0].abspath : d->p[0].realpath;
+	const char *real = d->p[0].realpath ? d->p[0].realpath : abspath;
+	const char *shown = abspath ? abspath : d->p[0].path ? d->p[0].path : "(unknown path)";
+	char why[512];
+	char dir[4096];
+
+	const struct dt_root *lroot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 0) : NULL;
+	const struct dt_root *rroot = real ? dt_root_for_path(rs, real, DT_EXPECTED_KINDS, 0) : NULL;
+	v->root = lroot ? lroot : rroot;
+	v->granted = v->root ? v->root->granted : -1;
+
+	/* 1 */
+	if (d->injected) {
+		v->cause = DT_CAUSE_INJECTED;
+		snprintf(v->reason, sizeof(v->reason), "a --deny rule refused %s with %s", d->op,
+			 dt_errno_name(d->err));
+		snprintf(v->advice, sizeof(v->advice),
+			 "Check that the worker handles this failure; nothing to change in the sandbox.");
+		return;
+	}
+	/* 2 */
+	if (dt_op_is_lock(d->op) && (d->err == EACCES || d->err == EAGAIN)) {
+		v->cause = DT_CAUSE_LOCK_CONTENTION;
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s returned %s: another process holds a conflicting lock on %s", d->op,
+			 dt_errno_name(d->err), shown);
+		snprintf(v->advice, sizeof(v->advice),
+			 "Not a sandbox refusal. If it persists, find the lock holder (SQLite: a long "
+			 "transaction; raise busy_timeout).");
+		return;
+	}
+	/* 3 */
+	if (dt_denied_by_mode(d, why, sizeof(why))) {
+		v->cause = DT_CAUSE_FILE_PERMISSIONS;
+		snprintf(v->reason, sizeof(v->reason), "%s was refused with %s on a read-write mount: %s",
+			 shown, dt_errno_name(d->err), why);
+		snprintf(v->advice, sizeof(v->advice),
+			 "Fix ownership or mode (chown/chmod %s) or run the worker as the owner; "
+			 "the sandbox is not involved.",
+			 dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir)) : shown);
+		return;
+	}
+	int sandboxed = dt_proc_sandboxed(proc);
+	/* 4 */
+	if (sandboxed && !dt_proc_has_writable_root(proc)) {
+		v->cause = DT_CAUSE_READ_ONLY_SANDBOX;
+		snprintf(v->reason, sizeof(v->reason),
+			 "the process sees the whole filesystem read-only: the sandbox granted no writable root%s%s%s",
+			 rs->codex_sandbox_mode ? " (codex sandbox mode " : "",
+			 rs->codex_sandbox_mode ? rs->codex_sandbox_mode : "",
+			 rs->codex_sandbox_mode ? ")" : "");
+		snprintf(v->advice, sizeof(v->advice),
+			 "Run the worker in workspace-write mode (codex -s workspace-write, or "
+			 "sandbox_mode = \"workspace-write\" in config.toml) with %s among its roots.",
+			 dt_parent(shown, dir, sizeof(dir)));
+		return;
+	}
+	/* 5: a read-only subpath known from Codex, or a ro mount over a rw one */
+	const struct dt_root *prot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 1) : NULL;
+	if (prot && !prot->readonly_sub)
+		prot = NULL;
+	const struct dt_mount *deep = dt_deepest_mount(proc, real);
+	int ro_submount = 0;
+	if (deep && !deep->rw && strcmp(deep->path, "/")) {
+		/* is there a rw mount above it? */
+		for (size_t i = 0; proc && i < proc->nmounts; i++)
+			if (proc->mounts[i].rw && !dt_is_pseudo(&proc->mounts[i]) &&
+			    dt_path_under(deep->path, proc->mounts[i].path) &&
+			    strcmp(deep->path, proc->mounts[i].path))
+				ro_submount = 1;
+	}
+	if (prot || ro_submount) {
+		v->cause = DT_CAUSE_PROTECTED_PATH;
+		if (prot)
+			snprintf(v->reason, sizeof(v->reason), "%s is inside %s, which stays read-only (%s)",
+				 shown, prot->path, prot->source);
+		else
+			snprintf(v->reason, sizeof(v->reason),
+				 "%s is under %s, a read-only mount inside a writable root", shown,
+				 deep->path);
+		snprintf(v->advice, sizeof(v->advice),
+			 "Write somewhere else: %s is kept read-only on purpose (Codex protects .git, "
+			 ".codex, .agents and .aws inside writable roots).",
+			 prot ? prot->path : deep->path);
+		return;
+	}
+	/* 6 */
+	if (abspath && real && strcmp(abspath, real) && lroot != rroot &&
+	    !(lroot && rroot && !strcmp(lroot->path, rroot->path))) {
+		v->cause = DT_CAUSE_SYMLINK_MISMATCH;
+		v->root = lroot ? lroot : rroot;
+		v->granted = v->root ? v->root->granted : -1;
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s resolves to %s: the logical path is under %s but the real one is under %s; "
+			 "sandboxes bind real paths",
+			 abspath, real, lroot ? lroot->path : "no root", rroot ? rroot->path : "no root");
+		snprintf(v->advice, sizeof(v->advice),
+			 "Name the resolved directory %s as the root (or avoid the symlink): a root given "
+			 "through a symlink does not cover the path it points to.",
+			 dt_parent(real, dir, sizeof(dir)));
+		return;
+	}
+	/* 7 */
+	const char *sfx = dt_side_suffix(d->sqlite);
+	if (sfx && dt_op_creates_or_removes(d) && !(ctx && ctx->db_write_refused)) {
+		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
+		dt_parent(real ? real : shown, dir, sizeof(dir));
+		snprintf(v->reason, sizeof(v->reason),
+			 "SQLite could not %s its %s file %s: the database itself was writable, but its "
+			 "directory %s is not, and SQLite creates and deletes %s files there",
+			 strstr(d->op, "unlink") || strstr(d->op, "rmdir") || strstr(d->op, "remove") ? "remove" : "create",
+			 d->sqlite, shown, dir, sfx);
+		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
+		return;
+	}
+	int sandbox_like = d->err == EROFS || d->err == EXDEV || sandboxed ||
+			   (d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
+			    (d->p[0].st.mount_flags & ST_RDONLY));
+	/* EACCES on a rw mount that the mode bits allow is a Landlock-style refusal */
+	if (!sandbox_like && (d->err == EACCES || d->err == EPERM) && d->p[0].has_st &&
+	    (d->p[0].st.valid & DT_SF_MOUNT))
+		sandbox_like = 1;
+	/* 8 */
+	if (v->root && (v->granted == 0 || (v->granted == -1 && sandbox_like))) {
+		v->cause = DT_CAUSE_ROOT_NOT_GRANTED;
+		snprintf(v->reason, sizeof(v->reason), "%s is under %s (%s), which %s", shown,
+			 v->root->path, v->root->source,
+			 v->root->dropped_by ? "an override dropped from the sandbox's roots"
+			 : v->granted == 0   ? "the sandbox did not make writable"
+					     : "was refused like a root the sandbox did not grant");
+		dt_advise_grant(v->root, v->root->path, rs, v->advice, sizeof(v->advice));
+		return;
+	}
+	/* 9 */
+	if (!v->root && sandbox_like) {
+		v->cause = DT_CAUSE_OUTSIDE_ROOTS;
+		dt_parent(real ? real : shown, dir, sizeof(dir));
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s is outside every expected root%s; the sandbox refused it with %s", shown,
+			 rs->n ? "" : " (none were derived: pass --root or the Codex/Hermes/hcom facts)",
+			 dt_errno_name(d->err));
+		size_t n = (size_t)snprintf(v->advice, sizeof(v->advice),
+					    "Either make the worker write under one of its roots, or "
+					    "add %s as a root",
+					    dir);
+		if (rs->codex_sandbox_mode && n < sizeof(v->advice))
+			snprintf(v->advice + n, sizeof(v->advice) - n, " (codex --add-dir %s)", dir);
+		else if (n < sizeof(v->advice))
+			snprintf(v->advice + n, sizeof(v->advice) - n, ".");
+		return;
+	}
+	/* 10 */
+	v->cause = DT_CAUSE_UNKNOWN;
+	if (d->err == EXDEV)
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s returned EXDEV: the sandbox forbids moving files between these directories "
+			 "(Landlock's refer right) or they are different filesystems",
+			 d->op);
+	else if (v->root)
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s is under %s (%s), which the sandbox granted, yet %s refused it with %s", shown,
+			 v->root->path, v->root->source, d->op, dt_errno_name(d->err));
+	else
+		snprintf(v->reason, sizeof(v->reason), "%s refused %s with %s outside any sandbox facts",
+			 d->op, shown, dt_errno_name(d->err));
+	snprintf(v->advice, sizeof(v->advice),
+		 "Check the mount (read-only filesystem?), ACLs and security modules for %s.", shown);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* One refusal + its process + the roots -> one cause from a fixed
+ * vocabulary, the root that should have covered the path, and advice. */
+#ifndef DENYTRACE_CLASSIFY_H
+#define DENYTRACE_CLASSIFY_H
+
+#include "records.h"
+#include "roots.h"
+
+enum dt_cause {
+	DT_CAUSE_INJECTED,
+	DT_CAUSE_LOCK_CONTENTION,
+	DT_CAUSE_FILE_PERMISSIONS,
+	DT_CAUSE_READ_ONLY_SANDBOX,
+	DT_CAUSE_PROTECTED_PATH,
+	DT_CAUSE_SYMLINK_MISMATCH,
+	DT_CAUSE_SQLITE_SIDE_FILE,
+	DT_CAUSE_ROOT_NOT_GRANTED,
+	DT_CAUSE_OUTSIDE_ROOTS,
+	DT_CAUSE_UNKNOWN,
+	DT_CAUSE_COUNT
+};
+
+const char *dt_cause_name(enum dt_cause c);
+/* One line: what the cause means. */
+const char *dt_cause_meaning(enum dt_cause c);
+
+/* What else the classifier needs to know about the run. */
+struct dt_classify_ctx {
+	/* For a SQLite side file: was a write-open of its database refused in
+	 * the same run? (Then the directory problem is the root's, not the
+	 * side file's.) */
+	int db_write_refused;
+};
+
+struct dt_verdict {
+	enum dt_cause cause;
+	const struct dt_root *root; /* expected root that should contain it, or NULL */
+	int granted;                /* of that root: 1, 0, -1 unknown */
+	char reason[1024];          /* why this cause, in the user's terms */
+	char advice[1024];          /* what to change, where */
+};
+
+/* proc may be NULL (no process record: the process was not traced). */
+void dt_classify(const struct dt_record *denial, const struct dt_record *proc,
+		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
+		 struct dt_verdict *out);
+
+/* Does the process record describe a sandbox ("/" mounted read-only)? */
+int dt_proc_sandboxed(const struct dt_record *proc);
+/* The deepest mount of proc containing path: 1 rw, 0 ro, -1 unknown. */
+int dt_proc_path_writable(const struct dt_record *proc, const char *path);
+
+/* Is this op a lock call (fcntl locks, flock)? */
+int dt_op_is_lock(const char *op);
+
+#endif

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace report: each refusal linked to its root, with a cause. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report.h"
+
+static const char report_usage[] =
+	"usage: denytrace report [options] [RING...]\n"
+	"\n"
+	"Diagnoses the refusals recorded in RING (default ./denytrace.ring; several\n"
+	"rings merge): groups them by path, call, errno and cause, links each to the\n"
+	"writable root that should have covered it, says whether the sandbox granted\n"
+	"that root, what the program did next, and what to change.\n"
+	"\n"
+	"options:\n"
+	"  --format FMT          text (default), json (the stable contract), markdown\n"
+	"  --json, --markdown    short for --format json / markdown\n"
+	"  --root DIR            an expected writable root (repeatable)\n"
+	"  --codex-config FILE   read Codex's config.toml from FILE\n"
+	"  --codex-args 'ARGS'   the Codex command line, when the ring does not hold it\n"
+	"  --all                 also show lock contention (EACCES/EAGAIN on locks)\n"
+	"  --fail-on-denial      exit 1 when any refusal is reported\n"
+	"  --color WHEN          auto (default: on a terminal, unless NO_COLOR), always, never\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"causes, in order of precedence: injected, lock-contention, file-permissions,\n"
+	"read-only-sandbox, protected-path, symlink-mismatch, sqlite-side-file,\n"
+	"root-not-granted, outside-roots, unknown (see README.md).\n"
+	"\n"
+	"exit status: 0 report written, 1 refusals found with --fail-on-denial, 2 bad\n"
+	"usage, 3 a ring is unreadable, 4 a ring or the Codex config is invalid.\n";
+
+/* Options shared by report and roots. Returns 1 if argv[*i] was one. */
+static int report_common_opt(int argc, char **argv, int *i, struct dt_report_opts *o,
+			     const char **roots, int *rc)
+{
+	const char *val;
+	int m;
+	if ((m = dt_opt(argc, argv, i, "--root", &val))) {
+		if (m < 0)
+			*rc = dt_fail(DT_EXIT_USAGE, "--root needs a directory");
+		else
+			roots[o->nroots++] = val;
+		return 1;
+	}
+	if ((m = dt_opt(argc, argv, i, "--codex-config", &val))) {
+		if (m < 0)
+			*rc = dt_fail(DT_EXIT_USAGE, "--codex-config needs a file");
+		o->codex_config = val;
+		return 1;
+	}
+	if ((m = dt_opt(argc, argv, i, "--codex-args", &val))) {
+		if (m < 0)
+			*rc = dt_fail(DT_EXIT_USAGE, "--codex-args needs the arguments as one string");
+		o->codex_args = val;
+		return 1;
+	}
+	return 0;
+}
+
+static int report_color(const char *when)
+{
+	if (!strcmp(when, "always"))
+		return 1;
+	if (!strcmp(when, "never"))
+		return 0;
+	const char *nc = getenv("NO_COLOR");
+	return isatty(1) && !(nc && *nc);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct dt_report_opts o = {0};
+	const char **roots = calloc((size_t)argc + 1, sizeof(*roots));
+	const char **rings = calloc((size_t)argc + 1, sizeof(*rings));
+	size_t nrings = 0;
+	const char *format = "text", *color = "auto", *val;
+	int fail_on_denial = 0, rc = 0, m;
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(report_usage, stdout);
+			free(roots);
+			free(rings);
+			return DT_EXIT_OK;
+		} else if (report_common_opt(argc, argv, &i, &o, roots, &rc)) {
+			continue;
+		} else if ((m = dt_opt(argc, argv, &i, "--format", &val))) {
+			if (m < 0 || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "markdown")))
+				rc = dt_fail(DT_EXIT_USAGE, "report: --format takes text, json or markdown");
+			format = val;
+		} else if (!strcmp(a, "--json")) {
+			format = "json";
+		} else if (!strcmp(a, "--markdown")) {
+			format = "markdown";
+		} else if ((m = dt_opt(argc, argv, &i, "--color", &val))) {
+			if (m < 0 || (strcmp(val, "auto") && strcmp(val, "always") && strcmp(val, "never")))
+				rc = dt_fail(DT_EXIT_USAGE, "report: --color takes auto, always or never");
+			color = val;
+		} else if (!strcmp(a, "--all")) {
+			o.all = 1;
+		} else if (!strcmp(a, "--fail-on-denial")) {
+			fail_on_denial = 1;
+		} else if (a[0] == '-' && a[1]) {
+			rc = dt_fail(DT_EXIT_USAGE, "report: unknown option '%s'; see 'denytrace report --help'", a);
+		} else {
+			rings[nrings++] = a;
+		}
+	}
+	if (rc) {
+		free(roots);
+		free(rings);
+		return rc;
+	}
+	if (!nrings)
+		rings[nrings++] = DT_DEFAULT_RING;
+	o.roots = roots;
+
+	struct dt_report r;
+	char err[1024];
+	rc = dt_report_load(&r, rings, nrings, err, sizeof(err));
+	if (!rc)
+		rc = dt_report_build(&r, &o, err, sizeof(err));
+	if (rc) {
+		dt_report_free(&r);
+		free(roots);
+		free(rings);
+		return dt_fail(rc, "report: %s", err);
+	}
+	if (!strcmp(format, "json"))
+		dt_report_json(stdout, &r);
+	else if (!strcmp(format, "markdown"))
+		dt_report_markdown(stdout, &r);
+	else
+		dt_report_text(stdout, &r, report_color(color));
+	int found = r.denials > 0;
+	uint64_t corrupt = r.stats.corrupt;
+	dt_report_free(&r);
+	free(roots);
+	free(rings);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return dt_fail(DT_EXIT_IO, "report: writing the output failed");
+	if (corrupt)
+		fprintf(stderr, "denytrace: %llu corrupt records were skipped\n", (unsigned long long)corrupt);
+	return fail_on_denial && found ? DT_EXIT_FOUND : DT_EXIT_OK;
+}
+
+static const char roots_usage[] =
+	"usage: denytrace roots [options] [RING...]\n"
+	"\n"
+	"Lists the writable roots a launch was expected to get, each with where it\n"
+	"came from (--root, Codex arguments and config.toml, Hermes and hcom\n"
+	"variables), the roots the sandbox actually granted (writable mounts seen\n"
+	"from inside), and whether each expected root was granted. Without a ring\n"
+	"(and when ./denytrace.ring does not exist) it derives them from the options\n"
+	"and this shell's environment.\n"
+	"\n"
+	"options:\n"
+	"  --root DIR            an expected writable root (repeatable)\n"
+	"  --codex-config FILE   read Codex's config.toml from FILE\n"
+	"  --codex-args 'ARGS'   a Codex command line to derive roots from\n"
+	"  --json                JSON array of roots\n"
+	"  -h, --help            this help\n";
+
+int cmd_roots(int argc, char **argv)
+{
+	struct dt_report_opts o = {0};
+	const char **roots = calloc((size_t)argc + 1, sizeof(*roots));
+	const char **rings = calloc((size_t)argc + 1, sizeof(*rings));
+	size_t nrings = 0;
+	int json = 0, rc = 0;
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(roots_usage, stdout);
+			free(roots);
+			free(rings);
+			return DT_EXIT_OK;
+		} else if (report_common_opt(argc, argv, &i, &o, roots, &rc)) {
+			continue;
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if (a[0] == '-' && a[1]) {
+			rc = dt_fail(DT_EXIT_USAGE, "roots: unknown option '%s'; see 'denytrace roots --help'", a);
+		} else {
+			rings[nrings++] = a;
+		}
+	}
+	if (rc) {
+		free(roots);
+		free(rings);
+		return rc;
+	}
+	if (!nrings && access(DT_DEFAULT_RING, F_OK) == 0)
+		rings[nrings++] = DT_DEFAULT_RING;
+	o.roots = roots;
+	struct dt_report r;
+	char err[1024];
+	rc = dt_report_load(&r, rings, nrings, err, sizeof(err));
+	if (!rc && !nrings) {
+		/* no ring: this shell's environment stands for the worker's */
+		extern char **environ;
+		size_t n = 0;
+		while (environ[n])
+			n++;
+		dt_roots_from_env(&r.roots, (const char *const *)environ, n, 0);
+	}
+	if (!rc)
+		rc = dt_report_build(&r, &o, err, sizeof(err));
+	if (rc) {
+		dt_report_free(&r);
+		free(roots);
+		free(rings);
+		return dt_fail(rc, "roots: %s", err);
+	}
+	if (json) {
+		struct dt_json j;
+		dt_json_init(&j, stdout, 1);
+		dt_roots_json_array(&j, &r.roots);
+		fputc('\n', stdout);
+	} else {
+		dt_roots_text(stdout, &r.roots, isatty(1) && !getenv("NO_COLOR"));
+	}
+	dt_report_free(&r);
+	free(roots);
+	free(rings);
+	return DT_EXIT_OK;
+}

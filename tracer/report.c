@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exitcodes.h"
+#include "names.h"
+
+int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
+		   size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->rings = rings;
+	r->nrings = nrings;
+	unsigned char *buf = malloc(DT_REC_MAX);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return DT_EXIT_INTERNAL;
+	}
+	for (size_t k = 0; k < nrings; k++) {
+		struct dt_ringfile rf;
+		int rc = dt_ringfile_open(rings[k], &rf, err, errlen);
+		if (rc) {
+			free(buf);
+			return rc;
+		}
+		uint64_t pos = dt_ring_tail(&rf.ring);
+		uint32_t len;
+		while (dt_ring_next(&rf.ring, &pos, buf, &len, &r->stats, 0) == DT_NEXT_RECORD) {
+			if (r->n == r->cap) {
+				r->cap = r->cap ? r->cap * 2 : 256;
+				r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
+			}
+			if (dt_record_decode(buf, len, pos, &r->recs[r->n]) == 0)
+				r->n++;
+			else
+				r->stats.corrupt++;
+		}
+		r->lost += __atomic_load_n(&rf.ring.hdr->lost, __ATOMIC_RELAXED);
+		r->dropped += __atomic_load_n(&rf.ring.hdr->dropped, __ATOMIC_RELAXED);
+		dt_ringfile_close(&rf);
+	}
+	free(buf);
+	return 0;
+}
+
+static int dt_rec_cmp(const void *a, const void *b)
+{
+	const struct dt_record *x = a, *y = b;
+	if (x->time_real != y->time_real)
+		return x->time_real < y->time_real ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+const struct dt_record *dt_report_proc(const struct dt_report *r, long pid)
+{
+	const struct dt_record *best = NULL;
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i]->pid == pid)
+			best = r->procs[i];
+	return best;
+}
+
+/* The process record in force when rec was written: the latest image of
+ * that pid that started before it. */
+static const struct dt_record *dt_proc_for(const struct dt_report *r, const struct dt_record *rec)
+{
+	const struct dt_record *best = NULL;
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i]->pid == rec->pid && r->procs[i]->time_real <= rec->time_real)
+			best = r->procs[i];
+	return best ? best : dt_report_proc(r, rec->pid);
+}
+
+char **dt_split_words(const char *s, size_t *n)
+{
+	size_t cap = 8, cnt = 0;
+	char **w = malloc(cap * sizeof(*w));
+	char *cur = malloc(strlen(s) + 1);
+	while (*s) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		size_t len = 0;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
+			if (*s == '\'' || *s == '"') {
+				char q = *s++;
+				while (*s && *s != q) {
+					if (q == '"' && *s == '\\' && s[1])
+						s++;
+					cur[len++] = *s++;
+				}
+				if (!*s) {
+					free(cur);
+					w[cnt] = NULL;
+					dt_words_free(w);
+					return NULL;
+				}
+				s++;
+			} else if (*s == '\\' && s[1]) {
+				cur[len++] = s[1];
+				s += 2;
+			} else {
+				cur[len++] = *s++;
+			}
+		}
+		if (cnt + 2 > cap)
+			w = realloc(w, (cap *= 2) * sizeof(*w));
+		w[cnt++] = strndup(cur, len);
+	}
+	free(cur);
+	w[cnt] = NULL;
+	if (n)
+		*n = cnt;
+	return w;
+}
+
+void dt_words_free(char **w)
+{
+	for (size_t i = 0; w && w[i]; i++)
+		free(w[i]);
+	free(w);
+}
+
+static void dt_report_codex(struct dt_report *r, const struct dt_record *rec)
+{
+	struct dt_codex_launch l = {0};
+	l.argv = rec->argv;
+	l.argc = rec->argc;
+	l.cwd = rec->cwd;
+	l.home = dt_record_env(rec, "HOME");
+	l.codex_home = dt_record_env(rec, "CODEX_HOME");
+	l.tmpdir = dt_record_env(rec, "TMPDIR");
+	char err[512];
+	if (dt_roots_from_codex(&r->roots, &l, NULL, err, sizeof(err)) < 0)
+		dt_roots_warn(&r->roots, "%s", err);
+}
+
+static int dt_argv_mentions(const struct dt_record *rec, const char *word)
+{
+	for (size_t i = 0; i < rec->argc && i < 2; i++) {
+		const char *b = strrchr(rec->argv[i], '/');
+		b = b ? b + 1 : rec->argv[i];
+		if (strstr(b, word))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *dt_group_path(const struct dt_record *d)
+{
+	return d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath ? d->p[0].abspath : d->p[0].path ? d->p[0].path : "";
+}
+
+static int dt_streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Was the database a side file belongs to refused for writing? */
+static int dt_db_write_refused(const struct dt_report *r, const struct dt_record *side)
+{
+	const char *p = dt_group_path(side);
+	size_t n = strlen(p);
+	static const char *const sfx[] = {"-journal", "-wal", "-shm", ".lock"};
+	size_t base = n;
+	for (size_t i = 0; i < 4; i++) {
+		size_t l = strlen(sfx[i]);
+		if (n > l && !strcmp(p + n - l, sfx[i]))
+			base = n - l;
+	}
+	if (base == n)
+		return 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *d = &r->recs[i];
+		if (d->type != DT_REC_DENIAL || !d->writes || dt_op_is_lock(d->op))
+			continue;
+		const char *q = dt_group_path(d);
+		if (strlen(q) == base && !strncmp(q, p, base))
+			return 1;
+	}
+	return 0;
+}
+
+static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
+{
+	const struct dt_record *d = g->rep;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *x = &r->recs[i];
+		if (x->type == DT_REC_REOPEN && x->pid == d->pid && x->time_mono >= d->time_mono &&
+		    (dt_streq(x->p[0].path, d->p[0].path) || dt_streq(x->p[0].realpath, d->p[0].realpath))) {
+			g->next = d->sqlite && !strcmp(d->sqlite, "db")
+					  ? "SQLite reopened the database read-only: later writes fail with "
+					    "\"attempt to write a readonly database\""
+					  : "the program opened the same path read-only instead: later writes "
+					    "through it will fail";
+			return;
+		}
+	}
+	if (d->sqlite && !strcmp(d->sqlite, "journal"))
+		g->next = "SQLite cannot start a transaction without its journal: the write fails "
+			  "(\"unable to open database file\" or SQLITE_READONLY_DIRECTORY)";
+	else if (d->sqlite && (!strcmp(d->sqlite, "wal") || !strcmp(d->sqlite, "shm")))
+		g->next = "SQLite cannot open the database in WAL mode without -wal and -shm: "
+			  "reads and writes fail (\"unable to open database file\")";
+}
+
+/* With --all, the same path may have been written successfully too: the
+ * failure is intermittent, and what differed is the clue. */
+static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g)
+{
+	const struct dt_record *d = g->rep;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *w = &r->recs[i];
+		if (w->type != DT_REC_WRITE || !dt_streq(dt_group_path(w), g->path))
+			continue;
+		g->intermittent = 1;
+		const struct dt_record *pw = dt_proc_for(r, w), *pd = dt_proc_for(r, d);
+		size_t n = 0;
+		n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
+				      "written by pid %lld (%s)", (long long)w->pid, w->comm ? w->comm : "?");
+		if (pw && pd && pw->mnt_ns != pd->mnt_ns && n < sizeof(g->differed))
+			n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
+					      ", in a different sandbox (mount namespace %llu vs %llu)",
+					      (unsigned long long)pw->mnt_ns, (unsigned long long)pd->mnt_ns);
+		else if (pw && pd && n < sizeof(g->differed))
+			n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
+					      ", in the same sandbox");
+		int w_exists = w->p[0].has_st && (w->p[0].st.valid & DT_SF_EXISTS);
+		int d_exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
+		if (d->sqlite && w_exists != d_exists && n < sizeof(g->differed))
+			snprintf(g->differed + n, sizeof(g->differed) - n,
+				 "; the file %s when written and %s when refused",
+				 w_exists ? "existed" : "did not exist", d_exists ? "existed" : "did not exist");
+		else if (d->sqlite && !d_exists && n < sizeof(g->differed))
+			snprintf(g->differed + n, sizeof(g->differed) - n,
+				 "; it did not exist when refused: the refused process had to create it");
+		return;
+	}
+}
+
+/* bubblewrap probes its new root while setting the sandbox up (access of
+ * /newroot/... for writing): the launcher's own business, not the worker's. */
+static int dt_is_setup(const struct dt_record *d)
+{
+	const char *p = d->p[0].abspath ? d->p[0].abspath : d->p[0].path;
+	return d->comm && !strcmp(d->comm, "bwrap") && p && !strncmp(p, "/newroot", 8);
+}
+
+int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen)
+{
+	r->all = o->all;
+	qsort(r->recs, r->n, sizeof(*r->recs), dt_rec_cmp);
+	r->procs = calloc(r->n + 1, sizeof(*r->procs));
+	int hcom = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		struct dt_record *rec = &r->recs[i];
+		if (rec->type == DT_REC_PROCESS)
+			r->procs[r->nprocs++] = rec;
+		if ((rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH) && dt_argv_mentions(rec, "hcom"))
+			hcom = 1;
+	}
+
+	/* roots: explicit, Codex, Hermes/hcom from every environment seen,
+	 * effective from sandboxed processes */
+	for (size_t i = 0; i < o->nroots; i++) {
+		char abs[PATH_MAX];
+		const char *p = o->roots[i];
+		if (p[0] != '/' && getcwd(abs, sizeof(abs))) {
+			size_t l = strlen(abs);
+			snprintf(abs + l, sizeof(abs) - l, "/%s", p);
+			p = abs;
+		}
+		dt_roots_add(&r->roots, p, DT_ROOT_EXPLICIT, "--root", NULL);
+	}
+	if (o->codex_args || o->codex_config) {
+		char cwd[PATH_MAX];
+		size_t nw = 0;
+		char **words = dt_split_words(o->codex_args ? o->codex_args : "codex", &nw);
+		if (!words) {
+			snprintf(err, errlen, "--codex-args: unterminated quote");
+			return DT_EXIT_USAGE;
+		}
+		/* accept the arguments with or without a leading "codex" */
+		const char **argv = calloc(nw + 2, sizeof(*argv));
+		size_t k = 0;
+		if (!nw || !dt_argv_is_codex((const char *const *)words, nw))
+			argv[k++] = "codex";
+		for (size_t i = 0; i < nw; i++)
+			argv[k++] = words[i];
+		struct dt_codex_launch l = {argv, k, getcwd(cwd, sizeof(cwd)), getenv("HOME"),
+					    getenv("CODEX_HOME"), getenv("TMPDIR")};
+		int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
+		free(argv);
+		dt_words_free(words);
+		if (rc < 0)
+			return DT_EXIT_BADINPUT;
+	} else {
+		int seen = 0;
+		for (size_t i = 0; i < r->n && !seen; i++) {
+			const struct dt_record *rec = &r->recs[i];
+			if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS) &&
+			    dt_argv_is_codex(rec->argv, rec->argc)) {
+				dt_report_codex(r, rec);
+				seen = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *rec = &r->recs[i];
+		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH)
+			dt_roots_from_env(&r->roots, rec->env, rec->nenv, hcom);
+	}
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (dt_proc_sandboxed(r->procs[i]))
+			dt_roots_from_mounts(&r->roots, r->procs[i]);
+	dt_roots_mark_granted(&r->roots, r->procs, r->nprocs);
+
+	/* classify and group */
+	r->groups = calloc(r->n + 1, sizeof(*r->groups));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *d = &r->recs[i];
+		if (d->type == DT_REC_REOPEN)
+			r->reopens++;
+		if (d->type == DT_REC_WRITE)
+			r->writes++;
+		if (d->type != DT_REC_DENIAL)
+			continue;
+		struct dt_classify_ctx ctx = {dt_db_write_refused(r, d)};
+		struct dt_verdict v;
+		dt_classify(d, dt_proc_for(r, d), &r->roots, &ctx, &v);
+		const char *path = dt_group_path(d);
+		struct dt_report_group *g = NULL;
+		for (size_t k = 0; k < r->ngroups && !g; k++) {
+			struct dt_report_group *c = &r->groups[k];
+			if (!strcmp(c->path, path) && dt_streq(c->rep->op, d->op) && c->rep->err == d->err &&
+			    c->v.cause == v.cause)
+				g = c;
+		}
+		if (!g) {
+			g = &r->groups[r->ngroups++];
+			g->rep = d;
+			g->path = path;
+			g->v = v;
+			g->first_ns = d->time_real;
+			g->hidden = !o->all && (v.cause == DT_CAUSE_LOCK_CONTENTION || dt_is_setup(d));
+		}
+		g->count++;
+		g->last_ns = d->time_real;
+		int have = 0;
+		for (size_t k = 0; k < g->npids; k++)
+			have |= g->pids[k] == d->pid;
+		if (!have && g->npids < DT_GROUP_MAX_PIDS)
+			g->pids[g->npids++] = d->pid;
+		else if (!have)
+			g->more_pids = 1;
+		if (g->hidden && dt_is_setup(d))
+			r->hidden_setup++;
+		else if (g->hidden)
+			r->hidden_denials++;
+		else {
+			r->denials++;
+			r->by_cause[v.cause]++;
+		}
+	}
+	for (size_t k = 0; k < r->ngroups; k++) {
+		dt_group_next(r, &r->groups[k]);
+		dt_group_intermittent(r, &r->groups[k]);
+	}
+	return 0;
+}
+
+void dt_report_free(struct dt_report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		dt_record_free(&r->recs[i]);
+	free(r->recs);
+	free(r->procs);
+	free(r->groups);
+	dt_rootset_free(&r->roots);
+	memset(r, 0, sizeof(*r));
+}

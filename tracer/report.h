@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* The diagnosis as plain data: records from one or more rings, the roots,
+ * and refusals grouped by (path, op, errno, cause) with their verdicts.
+ * Output formats (report_text.c, report_json.c, report_md.c) only read it. */
+#ifndef DENYTRACE_REPORT_H
+#define DENYTRACE_REPORT_H
+
+#include <stdio.h>
+
+#include "classify.h"
+#include "json.h"
+#include "records.h"
+#include "ringfile.h"
+#include "roots.h"
+
+#define DT_REPORT_VERSION 1
+#define DT_GROUP_MAX_PIDS 16
+
+struct dt_report_group {
+	const struct dt_record *rep; /* first refusal of the group */
+	const char *path;            /* realpath, else abspath, else as passed */
+	struct dt_verdict v;
+	uint64_t count, first_ns, last_ns;
+	long pids[DT_GROUP_MAX_PIDS];
+	size_t npids;
+	int more_pids;
+	const char *next;            /* what the program did next, or NULL */
+	int intermittent;            /* also written successfully in this run */
+	char differed[512];          /* what differed between write and refusal */
+	int hidden;                  /* lock contention or sandbox set-up, without --all */
+};
+
+struct dt_report_opts {
+	const char *const *roots; /* --root DIR... */
+	size_t nroots;
+	const char *codex_config; /* --codex-config FILE */
+	const char *codex_args;   /* --codex-args '...' */
+	int all;                  /* show lock contention */
+};
+
+struct dt_report {
+	struct dt_record *recs; /* every record, oldest first */
+	size_t n, cap;
+	const struct dt_record **procs; /* process records */
+	size_t nprocs;
+	struct dt_rootset roots;
+	struct dt_report_group *groups;
+	size_t ngroups;
+	const char *const *rings;
+	size_t nrings;
+	struct dt_read_stats stats;
+	uint64_t lost, dropped;
+	uint64_t denials, hidden_denials, hidden_setup, reopens, writes;
+	uint64_t by_cause[DT_CAUSE_COUNT];
+	int all;
+};
+
+/* Reads and merges the rings. Returns 0, or an exit status with err set. */
+int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
+		   size_t errlen);
+/* Derives the roots and classifies. Returns 0, or an exit status with err
+ * set (an unreadable --codex-config). */
+int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen);
+void dt_report_free(struct dt_report *r);
+
+/* The process record of pid (the latest image), or NULL. */
+const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
+
+void dt_report_text(FILE *f, const struct dt_report *r, int color);
+void dt_report_json(FILE *f, const struct dt_report *r);
+void dt_report_markdown(FILE *f, const struct dt_report *r);
+
+/* Roots only (denytrace roots). */
+void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color);
+void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs);
+
+/* Splits a shell-like string into words ('...', "...", backslash); returns
+ * a NULL-terminated malloc'ed array (free with dt_words_free), NULL on an
+ * unterminated quote. */
+char **dt_split_words(const char *s, size_t *n);
+void dt_words_free(char **w);
+
+#endif

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* The report for a terminal: one screen, most important first. */
+#include <string.h>
+
+#include "names.h"
+#include "recfmt.h"
+#include "report.h"
+
+struct dt_style {
+	const char *bold, *red, *yellow, *green, *dim, *off;
+};
+
+static struct dt_style dt_style_for(int color)
+{
+	if (color)
+		return (struct dt_style){"\033[1m", "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"};
+	return (struct dt_style){"", "", "", "", "", ""};
+}
+
+static const char *dt_granted_word(int g)
+{
+	return g == 1 ? "granted" : g == 0 ? "NOT granted" : "grant unknown";
+}
+
+void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
+{
+	struct dt_style s = dt_style_for(color);
+	if (!rs->n) {
+		fputs("  (no roots: pass --root DIR, or run Codex/Hermes/hcom under the probe)\n", f);
+		return;
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct dt_root *rt = &rs->v[i];
+		fputs("  ", f);
+		dt_put_safe(f, rt->path);
+		fprintf(f, "\n      %s", rt->readonly_sub ? "read-only subpath: " : "");
+		dt_put_safe(f, rt->source);
+		if (rt->kind != DT_ROOT_EFFECTIVE)
+			fprintf(f, "; %s%s%s", rt->granted == 1 ? s.green : rt->granted == 0 ? s.red : s.dim,
+				dt_granted_word(rt->granted), s.off);
+		if (rt->dropped_by) {
+			fprintf(f, "; %sdropped by%s ", s.red, s.off);
+			dt_put_safe(f, rt->dropped_by);
+		}
+		if (rt->realpath && strcmp(rt->realpath, rt->path)) {
+			fputs("; realpath ", f);
+			dt_put_safe(f, rt->realpath);
+		}
+		fputc('\n', f);
+	}
+	if (rs->codex_sandbox_mode)
+		fprintf(f, "  codex sandbox mode: %s%s%s\n", rs->codex_sandbox_mode,
+			rs->codex_config_path ? ", config " : "",
+			rs->codex_config_path ? rs->codex_config_path : "");
+	for (size_t i = 0; i < rs->nwarnings; i++)
+		fprintf(f, "  %swarning:%s %s\n", s.yellow, s.off, rs->warnings[i]);
+}
+
+void dt_report_text(FILE *f, const struct dt_report *r, int color)
+{
+	struct dt_style s = dt_style_for(color);
+	char flags[256], t1[48], t2[48];
+	size_t shown = 0;
+	for (size_t k = 0; k < r->ngroups; k++)
+		shown += !r->groups[k].hidden;
+	fprintf(f, "%sdenytrace report%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
+		"%llu records read, %llu lost\n",
+		s.bold, s.off, (unsigned long long)r->denials, r->denials == 1 ? "" : "s", shown,
+		shown == 1 ? "" : "s", r->nprocs, r->nprocs == 1 ? "" : "es",
+		(unsigned long long)r->stats.records, (unsigned long long)r->lost);
+	if (r->hidden_denials)
+		fprintf(f, "%s(%llu lock-contention failures hidden; --all shows them)%s\n", s.dim,
+			(unsigned long long)r->hidden_denials, s.off);
+	if (r->hidden_setup)
+		fprintf(f, "%s(%llu refusals by bubblewrap while setting up the sandbox hidden; --all shows them)%s\n",
+			s.dim, (unsigned long long)r->hidden_setup, s.off);
+	if (!shown)
+		fputs("\nNo refused file operations were recorded.\n", f);
+
+	for (size_t k = 0; k < r->ngroups; k++) {
+		const struct dt_report_group *g = &r->groups[k];
+		if (g->hidden)
+			continue;
+		const struct dt_record *d = g->rep;
+		dt_flags_name(d, flags, sizeof(flags));
+		fprintf(f, "\n%s%sREFUSED%s %s%s%s%s ", s.bold, s.red, s.off, d->op,
+			flags[0] ? "(" : "", flags, flags[0] ? ")" : "");
+		dt_put_safe(f, g->path);
+		fprintf(f, " %s%s%s", s.bold, dt_errno_name(d->err), s.off);
+		if (g->count > 1)
+			fprintf(f, " x%llu", (unsigned long long)g->count);
+		if (d->sqlite)
+			fprintf(f, " [sqlite %s]", d->sqlite);
+		if (!d->writes)
+			fputs(" (read)", f);
+		fprintf(f, "\n  cause    %s%s%s: ", s.yellow, dt_cause_name(g->v.cause), s.off);
+		dt_put_safe(f, g->v.reason);
+		fputc('\n', f);
+		if (g->v.root) {
+			fputs("  root     ", f);
+			dt_put_safe(f, g->v.root->path);
+			fputs(" (", f);
+			dt_put_safe(f, g->v.root->source);
+			fprintf(f, "), %s\n", dt_granted_word(g->v.granted));
+		}
+		if (d->p[0].abspath && d->p[0].realpath && strcmp(d->p[0].abspath, d->p[0].realpath)) {
+			fputs("  logical  ", f);
+			dt_put_safe(f, d->p[0].abspath);
+			fputc('\n', f);
+		}
+		dt_format_time(g->first_ns, t1, sizeof(t1));
+		dt_format_time(g->last_ns, t2, sizeof(t2));
+		fputs("  by       ", f);
+		dt_put_safe(f, d->comm);
+		fputs(" pid", f);
+		for (size_t i = 0; i < g->npids; i++)
+			fprintf(f, "%s%ld", i ? "," : " ", g->pids[i]);
+		fprintf(f, "%s; %s%s%s\n", g->more_pids ? ",..." : "", t1, g->count > 1 ? " .. " : "",
+			g->count > 1 ? t2 : "");
+		if (g->next)
+			fprintf(f, "  next     %s\n", g->next);
+		if (g->intermittent) {
+			fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow, s.off);
+			dt_put_safe(f, g->differed);
+			fputc('\n', f);
+		}
+		fprintf(f, "  %sadvice%s   ", s.green, s.off);
+		dt_put_safe(f, g->v.advice);
+		fputc('\n', f);
+	}
+
+	fprintf(f, "\n%sRoots%s\n", s.bold, s.off);
+	dt_roots_text(f, &r->roots, color);
+	if (r->denials) {
+		fputs("\nBy cause:", f);
+		for (int c = 0; c < DT_CAUSE_COUNT; c++)
+			if (r->by_cause[c])
+				fprintf(f, " %s %llu;", dt_cause_name((enum dt_cause)c),
+					(unsigned long long)r->by_cause[c]);
+		fputc('\n', f);
+	}
+	if (r->lost)
+		fprintf(f, "%s%llu records were overwritten before this report: rerun with a larger --size.%s\n",
+			s.yellow, (unsigned long long)r->lost, s.off);
+}
