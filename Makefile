@@ -84,10 +84,13 @@ demo: deps
 bench: all helpers
 	@./scripts/bench.sh $(BUILD)
 
+# The CLI and the unit suites under AddressSanitizer and UBSan (the probe
+# itself cannot carry ASan into other programs' processes).
 test-asan:
-	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	$(MAKE) --no-print-directory BUILD=build-asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		build-asan/denytrace $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BINS))
-	@./tests/run-unit.sh build-asan
+	@./tests/run-tests.sh build-asan --unit-only
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

@@ -3,11 +3,14 @@
 # Criterion prints its own synthesis line per binary; this script prints a
 # final tally and fails if any suite failed.
 set -u
+# usage: run-tests.sh BUILD [--unit-only]
 BUILD=${1:-build}
+SUITES=("$BUILD"/unit/test_* "$BUILD"/integration/test_*)
+[ "${2:-}" = "--unit-only" ] && SUITES=("$BUILD"/unit/test_*)
 export DT_BUILD=$BUILD
 cd "$(dirname "$0")/.." || exit 2
 failed=()
-for t in "$BUILD"/unit/test_* "$BUILD"/integration/test_*; do
+for t in "${SUITES[@]}"; do
 	[ -x "$t" ] || continue
 	echo "== $(basename "$(dirname "$t")")/$(basename "$t")"
 	if ! "$t" --jobs 2 --timeout 120; then
