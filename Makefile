@@ -14,8 +14,8 @@ BASEFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE
 # open64. Only the interposed names are exported.
 PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 	-fno-stack-protector -Ipreload
-# libunwind is dlopen'ed on the first refusal (see preload/backtrace.c), so
-# only its header is needed at build time.
+# The unwinder (libgcc_s) is dlopen'ed on the first refusal, not linked:
+# see preload/backtrace.c.
 PROBE_LIBS := -ldl -lpthread
 CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer
 CLI_LIBS := -ldw -lelf -lm

@@ -1,24 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Call stacks for refusals: instruction pointers from libunwind, each with
- * the module and file offset it falls in. Symbolizing (unw_get_proc_name,
- * which opens ELF files and re-enters our hooks) is left to the CLI.
+ * Call stacks for refusals: instruction pointers, each with the module and
+ * file offset it falls in. Symbolizing is left to the CLI (looking names up
+ * here would open ELF files inside the traced process).
  *
- * libunwind is loaded with dlopen on the first refusal, not linked: loading
- * it (and liblzma) at every exec cost ~100k instructions, more than a
- * /bin/true exec itself. dlopen takes the loader lock and mallocs, so it is
- * attempted only where that cannot deadlock: not in a vfork child, and not
- * while a signal that has a handler is blocked (the mark of running inside
- * that handler). Otherwise the record goes without a stack this time.
+ * The unwinder is libgcc's _Unwind_Backtrace, the one C++ exceptions use:
+ * it opens nothing and allocates nothing, and with glibc 2.35+ finds
+ * modules through the lock-free _dl_find_object. libunwind 1.6 (Debian 12)
+ * was tried first and rejected: on its first unwind it opens a pipe it
+ * keeps for the life of the process, then reads and writes those
+ * descriptor numbers to test memory, even after the program has closed and
+ * reused them (tests/integration/test_behaviour.c caught it writing bytes
+ * of memory into the program's files); without the pipe it cannot step
+ * past the first frame.
  *
- * Module ranges come from /proc/self/maps, read once into an immutable
- * table published with an atomic pointer. A frame outside every known range
- * (a library dlopen'ed since) triggers one rebuild; the old table is leaked
- * rather than freed under a concurrent reader, and rebuilds are capped.
+ * libgcc_s is loaded with dlopen on the first refusal, not linked: loading
+ * libraries at every exec costs more than a /bin/true exec itself. dlopen
+ * takes the loader lock and mallocs, so it is attempted only where that
+ * cannot deadlock: not in a vfork child, and not while a signal that has a
+ * handler is blocked (the mark of running inside that handler). Otherwise
+ * the record goes without a stack this time.
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
+#include <errno.h>
+#include <unwind.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -152,25 +157,19 @@ static struct dt_modmap *dt_modmap_get(int rebuild)
 	return fresh;
 }
 
-/* ---- loading libunwind ------------------------------------------------- */
+/* ---- loading the unwinder ----------------------------------------------- */
 
-#define DT_XSTR(x) DT_STR(x)
-#define DT_STR(x) #x
-typedef int (*dt_backtrace_fn)(void **, int);
-static _Atomic(dt_backtrace_fn) dt_unw_backtrace;
+typedef _Unwind_Reason_Code (*dt_unwind_fn)(_Unwind_Trace_Fn, void *);
+typedef _Unwind_Ptr (*dt_getip_fn)(struct _Unwind_Context *);
+static _Atomic(dt_unwind_fn) dt_unw_backtrace;
+static dt_getip_fn dt_unw_getip;
 enum { DT_UNW_UNTRIED, DT_UNW_LOADING, DT_UNW_READY, DT_UNW_FAILED };
 static _Atomic int dt_unw_state;
-static _Atomic int dt_self_pid; /* kept by fork handlers; a vfork child differs */
 
-static void dt_after_fork_child(void)
+DT_HIDDEN void dt_backtrace_after_fork(void)
 {
-	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
-}
-
-__attribute__((constructor(102))) static void dt_backtrace_init(void)
-{
-	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
-	pthread_atfork(NULL, NULL, dt_after_fork_child);
+	int s = DT_UNW_LOADING;
+	atomic_compare_exchange_strong(&dt_unw_state, &s, DT_UNW_UNTRIED);
 }
 
 struct dt_ksigaction {
@@ -182,7 +181,7 @@ struct dt_ksigaction {
 
 static int dt_safe_to_dlopen(void)
 {
-	if ((int)syscall(SYS_getpid) != atomic_load(&dt_self_pid))
+	if (dt_in_vfork_child())
 		return 0;
 	uint64_t blocked = 0;
 	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &blocked, 8) != 0)
@@ -199,31 +198,51 @@ static int dt_safe_to_dlopen(void)
 	return 1;
 }
 
-static dt_backtrace_fn dt_unwinder(void)
+static dt_unwind_fn dt_unwinder(void)
 {
-	dt_backtrace_fn fn = atomic_load_explicit(&dt_unw_backtrace, memory_order_acquire);
+	dt_unwind_fn fn = atomic_load_explicit(&dt_unw_backtrace, memory_order_acquire);
 	if (fn)
 		return fn;
 	int st = DT_UNW_UNTRIED;
 	if (!dt_safe_to_dlopen() ||
 	    !atomic_compare_exchange_strong(&dt_unw_state, &st, DT_UNW_LOADING))
 		return NULL; /* not now, or another thread is loading it */
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-	fn = h ? (dt_backtrace_fn)dlsym(h, DT_XSTR(unw_backtrace)) : NULL;
+	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+	dt_unw_getip = h ? (dt_getip_fn)dlsym(h, "_Unwind_GetIP") : NULL;
+	fn = h && dt_unw_getip ? (dt_unwind_fn)dlsym(h, "_Unwind_Backtrace") : NULL;
 	atomic_store_explicit(&dt_unw_backtrace, fn, memory_order_release);
 	atomic_store(&dt_unw_state, fn ? DT_UNW_READY : DT_UNW_FAILED);
 	return fn;
+}
+
+struct dt_trace {
+	void **ips;
+	int n, max;
+};
+
+static _Unwind_Reason_Code dt_trace_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	struct dt_trace *t = arg;
+	if (t->n >= t->max)
+		return _URC_END_OF_STACK;
+	_Unwind_Ptr ip = dt_unw_getip(ctx);
+	if (!ip)
+		return _URC_END_OF_STACK;
+	t->ips[t->n++] = (void *)ip;
+	return _URC_NO_REASON;
 }
 
 DT_HIDDEN void dt_put_backtrace(struct dt_buf *b)
 {
 	if (!dt_config.backtrace)
 		return;
-	dt_backtrace_fn unwind = dt_unwinder();
+	dt_unwind_fn unwind = dt_unwinder();
 	if (!unwind)
 		return;
 	void *ips[DT_MAX_FRAMES + 8];
-	int n = unwind(ips, DT_MAX_FRAMES + 8);
+	struct dt_trace t = {ips, 0, DT_MAX_FRAMES + 8};
+	unwind(dt_trace_frame, &t);
+	int n = t.n;
 	if (n <= 0)
 		return;
 

@@ -9,12 +9,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include "probe_state.h"
 #include "sys.h"
 
 DT_HIDDEN int dt_watch;
+DT_HIDDEN _Atomic int dt_self_pid;
 DT_HIDDEN uint64_t dt_errno_set[4];
 DT_HIDDEN struct dt_config dt_config = {.ring_fd = -1, .backtrace = 1};
 
@@ -57,8 +59,18 @@ static void dt_parse_errnos(const char *s)
 	}
 }
 
+static void dt_after_fork_child(void)
+{
+	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
+	dt_ring_after_fork();
+	dt_backtrace_after_fork();
+}
+
 __attribute__((constructor(101))) static void dt_init(void)
 {
+	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
+	pthread_atfork(NULL, NULL, dt_after_fork_child);
+
 	dt_errno_add(EPERM);
 	dt_errno_add(EACCES);
 	dt_errno_add(EROFS);
@@ -125,6 +137,12 @@ static int dt_ring_map_fd(int fd)
 		return -1;
 	}
 	return 0;
+}
+
+DT_HIDDEN void dt_ring_after_fork(void)
+{
+	int s = DT_RING_ATTACHING;
+	atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
 }
 
 DT_HIDDEN struct dt_ring *dt_ring_get(void)

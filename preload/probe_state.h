@@ -5,6 +5,8 @@
 #define DENYTRACE_PROBE_STATE_H
 
 #include <limits.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "probe.h"
 #include "ring.h"
@@ -32,6 +34,25 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b);
 
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32]);
 DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind);
+
+/* Set while this thread records: stops recursion, and tells the pipe
+ * wrappers that libunwind is asking (see backtrace.c). */
+DT_HIDDEN extern __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
+
+/* This process's pid as fork handlers keep it. A vfork child (or a raw
+ * clone) sees a different getpid() and shares its parent's memory, so it
+ * must not touch per-process markers or load libraries. */
+DT_HIDDEN extern _Atomic int dt_self_pid;
+static inline int dt_in_vfork_child(void)
+{
+	return (int)syscall(SYS_getpid) != __atomic_load_n((int *)&dt_self_pid, __ATOMIC_RELAXED);
+}
+
+/* Fork handlers of the ring and backtrace modules: a fork taken while
+ * another thread was attaching or loading leaves the child, which has only
+ * the forking thread, to try again. */
+DT_HIDDEN void dt_ring_after_fork(void);
+DT_HIDDEN void dt_backtrace_after_fork(void);
 
 /* Configuration, read once by the constructor. */
 struct dt_config {

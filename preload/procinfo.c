@@ -153,15 +153,18 @@ static void dt_put_status(struct dt_buf *b, struct dt_proc_scratch *s)
 }
 
 static _Atomic int dt_proc_recorded_pid;
+static _Atomic int dt_proc_recorded_vfork_pid;
 
 DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s)
 {
-	/* Per process, not per address space: a fork or vfork child sees the
-	 * parent's pid here and writes its own record. */
+	/* Per process, not per address space: a fork child sees the parent's
+	 * pid here and writes its own record. A vfork child shares the
+	 * parent's memory, so it keeps its own marker and leaves the
+	 * parent's alone. */
 	int pid = (int)syscall(SYS_getpid);
-	int seen = atomic_load_explicit(&dt_proc_recorded_pid, memory_order_relaxed);
-	if (seen == pid ||
-	    !atomic_compare_exchange_strong(&dt_proc_recorded_pid, &seen, pid))
+	_Atomic int *marker = dt_in_vfork_child() ? &dt_proc_recorded_vfork_pid : &dt_proc_recorded_pid;
+	int seen = atomic_load_explicit(marker, memory_order_relaxed);
+	if (seen == pid || !atomic_compare_exchange_strong(marker, &seen, pid))
 		return;
 
 	struct dt_rec_header *rh = (struct dt_rec_header *)s->rec;

@@ -27,7 +27,7 @@
 #define __O_TMPFILE (O_TMPFILE & ~O_DIRECTORY)
 #endif
 
-static __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
+DT_HIDDEN __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
 
 /* The arena: one anonymous mapping per record, so that a record never needs
  * a big stack (sigaltstack, posix_spawn's child) or the heap. */
@@ -138,8 +138,11 @@ DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind)
 }
 
 /* SQLite's silent fallback: a write-open refused, then the same path opened
- * read-only. Remember the refused path's hash; successful opens compare. */
+ * read-only at once. Remember the refused path's hash and a deadline;
+ * successful read-only opens compare while the deadline holds. */
 static _Atomic uint64_t dt_reopen_hash;
+static _Atomic uint64_t dt_reopen_deadline;
+#define DT_REOPEN_WINDOW_NS 2000000000ULL
 
 static uint64_t dt_path_hash(const char *p)
 {
@@ -269,6 +272,9 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			type = DT_REC_DENIAL;
 		}
 		if (type && writes && (c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && c->path) {
+			atomic_store_explicit(&dt_reopen_deadline,
+					      dt_now_ns(CLOCK_MONOTONIC) + DT_REOPEN_WINDOW_NS,
+					      memory_order_relaxed);
 			atomic_store_explicit(&dt_reopen_hash, dt_path_hash(c->path),
 					      memory_order_relaxed);
 			__atomic_or_fetch(&dt_watch, DT_WATCH_REOPEN, __ATOMIC_RELAXED);
@@ -276,6 +282,12 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	} else if ((c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && !writes && c->path &&
 		   (dt_watch & DT_WATCH_REOPEN)) {
 		uint64_t want = atomic_load_explicit(&dt_reopen_hash, memory_order_relaxed);
+		if (want && dt_now_ns(CLOCK_MONOTONIC) > atomic_load(&dt_reopen_deadline)) {
+			/* too late to be the fallback: stop watching */
+			if (atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0))
+				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
+			want = 0;
+		}
 		if (want && want == dt_path_hash(c->path) &&
 		    atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0)) {
 			__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);

@@ -3,7 +3,7 @@
 # Run as root or with sudo available; does nothing when all is there.
 set -eu
 
-PKGS="build-essential pkg-config libseccomp-dev libunwind-dev libcriterion-dev
+PKGS="build-essential pkg-config libseccomp-dev libcriterion-dev
 libdw-dev libelf-dev bubblewrap sqlite3 libsqlite3-dev python3 clang
 libclang-rt-14-dev cppcheck strace git tar coreutils valgrind"
 

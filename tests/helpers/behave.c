@@ -1,0 +1,557 @@
+// build-flags: -D_FORTIFY_SOURCE=2 -lpthread
+/*
+ * behave: a program whose behaviour must not change under the probe, for
+ * tests/integration/test_behaviour.c. Run inside bubblewrap with RO
+ * read-only and RW writable; RO must hold a file "existing" and a
+ * directory "dir" (the test creates them).
+ *
+ *   behave same RO RW        a fixed list of calls, successes and failures
+ *                            of every kind; prints "label ret errno" lines
+ *   behave fds RO RW         open descriptors before and after refusals
+ *   behave closefrom RO RW   close_range(3, ~0U), reuse the numbers, refuse
+ *   behave closefrom-late RO RW
+ *                            refuse first, then close_range(3, ~0U), reuse
+ *                            the numbers for the program's own files, refuse
+ *                            again (from a new thread too): files untouched
+ *   behave locks F ALIAS RO  POSIX lock on F survives refusals on its path;
+ *                            ALIAS is a read-only bind of the same file
+ *   behave locks-control F   the check itself: closing a second descriptor
+ *                            of F drops the lock, and the check sees it
+ *   behave refuse RO         one refused open, exit 0
+ *   behave signal RO         refusals from a SIGALRM handler and main loop
+ *
+ * Built with _FORTIFY_SOURCE so that open() with flags unknown at compile
+ * time goes to __open_2. Everything is printed on stdout; nothing else.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *ro, *rw;
+static int fd_base; /* lowest free descriptor at start: fds print relative */
+
+static const char *P(const char *dir, const char *name)
+{
+	static char buf[8][4096];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	return buf[k];
+}
+
+static const char *ename(int e)
+{
+	const char *n = e ? strerrorname_np(e) : "0";
+	return n ? n : "E?";
+}
+
+/* label, return value, errno as the call left it */
+static void show(const char *label, long ret, int err)
+{
+	printf("%-28s ret=%ld errno=%s\n", label, ret, ename(err));
+}
+
+static void show_fd(const char *label, int fd, int err)
+{
+	if (fd >= 0)
+		printf("%-28s fd=base+%d errno=%s\n", label, fd - fd_base, ename(err));
+	else
+		show(label, fd, err);
+}
+
+#define CALL(label, expr)                                                                          \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (long)(expr);                                                            \
+		show(label, r_, errno);                                                            \
+	} while (0)
+#define CALL_FD(label, expr, var)                                                                  \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		var = (expr);                                                                      \
+		show_fd(label, var, errno);                                                        \
+	} while (0)
+#define CALL_FILE(label, expr, var)                                                                \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		var = (expr);                                                                      \
+		printf("%-28s %s errno=%s\n", label, var ? "FILE" : "NULL", ename(errno));         \
+	} while (0)
+
+static int lowest_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	close(fd);
+	return fd;
+}
+
+static struct flock lk(short type)
+{
+	struct flock f = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	return f;
+}
+
+static volatile int open_flags_rdwr = O_RDWR; /* not a constant: __open_2 */
+
+static int mode_same(void)
+{
+	int fd, fd2, fd3, dfd;
+	FILE *f;
+	struct flock fl;
+
+	/* failures that are not refusals */
+	CALL_FD("open missing", open(P(rw, "missing/x"), O_RDONLY), fd);
+	CALL_FD("open dir for write", open(rw, O_WRONLY), fd);
+	CALL("mkdir existing", mkdir(rw, 0755));
+	CALL("unlink missing", unlink(P(rw, "missing")));
+	CALL("rmdir missing", rmdir(P(rw, "missing")));
+	CALL("rename missing", rename(P(rw, "missing"), P(rw, "other")));
+	CALL("chmod missing", chmod(P(rw, "missing"), 0600));
+	CALL("access missing F_OK", access(P(rw, "missing"), F_OK));
+	CALL_FILE("fopen missing r", fopen(P(rw, "missing"), "r"), f);
+
+	/* successes */
+	CALL_FD("open create rw", open(P(rw, "a"), O_RDWR | O_CREAT | O_TRUNC, 0644), fd);
+	CALL("write", write(fd, "hello\n", 6));
+	CALL("mkdir rw/d", mkdir(P(rw, "d"), 0755));
+	CALL("rename in rw", rename(P(rw, "a"), P(rw, "b")));
+	CALL("link in rw", link(P(rw, "b"), P(rw, "c")));
+	CALL("symlink in rw", symlink("b", P(rw, "s")));
+	CALL("unlink in rw", unlink(P(rw, "c")));
+	CALL("chmod in rw", chmod(P(rw, "b"), 0600));
+	CALL("truncate in rw", truncate(P(rw, "b"), 3));
+	CALL("access rw W_OK", access(rw, W_OK));
+	CALL("access ro R_OK", access(P(ro, "existing"), R_OK));
+	CALL_FILE("fopen rw r", fopen(P(rw, "b"), "r"), f);
+	if (f)
+		fclose(f);
+
+	/* refusals: EROFS, and EXDEV across mounts */
+	CALL_FD("open ro create", open(P(ro, "new"), O_WRONLY | O_CREAT | O_TRUNC, 0644), fd2);
+	CALL_FD("open ro rdwr (__open_2)", open(P(ro, "existing"), open_flags_rdwr), fd2);
+	CALL_FD("open ro dir", open(ro, O_RDONLY | O_DIRECTORY), dfd);
+	CALL_FD("openat ro create", openat(dfd, "new", O_WRONLY | O_CREAT, 0644), fd2);
+	CALL_FD("creat ro", creat(P(ro, "c"), 0644), fd2);
+	CALL_FILE("fopen ro w", fopen(P(ro, "f"), "w"), f);
+	CALL_FILE("fopen ro a+", fopen(P(ro, "existing"), "a+"), f);
+	CALL("rename rw to ro (EXDEV)", rename(P(rw, "b"), P(ro, "b")));
+	CALL("rename within ro", rename(P(ro, "existing"), P(ro, "renamed")));
+	CALL("renameat2 within ro", renameat2(dfd, "existing", dfd, "r2", RENAME_NOREPLACE));
+	CALL("link within ro", link(P(ro, "existing"), P(ro, "l")));
+	CALL("symlink in ro", symlink("x", P(ro, "s")));
+	CALL("mkdir in ro", mkdir(P(ro, "d"), 0755));
+	CALL("mkdirat in ro", mkdirat(dfd, "d", 0755));
+	CALL("rmdir in ro", rmdir(P(ro, "dir")));
+	CALL("unlink in ro", unlink(P(ro, "existing")));
+	CALL("unlinkat in ro", unlinkat(dfd, "existing", 0));
+	CALL("remove in ro", remove(P(ro, "existing")));
+	CALL("mknod in ro", mknod(P(ro, "fifo"), S_IFIFO | 0644, 0));
+	CALL("chmod in ro", chmod(P(ro, "existing"), 0600));
+	CALL("fchmodat in ro", fchmodat(dfd, "existing", 0600, 0));
+	CALL("chown in ro", chown(P(ro, "existing"), 0, 0));
+	CALL("lchown in ro", lchown(P(ro, "existing"), 0, 0));
+	CALL("truncate in ro", truncate(P(ro, "existing"), 0));
+	CALL("utimensat in ro", utimensat(AT_FDCWD, P(ro, "existing"), NULL, 0));
+	CALL("utimes in ro", utimes(P(ro, "existing"), NULL));
+	CALL("access ro W_OK", access(P(ro, "existing"), W_OK));
+	CALL("faccessat ro W_OK", faccessat(AT_FDCWD, ro, W_OK, AT_EACCESS));
+	CALL_FD("open ro rdonly", open(P(ro, "existing"), O_RDONLY), fd3);
+	CALL("fchmod ro fd", fchmod(fd3, 0600));
+	CALL("fchown ro fd", fchown(fd3, 0, 0));
+	CALL("ftruncate ro fd", ftruncate(fd3, 0));
+	CALL("futimens ro fd", futimens(fd3, NULL));
+	CALL("close ro fd", close(fd3));
+
+	/* SQLite's fallback: refused for writing, reopened read-only. errno
+	 * after a success must be what it was before (C leaves it alone). */
+	CALL_FD("open ro rdwr again", open(P(ro, "existing"), O_RDWR | O_CREAT, 0644), fd3);
+	errno = EDOM;
+	fd3 = open(P(ro, "existing"), O_RDONLY);
+	show_fd("reopen rdonly keeps errno", fd3, errno);
+	CALL("close reopened", close(fd3));
+	CALL("close ro dir", close(dfd));
+
+	/* POSIX record locks, OFD locks, flock */
+	fl = lk(F_WRLCK);
+	CALL("fcntl F_SETLK wr", fcntl(fd, F_SETLK, &fl));
+	fl = lk(F_WRLCK);
+	CALL("fcntl F_GETLK own", fcntl(fd, F_GETLK, &fl));
+	printf("%-28s type=%d\n", "  own lock seen as", fl.l_type);
+	CALL("fcntl F_GETFL", fcntl(fd, F_GETFL) & O_ACCMODE);
+	CALL("fcntl F_SETLK bad fd", fcntl(-1, F_SETLK, &fl));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int cfd = open(P(rw, "b"), O_RDWR);
+		struct flock c = lk(F_WRLCK);
+		CALL("child F_SETLK conflict", fcntl(cfd, F_SETLK, &c));
+		c = lk(F_RDLCK);
+		CALL("child F_GETLK", fcntl(cfd, F_GETLK, &c));
+		printf("%-28s type=%d by_parent=%d\n", "  child sees", c.l_type,
+		       c.l_pid == getppid());
+		c = lk(F_WRLCK);
+		CALL("child F_OFD_SETLK conflict", fcntl(cfd, F_OFD_SETLK, &c));
+		fflush(stdout);
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	CALL("child exit", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	fl = lk(F_UNLCK);
+	CALL("fcntl F_SETLK unlock", fcntl(fd, F_SETLK, &fl));
+	fl = lk(F_RDLCK);
+	CALL("fcntl F_OFD_SETLK rd", fcntl(fd, F_OFD_SETLK, &fl));
+	fd3 = open(P(rw, "b"), O_RDONLY);
+	fl = lk(F_WRLCK);
+	fl.l_pid = 0;
+	CALL("fcntl F_SETLK rdonly fd", fcntl(fd3, F_SETLK, &fl));
+	CALL("flock ex", flock(fd, LOCK_EX));
+	CALL("flock second ofd nb", flock(fd3, LOCK_EX | LOCK_NB));
+	CALL("flock bad fd", flock(-1, LOCK_SH));
+	CALL("flock unlock", flock(fd, LOCK_UN));
+	CALL("close", close(fd3));
+	CALL("close", close(fd));
+	/* nothing in the program changed behind its back */
+	struct stat sb;
+	CALL("stat rw/b", stat(P(rw, "b"), &sb));
+	printf("%-28s size=%lld mode=%o\n", "  rw/b", (long long)sb.st_size, sb.st_mode & 07777);
+	CALL("lowest free fd", lowest_free_fd() - fd_base);
+	return 0;
+}
+
+/* ---- descriptors ---------------------------------------------------- */
+
+struct fdset {
+	int n;
+	int fd[256];
+	char target[256][128];
+};
+
+static void list_fds(struct fdset *s)
+{
+	s->n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		exit(3);
+	int own = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d)) && s->n < 256) {
+		if (e->d_name[0] == '.')
+			continue;
+		int fd = atoi(e->d_name);
+		if (fd == own)
+			continue;
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, s->target[s->n], sizeof(s->target[0]) - 1);
+		s->target[s->n][n > 0 ? n : 0] = 0;
+		s->fd[s->n++] = fd;
+	}
+	closedir(d);
+}
+
+static void *refuse_thread(void *arg)
+{
+	(void)arg;
+	int fd = open(P(ro, "from-thread"), O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Refusals of several kinds, the last one from a new thread (unless
+ * no_thread); returns how many did not fail as expected. */
+static int refusals_opt(int no_thread)
+{
+	int bad = 0;
+	int fd = open(P(ro, "new"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	bad += fd >= 0;
+	FILE *f = fopen(P(ro, "f"), "w");
+	bad += f != NULL;
+	bad += mkdir(P(ro, "d"), 0755) == 0;
+	bad += rename(P(ro, "existing"), P(ro, "x")) == 0;
+	bad += unlink(P(ro, "existing")) == 0;
+	bad += chmod(P(ro, "existing"), 0600) == 0;
+	bad += truncate(P(ro, "existing"), 0) == 0;
+	bad += access(P(ro, "existing"), W_OK) == 0;
+	bad += symlink("x", P(ro, "s")) == 0;
+	int rfd = open(P(ro, "existing"), O_RDONLY);
+	bad += fchmod(rfd, 0600) == 0;
+	close(rfd);
+	/* refused for writing, reopened read-only */
+	bad += open(P(ro, "existing"), O_RDWR) >= 0;
+	rfd = open(P(ro, "existing"), O_RDONLY);
+	bad += rfd < 0;
+	close(rfd);
+	if (no_thread)
+		return bad;
+	pthread_t t;
+	pthread_create(&t, NULL, refuse_thread, NULL);
+	pthread_join(t, NULL);
+	return bad;
+}
+
+static int refusals(void)
+{
+	return refusals_opt(0);
+}
+
+static int mode_fds(void)
+{
+	struct fdset *before = calloc(1, sizeof(*before)), *after = calloc(1, sizeof(*after));
+	list_fds(before);
+	int bad = refusals();
+	bad += refusals(); /* the second round: everything attached already */
+	list_fds(after);
+	int same = before->n == after->n;
+	for (int i = 0; same && i < before->n; i++)
+		same =
+		    before->fd[i] == after->fd[i] && !strcmp(before->target[i], after->target[i]);
+	for (int i = 0; i < before->n; i++)
+		printf("before %d %s\n", before->fd[i], before->target[i]);
+	for (int i = 0; i < after->n; i++)
+		printf("after %d %s\n", after->fd[i], after->target[i]);
+	printf("refusals %s\n", bad ? "UNEXPECTED" : "as expected");
+	printf("descriptors %s (%d before, %d after)\n", same ? "unchanged" : "CHANGED", before->n,
+	       after->n);
+	return same && !bad ? 0 : 1;
+}
+
+/* ---- closefrom ------------------------------------------------------ */
+
+static int mode_closefrom(void)
+{
+	fflush(stdout);
+	if (close_range(3, ~0U, 0) != 0) {
+		printf("close_range failed: %s\n", strerror(errno));
+		return 2;
+	}
+	/* the freed numbers are reused at once: the inherited ring
+	 * descriptor's number now names one of our files */
+	static const char content[] = "the program's own data\n";
+	int own = open(P(rw, "own"), O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (own < 0 || write(own, content, sizeof(content) - 1) != (ssize_t)sizeof(content) - 1)
+		return 2;
+	printf("own file on fd %d\n", own);
+	int bad = refusals();
+	/* successful work goes on */
+	int fd = open(P(rw, "work"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	bad += fd < 0 || write(fd, "work\n", 5) != 5;
+	close(fd);
+	bad += rename(P(rw, "work"), P(rw, "done")) != 0;
+	char buf[256] = {0};
+	bad += pread(own, buf, sizeof(buf) - 1, 0) != (ssize_t)sizeof(content) - 1;
+	bad += strcmp(buf, content) != 0;
+	struct stat st;
+	bad += fstat(own, &st) != 0 || st.st_size != (off_t)sizeof(content) - 1;
+	close(own);
+	printf("closefrom %s\n", bad ? "BROKEN" : "ok");
+	return bad ? 1 : 0;
+}
+
+/* Whatever the first refusal left open in the program (it should be
+ * nothing) is closed by a program that closes every descriptor it does not
+ * know, as daemons do; the numbers then name the program's own files, and
+ * later refusals must not read or write them. */
+static int mode_closefrom_late(void)
+{
+	/* the probe attaches and records; no thread yet, so that the later
+	 * one runs on stack pages no refusal has been seen on */
+	int bad = refusals_opt(1);
+	fflush(stdout);
+	if (close_range(3, ~0U, 0) != 0)
+		return 2;
+	enum { NFILES = 6 };
+	static const char content[] = "0123456789";
+	int fds[NFILES];
+	for (int i = 0; i < NFILES; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "late-%d", i);
+		fds[i] = open(P(rw, name), O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (fds[i] < 0 || write(fds[i], content, 10) != 10 ||
+		    lseek(fds[i], 0, SEEK_SET) != 0)
+			return 2;
+	}
+	bad += refusals(); /* includes a new thread: stack pages never seen */
+	int changed = 0;
+	for (int i = 0; i < NFILES; i++) {
+		char buf[64] = {0};
+		off_t off = lseek(fds[i], 0, SEEK_CUR);
+		ssize_t n = pread(fds[i], buf, sizeof(buf) - 1, 0);
+		int data_same = n == 10 && !memcmp(buf, content, 10);
+		changed += off != 0 || !data_same;
+		printf("fd %d: offset %lld%s, content %s (first byte 0x%02x)\n", fds[i],
+		       (long long)off, off ? " MOVED" : "", data_same ? "intact" : "CHANGED",
+		       (unsigned char)buf[0]);
+		close(fds[i]);
+	}
+	printf("refusals %s\n", bad ? "UNEXPECTED" : "as expected");
+	printf("files %s\n", changed ? "CHANGED" : "intact");
+	return bad || changed ? 1 : 0;
+}
+
+/* ---- locks ---------------------------------------------------------- */
+
+/* From another process: is a write lock on path held, by pid owner? */
+static int lock_held_by(const char *path, pid_t owner)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY);
+		struct flock fl = lk(F_WRLCK);
+		if (fd < 0 || fcntl(fd, F_GETLK, &fl) != 0)
+			_exit(2);
+		_exit(fl.l_type == F_WRLCK && fl.l_pid == owner ? 0 : 1);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static int take_lock(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	struct flock fl = lk(F_WRLCK);
+	if (fd < 0 || fcntl(fd, F_SETLK, &fl) != 0) {
+		printf("cannot lock %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static int mode_locks(const char *file, const char *alias)
+{
+	int fd = take_lock(file);
+	printf("locked before: %s\n", lock_held_by(file, getpid()) ? "held" : "FREE");
+	int refused = 0;
+	/* refusals on the locked file's own path (its directory is read-only,
+	 * the file itself is a writable bind mount) */
+	refused += unlink(file) != 0 && errno == EROFS;
+	refused += rename(file, P(ro, "moved")) != 0 && errno == EROFS;
+	refused += link(file, P(ro, "linked")) != 0 && errno == EROFS;
+	/* and on the same file through its read-only alias */
+	refused += open(alias, O_RDWR) < 0 && errno == EROFS;
+	refused += fopen(alias, "r+") == NULL && errno == EROFS;
+	refused += truncate(alias, 0) != 0 && errno == EROFS;
+	refused += chmod(alias, 0600) != 0 && errno == EROFS;
+	refused += access(alias, W_OK) != 0 && errno == EROFS;
+	/* the read-only reopen: the program keeps this descriptor open, as
+	 * SQLite does (closing it would drop the lock, by POSIX) */
+	int keep = open(alias, O_RDONLY);
+	refused += keep >= 0;
+	refused += fchmod(keep, 0600) != 0 && errno == EROFS;
+	printf("refusals %d of 10\n", refused);
+	int held = lock_held_by(file, getpid());
+	printf("locked after: %s\n", held ? "held" : "FREE");
+	close(keep);
+	close(fd);
+	return held && refused == 10 ? 0 : 1;
+}
+
+/* What a probe that opened and closed the file would do: the check must
+ * see the lock go. */
+static int mode_locks_control(const char *file)
+{
+	int fd = take_lock(file);
+	printf("locked before: %s\n", lock_held_by(file, getpid()) ? "held" : "FREE");
+	close(open(file, O_RDONLY));
+	printf("locked after: %s\n", lock_held_by(file, getpid()) ? "held" : "FREE");
+	close(fd);
+	return 0;
+}
+
+/* ---- signals -------------------------------------------------------- */
+
+static volatile sig_atomic_t handled, handler_bad;
+static char handler_path[4096];
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	int fd = open(handler_path, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0 || errno != EROFS)
+		handler_bad++;
+	handled++;
+	errno = saved;
+}
+
+static int mode_signal(void)
+{
+	snprintf(handler_path, sizeof(handler_path), "%s/from-handler", ro);
+	struct sigaction sa = {0};
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = {{0, 5000}, {0, 5000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/from-main", ro);
+	long iterations = 0, bad = 0;
+	while ((iterations < 500 || handled < 20) && iterations < 200000) {
+		errno = 0;
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0 || errno != EROFS)
+			bad++;
+		iterations++;
+	}
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("main %ld refusals, %ld unexpected; handler %d refusals, %d unexpected\n",
+	       iterations, bad, (int)handled, (int)handler_bad);
+	return bad || handler_bad || handled < 20 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	fd_base = lowest_free_fd();
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "same") && argc == 4) {
+		ro = argv[2], rw = argv[3];
+		return mode_same();
+	}
+	if (!strcmp(mode, "fds") && argc == 4) {
+		ro = argv[2], rw = argv[3];
+		return mode_fds();
+	}
+	if (!strcmp(mode, "closefrom") && argc == 4) {
+		ro = argv[2], rw = argv[3];
+		return mode_closefrom();
+	}
+	if (!strcmp(mode, "closefrom-late") && argc == 4) {
+		ro = argv[2], rw = argv[3];
+		return mode_closefrom_late();
+	}
+	if (!strcmp(mode, "locks") && argc == 5) {
+		ro = argv[4];
+		return mode_locks(argv[2], argv[3]);
+	}
+	if (!strcmp(mode, "locks-control") && argc == 3)
+		return mode_locks_control(argv[2]);
+	if (!strcmp(mode, "refuse") && argc == 3) {
+		ro = argv[2];
+		int fd = open(P(ro, "refused"), O_WRONLY | O_CREAT, 0644);
+		printf("refuse %s\n", fd < 0 ? ename(errno) : "NOT REFUSED");
+		return 0;
+	}
+	if (!strcmp(mode, "signal") && argc == 3) {
+		ro = argv[2];
+		return mode_signal();
+	}
+	fprintf(stderr, "usage: behave same|fds|closefrom RO RW | locks F ALIAS RO | "
+	                "locks-control F | refuse RO | signal RO\n");
+	return 2;
+}
