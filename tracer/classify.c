@@ -93,6 +93,18 @@ int dt_proc_path_writable(const struct dt_record *proc, const char *path)
 	return m ? m->rw : -1;
 }
 
+static int dt_root_granted_to(const struct dt_root *root, const struct dt_record *proc)
+{
+	if (!root)
+		return -1;
+	if (dt_proc_sandboxed(proc)) {
+		int w = dt_proc_path_writable(proc, root->realpath ? root->realpath : root->path);
+		if (w >= 0)
+			return w;
+	}
+	return root->granted;
+}
+
 static int dt_is_pseudo(const struct dt_mount *m)
 {
 	static const char *const fs[] = {"proc", "sysfs", "devpts", "mqueue", "tmpfs-dev",
@@ -160,6 +172,18 @@ static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
 	case DT_NEED_DIR:
 		if (!(p->st.valid & DT_SF_PARENT))
 			return 0;
+		/* a sticky directory (/tmp): only the file's or the directory's
+		 * owner may remove or rename an entry */
+		if ((p->st.parent_mode & S_ISVTX) && (p->st.valid & DT_SF_EXISTS) &&
+		    p->st.uid != (uint32_t)d->uid && p->st.parent_uid != (uint32_t)d->uid &&
+		    (strstr(d->op, "unlink") || strstr(d->op, "remove") || strstr(d->op, "rmdir") ||
+		     strstr(d->op, "rename"))) {
+			snprintf(why, cap,
+				 "the directory is sticky (mode %04o): only the owner of the file (uid %u) "
+				 "or of the directory may remove or rename it, and the process runs as uid %lld",
+				 p->st.parent_mode & 07777, p->st.uid, (long long)d->uid);
+			return 1;
+		}
 		if (dt_mode_allows(p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, d->uid, d->gid, 3) ||
 		    ((p->st.parent_mode & 020) && p->st.parent_gid != (uint32_t)d->gid))
 			return 0;
@@ -199,11 +223,6 @@ static const char *dt_side_suffix(const char *role)
 	if (!strcmp(role, "lock"))
 		return ".lock";
 	return NULL;
-}
-
-static int dt_op_creates_or_removes(const struct dt_record *d)
-{
-	return dt_op_need(d) == DT_NEED_DIR;
 }
 
 static const char *dt_parent(const char *path, char *buf, size_t cap)
@@ -257,7 +276,10 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	const struct dt_root *lroot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 0) : NULL;
 	const struct dt_root *rroot = real ? dt_root_for_path(rs, real, DT_EXPECTED_KINDS, 0) : NULL;
 	v->root = lroot ? lroot : rroot;
-	v->granted = v->root ? v->root->granted : -1;
+	/* Whether the root was granted, as the refusing process's own mounts
+	 * say: one run may hold several sandboxes, and a root granted to one
+	 * was not granted to another. */
+	v->granted = dt_root_granted_to(v->root, proc);
 
 	/* 1 */
 	if (d->injected) {
@@ -339,7 +361,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	    !(lroot && rroot && !strcmp(lroot->path, rroot->path))) {
 		v->cause = DT_CAUSE_SYMLINK_MISMATCH;
 		v->root = lroot ? lroot : rroot;
-		v->granted = v->root ? v->root->granted : -1;
+		v->granted = dt_root_granted_to(v->root, proc);
 		snprintf(v->reason, sizeof(v->reason),
 			 "%s resolves to %s: the logical path is under %s but the real one is under %s; "
 			 "sandboxes bind real paths",
@@ -352,13 +374,14 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	}
 	/* 7 */
 	const char *sfx = dt_side_suffix(d->sqlite);
-	if (sfx && dt_op_creates_or_removes(d) && !(ctx && ctx->db_write_refused)) {
+	if (sfx && d->writes && !dt_op_is_lock(d->op) && !(ctx && ctx->db_write_refused)) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
 		snprintf(v->reason, sizeof(v->reason),
 			 "SQLite could not %s its %s file %s: the database itself was writable, but its "
 			 "directory %s is not, and SQLite creates and deletes %s files there",
-			 strstr(d->op, "unlink") || strstr(d->op, "rmdir") || strstr(d->op, "remove") ? "remove" : "create",
+			 strstr(d->op, "unlink") || strstr(d->op, "rmdir") || strstr(d->op, "remove") ? "remove"
+			 : dt_op_need(d) == DT_NEED_DIR ? "create" : "write",
 			 d->sqlite, shown, dir, sfx);
 		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
 		return;

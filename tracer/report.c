@@ -211,14 +211,33 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 			  "reads and writes fail (\"unable to open database file\")";
 }
 
+/* Two calls of the same kind: both opens, both renames... ("openat" and
+ * "open64" are the same kind; "chmod" and "fchmod" too). */
+static int dt_same_kind(const char *a, const char *b)
+{
+	static const char *const kinds[] = {"open", "creat", "rename", "link", "unlink", "remove",
+					    "rmdir", "mkdir", "mknod", "truncate", "chmod", "chown",
+					    "utime", "futimens", "symlink"};
+	if (!a || !b)
+		return 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strstr(a, kinds[i]) && strstr(b, kinds[i]))
+			return 1;
+	/* fopen and open are both opens */
+	return strstr(a, "open") && strstr(b, "open");
+}
+
 /* With --all, the same path may have been written successfully too: the
  * failure is intermittent, and what differed is the clue. */
 static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g)
 {
 	const struct dt_record *d = g->rep;
+	if (g->v.cause == DT_CAUSE_LOCK_CONTENTION || dt_op_is_lock(d->op) || !d->writes)
+		return;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *w = &r->recs[i];
-		if (w->type != DT_REC_WRITE || !dt_streq(dt_group_path(w), g->path))
+		if (w->type != DT_REC_WRITE || !dt_streq(dt_group_path(w), g->path) ||
+		    !dt_same_kind(w->op, d->op))
 			continue;
 		g->intermittent = 1;
 		const struct dt_record *pw = dt_proc_for(r, w), *pd = dt_proc_for(r, d);
@@ -315,7 +334,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];
 		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH)
-			dt_roots_from_env(&r->roots, rec->env, rec->nenv, hcom);
+			dt_roots_from_env(&r->roots, rec->env, rec->nenv, hcom && dt_argv_mentions(rec, "hcom"));
 	}
 	for (size_t i = 0; i < r->nprocs; i++)
 		if (dt_proc_sandboxed(r->procs[i]))

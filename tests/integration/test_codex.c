@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The real Codex CLI (@openai/codex, installed by scripts/install-codex.sh
+ * into build/codex): `codex sandbox -c 'sandbox_mode="workspace-write"'`
+ * runs the command in Codex's own bubblewrap + seccomp sandbox, and
+ * LD_PRELOAD reaches it. A `-c sandbox_workspace_write.writable_roots=[A]`
+ * override replaces the writable_roots of $CODEX_HOME/config.toml (which
+ * names B): a write to B is refused with EROFS, and `denytrace report` must
+ * say the root B was configured but dropped by the override.
+ *
+ * Facts this suite relies on (checked with Codex 0.169.0):
+ *  - CODEX_HOME must not be under /tmp (Codex refuses to create its helper
+ *    aliases there), so every directory Codex sees lives under build/;
+ *  - the Codex binary is a static musl executable: the probe never runs
+ *    inside it, so Codex's command line reaches the ring only through the
+ *    launch record of `denytrace run`, which the report reads;
+ *  - Codex closes inherited descriptors before it starts the command, so
+ *    the probe reaches the ring by its path: the ring must lie in a
+ *    writable root. dtt_run puts it under /tmp, which workspace-write
+ *    makes writable.
+ *
+ * Skipped (with the reason) when Codex cannot be installed: no npm, or no
+ * registry. Build and run from the repository root:
+ *   make all build/integration/test_codex && ./build/integration/test_codex
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "names.h"
+#include "report.h"
+#include "testlib.h"
+
+#define PYTHON "/usr/bin/python3"
+
+static char codex[PATH_MAX]; /* the codex binary */
+static char top[PATH_MAX];   /* build/codex-test.XXXXXX, this test's */
+static char dir_a[PATH_MAX + 8], dir_b[PATH_MAX + 8], dir_w[PATH_MAX + 8];
+static char home[PATH_MAX + 8], codex_home[PATH_MAX + 16];
+static char env_home[PATH_MAX + 16], env_codex_home[PATH_MAX + 32];
+static char old_cwd[PATH_MAX];
+
+static void install_codex(void)
+{
+	char script[PATH_MAX + 64];
+	if (access("scripts/install-codex.sh", X_OK) == 0)
+		snprintf(script, sizeof(script), "scripts/install-codex.sh");
+	else
+		snprintf(script, sizeof(script), "%s/../scripts/install-codex.sh", dtt_build());
+	const char *argv[] = {"sh", "-c", "\"$0\" 2>&1", script, NULL};
+	char out[8192];
+	int rc = dtt_system(out, sizeof(out), argv, NULL);
+	size_t n = strlen(out);
+	while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = 0;
+	if (rc != 0) {
+		printf("test_codex: skipped, the Codex CLI is not available (install-codex.sh exit "
+		       "%d): %s\n",
+		       rc, out);
+		fflush(stdout);
+		cr_skip_test("Codex CLI not available (install-codex.sh exit %d): %s", rc, out);
+	}
+	const char *last = strrchr(out, '\n');
+	snprintf(codex, sizeof(codex), "%s", last ? last + 1 : out);
+	if (access(codex, X_OK) != 0)
+		cr_skip_test("install-codex.sh printed no codex binary: %s", out);
+}
+
+static void setup(void)
+{
+	if (!getcwd(old_cwd, sizeof(old_cwd)))
+		old_cwd[0] = 0;
+	dtt_build(); /* resolved against the repository root, before any chdir */
+	install_codex();
+	if (!strncmp(dtt_build(), "/tmp/", 5))
+		cr_skip_test("the build directory %s is under /tmp, where Codex refuses CODEX_HOME",
+		             dtt_build());
+	snprintf(top, sizeof(top), "%s/codex-test.XXXXXX", dtt_build());
+	cr_assert_not_null(mkdtemp(top), "mkdtemp %s", top);
+	snprintf(dir_a, sizeof(dir_a), "%s/A", top);
+	snprintf(dir_b, sizeof(dir_b), "%s/B", top);
+	snprintf(dir_w, sizeof(dir_w), "%s/W", top);
+	snprintf(home, sizeof(home), "%s/home", top);
+	snprintf(codex_home, sizeof(codex_home), "%s/codex-home", top);
+	const char *dirs[] = {dir_a, dir_b, dir_w, home, codex_home};
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_eq(mkdir(dirs[i], 0755), 0, "mkdir %s", dirs[i]);
+	char config[PATH_MAX + 32];
+	snprintf(config, sizeof(config), "%s/config.toml", codex_home);
+	FILE *f = fopen(config, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n", dir_b);
+	fclose(f);
+	snprintf(env_home, sizeof(env_home), "HOME=%s", home);
+	snprintf(env_codex_home, sizeof(env_codex_home), "CODEX_HOME=%s", codex_home);
+}
+
+static void teardown(void)
+{
+	if (old_cwd[0] && chdir(old_cwd) != 0)
+		fprintf(stderr, "test_codex: cannot return to %s\n", old_cwd);
+	if (top[0]) {
+		const char *argv[] = {"rm", "-rf", top, NULL};
+		dtt_system(NULL, 0, argv, NULL);
+		top[0] = 0;
+	}
+	dtt_cleanup();
+}
+
+TestSuite(codex, .init = setup, .fini = teardown, .timeout = 90);
+
+/* denytrace run -- codex sandbox -c sandbox_mode="workspace-write"
+ *   -c sandbox_workspace_write.writable_roots=["A"] -- sh -c SCRIPT,
+ * from the workspace W. */
+static void run_codex(struct dtt_run *r, const char *script)
+{
+	static char override[PATH_MAX + 64];
+	snprintf(override, sizeof(override), "sandbox_workspace_write.writable_roots=[\"%s\"]",
+	         dir_a);
+	const char *argv[] = {codex, "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
+	                      "-c",  override,  "--", "sh",
+	                      "-c",  script,    NULL};
+	const char *env[] = {env_home, env_codex_home, NULL};
+	cr_assert_eq(chdir(dir_w), 0);
+	int rc = dtt_run(r, NULL, argv, env);
+	cr_assert_eq(chdir(old_cwd), 0);
+	cr_assert_eq(rc, 0, "ring unreadable: %s", r->out);
+	cr_assert(!strstr(r->out, "error: unexpected argument"), "codex refused its arguments: %s",
+	          r->out);
+}
+
+static void build_report(struct dt_report *rep, const char *ring)
+{
+	static const char *rings[1];
+	rings[0] = ring;
+	char err[1024] = "";
+	cr_assert_eq(dt_report_load(rep, rings, 1, err, sizeof(err)), 0, "%s", err);
+	struct dt_report_opts o = {0};
+	cr_assert_eq(dt_report_build(rep, &o, err, sizeof(err)), 0, "%s", err);
+}
+
+static const struct dt_report_group *group_for(const struct dt_report *rep, const char *abspath)
+{
+	for (size_t k = 0; k < rep->ngroups; k++)
+		if (!rep->groups[k].hidden && rep->groups[k].rep->p[0].abspath &&
+		    !strcmp(rep->groups[k].rep->p[0].abspath, abspath))
+			return &rep->groups[k];
+	return NULL;
+}
+
+static const struct dt_root *codex_root(const struct dt_report *rep, const char *path)
+{
+	for (size_t i = 0; i < rep->roots.n; i++)
+		if (rep->roots.v[i].kind == DT_ROOT_CODEX && !strcmp(rep->roots.v[i].path, path))
+			return &rep->roots.v[i];
+	return NULL;
+}
+
+static int file_says(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return !strcmp(buf, text);
+}
+
+Test(codex, write_to_a_config_root_dropped_by_a_c_override_is_root_not_granted)
+{
+	char bf[PATH_MAX + 8], af[PATH_MAX + 8], script[4 * PATH_MAX];
+	snprintf(bf, sizeof(bf), "%s/f", dir_b);
+	snprintf(af, sizeof(af), "%s/f", dir_a);
+	snprintf(script, sizeof(script), "echo a > %s; echo x > %s", af, bf);
+	struct dtt_run run;
+	run_codex(&run, script);
+
+	/* Codex's sandbox: A writable, B (only in config.toml) not */
+	cr_expect(file_says(af, "a\n"), "the write to the override's root A failed: %s", run.out);
+	cr_expect_neq(access(bf, F_OK), 0,
+	              "B/f was written: the override did not replace the list");
+	cr_expect(strstr(run.out, "Read-only file system"), "%s", run.out);
+	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/B/f");
+	cr_assert_not_null(d, "the refused write to B/f was not recorded; output: %s", run.out);
+	cr_expect_str_eq(dt_errno_name(d->err), "EROFS");
+	cr_expect_str_eq(d->p[0].abspath, bf);
+	cr_expect_str_eq(d->comm, "sh");
+
+	/* Codex's argv reaches the ring in the launch record */
+	const struct dt_record *launch = NULL;
+	for (size_t i = 0; i < run.n && !launch; i++)
+		if (run.recs[i].type == DT_REC_LAUNCH)
+			launch = &run.recs[i];
+	cr_assert_not_null(launch, "no launch record");
+	cr_assert_geq(launch->argc, 6);
+	cr_expect_str_eq(launch->argv[0], codex);
+	cr_expect_str_eq(launch->argv[1], "sandbox");
+	cr_expect(strstr(launch->argv[5], dir_a), "argv[5] = %s", launch->argv[5]);
+	cr_expect_str_eq(launch->cwd, dir_w);
+	cr_expect_str_eq(dt_record_env(launch, "CODEX_HOME"), codex_home);
+
+	struct dt_report rep;
+	build_report(&rep, run.ring);
+	cr_expect_str_eq(rep.roots.codex_sandbox_mode, "workspace-write");
+	const struct dt_report_group *g = group_for(&rep, bf);
+	cr_assert_not_null(g, "no group for %s", bf);
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "root-not-granted", "reason: %s", g->v.reason);
+	cr_assert_not_null(g->v.root, "no expected root; reason: %s", g->v.reason);
+	cr_expect_str_eq(g->v.root->path, dir_b);
+	cr_expect(strstr(g->v.root->source, "config.toml"), "source: %s", g->v.root->source);
+	cr_expect_eq(g->v.granted, 0);
+	cr_assert_not_null(g->v.root->dropped_by, "B has no dropped_by");
+	cr_expect(strstr(g->v.root->dropped_by, "-c sandbox_workspace_write.writable_roots="),
+	          "dropped_by: %s", g->v.root->dropped_by);
+	cr_expect(strstr(g->v.advice, "override"), "advice: %s", g->v.advice);
+	const struct dt_root *ra = codex_root(&rep, dir_a);
+	cr_assert_not_null(ra, "A is not listed as a root");
+	cr_expect_eq(ra->granted, 1);
+	cr_expect(strstr(ra->source, "-c sandbox_workspace_write.writable_roots"), "A's source: %s",
+	          ra->source);
+	cr_expect_null(group_for(&rep, af), "the write to A was refused");
+	dt_report_free(&rep);
+
+	/* the CLI's JSON says the same */
+	char json[PATH_MAX + 16], cmd[3 * PATH_MAX], out[8192];
+	snprintf(json, sizeof(json), "%s.json", run.ring);
+	snprintf(cmd, sizeof(cmd), "'%s/denytrace' report --format json '%s' > '%s'", dtt_build(),
+	         run.ring, json);
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "denytrace report: %s", out);
+	static const char py[] =
+	    "import json, sys\n"
+	    "d = json.load(open(sys.argv[1]))\n"
+	    "assert all(k in d for k in ('version', 'denials', 'roots', 'processes', 'summary')), "
+	    "list(d)\n"
+	    "x = [x for x in d['denials'] if x['abspath'] == sys.argv[2] + '/f'][0]\n"
+	    "a = [r for r in d['roots'] if r['path'] == sys.argv[3] and r['kind'] == 'codex'][0]\n"
+	    "print(x['errno'], x['cause'], x['expected_root'] == sys.argv[2], x['granted'],\n"
+	    "      '-c sandbox_workspace_write.writable_roots' in (x['dropped_by'] or ''),\n"
+	    "      a['granted'], d['codex']['sandbox_mode'], end='')\n";
+	const char *pargv[] = {PYTHON, "-c", py, json, dir_b, dir_a, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "the report's JSON: %s", out);
+	cr_expect_str_eq(out, "EROFS root-not-granted True False True True workspace-write");
+	dtt_free(&run);
+}
+
+Test(codex, probe_inside_codex_sees_its_mounts_and_seccomp_filter)
+{
+	char bf[PATH_MAX + 8], script[2 * PATH_MAX];
+	snprintf(bf, sizeof(bf), "%s/f", dir_b);
+	snprintf(script, sizeof(script), "echo x > %s", bf);
+	struct dtt_run run;
+	run_codex(&run, script);
+	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/B/f");
+	cr_assert_not_null(d, "%s", run.out);
+	const struct dt_record *p = dtt_process(&run, d->pid);
+	cr_assert_not_null(p, "no process record for pid %lld", (long long)d->pid);
+	int root_ro = 0, w_rw = 0, a_rw = 0, b_rw = 0, w_git_ro = 0;
+	char w_git[PATH_MAX + 16];
+	snprintf(w_git, sizeof(w_git), "%s/.git", dir_w);
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const struct dt_mount *m = &p->mounts[i];
+		root_ro |= !strcmp(m->path, "/") && !m->rw;
+		w_rw |= !strcmp(m->path, dir_w) && m->rw;
+		a_rw |= !strcmp(m->path, dir_a) && m->rw;
+		b_rw |= !strcmp(m->path, dir_b) && m->rw;
+		w_git_ro |= !strcmp(m->path, w_git) && !m->rw;
+	}
+	cr_expect(root_ro, "/ should be read-only inside Codex's sandbox");
+	cr_expect(w_rw, "the workspace %s is not a writable mount", dir_w);
+	cr_expect(a_rw, "the override's root %s is not a writable mount", dir_a);
+	cr_expect(!b_rw, "config.toml's root %s is writable despite the override", dir_b);
+	cr_expect(w_git_ro, "%s is not re-mounted read-only", w_git);
+	cr_expect(p->has_seccomp, "no seccomp facts");
+	cr_expect_eq(p->seccomp, 2, "seccomp mode %lld", (long long)p->seccomp);
+	cr_expect_geq(p->seccomp_filters, 1);
+	cr_expect_eq(p->no_new_privs, 1);
+	cr_expect(dt_record_env(p, "LD_PRELOAD") &&
+	              strstr(dt_record_env(p, "LD_PRELOAD"), "libdenytrace"),
+	          "LD_PRELOAD did not reach the sandboxed command");
+	dtt_free(&run);
+}
+
+Test(codex, write_into_dot_git_of_the_workspace_is_protected_path)
+{
+	char cfg[PATH_MAX + 16], ok[PATH_MAX + 8], script[3 * PATH_MAX];
+	snprintf(cfg, sizeof(cfg), "%s/.git/config", dir_w);
+	snprintf(ok, sizeof(ok), "%s/ok", dir_w);
+	snprintf(script, sizeof(script), "echo ok > %s; echo x > %s", ok, cfg);
+	struct dtt_run run;
+	run_codex(&run, script);
+	cr_expect(file_says(ok, "ok\n"), "the workspace is not writable: %s", run.out);
+	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/.git/config");
+	cr_assert_not_null(d, "%s", run.out);
+	cr_expect_str_eq(dt_errno_name(d->err), "EROFS");
+
+	struct dt_report rep;
+	build_report(&rep, run.ring);
+	const struct dt_report_group *g = group_for(&rep, cfg);
+	cr_assert_not_null(g);
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "protected-path", "reason: %s", g->v.reason);
+	cr_assert_not_null(g->v.root, "reason: %s", g->v.reason);
+	cr_expect_str_eq(g->v.root->path, dir_w);
+	cr_expect(strstr(g->v.root->source, "codex workspace"), "source: %s", g->v.root->source);
+	cr_expect_eq(g->v.granted, 1);
+	cr_expect(strstr(g->v.reason, ".git"), "reason: %s", g->v.reason);
+	dt_report_free(&rep);
+	dtt_free(&run);
+}
