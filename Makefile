@@ -18,7 +18,7 @@ PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 # see preload/backtrace.c.
 PROBE_LIBS := -ldl -lpthread
 CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer
-CLI_LIBS := -ldw -lelf -lm
+CLI_LIBS := -ldw -lelf -lm -lseccomp
 
 PROBE_SRC := $(wildcard preload/*.c)
 PROBE_HDR := $(wildcard preload/*.h) preload/calls.def
@@ -54,7 +54,7 @@ helpers: $(HELPERS)
 # Helpers are ordinary programs the tests run. A helper that needs special
 # flags (static, _FORTIFY_SOURCE, libraries) says so in a first-lines
 # comment: "// build-flags: -static -lpthread".
-$(BUILD)/helpers/%: tests/helpers/%.c | $(BUILD)/helpers
+$(BUILD)/helpers/%: tests/helpers/%.c $(PROBE_HDR) | $(BUILD)/helpers
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -o $@ $< \
 		$(shell sed -n 's|^// build-flags: ||p' $<)
 $(BUILD)/helpers:

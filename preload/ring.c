@@ -62,16 +62,29 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 		atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
 		return -1;
 	}
+	uint64_t pos = atomic_fetch_add_explicit(head, n, memory_order_relaxed);
 	rh->nslots = (uint16_t)n;
-	rh->reserved = 0;
+	rh->pos32 = (uint32_t)pos;
 	rh->checksum = dt_checksum((unsigned char *)rec + sizeof(*rh),
 				   rh->len - (uint32_t)sizeof(*rh));
 
-	uint64_t pos = atomic_fetch_add_explicit(head, n, memory_order_relaxed);
-	for (uint32_t k = 0; k < n; k++) {
-		_Atomic uint64_t *seq = dt_slot_seq(r, pos + k);
-		uint64_t old = atomic_exchange_explicit(seq, (pos + k + 1) | DT_SEQ_BUSY,
-							memory_order_relaxed);
+	/* 2: claim, never taking a slot from a newer position */
+	uint32_t claimed = 0;
+	for (; claimed < n; claimed++) {
+		_Atomic uint64_t *seq = dt_slot_seq(r, pos + claimed);
+		uint64_t mine = (pos + claimed + 1) | DT_SEQ_BUSY;
+		uint64_t old = atomic_load_explicit(seq, memory_order_relaxed);
+		int took = 0;
+		while ((old & DT_SEQ_POS_MASK) < pos + claimed + 1) {
+			if (atomic_compare_exchange_weak_explicit(seq, &old, mine,
+								  memory_order_relaxed,
+								  memory_order_relaxed)) {
+				took = 1;
+				break;
+			}
+		}
+		if (!took)
+			break; /* lapped: a newer record owns this slot */
 		if ((old & (DT_SEQ_START | DT_SEQ_BUSY)) == DT_SEQ_START)
 			atomic_fetch_add_explicit(lost, 1, memory_order_relaxed);
 	}
@@ -79,26 +92,38 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 	 * the new bytes (seqlock writer side). */
 	atomic_thread_fence(memory_order_release);
 
+	/* 3: copy, slot by slot, while the claim holds */
 	const unsigned char *src = rec;
 	uint32_t left = rh->len;
-	for (uint32_t k = 0; k < n; k++) {
+	int ok = claimed == n;
+	for (uint32_t k = 0; k < n && ok; k++) {
+		uint64_t mine = (pos + k + 1) | DT_SEQ_BUSY;
+		if (atomic_load_explicit(dt_slot_seq(r, pos + k), memory_order_relaxed) != mine) {
+			ok = 0;
+			break;
+		}
 		uint32_t chunk = left < DT_SLOT_DATA ? left : DT_SLOT_DATA;
 		memcpy(dt_slot_data(r, pos + k), src, chunk);
 		src += chunk;
 		left -= chunk;
 	}
 
-	int ok = 1;
-	for (uint32_t k = n; k-- > 0;) {
+	/* 4: publish continuations, then the first slot */
+	for (uint32_t k = n; ok && k-- > 1;) {
 		uint64_t want = (pos + k + 1) | DT_SEQ_BUSY;
-		uint64_t done = (pos + k + 1) | (k == 0 ? DT_SEQ_START : 0);
-		if (!ok && k == 0)
-			break; /* leave the first slot BUSY: readers skip it */
-		if (!atomic_compare_exchange_strong_explicit(dt_slot_seq(r, pos + k), &want, done,
+		if (!atomic_compare_exchange_strong_explicit(dt_slot_seq(r, pos + k), &want, pos + k + 1,
 							     memory_order_release,
 							     memory_order_relaxed))
 			ok = 0;
 	}
+	if (ok) {
+		uint64_t want = (pos + 1) | DT_SEQ_BUSY;
+		ok = atomic_compare_exchange_strong_explicit(dt_slot_seq(r, pos), &want,
+							     (pos + 1) | DT_SEQ_START,
+							     memory_order_release, memory_order_relaxed);
+	}
+	/* An abandoned record leaves its claimed slots BUSY at an old
+	 * position: readers skip them, and the next lap reclaims them. */
 	if (!ok)
 		atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
 	return ok ? 0 : -1;

@@ -27,14 +27,21 @@
  *
  * Writing (lock-free, any number of processes and threads at once):
  *   1. pos = atomic_fetch_add(&head, n)          (relaxed)
- *   2. for each of the n slots: if the old seq had DT_SEQ_START and no
- *      DT_SEQ_BUSY, a published record is being overwritten: lost += 1.
- *      Then store (pos + k + 1) | DT_SEQ_BUSY    (relaxed)
- *   3. release fence, copy the payload in
+ *   2. claim each of the n slots with a compare-and-swap to
+ *      (pos + k + 1) | DT_SEQ_BUSY, but only from a seq of an OLDER
+ *      position: a slot already holding a newer position means a writer a
+ *      full lap ahead took it, and this record is abandoned (dropped += 1).
+ *      If the replaced seq had DT_SEQ_START and no DT_SEQ_BUSY, a published
+ *      record is being overwritten: lost += 1.
+ *   3. release fence, then copy the payload in slot by slot, checking
+ *      before each slot that the claim still holds (else abandon)
  *   4. publish continuation slots, then the first slot, each with a
  *      compare-and-swap from its BUSY value (release). A failed CAS means a
  *      writer a full lap ahead owns the slot; the record is abandoned.
  * A writer that dies between 1 and 4 leaves BUSY slots; readers skip them.
+ * A writer stalled for a whole lap between the check in 3 and its copy can
+ * still scribble over a newer record; the record header carries its own
+ * position, so the reader discards such a record instead of returning it.
  *
  * Reading (never blocks writers, works on a live file):
  *   load seq (acquire); if it is not (pos + 1) | DT_SEQ_START, skip the
@@ -104,6 +111,7 @@ enum dt_rec_type {
 	DT_REC_WRITE = 3,   /* --all: a write operation that succeeded */
 	DT_REC_REOPEN = 4,  /* a path refused for writing reopened read-only */
 	DT_REC_LAUNCH = 5,  /* written by `denytrace run`: what it launched */
+	DT_REC_EXEC = 6,    /* written by the seccomp supervisor: an execve seen */
 };
 
 struct dt_rec_header {
@@ -111,7 +119,7 @@ struct dt_rec_header {
 	uint16_t type;     /* enum dt_rec_type */
 	uint16_t nslots;   /* slots the record occupies */
 	uint32_t checksum; /* FNV-1a 32 of the bytes after this header */
-	uint32_t reserved; /* zero */
+	uint32_t pos32;    /* low 32 bits of the record's first position */
 };
 
 /*
@@ -169,6 +177,11 @@ enum dt_tag {
 	DT_T_PRELOAD,         /* (s) LD_PRELOAD as this process sees it */
 	DT_T_EUID_REAL,       /* (u) real uid */
 	DT_T_VERSION,         /* (s) denytrace version that wrote it */
+	/* exec records (and DT_T_SUPERVISOR on the supervisor's denials) */
+	DT_T_EXEC_STATIC,     /* (u) 1 static binary, 0 dynamic; absent if unknown */
+	DT_T_EXEC_PROBE,      /* (u) 1 when the new image's LD_PRELOAD holds the probe */
+	DT_T_EXEC_BLIND,      /* (s) why the probe cannot enter: static, no-preload */
+	DT_T_SUPERVISOR,      /* (u) 1: written by the seccomp supervisor, not the probe */
 };
 
 /* What stat said about the target (or, when it is missing, its parent). */

@@ -96,9 +96,11 @@ void dt_ringfile_close(struct dt_ringfile *rf)
 int dt_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
+	if (s[0] < '0' || s[0] > '9')
+		return -1; /* strtoull would skip blanks and accept a sign */
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
+	if (errno || end == s)
 		return -1;
 	uint64_t mul = 1;
 	if (*end == 'k' || *end == 'K')
@@ -236,9 +238,14 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 			continue;
 		}
 		const struct dt_rec_header *got = (const struct dt_rec_header *)buf;
-		if (got->len != rh.len ||
+		if (got->len != rh.len || got->pos32 != (uint32_t)p ||
 		    dt_checksum(buf + sizeof(rh), rh.len - (uint32_t)sizeof(rh)) != got->checksum) {
-			st->corrupt++;
+			/* a writer lapped while copying can leave this behind;
+			 * only a ring that has wrapped can have one */
+			if (head > r->nslots)
+				st->torn++;
+			else
+				st->corrupt++;
 			(*pos)++;
 			continue;
 		}

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CLI on bad input: what `denytrace show` says and exits with for files
+ * that are not (whole, current, intact, own) rings, and the exit statuses of
+ * usage errors and of `denytrace run` for commands that cannot run or fail.
+ *
+ * Exit statuses (tracer/exitcodes.h): 2 usage, 3 input unreadable, 4 input
+ * not a valid ring; run: the command's status, 126 not executable, 127 not
+ * found, 128+N killed by signal N. Errors are one line, "denytrace: ...".
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ring.h"
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(badinput, .fini = teardown, .timeout = 60);
+
+/* ---- running the CLI with stdout and stderr apart ---------------------- */
+
+struct cli {
+	int status;
+	char out[65536];
+	char err[8192];
+};
+
+static void slurp(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+	lseek(fd, 0, SEEK_SET);
+	while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = 0;
+	close(fd);
+}
+
+static int tmpfd(void)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/cli-out.XXXXXX", dtt_tmpdir());
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0, "mkstemp: %s", strerror(errno));
+	unlink(path);
+	return fd;
+}
+
+/* Runs build/denytrace with args (NULL-terminated), as uid (and gid) when
+ * uid >= 0. Exit status 200 from the child means it could not drop to uid. */
+static void cli_as(struct cli *c, long uid, const char *const *args)
+{
+	char exe[4096];
+	snprintf(exe, sizeof(exe), "%s/denytrace", dtt_build());
+	cr_assert_eq(access(exe, X_OK), 0, "%s is missing: run `make`", exe);
+	const char *argv[32];
+	size_t n = 0;
+	argv[n++] = exe;
+	for (const char *const *a = args; *a && n < 31; a++)
+		argv[n++] = *a;
+	argv[n] = NULL;
+	int out = tmpfd(), err = tmpfd();
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(out, 1);
+		dup2(err, 2);
+		if (uid >= 0 && (setgroups(0, NULL) < 0 || setgid((gid_t)uid) < 0 ||
+				 setuid((uid_t)uid) < 0 || geteuid() != (uid_t)uid))
+			_exit(200);
+		execv(exe, (char *const *)argv);
+		_exit(199);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		cr_assert_eq(errno, EINTR);
+	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	slurp(out, c->out, sizeof(c->out));
+	slurp(err, c->err, sizeof(c->err));
+}
+
+static void cli(struct cli *c, const char *const *args)
+{
+	cli_as(c, -1, args);
+}
+
+/* stderr is exactly one line, "denytrace: ...", containing needle. */
+static void expect_one_error_line(const struct cli *c, const char *needle)
+{
+	size_t len = strlen(c->err), lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += c->err[i] == '\n';
+	cr_expect_eq(lines, 1, "stderr should be one line, got %zu:\n%s", lines, c->err);
+	cr_expect(len > 0 && c->err[len - 1] == '\n', "stderr not newline-terminated: '%s'",
+		  c->err);
+	cr_expect_eq(strncmp(c->err, "denytrace: ", 11), 0, "stderr: '%s'", c->err);
+	if (needle)
+		cr_expect_not_null(strstr(c->err, needle), "stderr lacks '%s': %s", needle, c->err);
+}
+
+static void show(struct cli *c, const char *path)
+{
+	const char *args[] = {"show", path, NULL};
+	cli(c, args);
+}
+
+/* ---- rings ------------------------------------------------------------- */
+
+static const char *tmp_path(const char *name)
+{
+	static char path[8][600];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", dtt_tmpdir(), name);
+	return path[k];
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+/* A minimum-size ring holding one denial per path (NULL-terminated). */
+static void make_ring(const char *path, const char *const *paths, size_t *file_len)
+{
+	char err[512];
+	int fd = dt_ringfile_create(path, DT_RING_MIN_SIZE, 0, err, sizeof(err));
+	cr_assert_geq(fd, 0, "%s", err);
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	struct dt_ring r;
+	cr_assert_eq(dt_ring_attach(&r, map, (size_t)st.st_size), 0);
+	for (const char *const *p = paths; p && *p; p++) {
+		unsigned char rec[1024];
+		struct dt_rec_header *rh = (struct dt_rec_header *)rec;
+		memset(rh, 0, sizeof(*rh));
+		struct dt_buf b = {rec, sizeof(*rh), sizeof(rec), 0};
+		rh->type = DT_REC_DENIAL;
+		dt_put_u64(&b, DT_T_TIME_REAL, 1700000000000000000ULL);
+		dt_put_u64(&b, DT_T_PID, 4242);
+		dt_put_str(&b, DT_T_COMM, "worker");
+		dt_put_str(&b, DT_T_OP, "openat");
+		dt_put_u64(&b, DT_T_ERRNO, EACCES);
+		dt_put_u64(&b, DT_T_FLAGS, O_WRONLY | O_CREAT);
+		dt_put_u64(&b, DT_T_ACCESS, 1);
+		dt_put_str(&b, DT_T_PATH, *p);
+		dt_put_str(&b, DT_T_ABSPATH, *p);
+		rh->len = b.len;
+		cr_assert_eq(dt_ring_write(&r, rec), 0);
+	}
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+	if (file_len)
+		*file_len = (size_t)st.st_size;
+}
+
+/* ==== show ============================================================== */
+
+Test(badinput, show_of_a_missing_file_exits_3)
+{
+	struct cli c;
+	show(&c, tmp_path("no-such.ring"));
+	cr_expect_eq(c.status, 3, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "cannot open");
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, show_of_a_text_file_exits_4_not_a_ring)
+{
+	char text[1024];
+	size_t n = 0;
+	while (n + 40 < sizeof(text))
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "this is a plain text file, line\n");
+	const char *path = tmp_path("notes.txt");
+	write_file(path, text, n);
+	struct cli c;
+	show(&c, path);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "not a denytrace ring");
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, show_of_a_text_file_shorter_than_a_header_exits_4)
+{
+	const char *path = tmp_path("short.txt");
+	write_file(path, "hello\n", 6);
+	struct cli c;
+	show(&c, path);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "denytrace ring");
+}
+
+Test(badinput, show_of_an_empty_file_exits_4)
+{
+	const char *path = tmp_path("empty.ring");
+	write_file(path, "", 0);
+	struct cli c;
+	show(&c, path);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, NULL);
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, show_of_a_ring_truncated_to_half_exits_4_truncated)
+{
+	const char *path = tmp_path("half.ring");
+	const char *paths[] = {"/data/a.db", NULL};
+	size_t len;
+	make_ring(path, paths, &len);
+	cr_assert_eq(truncate(path, (off_t)(len / 2)), 0);
+	struct cli c;
+	show(&c, path);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "truncated");
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, show_of_a_newer_format_version_exits_4_naming_the_version)
+{
+	const char *path = tmp_path("v99.ring");
+	const char *paths[] = {"/data/a.db", NULL};
+	make_ring(path, paths, NULL);
+	int fd = open(path, O_RDWR);
+	cr_assert_geq(fd, 0);
+	uint32_t v = 99;
+	cr_assert_eq(pwrite(fd, &v, sizeof(v), offsetof(struct dt_ring_header, version)), 4);
+	close(fd);
+	struct cli c;
+	show(&c, path);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "version 99");
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, show_of_a_ring_with_a_corrupt_record_prints_the_valid_ones_and_exits_4)
+{
+	const char *path = tmp_path("corrupt.ring");
+	const char *paths[] = {"/data/first.db", "/data/second.db", "/data/third.db", NULL};
+	make_ring(path, paths, NULL);
+	/* flip one byte of the second record's payload, after publishing */
+	int fd = open(path, O_RDWR);
+	cr_assert_geq(fd, 0);
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	unsigned char *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	struct dt_ring r;
+	cr_assert_eq(dt_ring_attach(&r, map, (size_t)st.st_size), 0);
+	cr_assert_eq(r.hdr->head, 3, "each record should take one slot");
+	unsigned char *second = dt_slot_data(&r, 1);
+	unsigned char *hit = memmem(second, DT_SLOT_DATA, "second", 6);
+	cr_assert_not_null(hit);
+	*hit ^= 0x01; /* "second" -> "recond": the checksum no longer matches */
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+
+	struct cli c;
+	show(&c, path);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "corrupt");
+	cr_expect_not_null(strstr(c.out, "/data/first.db"), "stdout: %s", c.out);
+	cr_expect_not_null(strstr(c.out, "/data/third.db"), "stdout: %s", c.out);
+	cr_expect_null(strstr(c.out, "second.db"), "the corrupt record was printed: %s", c.out);
+	cr_expect_null(strstr(c.out, "recond.db"), "the corrupt record was printed: %s", c.out);
+}
+
+/* open(2) of a directory with O_RDONLY succeeds; fstat then shows it is not
+ * a regular file, which dt_ringfile_open reports as bad input (4), not as
+ * unreadable input (3). */
+Test(badinput, show_of_a_directory_exits_4_not_a_regular_file)
+{
+	const char *path = tmp_path("adir");
+	cr_assert_eq(mkdir(path, 0700), 0);
+	struct cli c;
+	show(&c, path);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "not a regular file");
+}
+
+/*
+ * A ring another user owns is refused to a non-root reader even when its
+ * mode lets them read it. The ring is chowned to 65534 and made 0644; the
+ * reader is uid 65533 (a different non-root user; reading it as 65534 would
+ * be reading one's own ring, which the second half checks is allowed).
+ */
+Test(badinput, show_of_a_ring_owned_by_another_user_exits_4_for_non_root)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to drop to other uids");
+	cr_assert_eq(chmod(dtt_tmpdir(), 0755), 0);
+	const char *path = tmp_path("other.ring");
+	const char *paths[] = {"/data/a.db", NULL};
+	make_ring(path, paths, NULL);
+	cr_assert_eq(chown(path, 65534, 65534), 0);
+	cr_assert_eq(chmod(path, 0644), 0);
+	const char *args[] = {"show", path, NULL};
+	struct cli c;
+	cli_as(&c, 65533, args);
+	if (c.status == 200)
+		cr_skip_test("cannot drop privileges here");
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "belongs to uid 65534");
+	cr_expect_str_empty(c.out);
+
+	cli_as(&c, 65534, args);
+	cr_expect_eq(c.status, 0, "its owner could not read it: %d, %s", c.status, c.err);
+	cr_expect_not_null(strstr(c.out, "/data/a.db"), "stdout: %s", c.out);
+}
+
+/* ==== usage ============================================================= */
+
+Test(badinput, show_with_an_unknown_option_exits_2)
+{
+	const char *args[] = {"show", "--bogus", NULL};
+	struct cli c;
+	cli(&c, args);
+	cr_expect_eq(c.status, 2, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "--bogus");
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, unknown_command_exits_2)
+{
+	const char *args[] = {"frobnicate", NULL};
+	struct cli c;
+	cli(&c, args);
+	cr_expect_eq(c.status, 2, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "frobnicate");
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, no_command_at_all_exits_2_with_usage_on_stderr)
+{
+	const char *args[] = {NULL};
+	struct cli c;
+	cli(&c, args);
+	cr_expect_eq(c.status, 2, "status %d", c.status);
+	cr_expect_eq(strncmp(c.err, "usage:", 6), 0, "stderr: %s", c.err);
+	cr_expect_str_empty(c.out);
+}
+
+Test(badinput, run_without_a_command_exits_2)
+{
+	const char *ring = tmp_path("nocmd.ring");
+	const char *a1[] = {"run", NULL};
+	const char *a2[] = {"run", "-o", ring, "--", NULL};
+	const char *const *cases[] = {a1, a2};
+	for (size_t i = 0; i < 2; i++) {
+		struct cli c;
+		cli(&c, cases[i]);
+		cr_expect_eq(c.status, 2, "case %zu: status %d; stderr: %s", i, c.status, c.err);
+		expect_one_error_line(&c, "no command");
+	}
+	cr_expect_neq(access(ring, F_OK), 0, "a ring was created for nothing to run");
+}
+
+Test(badinput, every_help_exits_0_and_prints_usage)
+{
+	const char *cases[][3] = {
+		{"--help", NULL}, {"-h", NULL},	     {"help", NULL},
+		{"run", "--help"}, {"run", "-h"},    {"show", "--help"},
+		{"show", "-h"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cli c;
+		cli(&c, cases[i]);
+		cr_expect_eq(c.status, 0, "denytrace %s %s: status %d", cases[i][0],
+			     cases[i][1] ? cases[i][1] : "", c.status);
+		cr_expect_eq(strncmp(c.out, "usage:", 6), 0, "denytrace %s %s: stdout '%.60s'",
+			     cases[i][0], cases[i][1] ? cases[i][1] : "", c.out);
+		cr_expect_str_empty(c.err, "denytrace %s %s: stderr '%s'", cases[i][0],
+				    cases[i][1] ? cases[i][1] : "", c.err);
+	}
+}
+
+/* ==== run: the command's fate becomes denytrace's exit status =========== */
+
+/* denytrace run -q -o RING -- argv..., through dtt_system (stdout and
+ * stderr together in out). */
+static int run_cmd(char *out, size_t cap, const char *const *argv)
+{
+	char exe[4096];
+	snprintf(exe, sizeof(exe), "%s/denytrace", dtt_build());
+	const char *args[32] = {exe, "run", "-q", "-o", tmp_path("run.ring"), "--"};
+	size_t n = 6;
+	for (const char *const *a = argv; *a && n < 31; a++)
+		args[n++] = *a;
+	args[n] = NULL;
+	return dtt_system(out, cap, args, NULL);
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+Test(badinput, run_of_a_missing_command_exits_127)
+{
+	char out[4096];
+	const char *argv[] = {"/nonexistent/cmd", NULL};
+	int st = run_cmd(out, sizeof(out), argv);
+	cr_expect_eq(st, 127, "status %d: %s", st, out);
+	cr_expect_eq(strncmp(out, "denytrace: ", 11), 0, "output: %s", out);
+	cr_expect_not_null(strstr(out, "/nonexistent/cmd"), "output: %s", out);
+	cr_expect_eq(count_lines(out), 1, "output: %s", out);
+}
+
+Test(badinput, run_of_a_command_not_in_path_exits_127)
+{
+	char out[4096];
+	const char *argv[] = {"denytrace-no-such-command-xyz", NULL};
+	int st = run_cmd(out, sizeof(out), argv);
+	cr_expect_eq(st, 127, "status %d: %s", st, out);
+}
+
+Test(badinput, run_of_a_file_that_is_not_executable_exits_126)
+{
+	char out[4096];
+	const char *argv[] = {"/etc/passwd", NULL};
+	int st = run_cmd(out, sizeof(out), argv);
+	cr_expect_eq(st, 126, "status %d: %s", st, out);
+	cr_expect_eq(strncmp(out, "denytrace: ", 11), 0, "output: %s", out);
+	cr_expect_eq(count_lines(out), 1, "output: %s", out);
+}
+
+Test(badinput, run_exits_with_the_commands_exit_status)
+{
+	char out[4096];
+	const char *argv[] = {"sh", "-c", "exit 7", NULL};
+	int st = run_cmd(out, sizeof(out), argv);
+	cr_expect_eq(st, 7, "status %d: %s", st, out);
+	const char *ok[] = {"true", NULL};
+	st = run_cmd(out, sizeof(out), ok);
+	cr_expect_eq(st, 0, "status %d: %s", st, out);
+}
+
+Test(badinput, run_of_a_command_killed_by_a_signal_exits_128_plus_the_signal)
+{
+	char out[4096];
+	const char *argv[] = {"sh", "-c", "kill -TERM $$", NULL};
+	int st = run_cmd(out, sizeof(out), argv);
+	cr_expect_eq(st, 143, "status %d: %s", st, out);
+	const char *kill9[] = {"sh", "-c", "kill -KILL $$", NULL};
+	st = run_cmd(out, sizeof(out), kill9);
+	cr_expect_eq(st, 137, "status %d: %s", st, out);
+}
+
+/* ==== run: ring size ===================================================== */
+
+static void expect_size_refused(const char *size)
+{
+	const char *ring = tmp_path("size.ring");
+	const char *args[] = {"run", "-q", "-o", ring, "--size", size, "--", "true", NULL};
+	struct cli c;
+	cli(&c, args);
+	cr_expect_eq(c.status, 2, "--size '%s': status %d; stderr: %s", size, c.status, c.err);
+	expect_one_error_line(&c, NULL);
+	cr_expect_neq(access(ring, F_OK), 0, "--size '%s': a ring was created", size);
+}
+
+Test(badinput, run_with_a_malformed_ring_size_exits_2)
+{
+	expect_size_refused("-1");
+	expect_size_refused("8X");
+	expect_size_refused("");
+	expect_size_refused("8 M");
+}
+
+/* A size that parses but is outside 64 KiB .. 1 GiB is a bad command line
+ * too (2), not a failure of denytrace itself (125). */
+Test(badinput, run_with_a_ring_size_out_of_range_exits_2)
+{
+	expect_size_refused("1K");
+	expect_size_refused("65535");
+	expect_size_refused("2G");
+}
