@@ -93,7 +93,7 @@ static inline void dt_put_str(struct dt_buf *b, uint16_t tag, const char *s)
 	if (!s)
 		return;
 	uint32_t n = 0;
-	while (s[n] && n < 0xffff)
+	while (n < 0xffff && s[n])
 		n++;
 	dt_put(b, tag, s, n);
 }
