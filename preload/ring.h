@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ring_format.h"
 
@@ -70,7 +71,8 @@ static inline void dt_put(struct dt_buf *b, uint16_t tag, const void *v, uint32_
 {
 	if (n > 0xffff)
 		n = 0xffff;
-	if (b->len + 4 + n > b->cap) {
+	/* written so that it cannot wrap: len never exceeds cap */
+	if (b->len > b->cap || b->cap - b->len < 4 + n) {
 		b->overflow = 1;
 		return;
 	}
@@ -92,12 +94,8 @@ static inline void dt_put_str(struct dt_buf *b, uint16_t tag, const char *s)
 {
 	if (!s)
 		return;
-	uint32_t n = 0;
-	/* stops at the NUL; cppcheck assumes literal callers run past it */
-	// cppcheck-suppress arrayIndexOutOfBoundsCond
-	while (n < 0xffff && s[n])
-		n++;
-	dt_put(b, tag, s, n);
+	size_t n = strlen(s);
+	dt_put(b, tag, s, n > 0xffff ? 0xffff : (uint32_t)n); /* a longer one is cut */
 }
 
 #endif
