@@ -126,8 +126,9 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 			 DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
 		return -1;
 	}
+	/* size is the record area; the 4 KiB header comes on top */
 	uint64_t nslots = 1;
-	while (dt_ring_file_size(nslots * 2) <= size)
+	while (nslots * 2 * DT_SLOT_SIZE <= size)
 		nslots *= 2;
 	size_t len = dt_ring_file_size(nslots);
 
