@@ -1,0 +1,862 @@
+#!/usr/bin/python3
+"""denytrace benchmark driver (`make bench`, scripts/bench.sh).
+
+Measures, in one run:
+  1. a Python sqlite3 writer (2000 small transactions, DELETE and WAL
+     journal modes) with no probe, under `denytrace run`, under strace and
+     under strace --seccomp-bpf;
+  2. an exec-heavy shell loop (300 x /bin/true) under the same four;
+  3. the probe's cost on calls that succeed, in instructions (callgrind);
+  4. the cost of one recorded refusal, and of the first one of a process;
+  5. ring throughput: 1, 2 and 4 writer processes, and the reader;
+  6. `denytrace report` (or `show --jsonl` while report does not exist)
+     against ring size.
+Timed variants alternate round-robin inside every round. Prints tables and
+PASS/MISS per target, and writes everything to a JSON file.
+
+Python 3 standard library only. Run with /usr/bin/python3.
+"""
+import os
+import sys
+
+# The traced workload of section 1 lives in this file so that the benchmark
+# is one file; it runs before anything else is imported.
+if len(sys.argv) > 1 and sys.argv[1] == "--sqlite-worker":
+    import sqlite3
+
+    db, mode, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(db + suffix)
+        except FileNotFoundError:
+            pass
+    con = sqlite3.connect(db, isolation_level=None)
+    got = con.execute("PRAGMA journal_mode=%s" % mode).fetchone()[0]
+    if got.upper() != mode.upper():
+        sys.exit("sqlite worker: journal_mode is %s, wanted %s" % (got, mode))
+    con.execute("PRAGMA synchronous=OFF")
+    con.execute("CREATE TABLE task(id INTEGER PRIMARY KEY, board TEXT, title TEXT,"
+                " state TEXT, body BLOB)")
+    body = b"x" * 64
+    for i in range(n):
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("INSERT INTO task(board, title, state, body) VALUES (?, ?, ?, ?)",
+                    ("kanban", "task %d" % i, "todo", body))
+        con.execute("COMMIT")
+    count = con.execute("SELECT count(*) FROM task").fetchone()[0]
+    con.close()
+    if count != n:
+        sys.exit("sqlite worker: %d rows, wanted %d" % (count, n))
+    sys.exit(0)
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import math
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+WORKER_PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+THIS = os.path.abspath(__file__)
+STRACE_BASE = ["strace", "-f", "-Z", "-qq", "-o", "/dev/null",
+               "-e", "trace=%file,fcntl,flock,ftruncate"]
+EXEC_LOOP = "i=0; while [ $i -lt {n} ]; do /bin/true; i=$((i+1)); done"
+
+# Targets (never loosened to pass).
+TARGET_INSTR_PER_CALL = 40          # extra instructions per successful call
+TARGET_REFUSAL_US = 25.0            # added median cost of a recorded refusal
+TARGET_RING_2W = 1_000_000          # records/s with 2 writers
+TARGET_REPORT_64M_S = 2.0           # seconds for a full 64 MiB ring
+
+SLOT = 256
+MAIN_SIZES = (8, 32, 64)       # MiB of slots
+DISTINCT_PATHS = 256           # refused paths in the main series of rings
+
+
+class BenchError(Exception):
+    pass
+
+
+# ---- small utilities ------------------------------------------------------
+
+def log(msg=""):
+    print(msg, flush=True)
+
+
+def progress(msg):
+    sys.stderr.write("bench: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def clean_env(extra=None):
+    env = {k: v for k, v in os.environ.items()
+           if k != "LD_PRELOAD" and not k.startswith("DENYTRACE_")}
+    env["LC_ALL"] = "C"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_timed(argv, env=None, capture=False, timeout=900, cwd=None):
+    """Runs argv; returns wall seconds, CPU seconds of the whole process tree
+    (user + system, from RUSAGE_CHILDREN), stdout if captured."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, env=env if env is not None else clean_env(), cwd=cwd,
+                       stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=timeout)
+    t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        raise BenchError("%s exited %d: %s" % (" ".join(argv[:12]), p.returncode,
+                                                p.stderr.decode(errors="replace")[-600:].strip()))
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return {"wall": t1 - t0, "cpu": cpu,
+            "stdout": p.stdout.decode(errors="replace") if capture else None}
+
+
+def summary(values):
+    v = sorted(values)
+    s = {"n": len(v), "median": statistics.median(v), "min": v[0], "max": v[-1],
+         "samples": values}
+    if len(v) >= 2:
+        q = statistics.quantiles(v, n=4, method="inclusive")
+        s["q1"], s["q3"] = q[0], q[2]
+    else:
+        s["q1"] = s["q3"] = v[0]
+    return s
+
+
+def fmt_num(x, digits=3):
+    if x is None:
+        return "-"
+    ax = abs(x)
+    if ax >= 1000:
+        return "{:,.0f}".format(x)
+    if ax >= 100:
+        return "%.1f" % x
+    if ax >= 10:
+        return "%.2f" % x
+    return "%.*f" % (digits, x)
+
+
+def table(headers, rows):
+    widths = [len(h) for h in headers]
+    for r in rows:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], len(str(c)))
+    def line(cells):
+        out = []
+        for i, c in enumerate(cells):
+            c = str(c)
+            out.append(c.ljust(widths[i]) if i == 0 or not _numeric(c) else c.rjust(widths[i]))
+        return "  " + "  ".join(out).rstrip()
+    log(line(headers))
+    log("  " + "  ".join("-" * w for w in widths))
+    for r in rows:
+        log(line(r))
+
+
+def _numeric(c):
+    return bool(re.match(r"^[-+x(]?[0-9.,]+", c)) or c in ("-",)
+
+
+def rounds_loop(name, max_rounds, min_rounds, budget, one_round):
+    """Calls one_round(r) until max_rounds, or until the time budget would be
+    exceeded by another round once min_rounds are done."""
+    t0 = time.perf_counter()
+    done = 0
+    while done < max_rounds:
+        one_round(done)
+        done += 1
+        el = time.perf_counter() - t0
+        progress("%s: round %d done (%.0f s)" % (name, done, el))
+        if done >= min_rounds and budget and el + el / done > budget:
+            break
+    return done
+
+
+def ring_slots_for(mib):
+    return mib * 1024 * 1024 // SLOT
+
+
+# ---- the benchmark --------------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.build = os.path.abspath(args.build)
+        self.dt = os.path.join(self.build, "denytrace")
+        self.probe = os.path.join(self.build, "libdenytrace.so")
+        self.calls = os.path.join(self.build, "helpers", "bench-calls")
+        self.ringh = os.path.join(self.build, "helpers", "bench-ring")
+        for f in (self.dt, self.probe, self.calls, self.ringh):
+            if not os.path.exists(f):
+                raise BenchError("%s is missing; run `make all helpers` (or `make bench`)" % f)
+        base = args.tmpdir or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
+        self.tmp = tempfile.mkdtemp(prefix="denytrace-bench-", dir=base)
+        self.quick = args.quick
+        self.results = {}
+        self.targets = []
+        self.notes = []
+        self.only = set(args.only.split(",")) if args.only else None
+
+    def want(self, section):
+        return self.only is None or section in self.only
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def target(self, name, value, unit, limit, ok, detail="", lower_bound=False):
+        t = {"name": name, "value": value, "unit": unit, "target": limit,
+             "pass": bool(ok), "detail": detail, "lower_bound": lower_bound}
+        self.targets.append(t)
+        return t
+
+    # ---- 1 + 2: workloads under four variants ----------------------------
+
+    def variants(self, ring):
+        v = [("baseline", []),
+             ("denytrace", [self.dt, "run", "-q", "-o", ring, "--"])]
+        if self.strace_ok:
+            v.append(("strace", STRACE_BASE))
+            v.append(("strace-seccomp", STRACE_BASE + ["--seccomp-bpf"]))
+        return v
+
+    def workloads(self):
+        q = self.quick
+        ntx = self.args.transactions or (300 if q else 2000)
+        nexec = self.args.execs or (60 if q else 300)
+        wl = []
+        if self.want("sqlite"):
+            for mode in ("DELETE", "WAL"):
+                db = os.path.join(self.tmp, "kanban-%s.db" % mode.lower())
+                wl.append(("sqlite", "sqlite %s, %d txns" % (mode, ntx),
+                           [WORKER_PY, THIS, "--sqlite-worker", db, mode, str(ntx)], ntx, "txn"))
+        if self.want("exec"):
+            wl.append(("exec", "sh loop, %d x /bin/true" % nexec,
+                       ["/bin/sh", "-c", EXEC_LOOP.format(n=nexec)], nexec, "exec"))
+        return wl
+
+    def bench_workloads(self):
+        wl = self.workloads()
+        if not wl:
+            return
+        self.strace_ok = shutil.which("strace") is not None
+        if self.strace_ok:
+            try:
+                run_timed(STRACE_BASE + ["--seccomp-bpf", "/bin/true"])
+            except (BenchError, OSError) as e:
+                self.strace_ok = False
+                self.notes.append("strace unusable here (%s): strace variants skipped" % e)
+        ring = os.path.join(self.tmp, "workload.ring")
+        variants = self.variants(ring)
+        samples = {(w[1], v[0]): {"wall": [], "cpu": []} for w in wl for v in variants}
+
+        progress("workloads: warm-up")
+        for _, name, argv, _, _ in wl:
+            run_timed(argv)
+            run_timed(variants[1][1] + argv)
+        self.ring_default_bytes = os.path.getsize(ring)
+
+        def one_round(r):
+            groups = wl[r % len(wl):] + wl[:r % len(wl)]
+            for _, name, argv, _, _ in groups:
+                order = variants[r % len(variants):] + variants[:r % len(variants)]
+                for vname, prefix in order:
+                    res = run_timed(prefix + argv)
+                    samples[(name, vname)]["wall"].append(res["wall"])
+                    samples[(name, vname)]["cpu"].append(res["cpu"])
+
+        if self.args.rounds:
+            n = rounds_loop("workloads", self.args.rounds, self.args.rounds, 0, one_round)
+        elif self.quick:
+            n = rounds_loop("workloads", 3, 2, 25, one_round)
+        else:
+            n = rounds_loop("workloads", 7, 3, 160, one_round)
+
+        out = {"rounds": n, "variants": [v[0] for v in variants],
+               "commands": {v[0]: v[1] for v in variants}, "workloads": []}
+        for kind, name, argv, count, unit in wl:
+            base = summary(samples[(name, "baseline")]["wall"])
+            basec = summary(samples[(name, "baseline")]["cpu"])
+            entry = {"kind": kind, "name": name, "argv": argv, "count": count, "unit": unit,
+                     "variants": {}}
+            for vname, _ in variants:
+                w = summary(samples[(name, vname)]["wall"])
+                c = summary(samples[(name, vname)]["cpu"])
+                entry["variants"][vname] = {
+                    "wall_s": w, "cpu_s": c,
+                    "wall_ratio": w["median"] / base["median"],
+                    "cpu_ratio": c["median"] / basec["median"],
+                    "added_wall_us_per_" + unit: (w["median"] - base["median"]) / count * 1e6,
+                    "added_cpu_us_per_" + unit: (c["median"] - basec["median"]) / count * 1e6,
+                }
+            out["workloads"].append(entry)
+        self.results["workloads"] = out
+
+    def print_workloads(self):
+        out = self.results.get("workloads")
+        if not out:
+            return
+        log("")
+        log("1-2. Workloads: no probe vs denytrace vs strace (%d rounds, variants round-robin)"
+            % out["rounds"])
+        log("  sqlite: Python sqlite3, BEGIN IMMEDIATE / INSERT / COMMIT per transaction,")
+        log("  PRAGMA synchronous=OFF (no fsync: disk noise would hide CPU overhead), database")
+        log("  in %s. wall = elapsed; cpu = user+sys of the whole process tree." % self.tmp_kind())
+        log("  strace = %s" % " ".join(STRACE_BASE))
+        rows = []
+        for e in out["workloads"]:
+            unit = e["unit"]
+            for vname in out["variants"]:
+                v = e["variants"][vname]
+                w, c = v["wall_s"], v["cpu_s"]
+                rows.append([e["name"] if vname == "baseline" else "", vname,
+                             fmt_num(w["median"]), "%s-%s" % (fmt_num(w["min"]), fmt_num(w["max"])),
+                             "x%.2f" % v["wall_ratio"],
+                             fmt_num(c["median"]), "%s-%s" % (fmt_num(c["min"]), fmt_num(c["max"])),
+                             "x%.2f" % v["cpu_ratio"],
+                             "-" if vname == "baseline" else
+                             "%+.0f" % v["added_cpu_us_per_" + unit]])
+        table(["workload", "variant", "wall s", "wall min-max", "wall/base",
+               "cpu s", "cpu min-max", "cpu/base", "+cpu us per txn|exec"], rows)
+        log("  (+cpu per txn|exec = (cpu - baseline cpu) / count, start-up of the run included)")
+
+    def tmp_kind(self):
+        return "%s (%s)" % (self.tmp, "tmpfs" if self.tmp.startswith("/dev/shm") else "disk")
+
+    # ---- 3: instructions per successful call -----------------------------
+
+    def callgrind(self, argv, preload):
+        # ENOENT counts as a refusal so that the after-refusal runs can
+        # refuse a write-open of a missing path; it changes nothing else.
+        env = clean_env({"DENYTRACE_ERRNOS": "ENOENT"})
+        if preload:
+            env["LD_PRELOAD"] = self.probe
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
+                           env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=600)
+        err = p.stderr.decode(errors="replace")
+        m = re.search(r"Collected : (\d+)", err)
+        if p.returncode != 0 or not m:
+            raise BenchError("callgrind %s failed (%d): %s" % (" ".join(argv), p.returncode, err[-400:]))
+        return int(m.group(1))
+
+    def load_faults(self, runs=20):
+        """Minor page faults of one /bin/true, without and with the probe."""
+        out = []
+        for preload in (False, True):
+            env = clean_env({"LD_PRELOAD": self.probe} if preload else None)
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+            for _ in range(runs):
+                subprocess.run(["/bin/true"], env=env, check=True)
+            out.append((resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - r0) / runs)
+        return out
+
+    def bench_instructions(self):
+        if not self.want("instr"):
+            return
+        if not shutil.which("valgrind"):
+            self.notes.append("valgrind missing: section 3 skipped")
+            return
+        target_file = os.path.join(self.tmp, "calls-target")
+        with open(target_file, "w") as f:
+            f.write("x")
+        # (key, description, op, path, after a refused write-open)
+        ops = [("open", "open(\"/dev/null\", O_RDONLY) + close", "open", "/dev/null", False),
+               ("access", "access(path, F_OK)", "access", target_file, False),
+               ("fcntl", "fcntl(fd, F_SETLK, F_UNLCK)", "fcntl", target_file, False),
+               ("open/after", "open + close, after a refused write-open", "open", target_file, True),
+               ("access/after", "access, after a refused write-open", "access", target_file, True),
+               ("fcntl/after", "fcntl lock, after a refused write-open", "fcntl", target_file, True)]
+        if self.quick:  # valgrind start-up dominates: fewer runs
+            ops = [o for o in ops if o[2] != "fcntl"]
+        # Same number of digits in both: argv length must not change the
+        # count. The reopen watch lasts DT_REOPEN_WINDOW_NS (2 s) of wall
+        # time; under callgrind 30000 opens outlast it, 3000 do not.
+        def ns(after):
+            return (1000, 3000) if after else (10000, 30000)
+        n1, n2 = ns(False)
+        jobs = {}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+            for key, _, op, path, after in ops + [("none", "", "none", "/dev/null", False)]:
+                for pre in (False, True):
+                    for n in ((n1,) if op == "none" else ns(after)):
+                        argv = [self.calls, "calls", op, str(n), path] + (["after-refusal"] if after else [])
+                        jobs[(key, pre, n)] = ex.submit(self.callgrind, argv, pre)
+            counts = {k: f.result() for k, f in jobs.items()}
+        res = {"n1": n1, "n2": n2, "n_after": ns(True), "ops": {},
+               "raw": {"%s|%s|%d" % (k[0], "probe" if k[1] else "none", k[2]): v
+                       for k, v in counts.items()}}
+        for key, desc, _, path, after in ops:
+            a, b = ns(after)
+            d0 = counts[(key, False, b)] - counts[(key, False, a)]
+            d1 = counts[(key, True, b)] - counts[(key, True, a)]
+            res["ops"][key] = {"call": desc, "path": path, "after_refusal": after,
+                               "instr_per_call_without": d0 / (b - a),
+                               "instr_per_call_with": d1 / (b - a),
+                               # integer difference first: no rounding error at the limit
+                               "extra_per_call": (d1 - d0) / (b - a)}
+        res["probe_load_instr"] = counts[("none", True, n1)] - counts[("none", False, n1)]
+        f0, f1 = self.load_faults()
+        res["exec_minor_faults"] = {"without": f0, "with": f1, "extra": f1 - f0}
+        self.results["instructions"] = res
+        for after, label in ((False, "extra instructions per successful call"),
+                             (True, "same, after one refused write-open (reopen watch on)")):
+            sel = {k: o for k, o in res["ops"].items() if o["after_refusal"] == after}
+            worst = max(sel.values(), key=lambda o: o["extra_per_call"])
+            wkey = [k for k, o in sel.items() if o is worst][0].split("/")[0]
+            self.target("%s (worst: %s)" % (label, wkey),
+                        worst["extra_per_call"], "instructions", "<= %d" % TARGET_INSTR_PER_CALL,
+                        all(o["extra_per_call"] <= TARGET_INSTR_PER_CALL for o in sel.values()),
+                        ", ".join("%s %+.1f" % (k.split("/")[0], o["extra_per_call"])
+                                  for k, o in sel.items()))
+
+    def print_instructions(self):
+        res = self.results.get("instructions")
+        if not res:
+            return
+        log("")
+        log("3. Probe cost on calls that succeed: callgrind instruction counts, slope between")
+        log("   N=%d and N=%d calls (start-up cancels out), with and without LD_PRELOAD"
+            % (res["n1"], res["n2"]))
+        rows = []
+        for key, o in res["ops"].items():
+            rows.append([o["call"], "%.1f" % o["instr_per_call_without"],
+                         "%.1f" % o["instr_per_call_with"], "%+.1f" % o["extra_per_call"],
+                         "PASS" if o["extra_per_call"] <= TARGET_INSTR_PER_CALL else "MISS"])
+        table(["call", "instr/call no probe", "instr/call probe", "extra",
+               "<= %d" % TARGET_INSTR_PER_CALL], rows)
+        log("   'after a refused write-open' (N=%d and %d): the process first had an" % tuple(res["n_after"]))
+        log("   open(O_RDWR|O_CREAT) refused (ENOENT made a refusal with DENYTRACE_ERRNOS); the probe")
+        log("   then watches successes for a read-only reopen of that path (up to 2 s, and until a")
+        log("   read-only open clears the watch); the calls use %s." % res["ops"]["open/after"]["path"])
+        ef = res["exec_minor_faults"]
+        log("   loading the probe (per process, no call made): %+d instructions, %+.1f page faults"
+            " (/bin/true: %.1f -> %.1f)" % (res["probe_load_instr"], ef["extra"], ef["without"],
+                                           ef["with"]))
+
+    # ---- 4: cost of a recorded refusal -----------------------------------
+
+    def bench_refusal(self):
+        if not self.want("refusal"):
+            return
+        n = 500 if self.quick else 2000
+        missing = os.path.join(self.tmp, "missing", "kanban.db")
+        ring = os.path.join(self.tmp, "refusal.ring")
+        base = [self.calls, "refuse", str(n), missing]
+        dtrun = [self.dt, "run", "-q", "--errnos", "ENOENT", "-o", ring]
+        variants = [("no probe", base),
+                    ("probe, backtraces", dtrun + ["--"] + base),
+                    ("probe, --no-backtrace", dtrun + ["--no-backtrace", "--"] + base)]
+        samples = {v[0]: [] for v in variants}
+
+        def one_round(r):
+            for vname, argv in variants[r % 3:] + variants[:r % 3]:
+                out = run_timed(argv, capture=True)["stdout"]
+                samples[vname].append(json.loads(out.strip().splitlines()[-1]))
+
+        rounds = self.args.rounds or (3 if self.quick else 5)
+        rounds_loop("refusal", rounds, rounds, 0, one_round)
+        res = {"n": n, "rounds": rounds, "path": missing,
+               "how": "open(PATH, O_RDWR|O_CREAT) -> ENOENT, DENYTRACE_ERRNOS=ENOENT via "
+                      "`denytrace run --errnos ENOENT`", "variants": {}}
+        for vname, _ in variants:
+            s = samples[vname]
+            res["variants"][vname] = {
+                "median_us": summary([x["median_us"] for x in s]),
+                "p99_us": summary([x["p99_us"] for x in s]),
+                "first_us": summary([x["first_us"] for x in s]),
+                "minor_faults_per_call": summary([x["minor_faults"] / x["n"] for x in s]),
+                "runs": s}
+        b = res["variants"]["no probe"]
+        for vname in ("probe, backtraces", "probe, --no-backtrace"):
+            v = res["variants"][vname]
+            v["added_median_us"] = v["median_us"]["median"] - b["median_us"]["median"]
+            v["added_first_us"] = v["first_us"]["median"] - b["first_us"]["median"]
+        self.results["refusal"] = res
+        for vname in ("probe, backtraces", "probe, --no-backtrace"):
+            v = res["variants"][vname]
+            self.target("added cost of a recorded refusal, median (%s)" % vname,
+                        v["added_median_us"], "us", "< %g" % TARGET_REFUSAL_US,
+                        v["added_median_us"] < TARGET_REFUSAL_US)
+
+    def print_refusal(self):
+        res = self.results.get("refusal")
+        if not res:
+            return
+        log("")
+        log("4. Cost of one recorded refusal: %d refused opens per run, each timed, %d rounds"
+            % (res["n"], res["rounds"]))
+        log("   %s" % res["how"])
+        rows = []
+        for vname, v in res["variants"].items():
+            m, p, f = v["median_us"], v["p99_us"], v["first_us"]
+            rows.append([vname, fmt_num(m["median"]), "%s-%s" % (fmt_num(m["min"]), fmt_num(m["max"])),
+                         fmt_num(p["median"]),
+                         "-" if "added_median_us" not in v else "%+.1f" % v["added_median_us"],
+                         fmt_num(f["median"]),
+                         "-" if "added_first_us" not in v else "%+.0f" % v["added_first_us"],
+                         "%.1f" % v["minor_faults_per_call"]["median"]])
+        table(["variant", "median us", "median min-max", "p99 us", "added us",
+               "first call us", "added first us", "page faults/call"], rows)
+        log("   first call = the process's first refusal: process record, ring attach and (with")
+        log("   backtraces) dlopen of the unwinder library; the 'median' excludes it.")
+
+    # ---- 5 + 6 preparation: full rings -------------------------------------
+
+    def fill_rings(self):
+        """Full rings: the main series (8, 32, 64 MiB) cycles through
+        DISTINCT_PATHS refused paths, so that the number of report groups is
+        the same at every size; the 'distinct' series gives every refusal its
+        own path (a worst case: groups grow with the ring)."""
+        self.rings = {}
+        for key, mib, distinct in [((m, DISTINCT_PATHS), m, DISTINCT_PATHS) for m in MAIN_SIZES] + \
+                                  [((m, 0), m, 0) for m in self.distinct_sizes()]:
+            path = os.path.join(self.tmp, "full-%dM-%s.ring" % (mib, distinct or "all"))
+            out = run_timed([self.ringh, "fill", path, str(ring_slots_for(mib)), str(distinct)],
+                            capture=True)["stdout"]
+            info = json.loads(out)
+            info["path"] = path
+            self.rings[key] = info
+
+    def distinct_sizes(self):
+        if not self.want("report"):
+            return []
+        return [4, 8] if self.quick else [4, 16]
+
+    # ---- 5: ring throughput ------------------------------------------------
+
+    def bench_ring(self):
+        if not self.want("ring"):
+            return
+        total = 200_000 if self.quick else 1_000_000
+        slots = ring_slots_for(8)
+        ring = os.path.join(self.tmp, "writers.ring")
+        read_ring = self.rings[(8, DISTINCT_PATHS)]
+        tasks = [("%d writer%s" % (w, "s" if w > 1 else ""),
+                  [self.ringh, "write", ring, str(slots), str(w), str(total), "400"]) for w in (1, 2, 4)]
+        tasks.append(("reader", [self.ringh, "read", read_ring["path"], "3"]))
+        samples = {t[0]: [] for t in tasks}
+
+        def one_round(r):
+            for name, argv in tasks[r % 4:] + tasks[:r % 4]:
+                samples[name].append(json.loads(run_timed(argv, capture=True)["stdout"]))
+
+        rounds = self.args.rounds or (2 if self.quick else 5)
+        rounds_loop("ring", rounds, rounds, 0, one_round)
+        res = {"rounds": rounds, "ring_slots": slots, "records_per_run": total,
+               "record_bytes": 400, "reader_ring_records": read_ring["records"],
+               "reader_mean_record_bytes": read_ring["mean_record_bytes"], "runs": {}}
+        for name, _ in tasks:
+            s = samples[name]
+            e = {"records_per_s": summary([x["records_per_s"] for x in s]), "raw": s}
+            if name != "reader":
+                e["records_per_cpu_s"] = summary([x["records_per_cpu_s"] for x in s])
+                e["dropped"] = sum(x["dropped"] for x in s)
+            res["runs"][name] = e
+        self.results["ring"] = res
+        two = res["runs"]["2 writers"]
+        self.target("ring throughput with 2 writers (records/s, wall clock)",
+                    two["records_per_s"]["median"], "records/s", ">= %d" % TARGET_RING_2W,
+                    two["records_per_s"]["median"] >= TARGET_RING_2W,
+                    "per writer CPU-second: %.0f" % two["records_per_cpu_s"]["median"])
+
+    def print_ring(self):
+        res = self.results.get("ring")
+        if not res:
+            return
+        log("")
+        log("5. Ring throughput: dt_ring_write (preload/ring.c) from separate processes into one")
+        log("   %d-slot (8 MiB) ring, %d records of %d bytes (2 slots) per run, %d rounds;"
+            % (res["ring_slots"], res["records_per_run"], res["record_bytes"], res["rounds"]))
+        log("   reader: dt_ring_next + dt_record_decode over a full 8 MiB ring (%d records,"
+            " mean %.0f bytes)" % (res["reader_ring_records"], res["reader_mean_record_bytes"]))
+        rows = []
+        for name, e in res["runs"].items():
+            r = e["records_per_s"]
+            rows.append([name, fmt_num(r["median"]), "%s-%s" % (fmt_num(r["min"]), fmt_num(r["max"])),
+                         fmt_num(e["records_per_cpu_s"]["median"]) if "records_per_cpu_s" in e else "-",
+                         str(e.get("dropped", "-"))])
+        table(["run", "records/s", "min-max", "records/CPU-s", "dropped"], rows)
+
+    # ---- 6: report / show time against ring size ---------------------------
+
+    def bench_report(self):
+        if not self.want("report"):
+            return
+        try:
+            p = subprocess.run([self.dt, "report", "--help"], env=clean_env(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+            has_report = p.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            has_report = False
+        if has_report:
+            cmd = lambda ring: [self.dt, "report", "--format", "json", ring]
+            what = "denytrace report --format json RING > /dev/null"
+        else:
+            cmd = lambda ring: [self.dt, "show", "--jsonl", ring]
+            what = "denytrace show --jsonl RING > /dev/null  (`denytrace report --help` failed: no report yet)"
+        tasks = [("%d MiB" % mib, (mib, DISTINCT_PATHS), "main", cmd(self.rings[(mib, DISTINCT_PATHS)]["path"]))
+                 for mib in MAIN_SIZES]
+        for mib in self.distinct_sizes():
+            tasks.append(("%d MiB, all paths distinct" % mib, (mib, 0), "distinct",
+                          cmd(self.rings[(mib, 0)]["path"])))
+        if not has_report:
+            tasks.append(("64 MiB --no-symbols", (64, DISTINCT_PATHS), "diag",
+                          [self.dt, "show", "--jsonl", "--no-symbols",
+                           self.rings[(64, DISTINCT_PATHS)]["path"]]))
+        samples = {t[0]: {"wall": [], "cpu": []} for t in tasks}
+        # A run that takes this long has missed its target many times over:
+        # it is stopped, counted as at least this long, and not run again.
+        limit = self.args.report_timeout or (10.0 if self.quick else 30.0)
+        timed_out, skipped = set(), set()
+
+        def one_round(r):
+            for name, key, series, argv in tasks[r % len(tasks):] + tasks[:r % len(tasks)]:
+                if name in timed_out:
+                    continue
+                try:
+                    res = run_timed(argv, timeout=limit)
+                except subprocess.TimeoutExpired:
+                    timed_out.add(name)
+                    progress("report: %s stopped after %.0f s" % (name, limit))
+                    samples[name]["wall"].append(limit)
+                    samples[name]["cpu"].append(None)
+                    # a larger ring of the same series cannot be faster
+                    for n2, k2, s2, _ in tasks:
+                        if s2 == series and k2[0] > key[0] and n2 not in timed_out:
+                            timed_out.add(n2)
+                            skipped.add(n2)
+                            samples[n2]["wall"] = [limit]
+                            samples[n2]["cpu"] = [None]
+                    continue
+                samples[name]["wall"].append(res["wall"])
+                samples[name]["cpu"].append(res["cpu"])
+
+        if self.args.rounds:
+            rounds = rounds_loop("report", self.args.rounds, self.args.rounds, 0, one_round)
+        elif self.quick:
+            rounds = rounds_loop("report", 1, 1, 0, one_round)
+        else:
+            rounds = rounds_loop("report", 5, 2, 75, one_round)
+        res = {"measured": what, "has_report": has_report, "rounds": rounds,
+               "distinct_paths": DISTINCT_PATHS, "timeout_s": limit, "sizes": []}
+        for name, key, series, argv in tasks:
+            info = self.rings[key]
+            w = summary(samples[name]["wall"])
+            cpus = [c for c in samples[name]["cpu"] if c is not None]
+            c = summary(cpus) if cpus else None
+            res["sizes"].append({"name": name, "series": series, "mib": key[0],
+                                 "records": info["records"], "distinct_paths": info["distinct_paths"],
+                                 "file_bytes": info["file_bytes"], "argv": argv,
+                                 "timed_out": name in timed_out,
+                                 "skipped": name in skipped,
+                                 "wall_s": w, "cpu_s": c,
+                                 "wall_us_per_record": w["median"] / info["records"] * 1e6,
+                                 "cpu_us_per_record": c["median"] / info["records"] * 1e6 if c else None})
+        for series in ("main", "distinct"):
+            pts = [s for s in res["sizes"] if s["series"] == series and not s["timed_out"]]
+            if len(pts) < 2:
+                continue
+            fit = {}
+            for key in ("wall_s", "cpu_s"):
+                slope, icpt, r2 = linfit([p["records"] for p in pts], [p[key]["median"] for p in pts])
+                fit[key] = {"fixed_s": icpt, "us_per_record": slope * 1e6, "r2": r2}
+            # records grow by this factor; a linear tool's per-record time stays put,
+            # and time ~ records^b has b close to 1 (2 for a quadratic one)
+            fit["records_ratio"] = pts[-1]["records"] / pts[0]["records"]
+            fit["per_record_ratio_wall"] = pts[-1]["wall_us_per_record"] / pts[0]["wall_us_per_record"]
+            fit["per_record_ratio_cpu"] = pts[-1]["cpu_us_per_record"] / pts[0]["cpu_us_per_record"]
+            fit["exponent_cpu"] = math.log(pts[-1]["cpu_s"]["median"] / pts[0]["cpu_s"]["median"]) / \
+                math.log(fit["records_ratio"])
+            fit["linear"] = fit["exponent_cpu"] < 1.2
+            res["fit_" + series] = fit
+        self.results["report"] = res
+        t64 = [s for s in res["sizes"] if s["series"] == "main"][-1]
+        self.target("%s on a full 64 MiB ring (%d records, %d paths), wall median"
+                    % ("report --format json" if has_report else "show --jsonl", t64["records"],
+                       t64["distinct_paths"]),
+                    t64["wall_s"]["median"], "s", "< %g" % TARGET_REPORT_64M_S,
+                    not t64["timed_out"] and t64["wall_s"]["median"] < TARGET_REPORT_64M_S,
+                    ("not run: a smaller ring already took over %.0f s" % limit if t64["skipped"] else
+                     "stopped at the %.0f s limit" % limit) if t64["timed_out"] else
+                    "cpu median %.2f s" % t64["cpu_s"]["median"], lower_bound=t64["timed_out"])
+
+    def print_report(self):
+        res = self.results.get("report")
+        if not res:
+            return
+        log("")
+        log("6. Reading a full ring: %s" % res["measured"])
+        log("   rings written by bench-ring fill: ~560-byte denials with a 3-frame stack, a process")
+        log("   record every 100 denials; main series: the denials cycle through %d paths;"
+            % res["distinct_paths"])
+        log("   'all paths distinct': every denial has its own path. %d round%s, round-robin;"
+            % (res["rounds"], "" if res["rounds"] == 1 else "s"))
+        log("   a run is stopped after %g s (>%g in the table), and a larger ring of the same series"
+            % (res["timeout_s"], res["timeout_s"]))
+        log("   is then not run (it cannot be faster).")
+        rows = []
+        for s in res["sizes"]:
+            w, c = s["wall_s"], s["cpu_s"]
+            if s["timed_out"]:
+                rows.append([s["name"], "{:,}".format(s["records"]), "{:,}".format(s["distinct_paths"]),
+                             ">%g" % res["timeout_s"],
+                             "(not run)" if s.get("skipped") else "(stopped)", "-",
+                             ">%.0f" % s["wall_us_per_record"], "-"])
+                continue
+            rows.append([s["name"], "{:,}".format(s["records"]), "{:,}".format(s["distinct_paths"]),
+                         fmt_num(w["median"]), "%s-%s" % (fmt_num(w["min"]), fmt_num(w["max"])),
+                         fmt_num(c["median"]), "%.1f" % s["wall_us_per_record"],
+                         "%.1f" % s["cpu_us_per_record"]])
+        table(["ring", "records", "paths", "wall s", "wall min-max", "cpu s", "wall us/rec",
+               "cpu us/rec"], rows)
+        for series, label in (("main", "%d paths" % res["distinct_paths"]),
+                              ("distinct", "all paths distinct")):
+            fit = res.get("fit_" + series)
+            if not fit:
+                log("   %s: fewer than two sizes completed, no fit" % label)
+                continue
+            fw, fc = fit["wall_s"], fit["cpu_s"]
+            log("   %s: cpu %.3f s + %.1f us/record (R^2 %.3f); wall %.3f s + %.1f us/record;"
+                % (label, fc["fixed_s"], fc["us_per_record"], fc["r2"], fw["fixed_s"],
+                   fw["us_per_record"]))
+            log("     records x%.1f -> cpu per record x%.2f (wall x%.2f), cpu ~ records^%.2f: %s"
+                % (fit["records_ratio"], fit["per_record_ratio_cpu"], fit["per_record_ratio_wall"],
+                   fit["exponent_cpu"],
+                   "grows linearly" if fit["linear"] else "NOT linear (per-record cost grows with the ring)"))
+
+    # ---- driver ----------------------------------------------------------
+
+    def run(self):
+        t0 = time.perf_counter()
+        self.load_before = os.getloadavg()
+        self.ring_default_bytes = None
+        self.bench_workloads()
+        self.bench_instructions()
+        self.bench_refusal()
+        if self.want("ring") or self.want("report"):
+            self.fill_rings()
+        self.bench_ring()
+        self.bench_report()
+        self.elapsed = time.perf_counter() - t0
+        self.load_after = os.getloadavg()
+
+    def meta(self):
+        return {
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "mode": "quick" if self.quick else "full",
+            "host": platform.node(), "kernel": platform.release(),
+            "cpus": os.cpu_count(), "python": platform.python_version(),
+            "worker_python": WORKER_PY,
+            "loadavg_before": self.load_before, "loadavg_after": self.load_after,
+            "build": self.build, "tmpdir": self.tmp_kind(),
+            "elapsed_s": self.elapsed,
+            "denytrace_default_ring_file_bytes": self.ring_default_bytes,
+            "notes": self.notes,
+        }
+
+    def print_all(self):
+        log("denytrace benchmark (%s mode) on %s, %d CPUs, load average %.1f/%.1f/%.1f at start"
+            % ("quick" if self.quick else "full", platform.node(), os.cpu_count(),
+               *self.load_before))
+        log("Medians over rounds; spread = min-max over rounds; ratios are to the no-probe baseline.")
+        self.print_workloads()
+        self.print_instructions()
+        self.print_refusal()
+        self.print_ring()
+        self.print_report()
+        log("")
+        log("Targets")
+        rows = []
+        for t in self.targets:
+            val = t["value"]
+            rows.append(["PASS" if t["pass"] else "MISS", t["name"],
+                         "%s%s %s" % (">= " if t.get("lower_bound") else "", fmt_num(val, 2), t["unit"]),
+                         t["target"], t["detail"]])
+        table(["", "target", "measured", "wanted", "detail"], rows)
+        for n in self.notes:
+            log("note: %s" % n)
+        if self.ring_default_bytes is not None:
+            log("note: `denytrace run` with the default --size 8M created a %d-byte ring file"
+                % self.ring_default_bytes)
+        log("")
+        log("load average at the end: %.1f/%.1f/%.1f; total time %.0f s"
+            % (*self.load_after, self.elapsed))
+
+    def write_json(self, path):
+        doc = {"meta": self.meta(), "targets": self.targets, "results": self.results}
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=False)
+            f.write("\n")
+        os.replace(tmp, path)
+
+
+def linfit(xs, ys):
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    slope = sxy / sxx if sxx else 0.0
+    icpt = my - slope * mx
+    ss_tot = sum((y - my) ** 2 for y in ys)
+    ss_res = sum((y - (icpt + slope * x)) ** 2 for x, y in zip(xs, ys))
+    r2 = 1 - ss_res / ss_tot if ss_tot else 1.0
+    return slope, icpt, r2
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        prog="scripts/bench.sh",
+        description="denytrace benchmark: workloads under the probe and strace, probe "
+                    "instruction cost, refusal cost, ring throughput, report time.")
+    ap.add_argument("build", nargs="?", default="build", help="build directory (default build)")
+    ap.add_argument("--quick", action="store_true",
+                    help="about a minute: smaller workloads (300 txns, 60 execs, 500 refusals, "
+                         "200k ring records), fewer rounds; same targets")
+    ap.add_argument("--json", metavar="FILE", help="machine-readable results (default BUILD/bench.json)")
+    ap.add_argument("--rounds", type=int, help="fixed number of rounds for every section")
+    ap.add_argument("--only", metavar="LIST",
+                    help="comma list of sections: sqlite,exec,instr,refusal,ring,report")
+    ap.add_argument("--transactions", type=int, help="sqlite transactions per run")
+    ap.add_argument("--execs", type=int, help="iterations of the shell loop")
+    ap.add_argument("--tmpdir", help="where databases and rings go (default /dev/shm)")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--report-timeout", type=float, metavar="S",
+                    help="stop one report/show run after S seconds (default 30, quick 10)")
+    args = ap.parse_args()
+    json_path = args.json or os.path.join(args.build, "bench.json")
+    b = None
+    try:
+        b = Bench(args)
+        b.run()
+        b.print_all()
+        b.write_json(json_path)
+        log("results: %s" % os.path.abspath(json_path))
+    except BenchError as e:
+        sys.stderr.write("bench: %s\n" % e)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if b:
+            b.close()
+    if args.strict and any(not t["pass"] for t in b.targets):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+/*
+ * bench-calls: the interposed calls the benchmark (scripts/bench.py) measures,
+ * in a program small enough that the probe's share is easy to see.
+ *
+ *   bench-calls calls OP N [PATH [after-refusal]]
+ *       Performs N calls of OP that succeed, then exits 0 (a failed call
+ *       exits 1: the benchmark must only count successes). With
+ *       after-refusal, one write-open of a missing path comes first (a
+ *       refusal when ENOENT is a watched errno). Run under
+ *       callgrind with two values of N, with and without LD_PRELOAD; the
+ *       slope of the instruction count in N is the cost of one call.
+ *       OP is one of
+ *         open    open(PATH, O_RDONLY) + close   (PATH default /dev/null)
+ *         access  access(PATH, F_OK)
+ *         fcntl   fcntl(fd, F_SETLK, {F_UNLCK}) on PATH opened once (what
+ *                 SQLite does around every transaction)
+ *         fopen   fopen(PATH, "r") + fclose
+ *         none    nothing (the loop alone)
+ *
+ *   bench-calls refuse N PATH
+ *       One successful open of /dev/null first (so that the wrapper's
+ *       first-use symbol lookup is not counted as the refusal's cost), then N
+ *       opens of PATH with O_RDWR|O_CREAT that must fail (PATH in a missing
+ *       directory: ENOENT), each timed with clock_gettime(CLOCK_MONOTONIC).
+ *       Prints one JSON object: the first call's time and the median, p90,
+ *       p99, mean, min and max of the others, in microseconds, and the minor
+ *       page faults the N calls took (the probe's recording path maps memory).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int do_calls(const char *op, long n, const char *path, int after_refusal)
+{
+	if (after_refusal) {
+		/* a refused write-open first: the probe then watches successful
+		 * opens for SQLite's read-only retry (DT_WATCH_REOPEN) */
+		int fd = open("/nonexistent-denytrace-bench/kanban.db", O_RDWR | O_CREAT, 0644);
+		if (fd >= 0)
+			return 1;
+	}
+	if (!strcmp(op, "none")) {
+		for (long i = 0; i < n; i++)
+			__asm__ volatile("" ::: "memory");
+		return 0;
+	}
+	if (!strcmp(op, "open")) {
+		for (long i = 0; i < n; i++) {
+			int fd = open(path, O_RDONLY);
+			if (fd < 0)
+				return 1;
+			close(fd);
+		}
+		return 0;
+	}
+	if (!strcmp(op, "access")) {
+		for (long i = 0; i < n; i++)
+			if (access(path, F_OK) != 0)
+				return 1;
+		return 0;
+	}
+	if (!strcmp(op, "fcntl")) {
+		int fd = open(path, O_RDWR);
+		if (fd < 0)
+			return 1;
+		struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+		for (long i = 0; i < n; i++)
+			if (fcntl(fd, F_SETLK, &fl) != 0)
+				return 1;
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(op, "fopen")) {
+		for (long i = 0; i < n; i++) {
+			FILE *f = fopen(path, "r");
+			if (!f)
+				return 1;
+			fclose(f);
+		}
+		return 0;
+	}
+	fprintf(stderr, "bench-calls: unknown op '%s'\n", op);
+	return 2;
+}
+
+static int do_refuse(long n, const char *path)
+{
+	if (n < 2)
+		return 2;
+	int fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0)
+		close(fd);
+	double *t = malloc(sizeof(double) * (size_t)n);
+	if (!t)
+		return 1;
+	for (long i = 0; i < n; i++)
+		t[i] = 0; /* fault the array in before timing */
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	for (long i = 0; i < n; i++) {
+		double a = now_us();
+		int r = open(path, O_RDWR | O_CREAT, 0644);
+		double b = now_us();
+		if (r >= 0 || errno != ENOENT) {
+			fprintf(stderr, "bench-calls: open %s did not fail with ENOENT\n", path);
+			return 1;
+		}
+		t[i] = b - a;
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	double first = t[0], sum = 0;
+	double *rest = t + 1;
+	long m = n - 1;
+	for (long i = 0; i < m; i++)
+		sum += rest[i];
+	qsort(rest, (size_t)m, sizeof(double), cmp_double);
+#define PCT(p) rest[(long)((double)(m - 1) * (p) + 0.5)]
+	printf("{\"n\": %ld, \"first_us\": %.3f, \"median_us\": %.3f, \"p90_us\": %.3f, "
+	       "\"p99_us\": %.3f, \"mean_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
+	       "\"minor_faults\": %ld}\n",
+	       n, first, PCT(0.5), PCT(0.9), PCT(0.99), sum / (double)m, rest[0], rest[m - 1],
+	       ru1.ru_minflt - ru0.ru_minflt);
+	free(t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "calls"))
+		return do_calls(argv[2], atol(argv[3]), argc > 4 ? argv[4] : "/dev/null",
+				argc > 5 && !strcmp(argv[5], "after-refusal"));
+	if (argc == 4 && !strcmp(argv[1], "refuse"))
+		return do_refuse(atol(argv[2]), argv[3]);
+	fprintf(stderr, "usage: bench-calls calls OP N [PATH [after-refusal]] | "
+			"bench-calls refuse N PATH\n");
+	return 2;
+}
