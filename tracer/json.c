@@ -86,32 +86,31 @@ static int dt_utf8_len(const unsigned char *s)
 void dt_json_escape(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *run = s; /* bytes that need no escaping go out in one write */
 	while (*s) {
 		unsigned char c = *s;
+		int n = c >= 0x20 && c != 0x7f && c != '"' && c != '\\' ? dt_utf8_len(s) : 0;
+		if (n > 0) {
+			s += n;
+			continue;
+		}
+		if (s > run)
+			fwrite(run, 1, (size_t)(s - run), f);
 		if (c == '"' || c == '\\') {
 			fputc('\\', f);
 			fputc(c, f);
-			s++;
 		} else if (c == '\n') {
 			fputs("\\n", f);
-			s++;
 		} else if (c == '\t') {
 			fputs("\\t", f);
-			s++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			s++;
 		} else {
-			int n = dt_utf8_len(s);
-			if (n == 0) {
-				fprintf(f, "\\u%04x", c);
-				s++;
-			} else {
-				fwrite(s, 1, (size_t)n, f);
-				s += n;
-			}
+			/* a control character, or a byte that is not valid UTF-8 */
+			fprintf(f, "\\u%04x", c);
 		}
+		run = ++s;
 	}
+	if (s > run)
+		fwrite(run, 1, (size_t)(s - run), f);
 }
 
 void dt_json_key(struct dt_json *j, const char *k)
