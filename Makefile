@@ -76,6 +76,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory all helpers $(UNIT_BINS) $(INTEG_BINS)
 	@./tests/run-tests.sh $(BUILD)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers
@@ -97,16 +98,41 @@ lint:
 		--inline-suppr --suppress=missingIncludeSystem -D__x86_64__ \
 		-Ipreload -Itracer preload tracer
 
+# libFuzzer targets: tests/fuzz/fuzz_NAME.c, whose "// fuzz-sources:" line
+# names what it links, seeded from tests/fuzz/corpus/NAME/. New inputs go
+# to a scratch directory, never into the committed corpus.
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZERS := $(patsubst tests/fuzz/fuzz_%.c,build-fuzz/fuzz_%,$(FUZZ_SRC))
+FUZZ_SECONDS ?= 300
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CLI_SRC) $(CLI_HDR) $(PROBE_HDR)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+		-Ipreload -Itracer -o $@ $< $(shell sed -n 's|^// fuzz-sources: ||p' $<)
+
+fuzz: $(FUZZERS)
+	@for f in $(FUZZERS); do n=$${f#build-fuzz/fuzz_}; mkdir -p build-fuzz/corpus-$$n; \
+		echo "== fuzz $$n for $(FUZZ_SECONDS) s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build-fuzz/ \
+			build-fuzz/corpus-$$n tests/fuzz/corpus/$$n 2>&1 | grep -E 'stat::number_of_executed_units|ERROR|SUMMARY' \
+			|| true; test -z "$$(ls build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* 2>/dev/null)" \
+			|| { echo "fuzz $$n: finding saved in build-fuzz/"; exit 1; }; done
+
+# Part of make test: each fuzzer for a few seconds (a minute or less in all).
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
+
 format:
 	clang-format -i preload/*.c preload/*.h tracer/*.c tracer/*.h tests/*/*.c
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/denytrace $(DESTDIR)$(PREFIX)/bin/denytrace
 	install -m 0755 $(BUILD)/libdenytrace.so $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
+	install -m 0644 man/denytrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
+	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so \
+		$(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1
 	-rmdir $(DESTDIR)$(PREFIX)/lib/denytrace
 
 clean:

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// fuzz-sources: tracer/toml.c
 /*
  * libFuzzer harness for tracer/toml.c.
  *
