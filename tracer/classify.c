@@ -162,6 +162,7 @@ static int dt_mode_allows(uint32_t mode, uint32_t uid, uint32_t gid, int64_t eui
 static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
 {
 	const struct dt_pathinfo *p = &d->p[0];
+	const char *op = d->op ? d->op : "";
 	if (!p->has_st || !(p->st.valid & DT_SF_MOUNT) || (p->st.mount_flags & ST_RDONLY))
 		return 0;
 	if (d->err != EACCES && d->err != EPERM)
@@ -176,8 +177,8 @@ static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
 		 * owner may remove or rename an entry */
 		if ((p->st.parent_mode & S_ISVTX) && (p->st.valid & DT_SF_EXISTS) &&
 		    p->st.uid != (uint32_t)d->uid && p->st.parent_uid != (uint32_t)d->uid &&
-		    (strstr(d->op, "unlink") || strstr(d->op, "remove") || strstr(d->op, "rmdir") ||
-		     strstr(d->op, "rename"))) {
+		    (strstr(op, "unlink") || strstr(op, "remove") || strstr(op, "rmdir") ||
+		     strstr(op, "rename"))) {
 			snprintf(why, cap,
 				 "the directory is sticky (mode %04o): only the owner of the file (uid %u) "
 				 "or of the directory may remove or rename it, and the process runs as uid %lld",
@@ -270,6 +271,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	const char *abspath = d->p[0].abspath ? d->p[0].abspath : d->p[0].realpath;
 	const char *real = d->p[0].realpath ? d->p[0].realpath : abspath;
 	const char *shown = abspath ? abspath : d->p[0].path ? d->p[0].path : "(unknown path)";
+	const char *op = d->op ? d->op : ""; /* a ring is outside input: any field may be absent */
 	char why[512];
 	char dir[4096];
 
@@ -284,7 +286,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	/* 1 */
 	if (d->injected) {
 		v->cause = DT_CAUSE_INJECTED;
-		snprintf(v->reason, sizeof(v->reason), "a --deny rule refused %s with %s", d->op,
+		snprintf(v->reason, sizeof(v->reason), "a --deny rule refused %s with %s", op,
 			 dt_errno_name(d->err));
 		snprintf(v->advice, sizeof(v->advice),
 			 "Check that the worker handles this failure; nothing to change in the sandbox.");
@@ -294,7 +296,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	if (dt_op_is_lock(d->op) && (d->err == EACCES || d->err == EAGAIN)) {
 		v->cause = DT_CAUSE_LOCK_CONTENTION;
 		snprintf(v->reason, sizeof(v->reason),
-			 "%s returned %s: another process holds a conflicting lock on %s", d->op,
+			 "%s returned %s: another process holds a conflicting lock on %s", op,
 			 dt_errno_name(d->err), shown);
 		snprintf(v->advice, sizeof(v->advice),
 			 "Not a sandbox refusal. If it persists, find the lock holder (SQLite: a long "
@@ -380,7 +382,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 		snprintf(v->reason, sizeof(v->reason),
 			 "SQLite could not %s its %s file %s: the database itself was writable, but its "
 			 "directory %s is not, and SQLite creates and deletes %s files there",
-			 strstr(d->op, "unlink") || strstr(d->op, "rmdir") || strstr(d->op, "remove") ? "remove"
+			 strstr(op, "unlink") || strstr(op, "rmdir") || strstr(op, "remove") ? "remove"
 			 : dt_op_need(d) == DT_NEED_DIR ? "create" : "write",
 			 d->sqlite, shown, dir, sfx);
 		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
@@ -428,14 +430,14 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 		snprintf(v->reason, sizeof(v->reason),
 			 "%s returned EXDEV: the sandbox forbids moving files between these directories "
 			 "(Landlock's refer right) or they are different filesystems",
-			 d->op);
+			 op);
 	else if (v->root)
 		snprintf(v->reason, sizeof(v->reason),
 			 "%s is under %s (%s), which the sandbox granted, yet %s refused it with %s", shown,
-			 v->root->path, v->root->source, d->op, dt_errno_name(d->err));
+			 v->root->path, v->root->source, op, dt_errno_name(d->err));
 	else
 		snprintf(v->reason, sizeof(v->reason), "%s refused %s with %s outside any sandbox facts",
-			 d->op, shown, dt_errno_name(d->err));
+			 op, shown, dt_errno_name(d->err));
 	snprintf(v->advice, sizeof(v->advice),
 		 "Check the mount (read-only filesystem?), ACLs and security modules for %s.", shown);
 }
