@@ -75,8 +75,9 @@
 #define DT_SEQ_BUSY (1ULL << 62)
 #define DT_SEQ_POS_MASK (DT_SEQ_BUSY - 1)
 
-/* Ring sizes the CLI accepts; nslots is always a power of two. */
-#define DT_RING_MIN_SIZE (64u * 1024u)
+/* Ring sizes the CLI accepts: the record area (the file is 4 KiB more);
+ * nslots is always a power of two. */
+#define DT_RING_MIN_SIZE (32u * 1024u)
 #define DT_RING_MAX_SIZE (1024ULL * 1024u * 1024u)
 #define DT_RING_DEFAULT_SIZE (8u * 1024u * 1024u)
 
@@ -182,6 +183,8 @@ enum dt_tag {
 	DT_T_EXEC_PROBE,      /* (u) 1 when the new image's LD_PRELOAD holds the probe */
 	DT_T_EXEC_BLIND,      /* (s) why the probe cannot enter: static, no-preload */
 	DT_T_SUPERVISOR,      /* (u) 1: written by the seccomp supervisor, not the probe */
+	DT_T_NSPID,           /* (u) supervisor: the pid as the process's own pid namespace
+			       * sees it (what its probe records), when it differs */
 };
 
 /* What stat said about the target (or, when it is missing, its parent). */

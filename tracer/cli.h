@@ -14,6 +14,7 @@ int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_roots(int argc, char **argv);
+int cmd_soak(int argc, char **argv);
 
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,16 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "denyrule.h"
 #include "envfilter.h"
 #include "names.h"
+#include "recfmt.h"
 #include "records.h"
+#include "report.h"
 #include "ringfile.h"
+#include "supervisor.h"
 
 extern char **environ;
 
@@ -40,8 +46,34 @@ static const char run_usage[] =
 	"                      (default EPERM,EACCES,EROFS,EXDEV)\n"
 	"  --env NAMES         also record these environment variables (comma list)\n"
 	"  --no-backtrace      do not capture call stacks\n"
+	"  --deny RULE         refuse matching calls of the whole tree (seccomp; works\n"
+	"                      on static binaries too); repeatable, first match wins\n"
+	"  --seed N            seed for p= rules (default: random, printed)\n"
+	"  --watch-exec        record every exec of the tree and name the processes\n"
+	"                      the probe cannot enter (static binaries, cleared or\n"
+	"                      rewritten LD_PRELOAD). Off unless asked for (--deny\n"
+	"                      turns it on): it installs a seccomp filter with a\n"
+	"                      listener in the traced tree, which costs ~25% on\n"
+	"                      exec-heavy work, makes the tree's own seccomp\n"
+	"                      listeners fail with EBUSY and, unprivileged, sets\n"
+	"                      no_new_privs (setuid and file capabilities stop working)\n"
+	"  --no-watch-exec     do not (ignored with --deny, which needs it)\n"
 	"  -q, --quiet         no summary\n"
 	"  -h, --help          this help\n"
+	"\n"
+	"RULE is GLOB[,KEY=VALUE...]. GLOB is an fnmatch(3) pattern matched against\n"
+	"the absolute path (lexically resolved against the caller's cwd or dirfd;\n"
+	"'*' also matches '/'; write a comma as [,]). Keys:\n"
+	"  op=OPS      create, write, unlink, rename, mkdir, chmod or any (default),\n"
+	"              several joined with +; an open with O_CREAT is create, an open\n"
+	"              for writing or with O_TRUNC is write (plain reads never match)\n"
+	"  errno=NAME  the error to return (default EACCES)\n"
+	"  p=P         refuse each match with probability P (0..1; see --seed)\n"
+	"  nth=N       refuse only the Nth match\n"
+	"  first=N     refuse the first N matches\n"
+	"              (none of p, nth, first: refuse every match)\n"
+	"example: --deny '/srv/board/*.db-journal,op=create,errno=EROFS,p=0.2'\n"
+	"Injected refusals are recorded as such; `denytrace report` says injected.\n"
 	"\n"
 	"Signals sent to denytrace (SIGTERM, SIGHUP, SIGINT from kill...) are\n"
 	"forwarded to COMMAND. The probe reaches a sandbox through an inherited\n"
@@ -108,7 +140,7 @@ static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_ex
 }
 
 struct run_summary {
-	uint64_t records, denials, writes, reopens, processes;
+	uint64_t records, denials, writes, reopens, processes, execs, blind, injected;
 	int pids[64];
 	int npids;
 	struct {
@@ -118,7 +150,27 @@ struct run_summary {
 	int nerr;
 };
 
-static void run_summarise(const struct dt_ring *ring, const char *ring_path, int status)
+/* One line per process the probe could not enter (at most 10). */
+static void run_blind_line(const struct dt_record *r, uint64_t nth)
+{
+	if (nth > 10)
+		return;
+	if (nth == 10) {
+		fputs("  ... more: see `denytrace report`\n", stderr);
+		return;
+	}
+	fprintf(stderr, "  pid %lld ", (long long)r->pid);
+	dt_put_safe(stderr, r->exe ? r->exe : "?");
+	if (!strcmp(r->exec_blind, "static"))
+		fputs(" (static binary)\n", stderr);
+	else if (r->preload)
+		fputs(" (no-preload: LD_PRELOAD rewritten without the probe)\n", stderr);
+	else
+		fputs(" (no-preload: environment cleared or LD_PRELOAD unset)\n", stderr);
+}
+
+static void run_summarise(const struct dt_ring *ring, const char *ring_path, int covered,
+			  const struct dt_deny_set *deny, uint64_t seed, int status)
 {
 	struct run_summary s = {0};
 	struct dt_read_stats st = {0};
@@ -127,11 +179,39 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 		return;
 	uint64_t pos = dt_ring_tail(ring);
 	uint32_t len;
+	struct dt_record *recs = NULL;
+	size_t n = 0, cap = 0;
 	while (dt_ring_next(ring, &pos, buf, &len, &st, 0) == DT_NEXT_RECORD) {
-		struct dt_record r;
-		if (dt_record_decode(buf, len, pos, &r) < 0)
-			continue;
+		if (n == cap) {
+			struct dt_record *nr = realloc(recs, (cap = cap ? 2 * cap : 256) * sizeof(*recs));
+			if (!nr)
+				break;
+			recs = nr;
+		}
+		if (dt_record_decode(buf, len, pos, &recs[n]) == 0)
+			n++;
+	}
+	/* a refusal injected into a process the probe is in is recorded
+	 * twice, by the supervisor and by the probe: count it once */
+	unsigned char *merged = calloc(n + 1, 1);
+	for (size_t i = 0; merged && i < n; i++)
+		for (size_t k = 0; k < n; k++)
+			if (!merged[k] && dt_same_injected(&recs[i], &recs[k])) {
+				merged[k] = 1;
+				s.injected++;
+				break;
+			}
+	for (size_t ri = 0; ri < n; ri++) {
+		const struct dt_record r = recs[ri];
 		s.records++;
+		if (merged && merged[ri])
+			continue;
+		if (r.type == DT_REC_EXEC) {
+			s.execs++;
+			s.blind += r.exec_blind != NULL;
+		}
+		if (r.type == DT_REC_DENIAL && r.supervisor)
+			s.injected++;
 		if (r.type == DT_REC_PROCESS)
 			s.processes++;
 		else if (r.type == DT_REC_WRITE)
@@ -153,7 +233,6 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 			if (!seen && s.npids < 64)
 				s.pids[s.npids++] = (int)r.pid;
 		}
-		dt_record_free(&r);
 	}
 	free(buf);
 	uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
@@ -180,6 +259,32 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 	if (lost)
 		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
 		      stderr);
+	if (covered)
+		fprintf(stderr,
+			"denytrace: exec coverage: %llu exec%s seen, %llu blind%s\n",
+			(unsigned long long)s.execs, s.execs == 1 ? "" : "s", (unsigned long long)s.blind,
+			s.blind ? " (the probe could not enter these):" : " (the probe entered every one)");
+	else
+		fputs("denytrace: exec coverage off: processes the probe could not enter are not "
+		      "known (see --watch-exec).\n",
+		      stderr);
+	for (size_t ri = 0, k = 0; covered && ri < n; ri++)
+		if (recs[ri].type == DT_REC_EXEC && recs[ri].exec_blind)
+			run_blind_line(&recs[ri], ++k);
+	for (size_t ri = 0; ri < n; ri++)
+		dt_record_free(&recs[ri]);
+	free(merged);
+	free(recs);
+	if (deny->n) {
+		int prob = 0;
+		for (size_t k = 0; k < deny->n; k++)
+			prob |= deny->v[k].when == DT_DENY_PROB;
+		fprintf(stderr, "denytrace: --deny injected %llu refusal%s", (unsigned long long)s.injected,
+			s.injected == 1 ? "" : "s");
+		if (prob)
+			fprintf(stderr, " (--seed %llu repeats them)", (unsigned long long)seed);
+		fputs(".\n", stderr);
+	}
 	if (!s.denials && status != 0)
 		fputs("denytrace: the command failed but no refusal was recorded. Either nothing was\n"
 		      "denytrace: refused, or the probe could not reach the ring: a sandbox that closes\n"
@@ -193,7 +298,9 @@ int cmd_run(int argc, char **argv)
 {
 	const char *out = DT_DEFAULT_RING, *errnos = NULL, *env_extra = NULL, *val;
 	uint64_t size = DT_RING_DEFAULT_SIZE;
-	int all = 0, quiet = 0, backtrace = 1;
+	int all = 0, quiet = 0, backtrace = 1, watch_exec = -1, have_seed = 0;
+	uint64_t seed = 0;
+	struct dt_deny_set deny = {0};
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -211,6 +318,25 @@ int cmd_run(int argc, char **argv)
 			quiet = 1;
 		} else if (!strcmp(a, "--no-backtrace")) {
 			backtrace = 0;
+		} else if (!strcmp(a, "--watch-exec")) {
+			watch_exec = 1;
+		} else if (!strcmp(a, "--no-watch-exec")) {
+			watch_exec = 0;
+		} else if ((m = dt_opt(argc, argv, &i, "--deny", &val))) {
+			struct dt_deny_rule rule;
+			char derr[1024];
+			if (m < 0)
+				return dt_fail(DT_EXIT_USAGE, "run: --deny needs a rule; see 'denytrace run --help'");
+			if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
+				dt_deny_set_free(&deny);
+				return dt_fail(DT_EXIT_USAGE, "run: %s", derr);
+			}
+			dt_deny_add(&deny, &rule);
+		} else if ((m = dt_opt(argc, argv, &i, "--seed", &val))) {
+			char *end;
+			if (m < 0 || !*val || (seed = strtoull(val, &end, 0), *end))
+				return dt_fail(DT_EXIT_USAGE, "run: --seed takes a whole number");
+			have_seed = 1;
 		} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, &i, "--output", &val)) == 1) {
 			if (!strcmp(a, "-o")) {
 				if (i + 1 >= argc)
@@ -299,6 +425,34 @@ int cmd_run(int argc, char **argv)
 	if (env_extra)
 		setenv("DENYTRACE_ENV", env_extra, 1);
 
+	/* seccomp: exec coverage, and --deny (which needs it) */
+	if (!have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	deny.seed = seed;
+	int privileged = dt_seccomp_privileged();
+	/* Off by default: the probe must not change the traced tree, and a
+	 * seccomp listener does (see --help). */
+	if (deny.n)
+		watch_exec = 1;
+	else if (watch_exec < 0)
+		watch_exec = 0;
+	struct dt_seccomp_filter *filter = NULL;
+	int sv[2] = {-1, -1};
+	char serr[512] = "";
+	if (watch_exec) {
+		filter = dt_seccomp_build(1, dt_deny_ops(&deny), !privileged, serr, sizeof(serr));
+		if (filter && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+			snprintf(serr, sizeof(serr), "socketpair: %s", strerror(errno));
+			dt_seccomp_free(filter);
+			filter = NULL;
+		}
+		if (!filter && deny.n)
+			return dt_fail(DT_EXIT_INTERNAL, "run: --deny needs seccomp user notification: %s",
+				       serr);
+		if (!filter)
+			fprintf(stderr, "denytrace: exec coverage off: %s\n", serr);
+	}
+
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "pipe: %s", strerror(errno));
@@ -318,6 +472,17 @@ int cmd_run(int argc, char **argv)
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		close(pipefd[0]);
+		if (filter) {
+			/* the listener goes to the parent and never into the command */
+			close(sv[0]);
+			int lfd = dt_seccomp_install(filter);
+			dt_seccomp_send(sv[1], lfd);
+			if (lfd >= 0)
+				close(lfd);
+			close(sv[1]);
+			if (lfd < 0 && deny.n)
+				_exit(DT_EXIT_INTERNAL);
+		}
 		execvp(cmd[0], cmd);
 		int e = errno;
 		if (write(pipefd[1], &e, sizeof(e)) < 0)
@@ -330,6 +495,31 @@ int cmd_run(int argc, char **argv)
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	close(pipefd[1]);
 	close(fd); /* the child has its copy */
+	struct dt_supervisor *sup = NULL;
+	if (filter) {
+		/* before waiting for the exec: the exec itself is notified */
+		close(sv[1]);
+		int lfd = dt_seccomp_recv(sv[0]);
+		close(sv[0]);
+		dt_seccomp_free(filter);
+		if (lfd >= 0)
+			sup = dt_supervisor_start(lfd, &ring, &deny, serr, sizeof(serr));
+		else
+			snprintf(serr, sizeof(serr), "seccomp user notification is not available here (%s%s)",
+				 strerror(-lfd),
+				 lfd == -EBUSY ? ": already under a seccomp listener, e.g. denytrace "
+						 "inside denytrace"
+					       : "");
+		if (!sup && deny.n) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			dt_deny_set_free(&deny);
+			return dt_fail(DT_EXIT_INTERNAL, "run: --deny cannot work: %s", serr);
+		}
+		if (!sup)
+			fprintf(stderr, "denytrace: exec coverage off: %s; carrying on without it.\n", serr);
+	}
 	int exec_err = 0;
 	ssize_t got;
 	do
@@ -341,13 +531,28 @@ int cmd_run(int argc, char **argv)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	run_child_pid = 0;
+	struct dt_supervisor_stats sst = {0};
+	int covered = sup != NULL;
+	if (sup) {
+		/* The filter stays with processes the command left behind; they
+		 * must be answered until they are gone. */
+		for (int k = 0; k < 20 && dt_supervisor_busy(sup); k++)
+			usleep(50 * 1000);
+		if (dt_supervisor_busy(sup))
+			fputs("denytrace: waiting for the background processes the command left "
+			      "(their calls are still supervised)...\n",
+			      stderr);
+		dt_supervisor_wait(sup, &sst);
+	}
 	if (got == (ssize_t)sizeof(exec_err)) {
 		dt_fail(exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC, "cannot run '%s': %s",
 			cmd[0], strerror(exec_err));
 		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
 	}
 	if (!quiet)
-		run_summarise(&ring, out, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		run_summarise(&ring, out, covered, &deny, seed,
+			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	dt_deny_set_free(&deny);
 	munmap(map, (size_t)st.st_size);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

@@ -17,6 +17,9 @@ static const char dt_usage[] =
 	"  show     print the records of a ring file (text, or --jsonl)\n"
 	"  report   link each refusal to its writable root, name the cause, advise\n"
 	"  roots    list the writable roots a launch should get, and where they came from\n"
+	"  soak     run a command many times (with --deny rules): flake rate, and the\n"
+	"           refusals that separate failing runs from passing ones\n"
+
 	"\n"
 	"options:\n"
 	"  -h, --help     this help; `denytrace <command> --help` for a command\n"
@@ -44,7 +47,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
-	} cmds[] = {{"run", cmd_run}, {"show", cmd_show}, {"report", cmd_report}, {"roots", cmd_roots}};
+	} cmds[] = {{"run", cmd_run}, {"show", cmd_show}, {"report", cmd_report}, {"roots", cmd_roots},
+		    {"soak", cmd_soak}};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmd, cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);

@@ -8,17 +8,46 @@
 
 #include "names.h"
 
+/* Length of a valid UTF-8 sequence at p that is not a C1 control, or 0. */
+static int dt_safe_utf8(const unsigned char *p)
+{
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	if (!n || p[0] > 0xf4)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+		return 0; /* U+0080..U+009F: C1 controls (CSI is one) */
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+	    (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+		return 0; /* overlong, surrogate, beyond U+10FFFF */
+	return n;
+}
+
 void dt_put_safe(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("?", f);
 		return;
 	}
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			fprintf(f, *p == '\\' ? "\\\\" : "\\x%02x", *p);
-		else
-			fputc(*p, f);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+			fputc(*p++, f);
+		} else if (*p == '\\') {
+			fputs("\\\\", f);
+			p++;
+		} else if (*p >= 0x80) {
+			int n = dt_safe_utf8(p);
+			if (n) {
+				fwrite(p, 1, (size_t)n, f);
+				p += n;
+			} else {
+				fprintf(f, "\\x%02x", *p++);
+			}
+		} else {
+			fprintf(f, "\\x%02x", *p++);
+		}
 	}
 }
 
@@ -194,6 +223,30 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 			fputc('\n', f);
 		}
 		break;
+	case DT_REC_EXEC:
+		fputs("exec ", f);
+		dt_put_safe(f, r->exe ? r->exe : r->p[0].path);
+		fputs(" [", f);
+		for (size_t i = 0; i < r->argc; i++) {
+			if (i)
+				fputc(' ', f);
+			dt_put_safe(f, r->argv[i]);
+		}
+		fprintf(f, "%s] %s%s%s", r->argv_trunc ? " ..." : "",
+			r->exec_static == 1 ? "static" : r->exec_static == 0 ? "dynamic" : "unknown binary",
+			r->exec_probe ? ", probe preloaded" : ", probe NOT preloaded",
+			r->exec_blind ? "; BLIND: " : "");
+		if (r->exec_blind)
+			dt_put_safe(f, r->exec_blind);
+		fputc('\n', f);
+		if (verbose && r->ppid)
+			fprintf(f, "    ppid     %lld\n", (long long)r->ppid);
+		if (verbose) {
+			fputs("    preload  ", f);
+			dt_put_safe(f, r->preload ? r->preload : "(LD_PRELOAD unset)");
+			fputc('\n', f);
+		}
+		break;
 	default:
 		fprintf(f, "record of unknown type %d\n", r->type);
 	}
@@ -328,6 +381,10 @@ void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 		dt_json_str(j, r->writes ? "write" : "read");
 		dt_json_key(j, "injected");
 		dt_json_bool(j, r->injected);
+		if (r->supervisor) {
+			dt_json_key(j, "source");
+			dt_json_str(j, "supervisor");
+		}
 		const char *names[2][5] = {{"path", "dirpath", "abspath", "realpath", "stat"},
 					   {"path2", "dirpath2", "abspath2", "realpath2", "stat2"}};
 		for (int k = 0; k < 2; k++) {
@@ -349,6 +406,26 @@ void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 		dt_json_str(j, r->sqlite);
 		dt_json_key(j, "backtrace");
 		dt_frames_json(j, r, sym);
+	} else if (r->type == DT_REC_EXEC) {
+		dt_json_key(j, "exe");
+		dt_json_str(j, r->exe);
+		dt_json_key(j, "path");
+		dt_json_str(j, r->p[0].path);
+		dt_json_key(j, "argv");
+		dt_strings_json(j, r->argv, r->argc);
+		dt_json_key(j, "argv_truncated");
+		dt_json_bool(j, r->argv_trunc);
+		dt_json_key(j, "static");
+		if (r->exec_static < 0)
+			dt_json_null(j);
+		else
+			dt_json_bool(j, r->exec_static);
+		dt_json_key(j, "probe_preloaded");
+		dt_json_bool(j, r->exec_probe);
+		dt_json_key(j, "ld_preload");
+		dt_json_str(j, r->preload);
+		dt_json_key(j, "blind");
+		dt_json_str(j, r->exec_blind);
 	} else if (r->type == DT_REC_PROCESS || r->type == DT_REC_LAUNCH) {
 		dt_json_key(j, "exe");
 		dt_json_str(j, r->exe);

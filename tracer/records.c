@@ -17,6 +17,8 @@ const char *dt_rec_type_name(int type)
 		return "reopen";
 	case DT_REC_LAUNCH:
 		return "launch";
+	case DT_REC_EXEC:
+		return "exec";
 	default:
 		return "unknown";
 	}
@@ -58,6 +60,7 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 	memset(out, 0, sizeof(*out));
 	out->pos = pos;
 	out->err = 0;
+	out->exec_static = -1;
 	if (len < sizeof(struct dt_rec_header))
 		return -1;
 	const struct dt_rec_header *rh = (const void *)buf;
@@ -179,6 +182,12 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 		case DT_T_NO_NEW_PRIVS: out->no_new_privs = (int64_t)u; break;
 		case DT_T_MNT_NS: out->mnt_ns = u; break;
 		case DT_T_USER_NS: out->user_ns = u; break;
+		case DT_T_EXEC_STATIC: out->exec_static = u != 0; break;
+		case DT_T_EXEC_PROBE: out->exec_probe = u != 0; break;
+		case DT_T_EXEC_BLIND: out->exec_blind = dt_bump_str(&b, v, n); break;
+		case DT_T_PRELOAD: out->preload = dt_bump_str(&b, v, n); break;
+		case DT_T_SUPERVISOR: out->supervisor = u != 0; break;
+		case DT_T_NSPID: out->nspid = (int64_t)u; break;
 		default: break; /* a newer writer's field: ignore */
 		}
 	}

@@ -58,6 +58,13 @@ struct dt_record {
 	int has_seccomp;
 	int64_t seccomp, seccomp_filters, no_new_privs;
 	uint64_t mnt_ns, user_ns;
+	/* exec (seccomp supervisor) */
+	int exec_static;         /* 1 static, 0 dynamic, -1 unknown */
+	int exec_probe;          /* the new image's LD_PRELOAD holds the probe */
+	const char *exec_blind;  /* "static", "no-preload", NULL when covered */
+	const char *preload;     /* LD_PRELOAD as passed, NULL if unset */
+	int supervisor;          /* written by the seccomp supervisor */
+	int64_t nspid;           /* supervisor: pid inside the target's pid namespace, 0 if same */
 	/* storage for everything the pointers above point into */
 	void *mem;
 };

@@ -11,6 +11,8 @@
 #include "exitcodes.h"
 #include "names.h"
 
+static int dt_streq(const char *a, const char *b);
+
 int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
 		   size_t errlen)
 {
@@ -134,6 +136,26 @@ void dt_words_free(char **w)
 	for (size_t i = 0; w && w[i]; i++)
 		free(w[i]);
 	free(w);
+}
+
+int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *sup_rec)
+{
+	if (probe_rec->type != DT_REC_DENIAL || probe_rec->supervisor || sup_rec->type != DT_REC_DENIAL ||
+	    !sup_rec->supervisor || !sup_rec->injected || probe_rec->err != sup_rec->err)
+		return 0;
+	/* in a pid namespace (bwrap --unshare-pid) the probe sees another pid */
+	if (probe_rec->pid != sup_rec->pid && !(sup_rec->nspid && probe_rec->pid == sup_rec->nspid))
+		return 0;
+	uint64_t a = sup_rec->time_real, b = probe_rec->time_real;
+	if (b + 1000000ULL < a || b > a + 1000000000ULL) /* 1 ms of clock slack before */
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		const char *s = sup_rec->p[k].abspath;
+		if (s && (dt_streq(s, probe_rec->p[0].abspath) || dt_streq(s, probe_rec->p[0].realpath) ||
+			  dt_streq(s, probe_rec->p[1].abspath) || dt_streq(s, probe_rec->p[1].realpath)))
+			return 1;
+	}
+	return 0;
 }
 
 static void dt_report_codex(struct dt_report *r, const struct dt_record *rec)
@@ -283,7 +305,8 @@ static int dt_is_setup(const struct dt_record *d)
 int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen)
 {
 	r->all = o->all;
-	qsort(r->recs, r->n, sizeof(*r->recs), dt_rec_cmp);
+	if (r->n)
+		qsort(r->recs, r->n, sizeof(*r->recs), dt_rec_cmp);
 	r->procs = calloc(r->n + 1, sizeof(*r->procs));
 	int hcom = 0;
 	for (size_t i = 0; i < r->n; i++) {
@@ -349,10 +372,38 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			dt_roots_from_mounts(&r->roots, r->procs[i]);
 	dt_roots_mark_granted(&r->roots, r->procs, r->nprocs);
 
+	/* exec coverage */
+	r->execs = calloc(r->n + 1, sizeof(*r->execs));
+	r->blind = calloc(r->n + 1, sizeof(*r->blind));
+	for (size_t i = 0; i < r->n; i++)
+		if (r->recs[i].type == DT_REC_EXEC) {
+			r->execs[r->nexecs++] = &r->recs[i];
+			if (r->recs[i].exec_blind)
+				r->blind[r->nblind++] = &r->recs[i];
+		}
+
+	/* A refusal the supervisor injected into a process the probe is in is
+	 * recorded twice: keep the probe's (it has the stack), marked injected. */
+	unsigned char *merged = calloc(r->n + 1, 1);
+	for (size_t i = 0; i < r->n; i++) {
+		struct dt_record *d = &r->recs[i];
+		if (d->type != DT_REC_DENIAL || d->supervisor)
+			continue;
+		for (size_t k = 0; k < r->n; k++)
+			if (!merged[k] && dt_same_injected(d, &r->recs[k])) {
+				merged[k] = 1;
+				d->injected = 1;
+				r->injected_merged++;
+				break;
+			}
+	}
+
 	/* classify and group */
 	r->groups = calloc(r->n + 1, sizeof(*r->groups));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *d = &r->recs[i];
+		if (merged[i])
+			continue;
 		if (d->type == DT_REC_REOPEN)
 			r->reopens++;
 		if (d->type == DT_REC_WRITE)
@@ -396,6 +447,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			r->by_cause[v.cause]++;
 		}
 	}
+	free(merged);
 	for (size_t k = 0; k < r->ngroups; k++) {
 		dt_group_next(r, &r->groups[k]);
 		dt_group_intermittent(r, &r->groups[k]);
@@ -410,6 +462,8 @@ void dt_report_free(struct dt_report *r)
 	free(r->recs);
 	free(r->procs);
 	free(r->groups);
+	free(r->execs);
+	free(r->blind);
 	dt_rootset_free(&r->roots);
 	memset(r, 0, sizeof(*r));
 }

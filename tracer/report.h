@@ -53,6 +53,13 @@ struct dt_report {
 	uint64_t denials, hidden_denials, hidden_setup, reopens, writes;
 	uint64_t by_cause[DT_CAUSE_COUNT];
 	int all;
+	/* exec coverage (seccomp supervisor): every exec seen, and those the
+	 * probe could not enter; no exec records means coverage was off */
+	const struct dt_record **execs;
+	size_t nexecs;
+	const struct dt_record **blind;
+	size_t nblind;
+	uint64_t injected_merged; /* supervisor refusals folded into the probe's record */
 };
 
 /* Reads and merges the rings. Returns 0, or an exit status with err set. */
@@ -62,6 +69,11 @@ int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings,
  * set (an unreadable --codex-config). */
 int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen);
 void dt_report_free(struct dt_report *r);
+
+/* 1 when the probe's refusal probe_rec is the one the seccomp supervisor
+ * injected (sup_rec): same pid (or the pid inside the target's pid namespace),
+ * errno and path, sup_rec first, within 1 s. */
+int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *sup_rec);
 
 /* The process record of pid (the latest image), or NULL. */
 const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);

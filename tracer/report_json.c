@@ -93,6 +93,12 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 	dt_json_uint(&j, r->dropped);
 	dt_json_key(&j, "records_corrupt");
 	dt_json_uint(&j, r->stats.corrupt);
+	dt_json_key(&j, "exec_coverage");
+	dt_json_bool(&j, r->nexecs > 0);
+	dt_json_key(&j, "execs_seen");
+	dt_json_uint(&j, r->nexecs);
+	dt_json_key(&j, "blind");
+	dt_json_uint(&j, r->nblind);
 	dt_json_end_obj(&j);
 
 	dt_json_key(&j, "denials");
@@ -189,6 +195,43 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 	dt_json_arr(&j);
 	for (size_t i = 0; i < r->roots.nwarnings; i++)
 		dt_json_str(&j, r->roots.warnings[i]);
+	dt_json_end_arr(&j);
+
+	/* processes the probe could not enter; empty with exec_coverage false
+	 * means unknown, not none */
+	dt_json_key(&j, "blind_spots");
+	dt_json_arr(&j);
+	for (size_t i = 0; i < r->nblind; i++) {
+		const struct dt_record *e = r->blind[i];
+		dt_json_obj(&j);
+		dt_json_key(&j, "pid");
+		dt_json_int(&j, e->pid);
+		dt_json_key(&j, "ppid");
+		if (e->ppid)
+			dt_json_int(&j, e->ppid);
+		else
+			dt_json_null(&j);
+		dt_json_key(&j, "exe");
+		dt_json_str(&j, e->exe);
+		dt_json_key(&j, "argv");
+		dt_json_arr(&j);
+		for (size_t a = 0; a < e->argc; a++)
+			dt_json_str(&j, e->argv[a]);
+		dt_json_end_arr(&j);
+		dt_json_key(&j, "reason");
+		dt_json_str(&j, e->exec_blind);
+		dt_json_key(&j, "static");
+		if (e->exec_static < 0)
+			dt_json_null(&j);
+		else
+			dt_json_bool(&j, e->exec_static);
+		dt_json_key(&j, "ld_preload");
+		dt_json_str(&j, e->preload);
+		dt_json_key(&j, "time");
+		dt_format_time(e->time_real, buf, sizeof(buf));
+		dt_json_str(&j, buf);
+		dt_json_end_obj(&j);
+	}
 	dt_json_end_arr(&j);
 
 	dt_json_key(&j, "processes");

@@ -48,12 +48,56 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		}
 		fputc('\n', f);
 	}
-	if (rs->codex_sandbox_mode)
-		fprintf(f, "  codex sandbox mode: %s%s%s\n", rs->codex_sandbox_mode,
-			rs->codex_config_path ? ", config " : "",
-			rs->codex_config_path ? rs->codex_config_path : "");
-	for (size_t i = 0; i < rs->nwarnings; i++)
-		fprintf(f, "  %swarning:%s %s\n", s.yellow, s.off, rs->warnings[i]);
+	if (rs->codex_sandbox_mode) {
+		fputs("  codex sandbox mode: ", f);
+		dt_put_safe(f, rs->codex_sandbox_mode);
+		if (rs->codex_config_path) {
+			fputs(", config ", f);
+			dt_put_safe(f, rs->codex_config_path);
+		}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < rs->nwarnings; i++) {
+		fprintf(f, "  %swarning:%s ", s.yellow, s.off);
+		dt_put_safe(f, rs->warnings[i]);
+		fputc('\n', f);
+	}
+}
+
+/* What the probe could not see: without this a silent run reads as clean. */
+static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
+{
+	struct dt_style s = dt_style_for(color);
+	if (!r->nexecs) {
+		fprintf(f, "\n%sExec coverage%s off: processes the probe could not enter (static "
+			"binaries, cleared environments) are not known; `denytrace run --watch-exec` "
+			"records them.\n",
+			s.bold, s.off);
+		return;
+	}
+	fprintf(f, "\n%sExec coverage%s: %zu exec%s seen, %s%zu blind%s (the probe could not enter)\n",
+		s.bold, s.off, r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind ? s.yellow : "",
+		r->nblind, s.off);
+	for (size_t i = 0; i < r->nblind; i++) {
+		const struct dt_record *e = r->blind[i];
+		fprintf(f, "  %sBLIND%s pid %lld ", s.yellow, s.off, (long long)e->pid);
+		dt_put_safe(f, e->exe);
+		for (size_t a = 1; a < e->argc && a < 6; a++) {
+			fputc(' ', f);
+			dt_put_safe(f, e->argv[a]);
+		}
+		if (e->argc > 6 || e->argv_trunc)
+			fputs(" ...", f);
+		fputs("\n        ", f);
+		dt_put_safe(f, e->exec_blind);
+		fprintf(f, ": %s\n",
+			!strcmp(e->exec_blind, "static")
+				? "a static binary: LD_PRELOAD cannot enter it; its refusals are not recorded "
+				  "(a --deny rule still reaches it)"
+			: e->preload ? "LD_PRELOAD was rewritten without the probe"
+				     : "the environment was cleared (LD_PRELOAD unset), as Codex does for MCP "
+				       "servers");
+	}
 }
 
 void dt_report_text(FILE *f, const struct dt_report *r, int color)
@@ -83,14 +127,18 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color)
 			continue;
 		const struct dt_record *d = g->rep;
 		dt_flags_name(d, flags, sizeof(flags));
-		fprintf(f, "\n%s%sREFUSED%s %s%s%s%s ", s.bold, s.red, s.off, d->op,
-			flags[0] ? "(" : "", flags, flags[0] ? ")" : "");
+		fprintf(f, "\n%s%sREFUSED%s ", s.bold, s.red, s.off);
+		dt_put_safe(f, d->op);
+		fprintf(f, "%s%s%s ", flags[0] ? "(" : "", flags, flags[0] ? ")" : "");
 		dt_put_safe(f, g->path);
 		fprintf(f, " %s%s%s", s.bold, dt_errno_name(d->err), s.off);
 		if (g->count > 1)
 			fprintf(f, " x%llu", (unsigned long long)g->count);
-		if (d->sqlite)
-			fprintf(f, " [sqlite %s]", d->sqlite);
+		if (d->sqlite) {
+			fputs(" [sqlite ", f);
+			dt_put_safe(f, d->sqlite);
+			fputc(']', f);
+		}
 		if (!d->writes)
 			fputs(" (read)", f);
 		fprintf(f, "\n  cause    %s%s%s: ", s.yellow, dt_cause_name(g->v.cause), s.off);
@@ -139,6 +187,7 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color)
 					(unsigned long long)r->by_cause[c]);
 		fputc('\n', f);
 	}
+	dt_blind_spots_text(f, r, color);
 	if (r->lost)
 		fprintf(f, "%s%llu records were overwritten before this report: rerun with a larger --size.%s\n",
 			s.yellow, (unsigned long long)r->lost, s.off);

@@ -488,11 +488,11 @@ Test(badinput, run_with_a_malformed_ring_size_exits_2)
 	expect_size_refused("8 M");
 }
 
-/* A size that parses but is outside 64 KiB .. 1 GiB is a bad command line
+/* A size that parses but is outside 32 KiB .. 1 GiB is a bad command line
  * too (2), not a failure of denytrace itself (125). */
 Test(badinput, run_with_a_ring_size_out_of_range_exits_2)
 {
 	expect_size_refused("1K");
-	expect_size_refused("65535");
+	expect_size_refused("32767");
 	expect_size_refused("2G");
 }

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* Exec coverage: the seccomp listener sees every exec of the tree; the
+ * report names the processes the probe could not enter (blind spots). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(execcov, .fini = teardown, .timeout = 60);
+
+static const struct dt_record *exec_of(const struct dtt_run *r, const char *exe_suffix)
+{
+	size_t l = strlen(exe_suffix);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *e = &r->recs[i];
+		if (e->type == DT_REC_EXEC && e->exe && strlen(e->exe) >= l &&
+		    !strcmp(e->exe + strlen(e->exe) - l, exe_suffix))
+			return e;
+	}
+	return NULL;
+}
+
+static void load_report(struct dt_report *rep, const char *ring)
+{
+	char err[512];
+	const char *rings[] = {ring};
+	struct dt_report_opts o = {0};
+	cr_assert_eq(dt_report_load(rep, rings, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(dt_report_build(rep, &o, err, sizeof(err)), 0, "%s", err);
+}
+
+Test(execcov, a_static_binary_and_a_cleared_environment_are_blind_spots)
+{
+	struct dtt_run r;
+	char script[2048];
+	snprintf(script, sizeof(script),
+	         "%s %s/s.txt; env -i /bin/sh -c 'echo cleared > %s/c.txt'; /bin/true; echo end",
+	         dtt_helper("static-writer"), dtt_tmpdir(), dtt_tmpdir());
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	cr_expect(strstr(r.out, "end"), "%s", r.out);
+
+	const struct dt_record *st = exec_of(&r, "/static-writer");
+	cr_assert_not_null(st, "no exec record for the static helper");
+	cr_expect_eq(st->exec_static, 1);
+	cr_expect(st->exec_probe, "the probe was in its LD_PRELOAD, it just cannot load");
+	cr_expect_str_eq(st->exec_blind, "static");
+	cr_expect_gt(st->ppid, 0);
+	cr_expect_geq(st->argc, 2);
+
+	struct dt_report rep;
+	load_report(&rep, r.ring);
+	cr_expect_geq(rep.nexecs, 4, "sh, static-writer, env, sh, true: %zu", rep.nexecs);
+	int have_static = 0, have_cleared = 0;
+	for (size_t i = 0; i < rep.nblind; i++) {
+		const struct dt_record *b = rep.blind[i];
+		if (strstr(b->exe, "static-writer"))
+			have_static = !strcmp(b->exec_blind, "static");
+		else if (!strcmp(b->exe, "/bin/sh") || !strcmp(b->exe, "/usr/bin/sh"))
+			have_cleared = !strcmp(b->exec_blind, "no-preload") && !b->preload;
+		else
+			cr_expect_fail("%s flagged (%s), but the probe entered it", b->exe,
+			               b->exec_blind);
+	}
+	cr_expect(have_static, "the static binary is not a blind spot");
+	cr_expect(have_cleared, "the env -i child is not a blind spot");
+	/* the outer sh, env and /bin/true had the probe */
+	const struct dt_record *t = exec_of(&r, "/true");
+	cr_assert_not_null(t);
+	cr_expect_null(t->exec_blind);
+	cr_expect_eq(t->exec_static, 0);
+	cr_expect(t->exec_probe);
+	dt_report_free(&rep);
+	dtt_free(&r);
+}
+
+Test(execcov, ld_preload_rewritten_without_the_probe_is_a_blind_spot)
+{
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"/bin/sh", "-c",
+	                      "LD_PRELOAD=/nonexistent/other.so /bin/true 2>/dev/null; true", NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	const struct dt_record *t = exec_of(&r, "/true");
+	cr_assert_not_null(t, "%s", r.out);
+	cr_expect_str_eq(t->exec_blind, "no-preload");
+	cr_expect_str_eq(t->preload, "/nonexistent/other.so");
+	dtt_free(&r);
+}
+
+Test(execcov, the_report_json_lists_blind_spots_with_pid_exe_argv_and_reason)
+{
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"env", "-i", "/bin/sh", "-c", "true", NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	char out[65536], cli[1024];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *rep_argv[] = {cli, "report", "--json", r.ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), rep_argv, NULL), 0, "%s", out);
+	const char *bs = strstr(out, "\"blind_spots\"");
+	cr_assert_not_null(bs, "%s", out);
+	cr_expect(strstr(bs, "\"pid\""), "%s", bs);
+	cr_expect(strstr(bs, "\"exe\": \"/bin/sh\"") || strstr(bs, "\"exe\":\"/bin/sh\""), "%s",
+	          bs);
+	cr_expect(strstr(bs, "\"argv\""), "%s", bs);
+	cr_expect(strstr(bs, "\"reason\": \"no-preload\"") ||
+	              strstr(bs, "\"reason\":\"no-preload\""),
+	          "%s", bs);
+	cr_expect(strstr(out, "\"execs_seen\": 2") || strstr(out, "\"execs_seen\":2"), "%s", out);
+	dtt_free(&r);
+}
+
+Test(execcov, a_silent_run_says_how_many_execs_it_saw_and_how_many_were_blind)
+{
+	char out[65536], cli[1024], ring[1024];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	snprintf(ring, sizeof(ring), "%s/silent.ring", dtt_tmpdir());
+	const char *argv[] = {
+	    cli,         "run", "--watch-exec", "-o", ring, "--", dtt_helper("static-writer"),
+	    "/dev/null", NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+	cr_expect(strstr(out, "0 refusals"), "%s", out);
+	cr_expect(strstr(out, "1 exec seen, 1 blind"), "%s", out);
+	cr_expect(strstr(out, "static-writer (static binary)"), "%s", out);
+
+	/* and without coverage the summary says it does not know */
+	const char *argv2[] = {cli, "run", "--no-watch-exec", "-o", ring, "--", "true", NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv2, NULL), 0, "%s", out);
+	cr_expect(strstr(out, "exec coverage off"), "%s", out);
+}
+
+Test(execcov, the_listener_does_not_leak_into_the_command)
+{
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	/* every descriptor the command holds, by what it points to */
+	const char *argv[] = {"/bin/sh", "-c", "ls -l /proc/self/fd/ 2>&1", NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	cr_expect_null(strstr(r.out, "seccomp"), "a seccomp descriptor reached the command: %s",
+	               r.out);
+	cr_expect_null(strstr(r.out, "socket:"), "the fd-passing socket reached the command: %s",
+	               r.out);
+	dtt_free(&r);
+}

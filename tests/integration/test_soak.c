@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace soak: a worker that fails only when an injected refusal hits
+ * its board-DB journal; timeouts; Ctrl-C. The JSON summary is checked with
+ * Python's json module. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(soak, .fini = teardown, .timeout = 90);
+
+/* One board write: sqlite in DELETE journal mode; exits 3 when it fails. */
+static const char worker[] = "import sqlite3, sys\n"
+                             "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                             "try:\n"
+                             "    c.execute('PRAGMA journal_mode=DELETE')\n"
+                             "    c.execute('CREATE TABLE IF NOT EXISTS t (x)')\n"
+                             "    c.execute('BEGIN IMMEDIATE')\n"
+                             "    c.execute('INSERT INTO t VALUES (1)')\n"
+                             "    c.execute('COMMIT')\n"
+                             "    print('ok')\n"
+                             "except sqlite3.Error as e:\n"
+                             "    print('error:', e)\n"
+                             "    sys.exit(3)\n";
+
+/* Prints json_expr evaluated on the JSON in file (as d). */
+static void json_eval(const char *file, const char *expr, char *out, size_t cap)
+{
+	char code[2048];
+	snprintf(code, sizeof(code), "import json; d = json.load(open('%s')); print(%s)", file,
+	         expr);
+	const char *argv[] = {"/usr/bin/python3", "-c", code, NULL};
+	cr_assert_eq(dtt_system(out, cap, argv, NULL), 0, "python: %s", out);
+	out[strcspn(out, "\n")] = 0;
+}
+
+Test(soak, a_flaky_board_write_is_traced_to_the_refusal_that_separates_failing_runs)
+{
+	char py[1024], db[1024], keep[1024], json[1024], rule[1200], cli[1024], out[65536];
+	snprintf(py, sizeof(py), "%s/worker.py", dtt_tmpdir());
+	snprintf(db, sizeof(db), "%s/board/kanban.db", dtt_tmpdir());
+	snprintf(keep, sizeof(keep), "%s/keep", dtt_tmpdir());
+	snprintf(json, sizeof(json), "%s/soak.json", dtt_tmpdir());
+	snprintf(rule, sizeof(rule), "%s/board/*.db-journal,op=create,errno=EROFS,p=0.3",
+	         dtt_tmpdir());
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	FILE *f = fopen(py, "w");
+	fputs(worker, f);
+	fclose(f);
+	char dir[1100];
+	snprintf(dir, sizeof(dir), "%s/board", dtt_tmpdir());
+	cr_assert_eq(mkdir(dir, 0755), 0);
+
+	const char *argv[] = {
+	    cli,      "soak", "--runs", "12", "--jobs", "2",  "--seed", "1000",
+	    "--keep", keep,   "--json", json, "--deny", rule, "--",     "/usr/bin/python3",
+	    py,       db,     NULL};
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_assert_eq(st, 1, "soak should report failures (exit 1): %s", out);
+
+	char v[4096];
+	json_eval(json, "d['runs']", v, sizeof(v));
+	cr_expect_str_eq(v, "12");
+	json_eval(json, "d['failures']", v, sizeof(v));
+	int failures = atoi(v);
+	cr_expect(failures > 0 && failures < 12, "failures %d of 12 at p=0.3 per journal",
+	          failures);
+	json_eval(json, "round(d['flake_rate'] * 12)", v, sizeof(v));
+	cr_expect_eq(atoi(v), failures);
+	json_eval(json, "d['ci_low'] < d['flake_rate'] < d['ci_high']", v, sizeof(v));
+	cr_expect_str_eq(v, "True");
+	json_eval(json, "len(d['failed_runs'])", v, sizeof(v));
+	cr_expect_eq(atoi(v), failures);
+	json_eval(json, "all(r['exit_status'] == 3 for r in d['failed_runs'])", v, sizeof(v));
+	cr_expect_str_eq(v, "True");
+
+	/* the separating refusal: the journal's creation, injected */
+	json_eval(json,
+	          "[(s['path'], s['errno'], s['injected'], s['failing_runs'], s['passing_runs']) "
+	          "for s in d['separating_refusals']]",
+	          v, sizeof(v));
+	char want[2048];
+	snprintf(want, sizeof(want), "[('%s-journal', 'EROFS', True, %d, 0)]", db, failures);
+	cr_expect_str_eq(v, want);
+
+	/* failing rings are kept and readable */
+	json_eval(json, "d['failed_runs'][0]['ring']", v, sizeof(v));
+	cr_expect_eq(strncmp(v, keep, strlen(keep)), 0, "ring %s not in %s", v, keep);
+	const char *rep_argv[] = {cli, "report", v, NULL};
+	char rep[65536];
+	cr_expect_eq(dtt_system(rep, sizeof(rep), rep_argv, NULL), 0, "%s", rep);
+	cr_expect(strstr(rep, "injected"), "%s", rep);
+
+	/* the text summary says the same */
+	cr_expect(strstr(out, "flake rate"), "%s", out);
+	cr_expect(strstr(out, "95% CI"), "%s", out);
+	cr_expect(strstr(out, "-journal EROFS (injected)"), "%s", out);
+	cr_expect(strstr(out, "First failing run"), "%s", out);
+}
+
+Test(soak, a_run_past_its_timeout_is_killed_and_counted_failed)
+{
+	char json[1024], cli[1024], out[65536], v[256];
+	snprintf(json, sizeof(json), "%s/t.json", dtt_tmpdir());
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *argv[] = {
+	    cli,   "soak",   "--runs", "2",  "--jobs", "2",  "--timeout",
+	    "0.5", "--json", json,     "--", "sh",     "-c", "sleep 30 & sleep 30",
+	    NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
+	json_eval(json, "(d['runs'], d['failures'], [r['timed_out'] for r in d['failed_runs']])", v,
+	          sizeof(v));
+	cr_expect_str_eq(v, "(2, 2, [True, True])");
+}
+
+Test(soak, ctrl_c_stops_cleanly_and_still_prints_the_summary)
+{
+	char cli[1024], json[1024];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	snprintf(json, sizeof(json), "%s/int.json", dtt_tmpdir());
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execl(cli, cli, "soak", "--runs", "1000", "--json", json, "--", "sh", "-c",
+		      "sleep 0.05", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	usleep(800 * 1000);
+	kill(pid, SIGINT);
+	char out[8192];
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = 0;
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d: %s", st, out);
+	cr_expect(strstr(out, "(interrupted)"), "%s", out);
+	char v[256];
+	json_eval(json, "(d['interrupted'], 0 < d['runs'] < 1000, d['failures'])", v, sizeof(v));
+	cr_expect_str_eq(v, "(True, True, 0)");
+}
