@@ -19,7 +19,8 @@ static const char dt_usage[] =
 	"  roots    list the writable roots a launch should get, and where they came from\n"
 	"  soak     run a command many times (with --deny rules): flake rate, and the\n"
 	"           refusals that separate failing runs from passing ones\n"
-
+	"  evidence write a bundle for a maintainer (reports, facts, rings; --redact)\n"
+	"  doctor   check that the probe, rings and sandboxes work on this machine\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help; `denytrace <command> --help` for a command\n"
@@ -48,7 +49,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} cmds[] = {{"run", cmd_run}, {"show", cmd_show}, {"report", cmd_report}, {"roots", cmd_roots},
-		    {"soak", cmd_soak}};
+		    {"soak", cmd_soak},
+		    {"evidence", cmd_evidence}, {"doctor", cmd_doctor}};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmd, cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace doctor: passes on a machine where the probe works, and fails,
+ * naming the check, when the probe is missing or cannot be loaded. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(doctor, .fini = teardown, .timeout = 60);
+
+static int doctor(char *out, size_t cap, const char *arg, const char *const *env)
+{
+	char cli[4096];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *argv[] = {cli, "doctor", arg, NULL};
+	return dtt_system(out, cap, argv, env);
+}
+
+/* The status of the check called name in doctor's JSON, or "". */
+static const char *check_status(const char *json, const char *name, char *buf, size_t cap)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "\"name\": \"%s\"", name);
+	const char *at = strstr(json, key);
+	buf[0] = 0;
+	if (!at)
+		return buf;
+	const char *st = strstr(at, "\"status\": \"");
+	const char *end = strchr(at, '}');
+	if (!st || (end && st > end))
+		return buf;
+	st += strlen("\"status\": \"");
+	size_t n = strcspn(st, "\"");
+	snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), st);
+	return buf;
+}
+
+Test(doctor, passes_here_and_its_json_says_the_probe_is_found_and_loads)
+{
+	char out[16384], st[32];
+	const char *env[] = {"DENYTRACE_PROBE=", NULL};
+	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "doctor failed: %s", out);
+	cr_expect(strstr(out, "\"ok\": true"), "%s", out);
+	cr_expect_str_eq(check_status(out, "probe_found", st, sizeof(st)), "ok", "%s", out);
+	cr_expect_str_eq(check_status(out, "probe_loadable", st, sizeof(st)), "ok", "%s", out);
+	cr_expect_str_eq(check_status(out, "ring_writable", st, sizeof(st)), "ok", "%s", out);
+	const char *names[] = {"bubblewrap", "landlock", "seccomp_notify", "codex", NULL};
+	for (const char *const *n = names; *n; n++)
+		cr_expect_neq(check_status(out, *n, st, sizeof(st))[0], 0, "no %s check: %s", *n,
+		              out);
+}
+
+Test(doctor, text_output_has_one_status_line_per_check)
+{
+	char out[16384];
+	const char *env[] = {"DENYTRACE_PROBE=", NULL};
+	cr_assert_eq(doctor(out, sizeof(out), NULL, env), 0, "doctor failed: %s", out);
+	int lines = 0;
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		if (!strncmp(l, "denytrace ", 10))
+			continue;
+		cr_expect(!strncmp(l, "ok ", 3) || !strncmp(l, "warn ", 5) ||
+		              !strncmp(l, "FAIL ", 5),
+		          "line without a status: %s", l);
+		lines++;
+	}
+	cr_expect_eq(lines, 7, "want 7 checks, got %d", lines);
+}
+
+Test(doctor, missing_probe_is_a_failure_with_exit_1)
+{
+	char out[16384], st[32];
+	const char *env[] = {"DENYTRACE_PROBE=/nonexistent/libdenytrace.so", NULL};
+	cr_expect_eq(doctor(out, sizeof(out), "--json", env), 1, "%s", out);
+	cr_expect_str_eq(check_status(out, "probe_found", st, sizeof(st)), "fail", "%s", out);
+	cr_expect(strstr(out, "\"ok\": false"), "%s", out);
+}
+
+Test(doctor, probe_that_cannot_be_preloaded_fails_the_load_check)
+{
+	char bogus[600], out[16384], st[32], env1[700];
+	snprintf(bogus, sizeof(bogus), "%s/libdenytrace.so", dtt_tmpdir());
+	FILE *f = fopen(bogus, "w");
+	cr_assert_not_null(f);
+	fputs("not an ELF object\n", f);
+	fclose(f);
+	snprintf(env1, sizeof(env1), "DENYTRACE_PROBE=%s", bogus);
+	const char *env[] = {env1, NULL};
+	cr_expect_eq(doctor(out, sizeof(out), "--json", env), 1, "%s", out);
+	cr_expect_str_eq(check_status(out, "probe_found", st, sizeof(st)), "ok", "%s", out);
+	cr_expect_str_eq(check_status(out, "probe_loadable", st, sizeof(st)), "fail", "%s", out);
+}
+
+Test(doctor, reports_codex_found_on_path_with_its_version)
+{
+	char bin[600], codex[700], out[16384], st[32], path[8192];
+	snprintf(bin, sizeof(bin), "%s/bin", dtt_tmpdir());
+	mkdir(bin, 0755);
+	snprintf(codex, sizeof(codex), "%s/codex", bin);
+	FILE *f = fopen(codex, "w");
+	cr_assert_not_null(f);
+	fputs("#!/bin/sh\necho 'codex-cli 9.8.7'\n", f);
+	fclose(f);
+	chmod(codex, 0755);
+	snprintf(path, sizeof(path), "PATH=%s:%s", bin,
+	         getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	const char *env[] = {path, "DENYTRACE_PROBE=", NULL};
+	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "%s", out);
+	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "ok", "%s", out);
+	cr_expect(strstr(out, "codex-cli 9.8.7"), "version not reported: %s", out);
+}

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace evidence: the bundle from a real bubblewrap refusal holds every
+ * part, and --redact leaves no home directory, user name or secret in it. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testlib.h"
+
+#define SECRET_KEY "sk-abc123def456ghi789jkl012mno345pqr"
+#define SECRET_GH "ghp_Zy9xW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"
+
+static char home[512], rw[512], board[512];
+static struct dtt_run worker;
+
+static const char *cli(void)
+{
+	static char path[4096];
+	snprintf(path, sizeof(path), "%s/denytrace", dtt_build());
+	return path;
+}
+
+/* A worker in bwrap with only rw/ writable, run as "alice" with a
+ * distinctive HOME, refused twice: in its home and in a board directory
+ * named after the user. */
+static void setup(void)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *t = dtt_tmpdir();
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/home", t);
+	mkdir(dir, 0755);
+	snprintf(home, sizeof(home), "%s/home/alice-secret-home", t);
+	mkdir(home, 0755);
+	snprintf(rw, sizeof(rw), "%s/rw", t);
+	mkdir(rw, 0755);
+	snprintf(dir, sizeof(dir), "%s/srv", t);
+	mkdir(dir, 0755);
+	snprintf(board, sizeof(board), "%s/srv/alice", t);
+	mkdir(board, 0755);
+	char script[2048];
+	snprintf(script, sizeof(script),
+	         "echo x > \"$HOME/notes.txt\"; echo y > %s/kanban.db; echo z > %s/ok; exit 0",
+	         board, rw);
+	char env_home[600];
+	snprintf(env_home, sizeof(env_home), "HOME=%s", home);
+	const char *env[] = {env_home,
+	                     "USER=alice",
+	                     "LOGNAME=alice",
+	                     "OPENAI_API_KEY=" SECRET_KEY,
+	                     "CODEX_EXTRA=" SECRET_GH, /* recorded (CODEX_*), secret-shaped */
+	                     NULL};
+	const char *argv[] = {"bwrap", "--ro-bind", "/",     "/",  "--bind", rw,   rw,     "--dev",
+	                      "/dev",  "--proc",    "/proc", "--", "sh",     "-c", script, NULL};
+	const char *opts[] = {"--env", "OPENAI_API_KEY", NULL};
+	cr_assert_eq(dtt_run(&worker, opts, argv, env), 0, "ring unreadable: %s", worker.out);
+	cr_assert_not_null(dtt_find(&worker, DT_REC_DENIAL, NULL, "/notes.txt"),
+	                   "the worker's refusal was not recorded: %s", worker.out);
+}
+
+static void teardown(void)
+{
+	dtt_free(&worker);
+	dtt_cleanup();
+}
+
+TestSuite(evidence, .init = setup, .fini = teardown, .timeout = 120);
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = (n + 4096 + 1) * 2;
+			buf = realloc(buf, cap);
+		}
+		size_t got = fread(buf + n, 1, 4096, f);
+		if (!got)
+			break;
+		n += got;
+	}
+	fclose(f);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static int has_file(const char *dir, const char *name)
+{
+	char p[1024];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static int run_evidence(char *out, size_t cap, const char *dir, int redact)
+{
+	const char *argv[] = {cli(),
+	                      "evidence",
+	                      "--out",
+	                      dir,
+	                      redact ? "--redact" : worker.ring,
+	                      redact ? worker.ring : NULL,
+	                      NULL};
+	return dtt_system(out, cap, argv, NULL);
+}
+
+Test(evidence, bundle_holds_reports_facts_ring_copy_and_a_tarball_of_them)
+{
+	char dir[600], out[8192];
+	snprintf(dir, sizeof(dir), "%s/bundle", dtt_tmpdir());
+	cr_assert_eq(run_evidence(out, sizeof(out), dir, 0), 0, "evidence failed: %s", out);
+
+	const char *parts[] = {"report.md", "report.json", "facts.json", "records.jsonl", NULL};
+	for (const char *const *p = parts; *p; p++)
+		cr_expect(has_file(dir, *p), "%s missing from the bundle", *p);
+	const char *ring_base = strrchr(worker.ring, '/') + 1;
+	cr_expect(has_file(dir, ring_base), "ring copy %s missing", ring_base);
+
+	char path[1024];
+	size_t a_len, b_len;
+	snprintf(path, sizeof(path), "%s/%s", dir, ring_base);
+	char *copy = slurp(path, &a_len), *orig = slurp(worker.ring, &b_len);
+	cr_assert(copy && orig);
+	cr_expect(a_len == b_len && !memcmp(copy, orig, a_len),
+	          "the ring copy differs from the ring");
+	free(copy);
+	free(orig);
+
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = slurp(path, NULL);
+	cr_assert_not_null(md);
+	char *summary = strstr(md, "refused file operation"), *facts = strstr(md, "## Facts");
+	cr_expect(summary && facts && summary < facts,
+	          "report.md: summary must come before the facts");
+	cr_expect(strstr(md, "notes.txt"), "report.md does not name the refused path");
+	cr_expect(strstr(md, "**kernel**") && strstr(md, "**distribution**") &&
+	              strstr(md, "**WSL**"),
+	          "report.md lacks the machine facts");
+	cr_expect(strstr(md, "### Launch command lines") && strstr(md, "bwrap --ro-bind"),
+	          "report.md lacks the launch command line");
+	free(md);
+
+	snprintf(path, sizeof(path), "%s/facts.json", dir);
+	char *fj = slurp(path, NULL);
+	cr_assert_not_null(fj);
+	const char *keys[] = {"\"denytrace_version\"",
+	                      "\"kernel\"",
+	                      "\"distribution\"",
+	                      "\"wsl\"",
+	                      "\"sandboxes_seen\"",
+	                      "\"codex\"",
+	                      "\"codex_config\"",
+	                      "\"home\"",
+	                      "\"roots\"",
+	                      "\"launches\"",
+	                      NULL};
+	for (const char *const *k = keys; *k; k++)
+		cr_expect(strstr(fj, *k), "facts.json lacks %s", *k);
+	char *sb = strstr(fj, "\"sandboxes_seen\"");
+	cr_expect(sb && strstr(sb, "\"bubblewrap\""), "bubblewrap not seen in: %s", fj);
+	cr_expect(strstr(fj, "\"under_protected\""), "roots lack the .git/.codex/.agents fact");
+	free(fj);
+
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	char *rj = slurp(path, NULL);
+	cr_assert_not_null(rj);
+	cr_expect(rj[0] == '{' && strstr(rj, "notes.txt"), "report.json does not hold the refusal");
+	free(rj);
+
+	/* the tarball lists the same files */
+	char tarball[700], list[8192];
+	snprintf(tarball, sizeof(tarball), "%s.tar.gz", dir);
+	const char *tar[] = {"tar", "-tzf", tarball, NULL};
+	cr_assert_eq(dtt_system(list, sizeof(list), tar, NULL), 0, "tar -tzf: %s", list);
+	const char *all[] = {"report.md",     "report.json", "facts.json",
+	                     "records.jsonl", ring_base,     NULL};
+	for (const char *const *p = all; *p; p++) {
+		char want[512];
+		snprintf(want, sizeof(want), "bundle/%s\n", *p);
+		cr_expect(strstr(list, want), "%s not in the tarball: %s", *p, list);
+	}
+}
+
+/* Every file under dir (recursively) must be free of each needle.
+ * Returns how many files were read. */
+static int scan_tree(const char *dir, const char *const *needles)
+{
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d, "cannot open %s", dir);
+	struct dirent *e;
+	int files = 0;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char p[2048];
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		for (const char *const *n = needles; *n; n++)
+			cr_expect(!strstr(e->d_name, *n), "file name %s holds '%s'", p, *n);
+		struct stat st;
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			files += scan_tree(p, needles);
+			continue;
+		}
+		size_t len;
+		char *text = slurp(p, &len);
+		cr_assert_not_null(text, "cannot read %s", p);
+		for (const char *const *n = needles; *n; n++)
+			cr_expect(!memmem(text, len, *n, strlen(*n)), "%s still holds '%s'", p, *n);
+		free(text);
+		files++;
+	}
+	closedir(d);
+	return files;
+}
+
+static void expect_clean_tree(const char *dir, const char *const *needles)
+{
+	cr_expect_geq(scan_tree(dir, needles), 4, "too few files under %s", dir);
+}
+
+Test(evidence, redact_leaves_no_home_user_name_or_secret_in_any_file)
+{
+	char dir[600], out[8192];
+	snprintf(dir, sizeof(dir), "%s/redacted", dtt_tmpdir());
+	cr_assert_eq(run_evidence(out, sizeof(out), dir, 1), 0, "evidence --redact failed: %s",
+	             out);
+	/* the ring really carried them (else the check below proves nothing) */
+	int saw_home = 0;
+	for (size_t i = 0; i < worker.n; i++) {
+		const char *h = worker.recs[i].type == DT_REC_PROCESS
+		                    ? dt_record_env(&worker.recs[i], "HOME")
+		                    : NULL;
+		saw_home |= h && !strcmp(h, home);
+	}
+	cr_assert(saw_home, "no process record holds HOME=%s", home);
+
+	const char *needles[] = {home,        "alice-secret-home", "alice", SECRET_KEY,
+	                         "sk-abc123", SECRET_GH,           "ghp_",  NULL};
+	expect_clean_tree(dir, needles);
+
+	char x[700], tarball[700];
+	snprintf(x, sizeof(x), "%s/untarred", dtt_tmpdir());
+	snprintf(tarball, sizeof(tarball), "%s.tar.gz", dir);
+	mkdir(x, 0700);
+	const char *untar[] = {"tar", "-xzf", tarball, "-C", x, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), untar, NULL), 0, "tar -xzf: %s", out);
+	expect_clean_tree(x, needles);
+
+	/* replaced, not merely dropped; the raw ring is left out */
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/records.jsonl", dir);
+	char *recs = slurp(path, NULL);
+	cr_assert_not_null(recs);
+	cr_expect(strstr(recs, "\"HOME\":\"~\""), "HOME not shown as ~");
+	cr_expect(strstr(recs, "\"USER\":\"<user>\""), "USER not shown as <user>");
+	cr_expect(strstr(recs, "/srv/<user>/kanban.db"),
+	          "the user name in a path was not replaced");
+	free(recs);
+	const char *ring_base = strrchr(worker.ring, '/') + 1;
+	cr_expect(!has_file(dir, ring_base), "the raw ring must not be in a redacted bundle");
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	char *md = slurp(path, NULL);
+	cr_assert_not_null(md);
+	cr_expect(strstr(md, "Redacted"), "report.md does not say it is redacted");
+	free(md);
+}
+
+Test(evidence, refuses_to_overwrite_a_directory_that_holds_files)
+{
+	char dir[600], keep[700], out[4096];
+	snprintf(dir, sizeof(dir), "%s/taken", dtt_tmpdir());
+	mkdir(dir, 0700);
+	snprintf(keep, sizeof(keep), "%s/mine.txt", dir);
+	FILE *f = fopen(keep, "w");
+	cr_assert_not_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	cr_expect_eq(run_evidence(out, sizeof(out), dir, 0), 5, "want exit 5: %s", out);
+	cr_expect(strstr(out, "refusing to overwrite"), "no message: %s", out);
+	cr_expect(!has_file(dir, "report.md"), "wrote into an occupied directory");
+	char *text = slurp(keep, NULL);
+	cr_expect(text && !strcmp(text, "precious\n"), "the existing file was changed");
+	free(text);
+}

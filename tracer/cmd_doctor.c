@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace doctor: can denytrace work here, and which sandboxes exist? */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "evidence.h"
+#include "json.h"
+#include "probe_state.h"
+#include "ringfile.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+
+static const char doctor_usage[] =
+    "usage: denytrace doctor [--json]\n"
+    "\n"
+    "Checks that denytrace can work on this machine and prints one line per\n"
+    "check (ok, warn or FAIL) with a fix: the probe is found and loads, a ring\n"
+    "can be created, bubblewrap can create a sandbox, Landlock and seccomp user\n"
+    "notification are available, and Codex is on PATH (with its version).\n"
+    "\n"
+    "options:\n"
+    "  --json       one JSON object: {\"ok\": bool, \"checks\": [{name, status, detail, fix}]}\n"
+    "  -h, --help   this help\n"
+    "\n"
+    "exit status: 0 no check failed (warnings allowed), 1 a check failed, 2 bad usage.\n";
+
+enum dt_check_status { DT_CHECK_OK, DT_CHECK_WARN, DT_CHECK_FAIL };
+
+struct dt_check {
+	const char *name;
+	enum dt_check_status status;
+	char detail[1024];
+	char fix[512];
+};
+
+static void check_set(struct dt_check *c, enum dt_check_status st, const char *fix, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+
+static void check_set(struct dt_check *c, enum dt_check_status st, const char *fix, const char *fmt,
+                      ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	va_end(ap);
+	c->status = st;
+	snprintf(c->fix, sizeof(c->fix), "%s", fix ? fix : "");
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r'))
+		s[--n] = 0;
+	char *nl = strchr(s, '\n');
+	if (nl)
+		*nl = 0; /* first line is enough for a one-line report */
+}
+
+static void check_probe(struct dt_check *found, struct dt_check *loads)
+{
+	char probe[PATH_MAX];
+	found->name = "probe_found";
+	loads->name = "probe_loadable";
+	if (dt_find_probe(probe, sizeof(probe)) < 0) {
+		const char *env = getenv("DENYTRACE_PROBE");
+		if (env && *env)
+			check_set(found, DT_CHECK_FAIL,
+			          "point DENYTRACE_PROBE at libdenytrace.so, or unset it",
+			          "DENYTRACE_PROBE=%s is not a readable file", env);
+		else
+			check_set(
+			    found, DT_CHECK_FAIL,
+			    "run `make` (build/libdenytrace.so) or `make install`, or set "
+			    "DENYTRACE_PROBE",
+			    "libdenytrace.so is neither beside denytrace nor in ../lib/denytrace/");
+		check_set(loads, DT_CHECK_FAIL, "find the probe first", "not tried: no probe");
+		return;
+	}
+	check_set(found, DT_CHECK_OK, NULL, "%s", probe);
+	char env[PATH_MAX + 16];
+	snprintf(env, sizeof(env), "LD_PRELOAD=%s", probe);
+	const char *envs[] = {env, "DENYTRACE_FD", "DENYTRACE_RING", "DENYTRACE_RING_ID", NULL};
+	const char *argv[] = {"/bin/true", NULL};
+	char err[2048];
+	int st = dt_capture(argv, envs, 10000, NULL, 0, err, sizeof(err));
+	trim(err);
+	if (st == 0 && !err[0])
+		check_set(loads, DT_CHECK_OK, NULL, "/bin/true ran with it in LD_PRELOAD");
+	else
+		check_set(
+		    loads, DT_CHECK_FAIL,
+		    "rebuild it for this machine (`make clean all`); it needs glibc and the same "
+		    "architecture",
+		    "/bin/true with LD_PRELOAD=%s: %s%s", probe,
+		    st == 0    ? ""
+		    : st == -2 ? "timed out; "
+		               : "failed; ",
+		    err[0] ? err : "no message");
+}
+
+static void check_ring(struct dt_check *c)
+{
+	c->name = "ring_writable";
+	const char *tmp = getenv("TMPDIR");
+	char path[PATH_MAX], err[512];
+	snprintf(path, sizeof(path), "%s/denytrace-doctor-%d.ring", tmp && *tmp ? tmp : "/tmp",
+	         (int)getpid());
+	int fd = dt_ringfile_create(path, 1u << 20, 0, err, sizeof(err));
+	if (fd < 0) {
+		check_set(c, DT_CHECK_FAIL,
+		          "point TMPDIR at a writable directory; with `run`, use -o", "%s", err);
+		return;
+	}
+	close(fd);
+	unlink(path);
+	if (access(".", W_OK) == 0)
+		check_set(c, DT_CHECK_OK, NULL, "created and removed %s", path);
+	else
+		check_set(
+		    c, DT_CHECK_WARN, "use `denytrace run -o DIR/denytrace.ring` elsewhere",
+		    "a ring works in %s, but this directory is not writable for ./denytrace.ring",
+		    tmp && *tmp ? tmp : "/tmp");
+}
+
+static void check_bwrap(struct dt_check *c)
+{
+	c->name = "bubblewrap";
+	char path[PATH_MAX];
+	if (dt_which("bwrap", path, sizeof(path)) < 0) {
+		check_set(c, DT_CHECK_WARN,
+		          "apt-get install bubblewrap (Codex sandboxes commands with it)",
+		          "bwrap is not on PATH");
+		return;
+	}
+	const char *argv[] = {path, "--ro-bind", "/", "/", "--dev", "/dev", "true", NULL};
+	char err[1024];
+	int st = dt_capture(argv, NULL, 10000, NULL, 0, err, sizeof(err));
+	trim(err);
+	if (st == 0)
+		check_set(c, DT_CHECK_OK, NULL, "%s created a sandbox", path);
+	else
+		check_set(
+		    c, DT_CHECK_WARN,
+		    "allow unprivileged user namespaces (sysctl "
+		    "kernel.unprivileged_userns_clone=1; "
+		    "on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0), or run in a "
+		    "container started with --privileged",
+		    "%s cannot create a sandbox: %s", path,
+		    err[0]     ? err
+		    : st == -2 ? "timed out"
+		               : "failed");
+}
+
+static void check_landlock(struct dt_check *c)
+{
+	c->name = "landlock";
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi >= 1)
+		check_set(c, DT_CHECK_OK, NULL, "ABI version %ld", abi);
+	else if (errno == ENOSYS)
+		check_set(c, DT_CHECK_WARN, "Landlock needs Linux 5.13 or later",
+		          "this kernel has no Landlock system calls");
+	else if (errno == EOPNOTSUPP)
+		check_set(c, DT_CHECK_WARN, "add landlock to the lsm= kernel command line",
+		          "Landlock is built in but disabled at boot");
+	else
+		check_set(c, DT_CHECK_WARN, "a seccomp filter (a sandbox?) may hide it",
+		          "landlock_create_ruleset: %s", strerror(errno));
+}
+
+/* A child installs an allow-everything filter asking for a listener: the
+ * kernel hands back a notification fd only where user notification works. */
+static void check_seccomp_notify(struct dt_check *c)
+{
+	c->name = "seccomp_notify";
+	pid_t pid = fork();
+	if (pid < 0) {
+		check_set(c, DT_CHECK_WARN, NULL, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		struct sock_filter insns[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+		struct sock_fprog prog = {1, insns};
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(100 + (errno & 127));
+		long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		                  SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		_exit(fd >= 0 ? 0 : errno & 127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (code == 0)
+		check_set(c, DT_CHECK_OK, NULL,
+		          "a filter with SECCOMP_FILTER_FLAG_NEW_LISTENER returned a listener");
+	else if (code < 0)
+		check_set(c, DT_CHECK_WARN, NULL, "the test child died (signal %d)", WTERMSIG(st));
+	else
+		check_set(c, DT_CHECK_WARN,
+		          "needs Linux 5.0 or later and a parent sandbox that allows seccomp(2); "
+		          "only `run --deny` and exec coverage need it",
+		          "%s: %s", code >= 100 ? "PR_SET_NO_NEW_PRIVS" : "seccomp NEW_LISTENER",
+		          strerror(code >= 100 ? code - 100 : code));
+}
+
+static void check_codex(struct dt_check *c)
+{
+	c->name = "codex";
+	char path[PATH_MAX];
+	if (dt_which("codex", path, sizeof(path)) < 0) {
+		check_set(c, DT_CHECK_WARN,
+		          "npm install -g @openai/codex (only needed for Codex workers)",
+		          "codex is not on PATH");
+		return;
+	}
+	const char *argv[] = {path, "--version", NULL};
+	char out[512], err[512];
+	int st = dt_capture(argv, NULL, 10000, out, sizeof(out), err, sizeof(err));
+	trim(out);
+	trim(err);
+	if (st == 0 && out[0])
+		check_set(c, DT_CHECK_OK, NULL, "%s (%s)", out, path);
+	else
+		check_set(c, DT_CHECK_WARN, "check that node and the codex package are installed",
+		          "%s --version %s%s%s", path, st == -2 ? "timed out" : "failed",
+		          err[0] ? ": " : "", err);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(doctor_usage, stdout);
+			return DT_EXIT_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else {
+			return dt_fail(
+			    DT_EXIT_USAGE,
+			    "doctor: unknown argument '%s'; see 'denytrace doctor --help'",
+			    argv[i]);
+		}
+	}
+	struct dt_check checks[7];
+	memset(checks, 0, sizeof(checks));
+	check_probe(&checks[0], &checks[1]);
+	check_ring(&checks[2]);
+	check_bwrap(&checks[3]);
+	check_landlock(&checks[4]);
+	check_seccomp_notify(&checks[5]);
+	check_codex(&checks[6]);
+	static const char *const names[] = {"ok", "warn", "FAIL"};
+	int failed = 0;
+	for (size_t i = 0; i < 7; i++)
+		failed |= checks[i].status == DT_CHECK_FAIL;
+	if (json) {
+		struct dt_json j;
+		dt_json_init(&j, stdout, 1);
+		dt_json_obj(&j);
+		dt_json_key(&j, "version");
+		dt_json_str(&j, DT_VERSION_STRING);
+		dt_json_key(&j, "ok");
+		dt_json_bool(&j, !failed);
+		dt_json_key(&j, "checks");
+		dt_json_arr(&j);
+		for (size_t i = 0; i < 7; i++) {
+			dt_json_obj(&j);
+			dt_json_key(&j, "name");
+			dt_json_str(&j, checks[i].name);
+			dt_json_key(&j, "status");
+			dt_json_str(&j, checks[i].status == DT_CHECK_FAIL
+			                    ? "fail"
+			                    : names[checks[i].status]);
+			dt_json_key(&j, "detail");
+			dt_json_str(&j, checks[i].detail);
+			dt_json_key(&j, "fix");
+			dt_json_str(&j, checks[i].fix[0] ? checks[i].fix : NULL);
+			dt_json_end_obj(&j);
+		}
+		dt_json_end_arr(&j);
+		dt_json_end_obj(&j);
+		fputc('\n', stdout);
+	} else {
+		printf("denytrace %s (ring format %u)\n", DT_VERSION_STRING, DT_RING_VERSION);
+		for (size_t i = 0; i < 7; i++) {
+			printf("%-4s  %-15s %s", names[checks[i].status], checks[i].name,
+			       checks[i].detail);
+			if (checks[i].status != DT_CHECK_OK && checks[i].fix[0])
+				printf(" (fix: %s)", checks[i].fix);
+			putchar('\n');
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return dt_fail(DT_EXIT_IO, "doctor: writing the output failed");
+	return failed ? DT_EXIT_FOUND : DT_EXIT_OK;
+}

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace evidence: a bundle a maintainer can act on, and a .tar.gz of it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "evidence.h"
+#include "recfmt.h"
+#include "report.h"
+
+static const char evidence_usage[] =
+    "usage: denytrace evidence [options] [RING...]\n"
+    "\n"
+    "Writes a bundle for a maintainer: a directory and a .tar.gz of it beside it,\n"
+    "holding report.md (the Markdown report, ready to paste into an issue, then\n"
+    "the facts), report.json, facts.json, records.jsonl, and copies of the rings\n"
+    "(default ./denytrace.ring). The facts: denytrace version, kernel,\n"
+    "distribution, WSL or not, the sandboxes seen, `codex --version`, the lines\n"
+    "of Codex's config.toml that decide the sandbox, the realpath of HOME and of\n"
+    "each root, whether a root sits under .git, .codex or .agents, and the launch\n"
+    "command lines recorded.\n"
+    "\n"
+    "options:\n"
+    "  --out DIR             the bundle directory (default\n"
+    "                        ./denytrace-evidence-YYYYmmdd-HHMMSS); must not exist or be empty\n"
+    "  --redact              replace the home directory with ~ and the user name\n"
+    "                        with <user> in every file, drop secret-looking values,\n"
+    "                        and leave the raw rings out (records.jsonl stays)\n"
+    "  --root DIR            an expected writable root (repeatable)\n"
+    "  --codex-config FILE   read Codex's config.toml from FILE\n"
+    "  --codex-args 'ARGS'   the Codex command line, when the ring does not hold it\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "exit status: 0 bundle written, 2 bad usage, 3 a ring is unreadable, 4 a ring\n"
+    "or the Codex config is invalid, 5 the bundle could not be written (or DIR\n"
+    "already holds files).\n";
+
+struct dt_bundle {
+	char dir[PATH_MAX];
+	const struct dt_redaction *rd; /* NULL: write as is */
+	char **files;                  /* names written, for the summary */
+	size_t nfiles;
+};
+
+/* Writes text (redacted when asked) as DIR/name. 0 or -1. */
+static int bundle_write(struct dt_bundle *b, const char *name, const char *text, size_t len)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", b->dir, name);
+	char *red = NULL;
+	if (b->rd) {
+		red = dt_redact_apply(b->rd, text, len, &len);
+		text = red;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int rc = fd < 0 ? -1 : 0;
+	for (size_t off = 0; !rc && off < len;) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			rc = -1;
+		else
+			off += (size_t)n;
+	}
+	if (fd >= 0 && close(fd) < 0)
+		rc = -1;
+	free(red);
+	if (rc)
+		dt_fail(DT_EXIT_IO, "evidence: cannot write %s: %s", path, strerror(errno));
+	else
+		b->files[b->nfiles++] = strdup(name);
+	return rc;
+}
+
+/* A memstream, filled by the caller, then written through bundle_write. */
+struct dt_mem {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *mem_open(struct dt_mem *m)
+{
+	m->text = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->text, &m->len);
+	return m->f;
+}
+
+/* Writes the memstream as DIR/name, unless an earlier file failed (skip):
+ * then it is only released. */
+static int mem_commit(struct dt_bundle *b, struct dt_mem *m, const char *name, int skip)
+{
+	int rc = m->f && fclose(m->f) == 0 ? 0 : -1;
+	if (rc && !skip)
+		dt_fail(DT_EXIT_IO, "evidence: out of memory writing %s", name);
+	if (!rc && !skip)
+		rc = bundle_write(b, name, m->text ? m->text : "", m->len);
+	free(m->text);
+	return skip ? -1 : rc;
+}
+
+static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
+{
+	char *dup = strdup(src);
+	char name[NAME_MAX + 1];
+	const char *base = basename(dup);
+	if (idx)
+		snprintf(name, sizeof(name), "%zu-%s", idx + 1, base);
+	else
+		snprintf(name, sizeof(name), "%s", base);
+	free(dup);
+	if (!strcmp(name, "report.md") || !strcmp(name, "report.json") ||
+	    !strcmp(name, "facts.json") || !strcmp(name, "records.jsonl"))
+		snprintf(name, sizeof(name), "ring-%zu.ring", idx + 1);
+	char dst[PATH_MAX];
+	snprintf(dst, sizeof(dst), "%s/%s", b->dir, name);
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int rc = in < 0 || out < 0 ? -1 : 0;
+	char buf[65536];
+	while (!rc) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -1 : 0;
+			break;
+		}
+		for (ssize_t off = 0; off < n && !rc;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				rc = -1;
+			else
+				off += w;
+		}
+	}
+	int e = errno;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0)
+		rc = -1;
+	if (rc) {
+		dt_fail(DT_EXIT_IO, "evidence: cannot copy %s to %s: %s", src, dst, strerror(e));
+		return -1;
+	}
+	b->files[b->nfiles++] = strdup(name);
+	return 0;
+}
+
+/* records.jsonl, with secret-looking environment entries dropped. */
+static void write_records(FILE *f, const struct dt_report *r, int drop_secrets)
+{
+	struct dt_symbolizer *sym = dt_symbolizer_new();
+	for (size_t i = 0; i < r->n; i++) {
+		struct dt_record rec = r->recs[i];
+		const char **env = NULL;
+		if (drop_secrets && rec.nenv) {
+			env = calloc(rec.nenv, sizeof(*env));
+			size_t k = 0;
+			for (size_t e = 0; e < rec.nenv; e++)
+				if (rec.env[e] && !dt_env_is_secret(rec.env[e]))
+					env[k++] = rec.env[e];
+			rec.env = env;
+			rec.nenv = k;
+		}
+		struct dt_json j;
+		dt_json_init(&j, f, 0);
+		dt_record_json(&j, &rec, sym);
+		fputc('\n', f);
+		free(env);
+	}
+	dt_symbolizer_free(sym);
+}
+
+static void add_user_of_uid(struct dt_redaction *rd, int64_t uid)
+{
+	if (uid < 0)
+		return;
+	struct passwd *pw = getpwuid((uid_t)uid);
+	if (!pw)
+		return;
+	dt_redact_user(rd, pw->pw_name);
+	if (pw->pw_uid >= 1000 && pw->pw_uid != 65534)
+		dt_redact_home(rd, pw->pw_dir);
+}
+
+/* The home directories and user names of this user and of every process
+ * in the rings. */
+static void collect_redaction(struct dt_redaction *rd, const struct dt_report *r)
+{
+	dt_redact_home(rd, getenv("HOME"));
+	struct passwd *pw = getpwuid(getuid());
+	if (pw) {
+		dt_redact_home(rd, pw->pw_dir);
+		dt_redact_user(rd, pw->pw_name);
+	}
+	dt_redact_user(rd, getenv("USER"));
+	dt_redact_user(rd, getenv("LOGNAME"));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *rec = &r->recs[i];
+		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH) {
+			dt_redact_home(rd, dt_record_env(rec, "HOME"));
+			dt_redact_user(rd, dt_record_env(rec, "USER"));
+			dt_redact_user(rd, dt_record_env(rec, "LOGNAME"));
+		}
+		if (i == 0 || rec->uid != r->recs[i - 1].uid)
+			add_user_of_uid(rd, rec->uid);
+		if (rec->ruid != rec->uid && rec->type == DT_REC_PROCESS)
+			add_user_of_uid(rd, rec->ruid);
+	}
+}
+
+/* 1 when path exists and is not an empty directory. */
+static int dir_in_use(const char *path, int *not_dir)
+{
+	struct stat st;
+	*not_dir = 0;
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode)) {
+		*not_dir = 1;
+		return 1;
+	}
+	DIR *d = opendir(path);
+	if (!d)
+		return 1;
+	int entries = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			entries++;
+	closedir(d);
+	return entries > 0;
+}
+
+static int make_tarball(const char *dir, const char *tarball)
+{
+	char *d1 = strdup(dir), *d2 = strdup(dir);
+	const char *parent = dirname(d1), *base = basename(d2);
+	const char *argv[] = {"tar", "-czf", tarball, "-C", parent, base, NULL};
+	char err[1024];
+	int st = dt_capture(argv, NULL, 120000, NULL, 0, err, sizeof(err));
+	free(d1);
+	free(d2);
+	if (st != 0) {
+		size_t n = strlen(err);
+		while (n && err[n - 1] == '\n')
+			err[--n] = 0;
+		dt_fail(DT_EXIT_IO, "evidence: tar -czf %s failed%s%s", tarball, err[0] ? ": " : "",
+		        err[0]     ? err
+		        : st == -1 ? " (tar not found)"
+		                   : "");
+		unlink(tarball);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_evidence(int argc, char **argv)
+{
+	struct dt_report_opts o = {0};
+	const char **roots = calloc((size_t)argc + 1, sizeof(*roots));
+	const char **rings = calloc((size_t)argc + 1, sizeof(*rings));
+	size_t nrings = 0;
+	const char *out = NULL, *val;
+	int redact = 0, rc = 0, m;
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(evidence_usage, stdout);
+			free(roots);
+			free(rings);
+			return DT_EXIT_OK;
+		} else if ((m = dt_opt(argc, argv, &i, "--out", &val))) {
+			if (m < 0 || !*val)
+				rc = dt_fail(DT_EXIT_USAGE, "evidence: --out needs a directory");
+			out = val;
+		} else if (!strcmp(a, "--redact")) {
+			redact = 1;
+		} else if ((m = dt_opt(argc, argv, &i, "--root", &val))) {
+			if (m < 0)
+				rc = dt_fail(DT_EXIT_USAGE, "evidence: --root needs a directory");
+			else
+				roots[o.nroots++] = val;
+		} else if ((m = dt_opt(argc, argv, &i, "--codex-config", &val))) {
+			if (m < 0)
+				rc =
+				    dt_fail(DT_EXIT_USAGE, "evidence: --codex-config needs a file");
+			o.codex_config = val;
+		} else if ((m = dt_opt(argc, argv, &i, "--codex-args", &val))) {
+			if (m < 0)
+				rc = dt_fail(
+				    DT_EXIT_USAGE,
+				    "evidence: --codex-args needs the arguments as one string");
+			o.codex_args = val;
+		} else if (a[0] == '-' && a[1]) {
+			rc = dt_fail(
+			    DT_EXIT_USAGE,
+			    "evidence: unknown option '%s'; see 'denytrace evidence --help'", a);
+		} else {
+			rings[nrings++] = a;
+		}
+	}
+	if (rc) {
+		free(roots);
+		free(rings);
+		return rc;
+	}
+	if (!nrings)
+		rings[nrings++] = DT_DEFAULT_RING;
+	o.roots = roots;
+
+	struct dt_bundle b = {0};
+	if (out) {
+		snprintf(b.dir, sizeof(b.dir), "%s", out);
+	} else {
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(b.dir, sizeof(b.dir), "denytrace-evidence-%Y%m%d-%H%M%S", &tm);
+	}
+	size_t dl = strlen(b.dir);
+	while (dl > 1 && b.dir[dl - 1] == '/')
+		b.dir[--dl] = 0;
+	char tarball[PATH_MAX + 8];
+	snprintf(tarball, sizeof(tarball), "%s.tar.gz", b.dir);
+	int not_dir;
+	if (dir_in_use(b.dir, &not_dir)) {
+		free(roots);
+		free(rings);
+		return dt_fail(
+		    DT_EXIT_IO,
+		    not_dir ? "evidence: %s exists and is not a directory; choose another --out"
+		            : "evidence: %s already holds files; refusing to overwrite them "
+		              "(remove it or choose another --out)",
+		    b.dir);
+	}
+	if (access(tarball, F_OK) == 0) {
+		free(roots);
+		free(rings);
+		return dt_fail(
+		    DT_EXIT_IO,
+		    "evidence: %s already exists; refusing to overwrite it (remove it or "
+		    "choose another --out)",
+		    tarball);
+	}
+
+	struct dt_report r;
+	char err[1024];
+	rc = dt_report_load(&r, rings, nrings, err, sizeof(err));
+	if (!rc)
+		rc = dt_report_build(&r, &o, err, sizeof(err));
+	if (rc) {
+		dt_report_free(&r);
+		free(roots);
+		free(rings);
+		return dt_fail(rc, "evidence: %s", err);
+	}
+
+	if (mkdir(b.dir, 0700) < 0 && errno != EEXIST) {
+		int e = errno;
+		dt_report_free(&r);
+		free(roots);
+		free(rings);
+		return dt_fail(DT_EXIT_IO, "evidence: cannot create %s: %s", b.dir, strerror(e));
+	}
+
+	struct dt_redaction rd = {0};
+	if (redact) {
+		collect_redaction(&rd, &r);
+		b.rd = &rd;
+	}
+	struct dt_facts facts;
+	dt_facts_collect(&facts, &r);
+	facts.redacted = redact;
+	b.files = calloc(nrings + 8, sizeof(*b.files));
+
+	struct dt_mem mem;
+	int failed = 0;
+	FILE *f = mem_open(&mem);
+	dt_report_markdown(f, &r);
+	dt_facts_markdown(f, &facts);
+	fputs("\n### This bundle\n\n", f);
+	fputs(
+	    "`report.md` (this file), `report.json` (the report as JSON), `facts.json` (the facts "
+	    "above), `records.jsonl` (every record, as `denytrace show --jsonl` prints it)",
+	    f);
+	if (redact) {
+		fputs(
+		    ".\n\nRedacted: the home directory is shown as `~` and the user name as "
+		    "`<user>` "
+		    "in every file; environment entries that look like secrets were dropped and "
+		    "token-shaped words replaced with `<redacted>`. The raw ring files are **not** "
+		    "included (they cannot be redacted in place); `records.jsonl` holds their "
+		    "records, redacted.",
+		    f);
+		if (rd.kept[0])
+			fprintf(f, " System account names were kept: %s.", rd.kept);
+		fputc('\n', f);
+	} else {
+		fputs(", and the ring files (read them with `denytrace show` or `denytrace "
+		      "report`).\n",
+		      f);
+	}
+	failed = mem_commit(&b, &mem, "report.md", failed) < 0;
+
+	dt_report_json(mem_open(&mem), &r);
+	failed = mem_commit(&b, &mem, "report.json", failed) < 0;
+
+	dt_facts_json(mem_open(&mem), &facts);
+	failed = mem_commit(&b, &mem, "facts.json", failed) < 0;
+
+	write_records(mem_open(&mem), &r, redact);
+	failed = mem_commit(&b, &mem, "records.jsonl", failed) < 0;
+
+	for (size_t i = 0; i < nrings && !redact && !failed; i++)
+		failed |= copy_ring(&b, rings[i], i);
+
+	if (!failed)
+		failed |= make_tarball(b.dir, tarball);
+
+	if (!failed) {
+		printf("evidence written to %s/ and %s\n", b.dir, tarball);
+		for (size_t i = 0; i < b.nfiles; i++)
+			printf("  %s\n", b.files[i]);
+		if (redact)
+			printf(
+			    "redacted: home shown as ~, user name as <user>, secrets dropped; raw "
+			    "rings left out\n");
+		printf("attach %s to the issue, or paste report.md\n", tarball);
+	}
+	for (size_t i = 0; i < b.nfiles; i++)
+		free(b.files[i]);
+	free(b.files);
+	dt_facts_free(&facts);
+	dt_redaction_free(&rd);
+	dt_report_free(&r);
+	free(roots);
+	free(rings);
+	if (failed)
+		return DT_EXIT_IO;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return dt_fail(DT_EXIT_IO, "evidence: writing the output failed");
+	return DT_EXIT_OK;
+}

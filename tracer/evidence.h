@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What `denytrace evidence` and `denytrace doctor` share: running a short
+ * command with a deadline, finding a program on PATH, the facts a
+ * maintainer asks for, and redaction of the user's home, name and secrets.
+ */
+#ifndef DENYTRACE_EVIDENCE_H
+#define DENYTRACE_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report.h"
+
+/* Runs argv (looked up on PATH) with extra environment entries
+ * ("NAME=VALUE" sets, "NAME" unsets; env may be NULL) and stdin from
+ * /dev/null, capturing stdout and stderr (NUL-terminated, cut at cap; either
+ * buffer may be NULL). The command's process group is killed after
+ * timeout_ms. Returns its exit status (128+N when killed by signal N), -1
+ * when it could not be started, -2 when it timed out. */
+int dt_capture(const char *const *argv, const char *const *env, int timeout_ms, char *out,
+               size_t outcap, char *errout, size_t errcap);
+
+/* The first executable regular file NAME on $PATH, into out. 0 or -1. */
+int dt_which(const char *name, char *out, size_t cap);
+
+/* Secrets. A variable is a secret when its name contains KEY, TOKEN,
+ * SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH, or its value holds a
+ * token-shaped word (see dt_secret_span). entry is "NAME=VALUE". */
+int dt_env_is_secret(const char *entry);
+/* Length of the token-shaped word starting at s[0] (sk-..., ghp_...,
+ * github_pat_..., xox?-..., AKIA..., glpat-..., or a run of 32 or more
+ * base64/hex characters that mixes letters and digits), else 0. prev is
+ * the character before s (0 at the start): a token starts a word. */
+size_t dt_secret_span(const char *s, size_t avail, int prev);
+
+/* Replacements applied to the final text of every file of a bundle. */
+struct dt_redact_rule {
+	char *from;
+	const char *to;
+	int word; /* user name: only where not inside a longer word */
+};
+struct dt_redaction {
+	struct dt_redact_rule *v;
+	size_t n, cap;
+	char kept[512]; /* names not redacted (system accounts), for the note */
+};
+/* The home directory (and its realpath) becomes "~"; "/" is ignored. */
+void dt_redact_home(struct dt_redaction *rd, const char *home);
+/* The user name becomes "<user>" wherever it stands as a word. System
+ * accounts (root, uid below 1000, nobody) name nobody and are kept. */
+void dt_redact_user(struct dt_redaction *rd, const char *name);
+/* Home rules (longest first), then user names, then token-shaped words
+ * ("<redacted>"). Returns a malloc'ed NUL-terminated copy, length in
+ * *outlen. */
+char *dt_redact_apply(const struct dt_redaction *rd, const char *in, size_t len, size_t *outlen);
+void dt_redaction_free(struct dt_redaction *rd);
+
+/* Codex's config.toml reduced to what decides the sandbox: sandbox_mode and
+ * default_permissions lines (with the header of the table they sit in),
+ * [permissions...] and [sandbox_workspace_write] tables with their keys
+ * (multi-line arrays kept whole), dotted keys under those names. Comments
+ * and everything else dropped. Returns malloc'ed text ("" when none). */
+char *dt_codex_config_excerpt(const char *text);
+
+struct dt_fact_root {
+	char *path, *realpath, *source;
+	const char *protected_by; /* ".git", ".codex", ".agents" or NULL */
+};
+
+struct dt_facts {
+	char version[64];
+	unsigned ring_format;
+	char kernel[512];
+	char distro[256];
+	int wsl;
+	char wsl_why[128];
+	int sb_bubblewrap, sb_landlock, sb_seccomp;
+	char codex_path[4096]; /* "" when Codex is not on PATH */
+	char codex_version[512];
+	int codex_status; /* of `codex --version`: 0, exit status, -1, -2 timeout */
+	char config_path[4096];
+	int config_found;
+	char *config_excerpt;
+	char home[4096], home_real[4096];
+	char **rec_homes, **rec_homes_real; /* HOME of the traced processes; realpath or NULL */
+	size_t nrec_homes;
+	struct dt_fact_root *roots;
+	size_t nroots;
+	const struct dt_record **launches; /* launch records, codex/hermes/hcom processes */
+	size_t nlaunches;
+	int redacted;
+};
+
+/* Gathers the facts about this machine and the report's rings. */
+void dt_facts_collect(struct dt_facts *f, const struct dt_report *r);
+void dt_facts_json(FILE *out, const struct dt_facts *f);
+/* The "Facts" section of report.md. */
+void dt_facts_markdown(FILE *out, const struct dt_facts *f);
+void dt_facts_free(struct dt_facts *f);
+
+#endif
