@@ -193,6 +193,62 @@ static int dt_streq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
+/* A small hash index over record positions: bucket heads and chains, built
+ * once per report, so that the lookups below are not a scan of every record
+ * per refusal (make bench found report quadratic in the ring size). Chains
+ * may hold other keys that share a bucket: callers compare the real key. */
+struct dt_hidx {
+	size_t nb;
+	size_t *bucket; /* 1 + position, 0 for none */
+	size_t *next;   /* per position: 1 + next position in the chain */
+};
+
+static uint64_t dt_hash_bytes(const char *s, size_t n, uint64_t h)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t dt_hash_str(const char *s)
+{
+	return dt_hash_bytes(s ? s : "", s ? strlen(s) : 0, 1469598103934665603ULL);
+}
+
+static void dt_hidx_init(struct dt_hidx *x, size_t n)
+{
+	x->nb = 2 * n + 1;
+	x->bucket = calloc(x->nb, sizeof(*x->bucket));
+	x->next = calloc(n + 1, sizeof(*x->next));
+}
+
+static void dt_hidx_add(struct dt_hidx *x, uint64_t h, size_t i)
+{
+	if (!x->bucket || !x->next)
+		return;
+	x->next[i] = x->bucket[h % x->nb];
+	x->bucket[h % x->nb] = i + 1;
+}
+
+static size_t dt_hidx_first(const struct dt_hidx *x, uint64_t h)
+{
+	return x->bucket ? x->bucket[h % x->nb] : 0;
+}
+
+static void dt_hidx_free(struct dt_hidx *x)
+{
+	free(x->bucket);
+	free(x->next);
+	x->bucket = x->next = NULL;
+}
+
+/* Built by dt_report_build for the helpers below. */
+static struct dt_hidx dt_refused_writes; /* denials that wanted to write, by group path */
+static struct dt_hidx dt_reopens;        /* reopen records, by path as passed and realpath */
+static struct dt_hidx dt_writes;         /* --all write records, by group path */
+
 /* Was the database a side file belongs to refused for writing? */
 static int dt_db_write_refused(const struct dt_report *r, const struct dt_record *side)
 {
@@ -207,11 +263,9 @@ static int dt_db_write_refused(const struct dt_report *r, const struct dt_record
 	}
 	if (base == n)
 		return 0;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct dt_record *d = &r->recs[i];
-		if (d->type != DT_REC_DENIAL || !d->writes || dt_op_is_lock(d->op))
-			continue;
-		const char *q = dt_group_path(d);
+	uint64_t h = dt_hash_bytes(p, base, 1469598103934665603ULL);
+	for (size_t j = dt_hidx_first(&dt_refused_writes, h); j; j = dt_refused_writes.next[j - 1]) {
+		const char *q = dt_group_path(&r->recs[j - 1]);
 		if (strlen(q) == base && !strncmp(q, p, base))
 			return 1;
 	}
@@ -221,7 +275,10 @@ static int dt_db_write_refused(const struct dt_report *r, const struct dt_record
 static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 {
 	const struct dt_record *d = g->rep;
-	for (size_t i = 0; i < r->n; i++) {
+	uint64_t keys[2] = {dt_hash_str(d->p[0].path), dt_hash_str(d->p[0].realpath)};
+	for (int k = 0; k < 2; k++)
+	for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j; j = dt_reopens.next[j - 1]) {
+		size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
 		const struct dt_record *x = &r->recs[i];
 		if (x->type == DT_REC_REOPEN && x->pid == d->pid && x->time_mono >= d->time_mono &&
 		    (dt_streq(x->p[0].path, d->p[0].path) || dt_streq(x->p[0].realpath, d->p[0].realpath))) {
@@ -264,8 +321,8 @@ static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g
 	const struct dt_record *d = g->rep;
 	if (g->v.cause == DT_CAUSE_LOCK_CONTENTION || dt_op_is_lock(d->op) || !d->writes)
 		return;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct dt_record *w = &r->recs[i];
+	for (size_t j = dt_hidx_first(&dt_writes, dt_hash_str(g->path)); j; j = dt_writes.next[j - 1]) {
+		const struct dt_record *w = &r->recs[j - 1];
 		if (w->type != DT_REC_WRITE || !dt_streq(dt_group_path(w), g->path) ||
 		    !dt_same_kind(w->op, d->op))
 			continue;
@@ -385,21 +442,49 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	/* A refusal the supervisor injected into a process the probe is in is
 	 * recorded twice: keep the probe's (it has the stack), marked injected. */
 	unsigned char *merged = calloc(r->n + 1, 1);
-	for (size_t i = 0; i < r->n; i++) {
+	size_t *sup = calloc(r->n + 1, sizeof(*sup)), nsup = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->recs[i].type == DT_REC_DENIAL && r->recs[i].supervisor)
+			sup[nsup++] = i; /* usually none: only --deny writes them */
+	for (size_t i = 0; i < r->n && nsup; i++) {
 		struct dt_record *d = &r->recs[i];
 		if (d->type != DT_REC_DENIAL || d->supervisor)
 			continue;
-		for (size_t k = 0; k < r->n; k++)
+		for (size_t q = 0; q < nsup; q++) {
+			size_t k = sup[q];
 			if (!merged[k] && dt_same_injected(d, &r->recs[k])) {
 				merged[k] = 1;
 				d->injected = 1;
 				r->injected_merged++;
 				break;
 			}
+		}
+	}
+	free(sup);
+
+	/* the indexes the per-group lookups use */
+	dt_hidx_init(&dt_refused_writes, r->n);
+	dt_hidx_init(&dt_reopens, 2 * r->n);
+	dt_hidx_init(&dt_writes, r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *x = &r->recs[i];
+		if (x->type == DT_REC_DENIAL && x->writes && !dt_op_is_lock(x->op) && !merged[i])
+			dt_hidx_add(&dt_refused_writes, dt_hash_str(dt_group_path(x)), i);
+		else if (x->type == DT_REC_WRITE)
+			dt_hidx_add(&dt_writes, dt_hash_str(dt_group_path(x)), i);
+		else if (x->type == DT_REC_REOPEN) {
+			uint64_t a = dt_hash_str(x->p[0].path), b = dt_hash_str(x->p[0].realpath);
+			dt_hidx_add(&dt_reopens, a, i);
+			if (b != a)
+				/* a second chain entry: positions r->n.. stand for the realpath key */
+				dt_hidx_add(&dt_reopens, b, r->n + i);
+		}
 	}
 
 	/* classify and group */
 	r->groups = calloc(r->n + 1, sizeof(*r->groups));
+	struct dt_hidx groups;
+	dt_hidx_init(&groups, r->n);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *d = &r->recs[i];
 		if (merged[i])
@@ -414,14 +499,17 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		struct dt_verdict v;
 		dt_classify(d, dt_proc_for(r, d), &r->roots, &ctx, &v);
 		const char *path = dt_group_path(d);
+		uint64_t gh = dt_hash_str(path) * 31 + dt_hash_str(d->op) * 7 + (uint64_t)d->err * 131 +
+			      (uint64_t)v.cause;
 		struct dt_report_group *g = NULL;
-		for (size_t k = 0; k < r->ngroups && !g; k++) {
-			struct dt_report_group *c = &r->groups[k];
+		for (size_t j = dt_hidx_first(&groups, gh); j && !g; j = groups.next[j - 1]) {
+			struct dt_report_group *c = &r->groups[j - 1];
 			if (!strcmp(c->path, path) && dt_streq(c->rep->op, d->op) && c->rep->err == d->err &&
 			    c->v.cause == v.cause)
 				g = c;
 		}
 		if (!g) {
+			dt_hidx_add(&groups, gh, r->ngroups);
 			g = &r->groups[r->ngroups++];
 			g->rep = d;
 			g->path = path;
@@ -452,6 +540,10 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		dt_group_next(r, &r->groups[k]);
 		dt_group_intermittent(r, &r->groups[k]);
 	}
+	dt_hidx_free(&groups);
+	dt_hidx_free(&dt_refused_writes);
+	dt_hidx_free(&dt_reopens);
+	dt_hidx_free(&dt_writes);
 	return 0;
 }
 
