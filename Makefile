@@ -79,7 +79,7 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 demo: deps
-	@$(MAKE) --no-print-directory all helpers
+	@$(MAKE) --no-print-directory -s all helpers
 	@./scripts/demo.sh $(BUILD)
 
 bench: all helpers
