@@ -412,7 +412,10 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		int seen = 0;
 		for (size_t i = 0; i < r->n && !seen; i++) {
 			const struct dt_record *rec = &r->recs[i];
-			if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS) &&
+			/* exec records (--watch-exec) see Codex even when a wrapper
+			 * started it and the probe never ran inside it */
+			if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS ||
+			     rec->type == DT_REC_EXEC) &&
 			    dt_argv_is_codex(rec->argv, rec->argc)) {
 				dt_report_codex(r, rec);
 				seen = 1;
@@ -421,7 +424,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];
-		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH)
+		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH || rec->type == DT_REC_EXEC)
 			dt_roots_from_env(&r->roots, rec->env, rec->nenv, hcom && dt_argv_mentions(rec, "hcom"));
 	}
 	for (size_t i = 0; i < r->nprocs; i++)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "denyrule.h"
+#include "envfilter.h"
 #include "ring.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
@@ -538,12 +539,17 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	if (!ended)
 		cut = 1;
 
-	/* LD_PRELOAD in the new environment */
+	/* The new environment: LD_PRELOAD (is the probe in it?) and the
+	 * variables that decide roots, recorded like a process record's (never
+	 * a secret), so that the report can derive Codex, Hermes and hcom roots
+	 * from any exec of the tree, even one the probe cannot enter. */
 	char preload[4096];
 	int have_preload = 0;
+	char envs[16384];
+	size_t envlen = 0;
 	uint64_t env[256];
 	uint64_t off = 0;
-	for (int round = 0; envp_p && round < 16 && !have_preload; round++) {
+	for (int round = 0; envp_p && round < 16; round++) {
 		int ne = dt_mem_u64s(t->mem, envp_p + off * 8, env, 256);
 		int end = ne < 256;
 		for (int i = 0; i < ne; i++) {
@@ -551,13 +557,22 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 				end = 1;
 				break;
 			}
-			char head[12];
-			if (pread(t->mem, head, 11, (off_t)env[i]) != 11 ||
-			    memcmp(head, "LD_PRELOAD=", 11))
+			char e[2048];
+			ssize_t el = dt_mem_str(t->mem, env[i], e, sizeof(e));
+			if (el < 0)
 				continue;
-			if (dt_mem_str(t->mem, env[i] + 11, preload, sizeof(preload)) >= 0)
+			const char *eq = strchr(e, '=');
+			if (!eq)
+				continue;
+			if (!have_preload && !strncmp(e, "LD_PRELOAD=", 11)) {
+				snprintf(preload, sizeof(preload), "%s", e + 11);
 				have_preload = 1;
-			break;
+			}
+			if (dt_env_name_is_wanted(e, (size_t)(eq - e), NULL) &&
+			    envlen + (size_t)el + 1 < sizeof(envs)) {
+				memcpy(envs + envlen, e, (size_t)el + 1);
+				envlen += (size_t)el + 1;
+			}
 		}
 		if (end)
 			break;
@@ -589,6 +604,11 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 		dt_put_str(&b, DT_T_PRELOAD, preload);
 	if (blind)
 		dt_put_str(&b, DT_T_EXEC_BLIND, blind);
+	char cwd[PATH_MAX];
+	if (dt_target_dir(t->tid, AT_FDCWD, cwd, sizeof(cwd)) == 0)
+		dt_put_str(&b, DT_T_CWD, cwd);
+	for (size_t k = 0; k < envlen; k += strlen(envs + k) + 1)
+		dt_put_str(&b, DT_T_ENV, envs + k);
 	dt_rec_end(&b, s);
 	s->st.execs++;
 	s->st.blind += blind != NULL;

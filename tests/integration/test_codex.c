@@ -312,3 +312,38 @@ Test(codex, write_into_dot_git_of_the_workspace_is_protected_path)
 	dt_report_free(&rep);
 	dtt_free(&run);
 }
+
+/* Hermes, hcom and scripts start Codex through a wrapper: the launch record
+ * then holds `sh`, and the probe never runs inside Codex (a static binary).
+ * With --watch-exec the exec records carry Codex's argv, cwd and
+ * environment, and the report derives its roots from them. */
+Test(codex, codex_behind_a_wrapper_is_found_through_exec_records)
+{
+	char bf[PATH_MAX + 8], cmd[8 * PATH_MAX];
+	snprintf(bf, sizeof(bf), "%s/f", dir_b);
+	snprintf(cmd, sizeof(cmd),
+		 "%s sandbox -c 'sandbox_mode=\"workspace-write\"' "
+		 "-c 'sandbox_workspace_write.writable_roots=[\"%s\"]' -- sh -c 'echo x > %s'",
+		 codex, dir_a, bf);
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"sh", "-c", cmd, NULL};
+	const char *env[] = {env_home, env_codex_home, NULL};
+	struct dtt_run run;
+	cr_assert_eq(chdir(dir_w), 0);
+	int rc = dtt_run(&run, opts, argv, env);
+	cr_assert_eq(chdir(old_cwd), 0);
+	cr_assert_eq(rc, 0, "ring unreadable: %s", run.out);
+	cr_assert_not_null(dtt_find(&run, DT_REC_DENIAL, NULL, "/B/f"), "%s", run.out);
+
+	struct dt_report rep;
+	build_report(&rep, run.ring);
+	const struct dt_report_group *g = group_for(&rep, bf);
+	cr_assert_not_null(g, "no group for %s", bf);
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "root-not-granted");
+	cr_assert_not_null(g->v.root, "no expected root");
+	cr_expect_str_eq(g->v.root->path, dir_b);
+	cr_expect_not_null(g->v.root->dropped_by, "the -c override is not named");
+	cr_expect_not_null(codex_root(&rep, dir_a), "the override's root A is not listed");
+	dt_report_free(&rep);
+	dtt_free(&run);
+}
