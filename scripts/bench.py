@@ -438,8 +438,8 @@ class Bench:
                "<= %d" % TARGET_INSTR_PER_CALL], rows)
         log("   'after a refused write-open' (N=%d and %d): the process first had an" % tuple(res["n_after"]))
         log("   open(O_RDWR|O_CREAT) refused (ENOENT made a refusal with DENYTRACE_ERRNOS); the probe")
-        log("   then watches successes for a read-only reopen of that path (up to 2 s, and until a")
-        log("   read-only open clears the watch); the calls use %s." % res["ops"]["open/after"]["path"])
+        log("   then watches the next 4 read-only opens for a reopen of that path (SQLite's fallback")
+        log("   is its very next open); the calls use %s." % res["ops"]["open/after"]["path"])
         ef = res["exec_minor_faults"]
         log("   loading the probe (per process, no call made): %+d instructions, %+.1f page faults"
             " (/bin/true: %.1f -> %.1f)" % (res["probe_load_instr"], ef["extra"], ef["without"],
