@@ -291,22 +291,8 @@ int cmd_evidence(int argc, char **argv)
 			out = val;
 		} else if (!strcmp(a, "--redact")) {
 			redact = 1;
-		} else if ((m = dt_opt(argc, argv, &i, "--root", &val))) {
-			if (m < 0)
-				rc = dt_fail(DT_EXIT_USAGE, "evidence: --root needs a directory");
-			else
-				roots[o.nroots++] = val;
-		} else if ((m = dt_opt(argc, argv, &i, "--codex-config", &val))) {
-			if (m < 0)
-				rc =
-				    dt_fail(DT_EXIT_USAGE, "evidence: --codex-config needs a file");
-			o.codex_config = val;
-		} else if ((m = dt_opt(argc, argv, &i, "--codex-args", &val))) {
-			if (m < 0)
-				rc = dt_fail(
-				    DT_EXIT_USAGE,
-				    "evidence: --codex-args needs the arguments as one string");
-			o.codex_args = val;
+		} else if (dt_report_opt(argc, argv, &i, &o, roots, &rc)) {
+			continue;
 		} else if (a[0] == '-' && a[1]) {
 			rc = dt_fail(
 			    DT_EXIT_USAGE,

@@ -34,9 +34,10 @@ static const char report_usage[] =
 	"exit status: 0 report written, 1 refusals found with --fail-on-denial, 2 bad\n"
 	"usage, 3 a ring is unreadable, 4 a ring or the Codex config is invalid.\n";
 
-/* Options shared by report and roots. Returns 1 if argv[*i] was one. */
-static int report_common_opt(int argc, char **argv, int *i, struct dt_report_opts *o,
-			     const char **roots, int *rc)
+/* Options shared by report, roots and evidence. Returns 1 if argv[*i] was
+ * one (then *rc is set when its value was missing). */
+int dt_report_opt(int argc, char **argv, int *i, struct dt_report_opts *o, const char **roots,
+		  int *rc)
 {
 	const char *val;
 	int m;
@@ -87,7 +88,7 @@ int cmd_report(int argc, char **argv)
 			free(roots);
 			free(rings);
 			return DT_EXIT_OK;
-		} else if (report_common_opt(argc, argv, &i, &o, roots, &rc)) {
+		} else if (dt_report_opt(argc, argv, &i, &o, roots, &rc)) {
 			continue;
 		} else if ((m = dt_opt(argc, argv, &i, "--format", &val))) {
 			if (m < 0 || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "markdown")))
@@ -180,7 +181,7 @@ int cmd_roots(int argc, char **argv)
 			free(roots);
 			free(rings);
 			return DT_EXIT_OK;
-		} else if (report_common_opt(argc, argv, &i, &o, roots, &rc)) {
+		} else if (dt_report_opt(argc, argv, &i, &o, roots, &rc)) {
 			continue;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;

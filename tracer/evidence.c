@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Facts for maintainers, redaction, and short commands with a deadline. */
 #include "evidence.h"
+#include "report.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -889,28 +890,6 @@ void dt_facts_json(FILE *out, const struct dt_facts *f)
 	fputc('\n', out);
 }
 
-/* Inline code safe for any bytes: a fence longer than any backtick run. */
-static void dt_md_inline(FILE *out, const char *s)
-{
-	size_t run = 0, longest = 0;
-	for (const char *p = s ? s : ""; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	for (size_t i = 0; i <= longest; i++)
-		fputc('`', out);
-	fputc(' ', out);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\x%02x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc(' ', out);
-	for (size_t i = 0; i <= longest; i++)
-		fputc('`', out);
-}
 
 /* argv as one shell-quoted line */
 static void dt_shell_line(FILE *out, const struct dt_record *rec)
@@ -947,9 +926,9 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 	fputs("\n## Facts\n\n", out);
 	fprintf(out, "- **denytrace**: %s (ring format %u)\n", f->version, f->ring_format);
 	fputs("- **kernel**: ", out);
-	dt_md_inline(out, f->kernel[0] ? f->kernel : "unknown");
+	dt_md_code_span(out, f->kernel[0] ? f->kernel : "unknown", 0);
 	fputs("\n- **distribution**: ", out);
-	dt_md_inline(out, f->distro[0] ? f->distro : "unknown");
+	dt_md_code_span(out, f->distro[0] ? f->distro : "unknown", 0);
 	fprintf(out, "\n- **WSL**: %s%s%s%s\n", f->wsl ? "yes" : "no", f->wsl ? " (" : "",
 	        f->wsl ? f->wsl_why : "", f->wsl ? ")" : "");
 	fputs("- **sandboxes seen**: ", out);
@@ -966,29 +945,29 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 	if (!f->codex_path[0]) {
 		fputs("not found on PATH\n", out);
 	} else {
-		dt_md_inline(out, f->codex_status == 0 && f->codex_version[0] ? f->codex_version
-		                                                              : "version unknown");
+		dt_md_code_span(out, f->codex_status == 0 && f->codex_version[0] ? f->codex_version
+		                                                              : "version unknown", 0);
 		fputs(" at ", out);
-		dt_md_inline(out, f->codex_path);
+		dt_md_code_span(out, f->codex_path, 0);
 		if (f->codex_status == -2)
 			fputs(" (`codex --version` timed out after 10 s)", out);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < f->nrec_homes; i++) {
 		fputs(i ? ", " : "- **HOME of the traced processes**: ", out);
-		dt_md_inline(out, f->rec_homes[i]);
+		dt_md_code_span(out, f->rec_homes[i], 0);
 		fputs(" (realpath ", out);
-		dt_md_inline(out,
-		             f->rec_homes_real[i] ? f->rec_homes_real[i] : "does not exist here");
+		dt_md_code_span(out, f->rec_homes_real[i] ? f->rec_homes_real[i] : "does not exist here",
+				0);
 		fputc(')', out);
 		if (i + 1 == f->nrec_homes)
 			fputc('\n', out);
 	}
 	fputs("- **HOME of denytrace evidence**: ", out);
-	dt_md_inline(out, f->home[0] ? f->home : "unset");
+	dt_md_code_span(out, f->home[0] ? f->home : "unset", 0);
 	if (f->home_real[0]) {
 		fputs(" (realpath ", out);
-		dt_md_inline(out, f->home_real);
+		dt_md_code_span(out, f->home_real, 0);
 		fputc(')', out);
 	}
 	fputc('\n', out);
@@ -997,11 +976,11 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 	if (!f->config_path[0]) {
 		fputs("No config path known (HOME and CODEX_HOME unset).\n", out);
 	} else if (!f->config_found) {
-		dt_md_inline(out, f->config_path);
+		dt_md_code_span(out, f->config_path, 0);
 		fputs(" does not exist or is unreadable.\n", out);
 	} else {
 		fputs("Relevant lines of ", out);
-		dt_md_inline(out, f->config_path);
+		dt_md_code_span(out, f->config_path, 0);
 		fputs(":\n\n", out);
 		if (f->config_excerpt && *f->config_excerpt)
 			fprintf(out, "````toml\n%s````\n", f->config_excerpt);
@@ -1021,10 +1000,10 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 	for (size_t i = 0; i < f->nroots; i++) {
 		const struct dt_fact_root *fr = &f->roots[i];
 		fputs("| ", out);
-		dt_md_inline(out, fr->path);
+		dt_md_code_span(out, fr->path, 0);
 		fputs(" | ", out);
 		if (fr->realpath)
-			dt_md_inline(out, fr->realpath);
+			dt_md_code_span(out, fr->realpath, 0);
 		else
 			fputs("(does not exist here)", out);
 		fputs(" | ", out);

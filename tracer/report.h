@@ -81,10 +81,17 @@ const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
 void dt_report_text(FILE *f, const struct dt_report *r, int color);
 void dt_report_json(FILE *f, const struct dt_report *r);
 void dt_report_markdown(FILE *f, const struct dt_report *r);
+/* Markdown inline code that survives any bytes; in_table escapes '|'. */
+void dt_md_code_span(FILE *f, const char *s, int in_table);
 
 /* Roots only (denytrace roots). */
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color);
 void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs);
+
+/* Parses --root, --codex-config, --codex-args into o (roots is the array
+ * o->roots will point to). Returns 1 when argv[*i] was one of them. */
+int dt_report_opt(int argc, char **argv, int *i, struct dt_report_opts *o, const char **roots,
+		  int *rc);
 
 /* Splits a shell-like string into words ('...', "...", backslash); returns
  * a NULL-terminated malloc'ed array (free with dt_words_free), NULL on an

@@ -7,8 +7,9 @@
 #include "report.h"
 
 /* Inline code that survives any path: control characters escaped, and a
- * fence longer than any run of backticks inside. */
-static void dt_md_code(FILE *f, const char *s)
+ * fence longer than any run of backticks inside. In a table cell a '|'
+ * would end the cell even inside code, so there it is escaped too. */
+void dt_md_code_span(FILE *f, const char *s, int in_table)
 {
 	size_t run = 0, longest = 0;
 	for (const char *p = s ? s : ""; *p; p++) {
@@ -22,7 +23,7 @@ static void dt_md_code(FILE *f, const char *s)
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			fprintf(f, "\\x%02x", *p);
-		else if (*p == '|')
+		else if (*p == '|' && in_table)
 			fputs("\\|", f);
 		else
 			fputc(*p, f);
@@ -68,13 +69,13 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 			if (g->hidden)
 				continue;
 			fputs("| ", f);
-			dt_md_code(f, g->path);
+			dt_md_code_span(f, g->path, 1);
 			fputs(" | ", f);
 			dt_md_text(f, g->rep->op);
 			fprintf(f, " | %s | %llu | `%s` | ", dt_errno_name(g->rep->err),
 				(unsigned long long)g->count, dt_cause_name(g->v.cause));
 			if (g->v.root)
-				dt_md_code(f, g->v.root->path);
+				dt_md_code_span(f, g->v.root->path, 1);
 			else
 				fputs("none", f);
 			fprintf(f, " | %s |\n", !g->v.root ? "" : g->v.granted == 1 ? "yes" : g->v.granted == 0 ? "**no**" : "unknown");
@@ -89,10 +90,10 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		const struct dt_record *d = g->rep;
 		dt_flags_name(d, flags, sizeof(flags));
 		fprintf(f, "### `%s` %s: ", dt_cause_name(g->v.cause), dt_errno_name(d->err));
-		dt_md_code(f, g->path);
+		dt_md_code_span(f, g->path, 0);
 		fputs("\n\n", f);
 		fputs("- **call**: ", f);
-		dt_md_code(f, d->op);
+		dt_md_code_span(f, d->op, 0);
 		fprintf(f, " `%s`", flags);
 		if (d->sqlite) {
 			fputs(", SQLite ", f);
@@ -105,7 +106,7 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		fputc('\n', f);
 		if (g->v.root) {
 			fputs("- **expected root**: ", f);
-			dt_md_code(f, g->v.root->path);
+			dt_md_code_span(f, g->v.root->path, 0);
 			fputs(" from ", f);
 			dt_md_text(f, g->v.root->source);
 			fputc('\n', f);
@@ -113,7 +114,7 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		dt_format_time(g->first_ns, t1, sizeof(t1));
 		fprintf(f, "- **seen**: %llu time%s, first %s, by ", (unsigned long long)g->count,
 			g->count == 1 ? "" : "s", t1);
-		dt_md_code(f, d->comm); /* comm is the process's to choose (PR_SET_NAME) */
+		dt_md_code_span(f, d->comm, 0); /* comm is the process's to choose (PR_SET_NAME) */
 		fprintf(f, " (pid %ld%s)\n", g->pids[0], g->npids > 1 ? " and others" : "");
 		if (g->next)
 			fprintf(f, "- **then**: %s\n", g->next);
@@ -131,13 +132,13 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 	for (size_t i = 0; i < r->roots.n; i++) {
 		const struct dt_root *rt = &r->roots.v[i];
 		fputs("| ", f);
-		dt_md_code(f, rt->path);
+		dt_md_code_span(f, rt->path, 1);
 		fputs(rt->readonly_sub ? " (read-only)" : "", f);
 		fputs(" | ", f);
 		dt_md_text(f, rt->source);
 		if (rt->dropped_by) {
 			fputs("; dropped by ", f);
-			dt_md_code(f, rt->dropped_by);
+			dt_md_code_span(f, rt->dropped_by, 1);
 		}
 		fprintf(f, " | %s |\n", rt->kind == DT_ROOT_EFFECTIVE ? "(mount)" : rt->granted == 1 ? "yes" : rt->granted == 0 ? "**no**" : "unknown");
 	}
@@ -146,7 +147,7 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 			r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind);
 		for (size_t i = 0; i < r->nblind; i++) {
 			fprintf(f, "%s- pid %lld ", i ? "" : "\n", (long long)r->blind[i]->pid);
-			dt_md_code(f, r->blind[i]->exe);
+			dt_md_code_span(f, r->blind[i]->exe, 0);
 			fputs(": ", f);
 			dt_md_text(f, r->blind[i]->exec_blind);
 			fputc('\n', f);
