@@ -113,14 +113,20 @@ static struct dt_ring dt_ring_mapped;
 
 /* Maps fd if it is the ring we were told about: same device and inode as
  * the launcher created, and the right magic. A descriptor number the
- * program reused for its own file fails the check and is left alone. */
-static int dt_ring_map_fd(int fd)
+ * program reused for its own file fails the check and is left alone. A
+ * ring found by path alone (no DENYTRACE_RING_ID) must be ours and written
+ * by nobody else: a file another user planted there would otherwise
+ * receive this program's paths, argv and environment. */
+static int dt_ring_map_fd(int fd, int by_path)
 {
 	struct stat st;
 	if (dt_sys_fstatat(fd, "", &st, AT_EMPTY_PATH) < 0 || !S_ISREG(st.st_mode))
 		return -1;
 	if (dt_config.has_ring_id &&
 	    (st.st_dev != dt_config.ring_dev || st.st_ino != dt_config.ring_ino))
+		return -1;
+	if (by_path && !dt_config.has_ring_id &&
+	    (st.st_uid != (uid_t)syscall(SYS_geteuid) || (st.st_mode & 022)))
 		return -1;
 	struct dt_ring_header h;
 	if (syscall(SYS_pread64, fd, &h, sizeof(h), 0) != (long)sizeof(h) || h.magic != DT_RING_MAGIC ||
@@ -158,13 +164,13 @@ DT_HIDDEN struct dt_ring *dt_ring_get(void)
 	int ok = -1;
 	int saved = errno;
 	if (dt_config.ring_fd >= 0)
-		ok = dt_ring_map_fd(dt_config.ring_fd);
+		ok = dt_ring_map_fd(dt_config.ring_fd, 0);
 	if (ok < 0 && dt_config.ring_path[0]) {
 		/* The fallback, for children whose parent closed the inherited
 		 * descriptor: the path, when it is writable from here. */
 		int fd = dt_sys_openat(AT_FDCWD, dt_config.ring_path, O_RDWR | O_NOFOLLOW);
 		if (fd >= 0) {
-			ok = dt_ring_map_fd(fd);
+			ok = dt_ring_map_fd(fd, 1);
 			dt_sys_close(fd); /* the ring's own fd: no locks involved */
 		}
 	}

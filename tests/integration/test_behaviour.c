@@ -574,6 +574,42 @@ Test(behaviour, ring_path_naming_a_writable_non_ring_file_changes_nothing)
 	free(after);
 }
 
+/* A valid ring that another user owns, or that others may write, found by
+ * path alone: the probe must not hand it this program's paths and argv. */
+static void planted_ring_case(uid_t owner, mode_t mode)
+{
+	char ring[700], cli[700], v[800];
+	snprintf(ring, sizeof(ring), "%s/planted-%u-%o.ring", tmp, (unsigned)owner, (unsigned)mode);
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *mk[] = {cli, "run", "-q", "--size", "64K", "-o", ring, "--", "true", NULL};
+	char out[4096];
+	cr_assert_eq(dtt_system(out, sizeof(out), mk, NULL), 0, "%s", out);
+	cr_assert_eq(chown(ring, owner, owner), 0);
+	cr_assert_eq(chmod(ring, mode), 0);
+	struct dtt_run before;
+	cr_assert_eq(dtt_load(&before, ring), 0);
+	size_t n0 = before.n;
+	dtt_free(&before);
+
+	snprintf(v, sizeof(v), "DENYTRACE_RING=%s", ring);
+	unusable_ring_case(v, NULL, 1);
+	struct dtt_run after;
+	cr_assert_eq(dtt_load(&after, ring), 0);
+	cr_expect_eq(after.n, n0, "the probe wrote %zu records into a ring it does not own",
+	             after.n - n0);
+	dtt_free(&after);
+}
+
+Test(behaviour, ring_path_owned_by_another_user_is_not_written)
+{
+	planted_ring_case(65534, 0666);
+}
+
+Test(behaviour, ring_path_writable_by_others_is_not_written)
+{
+	planted_ring_case(0, 0622);
+}
+
 /* DENYTRACE_FD naming a descriptor that is not open, no ring path. */
 Test(behaviour, ring_descriptor_that_is_not_open_changes_nothing)
 {
