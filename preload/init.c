@@ -151,15 +151,39 @@ DT_HIDDEN void dt_ring_after_fork(void)
 	atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
 }
 
+DT_HIDDEN struct dt_ring *dt_ring_peek(void)
+{
+	if (atomic_load_explicit(&dt_ring_state, memory_order_acquire) == DT_RING_OK)
+		return &dt_ring_mapped;
+	return NULL;
+}
+
+/* How long a thread waits for another to finish attaching the ring (a few
+ * system calls) before it gives up on its record. */
+#define DT_ATTACH_SPINS 10000
+
 DT_HIDDEN struct dt_ring *dt_ring_get(void)
 {
+	/* Threads of a fresh image often refuse at once: the ones that lose
+	 * the race to attach wait for the winner rather than lose their
+	 * records. Not a signal handler that interrupted the probe, though:
+	 * it may have interrupted the attaching thread itself. */
 	int s = atomic_load_explicit(&dt_ring_state, memory_order_acquire);
-	if (s == DT_RING_OK)
-		return &dt_ring_mapped;
-	if (s != DT_RING_UNTRIED)
-		return NULL; /* off, or another thread is attaching: drop */
-	if (!atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_ATTACHING))
-		return NULL;
+	for (int spin = 0;; spin++) {
+		if (s == DT_RING_OK)
+			return &dt_ring_mapped;
+		if (s == DT_RING_OFF)
+			return NULL;
+		if (s == DT_RING_UNTRIED &&
+		    atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_ATTACHING))
+			break; /* ours to attach */
+		if (s == DT_RING_ATTACHING) {
+			if (dt_in_probe != 1 || spin >= DT_ATTACH_SPINS)
+				return NULL; /* drop */
+			syscall(SYS_sched_yield);
+			s = atomic_load_explicit(&dt_ring_state, memory_order_acquire);
+		}
+	}
 
 	int ok = -1;
 	int saved = errno;

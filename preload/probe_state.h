@@ -24,6 +24,8 @@ struct dt_proc_scratch {
 /* The mapped ring, attached on the first record; NULL when unreachable
  * (the probe then stays quiet for the life of the process image). */
 DT_HIDDEN struct dt_ring *dt_ring_get(void);
+/* The ring if it is already attached, else NULL; never attaches. */
+DT_HIDDEN struct dt_ring *dt_ring_peek(void);
 
 /* Writes this process's record once per process (not per exec). */
 DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s);

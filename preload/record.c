@@ -285,11 +285,24 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	dt_arena_give(a);
 }
 
+/* How deep signal handlers may nest refusals inside the probe. A handler
+ * that interrupts the slow path and refuses a call of its own is recorded
+ * like any other (the slow path is reentrant: atomics, raw system calls,
+ * pooled arenas, no unwinder in a handler); a handler interrupting that
+ * handler too, and so on. Past this depth the record is counted dropped. */
+#define DT_MAX_DEPTH 8
+
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
 {
-	if (dt_in_probe)
+	if (dt_in_probe >= DT_MAX_DEPTH) {
+		if (!ok && dt_errno_watched(err)) {
+			struct dt_ring *ring = dt_ring_peek();
+			if (ring)
+				dt_ring_count_dropped(ring);
+		}
 		return;
-	dt_in_probe = 1;
+	}
+	dt_in_probe++;
 
 	int type = 0;
 	int writes = dt_call_writes(c);
@@ -330,5 +343,5 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 		if (ring)
 			dt_emit(ring, c, type, ok ? 0 : err, result);
 	}
-	dt_in_probe = 0;
+	dt_in_probe--;
 }

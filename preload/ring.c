@@ -50,6 +50,11 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
 	return 0;
 }
 
+void dt_ring_count_dropped(struct dt_ring *r)
+{
+	atomic_fetch_add_explicit((_Atomic uint64_t *)&r->hdr->dropped, 1, memory_order_relaxed);
+}
+
 int dt_ring_write(struct dt_ring *r, void *rec)
 {
 	struct dt_rec_header *rh = rec;

@@ -31,6 +31,9 @@ int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
  * published, -1 when dropped (too large, or overtaken by a full lap). */
 int dt_ring_write(struct dt_ring *r, void *rec);
 
+/* Counts a record given up on before it reached dt_ring_write. */
+void dt_ring_count_dropped(struct dt_ring *r);
+
 /* Size of the file for a ring of nslots slots. */
 static inline size_t dt_ring_file_size(uint64_t nslots)
 {
