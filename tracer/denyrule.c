@@ -16,7 +16,7 @@ static const struct {
 } dt_deny_op_names[] = {
     {"create", DT_DENY_CREATE}, {"write", DT_DENY_WRITE}, {"unlink", DT_DENY_UNLINK},
     {"rename", DT_DENY_RENAME}, {"mkdir", DT_DENY_MKDIR}, {"chmod", DT_DENY_CHMOD},
-    {"any", DT_DENY_ANY},
+    {"new", DT_DENY_NEW},       {"any", DT_DENY_ANY}, /* "any" last: see dt_deny_ops_name */
 };
 
 /* "message\n  RULE\n  ^^^^" with the carets under text[off, off+len). */
@@ -159,9 +159,9 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 				if (!bits)
 					return dt_deny_error(
 					    err, errlen, text, voff + o, wl,
-					    "--deny: unknown op '%.*s' (ops: create, write, "
-					    "unlink, rename, "
-					    "mkdir, chmod, any; join several with +)",
+					    "--deny: unknown op '%.*s' (ops: create, new, "
+					    "write, unlink, rename, mkdir, chmod, any; join "
+					    "several with +)",
 					    (int)wl, val + o);
 				ops |= bits;
 				o += wl + 1;

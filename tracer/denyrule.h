@@ -7,8 +7,8 @@
  *   GLOB  = fnmatch(3) pattern (no FNM_PATHNAME: "*" crosses "/") matched
  *           against the resolved absolute path; a comma in it must sit in
  *           a bracket expression ("[,]")
- *   op    = create | write | unlink | rename | mkdir | chmod | any, joined
- *           with "+" (default any)
+ *   op    = create | new | write | unlink | rename | mkdir | chmod | any,
+ *           joined with "+" (default any)
  *   errno = a symbolic errno such as EROFS (default EACCES)
  *   p     = probability in [0,1]: each match fires with it (see --seed)
  *   nth   = N: only the Nth match fires
@@ -30,7 +30,11 @@ enum dt_deny_op {
 	DT_DENY_RENAME = 1u << 3, /* rename, renameat, renameat2 (either path) */
 	DT_DENY_MKDIR = 1u << 4,  /* mkdir, mkdirat */
 	DT_DENY_CHMOD = 1u << 5,  /* chmod, fchmod, fchmodat */
-	DT_DENY_ANY = (1u << 6) - 1,
+	/* a create whose path did not exist when the call was made: what a
+	 * directory the caller may not write refuses, while an existing file
+	 * in it stays writable. The supervisor decides it with a stat. */
+	DT_DENY_NEW = 1u << 6,
+	DT_DENY_ANY = (1u << 7) - 1,
 };
 
 enum dt_deny_when {

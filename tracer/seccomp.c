@@ -50,16 +50,16 @@ static const struct dt_sc dt_syscalls[] = {
     /* name, kind, ops, then argument indices: dfd, path, dfd2, path2, flags, mode */
     {"execve", SC_EXEC, 0, -1, 0, -1, -1, -1, -1},
     {"execveat", SC_EXEC, 0, 0, 1, -1, -1, 4, -1},
-    {"open", SC_OPEN, DT_DENY_CREATE | DT_DENY_WRITE, -1, 0, -1, -1, 1, 2},
-    {"openat", SC_OPEN, DT_DENY_CREATE | DT_DENY_WRITE, 0, 1, -1, -1, 2, 3},
-    {"openat2", SC_OPENAT2, DT_DENY_CREATE | DT_DENY_WRITE, 0, 1, -1, -1, 2, -1},
-    {"creat", SC_PATH, DT_DENY_CREATE | DT_DENY_WRITE, -1, 0, -1, -1, -1, 1},
-    {"mknod", SC_PATH, DT_DENY_CREATE, -1, 0, -1, -1, -1, 1},
-    {"mknodat", SC_PATH, DT_DENY_CREATE, 0, 1, -1, -1, -1, 2},
-    {"link", SC_PATH, DT_DENY_CREATE, -1, 1, -1, -1, -1, -1},
-    {"linkat", SC_PATH, DT_DENY_CREATE, 2, 3, -1, -1, -1, -1},
-    {"symlink", SC_PATH, DT_DENY_CREATE, -1, 1, -1, -1, -1, -1},
-    {"symlinkat", SC_PATH, DT_DENY_CREATE, 1, 2, -1, -1, -1, -1},
+    {"open", SC_OPEN, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, -1, 0, -1, -1, 1, 2},
+    {"openat", SC_OPEN, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, 0, 1, -1, -1, 2, 3},
+    {"openat2", SC_OPENAT2, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, 0, 1, -1, -1, 2, -1},
+    {"creat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, -1, 0, -1, -1, -1, 1},
+    {"mknod", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, -1, 0, -1, -1, -1, 1},
+    {"mknodat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, 0, 1, -1, -1, -1, 2},
+    {"link", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, -1, 1, -1, -1, -1, -1},
+    {"linkat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, 2, 3, -1, -1, -1, -1},
+    {"symlink", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, -1, 1, -1, -1, -1, -1},
+    {"symlinkat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, 1, 2, -1, -1, -1, -1},
     {"truncate", SC_PATH, DT_DENY_WRITE, -1, 0, -1, -1, -1, -1},
     {"ftruncate", SC_FD, DT_DENY_WRITE, 0, -1, -1, -1, -1, -1},
     {"unlink", SC_PATH, DT_DENY_UNLINK, -1, 0, -1, -1, -1, -1},
@@ -624,6 +624,30 @@ static unsigned dt_open_ops(uint64_t flags)
 	return ops;
 }
 
+/* Is the file a create names missing now, in the target's view (its root,
+ * cwd, dirfd)? 1 when it is missing and its directory exists, so the call
+ * would make a new entry; 0 when it exists; -1 when unknown (op=new then
+ * does not match: never refuse on a guess). Decided when the call is
+ * notified: a file another process creates in between is not seen. */
+static int dt_target_path_missing(pid_t tid, int dirfd, const char *path, int nofollow)
+{
+	char p[PATH_MAX + 64];
+	struct stat st;
+	if (!path[0])
+		return -1;
+	dt_target_openable(tid, dirfd, path, p, sizeof(p));
+	if (fstatat(AT_FDCWD, p, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	/* a missing directory fails with ENOENT whatever the rules say */
+	char *slash = strrchr(p, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 1 : -1;
+}
+
 struct dt_callpath {
 	char path[PATH_MAX];
 	char dir[PATH_MAX];
@@ -696,6 +720,21 @@ static int dt_handle_file(struct dt_supervisor *s, const struct dt_sc *sc,
 	}
 	int err = 0, rule = -1;
 	if (seccomp_notify_id_valid(s->fd, req->id) == 0) {
+		/* op=new: one stat, and only when a rule asks. O_TMPFILE always
+		 * makes a new file; creat follows a symlink like open does, while
+		 * link, symlink and mknod name the new entry itself. */
+		ops &= ~(unsigned)DT_DENY_NEW;
+		if ((ops & DT_DENY_CREATE) && (dt_deny_ops(s->deny) & DT_DENY_NEW) && cp[0].have) {
+			int nofollow =
+			    has_flags ? (flags & O_NOFOLLOW) != 0 : strcmp(sc->name, "creat") != 0;
+			int missing = has_flags && (flags & O_TMPFILE) == O_TMPFILE
+			                  ? 1
+			                  : dt_target_path_missing(
+			                        t->tid, sc->dfd >= 0 ? (int)a[sc->dfd] : AT_FDCWD,
+			                        cp[0].path, nofollow);
+			if (missing == 1)
+				ops |= DT_DENY_NEW;
+		}
 		for (int k = 0; k < 2 && !err; k++)
 			if (cp[k].have)
 				err = dt_deny_decide(s->deny, cp[k].abs, ops, &rule);

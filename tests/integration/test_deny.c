@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "names.h"
@@ -134,6 +135,40 @@ Test(deny, plain_reads_and_other_ops_are_not_refused)
 	cr_assert_not_null(s, "%s", r.out);
 	cr_expect_str_eq(s->op, "unlinkat");
 	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, "openat", NULL), 0, "an open was refused");
+	dtt_free(&r);
+}
+
+Test(deny, op_new_refuses_creating_a_missing_file_but_not_opening_an_existing_one)
+{
+	struct dtt_run r;
+	char rule[1200], script[4096];
+	mkdir(tmp_path("board"), 0755);
+	FILE *f = fopen(tmp_path("board/k.db-wal"), "w");
+	fputs("old\n", f);
+	fclose(f);
+	snprintf(rule, sizeof(rule), "%s/*,op=new", tmp_path("board"));
+	/* >> and > are O_CREAT opens; only those of missing files must fail,
+	 * by absolute path and relative to the cwd alike */
+	snprintf(script, sizeof(script),
+	         "echo a >> %s && echo appended; echo b > %s || echo refused-abs; "
+	         "cd %s && { echo c >> k.db-wal && echo appended-rel; echo d > k.db-shm || "
+	         "echo refused-rel; }",
+	         tmp_path("board/k.db-wal"), tmp_path("board/k.db-journal"), tmp_path("board"));
+	const char *opts[] = {"--deny", rule, NULL};
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	cr_expect(strstr(r.out, "appended\n"), "the existing file was refused: %s", r.out);
+	cr_expect(strstr(r.out, "appended-rel"), "the existing file (relative) was refused: %s",
+	          r.out);
+	cr_expect(strstr(r.out, "refused-abs"), "the new file was created: %s", r.out);
+	cr_expect(strstr(r.out, "refused-rel"), "the new file (relative) was created: %s", r.out);
+	cr_expect(strstr(r.out, "Permission denied"), "not EACCES by default: %s", r.out);
+	cr_expect_eq(access(tmp_path("board/k.db-journal"), F_OK), -1);
+	cr_expect_eq(access(tmp_path("board/k.db-shm"), F_OK), -1);
+	cr_expect_not_null(supervisor_denial(&r, tmp_path("board/k.db-journal")), "%s", r.out);
+	cr_expect_not_null(supervisor_denial(&r, tmp_path("board/k.db-shm")), "%s", r.out);
+	cr_expect_null(supervisor_denial(&r, tmp_path("board/k.db-wal")),
+	               "an existing file matched op=new");
 	dtt_free(&r);
 }
 

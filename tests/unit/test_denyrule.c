@@ -166,6 +166,40 @@ Test(denyrule, ops_not_in_the_rule_do_not_count_as_matches)
 	dt_deny_set_free(&s);
 }
 
+Test(denyrule, op_new_parses_names_itself_and_is_part_of_any)
+{
+	cr_assert_eq(parse("/srv/board/*,op=new+unlink"), 0, "%s", err);
+	cr_expect_eq(rule.ops, DT_DENY_NEW | DT_DENY_UNLINK);
+	char name[64];
+	dt_deny_ops_name(rule.ops, name, sizeof(name));
+	cr_expect_str_eq(name, "unlink+new");
+	cr_expect(DT_DENY_ANY & DT_DENY_NEW, "any must cover new");
+	dt_deny_rule_free(&rule);
+	cr_assert_eq(parse("/x,op=nwe"), -1);
+	cr_expect(strstr(err, "create, new, write"), "the op list lacks new: %s", err);
+}
+
+Test(denyrule, op_new_matches_a_create_of_a_missing_file_only)
+{
+	/* the supervisor adds DT_DENY_NEW only when the file is missing; an
+	 * O_CREAT open of an existing file is create+write without it */
+	struct dt_deny_set s = set_of("/b/*,op=new", 0);
+	cr_expect_eq(dt_deny_decide(&s, "/b/k.db-wal", DT_DENY_CREATE | DT_DENY_WRITE, NULL), 0,
+	             "an existing file was refused");
+	cr_expect_eq(
+	    dt_deny_decide(&s, "/b/k.db-wal", DT_DENY_CREATE | DT_DENY_WRITE | DT_DENY_NEW, NULL),
+	    EACCES);
+	cr_expect_eq(dt_deny_decide(&s, "/b/k.db", DT_DENY_WRITE, NULL), 0,
+	             "a plain write matched");
+	cr_expect_eq(s.v[0].matches, 1, "calls without new counted as matches");
+	dt_deny_set_free(&s);
+	/* a create rule still refuses every O_CREAT open, existing or not */
+	s = set_of("/b/*,op=create", 0);
+	cr_expect_eq(dt_deny_decide(&s, "/b/k.db-wal", DT_DENY_CREATE | DT_DENY_WRITE, NULL),
+	             EACCES);
+	dt_deny_set_free(&s);
+}
+
 Test(denyrule, a_star_crosses_slashes)
 {
 	struct dt_deny_set s = set_of("/srv/*.db", 0);
