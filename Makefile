@@ -78,9 +78,10 @@ test: deps
 	@./tests/run-tests.sh $(BUILD)
 	@$(MAKE) --no-print-directory fuzz-smoke
 
+# The scenario is built into the CLI (tracer/cmd_demo.c): nothing else to install.
 demo: deps
-	@$(MAKE) --no-print-directory -s all helpers
-	@./scripts/demo.sh $(BUILD)
+	@$(MAKE) --no-print-directory -s all
+	@$(BUILD)/denytrace demo
 
 bench: all helpers
 	@./scripts/bench.sh $(BUILD)

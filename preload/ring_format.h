@@ -113,6 +113,10 @@ enum dt_rec_type {
 	DT_REC_REOPEN = 4,  /* a path refused for writing reopened read-only */
 	DT_REC_LAUNCH = 5,  /* written by `denytrace run`: what it launched */
 	DT_REC_EXEC = 6,    /* written by the seccomp supervisor: an execve seen */
+	DT_REC_CONFIG = 7,  /* written by `denytrace codex`: a config file as it
+			     * was at launch (Codex's config.toml, a --profile
+			     * layer), which later reports read instead of the
+			     * file, since the file may change afterwards */
 };
 
 struct dt_rec_header {
@@ -185,6 +189,18 @@ enum dt_tag {
 	DT_T_SUPERVISOR,      /* (u) 1: written by the seccomp supervisor, not the probe */
 	DT_T_NSPID,           /* (u) supervisor: the pid as the process's own pid namespace
 			       * sees it (what its probe records), when it differs */
+	/* config records (and the common header fields of every record) */
+	DT_T_CONFIG_PATH = 96, /* (s) the file's absolute path */
+	DT_T_CONFIG_TEXT,      /* (s) its bytes as read (absent when unreadable); at
+				* most what fits the record, see CONFIG_TRUNC */
+	DT_T_CONFIG_SIZE,      /* (u) the file's full size in bytes */
+	DT_T_CONFIG_TRUNC,     /* (u) 1 when TEXT holds only the first part: the
+				* file did not fit in DT_REC_MAX (cut at a line end) */
+	DT_T_CONFIG_ERRNO,     /* (u) errno when the file could not be read;
+				* ENOENT: there was none at launch */
+	DT_T_CONFIG_PROFILE,   /* (s) the profile whose layer this file is
+				* (codex --profile NAME); absent for config.toml */
+	DT_T_CONFIG_ROLE,      /* (s) "codex": whose configuration it is */
 };
 
 /* What stat said about the target (or, when it is missing, its parent). */

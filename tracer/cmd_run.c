@@ -23,6 +23,7 @@
 #include "records.h"
 #include "report.h"
 #include "ringfile.h"
+#include "run.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -37,7 +38,7 @@ static const char run_usage[] =
 	"\n"
 	"options:\n"
 	"  -o, --output FILE   ring file to create (default ./denytrace.ring); an\n"
-	"                      existing file is replaced\n"
+	"                      existing file is replaced; --ring FILE says the same\n"
 	"  --size N            ring size in bytes, K/M/G suffixes (default 8M)\n"
 	"  --all               also record successful writes (creates, renames,\n"
 	"                      unlinks, mkdir, chmod, truncates): timelines of\n"
@@ -64,9 +65,13 @@ static const char run_usage[] =
 	"RULE is GLOB[,KEY=VALUE...]. GLOB is an fnmatch(3) pattern matched against\n"
 	"the absolute path (lexically resolved against the caller's cwd or dirfd;\n"
 	"'*' also matches '/'; write a comma as [,]). Keys:\n"
-	"  op=OPS      create, write, unlink, rename, mkdir, chmod or any (default),\n"
-	"              several joined with +; an open with O_CREAT is create, an open\n"
-	"              for writing or with O_TRUNC is write (plain reads never match)\n"
+	"  op=OPS      create, new, write, unlink, rename, mkdir, chmod or any\n"
+	"              (default), several joined with +; an open with O_CREAT is\n"
+	"              create, an open for writing or with O_TRUNC is write (plain\n"
+	"              reads never match); new is a create of a file that does not\n"
+	"              exist yet (checked when the call is made), so an open of an\n"
+	"              existing file never matches it: 'DIR/*,op=new' refuses what a\n"
+	"              directory the caller may not write would\n"
 	"  errno=NAME  the error to return (default EACCES)\n"
 	"  p=P         refuse each match with probability P (0..1; see --seed)\n"
 	"  nth=N       refuse only the Nth match\n"
@@ -90,6 +95,24 @@ static void run_forward(int sig, siginfo_t *si, void *uc)
 		kill((pid_t)run_child_pid, sig);
 }
 
+void dt_run_record_begin(struct dt_buf *b, unsigned char *rec, uint32_t cap, int type)
+{
+	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
+	*b = (struct dt_buf){rec, sizeof(*rh), cap, 0};
+	rh->type = (uint16_t)type;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	dt_put_u64(b, DT_T_TIME_REAL, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	dt_put_u64(b, DT_T_TIME_MONO, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	dt_put_u64(b, DT_T_PID, (uint64_t)getpid());
+	dt_put_u64(b, DT_T_TID, (uint64_t)getpid());
+	dt_put_u64(b, DT_T_PPID, (uint64_t)getppid());
+	dt_put_u64(b, DT_T_UID, (uint64_t)geteuid());
+	dt_put_u64(b, DT_T_GID, (uint64_t)getegid());
+	dt_put_str(b, DT_T_COMM, "denytrace");
+}
+
 static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_extra)
 {
 	size_t cap = DT_REC_MAX;
@@ -97,19 +120,8 @@ static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_ex
 	if (!rec)
 		return -1;
 	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
-	struct dt_buf b = {rec, sizeof(*rh), (uint32_t)cap, 0};
-	rh->type = DT_REC_LAUNCH;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	dt_put_u64(&b, DT_T_TIME_REAL, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	dt_put_u64(&b, DT_T_TIME_MONO, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	dt_put_u64(&b, DT_T_PID, (uint64_t)getpid());
-	dt_put_u64(&b, DT_T_TID, (uint64_t)getpid());
-	dt_put_u64(&b, DT_T_PPID, (uint64_t)getppid());
-	dt_put_u64(&b, DT_T_UID, (uint64_t)geteuid());
-	dt_put_u64(&b, DT_T_GID, (uint64_t)getegid());
-	dt_put_str(&b, DT_T_COMM, "denytrace");
+	struct dt_buf b;
+	dt_run_record_begin(&b, rec, (uint32_t)cap, DT_REC_LAUNCH);
 	char argvbuf[8192];
 	size_t an = 0;
 	int cut = 0;
@@ -294,14 +306,108 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 	fprintf(stderr, "denytrace: ring %s; see `denytrace report %s`.\n", ring_path, ring_path);
 }
 
+void dt_run_opts_init(struct dt_run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->out = DT_DEFAULT_RING;
+	o->size = DT_RING_DEFAULT_SIZE;
+	o->backtrace = 1;
+	o->watch_exec = -1;
+}
+
+void dt_run_opts_free(struct dt_run_opts *o)
+{
+	dt_deny_set_free(&o->deny);
+}
+
+int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char *cmd, int *rc)
+{
+	const char *a = argv[*i], *val;
+	int m;
+	*rc = DT_EXIT_USAGE;
+	if (!strcmp(a, "--all")) {
+		o->all = 1;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		o->quiet = 1;
+	} else if (!strcmp(a, "--no-backtrace")) {
+		o->backtrace = 0;
+	} else if (!strcmp(a, "--watch-exec")) {
+		o->watch_exec = 1;
+	} else if (!strcmp(a, "--no-watch-exec")) {
+		o->watch_exec = 0;
+	} else if ((m = dt_opt(argc, argv, i, "--deny", &val))) {
+		struct dt_deny_rule rule;
+		char derr[1024];
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --deny needs a rule; see 'denytrace %s --help'", cmd, cmd);
+			return -1;
+		}
+		if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: %s", cmd, derr);
+			return -1;
+		}
+		dt_deny_add(&o->deny, &rule);
+	} else if ((m = dt_opt(argc, argv, i, "--seed", &val))) {
+		char *end;
+		if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end)) {
+			dt_fail(DT_EXIT_USAGE, "%s: --seed takes a whole number", cmd);
+			return -1;
+		}
+		o->have_seed = 1;
+	} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, i, "--output", &val)) ||
+		   (m = dt_opt(argc, argv, i, "--ring", &val))) {
+		if (!strcmp(a, "-o")) {
+			m = *i + 1 < argc ? 1 : -1;
+			if (m > 0)
+				val = argv[++*i];
+		}
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: %s needs a file name", cmd, a);
+			return -1;
+		}
+		o->out = val;
+	} else if ((m = dt_opt(argc, argv, i, "--size", &val))) {
+		if (m < 0 || dt_parse_size(val, &o->size) < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --size takes a byte count such as 8M or 65536", cmd);
+			return -1;
+		}
+		if (o->size < DT_RING_MIN_SIZE || o->size > DT_RING_MAX_SIZE) {
+			dt_fail(DT_EXIT_USAGE, "%s: --size must be between %u KiB and %llu MiB", cmd,
+				DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
+			return -1;
+		}
+	} else if ((m = dt_opt(argc, argv, i, "--errnos", &val))) {
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --errnos needs a list", cmd);
+			return -1;
+		}
+		char *copy = strdup(val);
+		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+			if (dt_errno_parse(tok) < 0) {
+				dt_fail(DT_EXIT_USAGE, "%s: --errnos: '%s' is not an errno name", cmd, tok);
+				free(copy);
+				return -1;
+			}
+		free(copy);
+		o->errnos = val;
+	} else if ((m = dt_opt(argc, argv, i, "--env", &val))) {
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --env needs a list of names", cmd);
+			return -1;
+		}
+		o->env_extra = val;
+	} else {
+		return 0;
+	}
+	*rc = DT_EXIT_OK;
+	return 1;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	const char *out = DT_DEFAULT_RING, *errnos = NULL, *env_extra = NULL, *val;
-	uint64_t size = DT_RING_DEFAULT_SIZE;
-	int all = 0, quiet = 0, backtrace = 1, watch_exec = -1, have_seed = 0;
-	uint64_t seed = 0;
-	struct dt_deny_set deny = {0};
-	int i = 1;
+	struct dt_run_opts o;
+	dt_run_opts_init(&o);
+	int i = 1, rc;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
 		int m;
@@ -311,128 +417,121 @@ int cmd_run(int argc, char **argv)
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(run_usage, stdout);
+			dt_run_opts_free(&o);
 			return DT_EXIT_OK;
-		} else if (!strcmp(a, "--all")) {
-			all = 1;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = 1;
-		} else if (!strcmp(a, "--no-backtrace")) {
-			backtrace = 0;
-		} else if (!strcmp(a, "--watch-exec")) {
-			watch_exec = 1;
-		} else if (!strcmp(a, "--no-watch-exec")) {
-			watch_exec = 0;
-		} else if ((m = dt_opt(argc, argv, &i, "--deny", &val))) {
-			struct dt_deny_rule rule;
-			char derr[1024];
-			if (m < 0)
-				return dt_fail(DT_EXIT_USAGE, "run: --deny needs a rule; see 'denytrace run --help'");
-			if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
-				dt_deny_set_free(&deny);
-				return dt_fail(DT_EXIT_USAGE, "run: %s", derr);
+		}
+		if ((m = dt_run_opt(argc, argv, &i, &o, "run", &rc))) {
+			if (m < 0) {
+				dt_run_opts_free(&o);
+				return rc;
 			}
-			dt_deny_add(&deny, &rule);
-		} else if ((m = dt_opt(argc, argv, &i, "--seed", &val))) {
-			char *end;
-			if (m < 0 || !*val || (seed = strtoull(val, &end, 0), *end))
-				return dt_fail(DT_EXIT_USAGE, "run: --seed takes a whole number");
-			have_seed = 1;
-		} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, &i, "--output", &val)) == 1) {
-			if (!strcmp(a, "-o")) {
-				if (i + 1 >= argc)
-					return dt_fail(DT_EXIT_USAGE, "run: -o needs a file name");
-				val = argv[++i];
-			}
-			out = val;
-		} else if (m < 0) {
-			return dt_fail(DT_EXIT_USAGE, "run: --output needs a file name");
-		} else if ((m = dt_opt(argc, argv, &i, "--size", &val))) {
-			if (m < 0 || dt_parse_size(val, &size) < 0)
-				return dt_fail(DT_EXIT_USAGE,
-					       "run: --size takes a byte count such as 8M or 65536");
-			if (size < DT_RING_MIN_SIZE || size > DT_RING_MAX_SIZE)
-				return dt_fail(DT_EXIT_USAGE, "run: --size must be between %u KiB and %llu MiB",
-					       DT_RING_MIN_SIZE / 1024,
-					       (unsigned long long)DT_RING_MAX_SIZE >> 20);
-		} else if ((m = dt_opt(argc, argv, &i, "--errnos", &val))) {
-			if (m < 0)
-				return dt_fail(DT_EXIT_USAGE, "run: --errnos needs a list");
-			char *copy = strdup(val);
-			for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
-				if (dt_errno_parse(tok) < 0) {
-					dt_fail(DT_EXIT_USAGE, "run: --errnos: '%s' is not an errno name",
-						tok);
-					free(copy);
-					return DT_EXIT_USAGE;
-				}
-			free(copy);
-			errnos = val;
-		} else if ((m = dt_opt(argc, argv, &i, "--env", &val))) {
-			if (m < 0)
-				return dt_fail(DT_EXIT_USAGE, "run: --env needs a list of names");
-			env_extra = val;
 		} else if (a[0] == '-') {
+			dt_run_opts_free(&o);
 			return dt_fail(DT_EXIT_USAGE, "run: unknown option '%s'; see 'denytrace run --help'", a);
 		} else {
 			break; /* the command starts here */
 		}
 	}
-	if (i >= argc)
+	if (i >= argc) {
+		dt_run_opts_free(&o);
 		return dt_fail(DT_EXIT_USAGE, "run: no command given; usage: denytrace run [options] -- COMMAND...");
-	char **cmd = argv + i;
+	}
+	struct dt_run_ring rr;
+	if ((rc = dt_run_ring_create(&o, &rr))) {
+		dt_run_opts_free(&o);
+		return rc;
+	}
+	rc = dt_run_launch(&o, &rr, argv + i);
+	dt_run_opts_free(&o);
+	return rc;
+}
 
-	char probe[PATH_MAX];
-	if (dt_find_probe(probe, sizeof(probe)) < 0)
+int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
+{
+	memset(rr, 0, sizeof(*rr));
+	rr->fd = -1;
+	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
 		return dt_fail(DT_EXIT_INTERNAL,
 			       "cannot find libdenytrace.so beside the denytrace binary or in "
 			       "../lib/denytrace/; set DENYTRACE_PROBE to its path");
-
 	char err[512];
-	int fd = dt_ringfile_create(out, size, all ? DT_RING_F_ALL : 0, err, sizeof(err));
+	int fd = dt_ringfile_create(o->out, o->size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
 	if (fd < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "%s", err);
-	char ring_abs[PATH_MAX];
-	if (!realpath(out, ring_abs))
-		snprintf(ring_abs, sizeof(ring_abs), "%s", out);
+	if (!realpath(o->out, rr->abs))
+		snprintf(rr->abs, sizeof(rr->abs), "%s", o->out);
 	struct stat st;
-	fstat(fd, &st);
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	struct dt_ring ring;
-	if (map == MAP_FAILED || dt_ring_attach(&ring, map, (size_t)st.st_size) != 0)
-		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", out);
-	run_write_launch(&ring, cmd, env_extra);
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || dt_ring_attach(&rr->ring, map, (size_t)st.st_size) != 0) {
+		close(fd);
+		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", o->out);
+	}
+	rr->fd = fd;
+	rr->map = map;
+	rr->map_len = (size_t)st.st_size;
+	snprintf(rr->id, sizeof(rr->id), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	return 0;
+}
+
+size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *rr,
+			const char **names, const char **values, size_t cap)
+{
+	size_t n = 0;
+#define DT_PROBE_ENV(name, value)                                                                  \
+	do {                                                                                       \
+		if (n < cap) {                                                                     \
+			names[n] = (name);                                                         \
+			values[n] = (value);                                                       \
+			n++;                                                                       \
+		}                                                                                  \
+	} while (0)
+	DT_PROBE_ENV("DENYTRACE_RING", rr->abs);
+	DT_PROBE_ENV("DENYTRACE_RING_ID", rr->id);
+	if (o->all)
+		DT_PROBE_ENV("DENYTRACE_ALL", "1");
+	if (o->errnos)
+		DT_PROBE_ENV("DENYTRACE_ERRNOS", o->errnos);
+	if (!o->backtrace)
+		DT_PROBE_ENV("DENYTRACE_BACKTRACE", "0");
+	if (o->env_extra)
+		DT_PROBE_ENV("DENYTRACE_ENV", o->env_extra);
+#undef DT_PROBE_ENV
+	return n;
+}
+
+int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
+{
+	struct dt_deny_set *deny = &o->deny;
+	int fd = rr->fd, watch_exec = o->watch_exec;
+	uint64_t seed = o->seed;
+	run_write_launch(&rr->ring, cmd, o->env_extra);
 
 	/* The probe goes first so that it sees calls before other preloads. */
 	char preload[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof(preload), "%s%s%s", probe, old && *old ? ":" : "", old ? old : "");
+	snprintf(preload, sizeof(preload), "%s%s%s", rr->probe, old && *old ? ":" : "",
+		 old ? old : "");
 	char num[64];
 	setenv("LD_PRELOAD", preload, 1);
 	snprintf(num, sizeof(num), "%d", fd);
 	setenv("DENYTRACE_FD", num, 1);
-	setenv("DENYTRACE_RING", ring_abs, 1);
-	snprintf(num, sizeof(num), "%llu:%llu", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
-	setenv("DENYTRACE_RING_ID", num, 1);
-	if (all)
-		setenv("DENYTRACE_ALL", "1", 1);
-	else
-		unsetenv("DENYTRACE_ALL");
-	if (errnos)
-		setenv("DENYTRACE_ERRNOS", errnos, 1);
-	if (!backtrace)
-		setenv("DENYTRACE_BACKTRACE", "0", 1);
-	if (env_extra)
-		setenv("DENYTRACE_ENV", env_extra, 1);
-
+	/* the same variables as those carried where no descriptor goes */
+	unsetenv("DENYTRACE_ALL");
+	const char *names[8], *values[8];
+	size_t nenv = dt_run_probe_env(o, rr, names, values, 8);
+	for (size_t k = 0; k < nenv; k++)
+		setenv(names[k], values[k], 1);
 	/* seccomp: exec coverage, and --deny (which needs it) */
-	if (!have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+	if (!o->have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	deny.seed = seed;
+	deny->seed = seed;
 	int privileged = dt_seccomp_privileged();
 	/* Off by default: the probe must not change the traced tree, and a
 	 * seccomp listener does (see --help). */
-	if (deny.n)
+	if (deny->n)
 		watch_exec = 1;
 	else if (watch_exec < 0)
 		watch_exec = 0;
@@ -440,13 +539,13 @@ int cmd_run(int argc, char **argv)
 	int sv[2] = {-1, -1};
 	char serr[512] = "";
 	if (watch_exec) {
-		filter = dt_seccomp_build(1, dt_deny_ops(&deny), !privileged, serr, sizeof(serr));
+		filter = dt_seccomp_build(1, dt_deny_ops(deny), !privileged, serr, sizeof(serr));
 		if (filter && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 			snprintf(serr, sizeof(serr), "socketpair: %s", strerror(errno));
 			dt_seccomp_free(filter);
 			filter = NULL;
 		}
-		if (!filter && deny.n)
+		if (!filter && deny->n)
 			return dt_fail(DT_EXIT_INTERNAL, "run: --deny needs seccomp user notification: %s",
 				       serr);
 		if (!filter)
@@ -480,7 +579,7 @@ int cmd_run(int argc, char **argv)
 			if (lfd >= 0)
 				close(lfd);
 			close(sv[1]);
-			if (lfd < 0 && deny.n)
+			if (lfd < 0 && deny->n)
 				_exit(DT_EXIT_INTERNAL);
 		}
 		execvp(cmd[0], cmd);
@@ -503,18 +602,17 @@ int cmd_run(int argc, char **argv)
 		close(sv[0]);
 		dt_seccomp_free(filter);
 		if (lfd >= 0)
-			sup = dt_supervisor_start(lfd, &ring, &deny, serr, sizeof(serr));
+			sup = dt_supervisor_start(lfd, &rr->ring, deny, serr, sizeof(serr));
 		else
 			snprintf(serr, sizeof(serr), "seccomp user notification is not available here (%s%s)",
 				 strerror(-lfd),
 				 lfd == -EBUSY ? ": already under a seccomp listener, e.g. denytrace "
 						 "inside denytrace"
 					       : "");
-		if (!sup && deny.n) {
+		if (!sup && deny->n) {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 				;
-			dt_deny_set_free(&deny);
 			return dt_fail(DT_EXIT_INTERNAL, "run: --deny cannot work: %s", serr);
 		}
 		if (!sup)
@@ -549,11 +647,11 @@ int cmd_run(int argc, char **argv)
 			cmd[0], strerror(exec_err));
 		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
 	}
-	if (!quiet)
-		run_summarise(&ring, out, covered, &deny, seed,
+	if (!o->quiet)
+		run_summarise(&rr->ring, o->out, covered, deny, seed,
 			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	dt_deny_set_free(&deny);
-	munmap(map, (size_t)st.st_size);
+	munmap(rr->map, rr->map_len);
+	rr->map = NULL;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -23,7 +23,8 @@ static const char show_usage[] =
 	"  --jsonl          one JSON object per record (schema in README.md)\n"
 	"  -v, --verbose    text: add realpath, stat facts, call stack, environment\n"
 	"  -f, --follow     keep printing records as they are published (Ctrl-C stops)\n"
-	"  --type TYPE      only records of TYPE: denial, process, write, reopen, launch\n"
+	"  --type TYPE      only records of TYPE: denial, process, write, reopen, launch,\n"
+	"                   exec, config\n"
 	"  --no-symbols     do not symbolize call stacks\n"
 	"  -h, --help       this help\n"
 	"\n"
@@ -57,14 +58,13 @@ int cmd_show(int argc, char **argv)
 		} else if (!strcmp(a, "--no-symbols")) {
 			symbols = 0;
 		} else if ((m = dt_opt(argc, argv, &i, "--type", &val))) {
-			static const char *types[] = {"", "denial", "process", "write", "reopen", "launch"};
 			only = 0;
-			for (int t = 1; t <= 5 && m > 0; t++)
-				if (!strcmp(val, types[t]))
+			for (int t = DT_REC_DENIAL; t <= DT_REC_CONFIG && m > 0; t++)
+				if (!strcmp(val, dt_rec_type_name(t)))
 					only = t;
 			if (!only)
-				return dt_fail(DT_EXIT_USAGE,
-					       "show: --type takes denial, process, write, reopen or launch");
+				return dt_fail(DT_EXIT_USAGE, "show: --type takes denial, process, write, "
+							      "reopen, launch, exec or config");
 		} else if (a[0] == '-' && a[1]) {
 			return dt_fail(DT_EXIT_USAGE, "show: unknown option '%s'; see 'denytrace show --help'", a);
 		} else if (path) {

@@ -14,6 +14,7 @@ static const char dt_usage[] =
 	"\n"
 	"commands:\n"
 	"  run      run a command under the probe and record refusals\n"
+	"  codex    run the real Codex CLI under the probe, into its MCP servers too\n"
 	"  show     print the records of a ring file (text, or --jsonl)\n"
 	"  report   link each refusal to its writable root, name the cause, advise\n"
 	"  roots    list the writable roots a launch should get, and where they came from\n"
@@ -21,6 +22,7 @@ static const char dt_usage[] =
 	"           refusals that separate failing runs from passing ones\n"
 	"  evidence write a bundle for a maintainer (reports, facts, rings; --redact)\n"
 	"  doctor   check that the probe, rings and sandboxes work on this machine\n"
+	"  demo     run a self-contained Hermes board-DB scenario and report on it\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help; `denytrace <command> --help` for a command\n"
@@ -49,7 +51,9 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} cmds[] = {{"run", cmd_run}, {"show", cmd_show}, {"report", cmd_report}, {"roots", cmd_roots},
+		    {"codex", cmd_codex},
 		    {"soak", cmd_soak},
+		    {"demo", cmd_demo},
 		    {"evidence", cmd_evidence}, {"doctor", cmd_doctor}};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmd, cmds[i].name))

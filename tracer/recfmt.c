@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "recfmt.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -113,6 +115,27 @@ static void dt_frame_text(FILE *f, const struct dt_record *r, size_t i, struct d
 	if (have && s.file[0])
 		fprintf(f, " %s:%d", s.file, s.line);
 	fputc('\n', f);
+}
+
+/* A recorded file, one indented line per line of it (escaped: it is text
+ * a user wrote, but may hold anything). */
+static void dt_config_lines_text(FILE *f, const char *text, size_t len)
+{
+	char *line = malloc(len + 1);
+	if (!line)
+		return;
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		memcpy(line, text + i, e - i);
+		line[e - i] = 0;
+		fputs("    | ", f);
+		dt_put_safe(f, line);
+		fputc('\n', f);
+		i = e + 1;
+	}
+	free(line);
 }
 
 void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_symbolizer *sym)
@@ -246,6 +269,26 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 			dt_put_safe(f, r->preload ? r->preload : "(LD_PRELOAD unset)");
 			fputc('\n', f);
 		}
+		break;
+	case DT_REC_CONFIG:
+		fputs("config ", f);
+		dt_put_safe(f, r->cfg_path);
+		if (r->cfg_profile) {
+			fputs(" (profile ", f);
+			dt_put_safe(f, r->cfg_profile);
+			fputc(')', f);
+		}
+		if (r->cfg_text)
+			fprintf(f, ": %llu bytes as launched", (unsigned long long)r->cfg_size);
+		else
+			fprintf(f, ": %s at launch (%s)",
+				r->cfg_errno == ENOENT ? "absent" : "unreadable",
+				dt_errno_name(r->cfg_errno));
+		if (r->cfg_trunc)
+			fprintf(f, ", recorded up to byte %zu (truncated)", r->cfg_len);
+		fputc('\n', f);
+		if (verbose && r->cfg_text)
+			dt_config_lines_text(f, r->cfg_text, r->cfg_len);
 		break;
 	default:
 		fprintf(f, "record of unknown type %d\n", r->type);
@@ -426,6 +469,21 @@ void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 		dt_json_str(j, r->preload);
 		dt_json_key(j, "blind");
 		dt_json_str(j, r->exec_blind);
+	} else if (r->type == DT_REC_CONFIG) {
+		dt_json_key(j, "role");
+		dt_json_str(j, r->cfg_role);
+		dt_json_key(j, "path");
+		dt_json_str(j, r->cfg_path);
+		dt_json_key(j, "profile");
+		dt_json_str(j, r->cfg_profile);
+		dt_json_key(j, "size");
+		dt_json_uint(j, r->cfg_size);
+		dt_json_key(j, "truncated");
+		dt_json_bool(j, r->cfg_trunc);
+		dt_json_key(j, "errno");
+		dt_json_str(j, r->cfg_errno ? dt_errno_name(r->cfg_errno) : NULL);
+		dt_json_key(j, "text");
+		dt_json_str(j, r->cfg_text);
 	} else if (r->type == DT_REC_PROCESS || r->type == DT_REC_LAUNCH) {
 		dt_json_key(j, "exe");
 		dt_json_str(j, r->exe);

@@ -19,6 +19,8 @@ const char *dt_rec_type_name(int type)
 		return "launch";
 	case DT_REC_EXEC:
 		return "exec";
+	case DT_REC_CONFIG:
+		return "config";
 	default:
 		return "unknown";
 	}
@@ -188,6 +190,16 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 		case DT_T_PRELOAD: out->preload = dt_bump_str(&b, v, n); break;
 		case DT_T_SUPERVISOR: out->supervisor = u != 0; break;
 		case DT_T_NSPID: out->nspid = (int64_t)u; break;
+		case DT_T_CONFIG_PATH: out->cfg_path = dt_bump_str(&b, v, n); break;
+		case DT_T_CONFIG_ROLE: out->cfg_role = dt_bump_str(&b, v, n); break;
+		case DT_T_CONFIG_PROFILE: out->cfg_profile = dt_bump_str(&b, v, n); break;
+		case DT_T_CONFIG_TEXT:
+			out->cfg_text = dt_bump_str(&b, v, n);
+			out->cfg_len = n;
+			break;
+		case DT_T_CONFIG_SIZE: out->cfg_size = u; break;
+		case DT_T_CONFIG_TRUNC: out->cfg_trunc = u != 0; break;
+		case DT_T_CONFIG_ERRNO: out->cfg_errno = (int)u; break;
 		default: break; /* a newer writer's field: ignore */
 		}
 	}

@@ -65,6 +65,15 @@ struct dt_record {
 	const char *preload;     /* LD_PRELOAD as passed, NULL if unset */
 	int supervisor;          /* written by the seccomp supervisor */
 	int64_t nspid;           /* supervisor: pid inside the target's pid namespace, 0 if same */
+	/* config (denytrace codex): a configuration file as it was at launch */
+	const char *cfg_path;
+	const char *cfg_role;    /* "codex" */
+	const char *cfg_profile; /* the --profile layer's name; NULL for config.toml */
+	const char *cfg_text;    /* NUL-terminated copy; NULL when it was not read */
+	size_t cfg_len;          /* bytes in cfg_text */
+	uint64_t cfg_size;       /* the file's full size */
+	int cfg_trunc;           /* cfg_text is only the first part of the file */
+	int cfg_errno;           /* why it was not read (ENOENT: no file), else 0 */
 	/* storage for everything the pointers above point into */
 	void *mem;
 };

@@ -158,9 +158,26 @@ int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *
 	return 0;
 }
 
+/* The config.toml snapshot `denytrace codex` wrote beside its launch
+ * record (same writer pid), or NULL. */
+static const struct dt_record *dt_codex_snapshot(const struct dt_report *r,
+						 const struct dt_record *launch)
+{
+	if (launch->type != DT_REC_LAUNCH)
+		return NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *c = &r->recs[i];
+		if (c->type == DT_REC_CONFIG && c->pid == launch->pid && !c->cfg_profile &&
+		    dt_streq(c->cfg_role, "codex"))
+			return c;
+	}
+	return NULL;
+}
+
 static void dt_report_codex(struct dt_report *r, const struct dt_record *rec)
 {
 	struct dt_codex_launch l = {0};
+	l.config_snapshot = dt_codex_snapshot(r, rec);
 	l.argv = rec->argv;
 	l.argc = rec->argc;
 	l.cwd = rec->cwd;
@@ -290,12 +307,27 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 			return;
 		}
 	}
-	if (d->sqlite && !strcmp(d->sqlite, "journal"))
+	const char *op = d->op ? d->op : "";
+	int opens = strstr(op, "open") || !strncmp(op, "creat", 5);
+	int wal = d->sqlite && !strcmp(d->sqlite, "wal");
+	int missing = !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
+	if (d->sqlite && !strcmp(d->sqlite, "journal") && opens)
 		g->next = "SQLite cannot start a transaction without its journal: the write fails "
 			  "(\"unable to open database file\" or SQLITE_READONLY_DIRECTORY)";
-	else if (d->sqlite && (!strcmp(d->sqlite, "wal") || !strcmp(d->sqlite, "shm")))
+	/* os_unix.c: a new WAL refused with EACCES is SQLITE_READONLY_DIRECTORY */
+	else if (wal && opens && d->err == EACCES && missing)
+		g->next = "SQLite could not create the WAL (SQLITE_READONLY_DIRECTORY): the write "
+			  "fails with \"attempt to write a readonly database\", though the database "
+			  "file itself is writable";
+	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) && opens)
 		g->next = "SQLite cannot open the database in WAL mode without -wal and -shm: "
 			  "reads and writes fail (\"unable to open database file\")";
+	/* closing the last connection deletes them; a failure there is benign */
+	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) &&
+		 (strstr(op, "unlink") || strstr(op, "remove")))
+		g->next = "SQLite could not delete it when the last connection closed: it stays "
+			  "beside the database, and writers that open the database meanwhile find "
+			  "it and succeed";
 }
 
 /* Two calls of the same kind: both opens, both renames... ("openat" and
@@ -414,9 +446,11 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			const struct dt_record *rec = &r->recs[i];
 			/* exec records (--watch-exec) see Codex even when a wrapper
 			 * started it and the probe never ran inside it */
+			/* a launch with a Codex config snapshot is Codex's, whatever
+			 * its binary is called (denytrace codex --codex PATH) */
 			if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS ||
 			     rec->type == DT_REC_EXEC) &&
-			    dt_argv_is_codex(rec->argv, rec->argc)) {
+			    (dt_argv_is_codex(rec->argv, rec->argc) || dt_codex_snapshot(r, rec))) {
 				dt_report_codex(r, rec);
 				seen = 1;
 			}

@@ -185,6 +185,8 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 		dt_json_str(&j, r->roots.codex_sandbox_mode);
 		dt_json_key(&j, "config");
 		dt_json_str(&j, r->roots.codex_config_path);
+		dt_json_key(&j, "config_recorded");
+		dt_json_bool(&j, r->roots.codex_config_recorded);
 		dt_json_key(&j, "writable_roots_override");
 		dt_json_str(&j, r->roots.codex_override);
 		dt_json_end_obj(&j);

@@ -54,6 +54,8 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		if (rs->codex_config_path) {
 			fputs(", config ", f);
 			dt_put_safe(f, rs->codex_config_path);
+			if (rs->codex_config_recorded)
+				fputs(" (as recorded at launch)", f);
 		}
 		fputc('\n', f);
 	}

@@ -347,36 +347,15 @@ int dt_argv_is_codex(const char *const *argv, size_t argc)
 	return codex_args_start(argv, argc) != 0;
 }
 
-/* One -c KEY=VALUE: Codex splits KEY on '.', parses VALUE as TOML and, if
- * that fails, takes it as a string with surrounding quotes stripped. */
-struct codex_override {
-	char *text; /* "-c KEY=VALUE", for reports */
-	char **keys;
-	size_t nkeys;
-	struct toml_value *parsed;
-	struct toml_value literal; /* the string fallback, when parsed is NULL */
-};
-
-struct codex_cli {
-	const char *cd;        /* -C/--cd */
-	const char *cd_text;   /* as written, for the source */
-	const char **add_dirs; /* --add-dir, in order */
-	size_t nadd;
-	const char *mode;    /* from -s, --full-auto or --dangerously-... */
-	const char *profile; /* -p/--profile */
-	struct codex_override *ov;
-	size_t nov;
-};
-
-static const struct toml_value *override_value(const struct codex_override *o)
+const struct toml_value *dt_codex_override_value(const struct dt_codex_override *o)
 {
 	return o->parsed ? o->parsed : &o->literal;
 }
 
-static void codex_cli_free(struct codex_cli *c)
+void dt_codex_cli_free(struct dt_codex_cli *c)
 {
 	for (size_t i = 0; i < c->nov; i++) {
-		struct codex_override *o = &c->ov[i];
+		struct dt_codex_override *o = &c->ov[i];
 
 		free(o->text);
 		for (size_t k = 0; k < o->nkeys; k++)
@@ -390,16 +369,18 @@ static void codex_cli_free(struct codex_cli *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static void add_override(struct dt_rootset *rs, struct codex_cli *c, const char *arg)
+static void add_override(struct dt_rootset *rs, struct dt_codex_cli *c, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
-	struct codex_override o;
+	struct dt_codex_override o;
 	char terr[256];
 	const char *k, *ke;
 
 	if (!eq) {
-		dt_roots_warn(rs, "codex -c %s: no '=' (Codex refuses such an override); ignored",
-		              arg);
+		if (rs)
+			dt_roots_warn(rs,
+			              "codex -c %s: no '=' (Codex refuses such an override); ignored",
+			              arg);
 		return;
 	}
 	memset(&o, 0, sizeof(o));
@@ -509,8 +490,8 @@ static bool sandbox_platform_word(const char *a)
 	       !strcmp(a, "seatbelt") || !strcmp(a, "windows");
 }
 
-static void parse_codex_argv(struct dt_rootset *rs, struct codex_cli *c, const char *const *argv,
-                             size_t argc)
+void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const char *const *argv,
+                        size_t argc)
 {
 	enum codex_sub sub = SUB_NONE;
 	bool positional_seen = false, platform_seen = false;
@@ -519,6 +500,7 @@ static void parse_codex_argv(struct dt_rootset *rs, struct codex_cli *c, const c
 
 	if (i == 0)
 		i = argc ? 1 : 0;
+	c->args_start = i;
 	for (; i < argc && argv[i]; i++) {
 		const char *a = argv[i], *val = NULL;
 		bool skipped = false;
@@ -546,6 +528,7 @@ static void parse_codex_argv(struct dt_rootset *rs, struct codex_cli *c, const c
 		if (option_value(argv, argc, &i, 'c', "config", &val)) {
 			if (val)
 				add_override(rs, c, val);
+			c->config_end = i + 1;
 		} else if (option_value(argv, argc, &i, 'C', "cd", &val)) {
 			c->cd = val;
 			c->cd_text = a;
@@ -581,7 +564,7 @@ static void parse_codex_argv(struct dt_rootset *rs, struct codex_cli *c, const c
 struct codex_cfg {
 	const struct toml_value *file; /* NULL when none was read */
 	const char *path;
-	const struct codex_cli *cli;
+	const struct dt_codex_cli *cli;
 };
 
 static const struct toml_value *walk(const struct toml_value *v, const char *const *keys,
@@ -596,12 +579,12 @@ static const struct toml_value *walk(const struct toml_value *v, const char *con
  * the path or a prefix of it decides (a table-valued override replaces the
  * whole table), else the file. *from says which override decided. */
 static const struct toml_value *cfg_get(const struct codex_cfg *c, const char *const *keys,
-                                        size_t nkeys, const struct codex_override **from)
+                                        size_t nkeys, const struct dt_codex_override **from)
 {
 	if (from)
 		*from = NULL;
 	for (size_t i = c->cli->nov; i-- > 0;) {
-		const struct codex_override *o = &c->cli->ov[i];
+		const struct dt_codex_override *o = &c->cli->ov[i];
 		size_t k;
 
 		if (o->nkeys > nkeys)
@@ -612,7 +595,7 @@ static const struct toml_value *cfg_get(const struct codex_cfg *c, const char *c
 			continue;
 		if (from)
 			*from = o;
-		return walk(override_value(o), keys + o->nkeys, nkeys - o->nkeys);
+		return walk(dt_codex_override_value(o), keys + o->nkeys, nkeys - o->nkeys);
 	}
 	return walk(c->file, keys, nkeys);
 }
@@ -620,7 +603,7 @@ static const struct toml_value *cfg_get(const struct codex_cfg *c, const char *c
 static const char *cfg_string(struct dt_rootset *rs, const struct codex_cfg *c,
                               const char *const *keys, size_t nkeys, const char *what)
 {
-	const struct codex_override *from;
+	const struct dt_codex_override *from;
 	const struct toml_value *v = cfg_get(c, keys, nkeys, &from);
 
 	if (!v)
@@ -636,7 +619,7 @@ static const char *cfg_string(struct dt_rootset *rs, const struct codex_cfg *c,
 static bool cfg_bool(struct dt_rootset *rs, const struct codex_cfg *c, const char *key)
 {
 	const char *keys[] = {"sandbox_workspace_write", key};
-	const struct codex_override *from;
+	const struct dt_codex_override *from;
 	const struct toml_value *v = cfg_get(c, keys, 2, &from);
 
 	if (!v)
@@ -757,9 +740,9 @@ static const char override_knob[] = "the -c sandbox_workspace_write.writable_roo
 static void codex_workspace_write_roots(struct dt_rootset *rs, const struct codex_cfg *cfg,
                                         const struct dt_codex_launch *l, const char *workspace)
 {
-	const struct codex_cli *cli = cfg->cli;
+	const struct dt_codex_cli *cli = cfg->cli;
 	const char *keys[] = {"sandbox_workspace_write", "writable_roots"};
-	const struct codex_override *from;
+	const struct dt_codex_override *from;
 	const struct toml_value *list;
 	struct strlist writable = {0}, roots = {0};
 	char *cfg_dir = cfg->path ? dir_name(cfg->path) : NULL;
@@ -886,7 +869,7 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
                         const char *config_path, char *err, size_t errlen)
 {
-	struct codex_cli cli = {0};
+	struct dt_codex_cli cli = {0};
 	struct codex_cfg cfg = {0};
 	struct toml_value *file = NULL;
 	char *path = NULL, *workspace = NULL;
@@ -900,8 +883,36 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 
 	/* The config first: an explicit one that cannot be read stops
 	 * everything before the set is touched. */
+	const struct dt_record *snap = l->config_snapshot;
+	bool from_ring = false;
+
 	if (config_path) {
 		path = xstrdup(config_path);
+	} else if (snap && snap->cfg_path && snap->cfg_text && !snap->cfg_trunc) {
+		/* what Codex read at launch, not what the file says now */
+		file = toml_parse(snap->cfg_text, snap->cfg_len, terr, sizeof(terr));
+		if (file) {
+			path = xstrdup(snap->cfg_path);
+			from_ring = true;
+		} else {
+			dt_roots_warn(rs,
+			              "%s as recorded at launch: %s; Codex's sandbox settings in "
+			              "it are ignored",
+			              snap->cfg_path, terr);
+		}
+	} else if (snap && snap->cfg_path && !snap->cfg_text) {
+		if (snap->cfg_errno != ENOENT)
+			dt_roots_warn(rs,
+			              "%s could not be read at launch (%s); Codex's sandbox settings "
+			              "in it are unknown",
+			              snap->cfg_path, strerror(snap->cfg_errno));
+		/* ENOENT: no config at launch; one created later is not Codex's */
+	} else if (snap && snap->cfg_path) {
+		dt_roots_warn(rs,
+		              "the ring holds only the first %zu of %llu bytes of %s; it is read as "
+		              "it is now, which may differ from what Codex read",
+		              snap->cfg_len, (unsigned long long)snap->cfg_size, snap->cfg_path);
+		path = xstrdup(snap->cfg_path);
 	} else if (nonempty(l->codex_home)) {
 		char *home = resolve_path(l->codex_home, l->cwd, NULL);
 
@@ -916,7 +927,7 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 	} else if (nonempty(l->home) && l->home[0] == '/') {
 		path = xasprintf("%s/.codex/config.toml", strcmp(l->home, "/") ? l->home : "");
 	}
-	if (path) {
+	if (path && !from_ring) {
 		struct stat st;
 
 		if (!config_path && stat(path, &st) != 0 && errno == ENOENT) {
@@ -945,8 +956,9 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 	}
 	free(rs->codex_config_path);
 	rs->codex_config_path = xstrdup(path);
+	rs->codex_config_recorded = from_ring;
 
-	parse_codex_argv(rs, &cli, l->argv, l->argc);
+	dt_codex_cli_parse(rs, &cli, l->argv, l->argc);
 	cfg.file = file;
 	cfg.path = path;
 	cfg.cli = &cli;
@@ -1000,7 +1012,7 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 		codex_workspace_write_roots(rs, &cfg, l, workspace);
 
 	free(workspace);
-	codex_cli_free(&cli);
+	dt_codex_cli_free(&cli);
 	toml_free(file);
 	free(path);
 	return 0;

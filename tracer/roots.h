@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "records.h"
+#include "toml.h"
 
 enum dt_root_kind {
 	DT_ROOT_EXPLICIT,  /* --root DIR */
@@ -44,6 +45,8 @@ struct dt_rootset {
 	/* Codex facts found while deriving, for the report and advice */
 	char *codex_sandbox_mode;   /* "read-only", "workspace-write", ... or NULL */
 	char *codex_config_path;    /* the config.toml read, or NULL */
+	int codex_config_recorded;  /* it was read from the ring's snapshot (denytrace
+				     * codex), not from the file as it is now */
 	char *codex_override;       /* the -c writable_roots override text, or NULL */
 	char **warnings;            /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
@@ -65,7 +68,8 @@ void dt_rootset_free(struct dt_rootset *rs);
  * profiles (-p); and .git/.codex/.agents/.aws inside each root as
  * readonly_sub roots. argv is Codex's command line (argv[0] may be "codex",
  * a path ending in codex, or node running codex.js). config_path NULL means
- * $CODEX_HOME/config.toml, else $HOME/.codex/config.toml. Returns 0, or -1
+ * the launch's config_snapshot when it has one, else $CODEX_HOME/config.toml,
+ * else $HOME/.codex/config.toml. Returns 0, or -1
  * with a message in err when config_path was given and cannot be parsed. */
 struct dt_codex_launch {
 	const char *const *argv;
@@ -74,9 +78,46 @@ struct dt_codex_launch {
 	const char *home;       /* HOME of that process */
 	const char *codex_home; /* CODEX_HOME or NULL */
 	const char *tmpdir;     /* TMPDIR or NULL */
+	/* config.toml as `denytrace codex` recorded it at launch, preferred
+	 * to reading the file now (it may have changed since); unused when
+	 * config_path is given. */
+	const struct dt_record *config_snapshot; /* a DT_REC_CONFIG, or NULL */
 };
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 			const char *config_path, char *err, size_t errlen);
+
+/* One Codex -c KEY=VALUE as Codex 0.169 reads it: KEY is split at every
+ * '.' (quotes are not special there, so no key segment can hold a '.'),
+ * VALUE is parsed as TOML and, when that fails, taken as a string with
+ * surrounding quotes stripped. */
+struct dt_codex_override {
+	char *text; /* "-c KEY=VALUE", for reports */
+	char **keys;
+	size_t nkeys;
+	struct toml_value *parsed;
+	struct toml_value literal; /* the string fallback, when parsed is NULL */
+};
+const struct toml_value *dt_codex_override_value(const struct dt_codex_override *o);
+
+/* Codex's own options in its argv (up to "--" or, under `codex sandbox`,
+ * the sandboxed command). */
+struct dt_codex_cli {
+	const char *cd;        /* -C/--cd */
+	const char *cd_text;   /* as written, for the source */
+	const char **add_dirs; /* --add-dir, in order */
+	size_t nadd;
+	const char *mode;    /* from -s, --full-auto or --dangerously-... */
+	const char *profile; /* -p/--profile */
+	struct dt_codex_override *ov; /* -c/--config, in order */
+	size_t nov;
+	size_t args_start; /* index of Codex's first own argument */
+	size_t config_end; /* index just past the last -c and its value; 0: none */
+};
+/* Fills c from argv; rs (may be NULL) receives warnings. Free with
+ * dt_codex_cli_free. */
+void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const char *const *argv,
+                        size_t argc);
+void dt_codex_cli_free(struct dt_codex_cli *c);
 
 /* Is this argv a Codex invocation? (codex, codex-*, node .../codex.js) */
 int dt_argv_is_codex(const char *const *argv, size_t argc);

@@ -347,3 +347,336 @@ Test(codex, codex_behind_a_wrapper_is_found_through_exec_records)
 	dt_report_free(&rep);
 	dtt_free(&run);
 }
+
+/* ---- denytrace codex ---------------------------------------------------- */
+
+/* Runs `denytrace codex -o RING [opts...] -- args...` from the workspace W
+ * with HOME and CODEX_HOME set, its output in r->out, then loads the ring.
+ * The exit status goes to r->status. */
+static void dt_codex(struct dtt_run *r, const char *const *opts, const char *const *args)
+{
+	static const char *argv[64];
+	size_t n = 0;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->ring, sizeof(r->ring), "%s/codex.ring", dtt_tmpdir());
+	char dt[PATH_MAX + 16];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	argv[n++] = dt;
+	argv[n++] = "codex";
+	argv[n++] = "--codex";
+	argv[n++] = codex;
+	argv[n++] = "-o";
+	argv[n++] = r->ring;
+	for (size_t i = 0; opts && opts[i]; i++)
+		argv[n++] = opts[i];
+	argv[n++] = "--";
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	const char *env[] = {env_home, env_codex_home, NULL};
+	cr_assert_eq(chdir(dir_w), 0);
+	r->status = dtt_system(r->out, sizeof(r->out), argv, env);
+	cr_assert_eq(chdir(old_cwd), 0);
+	cr_assert_eq(dtt_load(r, r->ring), 0, "ring unreadable; output: %s", r->out);
+}
+
+static void write_config(const char *text)
+{
+	char config[PATH_MAX + 32];
+	snprintf(config, sizeof(config), "%s/config.toml", codex_home);
+	FILE *f = fopen(config, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The issue's test: under `denytrace codex -- sandbox ...`, a write to the
+ * root that only config.toml names, dropped by a -c override, is reported
+ * with that root and the override. */
+Test(codex, denytrace_codex_reports_the_root_a_c_override_dropped)
+{
+	char bf[PATH_MAX + 8], script[2 * PATH_MAX], override[PATH_MAX + 64];
+	snprintf(bf, sizeof(bf), "%s/f", dir_b);
+	snprintf(script, sizeof(script), "echo x > %s", bf);
+	snprintf(override, sizeof(override), "sandbox_workspace_write.writable_roots=[\"%s\"]",
+		 dir_a);
+	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", override,
+			      "--", "sh", "-c", script, NULL};
+	struct dtt_run run;
+	dt_codex(&run, NULL, args);
+	cr_expect_neq(run.status, 0, "the write to B should fail: %s", run.out);
+	cr_expect(strstr(run.out, "no MCP servers configured"), "%s", run.out);
+	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/B/f");
+	cr_assert_not_null(d, "the refused write to B/f was not recorded; output: %s", run.out);
+	cr_expect_str_eq(dt_errno_name(d->err), "EROFS");
+
+	/* what `denytrace report` prints */
+	char cmd[3 * PATH_MAX], out[16384];
+	snprintf(cmd, sizeof(cmd), "'%s/denytrace' report '%s'", dtt_build(), run.ring);
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "denytrace report: %s", out);
+	cr_expect(strstr(out, "root-not-granted"), "%s", out);
+	char root_line[PATH_MAX + 32];
+	snprintf(root_line, sizeof(root_line), "root     %s", dir_b);
+	cr_expect(strstr(out, root_line), "the report does not name root %s: %s", dir_b, out);
+	cr_expect(strstr(out, override), "the report does not name the override: %s", out);
+
+	struct dt_report rep;
+	build_report(&rep, run.ring);
+	const struct dt_report_group *g = group_for(&rep, bf);
+	cr_assert_not_null(g, "no group for %s", bf);
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "root-not-granted", "reason: %s", g->v.reason);
+	cr_assert_not_null(g->v.root, "no expected root; reason: %s", g->v.reason);
+	cr_expect_str_eq(g->v.root->path, dir_b);
+	cr_assert_not_null(g->v.root->dropped_by, "the override is not named");
+	cr_expect(strstr(g->v.root->dropped_by, override), "dropped_by: %s", g->v.root->dropped_by);
+	cr_expect(rep.roots.codex_config_recorded, "the report did not use the ring's snapshot");
+	dt_report_free(&rep);
+	dtt_free(&run);
+}
+
+/* Real Codex: `codex mcp list --json` shows each server's env as Codex
+ * will start it. The overrides must add the probe's keys and keep the
+ * table's own (FOO, and the user's LD_PRELOAD after the probe), also when
+ * the user's own -c gave an env table, and reach a server -c added. */
+Test(codex, mcp_overrides_merge_into_each_servers_env_table_per_key)
+{
+	write_config("[mcp_servers.docs]\ncommand = \"/bin/cat\"\n"
+		     "env = { FOO = \"1\", LD_PRELOAD = \"/usr/lib/libfoo.so\" }\n"
+		     "[mcp_servers.\"sp ace\"]\ncommand = \"/bin/true\"\n");
+	char json[PATH_MAX + 16];
+	snprintf(json, sizeof(json), "%s/mcp.json", dtt_tmpdir());
+	const char *args[] = {"-c",   "mcp_servers.docs.env={ R = \"2\" }",
+			      "mcp",  "list",
+			      "--json", "-c",
+			      "mcp_servers.added.command=\"/bin/ls\"", NULL};
+	struct dtt_run run;
+	dt_codex(&run, NULL, args);
+	cr_assert_eq(run.status, 0, "codex mcp list failed: %s", run.out);
+	cr_expect(strstr(run.out, "probe carried into 3 MCP servers"), "%s", run.out);
+
+	/* the launch record holds the argv as launched, overrides after the
+	 * user's last -c */
+	const struct dt_record *launch = dtt_find(&run, DT_REC_LAUNCH, NULL, NULL);
+	cr_assert_not_null(launch);
+	cr_assert_geq(launch->argc, 8);
+	cr_expect_str_eq(launch->argv[0], codex);
+	cr_expect_str_eq(launch->argv[3], "mcp");
+	cr_expect_str_eq(launch->argv[6], "-c");
+	cr_expect_str_eq(launch->argv[7], "mcp_servers.added.command=\"/bin/ls\"");
+	cr_expect(launch->argc > 9 && !strcmp(launch->argv[8], "-c") &&
+		      !strncmp(launch->argv[9], "mcp_servers.", 12),
+		  "the overrides do not follow the last -c");
+
+	/* Codex's own view of the configuration, with the same argv, through
+	 * sh so that its JSON lands in a file of its own */
+	const char *cargv[64];
+	size_t n = 0;
+	cargv[n++] = "sh";
+	cargv[n++] = "-c";
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "exec \"$@\" > '%s'", json);
+	cargv[n++] = cmd;
+	cargv[n++] = "sh"; /* $0 */
+	for (size_t i = 0; i < launch->argc && n < 63; i++)
+		cargv[n++] = launch->argv[i];
+	cargv[n] = NULL;
+	const char *env[] = {env_home, env_codex_home, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), cargv, env), 0, "codex: %s", out);
+	char probe_in[PATH_MAX], probe[PATH_MAX], ring[PATH_MAX];
+	snprintf(probe_in, sizeof(probe_in), "%s/libdenytrace.so", dtt_build());
+	cr_assert_not_null(realpath(probe_in, probe));
+	cr_assert_not_null(realpath(run.ring, ring));
+	static const char py[] =
+	    "import json, sys\n"
+	    "d = {s['name']: s['transport'].get('env') or {} for s in json.load(open(sys.argv[1]))}\n"
+	    "p, r = sys.argv[2], sys.argv[3]\n"
+	    "docs, sp, added = d['docs'], d['sp ace'], d['added']\n"
+	    "print(docs.get('FOO'), docs.get('R'), docs['LD_PRELOAD'] == p + ':/usr/lib/libfoo.so',\n"
+	    "      docs['DENYTRACE_RING'] == r, 'DENYTRACE_RING_ID' in docs,\n"
+	    "      sp.get('LD_PRELOAD') == p, added.get('LD_PRELOAD') == p, end='')\n";
+	const char *pargv[] = {PYTHON, "-c", py, json, probe, ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "codex's JSON: %s", out);
+	cr_expect_str_eq(out, "1 2 True True True True True");
+	dtt_free(&run);
+}
+
+/* The snapshot of config.toml in the ring is what the report reads: the
+ * file may be changed or gone by then. */
+Test(codex, report_reads_the_config_snapshot_even_after_the_file_is_deleted)
+{
+	char bf[PATH_MAX + 8], script[2 * PATH_MAX], override[PATH_MAX + 64];
+	snprintf(bf, sizeof(bf), "%s/f", dir_b);
+	snprintf(script, sizeof(script), "echo x > %s", bf);
+	snprintf(override, sizeof(override), "sandbox_workspace_write.writable_roots=[\"%s\"]",
+		 dir_a);
+	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", override,
+			      "--", "sh", "-c", script, NULL};
+	struct dtt_run run;
+	dt_codex(&run, (const char *const[]){"-q", NULL}, args);
+	const struct dt_record *c = dtt_find(&run, DT_REC_CONFIG, NULL, NULL);
+	cr_assert_not_null(c, "no config record: %s", run.out);
+	char config[PATH_MAX + 32];
+	snprintf(config, sizeof(config), "%s/config.toml", codex_home);
+	cr_expect_str_eq(c->cfg_path, config);
+	cr_expect_str_eq(c->cfg_role, "codex");
+	cr_assert_not_null(c->cfg_text);
+	cr_expect(strstr(c->cfg_text, dir_b), "snapshot: %s", c->cfg_text);
+	cr_expect_not(c->cfg_trunc);
+
+	cr_assert_eq(unlink(config), 0);
+	struct dt_report rep;
+	build_report(&rep, run.ring);
+	const struct dt_report_group *g = group_for(&rep, bf);
+	cr_assert_not_null(g, "no group for %s", bf);
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "root-not-granted", "reason: %s", g->v.reason);
+	cr_assert_not_null(g->v.root, "config.toml is gone and the snapshot was not used");
+	cr_expect_str_eq(g->v.root->path, dir_b);
+	cr_expect_not_null(g->v.root->dropped_by);
+	cr_expect_str_eq(rep.roots.codex_config_path, config);
+	cr_expect(rep.roots.codex_config_recorded);
+	dt_report_free(&rep);
+
+	/* changed, not deleted: still the launch's view */
+	char other[PATH_MAX + 64];
+	snprintf(other, sizeof(other), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+		 dir_a);
+	write_config(other);
+	build_report(&rep, run.ring);
+	g = group_for(&rep, bf);
+	cr_assert_not_null(g);
+	cr_assert_not_null(g->v.root, "reason: %s", g->v.reason);
+	cr_expect_str_eq(g->v.root->path, dir_b);
+	dt_report_free(&rep);
+
+	/* denytrace show prints it */
+	char cmd[3 * PATH_MAX], out[16384];
+	snprintf(cmd, sizeof(cmd), "'%s/denytrace' show -v --type config '%s'", dtt_build(),
+		 run.ring);
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	cr_expect(strstr(out, "config ") && strstr(out, "bytes as launched"), "%s", out);
+	cr_expect(strstr(out, "    | [sandbox_workspace_write]"), "%s", out);
+	dtt_free(&run);
+}
+
+/* ---- denytrace codex: bad input (no Codex needed) ------------------------ */
+
+static void cli_teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(codex_cli, .fini = cli_teardown, .timeout = 30);
+
+static int dt_status(char *out, size_t cap, const char *const *args, const char *const *env)
+{
+	char dt[PATH_MAX + 16];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *argv[32];
+	size_t n = 0;
+	argv[n++] = dt;
+	argv[n++] = "codex";
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return dtt_system(out, cap, argv, env);
+}
+
+Test(codex_cli, a_missing_codex_exits_127_and_says_how_to_name_it)
+{
+	char out[4096], ring[PATH_MAX + 16];
+	snprintf(ring, sizeof(ring), "%s/r.ring", dtt_tmpdir());
+	const char *a1[] = {"-o", ring, "--codex", "/nonexistent/codex", "--", "--version", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a1, NULL), 127, "%s", out);
+	cr_expect(strstr(out, "/nonexistent/codex") && strstr(out, "--codex"), "%s", out);
+	const char *a2[] = {"-o", ring, "--", "--version", NULL};
+	const char *env[] = {"PATH=/nonexistent", "DENYTRACE_CODEX", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a2, env), 127, "%s", out);
+	cr_expect(strstr(out, "no codex on PATH") && strstr(out, "DENYTRACE_CODEX"), "%s", out);
+	const char *env2[] = {"DENYTRACE_CODEX=/nonexistent/dt-codex", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a2, env2), 127, "%s", out);
+	cr_expect(strstr(out, "DENYTRACE_CODEX"), "%s", out);
+	/* a file that is not executable */
+	char plain[PATH_MAX + 16];
+	snprintf(plain, sizeof(plain), "%s/codex", dtt_tmpdir());
+	FILE *f = fopen(plain, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(chmod(plain, 0644), 0);
+	const char *a3[] = {"-o", ring, "--codex", plain, "--", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a3, NULL), 126, "%s", out);
+}
+
+Test(codex_cli, no_dashdash_or_a_bad_option_exits_2)
+{
+	char out[4096];
+	const char *a1[] = {"--codex", "/bin/true", "sandbox", "true", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a1, NULL), 2, "%s", out);
+	cr_expect(strstr(out, "after '--'"), "%s", out);
+	const char *a2[] = {"--codex", "/bin/true", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a2, NULL), 2, "%s", out);
+	cr_expect(strstr(out, "no '--'"), "%s", out);
+	const char *a3[] = {"--bogus", "--", "sandbox", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a3, NULL), 2, "%s", out);
+	cr_expect(strstr(out, "unknown option '--bogus'"), "%s", out);
+	const char *a4[] = {"--size", "1", "--", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a4, NULL), 2, "%s", out);
+	const char *a5[] = {"--codex", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a5, NULL), 2, "%s", out);
+	const char *a6[] = {"--help", NULL};
+	cr_expect_eq(dt_status(out, sizeof(out), a6, NULL), 0, "%s", out);
+	cr_expect(strstr(out, "--no-mcp") && strstr(out, "--codex PATH"), "%s", out);
+}
+
+/* A config.toml larger than a record is recorded up to a line end, marked
+ * truncated with its full size; the report then reads the file and says so. */
+Test(codex_cli, a_config_too_big_for_a_record_is_recorded_truncated)
+{
+	const char *tmp = dtt_tmpdir();
+	char home_dir[PATH_MAX + 16], cfgfile[PATH_MAX + 32], ring[PATH_MAX + 16];
+	snprintf(home_dir, sizeof(home_dir), "%s/ch", tmp);
+	snprintf(cfgfile, sizeof(cfgfile), "%s/config.toml", home_dir);
+	snprintf(ring, sizeof(ring), "%s/big.ring", tmp);
+	cr_assert_eq(mkdir(home_dir, 0755), 0);
+	FILE *f = fopen(cfgfile, "w");
+	cr_assert_not_null(f);
+	size_t size = 0;
+	for (int i = 0; size < 100000; i++)
+		size += (size_t)fprintf(f, "# padding line %d of a large configuration\n", i);
+	size += (size_t)fprintf(f, "sandbox_mode = \"workspace-write\"\n");
+	fclose(f);
+	char env_ch[PATH_MAX + 32];
+	snprintf(env_ch, sizeof(env_ch), "CODEX_HOME=%s", home_dir);
+	const char *env[] = {env_ch, NULL};
+	const char *args[] = {"-q", "-o", ring, "--codex", "/bin/true", "--", NULL};
+	char out[4096];
+	cr_assert_eq(dt_status(out, sizeof(out), args, env), 0, "%s", out);
+	struct dtt_run run;
+	cr_assert_eq(dtt_load(&run, ring), 0);
+	const struct dt_record *c = dtt_find(&run, DT_REC_CONFIG, NULL, NULL);
+	cr_assert_not_null(c);
+	cr_expect(c->cfg_trunc);
+	cr_expect_eq(c->cfg_size, size);
+	cr_assert_not_null(c->cfg_text);
+	cr_expect_lt(c->cfg_len, size);
+	cr_expect_gt(c->cfg_len, 30000);
+	cr_expect_eq(c->cfg_text[c->cfg_len - 1], '\n', "not cut at a line end");
+	cr_expect(!strstr(c->cfg_text, "sandbox_mode"));
+	/* launched as Codex although /bin/true is not called codex */
+	struct dt_report rep;
+	const char *rings[] = {ring};
+	char err[512];
+	cr_assert_eq(dt_report_load(&rep, rings, 1, err, sizeof(err)), 0, "%s", err);
+	struct dt_report_opts o = {0};
+	cr_assert_eq(dt_report_build(&rep, &o, err, sizeof(err)), 0, "%s", err);
+	int warned = 0;
+	for (size_t i = 0; i < rep.roots.nwarnings; i++)
+		warned |= strstr(rep.roots.warnings[i], "only the first") != NULL;
+	cr_expect(warned, "no warning about the truncated snapshot");
+	cr_expect_not(rep.roots.codex_config_recorded);
+	cr_expect_str_eq(rep.roots.codex_sandbox_mode, "workspace-write", "the file was not read");
+	dt_report_free(&rep);
+	dtt_free(&run);
+}

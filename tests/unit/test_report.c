@@ -544,6 +544,24 @@ Test(report, side_files_without_reopen_say_what_sqlite_does_next)
 	assert_has(w, "WAL mode");
 }
 
+Test(report, a_new_wal_refused_with_eacces_is_readonly_directory_and_a_refused_unlink_stays)
+{
+	/* no stat facts: the wal is taken as missing, as the probe records a
+	 * leaf that does not exist */
+	struct dt_record *d = add_denial(100, 2000, "open64", EACCES, D "/data/k.db-wal");
+	d->sqlite = "wal";
+	d = add_denial(100, 2100, "unlink", EACCES, D "/data/k.db-shm");
+	d->sqlite = "shm";
+	d = add_denial(100, 2200, "open64", EROFS, D "/data/k.db-shm");
+	d->sqlite = "shm";
+	build_opts(0, data_roots, 1);
+
+	assert_has(group(D "/data/k.db-wal", "open64")->next, "SQLITE_READONLY_DIRECTORY");
+	assert_has(group(D "/data/k.db-wal", "open64")->next, "attempt to write a readonly database");
+	assert_has(group(D "/data/k.db-shm", "unlink")->next, "could not delete it");
+	assert_has(group(D "/data/k.db-shm", "open64")->next, "WAL mode");
+}
+
 /* ---- SQLite side files: was the database refused? ----------------------------------------- */
 
 Test(report, journal_of_a_refused_db_is_the_roots_problem)

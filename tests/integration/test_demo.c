@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace demo: both phases run to the end, in bounded time; each phase's
+ * report.json names the board directory HERMES_KANBAN_DB implies and the
+ * cause the way the phase was produced implies; phase 1 is intermittent;
+ * the fallbacks work; nothing is left outside the output directory; bad
+ * options are refused. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(demo, .fini = teardown, .timeout = 90);
+
+static char out[1 << 17];
+
+static const char *dt(void)
+{
+	static char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
+	return p;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	static char buf[4][1 << 20];
+	static int k;
+	char *b = buf[k++ % 4];
+	size_t n = fread(b, 1, sizeof(buf[0]) - 1, f);
+	b[n] = 0;
+	fclose(f);
+	return b;
+}
+
+/* Every value of "key": "..." in a pretty-printed report, one at a time:
+ * returns the value of the next occurrence after *pos, or NULL. */
+static const char *next_value(const char *json, const char *key, const char **pos, char *val,
+                              size_t cap)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "\"%s\": \"", key);
+	const char *at = strstr(*pos ? *pos : json, pat);
+	if (!at)
+		return NULL;
+	at += strlen(pat);
+	size_t n = strcspn(at, "\"");
+	snprintf(val, cap, "%.*s", (int)(n < cap ? n : cap - 1), at);
+	*pos = at + n;
+	return val;
+}
+
+/* The report of a phase: every refusal group has the expected root and
+ * cause; returns how many groups, and how many are marked intermittent. */
+static size_t check_report(const char *dir, int phase, const char *cause, size_t *intermittent)
+{
+	char path[PATH_MAX], board[PATH_MAX], val[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/phase%d/report.json", dir, phase);
+	snprintf(board, sizeof(board), "%s/phase%d/hermes/kanban", dir, phase);
+	const char *json = slurp(path);
+	cr_assert_not_null(json, "no %s", path);
+	size_t groups = 0;
+	const char *pos = NULL;
+	while (next_value(json, "cause", &pos, val, sizeof(val))) {
+		groups++;
+		cr_expect_str_eq(val, cause, "phase %d: a refusal has cause %s, not %s", phase, val,
+		                 cause);
+	}
+	pos = NULL;
+	size_t roots = 0;
+	while (next_value(json, "expected_root", &pos, val, sizeof(val))) {
+		roots++;
+		cr_expect_str_eq(val, board,
+		                 "phase %d: the expected root is not the board directory", phase);
+	}
+	cr_expect_eq(roots, groups, "phase %d: a refusal has no expected root", phase);
+	pos = NULL;
+	*intermittent = 0;
+	while (next_value(json, "intermittent", &pos, val, sizeof(val)))
+		++*intermittent;
+	/* the board must be refused in every phase: the wal at least */
+	cr_expect(strstr(json, "/kanban.db-wal\""), "phase %d: no refusal of kanban.db-wal", phase);
+	return groups;
+}
+
+/* "worker: F of N writes failed" of phase (the first or second such line). */
+static void worker_count(const char *text, int nth, int *failed, int *total)
+{
+	*failed = *total = -1;
+	const char *p = text;
+	for (int i = 0; i < nth && p; i++) {
+		p = strstr(p, "worker: ");
+		while (p && sscanf(p, "worker: %d of %d writes failed", failed, total) != 2)
+			p = strstr(p + 1, "worker: ");
+		if (p)
+			p++;
+	}
+}
+
+static size_t entries(const char *dir, char *first, size_t cap)
+{
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	struct dirent *e;
+	size_t n = 0;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			if (!n)
+				snprintf(first, cap, "%s", e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+Test(demo, runs_both_phases_and_each_report_names_the_board_root_and_its_cause)
+{
+	char tmp[PATH_MAX], env_tmp[PATH_MAX + 8], name[256], dir[PATH_MAX];
+	/* open to other users, as /tmp is: as root, phase 1 runs the worker as
+	 * nobody, who must reach the board */
+	cr_assert_eq(chmod(dtt_tmpdir(), 0755), 0);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dtt_tmpdir());
+	cr_assert_eq(mkdir(tmp, 0755), 0);
+	snprintf(env_tmp, sizeof(env_tmp), "TMPDIR=%s", tmp);
+	const char *argv[] = {dt(), "demo", "--writes", "16", NULL};
+	const char *env[] = {env_tmp, NULL};
+	int st = dtt_system(out, sizeof(out), argv, env);
+	cr_assert_eq(st, 0, "demo exit %d:\n%s", st, out);
+
+	/* one directory under TMPDIR, the one it printed, and nothing else */
+	cr_assert_eq(entries(tmp, name, sizeof(name)), 1, "TMPDIR holds more than the output");
+	cr_expect_eq(strncmp(name, "denytrace-demo.", 15), 0, "%s", name);
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
+	char line[PATH_MAX + 32];
+	snprintf(line, sizeof(line), "demo output: %s", dir);
+	cr_expect(strstr(out, line), "the output directory is not printed:\n%s", out);
+
+	/* phase 1: as root the real directory refusal, else the emulation */
+	int root = geteuid() == 0;
+	cr_expect(strstr(out, root ? "(uid-switch)" : "(deny-emulation)"), "%s", out);
+	int failed, total;
+	worker_count(out, 1, &failed, &total);
+	cr_expect_eq(total, 16, "%s", out);
+	cr_expect(failed > 0 && failed < total, "phase 1 is not intermittent: %d of %d failed\n%s",
+	          failed, total, out);
+	size_t inter;
+	size_t groups = check_report(dir, 1, root ? "file-permissions" : "injected", &inter);
+	cr_expect_gt(groups, 0, "phase 1 reported no refusal");
+	cr_expect_gt(inter, 0, "phase 1: no refusal is marked intermittent");
+
+	/* phase 2: a real sandbox when there is one; every write fails */
+	int sandbox = dtt_have_bwrap() || dtt_have_landlock();
+	worker_count(out, 2, &failed, &total);
+	cr_expect_eq(failed, 16, "phase 2: %d of %d failed\n%s", failed, total, out);
+	groups = check_report(dir, 2, sandbox ? "root-not-granted" : "injected", &inter);
+	cr_expect_gt(groups, 0, "phase 2 reported no refusal");
+	cr_expect_eq(inter, 0, "phase 2 claims intermittency");
+
+	/* the dispatcher closed the board last: no side files left, and the
+	 * board is still in WAL mode (the worker's fallback did not switch it) */
+	char p[PATH_MAX + 32];
+	for (int ph = 1; ph <= 2; ph++) {
+		snprintf(p, sizeof(p), "%s/phase%d/hermes/kanban/kanban.db-wal", dir, ph);
+		cr_expect_neq(access(p, F_OK), 0, "%s left behind", p);
+		snprintf(p, sizeof(p), "%s/phase%d/report.md", dir, ph);
+		cr_expect_eq(access(p, R_OK), 0, "no %s", p);
+	}
+}
+
+Test(demo, the_emulations_work_even_as_root_and_json_summarises_them)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/emu", dtt_tmpdir());
+	const char *argv[] = {dt(), "demo",  "--emulate", "--json", "--writes",
+	                      "12", "--out", dir,         NULL};
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_assert_eq(st, 0, "demo exit %d:\n%s", st, out);
+	cr_expect_eq(out[0], '{', "--json printed more than JSON:\n%s", out);
+	cr_expect(strstr(out, "\"mode\": \"deny-emulation\""), "%s", out);
+	cr_expect(strstr(out, "\"mode\": \"deny-sandbox\""), "%s", out);
+	cr_expect(strstr(out, ",op=new+unlink\""), "phase 1 rule is not op=new:\n%s", out);
+	const char *pos = NULL;
+	int failed[2] = {-1, -1}, k = 0;
+	while (k < 2 && (pos = strstr(pos ? pos + 1 : out, "\"failed\": ")))
+		failed[k++] = atoi(pos + 10);
+	cr_expect(failed[0] > 0 && failed[0] < 12, "phase 1 is not intermittent: %d of 12 failed",
+	          failed[0]);
+	cr_expect_eq(failed[1], 12, "phase 2: %d of 12 failed", failed[1]);
+	size_t inter;
+	cr_expect_gt(check_report(dir, 1, "injected", &inter), 0);
+	cr_expect_gt(inter, 0, "phase 1: no refusal is marked intermittent");
+	cr_expect_gt(check_report(dir, 2, "injected", &inter), 0);
+}
+
+Test(demo, bad_options_exit_2_and_a_full_out_directory_exits_5)
+{
+	static const char *const bad[][3] = {
+	    {"--writes", "0", NULL}, {"--writes", "101", NULL}, {"--phase", "3", NULL},
+	    {"--bogus", NULL, NULL}, {"--out", NULL, NULL},     {"extra", NULL, NULL},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *argv[] = {dt(), "demo", bad[i][0], bad[i][1], NULL};
+		int st = dtt_system(out, sizeof(out), argv, NULL);
+		cr_expect_eq(st, 2, "demo %s %s: exit %d", bad[i][0], bad[i][1] ? bad[i][1] : "",
+		             st);
+		cr_expect(strstr(out, "denytrace: demo: "), "no message for %s: %s", bad[i][0],
+		          out);
+	}
+	char full[PATH_MAX], file[PATH_MAX + 8];
+	snprintf(full, sizeof(full), "%s/full", dtt_tmpdir());
+	snprintf(file, sizeof(file), "%s/x", full);
+	mkdir(full, 0755);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	const char *argv[] = {dt(), "demo", "--out", full, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), argv, NULL), 5, "%s", out);
+	cr_expect(strstr(out, "already holds files"), "%s", out);
+}
+
+Test(demo, a_missing_python_exits_6_with_what_to_install)
+{
+	const char *argv[] = {dt(), "demo", NULL};
+	const char *env[] = {"DENYTRACE_PYTHON=/nonexistent/python3", NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), argv, env), 6, "%s", out);
+	cr_expect(strstr(out, "apt-get install python3"), "%s", out);
+}

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace codex: run the real Codex CLI under the probe, with its
+ * configuration recorded and the probe carried into its MCP servers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "codexargs.h"
+#include "recfmt.h"
+#include "roots.h"
+#include "run.h"
+#include "toml.h"
+
+static const char codex_usage[] =
+    "usage: denytrace codex [options] -- [CODEX ARGS...]\n"
+    "\n"
+    "Runs the real Codex CLI as `denytrace run` runs a command: with\n"
+    "libdenytrace.so in LD_PRELOAD (Codex passes it into its sandbox), recording\n"
+    "every file operation refused with EPERM, EACCES, EROFS or EXDEV. It also\n"
+    "  - records Codex's command line as launched and a snapshot of its\n"
+    "    config.toml ($CODEX_HOME/config.toml, else ~/.codex/config.toml, and\n"
+    "    the --profile layer $CODEX_HOME/NAME.config.toml), which `denytrace\n"
+    "    report` reads instead of the file, since the file may change later;\n"
+    "  - carries the probe into the MCP servers Codex starts (with a cleared\n"
+    "    environment) by adding, for each stdio server S of that configuration\n"
+    "    and of the -c overrides, -c mcp_servers.S.env.LD_PRELOAD=\"PROBE[:theirs]\"\n"
+    "    and the DENYTRACE_* variables that lead the probe to the ring by its\n"
+    "    path. Each sets one key: the server's own env is kept, never replaced.\n"
+    "    They go after the last -c of the command line, so that they apply last.\n"
+    "    A server whose name holds '.' or '=' cannot be named in a -c key (Codex\n"
+    "    splits keys at every '.'), and an HTTP server has no process: both are\n"
+    "    left alone, and said so.\n"
+    "Then it prints the summary and exits with Codex's status.\n"
+    "\n"
+    "options:\n"
+    "  --codex PATH        the Codex CLI to run (default: $DENYTRACE_CODEX, else\n"
+    "                      codex on PATH)\n"
+    "  --no-mcp            do not add the MCP server overrides\n"
+    "  -o, --output FILE   ring file to create (default ./denytrace.ring); --ring\n"
+    "                      FILE says the same. Codex closes inherited descriptors:\n"
+    "                      the probe inside its sandbox reaches the ring by its path,\n"
+    "                      so keep it under a writable root (the workspace, or /tmp\n"
+    "                      in workspace-write mode)\n"
+    "  --size N            ring size in bytes, K/M/G suffixes (default 8M)\n"
+    "  --all               also record successful writes\n"
+    "  --errnos LIST       errnos that count as refusals (default EPERM,EACCES,EROFS,EXDEV)\n"
+    "  --env NAMES         also record these environment variables (comma list)\n"
+    "  --no-backtrace      do not capture call stacks\n"
+    "  --deny RULE         refuse matching calls (see 'denytrace run --help')\n"
+    "  --seed N            seed for p= rules\n"
+    "  --watch-exec        record every exec and name the processes the probe cannot\n"
+    "                      enter (see 'denytrace run --help' for its costs)\n"
+    "  --no-watch-exec     do not (ignored with --deny)\n"
+    "  -q, --quiet         no summary, and no line about MCP servers\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "example:\n"
+    "  cd ~/work/project && denytrace codex -- sandbox -c 'sandbox_mode=\"workspace-write\"' \\\n"
+    "      -- python3 worker.py\n"
+    "  denytrace report\n"
+    "\n"
+    "exit status: Codex's; 2 bad usage (no '--', unknown option), 125 denytrace\n"
+    "failed before Codex started, 126 Codex not executable, 127 Codex not found.\n";
+
+/* The Codex CLI to run, as an absolute path (not resolved through symlinks:
+ * npm's bin/codex must keep its name for the report to know it). */
+static int codex_find(const char *given, char *out, size_t cap)
+{
+	const char *name = given && *given ? given : getenv("DENYTRACE_CODEX");
+	if (!name || !*name)
+		name = "codex";
+	if (strchr(name, '/')) {
+		char cwd[PATH_MAX];
+		if (name[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+			snprintf(out, cap, "%s", name);
+		else
+			snprintf(out, cap, "%s/%s", cwd, name);
+		return access(out, X_OK) == 0 ? 0 : -errno;
+	}
+	const char *path = getenv("PATH");
+	int err = -ENOENT;
+	for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n) {
+			snprintf(out, cap, "%.*s/%s", (int)n, p, name);
+			struct stat st;
+			if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+				if (access(out, X_OK) == 0)
+					return 0;
+				err = -EACCES;
+			}
+		}
+		p += n + (e != NULL);
+	}
+	snprintf(out, cap, "%s", name);
+	return err;
+}
+
+/* A configuration file as it is now: its bytes, or NULL and *err. */
+static char *codex_slurp(const char *path, size_t *len, int *err)
+{
+	*len = 0;
+	*err = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*err = errno;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > TOML_MAX_INPUT) {
+		*err = S_ISREG(st.st_mode) ? EFBIG : EISDIR;
+		close(fd);
+		return NULL;
+	}
+	char *buf = malloc((size_t)st.st_size + 1);
+	size_t n = 0;
+	while (buf && n < (size_t)st.st_size) {
+		ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (!buf) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+struct codex_config {
+	char path[PATH_MAX];
+	const char *profile; /* the --profile layer's name, NULL for config.toml */
+	char *text;
+	size_t len;
+	int err;
+	struct toml_value *parsed;
+};
+
+static void codex_config_load(struct codex_config *c, int quiet)
+{
+	c->text = codex_slurp(c->path, &c->len, &c->err);
+	if (!c->text)
+		return;
+	char terr[512];
+	c->parsed = toml_parse(c->text, c->len, terr, sizeof(terr));
+	if (!c->parsed && !quiet)
+		fprintf(stderr,
+		        "denytrace: %s: %s; its MCP servers are not known, and get no probe\n",
+		        c->path, terr);
+}
+
+/* The snapshot: as much of the file as one record holds, cut at a line
+ * end when it does not fit, and marked so. */
+static void codex_config_record(struct dt_run_ring *rr, const struct codex_config *c)
+{
+	uint32_t cap = DT_REC_MAX;
+	/* the ring refuses a record over a quarter of its slots */
+	if ((uint64_t)(rr->ring.nslots / 4) * DT_SLOT_DATA < cap)
+		cap = (uint32_t)(rr->ring.nslots / 4) * DT_SLOT_DATA;
+	unsigned char *rec = calloc(1, DT_REC_MAX);
+	if (!rec)
+		return;
+	struct dt_buf b;
+	dt_run_record_begin(&b, rec, cap, DT_REC_CONFIG);
+	dt_put_str(&b, DT_T_CONFIG_ROLE, "codex");
+	dt_put_str(&b, DT_T_CONFIG_PATH, c->path);
+	if (c->profile)
+		dt_put_str(&b, DT_T_CONFIG_PROFILE, c->profile);
+	if (c->text) {
+		dt_put_u64(&b, DT_T_CONFIG_SIZE, c->len);
+		/* room for the text field's own header and the TRUNC field */
+		size_t room = b.len + 4 + 12 < cap ? cap - b.len - 4 - 12 : 0;
+		if (room > 0xffff)
+			room = 0xffff;
+		size_t n = c->len;
+		if (n > room) {
+			n = room;
+			while (n > 0 && c->text[n - 1] != '\n')
+				n--;
+		}
+		dt_put(&b, DT_T_CONFIG_TEXT, c->text, (uint32_t)n);
+		if (n < c->len)
+			dt_put_u64(&b, DT_T_CONFIG_TRUNC, 1);
+	} else {
+		dt_put_u64(&b, DT_T_CONFIG_ERRNO, (uint64_t)c->err);
+	}
+	((struct dt_rec_header *)rec)->len = b.len;
+	if (dt_ring_write(&rr->ring, rec) < 0)
+		fprintf(stderr, "denytrace: the snapshot of %s did not fit in the ring\n", c->path);
+	free(rec);
+}
+
+static void codex_say_servers(const struct dt_codex_mcp_plan *plan)
+{
+	if (!plan->ntraced && !plan->nskipped) {
+		fputs("denytrace: no MCP servers configured: no probe to carry into them.\n",
+		      stderr);
+		return;
+	}
+	if (plan->ntraced) {
+		fprintf(
+		    stderr,
+		    "denytrace: probe carried into %zu MCP server%s (-c mcp_servers.NAME.env.*):",
+		    plan->ntraced, plan->ntraced == 1 ? "" : "s");
+		for (size_t i = 0; i < plan->ntraced; i++) {
+			fputc(' ', stderr);
+			dt_put_safe(stderr, plan->traced[i]);
+		}
+		fputc('\n', stderr);
+	}
+	for (size_t i = 0; i < plan->nskipped; i++) {
+		fputs("denytrace: MCP server ", stderr);
+		dt_put_safe(stderr, plan->skipped[i]);
+		fputc('\n', stderr);
+	}
+}
+
+int cmd_codex(int argc, char **argv)
+{
+	struct dt_run_opts o;
+	const char *given = NULL;
+	int no_mcp = 0, dashdash = 0, rc, i = 1;
+	dt_run_opts_init(&o);
+	for (; i < argc; i++) {
+		const char *a = argv[i], *val;
+		int m;
+		if (!strcmp(a, "--")) {
+			i++;
+			dashdash = 1;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(codex_usage, stdout);
+			dt_run_opts_free(&o);
+			return DT_EXIT_OK;
+		}
+		if ((m = dt_opt(argc, argv, &i, "--codex", &val))) {
+			if (m < 0 || !*val) {
+				dt_run_opts_free(&o);
+				return dt_fail(DT_EXIT_USAGE,
+				               "codex: --codex needs the path of the Codex CLI");
+			}
+			given = val;
+		} else if (!strcmp(a, "--no-mcp")) {
+			no_mcp = 1;
+		} else if ((m = dt_run_opt(argc, argv, &i, &o, "codex", &rc))) {
+			if (m < 0) {
+				dt_run_opts_free(&o);
+				return rc;
+			}
+		} else {
+			dt_run_opts_free(&o);
+			if (a[0] == '-')
+				return dt_fail(
+				    DT_EXIT_USAGE,
+				    "codex: unknown option '%s'; Codex's own options go after "
+				    "'--'; see 'denytrace codex --help'",
+				    a);
+			return dt_fail(DT_EXIT_USAGE,
+			               "codex: Codex's arguments go after '--': denytrace codex "
+			               "[options] -- %s ...",
+			               a);
+		}
+	}
+	if (!dashdash) {
+		dt_run_opts_free(&o);
+		return dt_fail(DT_EXIT_USAGE, "codex: no '--'; usage: denytrace codex [options] -- "
+		                              "[CODEX ARGS...]");
+	}
+
+	char codex[PATH_MAX];
+	int ferr = codex_find(given, codex, sizeof(codex));
+	if (ferr) {
+		dt_run_opts_free(&o);
+		int st = ferr == -ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
+		if (given || getenv("DENYTRACE_CODEX"))
+			return dt_fail(st, "codex: cannot run the Codex CLI %s (%s, from %s): %s",
+			               codex, strerror(-ferr),
+			               given ? "--codex" : "DENYTRACE_CODEX",
+			               "give the path of an installed codex");
+		return dt_fail(
+		    st,
+		    "codex: no codex on PATH (%s); install the Codex CLI, or pass --codex "
+		    "PATH or set DENYTRACE_CODEX",
+		    strerror(-ferr));
+	}
+
+	/* Codex's argv as given, to read its options */
+	size_t nargs = (size_t)(argc - i);
+	const char **cargv = calloc(nargs + 2, sizeof(*cargv));
+	if (!cargv) {
+		dt_run_opts_free(&o);
+		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	}
+	cargv[0] = codex;
+	for (size_t k = 0; k < nargs; k++)
+		cargv[k + 1] = argv[i + (int)k];
+	struct dt_codex_cli cli = {0};
+	dt_codex_cli_parse(NULL, &cli, cargv, nargs + 1);
+
+	/* the configuration Codex will read, as it is now */
+	struct codex_config cfg[2];
+	memset(cfg, 0, sizeof(cfg));
+	size_t ncfg = 0;
+	char home[PATH_MAX] = "";
+	const char *ch = getenv("CODEX_HOME"), *h = getenv("HOME");
+	char cwd[PATH_MAX];
+	if (ch && *ch)
+		snprintf(home, sizeof(home), "%s%s%s",
+		         ch[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? "" : cwd,
+		         ch[0] == '/' ? "" : "/", ch);
+	else if (h && *h)
+		snprintf(home, sizeof(home), "%s/.codex", strcmp(h, "/") ? h : "");
+	if (home[0]) {
+		snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/config.toml", home);
+		if (cli.profile && *cli.profile) {
+			cfg[ncfg].profile = cli.profile;
+			snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/%s.config.toml", home,
+			         cli.profile);
+		}
+	}
+	for (size_t k = 0; k < ncfg; k++)
+		codex_config_load(&cfg[k], o.quiet);
+
+	struct dt_run_ring rr;
+	struct dt_codex_mcp_plan plan = {0};
+	if ((rc = dt_run_ring_create(&o, &rr)))
+		goto out;
+	for (size_t k = 0; k < ncfg; k++)
+		/* no profile file is Codex's normal case: nothing to record */
+		if (!cfg[k].profile || cfg[k].text)
+			codex_config_record(&rr, &cfg[k]);
+
+	if (!no_mcp) {
+		const char *vars[9] = {"LD_PRELOAD"}, *values[9] = {rr.probe};
+		size_t nv = 1 + dt_run_probe_env(&o, &rr, vars + 1, values + 1, 8);
+		if (dt_codex_mcp_plan(cargv, nargs + 1, cfg[0].parsed,
+		                      ncfg > 1 ? cfg[1].parsed : NULL, vars, values, nv,
+		                      &plan) < 0) {
+			rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
+			goto out;
+		}
+		if (!o.quiet)
+			codex_say_servers(&plan);
+	}
+
+	/* the argv Codex runs with: the overrides after the user's last -c */
+	char **run_argv = calloc(nargs + plan.nargs + 2, sizeof(*run_argv));
+	if (!run_argv) {
+		dt_codex_mcp_plan_free(&plan);
+		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	size_t n = 0;
+	for (size_t k = 0; k <= nargs; k++) {
+		if (k == plan.insert_at)
+			for (size_t p = 0; p < plan.nargs; p++)
+				run_argv[n++] = plan.args[p];
+		run_argv[n++] = (char *)cargv[k];
+	}
+	if (plan.insert_at > nargs)
+		for (size_t p = 0; p < plan.nargs; p++)
+			run_argv[n++] = plan.args[p];
+	run_argv[n] = NULL;
+	rc = dt_run_launch(&o, &rr, run_argv);
+	free(run_argv);
+out:
+	dt_codex_mcp_plan_free(&plan);
+	for (size_t k = 0; k < ncfg; k++) {
+		free(cfg[k].text);
+		toml_free(cfg[k].parsed);
+	}
+	dt_codex_cli_free(&cli);
+	free(cargv);
+	dt_run_opts_free(&o);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a command under the probe, in steps that `denytrace run` and the
+ * launchers built on it (`denytrace codex`) share: parse run's options,
+ * create the ring, write extra records, launch. */
+#ifndef DENYTRACE_RUN_H
+#define DENYTRACE_RUN_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "denyrule.h"
+#include "ring.h"
+
+struct dt_run_opts {
+	const char *out;       /* -o/--output/--ring */
+	const char *errnos;    /* --errnos */
+	const char *env_extra; /* --env */
+	uint64_t size, seed;
+	int all, quiet, backtrace, watch_exec, have_seed;
+	struct dt_deny_set deny;
+};
+
+void dt_run_opts_init(struct dt_run_opts *o);
+void dt_run_opts_free(struct dt_run_opts *o);
+
+/* One of run's options at argv[*i] (its value may advance *i). cmd names
+ * the subcommand in messages ("run", "codex"). Returns 1 when consumed, 0
+ * when argv[*i] is not one of them, -1 on a bad value with the message
+ * printed and *rc set. */
+int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char *cmd, int *rc);
+
+/* The ring of one run, created and mapped, and the probe that writes it. */
+struct dt_run_ring {
+	int fd;
+	void *map;
+	size_t map_len;
+	struct dt_ring ring;
+	char abs[PATH_MAX];   /* the ring's absolute path */
+	char id[48];          /* "DEV:INO", for DENYTRACE_RING_ID */
+	char probe[PATH_MAX]; /* libdenytrace.so */
+};
+
+/* Finds the probe and creates the ring o->out. Returns 0, or an exit
+ * status with the message printed. */
+int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr);
+
+/* The DENYTRACE_* variables the probe needs to find the ring by its path
+ * and record as o asks (no descriptor: for processes that inherit none).
+ * Fills up to cap names and values; returns how many. Values point into o
+ * and rr. LD_PRELOAD is not among them. */
+size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *rr,
+                        const char **names, const char **values, size_t cap);
+
+/* Starts a record of type with the fields every record carries (times,
+ * pid, ...; comm "denytrace") into rec (cap bytes). */
+void dt_run_record_begin(struct dt_buf *b, unsigned char *rec, uint32_t cap, int type);
+
+/* Writes the launch record for cmd, runs it with the probe (and seccomp
+ * when asked), waits, summarises unless quiet, and releases the ring.
+ * Returns cmd's exit status (128+N for signal N), or an exit status of
+ * its own when cmd could not start. */
+int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd);
+
+#endif
