@@ -3,9 +3,11 @@
 
 Measures, in one run:
   1. a Python sqlite3 writer (2000 small transactions, DELETE and WAL
-     journal modes) with no probe, under `denytrace run`, under strace and
-     under strace --seccomp-bpf;
-  2. an exec-heavy shell loop (300 x /bin/true) under the same four;
+     journal modes) with no probe, under `denytrace run`, under strace,
+     under strace --seccomp-bpf, and, where present and run as root, with a
+     bpftrace script watching failing file calls system-wide and with audit
+     exit rules for refused file calls (--audit-all: for every file call);
+  2. an exec-heavy shell loop (300 x /bin/true) under the same variants;
   3. the probe's cost on calls that succeed, in instructions (callgrind);
   4. the cost of one recorded refusal, and of the first one of a process;
   5. ring throughput: 1, 2 and 4 writer processes, and the reader;
@@ -58,6 +60,7 @@ import platform
 import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import tempfile
@@ -169,9 +172,10 @@ def _numeric(c):
     return bool(re.match(r"^[-+x(]?[0-9.,]+", c)) or c in ("-",)
 
 
-def rounds_loop(name, max_rounds, min_rounds, budget, one_round):
+def rounds_loop(name, max_rounds, min_rounds, budget, one_round, excluded=None):
     """Calls one_round(r) until max_rounds, or until the time budget would be
-    exceeded by another round once min_rounds are done."""
+    exceeded by another round once min_rounds are done. excluded() returns
+    the seconds so far that do not count against the budget."""
     t0 = time.perf_counter()
     done = 0
     while done < max_rounds:
@@ -179,6 +183,8 @@ def rounds_loop(name, max_rounds, min_rounds, budget, one_round):
         done += 1
         el = time.perf_counter() - t0
         progress("%s: round %d done (%.0f s)" % (name, done, el))
+        if excluded:
+            el -= excluded()
         if done >= min_rounds and budget and el + el / done > budget:
             break
     return done
@@ -186,6 +192,324 @@ def rounds_loop(name, max_rounds, min_rounds, budget, one_round):
 
 def ring_slots_for(mib):
     return mib * 1024 * 1024 // SLOT
+
+
+# ---- the optional system-wide baselines: bpftrace and audit ----------------
+
+# What the "which file call failed" baselines watch: the system calls behind
+# the probe's wrappers (preload/calls.def). Each name maps to the argument
+# fields of its sys_enter tracepoint that hold the path(s), or "#fd" for the
+# calls that take a descriptor.
+WATCHED_SYSCALLS = [
+    ("open", "filename"), ("openat", "filename"), ("openat2", "filename"),
+    ("creat", "pathname"), ("mkdir", "pathname"), ("mkdirat", "pathname"),
+    ("mknod", "filename"), ("mknodat", "filename"), ("unlink", "pathname"),
+    ("unlinkat", "pathname"), ("rmdir", "pathname"),
+    ("rename", "oldname newname"), ("renameat", "oldname newname"),
+    ("renameat2", "oldname newname"), ("link", "oldname newname"),
+    ("linkat", "oldname newname"), ("symlink", "oldname newname"),
+    ("symlinkat", "oldname newname"), ("chmod", "filename"), ("fchmodat", "filename"),
+    ("fchmodat2", "filename"), ("fchmod", "#fd"), ("chown", "filename"),
+    ("lchown", "filename"), ("fchownat", "filename"), ("fchown", "#fd"),
+    ("truncate", "path"), ("ftruncate", "#fd"), ("utime", "filename"),
+    ("utimes", "filename"), ("utimensat", "filename"), ("access", "filename"),
+    ("faccessat", "filename"), ("faccessat2", "filename"), ("fcntl", "#fd"),
+    ("flock", "#fd"),
+]
+REFUSAL_ERRNOS = (("EPERM", 1), ("EACCES", 13), ("EXDEV", 18), ("EROFS", 30))
+AUDIT_KEY = "denytrace-bench"
+TRACEFS_DIRS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
+
+
+class VariantFailed(Exception):
+    pass
+
+
+class Variant:
+    """One way of running a workload. prefix goes before the workload's argv;
+    start() and stop() bracket every timed run (outside the timing)."""
+
+    def __init__(self, name, prefix=(), what=""):
+        self.name = name
+        self.prefix = list(prefix)
+        self.what = what
+        self.info = {}
+
+    def check(self):
+        """Returns None when usable, else the reason it is skipped."""
+        return None
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def cleanup(self):
+        """Idempotent; called on every exit path (errors, Ctrl-C, SIGTERM)."""
+        self.stop()
+
+
+def tracefs_events():
+    for d in TRACEFS_DIRS:
+        if os.path.isdir(os.path.join(d, "events", "syscalls")):
+            return os.path.join(d, "events", "syscalls")
+    return None
+
+
+def bpftrace_script(events_dir):
+    """The opensnoop-style script: a sys_enter probe keeps the path argument
+    per thread, the sys_exit probe prints comm, pid, errno, call and path when
+    the call failed with one of REFUSAL_ERRNOS, and drops the entry."""
+    cond = " || ".join("$r == -%d" % n for _, n in REFUSAL_ERRNOS)
+    lines = ['BEGIN { printf("READY\\n"); }']
+    used, calls = set(), []
+    for call, fields in WATCHED_SYSCALLS:
+        if not (os.path.isdir(os.path.join(events_dir, "sys_enter_" + call)) and
+                os.path.isdir(os.path.join(events_dir, "sys_exit_" + call))):
+            continue
+        calls.append(call)
+        f = fields.split()
+        if fields == "#fd":
+            keep = "@fd[tid] = args->fd;"
+            show = 'printf("%%s %%d %%d %s fd=%%d\\n", comm, pid, -$r, @fd[tid]);' % call
+            drop = "delete(@fd[tid]);"
+            used.add("@fd")
+        elif len(f) == 2:
+            keep = "@p[tid] = args->%s; @q[tid] = args->%s;" % tuple(f)
+            show = ('printf("%%s %%d %%d %s %%s -> %%s\\n", comm, pid, -$r, str(@p[tid]), '
+                    'str(@q[tid]));' % call)
+            drop = "delete(@p[tid]); delete(@q[tid]);"
+            used.update(("@p", "@q"))
+        else:
+            keep = "@p[tid] = args->%s;" % f[0]
+            show = 'printf("%%s %%d %%d %s %%s\\n", comm, pid, -$r, str(@p[tid]));' % call
+            drop = "delete(@p[tid]);"
+            used.add("@p")
+        lines.append("tracepoint:syscalls:sys_enter_%s { %s }" % (call, keep))
+        lines.append("tracepoint:syscalls:sys_exit_%s { $r = args->ret; if (%s) { %s } %s }"
+                     % (call, cond, show, drop))
+    lines.append("END { %s }" % " ".join("clear(%s);" % m for m in sorted(used)))
+    return "\n".join(lines) + "\n", calls
+
+
+class BpftraceVariant(Variant):
+    """bpftrace started before every timed run and stopped after it: the
+    run is timed only once bpftrace has printed READY from its BEGIN probe,
+    which it runs after attaching every other probe; stop waits until it has
+    exited (probes detached)."""
+
+    ATTACH_TIMEOUT = 180
+
+    def __init__(self, tmp):
+        super().__init__("bpftrace")
+        self.tmp = tmp
+        self.proc = None
+        self.out_path = os.path.join(tmp, "bpftrace.out")
+        self.err_path = os.path.join(tmp, "bpftrace.err")
+        self.script_path = os.path.join(tmp, "refusals.bt")
+        self.info = {"attach_s": [], "detach_s": [], "lines": 0, "runs": 0}
+
+    def check(self):
+        exe = shutil.which("bpftrace")
+        if not exe:
+            return "bpftrace is not installed"
+        if os.geteuid() != 0:
+            return "bpftrace needs root (CAP_BPF + CAP_PERFMON + tracefs)"
+        events = tracefs_events()
+        if not events:
+            return "no tracefs with syscall events (%s not mounted, or no CONFIG_FTRACE_SYSCALLS)" \
+                % " or ".join(TRACEFS_DIRS)
+        script, calls = bpftrace_script(events)
+        with open(self.script_path, "w") as f:
+            f.write(script)
+        try:
+            v = subprocess.run([exe, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               timeout=30).stdout.decode(errors="replace").strip()
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return "bpftrace --version failed: %s" % e
+        self.info.update({"version": v, "tracefs_events": events, "syscalls": calls,
+                          "probes": 2 * len(calls) + 2, "script": script,
+                          "errnos": [e for e, _ in REFUSAL_ERRNOS],
+                          "command": "bpftrace -B line %s" % self.script_path})
+        self.what = ("bpftrace -B line SCRIPT: %d syscalls (sys_enter keeps the path per tid, "
+                     "sys_exit prints it when errno is %s), system-wide"
+                     % (len(calls), "/".join(e for e, _ in REFUSAL_ERRNOS)))
+        # Self-check: attach, make one EXDEV refusal (rename across mounts,
+        # refused before the source is looked up), stop, look for it.
+        try:
+            self.start()
+        except VariantFailed as e:
+            return str(e)
+        marker = os.path.join(self.tmp, "bpftrace-selfcheck")
+        try:
+            os.rename(marker, "/proc/denytrace-bench-selfcheck")
+        except OSError:
+            pass
+        time.sleep(0.3)
+        self.stop()
+        with open(self.out_path, errors="replace") as f:
+            seen = any(marker in line and " 18 rename" in line for line in f)
+        self.info["selfcheck_saw_exdev_rename"] = seen
+        self.info.update({"attach_s": [], "detach_s": [], "lines": 0, "runs": 0})
+        if not seen:
+            return "bpftrace attached but did not report a test EXDEV rename"
+        return None
+
+    def start(self):
+        # 128-byte strings (default 64); 160 overflows the 512-byte BPF stack
+        # in the two-path printf
+        env = clean_env({"BPFTRACE_STRLEN": "128"})
+        out = open(self.out_path, "w")
+        err = open(self.err_path, "w")
+        t0 = time.perf_counter()
+        try:
+            self.proc = subprocess.Popen(["bpftrace", "-B", "line", self.script_path], env=env,
+                                         stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        except OSError as e:
+            raise VariantFailed("bpftrace did not start: %s" % e)
+        finally:
+            out.close()
+            err.close()
+        while True:
+            with open(self.out_path, errors="replace") as f:
+                if "READY\n" in f.read(4096):
+                    break
+            if self.proc.poll() is not None:
+                with open(self.err_path, errors="replace") as f:
+                    # (bpftrace 0.17 always warns when it cannot raise RLIMIT_MEMLOCK;
+                    # kernels since 5.11 do not use it)
+                    msg = " ".join(l.strip() for l in f if "RLIMIT_MEMLOCK" not in l)[-500:]
+                self.proc = None
+                raise VariantFailed("bpftrace failed to attach: %s" % msg)
+            if time.perf_counter() - t0 > self.ATTACH_TIMEOUT:
+                self.stop()
+                raise VariantFailed("bpftrace did not attach within %d s" % self.ATTACH_TIMEOUT)
+            time.sleep(0.02)
+        self.info["attach_s"].append(time.perf_counter() - t0)
+
+    def stop(self):
+        p, self.proc = self.proc, None
+        if p is None:
+            return
+        t0 = time.perf_counter()
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        self.info["detach_s"].append(time.perf_counter() - t0)
+        self.info["runs"] += 1
+        try:
+            with open(self.out_path, errors="replace") as f:
+                self.info["lines"] += sum(1 for line in f if len(line.split()) >= 4
+                                          and not line.startswith("Attaching"))
+        except OSError:
+            pass
+
+
+def auditctl(*args, check=True):
+    p = subprocess.run(["auditctl"] + list(args), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    out = (p.stdout + p.stderr).decode(errors="replace").strip()
+    if check and p.returncode != 0:
+        raise VariantFailed("auditctl %s: %s" % (" ".join(args), out[-300:]))
+    return p.returncode, out
+
+
+class AuditVariant(Variant):
+    """Syscall-exit audit rules (key AUDIT_KEY) added before every timed run
+    and removed after it; audit is enabled for the run when it was off, and
+    switched back off after. With refusals_only, one rule per errno
+    (-F exit=-EACCES ...), so that only refused calls make records; without,
+    every call of those syscalls makes one."""
+
+    def __init__(self, name, refusals_only):
+        super().__init__(name)
+        self.refusals_only = refusals_only
+        self.active = False
+        self.we_enabled = False
+        self.info = {"refusals_only": refusals_only, "key": AUDIT_KEY}
+
+    def rules(self):
+        sc = []
+        for s in self.info["syscalls"]:
+            sc += ["-S", s]
+        base = ["always,exit", "-F", "arch=b64"] + sc
+        if not self.refusals_only:
+            return [base + ["-k", AUDIT_KEY]]
+        return [base + ["-F", "exit=-%s" % e, "-k", AUDIT_KEY] for e, _ in REFUSAL_ERRNOS]
+
+    @staticmethod
+    def status():
+        _, out = auditctl("-s")
+        st = {}
+        for line in out.splitlines():
+            k, _, v = line.partition(" ")
+            st[k] = v.strip()
+        return st
+
+    def check(self):
+        if not shutil.which("auditctl"):
+            return "auditctl is not installed (package auditd)"
+        if os.geteuid() != 0:
+            return "audit rules need root (CAP_AUDIT_CONTROL)"
+        try:
+            st = self.status()
+        except (VariantFailed, OSError, subprocess.TimeoutExpired) as e:
+            return "no audit here: %s" % e
+        if "enabled" not in st:
+            return "auditctl -s printed no 'enabled' line: %s" % st
+        if st["enabled"] == "2":
+            return "audit configuration is locked (enabled 2)"
+        known = []
+        unknown = []
+        for call, _ in WATCHED_SYSCALLS:
+            p = subprocess.run(["ausyscall", "x86_64", call, "--exact"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL) if shutil.which("ausyscall") else None
+            (known if p is None or p.returncode == 0 else unknown).append(call)
+        _, before = auditctl("-l", check=False)
+        self.info.update({"syscalls": known, "unknown_to_auditctl": unknown,
+                          "enabled_before": st["enabled"],
+                          "auditd_pid": st.get("pid"), "backlog_limit": st.get("backlog_limit"),
+                          "failure": st.get("failure"),
+                          "rules_before": [] if before == "No rules" else before.splitlines()})
+        self.info["rules"] = ["auditctl -a " + " ".join(r) for r in self.rules()]
+        self.what = ("%d auditctl exit rules on %d syscalls (arch b64)%s, key %s; auditd %s"
+                     % (len(self.rules()), len(known),
+                        ", one per -F exit=-%s" % "/-".join(e for e, _ in REFUSAL_ERRNOS)
+                        if self.refusals_only else ", no exit filter (every call logged)",
+                        AUDIT_KEY,
+                        "pid %s" % st.get("pid") if st.get("pid", "0") != "0"
+                        else "not running (records go to the kernel log)"))
+        try:
+            self.start()
+        except VariantFailed as e:
+            self.stop()
+            return "could not add audit rules: %s" % e
+        self.stop()
+        return None
+
+    def start(self):
+        self.active = True
+        # a rule left behind by a killed run would be counted twice
+        auditctl("-D", "-k", AUDIT_KEY, check=False)
+        for r in self.rules():
+            auditctl("-a", *r)
+        if self.status().get("enabled") == "0":
+            auditctl("-e", "1")
+            self.we_enabled = True
+
+    def stop(self):
+        if not self.active:
+            return
+        auditctl("-D", "-k", AUDIT_KEY, check=False)
+        if self.we_enabled:
+            auditctl("-e", "0", check=False)
+            self.we_enabled = False
+        self.active = False
 
 
 # ---- the benchmark --------------------------------------------------------
@@ -208,11 +532,13 @@ class Bench:
         self.targets = []
         self.notes = []
         self.only = set(args.only.split(",")) if args.only else None
+        self.active_variants = []   # started at least once: cleaned up on exit
 
     def want(self, section):
         return self.only is None or section in self.only
 
     def close(self):
+        self.cleanup()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def target(self, name, value, unit, limit, ok, detail="", lower_bound=False):
@@ -221,15 +547,51 @@ class Bench:
         self.targets.append(t)
         return t
 
-    # ---- 1 + 2: workloads under four variants ----------------------------
+    # ---- 1 + 2: workloads under every variant ----------------------------
 
     def variants(self, ring):
-        v = [("baseline", []),
-             ("denytrace", [self.dt, "run", "-q", "-o", ring, "--"])]
-        if self.strace_ok:
-            v.append(("strace", STRACE_BASE))
-            v.append(("strace-seccomp", STRACE_BASE + ["--seccomp-bpf"]))
-        return v
+        """Every variant of the workload rows, and {name: reason} for those
+        that are skipped here."""
+        skip = set(self.args.skip.split(",")) if self.args.skip else set()
+        wanted = [Variant("baseline", what="no probe"),
+                  Variant("denytrace", [self.dt, "run", "-q", "-o", ring, "--"],
+                          "denytrace run -q -o RING --"),
+                  Variant("strace", STRACE_BASE, " ".join(STRACE_BASE)),
+                  Variant("strace-seccomp", STRACE_BASE + ["--seccomp-bpf"],
+                          " ".join(STRACE_BASE + ["--seccomp-bpf"])),
+                  BpftraceVariant(self.tmp),
+                  AuditVariant("auditd", refusals_only=True)]
+        if self.args.audit_all:
+            wanted.append(AuditVariant("auditd-all", refusals_only=False))
+        usable, skipped = [], {}
+        strace_reason = None
+        if not shutil.which("strace"):
+            strace_reason = "strace is not installed"
+        elif not skip >= {"strace", "strace-seccomp"}:
+            try:
+                run_timed(STRACE_BASE + ["--seccomp-bpf", "/bin/true"])
+            except (BenchError, OSError) as e:
+                strace_reason = "strace unusable here: %s" % e
+        for v in wanted:
+            if v.name in skip and v.name not in ("baseline", "denytrace"):
+                skipped[v.name] = "--skip %s" % v.name
+                continue
+            if v.name.startswith("strace") and strace_reason:
+                skipped[v.name] = strace_reason
+                continue
+            if type(v).check is not Variant.check:
+                progress("workloads: checking %s" % v.name)
+            self.active_variants.append(v)
+            try:
+                reason = v.check()
+            except (VariantFailed, OSError, subprocess.SubprocessError) as e:
+                reason = "check failed: %s" % e
+            if reason:
+                v.cleanup()
+                skipped[v.name] = reason
+            else:
+                usable.append(v)
+        return usable, skipped
 
     def workloads(self):
         q = self.quick
@@ -246,57 +608,95 @@ class Bench:
                        ["/bin/sh", "-c", EXEC_LOOP.format(n=nexec)], nexec, "exec"))
         return wl
 
+    def cleanup(self):
+        """Stops bpftrace, removes the audit rules, restores audit's enabled
+        state; safe to call more than once."""
+        for v in self.active_variants:
+            try:
+                v.cleanup()
+            except Exception as e:  # keep restoring the others
+                sys.stderr.write("bench: cleanup of %s failed: %s\n" % (v.name, e))
+
     def bench_workloads(self):
         wl = self.workloads()
         if not wl:
             return
-        self.strace_ok = shutil.which("strace") is not None
-        if self.strace_ok:
-            try:
-                run_timed(STRACE_BASE + ["--seccomp-bpf", "/bin/true"])
-            except (BenchError, OSError) as e:
-                self.strace_ok = False
-                self.notes.append("strace unusable here (%s): strace variants skipped" % e)
         ring = os.path.join(self.tmp, "workload.ring")
-        variants = self.variants(ring)
-        samples = {(w[1], v[0]): {"wall": [], "cpu": []} for w in wl for v in variants}
+        variants, skipped = self.variants(ring)
+        for name, reason in skipped.items():
+            progress("workloads: %s skipped: %s" % (name, reason))
+        samples = {(w[1], v.name): {"wall": [], "cpu": []} for w in wl for v in variants}
+        failed = {}
+        tool_s = [0.0]   # starting and stopping bpftrace / audit, not timed
 
         progress("workloads: warm-up")
         for _, name, argv, _, _ in wl:
             run_timed(argv)
-            run_timed(variants[1][1] + argv)
+            run_timed(variants[1].prefix + argv)
         self.ring_default_bytes = os.path.getsize(ring)
 
         def one_round(r):
+            live = [v for v in variants if v.name not in failed]
             groups = wl[r % len(wl):] + wl[:r % len(wl)]
             for _, name, argv, _, _ in groups:
-                order = variants[r % len(variants):] + variants[:r % len(variants)]
-                for vname, prefix in order:
-                    res = run_timed(prefix + argv)
-                    samples[(name, vname)]["wall"].append(res["wall"])
-                    samples[(name, vname)]["cpu"].append(res["cpu"])
+                order = live[r % len(live):] + live[:r % len(live)]
+                for v in order:
+                    if v.name in failed:
+                        continue
+                    t0 = time.perf_counter()
+                    try:
+                        v.start()
+                    except (VariantFailed, OSError, subprocess.SubprocessError) as e:
+                        v.cleanup()
+                        failed[v.name] = "failed in round %d: %s" % (r + 1, e)
+                        progress("workloads: %s %s" % (v.name, failed[v.name]))
+                        continue
+                    tool_s[0] += time.perf_counter() - t0
+                    try:
+                        res = run_timed(v.prefix + argv)
+                    finally:
+                        t0 = time.perf_counter()
+                        v.stop()
+                        tool_s[0] += time.perf_counter() - t0
+                    samples[(name, v.name)]["wall"].append(res["wall"])
+                    samples[(name, v.name)]["cpu"].append(res["cpu"])
 
+        # The time budgets count the timed runs, not the seconds spent
+        # attaching and detaching bpftrace or editing audit rules.
+        excluded = lambda: tool_s[0]
         if self.args.rounds:
             n = rounds_loop("workloads", self.args.rounds, self.args.rounds, 0, one_round)
         elif self.quick:
-            n = rounds_loop("workloads", 3, 2, 25, one_round)
+            n = rounds_loop("workloads", 3, 2, 25, one_round, excluded)
         else:
-            n = rounds_loop("workloads", 7, 3, 160, one_round)
+            n = rounds_loop("workloads", 7, 3, 160, one_round, excluded)
+        self.cleanup()
 
-        out = {"rounds": n, "variants": [v[0] for v in variants],
-               "commands": {v[0]: v[1] for v in variants}, "workloads": []}
+        for name, reason in failed.items():
+            skipped[name] = reason
+        variants = [v for v in variants if v.name not in failed]
+        out = {"rounds": n, "variants": [v.name for v in variants],
+               "commands": {v.name: v.prefix for v in variants},
+               "what": {v.name: v.what for v in variants},
+               "skipped": skipped,
+               "tool_start_stop_s": tool_s[0],
+               "variant_info": {v.name: v.info for v in self.active_variants if v.info},
+               "workloads": []}
         for kind, name, argv, count, unit in wl:
             base = summary(samples[(name, "baseline")]["wall"])
             basec = summary(samples[(name, "baseline")]["cpu"])
             entry = {"kind": kind, "name": name, "argv": argv, "count": count, "unit": unit,
                      "variants": {}}
-            for vname, _ in variants:
-                w = summary(samples[(name, vname)]["wall"])
-                c = summary(samples[(name, vname)]["cpu"])
-                entry["variants"][vname] = {
+            for v in variants:
+                w = summary(samples[(name, v.name)]["wall"])
+                c = summary(samples[(name, v.name)]["cpu"])
+                entry["variants"][v.name] = {
                     "wall_s": w, "cpu_s": c,
                     "wall_ratio": w["median"] / base["median"],
                     "cpu_ratio": c["median"] / basec["median"],
+                    # spread of the ratio: each round's run against that round's baseline
+                    "wall_ratio_per_round": [a / b for a, b in zip(w["samples"], base["samples"])],
+                    "cpu_ratio_per_round": [a / b for a, b in zip(c["samples"], basec["samples"])],
                     "added_wall_us_per_" + unit: (w["median"] - base["median"]) / count * 1e6,
                     "added_cpu_us_per_" + unit: (c["median"] - basec["median"]) / count * 1e6,
                 }
@@ -308,28 +708,44 @@ class Bench:
         if not out:
             return
         log("")
-        log("1-2. Workloads: no probe vs denytrace vs strace (%d rounds, variants round-robin)"
-            % out["rounds"])
+        log("1-2. Workloads: no probe vs denytrace vs the other tools (%d rounds, variants"
+            " round-robin)" % out["rounds"])
         log("  sqlite: Python sqlite3, BEGIN IMMEDIATE / INSERT / COMMIT per transaction,")
         log("  PRAGMA synchronous=OFF (no fsync: disk noise would hide CPU overhead), database")
         log("  in %s. wall = elapsed; cpu = user+sys of the whole process tree." % self.tmp_kind())
-        log("  strace = %s" % " ".join(STRACE_BASE))
+        for name in out["variants"][2:]:
+            log("  %s = %s" % (name, out["what"][name]))
+        if any(n in out["variants"] for n in ("bpftrace", "auditd", "auditd-all")):
+            log("  bpftrace and audit are system-wide: started (attached, rules added) before each")
+            log("  timed run and stopped after it, outside the timing (%.0f s in all); their own"
+                % out["tool_start_stop_s"])
+            log("  CPU (bpftrace's process, auditd) is not in cpu, the in-kernel cost is.")
         rows = []
         for e in out["workloads"]:
             unit = e["unit"]
             for vname in out["variants"]:
                 v = e["variants"][vname]
                 w, c = v["wall_s"], v["cpu_s"]
+                rr = v["wall_ratio_per_round"]
                 rows.append([e["name"] if vname == "baseline" else "", vname,
                              fmt_num(w["median"]), "%s-%s" % (fmt_num(w["min"]), fmt_num(w["max"])),
                              "x%.2f" % v["wall_ratio"],
+                             "-" if vname == "baseline" else "%.2f-%.2f" % (min(rr), max(rr)),
                              fmt_num(c["median"]), "%s-%s" % (fmt_num(c["min"]), fmt_num(c["max"])),
                              "x%.2f" % v["cpu_ratio"],
                              "-" if vname == "baseline" else
                              "%+.0f" % v["added_cpu_us_per_" + unit]])
-        table(["workload", "variant", "wall s", "wall min-max", "wall/base",
+        table(["workload", "variant", "wall s", "wall min-max", "wall/base", "per round",
                "cpu s", "cpu min-max", "cpu/base", "+cpu us per txn|exec"], rows)
-        log("  (+cpu per txn|exec = (cpu - baseline cpu) / count, start-up of the run included)")
+        log("  (per round = min-max of each round's wall / that round's baseline wall;")
+        log("   +cpu per txn|exec = (cpu - baseline cpu) / count, start-up of the run included)")
+        for name, reason in out["skipped"].items():
+            log("  skipped %s: %s" % (name, reason))
+        bi = out["variant_info"].get("bpftrace")
+        if bi and bi.get("attach_s"):
+            log("  bpftrace: %d probes, attach median %.1f s, detach median %.1f s, %d refusal"
+                " lines system-wide while attached" % (bi["probes"], statistics.median(bi["attach_s"]),
+                                                       statistics.median(bi["detach_s"]), bi["lines"]))
 
     def tmp_kind(self):
         return "%s (%s)" % (self.tmp, "tmpfs" if self.tmp.startswith("/dev/shm") else "disk")
@@ -834,11 +1250,24 @@ def main():
     ap.add_argument("--execs", type=int, help="iterations of the shell loop")
     ap.add_argument("--tmpdir", help="where databases and rings go (default /dev/shm)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--skip", metavar="LIST",
+                    help="comma list of workload variants not to run: strace,strace-seccomp,"
+                         "bpftrace,auditd")
+    ap.add_argument("--audit-all", action="store_true",
+                    help="also run the workloads under audit rules with no exit filter "
+                         "(every watched call makes a record: floods the audit log)")
     ap.add_argument("--report-timeout", type=float, metavar="S",
                     help="stop one report/show run after S seconds (default 30, quick 10)")
     args = ap.parse_args()
     json_path = args.json or os.path.join(args.build, "bench.json")
     b = None
+
+    # SIGTERM and SIGHUP unwind like Ctrl-C, so that the finally below
+    # stops bpftrace and puts the audit rules and state back.
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupted)
     try:
         b = Bench(args)
         b.run()
@@ -849,6 +1278,7 @@ def main():
         sys.stderr.write("bench: %s\n" % e)
         return 1
     except KeyboardInterrupt:
+        sys.stderr.write("bench: interrupted\n")
         return 130
     finally:
         if b:
