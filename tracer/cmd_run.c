@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -446,6 +447,26 @@ int cmd_run(int argc, char **argv)
 	return rc;
 }
 
+/* The command inherits the ring's descriptor. Keep it out of the numbers
+ * the program hands out itself, so its first open still returns 3 as it
+ * would without denytrace: the highest descriptor below the soft limit
+ * (and below 1024, where select(2) can still see its own). */
+static int dt_ring_fd_out_of_the_way(int fd)
+{
+	long hint = 1023;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)rl.rlim_cur - 1 < hint)
+		hint = (long)rl.rlim_cur - 1;
+	if (hint <= fd)
+		return fd;
+	int hi = fcntl(fd, F_DUPFD, (int)hint); /* the copy is not close-on-exec */
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
 int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 {
 	memset(rr, 0, sizeof(*rr));
@@ -468,7 +489,7 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		close(fd);
 		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", o->out);
 	}
-	rr->fd = fd;
+	rr->fd = dt_ring_fd_out_of_the_way(fd);
 	rr->map = map;
 	rr->map_len = (size_t)st.st_size;
 	snprintf(rr->id, sizeof(rr->id), "%llu:%llu", (unsigned long long)st.st_dev,

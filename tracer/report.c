@@ -388,7 +388,8 @@ static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g
 static int dt_is_setup(const struct dt_record *d)
 {
 	const char *p = d->p[0].abspath ? d->p[0].abspath : d->p[0].path;
-	return d->comm && !strcmp(d->comm, "bwrap") && p && !strncmp(p, "/newroot", 8);
+	return d->comm && !strcmp(d->comm, "bwrap") && p && !strncmp(p, "/newroot", 8) &&
+	       (p[8] == 0 || p[8] == '/');
 }
 
 int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen)

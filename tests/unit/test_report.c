@@ -720,6 +720,15 @@ Test(report, bwrap_refusal_outside_newroot_is_not_hidden)
 	cr_assert_eq(rep.denials, 1);
 }
 
+Test(report, bwrap_refusal_under_a_sibling_of_newroot_is_not_hidden)
+{
+	add_denial(100, 2000, "mkdir", EACCES, "/newrootfs/x")->comm = "bwrap";
+	build_opts(0, NULL, 0);
+
+	cr_assert_not(rep.groups[0].hidden);
+	cr_assert_eq(rep.hidden_setup, 0);
+}
+
 /* ---- JSON -------------------------------------------------------------------------------------- */
 
 Test(report, json_has_the_documented_keys_and_values)
