@@ -251,7 +251,14 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir, const s
 				      " (bubblewrap: --bind %s %s; Landlock: allow writes beneath it)", dir, dir);
 	if (n < cap)
 		n += (size_t)snprintf(out + n, cap - n, ".");
-	if (root && root->dropped_by && n < cap)
+	if (root && root->dropped_by && root->source && !strncmp(root->source, "-c ", 3) &&
+	    n < cap)
+		n += (size_t)snprintf(out + n, cap - n,
+				      " It was passed as %s, but the later %s replaced it: the "
+				      "last -c for a key wins and lists do not merge, so one "
+				      "override must hold every root.",
+				      root->source, root->dropped_by);
+	else if (root && root->dropped_by && n < cap)
 		n += (size_t)snprintf(out + n, cap - n,
 				      " It was configured, but %s replaced the configured list: a -c "
 				      "list override does not merge, so it must repeat every root.",

@@ -575,27 +575,46 @@ static const struct toml_value *walk(const struct toml_value *v, const char *con
 	return v;
 }
 
-/* The value at keys after the -c overrides: the last override whose key is
- * the path or a prefix of it decides (a table-valued override replaces the
- * whole table), else the file. *from says which override decided. */
+/* Does the override set keys, or a table above them? */
+static bool override_covers(const struct dt_codex_override *o, const char *const *keys,
+                            size_t nkeys)
+{
+	size_t k;
+	if (o->nkeys > nkeys)
+		return false;
+	for (k = 0; k < o->nkeys && !strcmp(o->keys[k], keys[k]); k++)
+		;
+	return k == o->nkeys;
+}
+
+/* The value an override gives at keys (NULL if it does not cover them). */
+static const struct toml_value *override_at(const struct dt_codex_override *o,
+                                            const char *const *keys, size_t nkeys)
+{
+	if (!override_covers(o, keys, nkeys))
+		return NULL;
+	return walk(dt_codex_override_value(o), keys + o->nkeys, nkeys - o->nkeys);
+}
+
+/* The value at keys after the -c overrides. Codex merges a table-valued
+ * override into the file's table (seen with 0.169: -c
+ * 'sandbox_workspace_write={ network_access = true }' keeps the file's
+ * writable_roots), while any other value, a list included, replaces what
+ * was there. So the last override that gives keys a value decides, else
+ * the file. *from says which override decided. */
 static const struct toml_value *cfg_get(const struct codex_cfg *c, const char *const *keys,
                                         size_t nkeys, const struct dt_codex_override **from)
 {
 	if (from)
 		*from = NULL;
 	for (size_t i = c->cli->nov; i-- > 0;) {
-		const struct dt_codex_override *o = &c->cli->ov[i];
-		size_t k;
+		const struct toml_value *v = override_at(&c->cli->ov[i], keys, nkeys);
 
-		if (o->nkeys > nkeys)
-			continue;
-		for (k = 0; k < o->nkeys && !strcmp(o->keys[k], keys[k]); k++)
-			;
-		if (k < o->nkeys)
+		if (!v)
 			continue;
 		if (from)
-			*from = o;
-		return walk(dt_codex_override_value(o), keys + o->nkeys, nkeys - o->nkeys);
+			*from = &c->cli->ov[i];
+		return v;
 	}
 	return walk(c->file, keys, nkeys);
 }
@@ -807,6 +826,32 @@ static void codex_workspace_write_roots(struct dt_rootset *rs, const struct code
 			add_writable(rs, &writable, roots.v[i], s, k);
 		free(s);
 		free(k);
+	}
+
+	/* A later override replaces an earlier one too: two launchers that
+	 * each pass their own -c writable_roots (Hermes its board, hcom its
+	 * directory) leave only the last one's roots. */
+	for (size_t i = 0; from && i < cfg->cli->nov && &cfg->cli->ov[i] != from; i++) {
+		const struct toml_value *earlier = override_at(&cfg->cli->ov[i], keys, 2);
+		struct strlist lost = {0};
+
+		if (!earlier)
+			continue;
+		list_roots(rs, earlier, cfg->cli->ov[i].text, l->cwd, l->home, &lost);
+		for (size_t j = 0; j < lost.n; j++) {
+			struct dt_root *r;
+
+			if (strlist_has(&writable, lost.v[j]) ||
+			    find_root(rs, lost.v[j], DT_ROOT_CODEX))
+				continue;
+			r = dt_roots_add(rs, lost.v[j], DT_ROOT_CODEX, cfg->cli->ov[i].text,
+			                 override_knob);
+			if (r) {
+				r->dropped_by = xstrdup(from->text);
+				r->granted = 0;
+			}
+		}
+		strlist_free(&lost);
 	}
 
 	/* An override replaces the file's list: what only the file named is

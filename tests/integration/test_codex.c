@@ -435,6 +435,62 @@ Test(codex, denytrace_codex_reports_the_root_a_c_override_dropped)
 	dtt_free(&run);
 }
 
+/* Real Codex: two launchers each pass -c writable_roots (Hermes its board,
+ * then hcom its directory). Codex keeps only the last list; the report
+ * names the earlier root and the override that replaced it. */
+Test(codex, an_earlier_c_override_replaced_by_a_later_one_is_named)
+{
+	char af[PATH_MAX + 8], script[2 * PATH_MAX], first[PATH_MAX + 64], second[PATH_MAX + 64];
+	snprintf(af, sizeof(af), "%s/f", dir_a);
+	snprintf(script, sizeof(script), "echo x > %s", af);
+	snprintf(first, sizeof(first), "sandbox_workspace_write.writable_roots=[\"%s\"]", dir_a);
+	snprintf(second, sizeof(second), "sandbox_workspace_write.writable_roots=[\"%s\"]", dir_w);
+	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", first,
+			      "-c", second, "--", "sh", "-c", script, NULL};
+	struct dtt_run run;
+	dt_codex(&run, (const char *const[]){"-q", NULL}, args);
+	cr_expect_neq(run.status, 0, "the write to A should fail: %s", run.out);
+	cr_assert_not_null(dtt_find(&run, DT_REC_DENIAL, NULL, "/A/f"), "%s", run.out);
+
+	struct dt_report rep;
+	build_report(&rep, run.ring);
+	const struct dt_report_group *g = group_for(&rep, af);
+	cr_assert_not_null(g, "no group for %s", af);
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "root-not-granted", "reason: %s", g->v.reason);
+	cr_assert_not_null(g->v.root, "no expected root; reason: %s", g->v.reason);
+	cr_expect_str_eq(g->v.root->path, dir_a);
+	cr_expect(strstr(g->v.root->source, first), "source: %s", g->v.root->source);
+	cr_assert_not_null(g->v.root->dropped_by, "the later override is not named");
+	cr_expect(strstr(g->v.root->dropped_by, second), "dropped_by: %s", g->v.root->dropped_by);
+	cr_expect(strstr(g->v.advice, "the later"), "advice: %s", g->v.advice);
+	dt_report_free(&rep);
+	dtt_free(&run);
+}
+
+/* Real Codex: a table given with -c merges into the file's table, so the
+ * config's writable_roots stay writable and nothing is reported dropped. */
+Test(codex, a_table_override_keeps_the_config_roots_writable)
+{
+	char bf[PATH_MAX + 8], script[2 * PATH_MAX];
+	snprintf(bf, sizeof(bf), "%s/f", dir_b);
+	snprintf(script, sizeof(script), "echo x > %s && echo wrote", bf);
+	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c",
+			      "sandbox_workspace_write={ network_access = false }", "--", "sh", "-c",
+			      script, NULL};
+	struct dtt_run run;
+	dt_codex(&run, (const char *const[]){"-q", NULL}, args);
+	cr_expect_eq(run.status, 0, "B from config.toml should stay writable: %s", run.out);
+	cr_expect_null(dtt_find(&run, DT_REC_DENIAL, NULL, "/B/f"), "%s", run.out);
+
+	struct dt_report rep;
+	build_report(&rep, run.ring);
+	const struct dt_root *b = codex_root(&rep, dir_b);
+	cr_assert_not_null(b, "config root B missing from the roots");
+	cr_expect_null(b->dropped_by, "a merged table dropped nothing, yet: %s", b->dropped_by);
+	dt_report_free(&rep);
+	dtt_free(&run);
+}
+
 /* Real Codex: `codex mcp list --json` shows each server's env as Codex
  * will start it. The overrides must add the probe's keys and keep the
  * table's own (FOO, and the user's LD_PRELOAD after the probe), also when

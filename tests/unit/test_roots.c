@@ -386,8 +386,32 @@ Test(roots, codex_override_replaces_config_roots_and_marks_dropped)
 	must_find("/a/.git", DT_ROOT_CODEX);
 }
 
-Test(roots, codex_table_override_drops_every_config_root)
+Test(roots, a_later_override_drops_the_roots_of_an_earlier_one)
 {
+	/* Hermes passes its board, then hcom its directory: the last -c wins */
+	const char *argv[] = {"codex", "sandbox",
+	                      "-c", "sandbox_mode=\"workspace-write\"",
+	                      "-c", "sandbox_workspace_write.writable_roots=[\"/board\"]",
+	                      "-c", "sandbox_workspace_write.writable_roots=[\"/hcom\", \"/both\"]",
+	                      "-c", "sandbox_workspace_write.network_access=false",
+	                      "--", "worker", NULL};
+	const char *later = "-c sandbox_workspace_write.writable_roots=[\"/hcom\", \"/both\"]";
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_override, later);
+	const struct dt_root *board = must_find("/board", DT_ROOT_CODEX);
+	assert_str(board->source, "-c sandbox_workspace_write.writable_roots=[\"/board\"]");
+	assert_str(board->dropped_by, later);
+	cr_assert_eq(board->granted, 0);
+	cr_assert_null(must_find("/hcom", DT_ROOT_CODEX)->dropped_by);
+	cr_assert_null(find("/board/.git", DT_ROOT_CODEX), "a dropped root protects nothing");
+}
+
+Test(roots, codex_table_override_merges_with_the_config_table)
+{
+	/* Codex 0.169 merges a table given with -c into the file's table: the
+	 * file's writable_roots stay */
 	write_file("ch/config.toml", "[sandbox_workspace_write]\n"
 	                             "writable_roots = [\"/b\"]\n");
 	const char *argv[] = {"codex", "--full-auto", "--config",
@@ -395,8 +419,24 @@ Test(roots, codex_table_override_drops_every_config_root)
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
 	codex(&o, argv);
+	const struct dt_root *b = must_find("/b", DT_ROOT_CODEX);
+	cr_assert_null(b->dropped_by);
+	cr_assert_null(rs.codex_override, "the list was not overridden");
+	must_find("/b/.git", DT_ROOT_CODEX);
+}
+
+Test(roots, codex_table_override_that_holds_the_list_replaces_it)
+{
+	write_file("ch/config.toml", "[sandbox_workspace_write]\n"
+	                             "writable_roots = [\"/b\"]\n");
+	const char *argv[] = {"codex", "--full-auto", "-c",
+	                      "sandbox_workspace_write={ writable_roots = [\"/a\"] }", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	must_find("/a", DT_ROOT_CODEX);
 	assert_str(must_find("/b", DT_ROOT_CODEX)->dropped_by,
-	           "-c sandbox_workspace_write={ network_access = true }");
+	           "-c sandbox_workspace_write={ writable_roots = [\"/a\"] }");
 }
 
 Test(roots, codex_dropped_root_stays_unless_a_mount_shows_it_writable)
