@@ -28,9 +28,10 @@ static const char dt_usage[] =
 	"  -h, --help     this help; `denytrace <command> --help` for a command\n"
 	"  -V, --version  print the version\n"
 	"\n"
-	"exit status: 0 ok, 1 refusals found (report --fail-on-denial), 2 bad usage, 3 input unreadable, 4 input not a valid ring,\n"
-	"5 output failed; `run` exits with the command's status (125 when denytrace\n"
-	"itself failed, 126 command not executable, 127 command not found).\n";
+	"exit status: 0 ok, 1 refusals found (report --fail-on-denial), 2 bad usage,\n"
+	"3 input unreadable, 4 input not a valid ring, 5 output failed, 6 demo: no\n"
+	"python3; `run` and `codex` exit with the command's status (125 when\n"
+	"denytrace itself failed, 126 command not executable, 127 command not found).\n";
 
 int main(int argc, char **argv)
 {
