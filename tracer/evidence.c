@@ -685,7 +685,24 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		snprintf(f->config_path, sizeof(f->config_path), "%s/config.toml", codex_home);
 	else if (home && *home)
 		snprintf(f->config_path, sizeof(f->config_path), "%s/.codex/config.toml", home);
-	FILE *cf = f->config_path[0] ? fopen(f->config_path, "re") : NULL;
+	/* The snapshot `denytrace codex` recorded at launch is what Codex
+	 * read; the file may have changed since. The last one wins. */
+	const struct dt_record *snap = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *c = &r->recs[i];
+		if (c->type == DT_REC_CONFIG && c->cfg_path && !c->cfg_profile &&
+		    !strcmp(c->cfg_path, f->config_path))
+			snap = c;
+	}
+	FILE *cf = NULL;
+	if (snap) {
+		f->config_recorded = 1;
+		f->config_found = snap->cfg_text != NULL;
+		if (snap->cfg_text)
+			f->config_excerpt = dt_codex_config_excerpt(snap->cfg_text);
+	} else if (f->config_path[0]) {
+		cf = fopen(f->config_path, "re");
+	}
 	if (cf) {
 		char *text = NULL;
 		size_t tlen = 0;
@@ -819,6 +836,8 @@ void dt_facts_json(FILE *out, const struct dt_facts *f)
 	dt_json_str_or_null(&j, f->config_path);
 	dt_json_key(&j, "found");
 	dt_json_bool(&j, f->config_found);
+	dt_json_key(&j, "recorded");
+	dt_json_bool(&j, f->config_recorded);
 	dt_json_key(&j, "relevant_lines");
 	dt_json_arr(&j);
 	for (const char *p = f->config_excerpt; p && *p;) {
@@ -981,7 +1000,7 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 	} else {
 		fputs("Relevant lines of ", out);
 		dt_md_code_span(out, f->config_path, 0);
-		fputs(":\n\n", out);
+		fputs(f->config_recorded ? " (as recorded at launch):\n\n" : ":\n\n", out);
 		if (f->config_excerpt && *f->config_excerpt)
 			fprintf(out, "````toml\n%s````\n", f->config_excerpt);
 		else

@@ -81,6 +81,7 @@ struct dt_facts {
 	int codex_status; /* of `codex --version`: 0, exit status, -1, -2 timeout */
 	char config_path[4096];
 	int config_found;
+	int config_recorded; /* from the ring's snapshot, not the file as it is now */
 	char *config_excerpt;
 	char home[4096], home_real[4096];
 	char **rec_homes, **rec_homes_real; /* HOME of the traced processes; realpath or NULL */

@@ -292,3 +292,50 @@ Test(evidence, refuses_to_overwrite_a_directory_that_holds_files)
 	cr_expect(text && !strcmp(text, "precious\n"), "the existing file was changed");
 	free(text);
 }
+
+/* A ring from `denytrace codex` holds config.toml as Codex read it: the
+ * bundle quotes that snapshot, not the file as it is by the time a
+ * maintainer asks (here: rewritten after the run). */
+Test(evidence, codex_config_lines_come_from_the_snapshot_in_the_ring)
+{
+	const char *t = dtt_tmpdir();
+	char codex_home[600], config[700], ring[700], dir[700], env_ch[700], out[16384];
+	snprintf(codex_home, sizeof(codex_home), "%s/codex-home", t);
+	mkdir(codex_home, 0755);
+	snprintf(config, sizeof(config), "%s/config.toml", codex_home);
+	FILE *f = fopen(config, "w");
+	cr_assert_not_null(f);
+	fputs("sandbox_mode = \"workspace-write\"\n"
+	      "[sandbox_workspace_write]\n"
+	      "writable_roots = [\"/srv/as-launched\"]\n",
+	      f);
+	fclose(f);
+	snprintf(ring, sizeof(ring), "%s/codex.ring", t);
+	snprintf(env_ch, sizeof(env_ch), "CODEX_HOME=%s", codex_home);
+	/* any program stands in for Codex: only the launch and the snapshot matter */
+	const char *run[] = {cli(), "codex", "-q", "--codex", "/bin/true", "-o", ring, "--", NULL};
+	const char *env[] = {env_ch, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), run, env), 0, "%s", out);
+
+	f = fopen(config, "w");
+	cr_assert_not_null(f);
+	fputs("[sandbox_workspace_write]\nwritable_roots = [\"/srv/changed-later\"]\n", f);
+	fclose(f);
+
+	snprintf(dir, sizeof(dir), "%s/bundle-codex", t);
+	const char *ev[] = {cli(), "evidence", "--out", dir, ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, env), 0, "%s", out);
+	char p[800];
+	snprintf(p, sizeof(p), "%s/facts.json", dir);
+	char *facts = slurp(p, NULL);
+	cr_assert_not_null(facts);
+	cr_expect(strstr(facts, "\"recorded\": true"), "%s", facts);
+	cr_expect(strstr(facts, "/srv/as-launched"), "the snapshot's roots are missing: %s", facts);
+	cr_expect_null(strstr(facts, "/srv/changed-later"), "the file's later state leaked in");
+	free(facts);
+	snprintf(p, sizeof(p), "%s/report.md", dir);
+	char *md = slurp(p, NULL);
+	cr_assert_not_null(md);
+	cr_expect(strstr(md, "(as recorded at launch)"), "%s", md);
+	free(md);
+}
