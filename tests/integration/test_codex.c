@@ -736,3 +736,345 @@ Test(codex_cli, a_config_too_big_for_a_record_is_recorded_truncated)
 	dt_report_free(&rep);
 	dtt_free(&run);
 }
+
+/* ---- denytrace codex -- exec: the probe inside an MCP server ------------- */
+
+/* The end-to-end check that the -c mcp_servers.NAME.env.* overrides make
+ * the probe run inside the MCP stdio server Codex starts. `codex exec`
+ * needs a model: a stub Responses API on 127.0.0.1 (a free port, bound to
+ * port 0) stands in for it, no account needed. The MCP server is a Python
+ * script that, on start-up, hard-links a directory (EPERM from the kernel,
+ * whatever the sandbox), writes "PID ERRNO" to a marker file, then answers
+ * initialize and tools/list over stdio until Codex closes its stdin.
+ *
+ * What the stub answers, and why (checked with Codex 0.169.0):
+ *  - only `wire_api = "responses"` is accepted ("chat" is a config error),
+ *    and Codex POSTs BASE_URL/responses with `stream: true`;
+ *  - it holds its reply until the MCP server's marker exists (bounded):
+ *    Codex exits as soon as the turn completes and would end the server
+ *    with it. (Codex 0.169 already waits for the servers' tool lists
+ *    before its first request, whose prompt then names the deferred tool
+ *    namespace mcp__NAME; the marker makes the test independent of that.)
+ *  - then one SSE stream of response.created, response.output_item.done
+ *    (an assistant message) and response.completed: the turn ends, Codex
+ *    prints the message and exits 0 at once, about 2 s in all;
+ *  - request_max_retries = stream_max_retries = 0 make a broken stub fail
+ *    in a second instead of Codex's five reconnects with back-off (~25 s). */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define MCP_NAME "dtprobe"
+#define STUB_REPLY "dt-stub-model-reply"
+
+/* argv: MARKER LOG. Prints its port once it listens. */
+static const char stub_py[] =
+    "import http.server, json, os, sys, threading, time\n"
+    "marker, log = sys.argv[1], sys.argv[2]\n"
+    "threading.Timer(120, os._exit, (3,)).start()  # never outlive a lost test\n"
+    "class H(http.server.BaseHTTPRequestHandler):\n"
+    "    protocol_version = 'HTTP/1.1'\n"
+    "    def log_message(self, *a): pass\n"
+    "    def note(self, text):\n"
+    "        with open(log, 'a') as f: f.write(text + '\\n')\n"
+    "    def do_GET(self):\n"
+    "        self.note('GET ' + self.path); self.send_error(404)\n"
+    "    def do_POST(self):\n"
+    "        body = self.rfile.read(int(self.headers.get('Content-Length') or 0))\n"
+    "        if not self.path.endswith('/responses'):\n"
+    "            self.note('POST ' + self.path); self.send_error(404); return\n"
+    "        t0 = time.monotonic()\n"
+    "        while not os.path.exists(marker) and time.monotonic() - t0 < 10:\n"
+    "            time.sleep(0.02)\n"
+    "        self.note('responses listed=%d waited=%.2f marker=%d' % (\n"
+    "            b'mcp__" MCP_NAME "' in body, time.monotonic() - t0, os.path.exists(marker)))\n"
+    "        ev = [{'type': 'response.created', 'response': {'id': 'resp_dt'}},\n"
+    "              {'type': 'response.output_item.done', 'output_index': 0,\n"
+    "               'item': {'type': 'message', 'role': 'assistant', 'id': 'msg_dt',\n"
+    "                        'content': [{'type': 'output_text', 'text': '" STUB_REPLY "'}]}},\n"
+    "              {'type': 'response.completed', 'response': {'id': 'resp_dt', 'usage': {\n"
+    "                  'input_tokens': 1, 'output_tokens': 1, 'total_tokens': 2}}}]\n"
+    "        out = ''.join('event: %s\\ndata: %s\\n\\n' % (e['type'], json.dumps(e))\n"
+    "                      for e in ev).encode()\n"
+    "        self.send_response(200)\n"
+    "        self.send_header('Content-Type', 'text/event-stream')\n"
+    "        self.send_header('Content-Length', str(len(out)))\n"
+    "        self.end_headers()\n"
+    "        self.wfile.write(out)\n"
+    "s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)\n"
+    "print(s.server_address[1], flush=True)\n"
+    "s.serve_forever()\n";
+
+/* argv: DIR LINK MARKER */
+static const char mcp_py[] =
+    "import json, os, sys, errno\n"
+    "src, dst, marker = sys.argv[1:4]\n"
+    "try:\n"
+    "    os.link(src, dst)  # a directory: EPERM\n"
+    "    got = 'none'\n"
+    "except OSError as e:\n"
+    "    got = errno.errorcode.get(e.errno, str(e.errno))\n"
+    "with open(marker + '.tmp', 'w') as f:\n"
+    "    f.write('%d %s\\n' % (os.getpid(), got))\n"
+    "os.rename(marker + '.tmp', marker)\n"
+    "def reply(i, **kw):\n"
+    "    sys.stdout.write(json.dumps(dict(jsonrpc='2.0', id=i, **kw)) + '\\n')\n"
+    "    sys.stdout.flush()\n"
+    "while True:\n"
+    "    line = sys.stdin.readline()\n"
+    "    if not line:\n"
+    "        break\n"
+    "    try:\n"
+    "        m = json.loads(line)\n"
+    "    except ValueError:\n"
+    "        continue\n"
+    "    if 'id' not in m or 'method' not in m:\n"
+    "        continue  # a notification, or a reply\n"
+    "    if m['method'] == 'initialize':\n"
+    "        v = (m.get('params') or {}).get('protocolVersion', '2025-06-18')\n"
+    "        reply(m['id'], result={'protocolVersion': v, 'capabilities': {'tools': {}},\n"
+    "                               'serverInfo': {'name': '" MCP_NAME "', 'version': '1'}})\n"
+    "    elif m['method'] == 'tools/list':\n"
+    "        reply(m['id'], result={'tools': [{'name': 'ping', 'description': 'ping',\n"
+    "              'inputSchema': {'type': 'object', 'properties': {}}}]})\n"
+    "    elif m['method'] == 'ping':\n"
+    "        reply(m['id'], result={})\n"
+    "    else:\n"
+    "        reply(m['id'], error={'code': -32601, 'message': 'no such method'})\n";
+
+static pid_t stub_pid;
+static int stub_port;
+static char mcp_src[PATH_MAX + 16], mcp_dst[PATH_MAX + 16], mcp_marker[PATH_MAX + 16];
+static char mcp_script[PATH_MAX + 16], stub_log[PATH_MAX + 16];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* Starts the stub model server and returns once it listens (it prints its
+ * port after binding), within 10 s. */
+static void start_stub(void)
+{
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t parent = getpid();
+	stub_pid = fork();
+	cr_assert_geq(stub_pid, 0);
+	if (stub_pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the test dies, so does the stub */
+		if (getppid() != parent)
+			_exit(1);
+		int log = open(stub_log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		dup2(p[1], 1);
+		if (log >= 0)
+			dup2(log, 2);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		execl(PYTHON, PYTHON, "-c", stub_py, mcp_marker, stub_log, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	char buf[32] = "";
+	size_t n = 0;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = 10000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			break;
+		ssize_t k = read(p[0], buf + n, sizeof(buf) - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		buf[n] = 0;
+	}
+	close(p[0]);
+	stub_port = atoi(buf);
+	cr_assert_gt(stub_port, 0, "the stub model server did not start (printed '%s'; see %s)", buf,
+		     stub_log);
+}
+
+static void mcp_setup(void)
+{
+	setup();
+	const char *tmp = dtt_tmpdir();
+	snprintf(mcp_src, sizeof(mcp_src), "%s/mcp-dir", tmp);
+	snprintf(mcp_dst, sizeof(mcp_dst), "%s/mcp-link", tmp);
+	snprintf(mcp_marker, sizeof(mcp_marker), "%s/mcp-started", tmp);
+	snprintf(mcp_script, sizeof(mcp_script), "%s/mcp-server.py", tmp);
+	snprintf(stub_log, sizeof(stub_log), "%s/stub.log", tmp);
+	cr_assert_eq(mkdir(mcp_src, 0755), 0);
+	write_file(mcp_script, mcp_py);
+	char config[8 * PATH_MAX];
+	snprintf(config, sizeof(config),
+		 "[mcp_servers." MCP_NAME "]\ncommand = \"%s\"\n"
+		 "args = [\"%s\", \"%s\", \"%s\", \"%s\"]\n",
+		 PYTHON, mcp_script, mcp_src, mcp_dst, mcp_marker);
+	write_config(config);
+	start_stub();
+}
+
+static void mcp_teardown(void)
+{
+	if (stub_pid > 0) {
+		kill(stub_pid, SIGKILL);
+		while (waitpid(stub_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		stub_pid = 0;
+	}
+	teardown();
+}
+
+TestSuite(codex_mcp, .init = mcp_setup, .fini = mcp_teardown, .timeout = 60);
+
+/* `denytrace codex -o RING [--no-mcp] -- exec --skip-git-repo-check -c
+ * PROVIDER -c model_provider=dtstub PROMPT` from the workspace, stdin
+ * /dev/null (Codex appends piped stdin to the prompt and would wait for
+ * it), bounded by timeout(1); then loads the ring. */
+static void run_exec(struct dtt_run *r, int no_mcp)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->ring, sizeof(r->ring), "%s/codex.ring", dtt_tmpdir());
+	char dt[PATH_MAX + 16], provider[256];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	snprintf(provider, sizeof(provider),
+		 "model_providers.dtstub={ name = \"dtstub\", base_url = "
+		 "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
+		 "request_max_retries = 0, stream_max_retries = 0 }",
+		 stub_port);
+	const char *argv[32];
+	size_t n = 0;
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = "exec timeout -k 5 40 \"$@\" < /dev/null";
+	argv[n++] = "sh";
+	argv[n++] = dt;
+	argv[n++] = "codex";
+	argv[n++] = "--codex";
+	argv[n++] = codex;
+	argv[n++] = "-o";
+	argv[n++] = r->ring;
+	if (no_mcp)
+		argv[n++] = "--no-mcp";
+	argv[n++] = "--";
+	argv[n++] = "exec";
+	argv[n++] = "--skip-git-repo-check";
+	argv[n++] = "-c";
+	argv[n++] = provider;
+	argv[n++] = "-c";
+	argv[n++] = "model_provider=\"dtstub\"";
+	argv[n++] = "say hi";
+	argv[n] = NULL;
+	const char *env[] = {env_home, env_codex_home, NULL};
+	cr_assert_eq(chdir(dir_w), 0);
+	r->status = dtt_system(r->out, sizeof(r->out), argv, env);
+	cr_assert_eq(chdir(old_cwd), 0);
+	cr_assert_eq(dtt_load(r, r->ring), 0, "ring unreadable; output: %s", r->out);
+}
+
+static void read_text(const char *path, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	size_t n = fread(buf, 1, cap - 1, f);
+	fclose(f);
+	buf[n] = 0;
+}
+
+/* The MCP server's marker: its pid and the errno its os.link got. The
+ * server must have run and been refused, with the probe or without. */
+static long mcp_server_ran(const struct dtt_run *r)
+{
+	char marker[128], log[4096];
+	read_text(mcp_marker, marker, sizeof(marker));
+	read_text(stub_log, log, sizeof(log));
+	long pid = 0;
+	char err[32] = "";
+	cr_assert_eq(sscanf(marker, "%ld %31s", &pid, err), 2,
+		     "Codex did not start the MCP server (no marker %s); stub log: %s; output: %s",
+		     mcp_marker, log, r->out);
+	cr_assert_str_eq(err, "EPERM", "the MCP server's os.link got %s, not EPERM", err);
+	cr_expect(strstr(log, "responses") && strstr(log, "marker=1"), "stub log: %s", log);
+	return pid;
+}
+
+static const struct dt_record *record_of(const struct dtt_run *r, int type, long pid)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->recs[i].type == type && r->recs[i].pid == pid)
+			return &r->recs[i];
+	return NULL;
+}
+
+Test(codex_mcp, the_probe_records_a_refusal_inside_the_mcp_server_codex_starts)
+{
+	struct dtt_run run;
+	run_exec(&run, 0);
+	cr_expect_eq(run.status, 0, "codex exec failed: %s", run.out);
+	cr_expect(strstr(run.out, "probe carried into 1 MCP server"), "%s", run.out);
+	cr_expect(strstr(run.out, STUB_REPLY), "Codex did not print the stub's reply: %s", run.out);
+	long pid = mcp_server_ran(&run);
+
+	/* the refused link, recorded by the probe in the server's process */
+	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/mcp-dir");
+	cr_assert_not_null(d, "no denial from the MCP server (pid %ld) in the ring; output: %s", pid,
+			   run.out);
+	cr_expect_eq(d->pid, pid, "the denial's pid %lld is not the MCP server's %ld",
+		     (long long)d->pid, pid);
+	cr_expect_str_eq(d->comm, "python3");
+	cr_expect(d->op && !strncmp(d->op, "link", 4), "op %s", d->op ? d->op : "(null)");
+	cr_expect_str_eq(dt_errno_name(d->err), "EPERM");
+	cr_expect_str_eq(d->p[0].abspath, mcp_src);
+	cr_expect(d->p[1].abspath && !strcmp(d->p[1].abspath, mcp_dst), "second path %s",
+		  d->p[1].abspath ? d->p[1].abspath : "(null)");
+
+	/* its process record: started by Codex (not by denytrace), with the
+	 * probe in LD_PRELOAD from the overrides (DENYTRACE_RING is not among
+	 * the variables a record keeps; the denial above shows it arrived) */
+	const struct dt_record *p = record_of(&run, DT_REC_PROCESS, pid);
+	cr_assert_not_null(p, "no process record for the MCP server's pid %ld", pid);
+	char probe_in[PATH_MAX], probe[PATH_MAX];
+	snprintf(probe_in, sizeof(probe_in), "%s/libdenytrace.so", dtt_build());
+	cr_assert_not_null(realpath(probe_in, probe));
+	const char *pre = dt_record_env(p, "LD_PRELOAD");
+	cr_expect(pre && strstr(pre, probe), "LD_PRELOAD in the MCP server: %s",
+		  pre ? pre : "(unset)");
+	cr_expect(p->argc >= 2 && !strcmp(p->argv[1], mcp_script), "argv[1] %s",
+		  p->argc >= 2 ? p->argv[1] : "(none)");
+	const struct dt_record *launch = dtt_find(&run, DT_REC_LAUNCH, NULL, NULL);
+	cr_assert_not_null(launch);
+	cr_expect_neq(p->ppid, launch->pid, "the MCP server's parent is denytrace, not Codex");
+	dtt_free(&run);
+}
+
+/* The same run with --no-mcp: Codex still starts the server and its link
+ * is still refused (the marker says so), but Codex's cleared environment
+ * keeps the probe out, and the ring holds nothing from it. */
+Test(codex_mcp, without_the_overrides_the_mcp_server_runs_unprobed)
+{
+	struct dtt_run run;
+	run_exec(&run, 1);
+	cr_expect_eq(run.status, 0, "codex exec failed: %s", run.out);
+	cr_expect(strstr(run.out, STUB_REPLY), "Codex did not print the stub's reply: %s", run.out);
+	long pid = mcp_server_ran(&run);
+	cr_expect_null(record_of(&run, DT_REC_PROCESS, pid), "a process record from pid %ld", pid);
+	cr_expect_null(record_of(&run, DT_REC_DENIAL, pid), "a denial from pid %ld", pid);
+	cr_expect_eq(dtt_count(&run, DT_REC_DENIAL, NULL, "/mcp-dir"), 0);
+	dtt_free(&run);
+}
