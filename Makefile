@@ -33,6 +33,10 @@ INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/integration/%,$(INTEG_SR
 TESTLIB := tests/testlib.c tests/testlib.h
 # Library code the unit tests link against: everything but main.
 CLI_LIB_SRC := $(filter-out tracer/main.c,$(CLI_SRC))
+# Compiled once into an archive: thirty test binaries link it instead of
+# each compiling every module again.
+CLI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+CLI_LIB := $(BUILD)/libdtcli.a
 
 .PHONY: all deps test unit integration demo bench install uninstall clean \
 	test-asan lint format fuzz fuzz-smoke helpers
@@ -45,9 +49,16 @@ $(BUILD)/libdenytrace.so: $(PROBE_SRC) $(PROBE_HDR) Makefile
 	$(CC) $(PROBE_FLAGS) $(CFLAGS) -shared -Wl,-z,now -Wl,--as-needed \
 		-o $@ $(PROBE_SRC) $(PROBE_LIBS)
 
-$(BUILD)/denytrace: $(CLI_SRC) $(CLI_HDR) Makefile
+$(BUILD)/obj/%.o: %.c $(CLI_HDR) $(PROBE_HDR) Makefile
 	@mkdir -p $(@D)
-	$(CC) $(CLI_FLAGS) $(CFLAGS) -o $@ $(CLI_SRC) $(CLI_LIBS)
+	$(CC) $(CLI_FLAGS) $(CFLAGS) -c -o $@ $<
+
+$(CLI_LIB): $(filter-out $(BUILD)/obj/tracer/main.o,$(CLI_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/denytrace: $(BUILD)/obj/tracer/main.o $(CLI_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(CLI_LIBS)
 
 helpers: $(HELPERS)
 
@@ -62,9 +73,11 @@ $(BUILD)/helpers:
 
 # Criterion suites link the CLI's modules (all but main.c) and the test
 # library; unit/ tests modules alone, integration/ runs real processes.
-$(BUILD)/unit/% $(BUILD)/integration/%: tests/*/%.c $(CLI_LIB_SRC) $(CLI_HDR) $(PROBE_HDR) $(TESTLIB)
+$(BUILD)/obj/tests/testlib.o: $(TESTLIB)
+$(BUILD)/unit/% $(BUILD)/integration/%: tests/*/%.c $(BUILD)/obj/tests/testlib.o $(CLI_LIB) $(CLI_HDR) $(PROBE_HDR) $(TESTLIB)
 	@mkdir -p $(@D)
-	$(CC) $(CLI_FLAGS) $(CFLAGS) -Wno-format-truncation -Itests -o $@ $< $(CLI_LIB_SRC) tests/testlib.c \
+	$(CC) $(CLI_FLAGS) $(CFLAGS) -Wno-format-truncation -Itests -o $@ $< \
+		$(BUILD)/obj/tests/testlib.o $(CLI_LIB) \
 		$(CLI_LIBS) -lcriterion -lpthread
 
 # The README's two commands work on a fresh Debian machine: they install the
