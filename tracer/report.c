@@ -158,26 +158,34 @@ int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *
 	return 0;
 }
 
-/* The config.toml snapshot `denytrace codex` wrote beside its launch
- * record (same writer pid), or NULL. */
-static const struct dt_record *dt_codex_snapshot(const struct dt_report *r,
-						 const struct dt_record *launch)
+/* The config.toml snapshot (profile NULL) or the --profile layer's
+ * snapshot (profile non-NULL: any layer) `denytrace codex` wrote beside its
+ * launch record (same writer pid), or NULL. */
+static const struct dt_record *dt_codex_config_record(const struct dt_report *r,
+						      const struct dt_record *launch, int profile)
 {
 	if (launch->type != DT_REC_LAUNCH)
 		return NULL;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *c = &r->recs[i];
-		if (c->type == DT_REC_CONFIG && c->pid == launch->pid && !c->cfg_profile &&
-		    dt_streq(c->cfg_role, "codex"))
+		if (c->type == DT_REC_CONFIG && c->pid == launch->pid &&
+		    !c->cfg_profile == !profile && dt_streq(c->cfg_role, "codex"))
 			return c;
 	}
 	return NULL;
+}
+
+static const struct dt_record *dt_codex_snapshot(const struct dt_report *r,
+						 const struct dt_record *launch)
+{
+	return dt_codex_config_record(r, launch, 0);
 }
 
 static void dt_report_codex(struct dt_report *r, const struct dt_record *rec)
 {
 	struct dt_codex_launch l = {0};
 	l.config_snapshot = dt_codex_snapshot(r, rec);
+	l.profile_snapshot = dt_codex_config_record(r, rec, 1);
 	l.argv = rec->argv;
 	l.argc = rec->argc;
 	l.cwd = rec->cwd;

@@ -48,6 +48,9 @@ struct dt_rootset {
 	int codex_config_recorded;  /* it was read from the ring's snapshot (denytrace
 				     * codex), not from the file as it is now */
 	char *codex_override;       /* the -c writable_roots override text, or NULL */
+	char *codex_profile_path;   /* the -p NAME layer ($CODEX_HOME/NAME.config.toml)
+				     * read, or NULL */
+	int codex_profile_recorded; /* it was read from the ring's snapshot */
 	char **warnings;            /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
 };
@@ -62,11 +65,13 @@ void dt_rootset_free(struct dt_rootset *rs);
 
 /* Codex: the workspace (cwd, or -C/--cd), /tmp and $TMPDIR in
  * workspace-write, --add-dir, [sandbox_workspace_write] writable_roots from
- * config.toml, and -c sandbox_workspace_write.writable_roots=[...] which
- * REPLACES the config's list (the dropped ones are added with dropped_by
- * set and granted 0); -s/--sandbox, -c sandbox_mode=..., --full-auto,
- * profiles (-p); and .git/.codex/.agents/.aws inside each root as
- * readonly_sub roots. argv is Codex's command line (argv[0] may be "codex",
+ * config.toml, merged under the -p/--profile NAME layer
+ * $CODEX_HOME/NAME.config.toml, merged under the -c overrides; a list set
+ * in a higher layer (-c sandbox_workspace_write.writable_roots=[...], or the
+ * layer's writable_roots) REPLACES the lower one's (the dropped ones are
+ * added with dropped_by set and granted 0); -s/--sandbox, -c
+ * sandbox_mode=..., --full-auto; and .git/.codex/.agents/.aws inside each
+ * root as readonly_sub roots. argv is Codex's command line (argv[0] may be "codex",
  * a path ending in codex, or node running codex.js). config_path NULL means
  * the launch's config_snapshot when it has one, else $CODEX_HOME/config.toml,
  * else $HOME/.codex/config.toml. Returns 0, or -1
@@ -82,6 +87,12 @@ struct dt_codex_launch {
 	 * to reading the file now (it may have changed since); unused when
 	 * config_path is given. */
 	const struct dt_record *config_snapshot; /* a DT_REC_CONFIG, or NULL */
+	/* the -p NAME layer as recorded at launch (a DT_REC_CONFIG whose
+	 * cfg_profile is NAME), or NULL. `denytrace codex` records a layer
+	 * only when it could read one, so with a config_snapshot and no
+	 * profile_snapshot there was none at launch; with neither, the
+	 * layer is read from disk. */
+	const struct dt_record *profile_snapshot;
 };
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 			const char *config_path, char *err, size_t errlen);

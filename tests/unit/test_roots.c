@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,13 +488,13 @@ Test(roots, codex_override_without_equals_is_a_warning)
 	assert_str(rs.codex_sandbox_mode, "read-only");
 }
 
-Test(roots, codex_profiles_override_top_level_mode)
+/* Codex 0.169: -p NAME layers $CODEX_HOME/NAME.config.toml over config.toml;
+ * -s and -c beat the layer. */
+Test(roots, codex_profile_layer_sets_the_mode)
 {
-	write_file("ch/config.toml", "sandbox_mode = \"read-only\"\n"
-	                             "[profiles.work]\n"
-	                             "sandbox_mode = \"workspace-write\"\n"
-	                             "[profiles.look]\n"
-	                             "model = \"x\"\n");
+	write_file("ch/config.toml", "sandbox_mode = \"read-only\"\n");
+	write_file("ch/work.config.toml", "sandbox_mode = \"workspace-write\"\n");
+	write_file("ch/look.config.toml", "model = \"x\"\n");
 	const char *with_p[] = {"codex", "-p", "work", NULL};
 	const char *no_p[] = {"codex", NULL};
 	const char *other[] = {"codex", "--profile=look", NULL};
@@ -503,17 +504,212 @@ Test(roots, codex_profiles_override_top_level_mode)
 
 	codex(&o, no_p);
 	assert_str(rs.codex_sandbox_mode, "read-only");
+	cr_assert_null(rs.codex_profile_path);
 	codex(&o, with_p);
 	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	assert_str(rs.codex_profile_path, tmp_path("ch/work.config.toml"));
+	cr_assert_eq(rs.nwarnings, 0);
 	must_find("/work", DT_ROOT_CODEX);
 	dt_rootset_free(&rs);
 	codex(&o, other);
-	assert_str(rs.codex_sandbox_mode, "read-only"); /* a profile without sandbox_mode */
+	assert_str(rs.codex_sandbox_mode, "read-only"); /* a layer without sandbox_mode */
 	codex(&o, flag);
-	assert_str(rs.codex_sandbox_mode, "read-only"); /* -s beats the profile */
+	assert_str(rs.codex_sandbox_mode, "read-only"); /* -s beats the layer */
 	codex(&o, c_top);
-	/* -c sets the top-level key, which the profile beats */
+	assert_str(rs.codex_sandbox_mode, "read-only"); /* and so does -c */
+}
+
+Test(roots, codex_profile_layer_replaces_the_list_and_marks_dropped)
+{
+	const char *cfg = write_file("ch/config.toml", "[sandbox_workspace_write]\n"
+	                                               "writable_roots = [\"/b\", \"/c\"]\n");
+	const char *lay =
+	    write_file("ch/work.config.toml", "[sandbox_workspace_write]\n"
+	                                      "writable_roots = [\"/a\", \"/c\", \"rel\"]\n");
+	const char *argv[] = {"codex", "-p", "work", "-s", "workspace-write", NULL};
+	const char *no_p[] = {"codex", "-s", "workspace-write", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+	char want[PATH_MAX + 64];
+	const struct dt_root *a, *b, *c;
+
+	codex(&o, argv);
+	assert_str(rs.codex_config_path, cfg);
+	assert_str(rs.codex_profile_path, lay);
+	cr_assert_null(rs.codex_override, "no -c override");
+	a = must_find("/a", DT_ROOT_CODEX);
+	snprintf(want, sizeof(want), "%s [sandbox_workspace_write] writable_roots", lay);
+	assert_str(a->source, want);
+	snprintf(want, sizeof(want), "writable_roots in %s", lay);
+	assert_str(a->knob, want);
+	cr_assert_null(a->dropped_by);
+	cr_assert_null(must_find("/c", DT_ROOT_CODEX)->dropped_by, "/c is in the layer too");
+	/* relative to the layer's directory, $CODEX_HOME */
+	must_find(tmp_path("ch/rel"), DT_ROOT_CODEX);
+	b = must_find("/b", DT_ROOT_CODEX);
+	assert_str(b->dropped_by, lay);
+	cr_assert_eq(b->granted, 0);
+	assert_contains(b->source, cfg);
+	assert_str(b->knob, want);
+	cr_assert_null(find("/b/.git", DT_ROOT_CODEX), "a dropped root protects nothing");
+	must_find("/a/.git", DT_ROOT_CODEX);
+	c = must_find("/c", DT_ROOT_CODEX);
+	assert_contains(c->source, lay);
+
+	/* the layer's relative roots follow the layer, not an explicit config */
+	dt_rootset_free(&rs);
+	o.config = write_file("elsewhere/config.toml", "\n");
+	codex(&o, argv);
+	must_find(tmp_path("ch/rel"), DT_ROOT_CODEX);
+	o.config = NULL;
+
+	/* without -p the layer is not read */
+	dt_rootset_free(&rs);
+	codex(&o, no_p);
+	cr_assert_null(find("/a", DT_ROOT_CODEX));
+	cr_assert_null(must_find("/b", DT_ROOT_CODEX)->dropped_by);
+	cr_assert_null(rs.codex_profile_path);
+}
+
+Test(roots, codex_profile_layer_table_merges_with_the_config_table)
+{
+	const char *cfg = write_file("ch/config.toml", "[sandbox_workspace_write]\n"
+	                                               "writable_roots = [\"/b\"]\n");
+	write_file("ch/work.config.toml", "sandbox_mode = \"workspace-write\"\n"
+	                                  "[sandbox_workspace_write]\n"
+	                                  "exclude_slash_tmp = true\n");
+	const char *argv[] = {"codex", "exec", "--profile", "work", "go", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch"), .tmpdir = "/var/tmp"};
+	const struct dt_root *b;
+
+	codex(&o, argv);
 	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	b = must_find("/b", DT_ROOT_CODEX);
+	cr_assert_null(b->dropped_by, "the layer holds no list: the file's stays");
+	assert_contains(b->source, cfg);
+	must_find("/b/.git", DT_ROOT_CODEX);
+	cr_assert_null(find("/tmp", DT_ROOT_CODEX), "the layer's exclude_slash_tmp");
+	must_find("/var/tmp", DT_ROOT_CODEX);
+}
+
+Test(roots, codex_override_beats_the_profile_layer)
+{
+	const char *cfg = write_file("ch/config.toml", "[sandbox_workspace_write]\n"
+	                                               "writable_roots = [\"/b\"]\n");
+	const char *lay = write_file("ch/work.config.toml", "sandbox_mode = \"read-only\"\n"
+	                                                    "[sandbox_workspace_write]\n"
+	                                                    "writable_roots = [\"/a\"]\n"
+	                                                    "exclude_slash_tmp = true\n");
+	const char *argv[] = {"codex",
+	                      "-p",
+	                      "work",
+	                      "-c",
+	                      "sandbox_mode=\"workspace-write\"",
+	                      "-c",
+	                      "sandbox_workspace_write.writable_roots=[\"/o\"]",
+	                      "-c",
+	                      "sandbox_workspace_write={ exclude_slash_tmp = false }",
+	                      NULL};
+	const char *text = "-c sandbox_workspace_write.writable_roots=[\"/o\"]";
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+	const struct dt_root *a, *b, *ov;
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	assert_str(rs.codex_override, text);
+	ov = must_find("/o", DT_ROOT_CODEX);
+	cr_assert_null(ov->dropped_by);
+	assert_str(ov->source, text);
+	a = must_find("/a", DT_ROOT_CODEX);
+	assert_str(a->dropped_by, text);
+	assert_contains(a->source, lay);
+	b = must_find("/b", DT_ROOT_CODEX);
+	assert_str(b->dropped_by, lay); /* the layer's list replaced it first */
+	assert_contains(b->source, cfg);
+	must_find("/tmp", DT_ROOT_CODEX); /* the -c table merged over the layer's */
+}
+
+Test(roots, codex_legacy_profiles_table_with_p_is_a_warning)
+{
+	write_file("ch/config.toml", "sandbox_mode = \"read-only\"\n"
+	                             "[profiles.work]\n"
+	                             "sandbox_mode = \"workspace-write\"\n");
+	const char *argv[] = {"codex", "-p", "work", NULL};
+	const char *p_other[] = {"codex", "-p", "other", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+	bool refused = false;
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "read-only"); /* the legacy table is not read */
+	for (size_t i = 0; i < rs.nwarnings; i++)
+		if (strstr(rs.warnings[i], "[profiles.work]") &&
+		    strstr(rs.warnings[i], "Codex 0.169 refuses") &&
+		    strstr(rs.warnings[i], "work.config.toml"))
+			refused = true;
+	cr_assert(refused, "no warning that Codex refuses [profiles.work] with -p work");
+	dt_rootset_free(&rs);
+
+	/* another profile's legacy table is harmless */
+	write_file("ch/other.config.toml", "\n");
+	codex(&o, p_other);
+	cr_assert_eq(rs.nwarnings, 0, "%s", rs.nwarnings ? rs.warnings[0] : "");
+}
+
+/* The ring's snapshot of the layer wins over the file as it is now; a ring
+ * from `denytrace codex` without one had no layer at launch. */
+Test(roots, codex_profile_layer_from_the_ring_snapshot)
+{
+	const char *cfg = write_file("ch/config.toml", "[sandbox_workspace_write]\n"
+	                                               "writable_roots = [\"/b\"]\n");
+	const char *lay = write_file("ch/work.config.toml", "sandbox_mode = \"read-only\"\n");
+	const char *argv[] = {"codex", "-p", "work", NULL};
+	static const char cfg_text[] = "[sandbox_workspace_write]\nwritable_roots = [\"/b\"]\n";
+	static const char lay_text[] = "sandbox_mode = \"workspace-write\"\n"
+	                               "[sandbox_workspace_write]\nwritable_roots = [\"/a\"]\n";
+	struct dt_record csnap, lsnap;
+	struct dt_codex_launch l = {.argv = argv,
+	                            .argc = count(argv),
+	                            .cwd = "/work",
+	                            .home = empty_home(),
+	                            .codex_home = tmp_path("ch")};
+	char err[256];
+
+	memset(&csnap, 0, sizeof(csnap));
+	csnap.type = DT_REC_CONFIG;
+	csnap.cfg_role = "codex";
+	csnap.cfg_path = cfg;
+	csnap.cfg_text = cfg_text;
+	csnap.cfg_len = strlen(cfg_text);
+	lsnap = csnap;
+	lsnap.cfg_path = lay;
+	lsnap.cfg_profile = "work";
+	lsnap.cfg_text = lay_text;
+	lsnap.cfg_len = strlen(lay_text);
+
+	l.config_snapshot = &csnap;
+	l.profile_snapshot = &lsnap;
+	cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s", err);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	cr_assert(rs.codex_profile_recorded);
+	assert_str(rs.codex_profile_path, lay);
+	must_find("/a", DT_ROOT_CODEX);
+	assert_str(must_find("/b", DT_ROOT_CODEX)->dropped_by, lay);
+	dt_rootset_free(&rs);
+
+	/* no snapshot of the layer beside the config's: none at launch */
+	l.profile_snapshot = NULL;
+	cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s", err);
+	assert_str(rs.codex_sandbox_mode, "read-only");
+	cr_assert_null(rs.codex_profile_path);
+	cr_assert_eq(rs.nwarnings, 1);
+	assert_contains(rs.warnings[0], "work.config.toml");
+	dt_rootset_free(&rs);
+
+	/* no ring at all: the file as it is now */
+	l.config_snapshot = NULL;
+	cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s", err);
+	assert_str(rs.codex_sandbox_mode, "read-only");
+	assert_str(rs.codex_profile_path, lay);
+	cr_assert_not(rs.codex_profile_recorded);
 }
 
 Test(roots, codex_default_profile_from_config)
@@ -526,6 +722,9 @@ Test(roots, codex_default_profile_from_config)
 
 	codex(&o, argv);
 	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	/* kept as older Codex read it, but 0.169 refuses to start */
+	cr_assert_eq(rs.nwarnings, 1);
+	assert_contains(rs.warnings[0], "Codex 0.169 refuses");
 }
 
 Test(roots, codex_missing_profile_is_a_warning)
