@@ -258,6 +258,12 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir, const s
 				      "last -c for a key wins and lists do not merge, so one "
 				      "override must hold every root.",
 				      root->source, root->dropped_by);
+	else if (root && root->dropped_by && strncmp(root->dropped_by, "-c ", 3) && n < cap)
+		n += (size_t)snprintf(out + n, cap - n,
+				      " It was configured, but the profile layer %s (codex -p) "
+				      "gives its own writable_roots, which replace config.toml's "
+				      "rather than add to them.",
+				      root->dropped_by);
 	else if (root && root->dropped_by && n < cap)
 		n += (size_t)snprintf(out + n, cap - n,
 				      " It was configured, but %s replaced the configured list: a -c "

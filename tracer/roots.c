@@ -520,6 +520,7 @@ void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const cha
 			}
 			if (sub == SUB_NONE && !positional_seen) {
 				sub = codex_subcommand(a);
+				c->sandbox_cmd = !strcmp(a, "sandbox");
 				if (sub != SUB_NONE)
 					continue;
 			}
@@ -1241,6 +1242,24 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 		top_mode = cfg_string(rs, &cfg, k1, 1, "sandbox_mode");
 	}
 	mode = cli.mode ? cli.mode : profile_mode ? profile_mode : top_mode;
+	if (cli.sandbox_cmd && !cli.mode) {
+		/* Codex 0.169's `codex sandbox` ignores sandbox_mode from its
+		 * files (config.toml, the -p layer) and project trust: it is
+		 * read-only unless -c says otherwise */
+		const char *k1[] = {"sandbox_mode"};
+		const struct dt_codex_override *from;
+		bool in_layer;
+		const struct toml_value *v = cfg_get(&cfg, k1, 1, &from, &in_layer);
+		if (!from) {
+			if (mode)
+				dt_roots_warn(rs,
+				              "codex sandbox ignores sandbox_mode = \"%s\" in %s: "
+				              "it runs read-only unless -c sandbox_mode=... is given",
+				              mode,
+				              v ? cfg_where(&cfg, from, in_layer) : "a legacy profile");
+			mode = "read-only";
+		}
+	}
 	if (!mode)
 		mode = workspace && project_has_trust(&cfg, workspace) ? "workspace-write"
 		                                                       : "read-only";

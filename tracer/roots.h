@@ -123,6 +123,7 @@ struct dt_codex_cli {
 	size_t nov;
 	size_t args_start; /* index of Codex's first own argument */
 	size_t config_end; /* index just past the last -c and its value; 0: none */
+	int sandbox_cmd;   /* `codex sandbox`: takes sandbox_mode from -c only */
 };
 /* Fills c from argv; rs (may be NULL) receives warnings. Free with
  * dt_codex_cli_free. */

@@ -855,6 +855,18 @@ Test(classify, dropped_root_advice_explains_the_override)
 	assert_has(v.advice, "must repeat every root");
 }
 
+Test(classify, root_dropped_by_a_profile_layer_names_the_layer)
+{
+	struct dt_root *r = root(D "/kanban", 0, "writable_roots in ~/.codex/config.toml");
+	r->dropped_by = strdup("/home/u/.codex/work.config.toml");
+	struct dt_record d = denial("openat", EROFS, D "/kanban/board.db");
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_ROOT_NOT_GRANTED);
+	assert_has(v.advice, "the profile layer /home/u/.codex/work.config.toml (codex -p)");
+	cr_assert_null(strstr(v.advice, "-c list override"), "%s", v.advice);
+}
+
 Test(classify, advice_without_a_knob_depends_on_codex)
 {
 	root(D "/proj", 0, NULL);

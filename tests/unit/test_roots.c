@@ -797,6 +797,30 @@ Test(roots, codex_sandbox_ignores_the_commands_options)
 	cr_assert_eq(rs.nwarnings, 0, "sh's -c must not be read as a Codex override");
 }
 
+Test(roots, codex_sandbox_ignores_sandbox_mode_from_config_toml)
+{
+	/* checked with Codex 0.169: `codex sandbox` is read-only unless -c
+	 * sandbox_mode says otherwise, whatever config.toml says */
+	write_file("ch/config.toml", "sandbox_mode = \"workspace-write\"\n"
+	                             "[sandbox_workspace_write]\nwritable_roots = [\"/b\"]\n");
+	const char *argv[] = {"codex", "sandbox", "--", "sh", "-c", "true", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	assert_str(rs.codex_sandbox_mode, "read-only");
+	cr_assert_null(find("/b", DT_ROOT_CODEX), "no writable roots in read-only mode");
+	cr_assert_eq(rs.nwarnings, 1);
+	assert_contains(rs.warnings[0], "codex sandbox ignores sandbox_mode");
+
+	/* the same config under `codex exec` is workspace-write */
+	dt_rootset_free(&rs);
+	memset(&rs, 0, sizeof(rs));
+	const char *exec_argv[] = {"codex", "exec", "go", NULL};
+	codex(&o, exec_argv);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	must_find("/b", DT_ROOT_CODEX);
+}
+
 Test(roots, codex_sandbox_linux_without_double_dash)
 {
 	const char *argv[] = {"codex",
