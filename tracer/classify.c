@@ -32,14 +32,15 @@
 #include "names.h"
 
 static const char *const cause_names[DT_CAUSE_COUNT] = {
-	"injected",         "lock-contention",  "file-permissions", "read-only-sandbox",
-	"protected-path",   "symlink-mismatch", "sqlite-side-file", "root-not-granted",
-	"outside-roots",    "unknown",
+	"injected",       "lock-contention",  "cross-mount",      "file-permissions",
+	"read-only-sandbox", "protected-path", "symlink-mismatch", "sqlite-side-file",
+	"root-not-granted", "outside-roots",  "unknown",
 };
 
 static const char *const cause_meanings[DT_CAUSE_COUNT] = {
 	"produced by a --deny rule, not by the sandbox",
 	"another process holds the lock; not a refusal",
+	"a rename or link between two mounts: the kernel's EXDEV, not a refusal",
 	"refused by ordinary owner and mode bits, not by a sandbox",
 	"the whole filesystem is read-only for this process: no writable root at all",
 	"inside a granted root, but in a read-only subpath",
@@ -316,7 +317,28 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 "transaction; raise busy_timeout).");
 		return;
 	}
-	/* 3 */
+	/* 3: EXDEV because the two paths sit on different mounts, as this
+	 * process sees them (two bind mounts of one filesystem count). Not
+	 * Landlock's refer right, which refuses within one mount. */
+	if (d->err == EXDEV && proc && d->p[1].realpath && real) {
+		char dir2[4096];
+		const struct dt_mount *m1 = dt_deepest_mount(proc, dt_parent(real, dir, sizeof(dir)));
+		const struct dt_mount *m2 =
+		    dt_deepest_mount(proc, dt_parent(d->p[1].realpath, dir2, sizeof(dir2)));
+		if (m1 && m2 && m1 != m2) {
+			v->cause = DT_CAUSE_CROSS_MOUNT;
+			snprintf(v->reason, sizeof(v->reason),
+				 "%s returned EXDEV: %s is on the mount at %s and %s on the mount "
+				 "at %s, and a rename or link cannot cross mounts",
+				 op, shown, m1->path, d->p[1].realpath, m2->path);
+			snprintf(v->advice, sizeof(v->advice),
+				 "Not a sandbox refusal. Programs that move files fall back to copy "
+				 "and delete (mv does); one that does not must, or keep both paths "
+				 "on one mount (in a sandbox: under the same bind).");
+			return;
+		}
+	}
+	/* 4 */
 	if (dt_denied_by_mode(d, why, sizeof(why))) {
 		v->cause = DT_CAUSE_FILE_PERMISSIONS;
 		snprintf(v->reason, sizeof(v->reason), "%s was refused with %s on a read-write mount: %s",
@@ -328,7 +350,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 		return;
 	}
 	int sandboxed = dt_proc_sandboxed(proc);
-	/* 4 */
+	/* 5 */
 	if (sandboxed && !dt_proc_has_writable_root(proc)) {
 		v->cause = DT_CAUSE_READ_ONLY_SANDBOX;
 		snprintf(v->reason, sizeof(v->reason),
@@ -342,7 +364,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 dt_parent(shown, dir, sizeof(dir)));
 		return;
 	}
-	/* 5: a read-only subpath known from Codex, or a ro mount over a rw one */
+	/* 6: a read-only subpath known from Codex, or a ro mount over a rw one */
 	const struct dt_root *prot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 1) : NULL;
 	if (prot && !prot->readonly_sub)
 		prot = NULL;
@@ -371,7 +393,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 prot ? prot->path : deep->path);
 		return;
 	}
-	/* 6 */
+	/* 7 */
 	if (abspath && real && strcmp(abspath, real) && lroot != rroot &&
 	    !(lroot && rroot && !strcmp(lroot->path, rroot->path))) {
 		v->cause = DT_CAUSE_SYMLINK_MISMATCH;
@@ -387,7 +409,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 dt_parent(real, dir, sizeof(dir)));
 		return;
 	}
-	/* 7 */
+	/* 8 */
 	const char *sfx = dt_side_suffix(d->sqlite);
 	if (sfx && d->writes && !dt_op_is_lock(d->op) && !(ctx && ctx->db_write_refused)) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
@@ -408,7 +430,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	if (!sandbox_like && (d->err == EACCES || d->err == EPERM) && d->p[0].has_st &&
 	    (d->p[0].st.valid & DT_SF_MOUNT))
 		sandbox_like = 1;
-	/* 8 */
+	/* 9 */
 	if (v->root && (v->granted == 0 || (v->granted == -1 && sandbox_like))) {
 		v->cause = DT_CAUSE_ROOT_NOT_GRANTED;
 		snprintf(v->reason, sizeof(v->reason), "%s is under %s (%s), which %s", shown,
@@ -419,7 +441,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 		dt_advise_grant(v->root, v->root->path, rs, v->advice, sizeof(v->advice));
 		return;
 	}
-	/* 9 */
+	/* 10 */
 	if (!v->root && sandbox_like) {
 		v->cause = DT_CAUSE_OUTSIDE_ROOTS;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
@@ -437,7 +459,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			snprintf(v->advice + n, sizeof(v->advice) - n, ".");
 		return;
 	}
-	/* 10 */
+	/* 11 */
 	v->cause = DT_CAUSE_UNKNOWN;
 	if (d->err == EXDEV)
 		snprintf(v->reason, sizeof(v->reason),

@@ -457,6 +457,39 @@ Test(causes, write_where_nobody_planned_is_outside_roots)
 	dtt_free(&run);
 }
 
+/* ---- cross-mount ------------------------------------------------------------ */
+
+/* Two granted binds of the same filesystem: rename between them is the
+ * kernel's EXDEV (mv then copies), not a refusal of either root. */
+Test(causes, rename_between_two_granted_binds_is_cross_mount)
+{
+	need_bwrap();
+	const char *a = path_in("bind-a", 1);
+	const char *b = path_in("bind-b", 1);
+	char script[3 * PATH_MAX];
+	snprintf(script, sizeof(script),
+	         "echo x > %s/f && python3 -c 'import os,sys; os.rename(sys.argv[1], sys.argv[2])' "
+	         "%s/f %s/f; exit 0",
+	         a, a, b);
+
+	struct dtt_run run;
+	const char *binds[] = {a, b, NULL};
+	const char *cmd[] = {"sh", "-c", script, NULL};
+	run_bwrap(&run, binds, NULL, cmd, NULL);
+	cr_assert_not_null(dtt_find(&run, DT_REC_DENIAL, "rename", "/bind-a/f"),
+	                   "the EXDEV rename was not recorded: %s", run.out);
+
+	struct dt_report r;
+	const char *roots[] = {a, b};
+	build_report(&r, run.ring, roots, 2, NULL, NULL, 0);
+	const struct dt_report_group *g = group_for(&r, "rename", "/bind-a/f");
+	cr_assert_not_null(g, "groups: %s", group_list(&r));
+	cr_expect_eq(g->v.cause, DT_CAUSE_CROSS_MOUNT, "cause %s: %s", dt_cause_name(g->v.cause),
+	             g->v.reason);
+	dt_report_free(&r);
+	dtt_free(&run);
+}
+
 /* ---- read-only-sandbox ----------------------------------------------------- */
 
 Test(causes, sandbox_without_any_writable_bind_is_read_only_sandbox)

@@ -126,9 +126,9 @@ static struct dt_verdict classify(const struct dt_record *d, const struct dt_rec
 Test(classify, cause_names_are_the_documented_vocabulary)
 {
 	static const char *const want[DT_CAUSE_COUNT] = {
-		"injected",       "lock-contention",  "file-permissions", "read-only-sandbox",
-		"protected-path", "symlink-mismatch", "sqlite-side-file", "root-not-granted",
-		"outside-roots",  "unknown",
+		"injected",          "lock-contention", "cross-mount",      "file-permissions",
+		"read-only-sandbox", "protected-path",  "symlink-mismatch", "sqlite-side-file",
+		"root-not-granted",  "outside-roots",   "unknown",
 	};
 
 	for (int c = 0; c < DT_CAUSE_COUNT; c++) {
@@ -989,6 +989,36 @@ Test(classify, exdev_under_a_granted_root_is_unknown_with_the_refer_explanation)
 
 	assert_cause(v, DT_CAUSE_UNKNOWN);
 	assert_has(v.reason, "renameat2 returned EXDEV");
+	assert_has(v.reason, "refer right");
+}
+
+Test(classify, exdev_between_two_mounts_is_cross_mount_not_a_refusal)
+{
+	/* bubblewrap: / read-only, two separate binds of the same filesystem */
+	struct dt_mount m[] = {{"/", "ext4", 0}, {D "/a", "ext4", 1}, {D "/b", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	root(D "/a", 1, NULL);
+	struct dt_record d = denial("rename", EXDEV, D "/a/f");
+	d.p[1].path = d.p[1].abspath = d.p[1].realpath = D "/b/f";
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_CROSS_MOUNT);
+	assert_has(v.reason, "mount at " D "/a");
+	assert_has(v.reason, "mount at " D "/b");
+	assert_has(v.advice, "Not a sandbox refusal");
+}
+
+Test(classify, exdev_within_one_mount_is_not_cross_mount)
+{
+	/* Landlock's refer right: both paths on the same rw mount */
+	struct dt_mount m[] = {{"/", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	root(D "/proj", 1, NULL);
+	struct dt_record d = denial("renameat2", EXDEV, D "/proj/a/f");
+	d.p[1].path = d.p[1].abspath = d.p[1].realpath = D "/proj/b/f";
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	cr_assert_neq(v.cause, DT_CAUSE_CROSS_MOUNT, "reason: %s", v.reason);
 	assert_has(v.reason, "refer right");
 }
 
