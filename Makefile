@@ -18,7 +18,7 @@ PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 # see preload/backtrace.c.
 PROBE_LIBS := -ldl -lpthread
 CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer
-CLI_LIBS := -ldw -lelf -lm -lseccomp
+CLI_LIBS := -ldl -lm -lseccomp
 
 PROBE_SRC := $(wildcard preload/*.c)
 PROBE_HDR := $(wildcard preload/*.h) preload/calls.def

@@ -3,6 +3,7 @@
  * debug files by build-id or .gnu_debuglink under /usr/lib/debug. */
 #include "symbolize.h"
 
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -56,12 +57,57 @@ struct dt_symbolizer {
  * debuginfo lookup uses the standard build-id/debuglink search (which also
  * consults debuginfod when the user has set DEBUGINFOD_URLS). */
 static char *debuginfo_path;
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+static Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
+
+/* libdw is opened on the first symbolizer, not linked: linking it (with
+ * libelf and four compression libraries behind it) cost every `denytrace
+ * run` about 2 ms of start-up, and only show and evidence symbolize. The
+ * headers still give each function's type. */
+#define DT_DW_FUNCS(X)                                                                        \
+	X(dwfl_begin)                                                                         \
+	X(dwfl_end)                                                                           \
+	X(dwfl_report_elf)                                                                    \
+	X(dwfl_report_end)                                                                    \
+	X(dwfl_module_getelf)                                                                 \
+	X(dwfl_module_addrinfo)                                                               \
+	X(dwfl_module_getsrc)                                                                 \
+	X(dwfl_lineinfo)                                                                      \
+	X(dwfl_build_id_find_elf)                                                             \
+	X(dwfl_standard_find_debuginfo)                                                       \
+	X(dwfl_offline_section_address)                                                       \
+	X(elf_getphdrnum)                                                                     \
+	X(gelf_getphdr)
+
+static struct {
+#define DT_DW_PTR(f) __typeof__(f) *f;
+	DT_DW_FUNCS(DT_DW_PTR)
+#undef DT_DW_PTR
+} dw;
+
+/* 1 when libdw is usable; without it frames stay unsymbolized. */
+static int dt_dw_load(void)
+{
+	static int state; /* 0 untried, 1 loaded, -1 not available */
+	if (state)
+		return state > 0;
+	state = -1;
+	/* libelf's functions come through libdw's handle: it depends on it */
+	void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 0;
+#define DT_DW_SYM(f)                                                                          \
+	if (!(dw.f = (__typeof__(f) *)dlsym(h, #f)))                                          \
+		return 0;
+	DT_DW_FUNCS(DT_DW_SYM)
+#undef DT_DW_SYM
+	offline_callbacks.find_elf = dw.dwfl_build_id_find_elf;
+	offline_callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+	offline_callbacks.section_address = dw.dwfl_offline_section_address;
+	state = 1;
+	return 1;
+}
 
 static void copy_string(char *dest, size_t dest_size, const char *src)
 {
@@ -90,13 +136,15 @@ static bool identity_equal(const struct dt_file_identity *a, const struct dt_fil
 static void cached_module_release(struct dt_cached_module *cached)
 {
 	if (cached->dwfl != NULL)
-		dwfl_end(cached->dwfl); /* also closes the module's fd */
+		dw.dwfl_end(cached->dwfl); /* also closes the module's fd */
 	free(cached->path);
 	memset(cached, 0, sizeof(*cached));
 }
 
 struct dt_symbolizer *dt_symbolizer_new(void)
 {
+	if (!dt_dw_load())
+		return NULL;
 	return calloc(1, sizeof(struct dt_symbolizer));
 }
 
@@ -132,7 +180,7 @@ static int cached_module_open(struct dt_cached_module *cached, const char *path)
 	cached->path = path_copy;
 	identity_from_stat(&cached->identity, &st);
 
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	Dwfl *dwfl = dw.dwfl_begin(&offline_callbacks);
 	if (dwfl == NULL) {
 		/* Out of memory says nothing about the file: cache nothing. */
 		close(fd);
@@ -142,13 +190,13 @@ static int cached_module_open(struct dt_cached_module *cached, const char *path)
 	/* base 0 with add_p_vaddr keeps module addresses equal to the file's
 	 * p_vaddr values (bias 0) for ET_DYN as well as ET_EXEC. On success
 	 * libdwfl owns fd; on failure it leaves it to us. */
-	Dwfl_Module *module = dwfl_report_elf(dwfl, path, path, fd, 0, true);
+	Dwfl_Module *module = dw.dwfl_report_elf(dwfl, path, path, fd, 0, true);
 	if (module == NULL) {
 		close(fd);
-		dwfl_end(dwfl);
+		dw.dwfl_end(dwfl);
 		return 0;
 	}
-	dwfl_report_end(dwfl, NULL, NULL);
+	dw.dwfl_report_end(dwfl, NULL, NULL);
 	cached->dwfl = dwfl;
 	cached->module = module;
 	return 0;
@@ -209,11 +257,11 @@ static struct dt_cached_module *lookup_module(struct dt_symbolizer *symbolizer, 
 static bool file_offset_to_vaddr(Elf *elf, uint64_t file_offset, GElf_Addr *vaddr)
 {
 	size_t phnum;
-	if (elf_getphdrnum(elf, &phnum) != 0)
+	if (dw.elf_getphdrnum(elf, &phnum) != 0)
 		return false;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr phdr_mem;
-		GElf_Phdr *phdr = gelf_getphdr(elf, (int)i, &phdr_mem);
+		GElf_Phdr *phdr = dw.gelf_getphdr(elf, (int)i, &phdr_mem);
 		if (phdr == NULL || phdr->p_type != PT_LOAD)
 			continue;
 		if (file_offset >= phdr->p_offset &&
@@ -239,7 +287,7 @@ static void symbolize_in_module(struct dt_cached_module *cached, uint64_t file_o
 				struct dt_symbol *out)
 {
 	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(cached->module, &bias);
+	Elf *elf = dw.dwfl_module_getelf(cached->module, &bias);
 	GElf_Addr vaddr;
 	/* Either failure means the module is readable but nothing lives at
 	 * that offset: the answer stays empty rather than an error. */
@@ -249,7 +297,7 @@ static void symbolize_in_module(struct dt_cached_module *cached, uint64_t file_o
 
 	GElf_Off symbol_offset = 0;
 	GElf_Sym symbol;
-	const char *func = dwfl_module_addrinfo(cached->module, address, &symbol_offset,
+	const char *func = dw.dwfl_module_addrinfo(cached->module, address, &symbol_offset,
 						&symbol, NULL, NULL, NULL);
 	if (func != NULL) {
 		copy_string(out->func, sizeof(out->func), func);
@@ -258,10 +306,10 @@ static void symbolize_in_module(struct dt_cached_module *cached, uint64_t file_o
 
 	/* Loads DWARF lazily (possibly from /usr/lib/debug) on first use; the
 	 * result is cached inside the Dwfl_Module. */
-	Dwfl_Line *line = dwfl_module_getsrc(cached->module, address);
+	Dwfl_Line *line = dw.dwfl_module_getsrc(cached->module, address);
 	if (line != NULL) {
 		int line_number = 0;
-		const char *source = dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
+		const char *source = dw.dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
 		if (source != NULL) {
 			copy_string(out->file, sizeof(out->file), source);
 			out->line = line_number;

@@ -25,7 +25,8 @@ struct dt_symbol {
 	int line;          /* 0 when unknown */
 };
 
-/* Returns NULL only when out of memory. */
+/* Returns NULL when libdw.so.1 cannot be loaded (frames then stay
+ * unsymbolized) or memory runs out. */
 struct dt_symbolizer *dt_symbolizer_new(void);
 
 /* Accepts NULL. */
