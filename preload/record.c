@@ -39,17 +39,9 @@ struct dt_arena {
 	struct dt_proc_scratch proc;
 };
 
-static uint64_t dt_now_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32])
 {
-	dt_put_u64(b, DT_T_TIME_REAL, dt_now_ns(CLOCK_REALTIME));
-	dt_put_u64(b, DT_T_TIME_MONO, dt_now_ns(CLOCK_MONOTONIC));
+	dt_put_times(b);
 	dt_put_u64(b, DT_T_PID, (uint64_t)syscall(SYS_getpid));
 	dt_put_u64(b, DT_T_TID, (uint64_t)syscall(SYS_gettid));
 	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));

@@ -101,11 +101,7 @@ void dt_run_record_begin(struct dt_buf *b, unsigned char *rec, uint32_t cap, int
 	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
 	*b = (struct dt_buf){rec, sizeof(*rh), cap, 0};
 	rh->type = (uint16_t)type;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	dt_put_u64(b, DT_T_TIME_REAL, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	dt_put_u64(b, DT_T_TIME_MONO, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	dt_put_times(b);
 	dt_put_u64(b, DT_T_PID, (uint64_t)getpid());
 	dt_put_u64(b, DT_T_TID, (uint64_t)getpid());
 	dt_put_u64(b, DT_T_PPID, (uint64_t)getppid());

@@ -395,11 +395,7 @@ static void dt_rec_begin(struct dt_buf *b, struct dt_supervisor *s, int type, st
 	memset(rh, 0, sizeof(*rh));
 	rh->type = (uint16_t)type;
 	*b = (struct dt_buf){s->rec, sizeof(*rh), DT_REC_MAX, 0};
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	dt_put_u64(b, DT_T_TIME_REAL, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	dt_put_u64(b, DT_T_TIME_MONO, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+	dt_put_times(b);
 	dt_put_u64(b, DT_T_PID, (uint64_t)t->pid);
 	dt_put_u64(b, DT_T_TID, (uint64_t)t->tid);
 	if (t->ppid)
