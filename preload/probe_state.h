@@ -11,8 +11,6 @@
 #include "probe.h"
 #include "ring.h"
 
-#define DT_VERSION_STRING "0.1.0"
-
 /* Scratch space for the process record (lives in the arena). */
 struct dt_proc_scratch {
 	unsigned char rec[DT_REC_MAX];

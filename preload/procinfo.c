@@ -11,6 +11,7 @@
 
 #include "envfilter.h"
 #include "probe_state.h"
+#include "version.h"
 #include "sys.h"
 
 extern char **environ;

@@ -18,7 +18,8 @@
 #include "cli.h"
 #include "evidence.h"
 #include "json.h"
-#include "probe_state.h"
+#include "ring_format.h"
+#include "version.h"
 #include "ringfile.h"
 
 #ifndef SYS_landlock_create_ruleset

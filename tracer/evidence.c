@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "classify.h"
-#include "probe_state.h"
+#include "ring_format.h"
+#include "version.h"
 
 /* ---- running a command ---- */
 

@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "probe_state.h"
+#include "ring_format.h"
+#include "version.h"
 
 static const char dt_usage[] =
 	"usage: denytrace <command> [options] [args]\n"

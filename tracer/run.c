@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a command under the probe (run.h): the ring, the launch record,
+ * seccomp and the supervisor, signal forwarding, the summary. Shared by
+ * `denytrace run` and `denytrace codex`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "denyrule.h"
+#include "envfilter.h"
+#include "names.h"
+#include "recfmt.h"
+#include "records.h"
+#include "report.h"
+#include "ringfile.h"
+#include "run.h"
+#include "supervisor.h"
+
+extern char **environ;
+
+static volatile sig_atomic_t run_child_pid;
+
+/* A signal sent to us with kill() is forwarded. One the terminal sent to the
+ * whole foreground group (si_code SI_KERNEL) has reached the child already. */
+static void run_forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (run_child_pid > 0 && si->si_code <= 0)
+		kill((pid_t)run_child_pid, sig);
+}
+
+void dt_run_record_begin(struct dt_buf *b, unsigned char *rec, uint32_t cap, int type)
+{
+	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
+	*b = (struct dt_buf){rec, sizeof(*rh), cap, 0};
+	rh->type = (uint16_t)type;
+	dt_put_times(b);
+	dt_put_u64(b, DT_T_PID, (uint64_t)getpid());
+	dt_put_u64(b, DT_T_TID, (uint64_t)getpid());
+	dt_put_u64(b, DT_T_PPID, (uint64_t)getppid());
+	dt_put_u64(b, DT_T_UID, (uint64_t)geteuid());
+	dt_put_u64(b, DT_T_GID, (uint64_t)getegid());
+	dt_put_str(b, DT_T_COMM, "denytrace");
+}
+
+static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_extra)
+{
+	size_t cap = DT_REC_MAX;
+	unsigned char *rec = calloc(1, cap);
+	if (!rec)
+		return -1;
+	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
+	struct dt_buf b;
+	dt_run_record_begin(&b, rec, (uint32_t)cap, DT_REC_LAUNCH);
+	char argvbuf[8192];
+	size_t an = 0;
+	int cut = 0;
+	for (char **a = cmd; *a; a++) {
+		size_t n = strlen(*a) + 1;
+		if (an + n > sizeof(argvbuf)) {
+			cut = 1;
+			break;
+		}
+		memcpy(argvbuf + an, *a, n);
+		an += n;
+	}
+	dt_put(&b, DT_T_ARGV, argvbuf, (uint32_t)(an ? an - 1 : 0));
+	if (cut)
+		dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)))
+		dt_put_str(&b, DT_T_CWD, cwd);
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), env_extra))
+			dt_put_str(&b, DT_T_ENV, *e);
+	}
+	rh->len = b.len;
+	int rc = dt_ring_write(ring, rh);
+	free(rec);
+	return rc;
+}
+
+struct run_summary {
+	uint64_t records, denials, writes, reopens, processes, execs, blind, injected;
+	int pids[64];
+	int npids;
+	struct {
+		int err;
+		uint64_t n;
+	} by_errno[16];
+	int nerr;
+};
+
+/* One line per process the probe could not enter (at most 10). */
+static void run_blind_line(const struct dt_record *r, uint64_t nth)
+{
+	if (nth > 10)
+		return;
+	if (nth == 10) {
+		fputs("  ... more: see `denytrace report`\n", stderr);
+		return;
+	}
+	fprintf(stderr, "  pid %lld ", (long long)r->pid);
+	dt_put_safe(stderr, r->exe ? r->exe : "?");
+	if (!strcmp(r->exec_blind, "static"))
+		fputs(" (static binary)\n", stderr);
+	else if (r->preload)
+		fputs(" (no-preload: LD_PRELOAD rewritten without the probe)\n", stderr);
+	else
+		fputs(" (no-preload: environment cleared or LD_PRELOAD unset)\n", stderr);
+}
+
+static void run_summarise(const struct dt_ring *ring, const char *ring_path, int covered,
+			  const struct dt_deny_set *deny, uint64_t seed, int status)
+{
+	struct run_summary s = {0};
+	struct dt_read_stats st = {0};
+	unsigned char *buf = malloc(DT_REC_MAX);
+	if (!buf)
+		return;
+	uint64_t pos = dt_ring_tail(ring);
+	uint32_t len;
+	struct dt_record *recs = NULL;
+	size_t n = 0, cap = 0;
+	while (dt_ring_next(ring, &pos, buf, &len, &st, 0) == DT_NEXT_RECORD) {
+		if (n == cap) {
+			struct dt_record *nr = realloc(recs, (cap = cap ? 2 * cap : 256) * sizeof(*recs));
+			if (!nr)
+				break;
+			recs = nr;
+		}
+		if (dt_record_decode(buf, len, pos, &recs[n]) == 0)
+			n++;
+	}
+	/* a refusal injected into a process the probe is in is recorded
+	 * twice, by the supervisor and by the probe: count it once */
+	unsigned char *merged = calloc(n + 1, 1);
+	for (size_t i = 0; merged && i < n; i++)
+		for (size_t k = 0; k < n; k++)
+			if (!merged[k] && dt_same_injected(&recs[i], &recs[k])) {
+				merged[k] = 1;
+				s.injected++;
+				break;
+			}
+	for (size_t ri = 0; ri < n; ri++) {
+		const struct dt_record r = recs[ri];
+		s.records++;
+		if (merged && merged[ri])
+			continue;
+		if (r.type == DT_REC_EXEC) {
+			s.execs++;
+			s.blind += r.exec_blind != NULL;
+		}
+		if (r.type == DT_REC_DENIAL && r.supervisor)
+			s.injected++;
+		if (r.type == DT_REC_PROCESS)
+			s.processes++;
+		else if (r.type == DT_REC_WRITE)
+			s.writes++;
+		else if (r.type == DT_REC_REOPEN)
+			s.reopens++;
+		else if (r.type == DT_REC_DENIAL) {
+			s.denials++;
+			int k = 0;
+			while (k < s.nerr && s.by_errno[k].err != r.err)
+				k++;
+			if (k == s.nerr && s.nerr < 16)
+				s.by_errno[s.nerr++] = (typeof(s.by_errno[0])){r.err, 0};
+			if (k < s.nerr)
+				s.by_errno[k].n++;
+			int seen = 0;
+			for (int i = 0; i < s.npids; i++)
+				seen |= s.pids[i] == (int)r.pid;
+			if (!seen && s.npids < 64)
+				s.pids[s.npids++] = (int)r.pid;
+		}
+	}
+	free(buf);
+	uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
+	uint64_t dropped = __atomic_load_n(&ring->hdr->dropped, __ATOMIC_RELAXED);
+
+	fprintf(stderr, "denytrace: %llu refusal%s", (unsigned long long)s.denials,
+		s.denials == 1 ? "" : "s");
+	for (int i = 0; i < s.nerr; i++)
+		fprintf(stderr, "%s%llu %s", i ? ", " : " (", (unsigned long long)s.by_errno[i].n,
+			dt_errno_name(s.by_errno[i].err));
+	if (s.nerr)
+		fputc(')', stderr);
+	if (s.denials)
+		fprintf(stderr, " in %d process%s", s.npids, s.npids == 1 ? "" : "es");
+	if (s.reopens)
+		fprintf(stderr, ", %llu read-only reopen%s after a refused write",
+			(unsigned long long)s.reopens, s.reopens == 1 ? "" : "s");
+	if (s.writes)
+		fprintf(stderr, ", %llu successful write%s", (unsigned long long)s.writes,
+			s.writes == 1 ? "" : "s");
+	fprintf(stderr, "; %llu records, %llu lost to overwriting, %llu dropped.\n",
+		(unsigned long long)s.records, (unsigned long long)lost,
+		(unsigned long long)dropped);
+	if (lost)
+		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
+		      stderr);
+	if (covered)
+		fprintf(stderr,
+			"denytrace: exec coverage: %llu exec%s seen, %llu blind%s\n",
+			(unsigned long long)s.execs, s.execs == 1 ? "" : "s", (unsigned long long)s.blind,
+			s.blind ? " (the probe could not enter these):" : " (the probe entered every one)");
+	else
+		fputs("denytrace: exec coverage off: processes the probe could not enter are not "
+		      "known (see --watch-exec).\n",
+		      stderr);
+	for (size_t ri = 0, k = 0; covered && ri < n; ri++)
+		if (recs[ri].type == DT_REC_EXEC && recs[ri].exec_blind)
+			run_blind_line(&recs[ri], ++k);
+	for (size_t ri = 0; ri < n; ri++)
+		dt_record_free(&recs[ri]);
+	free(merged);
+	free(recs);
+	if (deny->n) {
+		int prob = 0;
+		for (size_t k = 0; k < deny->n; k++)
+			prob |= deny->v[k].when == DT_DENY_PROB;
+		fprintf(stderr, "denytrace: --deny injected %llu refusal%s", (unsigned long long)s.injected,
+			s.injected == 1 ? "" : "s");
+		if (prob)
+			fprintf(stderr, " (--seed %llu repeats them)", (unsigned long long)seed);
+		fputs(".\n", stderr);
+	}
+	if (!s.denials && status != 0)
+		fputs("denytrace: the command failed but no refusal was recorded. Either nothing was\n"
+		      "denytrace: refused, or the probe could not reach the ring: a sandbox that closes\n"
+		      "denytrace: inherited descriptors (Codex does) needs the ring's path to be writable\n"
+		      "denytrace: inside it; put it under a writable root (-o WORKSPACE/denytrace.ring).\n",
+		      stderr);
+	fprintf(stderr, "denytrace: ring %s; see `denytrace report %s`.\n", ring_path, ring_path);
+}
+
+void dt_run_opts_init(struct dt_run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->out = DT_DEFAULT_RING;
+	o->size = DT_RING_DEFAULT_SIZE;
+	o->backtrace = 1;
+	o->watch_exec = -1;
+}
+
+void dt_run_opts_free(struct dt_run_opts *o)
+{
+	dt_deny_set_free(&o->deny);
+}
+
+int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char *cmd, int *rc)
+{
+	const char *a = argv[*i], *val;
+	int m;
+	*rc = DT_EXIT_USAGE;
+	if (!strcmp(a, "--all")) {
+		o->all = 1;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		o->quiet = 1;
+	} else if (!strcmp(a, "--no-backtrace")) {
+		o->backtrace = 0;
+	} else if (!strcmp(a, "--watch-exec")) {
+		o->watch_exec = 1;
+	} else if (!strcmp(a, "--no-watch-exec")) {
+		o->watch_exec = 0;
+	} else if ((m = dt_opt(argc, argv, i, "--deny", &val))) {
+		struct dt_deny_rule rule;
+		char derr[1024];
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --deny needs a rule; see 'denytrace %s --help'", cmd, cmd);
+			return -1;
+		}
+		if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: %s", cmd, derr);
+			return -1;
+		}
+		dt_deny_add(&o->deny, &rule);
+	} else if ((m = dt_opt(argc, argv, i, "--seed", &val))) {
+		char *end;
+		if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end)) {
+			dt_fail(DT_EXIT_USAGE, "%s: --seed takes a whole number", cmd);
+			return -1;
+		}
+		o->have_seed = 1;
+	} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, i, "--output", &val)) ||
+		   (m = dt_opt(argc, argv, i, "--ring", &val))) {
+		if (!strcmp(a, "-o")) {
+			m = *i + 1 < argc ? 1 : -1;
+			if (m > 0)
+				val = argv[++*i];
+		}
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: %s needs a file name", cmd, a);
+			return -1;
+		}
+		o->out = val;
+	} else if ((m = dt_opt(argc, argv, i, "--size", &val))) {
+		if (m < 0 || dt_parse_size(val, &o->size) < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --size takes a byte count such as 8M or 65536", cmd);
+			return -1;
+		}
+		if (o->size < DT_RING_MIN_SIZE || o->size > DT_RING_MAX_SIZE) {
+			dt_fail(DT_EXIT_USAGE, "%s: --size must be between %u KiB and %llu MiB", cmd,
+				DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
+			return -1;
+		}
+	} else if ((m = dt_opt(argc, argv, i, "--errnos", &val))) {
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --errnos needs a list", cmd);
+			return -1;
+		}
+		char *copy = strdup(val);
+		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+			if (dt_errno_parse(tok) < 0) {
+				dt_fail(DT_EXIT_USAGE, "%s: --errnos: '%s' is not an errno name", cmd, tok);
+				free(copy);
+				return -1;
+			}
+		free(copy);
+		o->errnos = val;
+	} else if ((m = dt_opt(argc, argv, i, "--env", &val))) {
+		if (m < 0) {
+			dt_fail(DT_EXIT_USAGE, "%s: --env needs a list of names", cmd);
+			return -1;
+		}
+		o->env_extra = val;
+	} else {
+		return 0;
+	}
+	*rc = DT_EXIT_OK;
+	return 1;
+}
+
+/* The command inherits the ring's descriptor. Keep it out of the numbers
+ * the program hands out itself, so its first open still returns 3 as it
+ * would without denytrace: the highest descriptor below the soft limit
+ * (and below 1024, where select(2) can still see its own). */
+static int dt_ring_fd_out_of_the_way(int fd)
+{
+	long hint = 1023;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)rl.rlim_cur - 1 < hint)
+		hint = (long)rl.rlim_cur - 1;
+	if (hint <= fd)
+		return fd;
+	int hi = fcntl(fd, F_DUPFD, (int)hint); /* the copy is not close-on-exec */
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
+{
+	memset(rr, 0, sizeof(*rr));
+	rr->fd = -1;
+	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+			       "cannot find libdenytrace.so beside the denytrace binary or in "
+			       "../lib/denytrace/; set DENYTRACE_PROBE to its path");
+	char err[512];
+	int fd = dt_ringfile_create(o->out, o->size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
+	if (fd < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "%s", err);
+	if (!realpath(o->out, rr->abs))
+		snprintf(rr->abs, sizeof(rr->abs), "%s", o->out);
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || dt_ring_attach(&rr->ring, map, (size_t)st.st_size) != 0) {
+		close(fd);
+		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", o->out);
+	}
+	rr->fd = dt_ring_fd_out_of_the_way(fd);
+	rr->map = map;
+	rr->map_len = (size_t)st.st_size;
+	snprintf(rr->id, sizeof(rr->id), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	return 0;
+}
+
+size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *rr,
+			const char **names, const char **values, size_t cap)
+{
+	size_t n = 0;
+#define DT_PROBE_ENV(name, value)                                                                  \
+	do {                                                                                       \
+		if (n < cap) {                                                                     \
+			names[n] = (name);                                                         \
+			values[n] = (value);                                                       \
+			n++;                                                                       \
+		}                                                                                  \
+	} while (0)
+	DT_PROBE_ENV("DENYTRACE_RING", rr->abs);
+	DT_PROBE_ENV("DENYTRACE_RING_ID", rr->id);
+	if (o->all)
+		DT_PROBE_ENV("DENYTRACE_ALL", "1");
+	if (o->errnos)
+		DT_PROBE_ENV("DENYTRACE_ERRNOS", o->errnos);
+	if (!o->backtrace)
+		DT_PROBE_ENV("DENYTRACE_BACKTRACE", "0");
+	if (o->env_extra)
+		DT_PROBE_ENV("DENYTRACE_ENV", o->env_extra);
+#undef DT_PROBE_ENV
+	return n;
+}
+
+int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
+{
+	struct dt_deny_set *deny = &o->deny;
+	int fd = rr->fd, watch_exec = o->watch_exec;
+	uint64_t seed = o->seed;
+	run_write_launch(&rr->ring, cmd, o->env_extra);
+
+	/* The probe goes first so that it sees calls before other preloads. */
+	char preload[PATH_MAX * 2];
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof(preload), "%s%s%s", rr->probe, old && *old ? ":" : "",
+		 old ? old : "");
+	char num[64];
+	setenv("LD_PRELOAD", preload, 1);
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("DENYTRACE_FD", num, 1);
+	/* the same variables as those carried where no descriptor goes */
+	unsetenv("DENYTRACE_ALL");
+	const char *names[8], *values[8];
+	size_t nenv = dt_run_probe_env(o, rr, names, values, 8);
+	for (size_t k = 0; k < nenv; k++)
+		setenv(names[k], values[k], 1);
+	/* seccomp: exec coverage, and --deny (which needs it) */
+	if (!o->have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	deny->seed = seed;
+	int privileged = dt_seccomp_privileged();
+	/* Off by default: the probe must not change the traced tree, and a
+	 * seccomp listener does (see --help). */
+	if (deny->n)
+		watch_exec = 1;
+	else if (watch_exec < 0)
+		watch_exec = 0;
+	struct dt_seccomp_filter *filter = NULL;
+	int sv[2] = {-1, -1};
+	char serr[512] = "";
+	if (watch_exec) {
+		filter = dt_seccomp_build(1, dt_deny_ops(deny), !privileged, serr, sizeof(serr));
+		if (filter && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+			snprintf(serr, sizeof(serr), "socketpair: %s", strerror(errno));
+			dt_seccomp_free(filter);
+			filter = NULL;
+		}
+		if (!filter && deny->n)
+			return dt_fail(DT_EXIT_INTERNAL, "run: --deny needs seccomp user notification: %s",
+				       serr);
+		if (!filter)
+			fprintf(stderr, "denytrace: exec coverage off: %s\n", serr);
+	}
+
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "pipe: %s", strerror(errno));
+	static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+	struct sigaction sa = {0};
+	sa.sa_sigaction = run_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigset_t block, oldmask;
+	sigemptyset(&block);
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+		sigaddset(&block, forwarded[k]);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	pid_t pid = fork();
+	if (pid < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		close(pipefd[0]);
+		if (filter) {
+			/* the listener goes to the parent and never into the command */
+			close(sv[0]);
+			int lfd = dt_seccomp_install(filter);
+			dt_seccomp_send(sv[1], lfd);
+			if (lfd >= 0)
+				close(lfd);
+			close(sv[1]);
+			if (lfd < 0 && deny->n)
+				_exit(DT_EXIT_INTERNAL);
+		}
+		execvp(cmd[0], cmd);
+		int e = errno;
+		if (write(pipefd[1], &e, sizeof(e)) < 0)
+			_exit(DT_EXIT_INTERNAL);
+		_exit(e == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC);
+	}
+	run_child_pid = pid;
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+		sigaction(forwarded[k], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	close(pipefd[1]);
+	close(fd); /* the child has its copy */
+	struct dt_supervisor *sup = NULL;
+	if (filter) {
+		/* before waiting for the exec: the exec itself is notified */
+		close(sv[1]);
+		int lfd = dt_seccomp_recv(sv[0]);
+		close(sv[0]);
+		dt_seccomp_free(filter);
+		if (lfd >= 0)
+			sup = dt_supervisor_start(lfd, &rr->ring, deny, serr, sizeof(serr));
+		else
+			snprintf(serr, sizeof(serr), "seccomp user notification is not available here (%s%s)",
+				 strerror(-lfd),
+				 lfd == -EBUSY ? ": already under a seccomp listener, e.g. denytrace "
+						 "inside denytrace"
+					       : "");
+		if (!sup && deny->n) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			return dt_fail(DT_EXIT_INTERNAL, "run: --deny cannot work: %s", serr);
+		}
+		if (!sup)
+			fprintf(stderr, "denytrace: exec coverage off: %s; carrying on without it.\n", serr);
+	}
+	int exec_err = 0;
+	ssize_t got;
+	do
+		got = read(pipefd[0], &exec_err, sizeof(exec_err));
+	while (got < 0 && errno == EINTR);
+	close(pipefd[0]);
+
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	run_child_pid = 0;
+	struct dt_supervisor_stats sst = {0};
+	int covered = sup != NULL;
+	if (sup) {
+		/* The filter stays with processes the command left behind; they
+		 * must be answered until they are gone. */
+		for (int k = 0; k < 20 && dt_supervisor_busy(sup); k++)
+			usleep(50 * 1000);
+		if (dt_supervisor_busy(sup))
+			fputs("denytrace: waiting for the background processes the command left "
+			      "(their calls are still supervised)...\n",
+			      stderr);
+		dt_supervisor_wait(sup, &sst);
+	}
+	if (got == (ssize_t)sizeof(exec_err)) {
+		dt_fail(exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC, "cannot run '%s': %s",
+			cmd[0], strerror(exec_err));
+		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
+	}
+	if (!o->quiet)
+		run_summarise(&rr->ring, o->out, covered, deny, seed,
+			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	munmap(rr->map, rr->map_len);
+	rr->map = NULL;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
