@@ -22,7 +22,7 @@ CLI_LIBS := -ldl -lm -lseccomp
 
 PROBE_SRC := $(wildcard preload/*.c)
 PROBE_HDR := $(wildcard preload/*.h) preload/calls.def
-CLI_SRC := $(wildcard tracer/*.c) preload/ring.c
+CLI_SRC := $(wildcard tracer/*.c) preload/ring.c preload/pathnorm.c
 CLI_HDR := $(wildcard tracer/*.h) preload/ring.h preload/ring_format.h
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))

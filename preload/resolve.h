@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "pathnorm.h"
 #include "ring_format.h"
 
 /* Large: lives in the recording arena, never on a small signal stack. */
@@ -17,11 +18,6 @@ struct dt_resolved {
 	char scratch[PATH_MAX];
 	char scratch2[PATH_MAX];
 };
-
-/* Joins path to base (unless absolute) and removes ".", ".." and repeated
- * slashes without touching the filesystem. Returns the length, 0 if it did
- * not fit. */
-size_t dt_normalize(char *out, size_t cap, const char *base, const char *path);
 
 /* The kernel's name for an open descriptor, via /proc/self/fd. */
 long dt_fd_path(int fd, char *buf, size_t cap);

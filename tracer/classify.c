@@ -66,34 +66,6 @@ int dt_op_is_lock(const char *op)
 	return op && (!strcmp(op, "fcntl") || !strcmp(op, "fcntl64") || !strcmp(op, "flock"));
 }
 
-static const struct dt_mount *dt_deepest_mount(const struct dt_record *proc, const char *path)
-{
-	const struct dt_mount *best = NULL;
-	size_t best_len = 0;
-	for (size_t i = 0; proc && path && i < proc->nmounts; i++) {
-		const struct dt_mount *m = &proc->mounts[i];
-		size_t l = strlen(m->path);
-		/* later entries of the same path are stacked on top: prefer them */
-		if (dt_path_under(path, m->path) && (!best || l >= best_len)) {
-			best = m;
-			best_len = l;
-		}
-	}
-	return best;
-}
-
-int dt_proc_sandboxed(const struct dt_record *proc)
-{
-	const struct dt_mount *root = dt_deepest_mount(proc, "/");
-	return root && !strcmp(root->path, "/") && !root->rw;
-}
-
-int dt_proc_path_writable(const struct dt_record *proc, const char *path)
-{
-	const struct dt_mount *m = dt_deepest_mount(proc, path);
-	return m ? m->rw : -1;
-}
-
 static int dt_root_granted_to(const struct dt_root *root, const struct dt_record *proc)
 {
 	if (!root)
@@ -104,28 +76,6 @@ static int dt_root_granted_to(const struct dt_root *root, const struct dt_record
 			return w;
 	}
 	return root->granted;
-}
-
-static int dt_is_pseudo(const struct dt_mount *m)
-{
-	static const char *const fs[] = {"proc", "sysfs", "devpts", "mqueue", "tmpfs-dev",
-					 "cgroup", "cgroup2", "devtmpfs"};
-	if (!strcmp(m->path, "/proc") || !strcmp(m->path, "/sys") || !strcmp(m->path, "/dev") ||
-	    !strncmp(m->path, "/proc/", 6) || !strncmp(m->path, "/sys/", 5) ||
-	    !strncmp(m->path, "/dev/", 5))
-		return 1;
-	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
-		if (!strcmp(m->fstype, fs[i]))
-			return 1;
-	return 0;
-}
-
-static int dt_proc_has_writable_root(const struct dt_record *proc)
-{
-	for (size_t i = 0; i < proc->nmounts; i++)
-		if (proc->mounts[i].rw && !dt_is_pseudo(&proc->mounts[i]))
-			return 1;
-	return 0;
 }
 
 /* What kind of change the op makes to its path: create or remove an entry
@@ -322,9 +272,9 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	 * Landlock's refer right, which refuses within one mount. */
 	if (d->err == EXDEV && proc && d->p[1].realpath && real) {
 		char dir2[4096];
-		const struct dt_mount *m1 = dt_deepest_mount(proc, dt_parent(real, dir, sizeof(dir)));
+		const struct dt_mount *m1 = dt_mount_for_path(proc, dt_parent(real, dir, sizeof(dir)));
 		const struct dt_mount *m2 =
-		    dt_deepest_mount(proc, dt_parent(d->p[1].realpath, dir2, sizeof(dir2)));
+		    dt_mount_for_path(proc, dt_parent(d->p[1].realpath, dir2, sizeof(dir2)));
 		if (m1 && m2 && m1 != m2) {
 			v->cause = DT_CAUSE_CROSS_MOUNT;
 			snprintf(v->reason, sizeof(v->reason),
@@ -351,7 +301,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	}
 	int sandboxed = dt_proc_sandboxed(proc);
 	/* 5 */
-	if (sandboxed && !dt_proc_has_writable_root(proc)) {
+	if (sandboxed && !dt_proc_has_writable_mount(proc)) {
 		v->cause = DT_CAUSE_READ_ONLY_SANDBOX;
 		snprintf(v->reason, sizeof(v->reason),
 			 "the process sees the whole filesystem read-only: the sandbox granted no writable root%s%s%s",
@@ -368,12 +318,12 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	const struct dt_root *prot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 1) : NULL;
 	if (prot && !prot->readonly_sub)
 		prot = NULL;
-	const struct dt_mount *deep = dt_deepest_mount(proc, real);
+	const struct dt_mount *deep = dt_mount_for_path(proc, real);
 	int ro_submount = 0;
 	if (deep && !deep->rw && strcmp(deep->path, "/")) {
 		/* is there a rw mount above it? */
 		for (size_t i = 0; proc && i < proc->nmounts; i++)
-			if (proc->mounts[i].rw && !dt_is_pseudo(&proc->mounts[i]) &&
+			if (proc->mounts[i].rw && !dt_mount_is_pseudo(&proc->mounts[i]) &&
 			    dt_path_under(deep->path, proc->mounts[i].path) &&
 			    strcmp(deep->path, proc->mounts[i].path))
 				ro_submount = 1;

@@ -4,6 +4,7 @@
 #ifndef DENYTRACE_CLASSIFY_H
 #define DENYTRACE_CLASSIFY_H
 
+#include "mounts.h"
 #include "records.h"
 #include "roots.h"
 
@@ -46,11 +47,6 @@ struct dt_verdict {
 void dt_classify(const struct dt_record *denial, const struct dt_record *proc,
 		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
 		 struct dt_verdict *out);
-
-/* Does the process record describe a sandbox ("/" mounted read-only)? */
-int dt_proc_sandboxed(const struct dt_record *proc);
-/* The deepest mount of proc containing path: 1 rw, 0 ro, -1 unknown. */
-int dt_proc_path_writable(const struct dt_record *proc, const char *path);
 
 /* Is this op a lock call (fcntl locks, flock)? */
 int dt_op_is_lock(const char *op);

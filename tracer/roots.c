@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pathnorm.h"
 #include "toml.h"
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -94,45 +95,10 @@ static const char *base_name(const char *path)
  */
 static char *normalize_path(const char *base, const char *path)
 {
-	const char *parts[2] = {path[0] == '/' ? NULL : base, path};
-	size_t cap = (base ? strlen(base) : 0) + strlen(path) + 3;
+	size_t cap = (base ? strlen(base) : 0) + strlen(path) + 3; /* always fits */
 	char *out = xrealloc(NULL, cap);
-	size_t len = 0;
 
-	out[0] = 0;
-	for (int i = 0; i < 2; i++) {
-		const char *p = parts[i];
-
-		while (p && *p) {
-			const char *s;
-			size_t n;
-
-			while (*p == '/')
-				p++;
-			s = p;
-			while (*p && *p != '/')
-				p++;
-			n = (size_t)(p - s);
-			if (n == 0 || (n == 1 && s[0] == '.'))
-				continue;
-			if (n == 2 && s[0] == '.' && s[1] == '.') {
-				while (len > 0 && out[len - 1] != '/')
-					len--;
-				if (len > 0)
-					len--;
-				out[len] = 0;
-				continue;
-			}
-			out[len++] = '/';
-			memcpy(out + len, s, n);
-			len += n;
-			out[len] = 0;
-		}
-	}
-	if (len == 0) {
-		out[0] = '/';
-		out[1] = 0;
-	}
+	dt_normalize(out, cap, base, path);
 	return out;
 }
 
@@ -1420,125 +1386,6 @@ void dt_roots_from_env(struct dt_rootset *rs, const char *const *env, size_t nen
 		return;
 	hermes_roots(rs, env, nenv);
 	hcom_roots(rs, env, nenv, force_hcom);
-}
-
-/* ---- what the sandbox granted ----------------------------------------------- */
-
-/* Kernel interfaces, not places a worker keeps data. */
-static bool pseudo_fstype(const char *t)
-{
-	static const char *const names[] = {
-	    "proc",    "sysfs",       "devpts", "mqueue",    "securityfs", "debugfs",
-	    "tracefs", "bpf",         "pstore", "hugetlbfs", "fusectl",    "configfs",
-	    "autofs",  "binfmt_misc", "nsfs",   "efivarfs",  "selinuxfs",  "rpc_pipefs",
-	};
-
-	if (starts_with(t, "cgroup"))
-		return true;
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (!strcmp(t, names[i]))
-			return true;
-	return false;
-}
-
-/* Under /proc, /sys and /dev only a real filesystem bound there counts; the
- * device nodes and shared-memory tmpfs every sandbox provides do not. */
-static bool kernel_tree_fstype(const char *t)
-{
-	return !*t || !strcmp(t, "tmpfs") || !strcmp(t, "devtmpfs") || !strcmp(t, "ramfs") ||
-	       pseudo_fstype(t);
-}
-
-static bool pseudo_mount(const struct dt_mount *m)
-{
-	const char *t = m->fstype ? m->fstype : "";
-
-	if (pseudo_fstype(t))
-		return true;
-	if (dt_path_under(m->path, "/proc") || dt_path_under(m->path, "/sys") ||
-	    dt_path_under(m->path, "/dev"))
-		return kernel_tree_fstype(t);
-	return false;
-}
-
-void dt_roots_from_mounts(struct dt_rootset *rs, const struct dt_record *proc)
-{
-	char src[64];
-
-	if (!rs || !proc)
-		return;
-	snprintf(src, sizeof(src), "writable mount (pid %lld)", (long long)proc->pid);
-	for (size_t i = 0; i < proc->nmounts; i++) {
-		const struct dt_mount *m = &proc->mounts[i];
-		struct dt_root *r;
-
-		if (!m->rw || !nonempty(m->path) || m->path[0] != '/' || pseudo_mount(m))
-			continue;
-		r = dt_roots_add(rs, m->path, DT_ROOT_EFFECTIVE, src, NULL);
-		if (r)
-			r->granted = 1;
-	}
-}
-
-/* The mount that decides about path: the deepest one containing it, the
- * later one of two at the same place (it is mounted on top). */
-static const struct dt_mount *covering_mount(const struct dt_record *proc, const char *path)
-{
-	const struct dt_mount *best = NULL;
-	size_t bestlen = 0;
-
-	for (size_t i = 0; i < proc->nmounts; i++) {
-		const struct dt_mount *m = &proc->mounts[i];
-		size_t len;
-
-		if (!m->path || !dt_path_under(path, m->path))
-			continue;
-		len = strlen(m->path);
-		if (!best || len >= bestlen) {
-			best = m;
-			bestlen = len;
-		}
-	}
-	return best;
-}
-
-static bool sandboxed(const struct dt_record *proc)
-{
-	const struct dt_mount *root = NULL;
-
-	for (size_t i = 0; i < proc->nmounts; i++)
-		if (proc->mounts[i].path && !strcmp(proc->mounts[i].path, "/"))
-			root = &proc->mounts[i];
-	return root && !root->rw;
-}
-
-void dt_roots_mark_granted(struct dt_rootset *rs, const struct dt_record *const *procs, size_t n)
-{
-	if (!rs)
-		return;
-	for (size_t i = 0; i < rs->n; i++) {
-		struct dt_root *r = &rs->v[i];
-		/* Inside the sandbox Codex binds the canonical path. */
-		const char *where = r->realpath ? r->realpath : r->path;
-		bool any_sandbox = false, any_rw = false;
-
-		if (r->kind == DT_ROOT_EFFECTIVE)
-			continue;
-		for (size_t p = 0; procs && p < n; p++) {
-			const struct dt_mount *m;
-
-			if (!procs[p] || !sandboxed(procs[p]))
-				continue;
-			any_sandbox = true;
-			m = covering_mount(procs[p], where);
-			if (m && m->rw)
-				any_rw = true;
-		}
-		if (r->dropped_by)
-			r->granted = any_rw ? 1 : 0;
-		else
-			r->granted = any_rw ? 1 : any_sandbox ? 0 : -1;
-	}
 }
 
 /* ---- lookup ------------------------------------------------------------------ */

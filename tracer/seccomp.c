@@ -19,6 +19,7 @@
 
 #include "denyrule.h"
 #include "envfilter.h"
+#include "pathnorm.h"
 #include "ring.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
@@ -228,45 +229,6 @@ int dt_seccomp_recv(int sock)
 			return fd;
 		}
 	return val < 0 ? val : -EPIPE;
-}
-
-size_t dt_path_normalize(char *out, size_t cap, const char *base, const char *path)
-{
-	char tmp[PATH_MAX * 2];
-	int n = path[0] == '/' || !base ? snprintf(tmp, sizeof(tmp), "%s", path)
-	                                : snprintf(tmp, sizeof(tmp), "%s/%s", base, path);
-	if (n < 0 || (size_t)n >= sizeof(tmp) || cap < 2)
-		return 0;
-	size_t len = 0;
-	out[len++] = '/';
-	for (char *s = tmp; *s;) {
-		while (*s == '/')
-			s++;
-		size_t l = strcspn(s, "/");
-		if (!l)
-			break;
-		if (l == 1 && s[0] == '.') {
-			/* nothing */
-		} else if (l == 2 && s[0] == '.' && s[1] == '.') {
-			while (len > 1 && out[len - 1] != '/')
-				len--;
-			if (len > 1)
-				len--; /* the slash before the removed component */
-			while (len > 1 && out[len - 1] != '/')
-				len--;
-		} else {
-			if (len + l + 2 > cap)
-				return 0;
-			memcpy(out + len, s, l);
-			len += l;
-			out[len++] = '/';
-		}
-		s += l;
-	}
-	if (len > 1)
-		len--; /* trailing slash */
-	out[len] = 0;
-	return len;
 }
 
 /* ---- the supervising thread ---- */
@@ -579,9 +541,9 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 
 	char dir[PATH_MAX], abs[PATH_MAX];
 	if (path[0] != '/' && dt_target_dir(t->tid, dirfd, dir, sizeof(dir)) == 0)
-		dt_path_normalize(abs, sizeof(abs), dir, path);
+		dt_normalize(abs, sizeof(abs), dir, path);
 	else
-		dt_path_normalize(abs, sizeof(abs), NULL, path);
+		dt_normalize(abs, sizeof(abs), NULL, path);
 
 	struct dt_buf b;
 	dt_rec_begin(&b, s, DT_REC_EXEC, t);
@@ -669,7 +631,7 @@ static int dt_read_callpath(struct dt_supervisor *s, struct dt_target *t,
 	}
 	if (cp->path[0] != '/' && !base)
 		return -1;
-	if (!dt_path_normalize(cp->abs, sizeof(cp->abs), base, cp->path))
+	if (!dt_normalize(cp->abs, sizeof(cp->abs), base, cp->path))
 		return -1;
 	cp->have = 1;
 	return 0;

@@ -60,9 +60,4 @@ int dt_supervisor_busy(struct dt_supervisor *s);
  * hangs up), then frees s. st may be NULL. */
 void dt_supervisor_wait(struct dt_supervisor *s, struct dt_supervisor_stats *st);
 
-/* Joins path to base (unless absolute), removing ".", ".." and repeated
- * slashes without touching the filesystem. Returns the length, 0 if it
- * did not fit. */
-size_t dt_path_normalize(char *out, size_t cap, const char *base, const char *path);
-
 #endif
