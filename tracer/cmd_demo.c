@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/landlock.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -16,9 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +23,8 @@
 #include "cli.h"
 #include "json.h"
 #include "report.h"
+#include "sandbox.h"
+#include "spawn.h"
 
 extern char **environ;
 
@@ -281,141 +280,12 @@ static int demo_find_python(char *out, size_t cap)
 
 /* ---- children ---- */
 
-struct demo_spawn {
-	char *const *argv;
-	const char *cwd;
-	const char *const *env; /* "NAME=VALUE" to set, "NAME" to unset; NULL-terminated */
-	int in, out, err;       /* descriptors for 0, 1, 2; -1 inherits, -2 /dev/null */
-	const char *landlock;   /* confine to writes beneath this directory */
-};
-
-/* Landlock rights that make writes; asking for one this kernel does not
- * know is EINVAL, so the set depends on the ABI version. Debian 12's UAPI
- * header stops at ABI 2: the newer bits are fixed kernel ABI. */
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_CREATE_RULESET_VERSION
-#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#endif
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
-#endif
-
-static int demo_landlock_abi(void)
-{
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	return abi < 0 ? 0 : (int)abi;
-}
-
-/* In the child: from here on, writes are allowed beneath dir only. Reading
- * and executing are not handled, so they stay allowed everywhere. */
-static int demo_landlock_confine(const char *dir)
-{
-	int abi = demo_landlock_abi();
-	if (abi < 1)
-		return -1;
-	uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-	                  LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-	                  LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-	                  LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-	                  LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-	if (abi >= 2)
-		rights |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	struct landlock_ruleset_attr attr = {.handled_access_fs = rights};
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (rs < 0)
-		return -1;
-	struct landlock_path_beneath_attr pb = {.allowed_access = rights};
-	pb.parent_fd = open(dir, O_PATH | O_CLOEXEC);
-	if (pb.parent_fd < 0 ||
-	    syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
-		return -1;
-	close(pb.parent_fd);
-	/* unprivileged, restrict_self needs no_new_privs */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    syscall(SYS_landlock_restrict_self, rs, 0) < 0)
-		return -1;
-	close(rs);
-	return 0;
-}
-
-static void demo_child_fd(int want, int target)
-{
-	if (want == -2)
-		want = open("/dev/null", target ? O_WRONLY : O_RDONLY);
-	if (want >= 0 && want != target)
-		dup2(want, target);
-}
-
-static pid_t demo_spawn(const struct demo_spawn *sp)
-{
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	demo_child_fd(sp->in, 0);
-	demo_child_fd(sp->out, 1);
-	demo_child_fd(sp->err, 2);
-	for (const char *const *e = sp->env; e && *e; e++) {
-		const char *eq = strchr(*e, '=');
-		if (!eq) {
-			unsetenv(*e);
-			continue;
-		}
-		char name[128];
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
-		setenv(name, eq + 1, 1);
-	}
-	if (sp->cwd && chdir(sp->cwd) < 0) {
-		fprintf(stderr, "denytrace: demo: cannot enter %s: %s\n", sp->cwd, strerror(errno));
-		_exit(DT_EXIT_INTERNAL);
-	}
-	if (sp->landlock && demo_landlock_confine(sp->landlock) < 0) {
-		fprintf(stderr, "denytrace: demo: Landlock: %s\n", strerror(errno));
-		_exit(DT_EXIT_INTERNAL);
-	}
-	execvp(sp->argv[0], sp->argv);
-	_exit(errno == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC);
-}
-
-/* Waits up to timeout seconds, then kills. Returns the exit status (128+N
- * for a signal), or -1. */
-static int demo_wait(pid_t pid, int timeout)
-{
-	int st = 0;
-	for (int ms = 0;; ms += 10) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (ms == timeout * 1000)
-			kill(pid, SIGTERM); /* run forwards it to the worker */
-		if (ms >= timeout * 1000 + 2000) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		usleep(10 * 1000);
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 static int demo_system(char *const *argv, const char *cwd, int out, int timeout)
 {
-	struct demo_spawn sp = {argv, cwd, NULL, -2, out, -1, NULL};
-	pid_t pid = demo_spawn(&sp);
-	return pid < 0 ? -1 : demo_wait(pid, timeout);
+	struct dt_spawn sp = {.argv = argv, .cwd = cwd, .in = -2, .out = out, .err = -1, .who = "demo"};
+	pid_t pid = dt_spawn(&sp);
+	return pid < 0 ? -1 : dt_wait_timeout(pid, timeout);
 }
 
 /* ---- what the reader sees ---- */
@@ -519,7 +389,7 @@ static int demo_nobody_can_reach(const struct demo *d, const struct demo_phase *
 		          ? 0
 		          : 1);
 	}
-	return demo_wait(pid, DEMO_STEP_TIMEOUT) == 0;
+	return dt_wait_timeout(pid, DEMO_STEP_TIMEOUT) == 0;
 }
 
 /* The glob of a --deny rule matching exactly the files in dir. */
@@ -536,12 +406,7 @@ static void demo_rule(char *out, size_t cap, const char *dir, const char *settin
 
 static int demo_bwrap_works(const struct demo_phase *p)
 {
-	char *argv[] = {"bwrap",         "--ro-bind", "/",    "/",      "--bind", (char *)p->work,
-	                (char *)p->work, "--dev",     "/dev", "--proc", "/proc",  "--chdir",
-	                (char *)p->work, "--",        "true", NULL};
-	struct demo_spawn sp = {argv, NULL, NULL, -2, -2, -2, NULL};
-	pid_t pid = demo_spawn(&sp);
-	return pid > 0 && demo_wait(pid, DEMO_STEP_TIMEOUT) == 0;
+	return dt_bwrap_try("bwrap", p->work, DEMO_STEP_TIMEOUT * 1000, NULL, 0) == 0;
 }
 
 /* Phase 1: how the worker comes to be refused the side files only. */
@@ -583,12 +448,12 @@ static void demo_choose_phase2(const struct demo *d, struct demo_phase *p)
 		         "bubblewrap: --ro-bind / /, --bind for the workspace only");
 		return;
 	}
-	if (!d->emulate && demo_landlock_abi() >= 1) {
+	if (!d->emulate && dt_landlock_abi() >= 1) {
 		p->mode = "landlock";
 		p->landlock = 1;
 		snprintf(p->how, sizeof(p->how),
 		         "Landlock (ABI %d): writes allowed beneath the workspace only%s",
-		         demo_landlock_abi(), " (bubblewrap cannot create a sandbox here)");
+		         (int)dt_landlock_abi(), " (bubblewrap cannot create a sandbox here)");
 		return;
 	}
 	p->mode = "deny-sandbox";
@@ -608,8 +473,9 @@ static pid_t demo_start_dispatcher(const struct demo *d, const struct demo_phase
 		return -1;
 	char *argv[] = {
 	    (char *)d->python, (char *)d->dispatcher, (char *)p->db, DEMO_HOLD, DEMO_GAP, NULL};
-	struct demo_spawn sp = {argv, p->dir, NULL, fds[0], -2, -1, NULL};
-	pid_t pid = demo_spawn(&sp);
+	struct dt_spawn sp = {
+	    .argv = argv, .cwd = p->dir, .in = fds[0], .out = -2, .err = -1, .who = "demo"};
+	pid_t pid = dt_spawn(&sp);
 	close(fds[0]);
 	if (pid < 0) {
 		close(fds[1]);
@@ -810,22 +676,29 @@ static int demo_phase(struct demo *d, struct demo_phase *p)
 	int out[2];
 	if (pipe2(out, O_CLOEXEC) < 0) {
 		close(stop);
-		demo_wait(disp, DEMO_STEP_TIMEOUT);
+		dt_wait_timeout(disp, DEMO_STEP_TIMEOUT);
 		return dt_fail(DT_EXIT_INTERNAL, "demo: pipe: %s", strerror(errno));
 	}
 	p->failed = p->total = -1;
-	struct demo_spawn sp = {argv, p->work, env, -2, out[1], -1, p->landlock ? p->work : NULL};
-	pid_t run = demo_spawn(&sp);
+	struct dt_spawn sp = {.argv = argv,
+	                      .cwd = p->work,
+	                      .env = env,
+	                      .in = -2,
+	                      .out = out[1],
+	                      .err = -1,
+	                      .landlock = p->landlock ? p->work : NULL,
+	                      .who = "demo"};
+	pid_t run = dt_spawn(&sp);
 	close(out[1]);
 	if (run > 0)
 		demo_read_worker(d, p, out[0], run);
 	else
 		close(out[0]);
-	p->status = run > 0 ? demo_wait(run, DEMO_STEP_TIMEOUT) : -1;
+	p->status = run > 0 ? dt_wait_timeout(run, DEMO_STEP_TIMEOUT) : -1;
 	/* EOF on its stdin: the dispatcher closes the board (deleting the
 	 * side files, even ones the worker could not delete) and exits */
 	close(stop);
-	demo_wait(disp, DEMO_STEP_TIMEOUT);
+	dt_wait_timeout(disp, DEMO_STEP_TIMEOUT);
 	if (p->total < 0 || (p->status != 0 && p->status != 3))
 		return dt_fail(
 		    DT_EXIT_INTERNAL,

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
-#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,13 +20,8 @@
 #include "ring_format.h"
 #include "version.h"
 #include "ringfile.h"
+#include "sandbox.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef LANDLOCK_CREATE_RULESET_VERSION
-#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#endif
 #ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
 #define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
 #endif
@@ -155,9 +149,8 @@ static void check_bwrap(struct dt_check *c)
 		          "bwrap is not on PATH");
 		return;
 	}
-	const char *argv[] = {path, "--ro-bind", "/", "/", "--dev", "/dev", "true", NULL};
 	char err[1024];
-	int st = dt_capture(argv, NULL, 10000, NULL, 0, err, sizeof(err));
+	int st = dt_bwrap_try(path, NULL, 10000, err, sizeof(err));
 	trim(err);
 	if (st == 0)
 		check_set(c, DT_CHECK_OK, NULL, "%s created a sandbox", path);
@@ -177,7 +170,7 @@ static void check_bwrap(struct dt_check *c)
 static void check_landlock(struct dt_check *c)
 {
 	c->name = "landlock";
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	long abi = dt_landlock_abi();
 	if (abi >= 1)
 		check_set(c, DT_CHECK_OK, NULL, "ABI version %ld", abi);
 	else if (errno == ENOSYS)

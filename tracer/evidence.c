@@ -7,174 +7,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "classify.h"
 #include "ring_format.h"
 #include "version.h"
-
-/* ---- running a command ---- */
-
-/* One read from fd into buf (or a sink once buf is full). Returns what
- * read(2) returned. */
-static ssize_t dt_drain(int fd, char *buf, size_t cap, size_t *len)
-{
-	char sink[4096];
-	char *dst = buf && *len + 1 < cap ? buf + *len : sink;
-	size_t room = buf && *len + 1 < cap ? cap - 1 - *len : sizeof(sink);
-	ssize_t n = read(fd, dst, room);
-	if (n > 0 && dst != sink)
-		*len += (size_t)n;
-	return n;
-}
-
-int dt_capture(const char *const *argv, const char *const *env, int timeout_ms, char *out,
-               size_t outcap, char *errout, size_t errcap)
-{
-	int po[2], pe[2];
-	if (out && outcap)
-		out[0] = 0;
-	if (errout && errcap)
-		errout[0] = 0;
-	if (pipe2(po, O_CLOEXEC) < 0)
-		return -1;
-	if (pipe2(pe, O_CLOEXEC) < 0) {
-		close(po[0]);
-		close(po[1]);
-		return -1;
-	}
-	int ex[2]; /* reports an exec failure */
-	if (pipe2(ex, O_CLOEXEC) < 0) {
-		close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(po[0]), close(po[1]), close(pe[0]), close(pe[1]), close(ex[0]), close(ex[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		for (const char *const *e = env; e && *e; e++) {
-			if (strchr(*e, '='))
-				putenv((char *)*e);
-			else
-				unsetenv(*e);
-		}
-		execvp(argv[0], (char *const *)argv);
-		int e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(po[1]);
-	close(pe[1]);
-	close(ex[1]);
-	int e = 0;
-	ssize_t got = read(ex[0], &e, sizeof(e));
-	close(ex[0]);
-	size_t olen = 0, elen = 0;
-	int timed_out = 0;
-	struct timespec start, now;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-	int open_fds = 2;
-	while (got != (ssize_t)sizeof(e) && open_fds > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long spent =
-		    (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-		if (spent >= timeout_ms) {
-			timed_out = 1;
-			break;
-		}
-		int n = poll(fds, 2, (int)(timeout_ms - spent));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		for (int i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !fds[i].revents)
-				continue;
-			ssize_t r = i ? dt_drain(fds[i].fd, errout, errcap, &elen)
-			              : dt_drain(fds[i].fd, out, outcap, &olen);
-			if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
-				fds[i].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-	if (timed_out)
-		kill(-pid, SIGKILL);
-	close(po[0]);
-	close(pe[0]);
-	if (out && outcap)
-		out[olen < outcap ? olen : outcap - 1] = 0;
-	if (errout && errcap)
-		errout[elen < errcap ? elen : errcap - 1] = 0;
-	/* a command that closed its output can still hang: the deadline holds */
-	int st = 0;
-	for (;;) {
-		pid_t w = waitpid(pid, &st, timed_out ? 0 : WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		if (w == 0) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			long spent = (now.tv_sec - start.tv_sec) * 1000 +
-			             (now.tv_nsec - start.tv_nsec) / 1000000;
-			if (spent >= timeout_ms) {
-				timed_out = 1;
-				kill(-pid, SIGKILL);
-			} else {
-				usleep(10000);
-			}
-		}
-	}
-	if (got == (ssize_t)sizeof(e)) {
-		errno = e;
-		return -1;
-	}
-	if (timed_out)
-		return -2;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-int dt_which(const char *name, char *out, size_t cap)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t n = end ? (size_t)(end - path) : strlen(path);
-		char cand[PATH_MAX];
-		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, n ? path : ".", name) <
-		    (int)sizeof(cand)) {
-			struct stat st;
-			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(cand, X_OK) == 0) {
-				snprintf(out, cap, "%s", cand);
-				return 0;
-			}
-		}
-		path += n + (end ? 1 : 0);
-	}
-	return -1;
-}
 
 /* ---- secrets ---- */
 

@@ -11,18 +11,7 @@
 #include <stdio.h>
 
 #include "report.h"
-
-/* Runs argv (looked up on PATH) with extra environment entries
- * ("NAME=VALUE" sets, "NAME" unsets; env may be NULL) and stdin from
- * /dev/null, capturing stdout and stderr (NUL-terminated, cut at cap; either
- * buffer may be NULL). The command's process group is killed after
- * timeout_ms. Returns its exit status (128+N when killed by signal N), -1
- * when it could not be started, -2 when it timed out. */
-int dt_capture(const char *const *argv, const char *const *env, int timeout_ms, char *out,
-               size_t outcap, char *errout, size_t errcap);
-
-/* The first executable regular file NAME on $PATH, into out. 0 or -1. */
-int dt_which(const char *name, char *out, size_t cap);
+#include "spawn.h"
 
 /* Secrets. A variable is a secret when its name contains KEY, TOKEN,
  * SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH, or its value holds a
