@@ -17,7 +17,8 @@ PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 # The unwinder (libgcc_s) is dlopen'ed on the first refusal, not linked:
 # see preload/backtrace.c.
 PROBE_LIBS := -ldl -lpthread
-CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer
+CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer \
+	-I$(BUILD)/gen
 CLI_LIBS := -ldl -lm -lseccomp
 
 PROBE_SRC := $(wildcard preload/*.c)
@@ -52,6 +53,17 @@ $(BUILD)/libdenytrace.so: $(PROBE_SRC) $(PROBE_HDR) Makefile
 $(BUILD)/obj/%.o: %.c $(CLI_HDR) $(PROBE_HDR) Makefile
 	@mkdir -p $(@D)
 	$(CC) $(CLI_FLAGS) $(CFLAGS) -c -o $@ $<
+
+# The demo's Python programs (tracer/demo/*.py), embedded in cmd_demo.c as
+# C strings demo_NAME_py: the demo needs nothing but the binary, its probe
+# and python3.
+DEMO_PY := $(wildcard tracer/demo/*.py)
+$(BUILD)/gen/demo_py.h: $(DEMO_PY) Makefile
+	@mkdir -p $(@D)
+	@for f in $(DEMO_PY); do echo "static const char demo_$$(basename $$f .py)_py[] ="; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $$f; \
+		echo "    ;"; done > $@
+$(BUILD)/obj/tracer/cmd_demo.o: $(BUILD)/gen/demo_py.h
 
 $(CLI_LIB): $(filter-out $(BUILD)/obj/tracer/main.o,$(CLI_OBJ))
 	@rm -f $@
@@ -108,6 +120,7 @@ test-asan:
 	@./tests/run-tests.sh build-asan --unit-only
 
 lint:
+	PYTHONPYCACHEPREFIX=$(BUILD)/pycache python3 -m py_compile $(DEMO_PY)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--inline-suppr --suppress=missingIncludeSystem -D__x86_64__ \
 		-Ipreload -Itracer preload tracer

@@ -64,90 +64,13 @@ static const char demo_usage[] =
     "directory cannot be created or already holds files, 6 python3 (with sqlite3)\n"
     "is missing, 125 a phase could not run.\n";
 
-/* The dispatcher, as the board database sees it. WAL side files exist only
- * while some connection is open: the last one to close deletes them. */
-static const char demo_dispatcher_py[] =
-    "# A Hermes-shaped dispatcher, as the board database sees it: it opens the\n"
-    "# board (WAL mode), holds it open for a moment, closes it, and comes back.\n"
-    "# While it holds it, kanban.db-wal and kanban.db-shm exist; closing the\n"
-    "# last connection checkpoints and deletes them.\n"
-    "# usage: dispatcher.py DB HOLD GAP   (seconds; stops at EOF on stdin)\n"
-    "#        dispatcher.py --init DB     (create the board in WAL mode)\n"
-    "import select\n"
-    "import sqlite3\n"
-    "import sys\n"
-    "\n"
-    "if sys.argv[1] == \"--init\":\n"
-    "    c = sqlite3.connect(sys.argv[2])\n"
-    "    c.execute(\"PRAGMA journal_mode=WAL\")\n"
-    "    c.execute(\"CREATE TABLE tasks (id INTEGER PRIMARY KEY, title TEXT, status TEXT)\")\n"
-    "    c.execute(\"INSERT INTO tasks (title, status) VALUES ('write the report', 'running')\")\n"
-    "    c.commit()\n"
-    "    c.close()\n"
-    "    sys.exit(0)\n"
-    "\n"
-    "db, hold, gap = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])\n"
-    "\n"
-    "\n"
-    "def stop_within(seconds):\n"
-    "    return bool(select.select([sys.stdin], [], [], seconds)[0])\n"
-    "\n"
-    "\n"
-    "while True:\n"
-    "    c = sqlite3.connect(db, timeout=120, isolation_level=None)\n"
-    "    c.execute(\"SELECT count(*) FROM tasks\").fetchone()\n"
-    "    stop = stop_within(hold)\n"
-    "    c.close()\n"
-    "    if stop or stop_within(gap):\n"
-    "        break\n";
-
-static const char demo_worker_py[] =
-    "# A Hermes-shaped kanban worker reporting back: it writes the board database\n"
-    "# named by HERMES_KANBAN_DB the way Hermes does (Python sqlite3, WAL with a\n"
-    "# fallback to DELETE journal mode, BEGIN IMMEDIATE), a fresh connection for\n"
-    "# each write. The busy timeout is 5 s, not Hermes' 120 s, to keep the demo\n"
-    "# bounded.\n"
-    "# usage: worker.py WRITES INTERVAL [UID:GID]\n"
-    "#   UID:GID  become that user first. The demo starts the worker as root so\n"
-    "#            that the probe is loaded before the switch: its ring descriptor\n"
-    "#            stays writable, and its path need not be readable by UID.\n"
-    "import os\n"
-    "import sqlite3\n"
-    "import sys\n"
-    "import time\n"
-    "\n"
-    "writes, interval = int(sys.argv[1]), float(sys.argv[2])\n"
-    "if len(sys.argv) > 3:\n"
-    "    uid, gid = (int(x) for x in sys.argv[3].split(\":\"))\n"
-    "    os.setgroups([])\n"
-    "    os.setgid(gid)\n"
-    "    os.setuid(uid)\n"
-    "db = os.environ[\"HERMES_KANBAN_DB\"]\n"
-    "marks, errors = \"\", []\n"
-    "for i in range(writes):\n"
-    "    c = None\n"
-    "    try:\n"
-    "        c = sqlite3.connect(db, timeout=5, isolation_level=None)\n"
-    "        try:\n"
-    "            c.execute(\"PRAGMA journal_mode=WAL\")\n"
-    "        except sqlite3.Error:\n"
-    "            c.execute(\"PRAGMA journal_mode=DELETE\")\n"
-    "        c.execute(\"BEGIN IMMEDIATE\")\n"
-    "        c.execute(\"UPDATE tasks SET status = ? WHERE id = 1\", (\"progress %d\" % i,))\n"
-    "        c.execute(\"COMMIT\")\n"
-    "        marks += \".\"\n"
-    "    except sqlite3.Error as e:\n"
-    "        marks += \"x\"\n"
-    "        errors.append(str(e))\n"
-    "    finally:\n"
-    "        if c is not None:\n"
-    "            c.close()\n"
-    "    time.sleep(interval)\n"
-    "failed = marks.count(\"x\")\n"
-    "print(\"worker: writes %s (x = failed)\" % marks)\n"
-    "why = \": \" + max(set(errors), key=errors.count) if errors else \"\"\n"
-    "print(\"worker: %d of %d writes failed%s\" % (failed, writes, why), flush=True)\n"
-    "sys.exit(3 if failed else 0)\n";
+/* The dispatcher and the worker: tracer/demo/dispatcher.py and worker.py,
+ * embedded at build time as demo_dispatcher_py and demo_worker_py (the
+ * demo needs nothing but this binary, its probe and python3). The
+ * dispatcher is the board database's view of Hermes: WAL side files exist
+ * only while some connection is open, and the last one to close deletes
+ * them. */
+#include "demo_py.h"
 
 /* Timing of phase 1. The dispatcher holds the board half of the time, and
  * the worker's interval is not a multiple of the dispatcher's cycle, so its
