@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "evidence.h"
+#include "spawn.h"
 #include "json.h"
 #include "ring_format.h"
 #include "version.h"

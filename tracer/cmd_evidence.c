@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "evidence.h"
+#include "facts.h"
 #include "recfmt.h"
 #include "report.h"
+#include "spawn.h"
 
 static const char evidence_usage[] =
     "usage: denytrace evidence [options] [RING...]\n"

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What `denytrace evidence` and `denytrace doctor` share: running a short
- * command with a deadline, finding a program on PATH, the facts a
- * maintainer asks for, and redaction of the user's home, name and secrets.
+ * What may leave the machine in an evidence bundle: secrets recognised in
+ * environment entries and text, the user's home and name replaced, and
+ * Codex's config.toml reduced to what decides the sandbox.
  */
-#ifndef DENYTRACE_EVIDENCE_H
-#define DENYTRACE_EVIDENCE_H
+#ifndef DENYTRACE_REDACT_H
+#define DENYTRACE_REDACT_H
 
 #include <stddef.h>
-#include <stdio.h>
-
-#include "report.h"
-#include "spawn.h"
 
 /* Secrets. A variable is a secret when its name contains KEY, TOKEN,
  * SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH, or its value holds a
@@ -51,42 +47,5 @@ void dt_redaction_free(struct dt_redaction *rd);
  * (multi-line arrays kept whole), dotted keys under those names. Comments
  * and everything else dropped. Returns malloc'ed text ("" when none). */
 char *dt_codex_config_excerpt(const char *text);
-
-struct dt_fact_root {
-	char *path, *realpath, *source;
-	const char *protected_by; /* ".git", ".codex", ".agents" or NULL */
-};
-
-struct dt_facts {
-	char version[64];
-	unsigned ring_format;
-	char kernel[512];
-	char distro[256];
-	int wsl;
-	char wsl_why[128];
-	int sb_bubblewrap, sb_landlock, sb_seccomp;
-	char codex_path[4096]; /* "" when Codex is not on PATH */
-	char codex_version[512];
-	int codex_status; /* of `codex --version`: 0, exit status, -1, -2 timeout */
-	char config_path[4096];
-	int config_found;
-	int config_recorded; /* from the ring's snapshot, not the file as it is now */
-	char *config_excerpt;
-	char home[4096], home_real[4096];
-	char **rec_homes, **rec_homes_real; /* HOME of the traced processes; realpath or NULL */
-	size_t nrec_homes;
-	struct dt_fact_root *roots;
-	size_t nroots;
-	const struct dt_record **launches; /* launch records, codex/hermes/hcom processes */
-	size_t nlaunches;
-	int redacted;
-};
-
-/* Gathers the facts about this machine and the report's rings. */
-void dt_facts_collect(struct dt_facts *f, const struct dt_report *r);
-void dt_facts_json(FILE *out, const struct dt_facts *f);
-/* The "Facts" section of report.md. */
-void dt_facts_markdown(FILE *out, const struct dt_facts *f);
-void dt_facts_free(struct dt_facts *f);
 
 #endif
