@@ -158,6 +158,12 @@ DT_HIDDEN struct dt_ring *dt_ring_peek(void)
 	return NULL;
 }
 
+DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec)
+{
+	if (dt_ring_write(ring, rec) == DT_RING_W_GONE)
+		atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
+}
+
 /* How long a thread waits for another to finish attaching the ring (a few
  * system calls) before it gives up on its record. */
 #define DT_ATTACH_SPINS 10000

@@ -24,6 +24,9 @@ struct dt_proc_scratch {
 DT_HIDDEN struct dt_ring *dt_ring_get(void);
 /* The ring if it is already attached, else NULL; never attaches. */
 DT_HIDDEN struct dt_ring *dt_ring_peek(void);
+/* Writes rec, and goes quiet for good when the file was truncated under
+ * the mapping (the mapping stays: another thread may be using it). */
+DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec);
 
 /* Writes this process's record once per process (not per exec). */
 DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s);

@@ -196,5 +196,5 @@ DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scr
 	dt_put_mounts(&b, s); /* last: the one that may not fit */
 
 	rh->len = b.len;
-	dt_ring_write(ring, rh);
+	dt_ring_put(ring, rh);
 }

@@ -272,7 +272,7 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 
 	if (!b.overflow || b.len > sizeof(*rh)) {
 		rh->len = b.len;
-		dt_ring_write(ring, rh);
+		dt_ring_put(ring, rh);
 	}
 	dt_arena_give(a);
 }

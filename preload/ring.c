@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "ring.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
 		 uint64_t creator_pid)
@@ -50,8 +56,32 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
 	return 0;
 }
 
+/* Truncating the file under a shared mapping turns every store past the
+ * new end into SIGBUS, in whichever process stores: the traced program.
+ * Checked here, by the mapping itself, rather than caught: catching SIGBUS
+ * means owning a process-wide handler, which the program can see, replace
+ * and race with (SQLite and JVMs handle SIGBUS themselves). Faulting the
+ * last page in for writing with MADV_POPULATE_WRITE answers EFAULT where a
+ * store would have raised the signal; if the last page is there, the file
+ * covers the whole mapping. It needs no descriptor (the program may have
+ * closed the ring's) and costs one system call per record. A truncation
+ * between this check and the stores that follow (microseconds) still kills;
+ * a kernel older than 5.14 answers EINVAL, and is trusted as before. */
+int dt_ring_intact(const struct dt_ring *r)
+{
+	size_t page = 4096;
+	unsigned char *last = (unsigned char *)r->hdr + ((r->map_len - 1) & ~(page - 1));
+	int saved = errno;
+	int rc = madvise(last, page, MADV_POPULATE_WRITE);
+	int e = errno;
+	errno = saved;
+	return rc == 0 || e != EFAULT;
+}
+
 void dt_ring_count_dropped(struct dt_ring *r)
 {
+	if (!dt_ring_intact(r))
+		return;
 	atomic_fetch_add_explicit((_Atomic uint64_t *)&r->hdr->dropped, 1, memory_order_relaxed);
 }
 
@@ -62,6 +92,8 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 	_Atomic uint64_t *lost = (_Atomic uint64_t *)&r->hdr->lost;
 	_Atomic uint64_t *dropped = (_Atomic uint64_t *)&r->hdr->dropped;
 
+	if (!dt_ring_intact(r))
+		return DT_RING_W_GONE;
 	uint32_t n = dt_rec_slots(rh->len);
 	if (rh->len < sizeof(*rh) || rh->len > DT_REC_MAX || n > r->nslots / 4) {
 		atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);

@@ -29,8 +29,15 @@ int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
 
 /* Appends one record. rec starts with a struct dt_rec_header whose len and
  * type are set; nslots and checksum are filled here. Returns 0 when
- * published, -1 when dropped (too large, or overtaken by a full lap). */
+ * published, -1 when dropped (too large, or overtaken by a full lap),
+ * DT_RING_W_GONE when the file no longer covers the mapping (truncated by
+ * someone): nothing was written, and nothing should be again. */
+#define DT_RING_W_GONE (-2)
 int dt_ring_write(struct dt_ring *r, void *rec);
+
+/* 1 while the file still covers the whole mapping (see ring.c); a write
+ * into a truncated ring would raise SIGBUS. */
+int dt_ring_intact(const struct dt_ring *r);
 
 /* Counts a record given up on before it reached dt_ring_write. */
 void dt_ring_count_dropped(struct dt_ring *r);

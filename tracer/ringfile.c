@@ -151,6 +151,19 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 		snprintf(err, errlen, "cannot size ring %s: %s", path, strerror(errno));
 		goto fail;
 	}
+	/* Every block now: a sparse ring on a filesystem that fills up later
+	 * turns the first store into an unallocated page into SIGBUS, in the
+	 * traced program (a full disk is when people need the tool). */
+	int e = posix_fallocate(fd, 0, (off_t)len);
+	if (e) {
+		snprintf(err, errlen,
+			 e == ENOSPC || e == EDQUOT
+				 ? "no room for the ring %s (%zu KiB) on its filesystem: %s; free some "
+				   "space, give a smaller --size, or put it elsewhere with -o"
+				 : "cannot allocate the ring %s (%zu KiB): %s",
+			 path, len / 1024, strerror(e));
+		goto fail;
+	}
 	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		snprintf(err, errlen, "cannot map ring %s: %s", path, strerror(errno));

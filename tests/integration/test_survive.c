@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The traced program must survive whatever happens to the ring, to its
+ * sandbox and to its limits: a full disk, a ring truncated under it, a
+ * seccomp filter it installs itself, a low RLIMIT_NOFILE. Real programs
+ * (sh, dd, truncate, touch, sed), real mounts in a private mount namespace.
+ * Refusals come from sysfs, which refuses creating files even to root.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(survive, .fini = teardown, .timeout = 90);
+
+static const char *cli(void)
+{
+	static char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/denytrace", dtt_build());
+	return path;
+}
+
+/* Runs script with sh inside a private mount namespace (mounts vanish with
+ * it), with $DT the CLI and $T a fresh directory. */
+static int in_private_mounts(char *out, size_t cap, const char *script)
+{
+	if (geteuid() != 0)
+		cr_skip_test("mounting a small tmpfs needs root");
+	const char *probe[] = {"unshare", "-m", "true", NULL};
+	if (dtt_system(NULL, 0, probe, NULL) != 0)
+		cr_skip_test("unshare -m does not work here");
+	char dt[PATH_MAX + 8], t[PATH_MAX + 8];
+	snprintf(dt, sizeof(dt), "DT=%s", cli());
+	snprintf(t, sizeof(t), "T=%s", dtt_tmpdir());
+	const char *env[] = {dt, t, NULL};
+	const char *argv[] = {"unshare", "-m", "sh", "-c", script, NULL};
+	return dtt_system(out, cap, argv, env);
+}
+
+static size_t refusals_of(const struct dtt_run *r, const char *path)
+{
+	return dtt_count(r, DT_REC_DENIAL, NULL, path);
+}
+
+/* ---- 1: full disk, truncated ring -------------------------------------- */
+
+Test(survive, ring_space_is_allocated_so_a_full_disk_kills_neither_the_program_nor_run)
+{
+	char out[8192];
+	int st = in_private_mounts(
+		out, sizeof(out),
+		"mkdir $T/tiny && mount -t tmpfs -o size=512k none $T/tiny || exit 99\n"
+		"$DT run -q -o $T/tiny/r.ring --size 256K -- sh -c \\\n"
+		"  'dd if=/dev/zero of=$T/tiny/fill bs=4k 2>/dev/null; touch /sys/dt-full; echo survived'\n"
+		"echo run=$?; cp $T/tiny/r.ring $T/r.ring\n");
+	cr_assert_neq(st, 99, "cannot mount a tmpfs: %s", out);
+	cr_expect(strstr(out, "survived\n"), "the program died: %s", out);
+	cr_expect(strstr(out, "run=0\n"), "denytrace run died or failed: %s", out);
+	struct dtt_run r;
+	char ring[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/r.ring", dtt_tmpdir());
+	cr_assert_eq(dtt_load(&r, ring), 0, "ring unreadable: %s", out);
+	cr_expect_eq(refusals_of(&r, "/sys/dt-full"), 1, "the refusal on a full disk was not recorded");
+	dtt_free(&r);
+}
+
+Test(survive, ring_that_does_not_fit_is_refused_before_the_command_starts)
+{
+	char out[8192];
+	int st = in_private_mounts(
+		out, sizeof(out),
+		"mkdir $T/tiny && mount -t tmpfs -o size=64k none $T/tiny || exit 99\n"
+		"$DT run -q -o $T/tiny/r.ring --size 256K -- touch $T/started\n");
+	cr_assert_neq(st, 99, "cannot mount a tmpfs: %s", out);
+	cr_expect_eq(st, 125, "exit %d: %s", st, out);
+	cr_expect(strstr(out, "no room for the ring") && strstr(out, "r.ring"), "%s", out);
+	char started[PATH_MAX];
+	snprintf(started, sizeof(started), "%s/started", dtt_tmpdir());
+	cr_expect_neq(access(started, F_OK), 0, "the command ran although the ring did not fit");
+}
+
+/* sh refuses a redirect (the probe attaches), truncate shortens the ring,
+ * sh refuses again in the same process: a store into the truncated mapping
+ * was SIGBUS for sh, and for run when it read the ring to summarise. */
+Test(survive, ring_truncated_under_a_running_program_kills_neither_it_nor_run)
+{
+	char ring[PATH_MAX], script[PATH_MAX * 2];
+	snprintf(ring, sizeof(ring), "%s/t.ring", dtt_tmpdir());
+	snprintf(script, sizeof(script),
+		 "echo x > /sys/dt-before; truncate -s 4096 %s; echo y > /sys/dt-after; echo survived",
+		 ring);
+	const char *argv[] = {cli(), "run", "-o", ring, "--", "sh", "-c", script, NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_expect_eq(st, 0, "exit %d: %s", st, out);
+	cr_expect(strstr(out, "survived\n"), "the program died: %s", out);
+	cr_expect(strstr(out, "was truncated while the command ran"), "%s", out);
+}
