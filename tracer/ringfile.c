@@ -157,11 +157,11 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 	int e = posix_fallocate(fd, 0, (off_t)len);
 	if (e) {
 		snprintf(err, errlen,
-			 e == ENOSPC || e == EDQUOT
-				 ? "no room for the ring %s (%zu KiB) on its filesystem: %s; free some "
-				   "space, give a smaller --size, or put it elsewhere with -o"
-				 : "cannot allocate the ring %s (%zu KiB): %s",
-			 path, len / 1024, strerror(e));
+		         e == ENOSPC || e == EDQUOT
+		             ? "no room for the ring %s (%zu KiB) on its filesystem: %s; free some "
+		               "space, give a smaller --size, or put it elsewhere with -o"
+		             : "cannot allocate the ring %s (%zu KiB): %s",
+		         path, len / 1024, strerror(e));
 		goto fail;
 	}
 	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

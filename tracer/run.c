@@ -568,9 +568,11 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
 	}
 	if (!o->quiet && !dt_ring_intact(&rr->ring))
-		fprintf(stderr, "denytrace: the ring %s was truncated while the command ran: no "
-				"summary (reading it would crash); `denytrace show %s` reads what is left.\n",
-			o->out, o->out);
+		fprintf(
+		    stderr,
+		    "denytrace: the ring %s was truncated while the command ran: no "
+		    "summary (reading it would crash); `denytrace show %s` reads what is left.\n",
+		    o->out, o->out);
 	else if (!o->quiet)
 		run_summarise(&rr->ring, o->out, covered, deny, seed,
 			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));

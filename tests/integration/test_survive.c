@@ -59,11 +59,12 @@ Test(survive, ring_space_is_allocated_so_a_full_disk_kills_neither_the_program_n
 {
 	char out[8192];
 	int st = in_private_mounts(
-		out, sizeof(out),
-		"mkdir $T/tiny && mount -t tmpfs -o size=512k none $T/tiny || exit 99\n"
-		"$DT run -o $T/tiny/r.ring --size 256K -- sh -c 'dd if=/dev/zero of=$T/tiny/fill \\\n"
-		"  bs=4k 2>/dev/null; for i in 1 2 3 4 5 6 7 8; do touch /sys/dt-full$i; done; echo survived'\n"
-		"echo run=$?; cp $T/tiny/r.ring $T/r.ring\n");
+	    out, sizeof(out),
+	    "mkdir $T/tiny && mount -t tmpfs -o size=512k none $T/tiny || exit 99\n"
+	    "$DT run -o $T/tiny/r.ring --size 256K -- sh -c 'dd if=/dev/zero of=$T/tiny/fill \\\n"
+	    "  bs=4k 2>/dev/null; for i in 1 2 3 4 5 6 7 8; do touch /sys/dt-full$i; done; echo "
+	    "survived'\n"
+	    "echo run=$?; cp $T/tiny/r.ring $T/r.ring\n");
 	cr_assert_neq(st, 99, "cannot mount a tmpfs: %s", out);
 	cr_expect(strstr(out, "survived\n"), "the program died: %s", out);
 	cr_expect(strstr(out, "run=0\n"), "denytrace run died or failed: %s", out);
@@ -74,8 +75,8 @@ Test(survive, ring_space_is_allocated_so_a_full_disk_kills_neither_the_program_n
 	for (int i = 1; i <= 8; i++) {
 		char path[32];
 		snprintf(path, sizeof(path), "/sys/dt-full%d", i);
-		cr_expect_eq(refusals_of(&r, path), 1, "the refusal of %s on a full disk was not recorded",
-		             path);
+		cr_expect_eq(refusals_of(&r, path), 1,
+		             "the refusal of %s on a full disk was not recorded", path);
 	}
 	dtt_free(&r);
 }
@@ -84,9 +85,9 @@ Test(survive, ring_that_does_not_fit_is_refused_before_the_command_starts)
 {
 	char out[8192];
 	int st = in_private_mounts(
-		out, sizeof(out),
-		"mkdir $T/tiny && mount -t tmpfs -o size=64k none $T/tiny || exit 99\n"
-		"$DT run -q -o $T/tiny/r.ring --size 256K -- touch $T/started\n");
+	    out, sizeof(out),
+	    "mkdir $T/tiny && mount -t tmpfs -o size=64k none $T/tiny || exit 99\n"
+	    "$DT run -q -o $T/tiny/r.ring --size 256K -- touch $T/started\n");
 	cr_assert_neq(st, 99, "cannot mount a tmpfs: %s", out);
 	cr_expect_eq(st, 125, "exit %d: %s", st, out);
 	cr_expect(strstr(out, "no room for the ring") && strstr(out, "r.ring"), "%s", out);
@@ -102,9 +103,10 @@ Test(survive, ring_truncated_under_a_running_program_kills_neither_it_nor_run)
 {
 	char ring[PATH_MAX], script[PATH_MAX * 2];
 	snprintf(ring, sizeof(ring), "%s/t.ring", dtt_tmpdir());
-	snprintf(script, sizeof(script),
-		 "echo x > /sys/dt-before; truncate -s 4096 %s; echo y > /sys/dt-after; echo survived",
-		 ring);
+	snprintf(
+	    script, sizeof(script),
+	    "echo x > /sys/dt-before; truncate -s 4096 %s; echo y > /sys/dt-after; echo survived",
+	    ring);
 	const char *argv[] = {cli(), "run", "-o", ring, "--", "sh", "-c", script, NULL};
 	char out[8192];
 	int st = dtt_system(out, sizeof(out), argv, NULL);
