@@ -39,6 +39,17 @@ int dt_opt(int argc, char **argv, int *i, const char *name, const char **val)
 	return 1;
 }
 
+const char *dt_probe_path_problem(const char *path)
+{
+	/* ld.so splits LD_PRELOAD at spaces, tabs, newlines and colons and
+	 * has no escape: such a path preloads pieces that do not exist. */
+	if (strpbrk(path, ":"))
+		return "a colon";
+	if (strpbrk(path, " \t\n"))
+		return "a space";
+	return NULL;
+}
+
 int dt_find_probe(char *out, size_t cap)
 {
 	const char *env = getenv("DENYTRACE_PROBE");

@@ -26,6 +26,9 @@ int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Absolute path of libdenytrace.so: $DENYTRACE_PROBE, beside the CLI, or
  * ../lib/denytrace/ from it (installed layout). Returns 0 or -1. */
 int dt_find_probe(char *out, size_t cap);
+/* NULL when path can go into LD_PRELOAD, else what stops it ("a space",
+ * "a colon"): the loader splits the variable there. */
+const char *dt_probe_path_problem(const char *path);
 
 /* Matches a long option "--name" or "--name=value"; sets *val to the value
  * (next argument when not inline, advancing *i). Returns 1 on match, -1 when

@@ -114,3 +114,49 @@ Test(survive, ring_truncated_under_a_running_program_kills_neither_it_nor_run)
 	cr_expect(strstr(out, "survived\n"), "the program died: %s", out);
 	cr_expect(strstr(out, "was truncated while the command ran"), "%s", out);
 }
+
+/* ---- 6: a probe path the loader would split ---------------------------- */
+
+/* A copy of the CLI and the probe in "DIR/with space/": the CLI finds the
+ * probe beside itself. */
+static const char *copy_to_spaced_dir(void)
+{
+	static char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/with space", dtt_tmpdir());
+	char script[4 * PATH_MAX];
+	snprintf(script, sizeof(script), "mkdir -p \"%s\" && cp \"%s/denytrace\" \"%s/libdenytrace.so\" \"%s/\"",
+	         dir, dtt_build(), dtt_build(), dir);
+	const char *argv[] = {"sh", "-c", script, NULL};
+	cr_assert_eq(dtt_system(NULL, 0, argv, NULL), 0, "cannot copy the build to %s", dir);
+	return dir;
+}
+
+Test(survive, run_refuses_a_probe_path_with_a_space_and_names_it)
+{
+	const char *dir = copy_to_spaced_dir();
+	char cli_copy[PATH_MAX + 16], ring[PATH_MAX], marker[PATH_MAX];
+	snprintf(cli_copy, sizeof(cli_copy), "%s/denytrace", dir);
+	snprintf(ring, sizeof(ring), "%s/s.ring", dtt_tmpdir());
+	snprintf(marker, sizeof(marker), "%s/started", dtt_tmpdir());
+	const char *argv[] = {cli_copy, "run", "-q", "-o", ring, "--", "touch", marker, NULL};
+	const char *env[] = {"DENYTRACE_PROBE=", NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), argv, env);
+	cr_expect_eq(st, 125, "exit %d: %s", st, out);
+	cr_expect(strstr(out, dir) && strstr(out, "contains a space"), "%s", out);
+	cr_expect(!strstr(out, "cannot be preloaded"), "the loader got the split path: %s", out);
+	cr_expect_neq(access(marker, F_OK), 0, "the command ran without the probe");
+}
+
+Test(survive, doctor_fails_a_probe_path_with_a_space_and_says_why)
+{
+	const char *dir = copy_to_spaced_dir();
+	char cli_copy[PATH_MAX + 16];
+	snprintf(cli_copy, sizeof(cli_copy), "%s/denytrace", dir);
+	const char *argv[] = {cli_copy, "doctor", NULL};
+	const char *env[] = {"DENYTRACE_PROBE=", NULL};
+	char out[16384];
+	int st = dtt_system(out, sizeof(out), argv, env);
+	cr_expect_neq(st, 0, "doctor passed: %s", out);
+	cr_expect(strstr(out, "contains a space") && strstr(out, "splits LD_PRELOAD"), "%s", out);
+}
