@@ -840,10 +840,11 @@ int cmd_demo(int argc, char **argv)
 		               "cannot find libdenytrace.so beside the denytrace binary or in "
 		               "../lib/denytrace/; set DENYTRACE_PROBE to its path");
 	if (dt_probe_path_problem(probe))
-		return dt_fail(DT_EXIT_INTERNAL,
-		               "the probe's path '%s' contains %s: the loader splits LD_PRELOAD there; "
-		               "install denytrace under a path without spaces or colons",
-		               probe, dt_probe_path_problem(probe));
+		return dt_fail(
+		    DT_EXIT_INTERNAL,
+		    "the probe's path '%s' contains %s: the loader splits LD_PRELOAD there; "
+		    "install denytrace under a path without spaces or colons",
+		    probe, dt_probe_path_problem(probe));
 	struct passwd *pw = getpwnam("nobody");
 	d.nobody_uid = pw ? pw->pw_uid : 65534;
 	d.nobody_gid = pw ? pw->pw_gid : 65534;

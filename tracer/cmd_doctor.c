@@ -96,12 +96,13 @@ static void check_probe(struct dt_check *found, struct dt_check *loads)
 	check_set(found, DT_CHECK_OK, NULL, "%s", probe);
 	const char *bad = dt_probe_path_problem(probe);
 	if (bad) {
-		check_set(loads, DT_CHECK_FAIL,
-		          "install denytrace under a path without spaces or colons, or set "
-		          "DENYTRACE_PROBE to a copy of libdenytrace.so there",
-		          "the probe's path '%s' contains %s: the loader splits LD_PRELOAD there and "
-		          "would load nothing",
-		          probe, bad);
+		check_set(
+		    loads, DT_CHECK_FAIL,
+		    "install denytrace under a path without spaces or colons, or set "
+		    "DENYTRACE_PROBE to a copy of libdenytrace.so there",
+		    "the probe's path '%s' contains %s: the loader splits LD_PRELOAD there and "
+		    "would load nothing",
+		    probe, bad);
 		return;
 	}
 	char env[PATH_MAX + 16];

@@ -376,11 +376,12 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 			       "../lib/denytrace/; set DENYTRACE_PROBE to its path");
 	const char *bad = dt_probe_path_problem(rr->probe);
 	if (bad)
-		return dt_fail(DT_EXIT_INTERNAL,
-			       "the probe's path '%s' contains %s: the loader splits LD_PRELOAD there "
-			       "and would load nothing; install denytrace under a path without spaces "
-			       "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
-			       rr->probe, bad);
+		return dt_fail(
+		    DT_EXIT_INTERNAL,
+		    "the probe's path '%s' contains %s: the loader splits LD_PRELOAD there "
+		    "and would load nothing; install denytrace under a path without spaces "
+		    "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
+		    rr->probe, bad);
 	char err[512];
 	int fd = dt_ringfile_create(o->out, o->size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
 	if (fd < 0)

@@ -124,8 +124,9 @@ static const char *copy_to_spaced_dir(void)
 	static char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s/with space", dtt_tmpdir());
 	char script[4 * PATH_MAX];
-	snprintf(script, sizeof(script), "mkdir -p \"%s\" && cp \"%s/denytrace\" \"%s/libdenytrace.so\" \"%s/\"",
-	         dir, dtt_build(), dtt_build(), dir);
+	snprintf(script, sizeof(script),
+	         "mkdir -p \"%s\" && cp \"%s/denytrace\" \"%s/libdenytrace.so\" \"%s/\"", dir,
+	         dtt_build(), dtt_build(), dir);
 	const char *argv[] = {"sh", "-c", script, NULL};
 	cr_assert_eq(dtt_system(NULL, 0, argv, NULL), 0, "cannot copy the build to %s", dir);
 	return dir;
