@@ -347,21 +347,35 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 }
 
 /* The command inherits the ring's descriptor. Keep it out of the numbers
- * the program hands out itself, so its first open still returns 3 as it
- * would without denytrace: the highest descriptor below the soft limit
- * (and below 1024, where select(2) can still see its own). */
+ * the program hands out itself, so that its first open still returns 3 and
+ * it can open as many files as without denytrace:
+ * - soft RLIMIT_NOFILE above 1024 (or none): descriptor 1023, below 1024
+ *   so that the descriptor table keeps its default size;
+ * - 1024 or less: the number just above the soft limit, which the program
+ *   can never get (F_DUPFD needs the soft limit raised for that one call);
+ * - and when the hard limit forbids even that (`ulimit -n N` sets both):
+ *   no descriptor at all (-1); the probe finds the ring by its path.
+ * Returns the descriptor the command inherits, or -1 (fd closed). */
 static int dt_ring_fd_out_of_the_way(int fd)
 {
-	long hint = 1023;
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (long)rl.rlim_cur - 1 < hint)
-		hint = (long)rl.rlim_cur - 1;
-	if (hint <= fd)
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return fd;
-	int hi = fcntl(fd, F_DUPFD, (int)hint); /* the copy is not close-on-exec */
-	if (hi < 0)
-		return fd;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1024) {
+		int hi = fcntl(fd, F_DUPFD, 1023); /* the copy is not close-on-exec */
+		if (hi < 0)
+			return fd;
+		close(fd);
+		return hi;
+	}
+	int above = (int)rl.rlim_cur, hi = -1;
+	struct rlimit raised = {(rlim_t)above + 1, rl.rlim_max};
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur) {
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+			hi = fcntl(fd, F_DUPFD, above);
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	close(fd);
 	return hi;
 }
@@ -445,7 +459,10 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	char num[64];
 	setenv("LD_PRELOAD", preload, 1);
 	snprintf(num, sizeof(num), "%d", fd);
-	setenv("DENYTRACE_FD", num, 1);
+	if (fd >= 0)
+		setenv("DENYTRACE_FD", num, 1);
+	else
+		unsetenv("DENYTRACE_FD"); /* a low limit: found by its path */
 	/* the same variables as those carried where no descriptor goes */
 	unsetenv("DENYTRACE_ALL");
 	const char *names[8], *values[8];
@@ -521,7 +538,8 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		sigaction(forwarded[k], &sa, NULL);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	close(pipefd[1]);
-	close(fd); /* the child has its copy */
+	if (fd >= 0)
+		close(fd); /* the child has its copy */
 	struct dt_supervisor *sup = NULL;
 	if (filter) {
 		/* before waiting for the exec: the exec itself is notified */
