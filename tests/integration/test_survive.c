@@ -166,16 +166,15 @@ Test(survive, doctor_fails_a_probe_path_with_a_space_and_says_why)
 
 /* Python opens files until EMFILE, prints how many, closes them, then makes
  * a refused open (sysfs refuses creating files even to root). */
-static const char count_opens[] =
-	"import os\n"
-	"fds = []\n"
-	"try:\n"
-	"    while True: fds.append(os.open('/dev/null', os.O_RDONLY))\n"
-	"except OSError: pass\n"
-	"print('opened', len(fds))\n"
-	"for fd in fds: os.close(fd)\n"
-	"try: open('/sys/dt-nofile', 'w')\n"
-	"except OSError: pass\n";
+static const char count_opens[] = "import os\n"
+                                  "fds = []\n"
+                                  "try:\n"
+                                  "    while True: fds.append(os.open('/dev/null', os.O_RDONLY))\n"
+                                  "except OSError: pass\n"
+                                  "print('opened', len(fds))\n"
+                                  "for fd in fds: os.close(fd)\n"
+                                  "try: open('/sys/dt-nofile', 'w')\n"
+                                  "except OSError: pass\n";
 
 /* Output of python3 under `ulimit LIMIT` alone (ring NULL) or under run. */
 static int opens_under_limit(const char *limit, const char *ring, char *out, size_t cap)
@@ -185,10 +184,11 @@ static int opens_under_limit(const char *limit, const char *ring, char *out, siz
 	char script[PATH_MAX * 2];
 	if (ring)
 		snprintf(script, sizeof(script),
-		         "ulimit %s && exec \"%s\" run -q -o \"%s\" -- /usr/bin/python3 -c \"$PY\"", limit,
-		         cli(), ring);
+		         "ulimit %s && exec \"%s\" run -q -o \"%s\" -- /usr/bin/python3 -c \"$PY\"",
+		         limit, cli(), ring);
 	else
-		snprintf(script, sizeof(script), "ulimit %s && exec /usr/bin/python3 -c \"$PY\"", limit);
+		snprintf(script, sizeof(script), "ulimit %s && exec /usr/bin/python3 -c \"$PY\"",
+		         limit);
 	char py[sizeof(count_opens) + 8];
 	snprintf(py, sizeof(py), "PY=%s", count_opens);
 	const char *env[] = {py, NULL};
@@ -203,8 +203,9 @@ static void same_number_of_files_under_run(const char *limit)
 	cr_assert_eq(opens_under_limit(limit, NULL, alone, sizeof(alone)), 0, "%s", alone);
 	cr_assert(strstr(alone, "opened "), "%s", alone);
 	cr_expect_eq(opens_under_limit(limit, ring, traced, sizeof(traced)), 0, "%s", traced);
-	cr_expect_str_eq(traced, alone, "under `ulimit %s` the program opened %s under run, %s alone",
-	                 limit, traced, alone);
+	cr_expect_str_eq(traced, alone,
+	                 "under `ulimit %s` the program opened %s under run, %s alone", limit,
+	                 traced, alone);
 	struct dtt_run r;
 	cr_assert_eq(dtt_load(&r, ring), 0);
 	cr_expect_eq(refusals_of(&r, "/sys/dt-nofile"), 1, "the refusal was not recorded");
