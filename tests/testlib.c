@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -217,4 +220,112 @@ int dtt_have_landlock(void)
 {
 	const char *argv[] = {dtt_helper("landlock-run"), "--ro-everything", "--", "true", NULL};
 	return dtt_spawn(NULL, 0, argv, NULL) == 0;
+}
+
+static int dtt_tmpfd(void)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/cli-out.XXXXXX", dtt_tmpdir());
+	int fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static void dtt_slurp(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+	lseek(fd, 0, SEEK_SET);
+	while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = 0;
+	close(fd);
+}
+
+void dtt_cli_as(struct dtt_cli *c, long uid, const char *const *args)
+{
+	char exe[PATH_MAX];
+	snprintf(exe, sizeof(exe), "%s/denytrace", dtt_build());
+	const char *argv[64];
+	size_t n = 0;
+	argv[n++] = exe;
+	for (const char *const *a = args; *a && n < 63; a++)
+		argv[n++] = *a;
+	argv[n] = NULL;
+	int out = dtt_tmpfd(), err = dtt_tmpfd();
+	pid_t pid = out < 0 || err < 0 ? -1 : fork();
+	if (pid < 0) {
+		c->status = -1;
+		c->out[0] = c->err[0] = 0;
+		return;
+	}
+	if (pid == 0) {
+		dup2(out, 1);
+		dup2(err, 2);
+		if (uid >= 0 && (setgroups(0, NULL) < 0 || setgid((gid_t)uid) < 0 ||
+		                 setuid((uid_t)uid) < 0 || geteuid() != (uid_t)uid))
+			_exit(200);
+		alarm(20);
+		execv(exe, (char *const *)argv);
+		_exit(199);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	dtt_slurp(out, c->out, sizeof(c->out));
+	dtt_slurp(err, c->err, sizeof(c->err));
+}
+
+void dtt_cli(struct dtt_cli *c, const char *const *args)
+{
+	dtt_cli_as(c, -1, args);
+}
+
+int dtt_ring_create(struct dtt_ring *w, const char *path, uint64_t size)
+{
+	char err[512];
+	memset(w, 0, sizeof(*w));
+	int fd = dt_ringfile_create(path, size ? size : DT_RING_MIN_SIZE, 0, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "testlib: %s\n", err);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	w->len = (size_t)st.st_size;
+	w->map = mmap(NULL, w->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (w->map == MAP_FAILED || dt_ring_attach(&w->r, w->map, w->len) != 0)
+		return -1;
+	return 0;
+}
+
+void dtt_ring_begin(struct dtt_ring *w, int type, long pid, const char *comm)
+{
+	struct dt_rec_header *rh = (struct dt_rec_header *)w->rec;
+	memset(rh, 0, sizeof(*rh));
+	rh->type = (uint16_t)type;
+	w->b = (struct dt_buf){w->rec, sizeof(*rh), sizeof(w->rec), 0};
+	dt_put_times(&w->b);
+	dt_put_u64(&w->b, DT_T_PID, (uint64_t)pid);
+	dt_put_u64(&w->b, DT_T_TID, (uint64_t)pid);
+	dt_put_str(&w->b, DT_T_COMM, comm);
+}
+
+int dtt_ring_commit(struct dtt_ring *w)
+{
+	((struct dt_rec_header *)w->rec)->len = w->b.len;
+	return w->b.overflow ? -1 : dt_ring_write(&w->r, w->rec);
+}
+
+void dtt_ring_close(struct dtt_ring *w)
+{
+	if (w->map && w->map != MAP_FAILED)
+		munmap(w->map, w->len);
+	w->map = NULL;
 }

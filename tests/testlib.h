@@ -48,6 +48,35 @@ size_t dtt_count(const struct dtt_run *r, int type, const char *op, const char *
 /* The process record of pid, or NULL. */
 const struct dt_record *dtt_process(const struct dtt_run *r, long pid);
 
+/* build/denytrace run with args (NULL-terminated), stdout and stderr kept
+ * apart, as uid (and gid) when uid >= 0 (status 200: could not drop to it).
+ * A CLI still running after 20 s is killed by SIGALRM (status 142): a hang
+ * fails the test instead of stalling the suite. */
+struct dtt_cli {
+	int status;
+	char out[262144];
+	char err[8192];
+};
+void dtt_cli_as(struct dtt_cli *c, long uid, const char *const *args);
+void dtt_cli(struct dtt_cli *c, const char *const *args);
+
+/* A ring the test writes itself, record by record, to hand the CLI fields
+ * no real program would produce. */
+struct dtt_ring {
+	void *map;
+	size_t len;
+	struct dt_ring r;
+	unsigned char rec[DT_REC_MAX];
+	struct dt_buf b; /* the record being built: dt_put_* into it */
+};
+/* Creates path as a ring of size bytes (0: the minimum). Returns 0 or -1. */
+int dtt_ring_create(struct dtt_ring *w, const char *path, uint64_t size);
+/* Starts a record of type with the common fields (times, pid, comm). */
+void dtt_ring_begin(struct dtt_ring *w, int type, long pid, const char *comm);
+/* Publishes the record built since dtt_ring_begin. Returns 0 or -1. */
+int dtt_ring_commit(struct dtt_ring *w);
+void dtt_ring_close(struct dtt_ring *w);
+
 /* 1 when bubblewrap can create a sandbox here, 0 otherwise (skip). */
 int dtt_have_bwrap(void);
 /* 1 when Landlock works here. */

@@ -17,6 +17,7 @@
 #include "facts.h"
 #include "recfmt.h"
 #include "report.h"
+#include "safeopen.h"
 #include "spawn.h"
 
 static const char evidence_usage[] =
@@ -127,7 +128,7 @@ static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
 		snprintf(name, sizeof(name), "ring-%zu.ring", idx + 1);
 	char dst[PATH_MAX];
 	snprintf(dst, sizeof(dst), "%s/%s", b->dir, name);
-	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int in = dt_open_regular(src, NULL);
 	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int rc = in < 0 || out < 0 ? -1 : 0;
 	char buf[65536];

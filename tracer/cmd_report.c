@@ -116,7 +116,9 @@ int cmd_report(int argc, char **argv)
 	free(rings);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return dt_fail(DT_EXIT_IO, "report: writing the output failed");
+	/* as show: the report is printed, but from an input that is not intact */
 	if (corrupt)
-		fprintf(stderr, "denytrace: %llu corrupt records were skipped\n", (unsigned long long)corrupt);
+		return dt_fail(DT_EXIT_BADINPUT, "report: %llu corrupt record%s skipped",
+		               (unsigned long long)corrupt, corrupt == 1 ? "" : "s");
 	return fail_on_denial && found ? DT_EXIT_FOUND : DT_EXIT_OK;
 }

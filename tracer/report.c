@@ -448,8 +448,8 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
 		free(argv);
 		dt_words_free(words);
-		if (rc < 0)
-			return DT_EXIT_BADINPUT;
+		if (rc < 0) /* README: 3 unreadable input, 4 invalid input */
+			return rc == -2 ? DT_EXIT_NOINPUT : DT_EXIT_BADINPUT;
 	} else {
 		int seen = 0;
 		for (size_t i = 0; i < r->n && !seen; i++) {

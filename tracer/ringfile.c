@@ -14,22 +14,23 @@
 #include <unistd.h>
 
 #include "exitcodes.h"
+#include "safeopen.h"
 
 int dt_ringfile_open(const char *path, struct dt_ringfile *rf, char *err, size_t errlen)
 {
 	memset(rf, 0, sizeof(*rf));
 	rf->fd = -1;
 	rf->path = path;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = dt_open_regular(path, &st);
+	if (fd == DT_OPEN_NOT_REGULAR) {
+		snprintf(err, errlen, "%s is not a regular file (%s)", path,
+		         dt_file_kind(st.st_mode));
+		return DT_EXIT_BADINPUT;
+	}
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return DT_EXIT_NOINPUT;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a regular file", path);
-		close(fd);
-		return DT_EXIT_BADINPUT;
 	}
 	/* A ring is written by traced programs: one another user could write
 	 * is not evidence we should trust or parse as root's. */

@@ -74,8 +74,9 @@ void dt_rootset_free(struct dt_rootset *rs);
  * root as readonly_sub roots. argv is Codex's command line (argv[0] may be "codex",
  * a path ending in codex, or node running codex.js). config_path NULL means
  * the launch's config_snapshot when it has one, else $CODEX_HOME/config.toml,
- * else $HOME/.codex/config.toml. Returns 0, or -1
- * with a message in err when config_path was given and cannot be parsed. */
+ * else $HOME/.codex/config.toml. Returns 0; with a message in err, -1 when
+ * config_path was given and is not a valid config (not TOML, not a regular
+ * file), -2 when it is missing or unreadable. */
 struct dt_codex_launch {
 	const char *const *argv;
 	size_t argc;

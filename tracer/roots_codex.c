@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "roots_int.h"
+#include "safeopen.h"
 
 /* ---- Codex: config.toml, the -p layer and -c overrides ------------------ */
 
@@ -647,18 +648,25 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 	if (path && !from_ring) {
 		struct stat st;
 
-		if (!config_path && stat(path, &st) != 0 && errno == ENOENT) {
+		int found = stat(path, &st) == 0;
+		int unreadable = 0;
+		if (!config_path && !found && errno == ENOENT) {
 			free(path); /* no config is Codex's default, not a problem */
 			path = NULL;
 		} else {
-			file = toml_parse_file(path, terr, sizeof(terr));
+			/* a FIFO or a device there would block or never end */
+			if (found && !S_ISREG(st.st_mode))
+				snprintf(terr, sizeof(terr), "%s is not a regular file (%s)", path,
+				         dt_file_kind(st.st_mode));
+			else if ((file = toml_parse_file(path, terr, sizeof(terr))) == NULL)
+				unreadable = errno != 0 && errno != EISDIR && errno != EFBIG;
 			if (!file && config_path) {
 				if (starts_with(terr, path))
 					set_err(err, errlen, "%s", terr);
 				else
 					set_err(err, errlen, "%s: %s", path, terr);
 				free(path);
-				return -1;
+				return unreadable ? -2 : -1;
 			}
 			if (!file) {
 				dt_roots_warn(rs,

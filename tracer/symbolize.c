@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safeopen.h"
+
 /* What identifies the bytes of a file on disk; if any of it changes, the
  * cached Elf describes a different (upgraded, rebuilt) file. */
 struct dt_file_identity {
@@ -164,14 +166,14 @@ void dt_symbolizer_free(struct dt_symbolizer *symbolizer)
  * device would never become ELF), or memory runs out; nothing is cached then. */
 static int cached_module_open(struct dt_cached_module *cached, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the path comes from a ring: it may name a FIFO or a device */
+	struct stat st;
+	int fd = dt_open_regular(path, &st);
 	if (fd < 0)
 		return -1;
 
-	struct stat st;
 	char *path_copy = strdup(path);
-	if (path_copy == NULL || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		free(path_copy);
+	if (path_copy == NULL) {
 		close(fd);
 		return -1;
 	}

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+
 /*
  * TOML forbids reopening or extending a table depending on how it came to
  * exist. The public struct has no room for that, but a table never uses its
@@ -1475,7 +1476,9 @@ static char *read_file(const char *path, size_t *out_len, char *err,
 	struct stat st;
 	int fd, saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a FIFO nobody writes to returns at once (its
+	 * reads then see EOF) instead of waiting for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		goto io_error;
 	if (fstat(fd, &st) < 0)
@@ -1487,11 +1490,14 @@ static char *read_file(const char *path, size_t *out_len, char *err,
 	if (S_ISREG(st.st_mode)) {
 		if ((unsigned long long)st.st_size > TOML_MAX_INPUT) {
 			why = "file is larger than 4 MiB";
+			errno = EFBIG;
 			goto error;
 		}
 		/* One spare byte so the read that sees EOF has room. */
 		cap = (size_t)st.st_size + 1;
 	}
+	/* a pipe with a writer is read as it fills, blocking as usual */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	for (;;) {
 		ssize_t got;
 
@@ -1500,6 +1506,7 @@ static char *read_file(const char *path, size_t *out_len, char *err,
 
 			if (cap > TOML_MAX_INPUT) {
 				why = "file is larger than 4 MiB";
+				errno = EFBIG;
 				goto error;
 			}
 			cap = cap * 2 > (size_t)TOML_MAX_INPUT + 1 ?
@@ -1559,6 +1566,8 @@ struct toml_value *toml_parse_file(const char *path, char *err, size_t errlen)
 		return NULL;
 	root = toml_parse(text, len, err, errlen);
 	free(text);
+	if (!root)
+		errno = 0; /* read, but not TOML: tells it apart from an I/O error */
 	return root;
 }
 

@@ -55,7 +55,9 @@ struct toml_value *toml_parse(const char *text, size_t len, char *err,
 			      size_t errlen);
 
 /* As toml_parse(), reading the file at path; err also covers I/O errors,
- * which are reported as "PATH: reason". */
+ * which are reported as "PATH: reason". Opening never waits for a FIFO's
+ * writer. On failure errno is 0 when the file was read but is not valid
+ * TOML, EFBIG when it is over 4 MiB, else the I/O error (ENOENT, EISDIR). */
 struct toml_value *toml_parse_file(const char *path, char *err, size_t errlen);
 
 /*

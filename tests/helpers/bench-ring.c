@@ -1,4 +1,4 @@
-// build-flags: -Ipreload -Itracer preload/ring.c tracer/ringfile.c tracer/records.c
+// build-flags: -Ipreload -Itracer preload/ring.c tracer/ringfile.c tracer/safeopen.c tracer/records.c
 /*
  * bench-ring: the ring file's writer and reader at full speed, for the
  * benchmark (scripts/bench.py). It uses preload/ring.c (dt_ring_write, the

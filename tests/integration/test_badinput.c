@@ -31,75 +31,8 @@ static void teardown(void)
 
 TestSuite(badinput, .fini = teardown, .timeout = 60);
 
-/* ---- running the CLI with stdout and stderr apart ---------------------- */
-
-struct cli {
-	int status;
-	char out[65536];
-	char err[8192];
-};
-
-static void slurp(int fd, char *buf, size_t cap)
-{
-	size_t n = 0;
-	ssize_t r;
-	lseek(fd, 0, SEEK_SET);
-	while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = 0;
-	close(fd);
-}
-
-static int tmpfd(void)
-{
-	char path[600];
-	snprintf(path, sizeof(path), "%s/cli-out.XXXXXX", dtt_tmpdir());
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0, "mkstemp: %s", strerror(errno));
-	unlink(path);
-	return fd;
-}
-
-/* Runs build/denytrace with args (NULL-terminated), as uid (and gid) when
- * uid >= 0. Exit status 200 from the child means it could not drop to uid. */
-static void cli_as(struct cli *c, long uid, const char *const *args)
-{
-	char exe[4096];
-	snprintf(exe, sizeof(exe), "%s/denytrace", dtt_build());
-	cr_assert_eq(access(exe, X_OK), 0, "%s is missing: run `make`", exe);
-	const char *argv[32];
-	size_t n = 0;
-	argv[n++] = exe;
-	for (const char *const *a = args; *a && n < 31; a++)
-		argv[n++] = *a;
-	argv[n] = NULL;
-	int out = tmpfd(), err = tmpfd();
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(out, 1);
-		dup2(err, 2);
-		if (uid >= 0 && (setgroups(0, NULL) < 0 || setgid((gid_t)uid) < 0 ||
-				 setuid((uid_t)uid) < 0 || geteuid() != (uid_t)uid))
-			_exit(200);
-		execv(exe, (char *const *)argv);
-		_exit(199);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		cr_assert_eq(errno, EINTR);
-	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	slurp(out, c->out, sizeof(c->out));
-	slurp(err, c->err, sizeof(c->err));
-}
-
-static void cli(struct cli *c, const char *const *args)
-{
-	cli_as(c, -1, args);
-}
-
 /* stderr is exactly one line, "denytrace: ...", containing needle. */
-static void expect_one_error_line(const struct cli *c, const char *needle)
+static void expect_one_error_line(const struct dtt_cli *c, const char *needle)
 {
 	size_t len = strlen(c->err), lines = 0;
 	for (size_t i = 0; i < len; i++)
@@ -112,10 +45,10 @@ static void expect_one_error_line(const struct cli *c, const char *needle)
 		cr_expect_not_null(strstr(c->err, needle), "stderr lacks '%s': %s", needle, c->err);
 }
 
-static void show(struct cli *c, const char *path)
+static void show(struct dtt_cli *c, const char *path)
 {
 	const char *args[] = {"show", path, NULL};
-	cli(c, args);
+	dtt_cli(c, args);
 }
 
 /* ---- rings ------------------------------------------------------------- */
@@ -177,7 +110,7 @@ static void make_ring(const char *path, const char *const *paths, size_t *file_l
 
 Test(badinput, show_of_a_missing_file_exits_3)
 {
-	struct cli c;
+	struct dtt_cli c;
 	show(&c, tmp_path("no-such.ring"));
 	cr_expect_eq(c.status, 3, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "cannot open");
@@ -192,7 +125,7 @@ Test(badinput, show_of_a_text_file_exits_4_not_a_ring)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "this is a plain text file, line\n");
 	const char *path = tmp_path("notes.txt");
 	write_file(path, text, n);
-	struct cli c;
+	struct dtt_cli c;
 	show(&c, path);
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "not a denytrace ring");
@@ -203,7 +136,7 @@ Test(badinput, show_of_a_text_file_shorter_than_a_header_exits_4)
 {
 	const char *path = tmp_path("short.txt");
 	write_file(path, "hello\n", 6);
-	struct cli c;
+	struct dtt_cli c;
 	show(&c, path);
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "denytrace ring");
@@ -213,7 +146,7 @@ Test(badinput, show_of_an_empty_file_exits_4)
 {
 	const char *path = tmp_path("empty.ring");
 	write_file(path, "", 0);
-	struct cli c;
+	struct dtt_cli c;
 	show(&c, path);
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, NULL);
@@ -227,7 +160,7 @@ Test(badinput, show_of_a_ring_truncated_to_half_exits_4_truncated)
 	size_t len;
 	make_ring(path, paths, &len);
 	cr_assert_eq(truncate(path, (off_t)(len / 2)), 0);
-	struct cli c;
+	struct dtt_cli c;
 	show(&c, path);
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "truncated");
@@ -244,19 +177,19 @@ Test(badinput, show_of_a_newer_format_version_exits_4_naming_the_version)
 	uint32_t v = 99;
 	cr_assert_eq(pwrite(fd, &v, sizeof(v), offsetof(struct dt_ring_header, version)), 4);
 	close(fd);
-	struct cli c;
+	struct dtt_cli c;
 	show(&c, path);
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "version 99");
 	cr_expect_str_empty(c.out);
 }
 
-Test(badinput, show_of_a_ring_with_a_corrupt_record_prints_the_valid_ones_and_exits_4)
+/* Three denials, the second with a payload byte flipped after publishing:
+ * its checksum no longer matches. */
+static void make_corrupt_ring(const char *path)
 {
-	const char *path = tmp_path("corrupt.ring");
 	const char *paths[] = {"/data/first.db", "/data/second.db", "/data/third.db", NULL};
 	make_ring(path, paths, NULL);
-	/* flip one byte of the second record's payload, after publishing */
 	int fd = open(path, O_RDWR);
 	cr_assert_geq(fd, 0);
 	struct stat st;
@@ -272,8 +205,14 @@ Test(badinput, show_of_a_ring_with_a_corrupt_record_prints_the_valid_ones_and_ex
 	*hit ^= 0x01; /* "second" -> "recond": the checksum no longer matches */
 	munmap(map, (size_t)st.st_size);
 	close(fd);
+}
 
-	struct cli c;
+Test(badinput, show_of_a_ring_with_a_corrupt_record_prints_the_valid_ones_and_exits_4)
+{
+	const char *path = tmp_path("corrupt.ring");
+	make_corrupt_ring(path);
+
+	struct dtt_cli c;
 	show(&c, path);
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "corrupt");
@@ -283,6 +222,101 @@ Test(badinput, show_of_a_ring_with_a_corrupt_record_prints_the_valid_ones_and_ex
 	cr_expect_null(strstr(c.out, "recond.db"), "the corrupt record was printed: %s", c.out);
 }
 
+Test(badinput, report_of_a_ring_with_a_corrupt_record_reports_the_valid_ones_and_exits_4_like_show)
+{
+	const char *path = tmp_path("corrupt.ring");
+	make_corrupt_ring(path);
+	const char *args[] = {"report", "--format", "json", path, NULL};
+	struct dtt_cli c;
+	dtt_cli(&c, args);
+	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "1 corrupt record skipped");
+	cr_expect_not_null(strstr(c.out, "/data/first.db"), "stdout: %s", c.out);
+	cr_expect_not_null(strstr(c.out, "/data/third.db"), "stdout: %s", c.out);
+}
+
+/* ==== files that are not regular files ================================ */
+
+/* A FIFO nobody writes to: open(2) without O_NONBLOCK waits forever. */
+static const char *make_fifo(const char *name)
+{
+	const char *path = tmp_path(name);
+	cr_assert_eq(mkfifo(path, 0600), 0, "mkfifo %s: %s", path, strerror(errno));
+	return path;
+}
+
+Test(badinput, show_report_roots_and_evidence_of_a_fifo_exit_4_at_once)
+{
+	const char *fifo = make_fifo("ring.fifo");
+	const char *out = tmp_path("bundle");
+	const char *cases[][6] = {
+	    {"show", fifo, NULL},
+	    {"report", fifo, NULL},
+	    {"roots", fifo, NULL},
+	    {"evidence", "--out", out, fifo, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dtt_cli c;
+		dtt_cli(&c, cases[i]);
+		cr_expect_eq(c.status, 4, "%s of a FIFO: status %d (142: hung); stderr: %s",
+		             cases[i][0], c.status, c.err);
+		cr_expect_not_null(strstr(c.err, "not a regular file (a FIFO)"), "%s: stderr: %s",
+		                   cases[i][0], c.err);
+	}
+}
+
+Test(badinput, report_with_a_codex_config_that_is_a_fifo_exits_4_at_once)
+{
+	const char *ring = tmp_path("ok.ring");
+	const char *paths[] = {"/data/a.db", NULL};
+	make_ring(ring, paths, NULL);
+	const char *fifo = make_fifo("config.fifo");
+	const char *args[] = {"report", "--codex-config", fifo, ring, NULL};
+	struct dtt_cli c;
+	dtt_cli(&c, args);
+	cr_expect_eq(c.status, 4, "status %d (142: hung); stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "not a regular file");
+}
+
+/* README, Exit statuses: 3 an input file is missing or unreadable. */
+Test(badinput, report_with_a_missing_codex_config_exits_3_as_the_readme_says)
+{
+	const char *ring = tmp_path("ok.ring");
+	const char *paths[] = {"/data/a.db", NULL};
+	make_ring(ring, paths, NULL);
+	const char *args[] = {"report", "--codex-config", tmp_path("no-such-config.toml"), ring,
+	                      NULL};
+	struct dtt_cli c;
+	dtt_cli(&c, args);
+	cr_expect_eq(c.status, 3, "status %d; stderr: %s", c.status, c.err);
+	expect_one_error_line(&c, "No such file");
+}
+
+/* The symbolizer opens the modules a ring's stack names: one that is a
+ * FIFO must be skipped, not waited on. */
+Test(badinput, show_verbose_with_a_stack_module_that_is_a_fifo_prints_the_frame_at_once)
+{
+	const char *fifo = make_fifo("module.fifo");
+	const char *ring = tmp_path("stack.ring");
+	struct dtt_ring w;
+	cr_assert_eq(dtt_ring_create(&w, ring, 0), 0);
+	dtt_ring_begin(&w, DT_REC_DENIAL, 4242, "worker");
+	dt_put_str(&w.b, DT_T_OP, "openat");
+	dt_put_u64(&w.b, DT_T_ERRNO, EACCES);
+	dt_put_u64(&w.b, DT_T_ACCESS, 1);
+	dt_put_str(&w.b, DT_T_PATH, "/data/a.db");
+	struct dt_frame fr = {0x401000, 0x1000, 0, 0};
+	dt_put(&w.b, DT_T_FRAME, &fr, sizeof(fr));
+	dt_put_str(&w.b, DT_T_MODULE, fifo);
+	cr_assert_eq(dtt_ring_commit(&w), 0);
+	dtt_ring_close(&w);
+	const char *args[] = {"show", "-v", ring, NULL};
+	struct dtt_cli c;
+	dtt_cli(&c, args);
+	cr_expect_eq(c.status, 0, "status %d (142: hung); stderr: %s", c.status, c.err);
+	cr_expect_not_null(strstr(c.out, "module.fifo+0x1000"), "stdout: %s", c.out);
+}
+
 /* open(2) of a directory with O_RDONLY succeeds; fstat then shows it is not
  * a regular file, which dt_ringfile_open reports as bad input (4), not as
  * unreadable input (3). */
@@ -290,7 +324,7 @@ Test(badinput, show_of_a_directory_exits_4_not_a_regular_file)
 {
 	const char *path = tmp_path("adir");
 	cr_assert_eq(mkdir(path, 0700), 0);
-	struct cli c;
+	struct dtt_cli c;
 	show(&c, path);
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "not a regular file");
@@ -313,15 +347,15 @@ Test(badinput, show_of_a_ring_owned_by_another_user_exits_4_for_non_root)
 	cr_assert_eq(chown(path, 65534, 65534), 0);
 	cr_assert_eq(chmod(path, 0644), 0);
 	const char *args[] = {"show", path, NULL};
-	struct cli c;
-	cli_as(&c, 65533, args);
+	struct dtt_cli c;
+	dtt_cli_as(&c, 65533, args);
 	if (c.status == 200)
 		cr_skip_test("cannot drop privileges here");
 	cr_expect_eq(c.status, 4, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "belongs to uid 65534");
 	cr_expect_str_empty(c.out);
 
-	cli_as(&c, 65534, args);
+	dtt_cli_as(&c, 65534, args);
 	cr_expect_eq(c.status, 0, "its owner could not read it: %d, %s", c.status, c.err);
 	cr_expect_not_null(strstr(c.out, "/data/a.db"), "stdout: %s", c.out);
 }
@@ -331,8 +365,8 @@ Test(badinput, show_of_a_ring_owned_by_another_user_exits_4_for_non_root)
 Test(badinput, show_with_an_unknown_option_exits_2)
 {
 	const char *args[] = {"show", "--bogus", NULL};
-	struct cli c;
-	cli(&c, args);
+	struct dtt_cli c;
+	dtt_cli(&c, args);
 	cr_expect_eq(c.status, 2, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "--bogus");
 	cr_expect_str_empty(c.out);
@@ -341,8 +375,8 @@ Test(badinput, show_with_an_unknown_option_exits_2)
 Test(badinput, unknown_command_exits_2)
 {
 	const char *args[] = {"frobnicate", NULL};
-	struct cli c;
-	cli(&c, args);
+	struct dtt_cli c;
+	dtt_cli(&c, args);
 	cr_expect_eq(c.status, 2, "status %d; stderr: %s", c.status, c.err);
 	expect_one_error_line(&c, "frobnicate");
 	cr_expect_str_empty(c.out);
@@ -351,8 +385,8 @@ Test(badinput, unknown_command_exits_2)
 Test(badinput, no_command_at_all_exits_2_with_usage_on_stderr)
 {
 	const char *args[] = {NULL};
-	struct cli c;
-	cli(&c, args);
+	struct dtt_cli c;
+	dtt_cli(&c, args);
 	cr_expect_eq(c.status, 2, "status %d", c.status);
 	cr_expect_eq(strncmp(c.err, "usage:", 6), 0, "stderr: %s", c.err);
 	cr_expect_str_empty(c.out);
@@ -365,8 +399,8 @@ Test(badinput, run_without_a_command_exits_2)
 	const char *a2[] = {"run", "-o", ring, "--", NULL};
 	const char *const *cases[] = {a1, a2};
 	for (size_t i = 0; i < 2; i++) {
-		struct cli c;
-		cli(&c, cases[i]);
+		struct dtt_cli c;
+		dtt_cli(&c, cases[i]);
 		cr_expect_eq(c.status, 2, "case %zu: status %d; stderr: %s", i, c.status, c.err);
 		expect_one_error_line(&c, "no command");
 	}
@@ -381,8 +415,8 @@ Test(badinput, every_help_exits_0_and_prints_usage)
 		{"show", "-h"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cli c;
-		cli(&c, cases[i]);
+		struct dtt_cli c;
+		dtt_cli(&c, cases[i]);
 		cr_expect_eq(c.status, 0, "denytrace %s %s: status %d", cases[i][0],
 			     cases[i][1] ? cases[i][1] : "", c.status);
 		cr_expect_eq(strncmp(c.out, "usage:", 6), 0, "denytrace %s %s: stdout '%.60s'",
@@ -473,8 +507,8 @@ static void expect_size_refused(const char *size)
 {
 	const char *ring = tmp_path("size.ring");
 	const char *args[] = {"run", "-q", "-o", ring, "--size", size, "--", "true", NULL};
-	struct cli c;
-	cli(&c, args);
+	struct dtt_cli c;
+	dtt_cli(&c, args);
 	cr_expect_eq(c.status, 2, "--size '%s': status %d; stderr: %s", size, c.status, c.err);
 	expect_one_error_line(&c, NULL);
 	cr_expect_neq(access(ring, F_OK), 0, "--size '%s': a ring was created", size);

@@ -883,13 +883,14 @@ Test(roots, codex_malformed_explicit_config_is_an_error_with_its_line)
 	cr_assert_eq(rs.n, 0, "nothing is derived from a config that cannot be read");
 }
 
+/* -2: missing or unreadable (exit 3), not -1: invalid (exit 4) */
 Test(roots, codex_missing_explicit_config_is_an_error)
 {
 	const char *argv[] = {"codex", NULL};
 	struct dt_codex_launch l = {.argv = argv, .argc = 1, .cwd = "/work"};
 	char err[512] = "";
 
-	cr_assert_eq(dt_roots_from_codex(&rs, &l, tmp_path("nope.toml"), err, sizeof(err)), -1);
+	cr_assert_eq(dt_roots_from_codex(&rs, &l, tmp_path("nope.toml"), err, sizeof(err)), -2);
 	assert_contains(err, "nope.toml");
 }
 
