@@ -642,12 +642,16 @@ int cmd_soak(int argc, char **argv)
 			printf("Rings of failing runs kept in %s (run-N.ring, run-N.log).\n", keep);
 		printf("Rerun one alone: denytrace run --seed %llu",
 		       (unsigned long long)(seed + (uint64_t)s.first_fail));
-		for (size_t k = 0; k < ndeny; k++)
-			printf(" --deny '%s'", deny[k]);
-		printf(" --");
-		for (char **c = cmd; *c; c++)
-			printf(strpbrk(*c, " \t'\"$\\*?;&|<>()") ? " '%s'" : " %s", *c);
-		printf("\n");
+		for (size_t k = 0; k < ndeny; k++) {
+			fputs(" --deny ", stdout);
+			dt_shell_word(stdout, deny[k]);
+		}
+		fputs(" --", stdout);
+		for (char **c = cmd; *c; c++) {
+			fputc(' ', stdout);
+			dt_shell_word(stdout, *c);
+		}
+		fputc('\n', stdout);
 		if (!quiet && s.first_ring[0]) {
 			struct dt_report rep;
 			char err[512];

@@ -12,6 +12,7 @@
 
 #include "classify.h"
 #include "ring_format.h"
+#include "safeopen.h"
 #include "spawn.h"
 #include "version.h"
 
@@ -179,7 +180,11 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		if (snap->cfg_text)
 			f->config_excerpt = dt_codex_config_excerpt(snap->cfg_text);
 	} else if (f->config_path[0]) {
-		cf = fopen(f->config_path, "re");
+		/* the path may come from a ring: never wait on a FIFO there */
+		int fd = dt_open_regular(f->config_path, NULL);
+		cf = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (fd >= 0 && !cf)
+			close(fd);
 	}
 	if (cf) {
 		char *text = NULL;

@@ -2,11 +2,12 @@
 /* The facts as JSON and as the "Facts" section of report.md (facts.h). */
 #include "facts.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "recfmt.h"
+#include "report.h"
 
 static void dt_json_str_or_null(struct dt_json *j, const char *s)
 {
@@ -134,27 +135,9 @@ void dt_facts_json(FILE *out, const struct dt_facts *f)
 static void dt_shell_line(FILE *out, const struct dt_record *rec)
 {
 	for (size_t k = 0; k < rec->argc; k++) {
-		const char *a = rec->argv[k];
-		int plain = *a != 0;
-		for (const char *p = a; *p; p++)
-			if (!isalnum((unsigned char)*p) && !strchr("-_./=:,+@%", *p))
-				plain = 0;
 		if (k)
 			fputc(' ', out);
-		if (plain) {
-			fputs(a, out);
-			continue;
-		}
-		fputc('\'', out);
-		for (const char *p = a; *p; p++) {
-			if (*p == '\'')
-				fputs("'\\''", out);
-			else if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				fprintf(out, "\\x%02x", (unsigned char)*p);
-			else
-				fputc(*p, out);
-		}
-		fputc('\'', out);
+		dt_shell_word(out, rec->argv[k]);
 	}
 	if (rec->argv_trunc)
 		fputs(" ...", out);
@@ -222,7 +205,7 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 		dt_md_code_span(out, f->config_path, 0);
 		fputs(f->config_recorded ? " (as recorded at launch):\n\n" : ":\n\n", out);
 		if (f->config_excerpt && *f->config_excerpt)
-			fprintf(out, "````toml\n%s````\n", f->config_excerpt);
+			dt_md_fence(out, "toml", f->config_excerpt);
 		else
 			fputs("(none: no sandbox_mode, default_permissions, [permissions] or "
 			      "[sandbox_workspace_write])\n",
@@ -260,9 +243,17 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 		fputs("None recorded (no launch record, no codex, hermes or hcom process).\n", out);
 	for (size_t i = 0; i < f->nlaunches; i++) {
 		const struct dt_record *rec = f->launches[i];
-		fprintf(out, "%s (pid %lld):\n\n````sh\n",
+		fprintf(out, "%s (pid %lld):\n\n",
 		        rec->type == DT_REC_LAUNCH ? "Launched" : "Process", (long long)rec->pid);
-		dt_shell_line(out, rec);
-		fputs("\n````\n\n", out);
+		char *line = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&line, &len);
+		if (m) {
+			dt_shell_line(m, rec);
+			fclose(m);
+		}
+		dt_md_fence(out, "sh", line ? line : "");
+		fputc('\n', out);
+		free(line);
 	}
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "recfmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,22 +35,79 @@ void dt_put_safe(FILE *f, const char *s)
 		return;
 	}
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
-			fputc(*p++, f);
-		} else if (*p == '\\') {
+		int n = dt_safe_len(p);
+		if (*p == '\\') {
 			fputs("\\\\", f);
 			p++;
-		} else if (*p >= 0x80) {
-			int n = dt_safe_utf8(p);
-			if (n) {
-				fwrite(p, 1, (size_t)n, f);
-				p += n;
-			} else {
-				fprintf(f, "\\x%02x", *p++);
-			}
+		} else if (n) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
 		} else {
 			fprintf(f, "\\x%02x", *p++);
 		}
+	}
+}
+
+void dt_put_text(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		int n = *p == '\n' ? 1 : dt_safe_len(p);
+		if (n) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+		} else {
+			fprintf(f, "\\x%02x", *p++);
+		}
+	}
+}
+
+int dt_safe_len(const unsigned char *p)
+{
+	if (*p >= 0x20 && *p < 0x7f)
+		return 1;
+	return *p >= 0x80 ? dt_safe_utf8(p) : 0;
+}
+
+void dt_shell_word(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	int plain = *u != 0, printable = 1;
+	for (const unsigned char *p = u; *p;) {
+		int n = dt_safe_len(p);
+		if (n != 1 || (!isalnum(*p) && !strchr("-_./=:,+@%", *p)))
+			plain = 0;
+		if (!n) {
+			printable = 0;
+			break;
+		}
+		p += n;
+	}
+	if (plain) {
+		fputs(s, f);
+	} else if (printable) {
+		/* inside '...' only the quote itself needs a way out */
+		fputc('\'', f);
+		for (const unsigned char *p = u; *p; p++)
+			if (*p == '\'')
+				fputs("'\\''", f);
+			else
+				fputc(*p, f);
+		fputc('\'', f);
+	} else {
+		/* $'...' (bash, zsh, ksh, POSIX.1-2024 sh) spells any byte */
+		fputs("$'", f);
+		for (const unsigned char *p = u; *p;) {
+			int n = dt_safe_len(p);
+			if (n && *p != '\'' && *p != '\\') {
+				fwrite(p, 1, (size_t)n, f);
+				p += n;
+			} else if (n) {
+				fprintf(f, "\\%c", *p++);
+			} else {
+				fprintf(f, "\\x%02x", *p++);
+			}
+		}
+		fputc('\'', f);
 	}
 }
 

@@ -9,9 +9,25 @@
 #include "records.h"
 #include "symbolize.h"
 
-/* Prints s with control characters and invalid bytes escaped (\xNN): a
- * path can carry terminal escape sequences. */
+/* Length of the character at p when it may reach a terminal as it is
+ * (printable ASCII, or valid UTF-8 that is not a C1 control such as CSI),
+ * else 0. Every string from a ring or a traced program goes out through
+ * this test: a program chooses its own paths, symbols and argv. */
+int dt_safe_len(const unsigned char *p);
+
+/* Prints s with control characters and invalid bytes escaped (\xNN) and
+ * backslashes doubled: a path can carry terminal escape sequences. */
 void dt_put_safe(FILE *f, const char *s);
+
+/* Prints a multi-line text (a config excerpt) as it is, newlines and
+ * backslashes included, every other byte dt_safe_len refuses as \xNN. */
+void dt_put_text(FILE *f, const char *s);
+
+/* Prints s as one shell word a user can paste back: as is when it holds
+ * only safe characters, else in '...', or in $'...' with \xNN escapes when
+ * it holds control characters or bytes that are not valid UTF-8 (never a
+ * raw control byte, whatever s holds). */
+void dt_shell_word(FILE *f, const char *s);
 
 /* "2026-11-30T00:12:01.123456Z" */
 void dt_format_time(uint64_t ns, char *out, size_t cap);

@@ -83,6 +83,9 @@ void dt_report_json(FILE *f, const struct dt_report *r);
 void dt_report_markdown(FILE *f, const struct dt_report *r);
 /* Markdown inline code that survives any bytes; in_table escapes '|'. */
 void dt_md_code_span(FILE *f, const char *s, int in_table);
+/* A fenced code block holding text (lines as they are, control bytes
+ * escaped) whose fence is longer than any run of backticks in text. */
+void dt_md_fence(FILE *f, const char *lang, const char *text);
 
 /* Roots only (denytrace roots). */
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color);

@@ -20,13 +20,17 @@ void dt_md_code_span(FILE *f, const char *s, int in_table)
 	for (size_t i = 0; i <= longest; i++)
 		fputc('`', f);
 	fputc(' ', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else if (*p == '|' && in_table)
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		int n = dt_safe_len(p);
+		if (!n) {
+			fprintf(f, "\\x%02x", *p++);
+		} else if (*p == '|' && in_table) {
 			fputs("\\|", f);
-		else
-			fputc(*p, f);
+			p++;
+		} else {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+		}
 	}
 	fputc(' ', f);
 	for (size_t i = 0; i <= longest; i++)
@@ -35,14 +39,39 @@ void dt_md_code_span(FILE *f, const char *s, int in_table)
 
 static void dt_md_text(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else if (strchr("|<>*_`[]\\", *p))
-			fprintf(f, "\\%c", *p);
-		else
-			fputc(*p, f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		int n = dt_safe_len(p);
+		if (!n) {
+			fprintf(f, "\\x%02x", *p++);
+		} else if (strchr("|<>*_`[]\\", *p)) {
+			fprintf(f, "\\%c", *p++);
+		} else {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+		}
 	}
+}
+
+void dt_md_fence(FILE *f, const char *lang, const char *text)
+{
+	/* CommonMark: a fence closes only with a run of backticks at least as
+	 * long as the opening one, so open with one longer than any inside */
+	size_t run = 0, longest = 0;
+	for (const char *p = text ? text : ""; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	size_t n = longest < 3 ? 3 : longest + 1;
+	for (size_t i = 0; i < n; i++)
+		fputc('`', f);
+	fprintf(f, "%s\n", lang);
+	dt_put_text(f, text);
+	if (text && *text && text[strlen(text) - 1] != '\n')
+		fputc('\n', f);
+	for (size_t i = 0; i < n; i++)
+		fputc('`', f);
+	fputc('\n', f);
 }
 
 void dt_report_markdown(FILE *f, const struct dt_report *r)

@@ -339,3 +339,51 @@ Test(evidence, codex_config_lines_come_from_the_snapshot_in_the_ring)
 	cr_expect(strstr(md, "(as recorded at launch)"), "%s", md);
 	free(md);
 }
+
+/* Whether the line of md that is exactly `line` lies inside a fenced code
+ * block, following CommonMark: a fence opens with 3+ backticks at the start
+ * of a line and closes only with a line of at least as many backticks. */
+static int md_line_is_fenced(const char *md, const char *line)
+{
+	size_t fence = 0; /* open fence length, 0 outside */
+	for (const char *l = md; *l;) {
+		size_t len = strcspn(l, "\n"), ticks = strspn(l, "`");
+		if (len == strlen(line) && !strncmp(l, line, len))
+			return fence > 0;
+		if (!fence && ticks >= 3)
+			fence = ticks;
+		else if (fence && ticks >= fence && ticks == len)
+			fence = 0;
+		l += len + (l[len] == '\n');
+	}
+	return -1; /* not found */
+}
+
+Test(evidence, config_excerpt_holding_a_fence_stays_inside_its_code_block)
+{
+	const char *t = dtt_tmpdir();
+	char codex_home[600], config[700], ring[700], dir[700], env_ch[700], out[16384];
+	snprintf(codex_home, sizeof(codex_home), "%s/codex-home-fence", t);
+	mkdir(codex_home, 0755);
+	snprintf(config, sizeof(config), "%s/config.toml", codex_home);
+	FILE *f = fopen(config, "w");
+	cr_assert_not_null(f);
+	/* not valid TOML, but the ring records what the file held */
+	fputs("[sandbox_workspace_write]\nwritable_roots = [\n````\n# injected heading\n]\n", f);
+	fclose(f);
+	snprintf(ring, sizeof(ring), "%s/fence.ring", t);
+	snprintf(env_ch, sizeof(env_ch), "CODEX_HOME=%s", codex_home);
+	const char *run[] = {cli(), "codex", "-q", "--codex", "/bin/true", "-o", ring, "--", NULL};
+	const char *env[] = {env_ch, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), run, env), 0, "%s", out);
+	snprintf(dir, sizeof(dir), "%s/bundle-fence", t);
+	const char *ev[] = {cli(), "evidence", "--out", dir, ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, env), 0, "%s", out);
+	char p[800];
+	snprintf(p, sizeof(p), "%s/report.md", dir);
+	char *md = slurp(p, NULL);
+	cr_assert_not_null(md);
+	cr_expect_eq(md_line_is_fenced(md, "# injected heading"), 1,
+	             "the config's fence closed the code block early:\n%s", md);
+	free(md);
+}

@@ -158,3 +158,26 @@ Test(soak, ctrl_c_stops_cleanly_and_still_prints_the_summary)
 	json_eval(json, "(d['interrupted'], 0 < d['runs'] < 1000, d['failures'])", v, sizeof(v));
 	cr_expect_str_eq(v, "(True, True, 0)");
 }
+
+/* The "Rerun one alone" line is a shell command that reruns exactly the
+ * failing command, quotes and all. */
+Test(soak, rerun_one_alone_line_pastes_back_into_a_shell_with_quotes_intact)
+{
+	char cli[1024], out[65536], line[4096], rerun[8192], out2[65536];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *script = "echo \"it's $1 'here'\"; exit 3";
+	const char *argv[] = {cli,       "soak", "--runs", "1",  "-q",  "--",
+	                      "/bin/sh", "-c",   script,   "sh", "a b", NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
+	const char *l = strstr(out, "Rerun one alone: ");
+	cr_assert_not_null(l, "%s", out);
+	l += strlen("Rerun one alone: ");
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+	cr_assert_eq(strncmp(line, "denytrace run ", 14), 0, "%s", line);
+	snprintf(rerun, sizeof(rerun), "cd '%s' && PATH='%s':\"$PATH\" %s", dtt_tmpdir(),
+	         dtt_build(), line);
+	const char *sh[] = {"/bin/sh", "-c", rerun, NULL};
+	int status = dtt_system(out2, sizeof(out2), sh, NULL);
+	cr_expect_eq(status, 3, "rerun `%s` exited %d: %s", line, status, out2);
+	cr_expect_not_null(strstr(out2, "it's a b 'here'"), "rerun `%s` printed: %s", line, out2);
+}
