@@ -96,14 +96,39 @@ static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_ex
 
 struct run_summary {
 	uint64_t records, denials, writes, reopens, processes, execs, blind, injected;
-	int pids[64];
-	int npids;
+	uint64_t npids; /* distinct processes with a refusal */
 	struct {
 		int err;
 		uint64_t n;
 	} by_errno[16];
 	int nerr;
 };
+
+static int run_cmp_pid(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Distinct pids among the refusals, however many (sorted, then counted);
+ * merged: refusals counted once already (injected, seen twice). */
+static uint64_t run_count_denying_pids(const struct dt_record *recs, size_t n,
+				       const unsigned char *merged)
+{
+	int64_t *pids = malloc((n + 1) * sizeof(*pids));
+	size_t k = 0;
+	uint64_t distinct = 0;
+	if (!pids)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].type == DT_REC_DENIAL && !(merged && merged[i]))
+			pids[k++] = recs[i].pid;
+	qsort(pids, k, sizeof(*pids), run_cmp_pid);
+	for (size_t i = 0; i < k; i++)
+		distinct += i == 0 || pids[i] != pids[i - 1];
+	free(pids);
+	return distinct;
+}
 
 /* One line per process the probe could not enter (at most 10). */
 static void run_blind_line(const struct dt_record *r, uint64_t nth)
@@ -182,14 +207,10 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 				s.by_errno[s.nerr++] = (typeof(s.by_errno[0])){r.err, 0};
 			if (k < s.nerr)
 				s.by_errno[k].n++;
-			int seen = 0;
-			for (int i = 0; i < s.npids; i++)
-				seen |= s.pids[i] == (int)r.pid;
-			if (!seen && s.npids < 64)
-				s.pids[s.npids++] = (int)r.pid;
 		}
 	}
 	free(buf);
+	s.npids = run_count_denying_pids(recs, n, merged);
 	uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
 	uint64_t dropped = __atomic_load_n(&ring->hdr->dropped, __ATOMIC_RELAXED);
 
@@ -201,7 +222,8 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 	if (s.nerr)
 		fputc(')', stderr);
 	if (s.denials)
-		fprintf(stderr, " in %d process%s", s.npids, s.npids == 1 ? "" : "es");
+		fprintf(stderr, " in %llu process%s", (unsigned long long)s.npids,
+			s.npids == 1 ? "" : "es");
 	if (s.reopens)
 		fprintf(stderr, ", %llu read-only reopen%s after a refused write",
 			(unsigned long long)s.reopens, s.reopens == 1 ? "" : "s");

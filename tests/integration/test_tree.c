@@ -297,3 +297,36 @@ Test(tree, forking_while_threads_refuse_neither_deadlocks_nor_loses_the_children
 	             "thread refusals missing");
 	dtt_free(&r);
 }
+
+/* The run summary counts every process that was refused something, not
+ * the first 64 of them. */
+Test(tree, run_summary_counts_more_than_64_refusing_processes)
+{
+	char script[1024], ring[600], exe[600];
+	snprintf(script, sizeof(script),
+	         "i=0; while [ $i -lt 70 ]; do touch '%s'/f$i 2>/dev/null; i=$((i+1)); done; true",
+	         ro);
+	snprintf(ring, sizeof(ring), "%s/summary.ring", dtt_tmpdir());
+	snprintf(exe, sizeof(exe), "%s/denytrace", dtt_build());
+	const char *argv[] = {exe,         "run", "-o",      ring,    "--",   "bwrap",
+	                      "--ro-bind", "/",   "/",       "--dev", "/dev", "--proc",
+	                      "/proc",     "--",  "/bin/sh", "-c",    script, NULL};
+	static char out[65536];
+	int status = dtt_system(out, sizeof(out), argv, NULL);
+	cr_assert_eq(status, 0, "%s", out);
+	/* bubblewrap's own probes refuse too: count distinct pids in the ring */
+	struct dtt_run r;
+	cr_assert_eq(dtt_load(&r, ring), 0);
+	size_t distinct = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		int seen = r.recs[i].type != DT_REC_DENIAL;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = r.recs[k].type == DT_REC_DENIAL && r.recs[k].pid == r.recs[i].pid;
+		distinct += !seen;
+	}
+	dtt_free(&r);
+	cr_assert_geq(distinct, 70);
+	char want[64];
+	snprintf(want, sizeof(want), " in %zu processes", distinct);
+	cr_expect_not_null(strstr(out, want), "summary lacks '%s': %s", want, out);
+}
