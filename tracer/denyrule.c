@@ -112,7 +112,7 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 		                     "--deny: the glob is matched against absolute paths: start it "
 		                     "with '/' (or '*')");
 	int seen_op = 0, seen_errno = 0, seen_when = 0;
-	size_t when_off = 0;
+	size_t when_off = 0, errno_off = 0, errno_len = 0;
 	const char *s = text + gl;
 	while (*s == ',') {
 		s++;
@@ -179,6 +179,8 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 				    "ENOSPC, EIO, ...)",
 				    val);
 			out->err = e;
+			errno_off = voff;
+			errno_len = vl;
 		} else if (!strcmp(key, "p") || !strcmp(key, "nth") || !strcmp(key, "first")) {
 			if (seen_when++)
 				return dt_deny_error(
@@ -208,6 +210,15 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 		}
 		s += len;
 	}
+	/* a program retries a call that says "try again": refusing every
+	 * match would spin it forever */
+	if ((out->err == EINTR || out->err == EAGAIN) && out->when != DT_DENY_NTH &&
+	    out->when != DT_DENY_FIRST)
+		return dt_deny_error(
+		    err, errlen, text, errno_off, errno_len,
+		    "--deny: errno=%s means \"try again\": a program that retries "
+		    "would never get past it; bound the rule with nth=N or first=N",
+		    dt_errno_name(out->err));
 	out->text = strdup(text);
 	out->glob = strndup(text, gl);
 	if (!out->text || !out->glob) {

@@ -132,6 +132,27 @@ Test(denyrule, bad_values_are_refused_with_what_they_take)
 	}
 }
 
+/* EINTR and EAGAIN ask the program to try again: a rule refusing every
+ * match would livelock a program that does. Bounded by nth= or first=,
+ * they are what a retry loop's test needs. */
+Test(denyrule, try_again_errnos_are_refused_unless_nth_or_first_bounds_the_rule)
+{
+	static const char *const unbounded[] = {"/x,errno=EINTR", "/x,errno=EAGAIN",
+	                                        "/x,errno=EINTR,p=0.5",
+	                                        "/x,op=write,errno=EAGAIN,p=1"};
+	for (size_t i = 0; i < sizeof(unbounded) / sizeof(unbounded[0]); i++) {
+		cr_expect_eq(parse(unbounded[i]), -1, "'%s' was accepted", unbounded[i]);
+		cr_expect(strstr(err, "nth=N or first=N"), "'%s': message '%s'", unbounded[i], err);
+		dt_deny_rule_free(&rule);
+	}
+	static const char *const bounded[] = {"/x,errno=EINTR,nth=3", "/x,errno=EAGAIN,first=2",
+	                                      "/x,nth=1,errno=EINTR"};
+	for (size_t i = 0; i < sizeof(bounded) / sizeof(bounded[0]); i++) {
+		cr_expect_eq(parse(bounded[i]), 0, "'%s' refused: %s", bounded[i], err);
+		dt_deny_rule_free(&rule);
+	}
+}
+
 static struct dt_deny_set set_of(const char *text, uint64_t seed)
 {
 	struct dt_deny_set s = {0};
