@@ -335,15 +335,23 @@ static void soak_json(FILE *f, const struct soak *s, uint64_t seed, int interrup
 	fputc('\n', f);
 }
 
-int cmd_soak(int argc, char **argv)
+/* What the command line asked for. */
+struct soak_opts {
+	unsigned runs, jobs;
+	int until_fail, quiet, have_seed;
+	double timeout;
+	const char *keep, *json;
+	uint64_t seed;
+	const char **deny; /* --deny rules as given, ndeny of them */
+	size_t ndeny;
+	char **cmd;
+};
+
+/* Parses the options into o. Returns -1 to go on, else the exit status
+ * (with the message printed, or the help). */
+static int soak_parse(int argc, char **argv, struct soak_opts *o)
 {
-	unsigned runs = 20, jobs = 1;
-	int until_fail = 0, quiet = 0, have_seed = 0;
-	double timeout = 0;
-	const char *keep = NULL, *json = NULL, *val;
-	uint64_t seed = 0;
-	const char **deny = calloc((size_t)argc + 1, sizeof(*deny));
-	size_t ndeny = 0;
+	const char *val;
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -355,122 +363,203 @@ int cmd_soak(int argc, char **argv)
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(soak_usage, stdout);
-			free(deny);
 			return DT_EXIT_OK;
 		} else if (!strcmp(a, "--until-fail")) {
-			until_fail = 1;
+			o->until_fail = 1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = 1;
+			o->quiet = 1;
 		} else if ((m = dt_opt(argc, argv, &i, "--runs", &val))) {
 			long v = m > 0 ? strtol(val, &end, 10) : 0;
-			if (m < 0 || !*val || *end || v < 1 || v > 1000000) {
-				free(deny);
+			if (m < 0 || !*val || *end || v < 1 || v > 1000000)
 				return dt_fail(DT_EXIT_USAGE,
 				               "soak: --runs takes a number from 1 to 1000000");
-			}
-			runs = (unsigned)v;
+			o->runs = (unsigned)v;
 		} else if ((m = dt_opt(argc, argv, &i, "--jobs", &val))) {
 			long v = m > 0 ? strtol(val, &end, 10) : 0;
-			if (m < 0 || !*val || *end || v < 1 || v > 256) {
-				free(deny);
+			if (m < 0 || !*val || *end || v < 1 || v > 256)
 				return dt_fail(DT_EXIT_USAGE,
 				               "soak: --jobs takes a number from 1 to 256");
-			}
-			jobs = (unsigned)v;
+			o->jobs = (unsigned)v;
 		} else if ((m = dt_opt(argc, argv, &i, "--timeout", &val))) {
 			double v = m > 0 ? strtod(val, &end) : 0;
-			if (m < 0 || !*val || *end || !(v > 0)) {
-				free(deny);
+			if (m < 0 || !*val || *end || !(v > 0))
 				return dt_fail(DT_EXIT_USAGE,
 				               "soak: --timeout takes seconds, such as 30 or 2.5");
-			}
-			timeout = v;
+			o->timeout = v;
 		} else if ((m = dt_opt(argc, argv, &i, "--keep", &val))) {
-			if (m < 0) {
-				free(deny);
+			if (m < 0)
 				return dt_fail(DT_EXIT_USAGE, "soak: --keep needs a directory");
-			}
-			keep = val;
+			o->keep = val;
 		} else if ((m = dt_opt(argc, argv, &i, "--json", &val))) {
-			if (m < 0) {
-				free(deny);
+			if (m < 0)
 				return dt_fail(DT_EXIT_USAGE, "soak: --json needs a file name");
-			}
-			json = val;
+			o->json = val;
 		} else if ((m = dt_opt(argc, argv, &i, "--seed", &val))) {
-			if (m < 0 || !*val || (seed = strtoull(val, &end, 0), *end)) {
-				free(deny);
+			if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end))
 				return dt_fail(DT_EXIT_USAGE, "soak: --seed takes a whole number");
-			}
-			have_seed = 1;
+			o->have_seed = 1;
 		} else if ((m = dt_opt(argc, argv, &i, "--deny", &val))) {
 			struct dt_deny_rule rule;
 			char derr[1024];
-			if (m < 0 || dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
-				free(deny);
+			if (m < 0 || dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0)
 				return dt_fail(DT_EXIT_USAGE, "soak: %s",
 				               m < 0 ? "--deny needs a rule" : derr);
-			}
 			dt_deny_rule_free(&rule);
-			deny[ndeny++] = val;
+			o->deny[o->ndeny++] = val;
 		} else if (a[0] == '-') {
-			free(deny);
 			return dt_fail(DT_EXIT_USAGE,
 			               "soak: unknown option '%s'; see 'denytrace soak --help'", a);
 		} else {
 			break;
 		}
 	}
-	if (i >= argc) {
-		free(deny);
+	if (i >= argc)
 		return dt_fail(
 		    DT_EXIT_USAGE,
 		    "soak: no command given; usage: denytrace soak [options] -- COMMAND...");
-	}
-	char **cmd = argv + i;
-	if (keep && mkdir(keep, 0755) < 0 && errno != EEXIST) {
-		free(deny);
-		return dt_fail(DT_EXIT_IO, "soak: cannot create --keep directory %s: %s", keep,
+	o->cmd = argv + i;
+	return -1;
+}
+
+/* The --keep directory, the seed, this binary (self) and the temporary
+ * directory (dir, "/tmp/denytrace-soak.XXXXXX" on entry). Returns -1 to go
+ * on, else the exit status with the message printed. */
+static int soak_prepare(struct soak_opts *o, char *self, size_t selfcap, char *dir)
+{
+	if (o->keep && mkdir(o->keep, 0755) < 0 && errno != EEXIST)
+		return dt_fail(DT_EXIT_IO, "soak: cannot create --keep directory %s: %s", o->keep,
 		               strerror(errno));
+	if (!o->have_seed) {
+		if (getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
+			o->seed = (uint64_t)time(NULL);
+		o->seed &= 0xffffffffffffULL; /* short enough to retype */
 	}
-	if (!have_seed) {
-		if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
-			seed = (uint64_t)time(NULL);
-		seed &= 0xffffffffffffULL; /* short enough to retype */
-	}
-	char self[PATH_MAX];
-	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (sl <= 0) {
-		free(deny);
+	ssize_t sl = readlink("/proc/self/exe", self, selfcap - 1);
+	if (sl <= 0)
 		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot find the denytrace binary");
-	}
 	self[sl] = 0;
-	char dir[] = "/tmp/denytrace-soak.XXXXXX";
-	if (!mkdtemp(dir)) {
-		free(deny);
+	if (!mkdtemp(dir))
 		return dt_fail(DT_EXIT_IO, "soak: cannot create a temporary directory: %s",
 		               strerror(errno));
+	return -1;
+}
+
+static void soak_unlink_run(const char *dir, int index)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/run-%d.ring", dir, index);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/run-%d.log", dir, index);
+	unlink(p);
+}
+
+/* A run that denytrace itself could not start (e.g. --deny without
+ * seccomp) says why on the first line of its log: into msg, returns 1. */
+static int soak_infra_failure(const char *log, char *msg, size_t cap)
+{
+	FILE *lf = fopen(log, "re");
+	char line[1024] = "";
+	int infra = 0;
+	if (lf && fgets(line, sizeof(line), lf) && !strncmp(line, "denytrace: ", 11)) {
+		line[strcspn(line, "\n")] = 0;
+		snprintf(msg, cap, "%s", line + 11);
+		infra = 1;
 	}
+	if (lf)
+		fclose(lf);
+	return infra;
+}
 
-	struct sigaction sa = {0};
-	sa.sa_handler = soak_on_signal;
-	sigemptyset(&sa.sa_mask);
-	struct sigaction old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+/* Remembers the failing run r (and moves its files to --keep). */
+static void soak_add_failed(struct soak *s, const struct soak_opts *o, const struct soak_run *r,
+                            int code, const char *ring, const char *log)
+{
+	struct soak_failed *nf = realloc(s->failed, (s->nfailed + 1) * sizeof(*nf));
+	if (!nf)
+		return;
+	s->failed = nf;
+	struct soak_failed *fr = &s->failed[s->nfailed++];
+	memset(fr, 0, sizeof(*fr));
+	fr->index = r->index;
+	fr->status = code;
+	fr->timed_out = r->timed_out;
+	fr->seed = o->seed + (uint64_t)r->index;
+	if (o->keep) {
+		char dst[PATH_MAX];
+		snprintf(dst, sizeof(dst), "%s/run-%d.ring", o->keep, r->index);
+		if (soak_keep_file(ring, dst) == 0)
+			snprintf(fr->ring, sizeof(fr->ring), "%s", dst);
+		snprintf(dst, sizeof(dst), "%s/run-%d.log", o->keep, r->index);
+		soak_keep_file(log, dst);
+	}
+}
 
-	struct soak s = {0};
-	s.first_fail = -1;
-	struct soak_run *running = calloc(jobs, sizeof(*running));
+/* Accounts for the finished run r (wait status st). Returns 1 when
+ * denytrace itself could not run it (msg says why): stop starting runs. */
+static int soak_finish_run(struct soak *s, const struct soak_opts *o, const char *dir,
+                           const struct soak_run *r, int st, char *msg, size_t msgcap)
+{
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	char ring[PATH_MAX], log[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/run-%d.ring", dir, r->index);
+	snprintf(log, sizeof(log), "%s/run-%d.log", dir, r->index);
+	if (code == DT_EXIT_INTERNAL && !r->timed_out && soak_infra_failure(log, msg, msgcap)) {
+		unlink(ring);
+		unlink(log);
+		return 1;
+	}
+	int failed = code != 0 || r->timed_out;
+	s->done++;
+	soak_account(s, ring, failed);
+	if (failed) {
+		s->failures++;
+		soak_add_failed(s, o, r, code, ring, log);
+	}
+	int keep_tmp = 0;
+	if (failed && (s->first_fail < 0 || r->index < s->first_fail)) {
+		/* the first failing run's files stay until the summary */
+		if (s->first_fail >= 0 && !o->keep)
+			soak_unlink_run(dir, s->first_fail);
+		s->first_fail = r->index;
+		if (o->keep)
+			snprintf(s->first_ring, sizeof(s->first_ring), "%s/run-%d.ring", o->keep,
+			         r->index);
+		else
+			snprintf(s->first_ring, sizeof(s->first_ring), "%s", ring);
+		keep_tmp = !o->keep;
+	}
+	if (!keep_tmp) {
+		unlink(ring);
+		unlink(log);
+	}
+	return 0;
+}
+
+/* Kills the runs past --timeout. */
+static void soak_enforce_timeout(struct soak_run *running, unsigned nrunning, double timeout)
+{
+	double now = soak_now();
+	for (unsigned k = 0; k < nrunning; k++)
+		if (timeout > 0 && !running[k].timed_out && now - running[k].start > timeout) {
+			running[k].timed_out = 1;
+			kill(-running[k].pid, SIGKILL);
+		}
+}
+
+/* Runs the command until o->runs are done (or --until-fail, a signal, or
+ * a run denytrace could not start: then returns 1 with msg set). */
+static int soak_loop(struct soak *s, const struct soak_opts *o, const char *self,
+                     const char *dir, double t0, char *msg, size_t msgcap)
+{
+	struct soak_run *running = calloc(o->jobs, sizeof(*running));
 	unsigned started = 0, nrunning = 0;
-	int tty = isatty(2) && !quiet, interrupted = 0, infra = 0;
-	double t0 = soak_now(), last_progress = 0;
-	char infra_msg[1024] = "";
-	while (!soak_stop) {
-		int stop_starting = infra || (until_fail && s.failures);
-		while (!stop_starting && started < runs && nrunning < jobs) {
-			pid_t pid =
-			    soak_spawn(self, dir, (int)started, seed + started, deny, ndeny, cmd);
+	int tty = isatty(2) && !o->quiet, infra = 0;
+	double last_progress = 0;
+	while (!soak_stop && running) {
+		int stop_starting = infra || (o->until_fail && s->failures);
+		while (!stop_starting && started < o->runs && nrunning < o->jobs) {
+			pid_t pid = soak_spawn(self, dir, (int)started, o->seed + started, o->deny,
+			                       o->ndeny, o->cmd);
 			if (pid < 0)
 				break;
 			setpgid(pid, pid); /* also here: no race with a timeout kill */
@@ -482,16 +571,10 @@ int cmd_soak(int argc, char **argv)
 		int st;
 		pid_t pid = waitpid(-1, &st, WNOHANG);
 		if (pid <= 0) {
-			double now = soak_now();
-			for (unsigned k = 0; k < nrunning; k++)
-				if (timeout > 0 && !running[k].timed_out &&
-				    now - running[k].start > timeout) {
-					running[k].timed_out = 1;
-					kill(-running[k].pid, SIGKILL);
-				}
-			if (tty && now - last_progress > 0.2) {
-				soak_progress(&s, runs, t0, 0);
-				last_progress = now;
+			soak_enforce_timeout(running, nrunning, o->timeout);
+			if (tty && soak_now() - last_progress > 0.2) {
+				soak_progress(s, o->runs, t0, 0);
+				last_progress = soak_now();
 			}
 			usleep(10 * 1000);
 			continue;
@@ -505,102 +588,146 @@ int cmd_soak(int argc, char **argv)
 		running[k] = running[--nrunning];
 		/* whatever the run left in its group goes with it */
 		kill(-r.pid, SIGKILL);
-		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		char ring[PATH_MAX], log[PATH_MAX];
-		snprintf(ring, sizeof(ring), "%s/run-%d.ring", dir, r.index);
-		snprintf(log, sizeof(log), "%s/run-%d.log", dir, r.index);
-		if (code == DT_EXIT_INTERNAL && !r.timed_out) {
-			/* denytrace itself could not run it (e.g. --deny without seccomp) */
-			FILE *lf = fopen(log, "re");
-			char line[1024] = "";
-			if (lf && fgets(line, sizeof(line), lf) &&
-			    !strncmp(line, "denytrace: ", 11)) {
-				line[strcspn(line, "\n")] = 0;
-				snprintf(infra_msg, sizeof(infra_msg), "%s", line + 11);
-				infra = 1;
-			}
-			if (lf)
-				fclose(lf);
-			if (infra) {
-				unlink(ring);
-				unlink(log);
-				continue;
-			}
-		}
-		int failed = code != 0 || r.timed_out;
-		s.done++;
-		soak_account(&s, ring, failed);
-		if (failed) {
-			s.failures++;
-			struct soak_failed *nf = realloc(s.failed, (s.nfailed + 1) * sizeof(*nf));
-			if (nf) {
-				s.failed = nf;
-				struct soak_failed *fr = &s.failed[s.nfailed++];
-				memset(fr, 0, sizeof(*fr));
-				fr->index = r.index;
-				fr->status = code;
-				fr->timed_out = r.timed_out;
-				fr->seed = seed + (uint64_t)r.index;
-				if (keep) {
-					char dst[PATH_MAX];
-					snprintf(dst, sizeof(dst), "%s/run-%d.ring", keep, r.index);
-					if (soak_keep_file(ring, dst) == 0)
-						snprintf(fr->ring, sizeof(fr->ring), "%s", dst);
-					snprintf(dst, sizeof(dst), "%s/run-%d.log", keep, r.index);
-					soak_keep_file(log, dst);
-				}
-			}
-		}
-		int keep_tmp = 0;
-		if (failed && (s.first_fail < 0 || r.index < s.first_fail)) {
-			/* the first failing run's files stay until the summary */
-			if (s.first_fail >= 0 && !keep) {
-				char p[PATH_MAX];
-				snprintf(p, sizeof(p), "%s/run-%d.ring", dir, s.first_fail);
-				unlink(p);
-				snprintf(p, sizeof(p), "%s/run-%d.log", dir, s.first_fail);
-				unlink(p);
-			}
-			s.first_fail = r.index;
-			if (keep)
-				snprintf(s.first_ring, sizeof(s.first_ring), "%s/run-%d.ring", keep,
-				         r.index);
-			else
-				snprintf(s.first_ring, sizeof(s.first_ring), "%s", ring);
-			keep_tmp = !keep;
-		}
-		if (!keep_tmp) {
-			unlink(ring);
-			unlink(log);
-		}
+		infra |= soak_finish_run(s, o, dir, &r, st, msg, msgcap);
 	}
-	if (soak_stop) {
-		interrupted = 1;
+	if (soak_stop && running) {
 		for (unsigned k = 0; k < nrunning; k++)
 			kill(-running[k].pid, SIGKILL);
 		for (unsigned k = 0; k < nrunning; k++) {
-			char p[PATH_MAX];
 			while (waitpid(running[k].pid, NULL, 0) < 0 && errno == EINTR)
 				;
-			snprintf(p, sizeof(p), "%s/run-%d.ring", dir, running[k].index);
-			unlink(p);
-			snprintf(p, sizeof(p), "%s/run-%d.log", dir, running[k].index);
-			unlink(p);
+			soak_unlink_run(dir, running[k].index);
 		}
 	}
 	if (tty)
-		soak_progress(&s, runs, t0, 1);
+		soak_progress(s, o->runs, t0, 1);
+	free(running);
+	return infra;
+}
+
+/* The refusals seen only in failing runs, or that there are none. */
+static void soak_print_separating(const struct soak *s)
+{
+	size_t nsep = 0;
+	for (size_t k = 0; k < s->nkeys; k++)
+		nsep += s->keys[k].nfail && !s->keys[k].npass;
+	if (!nsep) {
+		printf("No refusal separates failing runs from passing ones: the failures "
+		       "have "
+		       "another cause%s.\n",
+		       s->refusals ? " (every refusal was also seen in passing runs)" : "");
+		return;
+	}
+	printf("Refusals seen in failing runs and never in passing ones (the "
+	       "likely cause):\n");
+	for (size_t k = 0; k < s->nkeys; k++) {
+		const struct soak_key *kk = &s->keys[k];
+		if (!kk->nfail || kk->npass)
+			continue;
+		fputs("  ", stdout);
+		dt_put_safe(stdout, kk->op);
+		fputc(' ', stdout);
+		dt_put_safe(stdout, kk->path);
+		printf(" %s%s: in %u of %u failing runs\n", dt_errno_name(kk->err),
+		       kk->injected ? " (injected)" : "", kk->nfail, s->failures);
+	}
+}
+
+/* The failing runs, how to rerun the first, and (unless quiet) its log
+ * tail and report. */
+static void soak_print_failures(const struct soak *s, const struct soak_opts *o, const char *dir)
+{
+	soak_print_separating(s);
+	printf("Failing runs:");
+	for (size_t k = 0; k < s->nfailed && k < 20; k++)
+		printf(" #%d (%s %d)", s->failed[k].index,
+		       s->failed[k].timed_out ? "timed out," : "exit", s->failed[k].status);
+	printf("%s\n", s->nfailed > 20 ? " ..." : "");
+	if (o->keep)
+		printf("Rings of failing runs kept in %s (run-N.ring, run-N.log).\n", o->keep);
+	printf("Rerun one alone: denytrace run --seed %llu",
+	       (unsigned long long)(o->seed + (uint64_t)s->first_fail));
+	for (size_t k = 0; k < o->ndeny; k++) {
+		fputs(" --deny ", stdout);
+		dt_shell_word(stdout, o->deny[k]);
+	}
+	fputs(" --", stdout);
+	for (char **c = o->cmd; *c; c++) {
+		fputc(' ', stdout);
+		dt_shell_word(stdout, *c);
+	}
+	fputc('\n', stdout);
+	if (o->quiet || !s->first_ring[0])
+		return;
+	struct dt_report rep;
+	char err[512];
+	const char *rings[1] = {s->first_ring};
+	struct dt_report_opts ro = {0};
+	printf("\nFirst failing run (#%d):\n", s->first_fail);
+	char log[PATH_MAX];
+	snprintf(log, sizeof(log), "%s/run-%d.log", o->keep ? o->keep : dir, s->first_fail);
+	soak_print_log_tail(log);
+	if (dt_report_load(&rep, rings, 1, err, sizeof(err)) == 0 &&
+	    dt_report_build(&rep, &ro, err, sizeof(err)) == 0)
+		dt_report_text(stdout, &rep, 0);
+	dt_report_free(&rep);
+}
+
+/* --json FILE ("-": stdout). Returns 0 or an exit status. */
+static int soak_write_json(const struct soak *s, const struct soak_opts *o, int interrupted)
+{
+	FILE *jf = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
+	if (!jf)
+		return dt_fail(DT_EXIT_IO, "soak: cannot write %s: %s", o->json, strerror(errno));
+	soak_json(jf, s, o->seed, interrupted);
+	if (jf != stdout && fclose(jf) != 0)
+		return dt_fail(DT_EXIT_IO, "soak: cannot write %s", o->json);
+	return 0;
+}
+
+static void soak_free(struct soak *s)
+{
+	for (size_t k = 0; k < s->nkeys; k++) {
+		free(s->keys[k].path);
+		free(s->keys[k].op);
+	}
+	free(s->keys);
+	free(s->failed);
+}
+
+int cmd_soak(int argc, char **argv)
+{
+	struct soak_opts o = {.runs = 20, .jobs = 1};
+	o.deny = calloc((size_t)argc + 1, sizeof(*o.deny));
+	char self[PATH_MAX], dir[] = "/tmp/denytrace-soak.XXXXXX";
+	int rc = soak_parse(argc, argv, &o);
+	if (rc < 0)
+		rc = soak_prepare(&o, self, sizeof(self), dir);
+	if (rc >= 0) {
+		free(o.deny);
+		return rc;
+	}
+
+	struct sigaction sa = {0};
+	sa.sa_handler = soak_on_signal;
+	sigemptyset(&sa.sa_mask);
+	struct sigaction old_int, old_term;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	struct soak s = {0};
+	s.first_fail = -1;
+	char infra_msg[1024] = "";
+	double t0 = soak_now();
+	int infra = soak_loop(&s, &o, self, dir, t0, infra_msg, sizeof(infra_msg));
+	int interrupted = soak_stop != 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 
 	if (infra && !s.done) {
 		rmdir(dir);
-		free(running);
-		free(deny);
+		free(o.deny);
 		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", infra_msg);
 	}
-
-	/* the summary */
 	double lo, hi;
 	soak_wilson(s.failures, s.done, &lo, &hi);
 	double el = soak_now() - t0;
@@ -608,96 +735,17 @@ int cmd_soak(int argc, char **argv)
 	       "Wilson); seed %llu\n",
 	       s.done, s.done == 1 ? "" : "s", interrupted ? " (interrupted)" : "", el, s.failures,
 	       s.done ? 100.0 * s.failures / s.done : 0.0, 100 * lo, 100 * hi,
-	       (unsigned long long)seed);
-	size_t nsep = 0;
-	for (size_t k = 0; k < s.nkeys; k++)
-		nsep += s.keys[k].nfail && !s.keys[k].npass;
-	if (s.failures) {
-		if (nsep) {
-			printf("Refusals seen in failing runs and never in passing ones (the "
-			       "likely cause):\n");
-			for (size_t k = 0; k < s.nkeys; k++) {
-				const struct soak_key *kk = &s.keys[k];
-				if (!kk->nfail || kk->npass)
-					continue;
-				fputs("  ", stdout);
-				dt_put_safe(stdout, kk->op);
-				fputc(' ', stdout);
-				dt_put_safe(stdout, kk->path);
-				printf(" %s%s: in %u of %u failing runs\n", dt_errno_name(kk->err),
-				       kk->injected ? " (injected)" : "", kk->nfail, s.failures);
-			}
-		} else {
-			printf("No refusal separates failing runs from passing ones: the failures "
-			       "have "
-			       "another cause%s.\n",
-			       s.refusals ? " (every refusal was also seen in passing runs)" : "");
-		}
-		printf("Failing runs:");
-		for (size_t k = 0; k < s.nfailed && k < 20; k++)
-			printf(" #%d (%s %d)", s.failed[k].index,
-			       s.failed[k].timed_out ? "timed out," : "exit", s.failed[k].status);
-		printf("%s\n", s.nfailed > 20 ? " ..." : "");
-		if (keep)
-			printf("Rings of failing runs kept in %s (run-N.ring, run-N.log).\n", keep);
-		printf("Rerun one alone: denytrace run --seed %llu",
-		       (unsigned long long)(seed + (uint64_t)s.first_fail));
-		for (size_t k = 0; k < ndeny; k++) {
-			fputs(" --deny ", stdout);
-			dt_shell_word(stdout, deny[k]);
-		}
-		fputs(" --", stdout);
-		for (char **c = cmd; *c; c++) {
-			fputc(' ', stdout);
-			dt_shell_word(stdout, *c);
-		}
-		fputc('\n', stdout);
-		if (!quiet && s.first_ring[0]) {
-			struct dt_report rep;
-			char err[512];
-			const char *rings[1] = {s.first_ring};
-			struct dt_report_opts o = {0};
-			printf("\nFirst failing run (#%d):\n", s.first_fail);
-			char log[PATH_MAX];
-			snprintf(log, sizeof(log), "%s/run-%d.log", keep ? keep : dir,
-			         s.first_fail);
-			soak_print_log_tail(log);
-			if (dt_report_load(&rep, rings, 1, err, sizeof(err)) == 0 &&
-			    dt_report_build(&rep, &o, err, sizeof(err)) == 0)
-				dt_report_text(stdout, &rep, 0);
-			dt_report_free(&rep);
-		}
-	}
+	       (unsigned long long)o.seed);
+	if (s.failures)
+		soak_print_failures(&s, &o, dir);
 	fflush(stdout);
-	int rc = 0;
-	if (json) {
-		FILE *jf = strcmp(json, "-") ? fopen(json, "w") : stdout;
-		if (!jf) {
-			rc =
-			    dt_fail(DT_EXIT_IO, "soak: cannot write %s: %s", json, strerror(errno));
-		} else {
-			soak_json(jf, &s, seed, interrupted);
-			if (jf != stdout && fclose(jf) != 0)
-				rc = dt_fail(DT_EXIT_IO, "soak: cannot write %s", json);
-		}
-	}
+	rc = o.json ? soak_write_json(&s, &o, interrupted) : 0;
 	/* temporary files: the first failing run's (when not kept) and the dir */
-	if (s.first_fail >= 0 && !keep) {
-		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "%s/run-%d.ring", dir, s.first_fail);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/run-%d.log", dir, s.first_fail);
-		unlink(p);
-	}
+	if (s.first_fail >= 0 && !o.keep)
+		soak_unlink_run(dir, s.first_fail);
 	rmdir(dir);
-	for (size_t k = 0; k < s.nkeys; k++) {
-		free(s.keys[k].path);
-		free(s.keys[k].op);
-	}
-	free(s.keys);
-	free(s.failed);
-	free(running);
-	free(deny);
+	soak_free(&s);
+	free(o.deny);
 	if (rc)
 		return rc;
 	return s.failures ? DT_EXIT_FOUND : interrupted ? 130 : DT_EXIT_OK;
