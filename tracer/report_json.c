@@ -44,10 +44,207 @@ void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs)
 	dt_json_end_arr(j);
 }
 
+static void dt_report_json_summary(struct dt_json *j, const struct dt_report *r)
+{
+	dt_json_key(j, "summary");
+	dt_json_obj(j);
+	dt_json_key(j, "denials");
+	dt_json_uint(j, r->denials);
+	dt_json_key(j, "groups");
+	size_t shown = 0;
+	for (size_t k = 0; k < r->ngroups; k++)
+		shown += !r->groups[k].hidden;
+	dt_json_uint(j, shown);
+	dt_json_key(j, "hidden_lock_contention");
+	dt_json_uint(j, r->hidden_denials);
+	dt_json_key(j, "hidden_sandbox_setup");
+	dt_json_uint(j, r->hidden_setup);
+	dt_json_key(j, "by_cause");
+	dt_json_obj(j);
+	for (int c = 0; c < DT_CAUSE_COUNT; c++)
+		if (r->by_cause[c]) {
+			dt_json_key(j, dt_cause_name((enum dt_cause)c));
+			dt_json_uint(j, r->by_cause[c]);
+		}
+	dt_json_end_obj(j);
+	dt_json_key(j, "reopens");
+	dt_json_uint(j, r->reopens);
+	dt_json_key(j, "writes");
+	dt_json_uint(j, r->writes);
+	dt_json_key(j, "processes");
+	dt_json_uint(j, r->nprocs);
+	dt_json_key(j, "records_read");
+	dt_json_uint(j, r->stats.records);
+	dt_json_key(j, "records_lost");
+	dt_json_uint(j, r->lost);
+	dt_json_key(j, "records_dropped");
+	dt_json_uint(j, r->dropped);
+	dt_json_key(j, "records_corrupt");
+	dt_json_uint(j, r->stats.corrupt);
+	dt_json_key(j, "exec_coverage");
+	dt_json_bool(j, r->nexecs > 0);
+	dt_json_key(j, "execs_seen");
+	dt_json_uint(j, r->nexecs);
+	dt_json_key(j, "blind");
+	dt_json_uint(j, r->nblind);
+	dt_json_end_obj(j);
+}
+
+/* One group of refusals. */
+static void dt_report_json_group(struct dt_json *j, const struct dt_report_group *g)
+{
+	char buf[256];
+	const struct dt_record *d = g->rep;
+	dt_json_obj(j);
+	dt_json_key(j, "path");
+	dt_json_str(j, d->p[0].path);
+	dt_json_key(j, "abspath");
+	dt_json_str(j, d->p[0].abspath);
+	dt_json_key(j, "realpath");
+	dt_json_str(j, d->p[0].realpath);
+	if (d->p[1].path || d->p[1].abspath) {
+		dt_json_key(j, "path2");
+		dt_json_str(j, d->p[1].path);
+		dt_json_key(j, "realpath2");
+		dt_json_str(j, d->p[1].realpath);
+	}
+	dt_json_key(j, "op");
+	dt_json_str(j, d->op);
+	dt_json_key(j, "errno");
+	dt_json_str(j, dt_errno_name(d->err));
+	dt_json_key(j, "flags");
+	dt_flags_name(d, buf, sizeof(buf));
+	dt_json_str(j, buf[0] ? buf : NULL);
+	dt_json_key(j, "access");
+	dt_json_str(j, d->writes ? "write" : "read");
+	dt_json_key(j, "count");
+	dt_json_uint(j, g->count);
+	dt_json_key(j, "pids");
+	dt_json_arr(j);
+	for (size_t i = 0; i < g->npids; i++)
+		dt_json_int(j, g->pids[i]);
+	dt_json_end_arr(j);
+	dt_json_key(j, "comm");
+	dt_json_str(j, d->comm);
+	dt_json_key(j, "first");
+	dt_format_time(g->first_ns, buf, sizeof(buf));
+	dt_json_str(j, buf);
+	dt_json_key(j, "last");
+	dt_format_time(g->last_ns, buf, sizeof(buf));
+	dt_json_str(j, buf);
+	dt_json_key(j, "sqlite");
+	dt_json_str(j, d->sqlite);
+	dt_json_key(j, "cause");
+	dt_json_str(j, dt_cause_name(g->v.cause));
+	dt_json_key(j, "reason");
+	dt_json_str(j, g->v.reason);
+	dt_json_key(j, "expected_root");
+	dt_json_str(j, g->v.root ? g->v.root->path : NULL);
+	dt_json_key(j, "root_source");
+	dt_json_str(j, g->v.root ? g->v.root->source : NULL);
+	dt_json_key(j, "granted");
+	dt_json_granted(j, g->v.root ? g->v.granted : -1);
+	dt_json_key(j, "dropped_by");
+	dt_json_str(j, g->v.root ? g->v.root->dropped_by : NULL);
+	dt_json_key(j, "next");
+	dt_json_str(j, g->next);
+	dt_json_key(j, "intermittent");
+	if (g->intermittent)
+		dt_json_str(j, g->differed);
+	else
+		dt_json_null(j);
+	dt_json_key(j, "advice");
+	dt_json_str(j, g->v.advice);
+	dt_json_key(j, "injected");
+	dt_json_bool(j, d->injected);
+	dt_json_key(j, "backtrace");
+	dt_frames_json(j, d, NULL);
+	dt_json_end_obj(j);
+}
+
+static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
+{
+	dt_json_key(j, "codex");
+	if (r->roots.codex_sandbox_mode || r->roots.codex_config_path) {
+		dt_json_obj(j);
+		dt_json_key(j, "sandbox_mode");
+		dt_json_str(j, r->roots.codex_sandbox_mode);
+		dt_json_key(j, "config");
+		dt_json_str(j, r->roots.codex_config_path);
+		dt_json_key(j, "config_recorded");
+		dt_json_bool(j, r->roots.codex_config_recorded);
+		dt_json_key(j, "writable_roots_override");
+		dt_json_str(j, r->roots.codex_override);
+		dt_json_end_obj(j);
+	} else {
+		dt_json_null(j);
+	}
+}
+
+/* One process the probe could not enter. */
+static void dt_report_json_blind(struct dt_json *j, const struct dt_record *e)
+{
+	char buf[256];
+	dt_json_obj(j);
+	dt_json_key(j, "pid");
+	dt_json_int(j, e->pid);
+	dt_json_key(j, "ppid");
+	if (e->ppid)
+		dt_json_int(j, e->ppid);
+	else
+		dt_json_null(j);
+	dt_json_key(j, "exe");
+	dt_json_str(j, e->exe);
+	dt_json_key(j, "argv");
+	dt_json_arr(j);
+	for (size_t a = 0; a < e->argc; a++)
+		dt_json_str(j, e->argv[a]);
+	dt_json_end_arr(j);
+	dt_json_key(j, "reason");
+	dt_json_str(j, e->exec_blind);
+	dt_json_key(j, "static");
+	if (e->exec_static < 0)
+		dt_json_null(j);
+	else
+		dt_json_bool(j, e->exec_static);
+	dt_json_key(j, "ld_preload");
+	dt_json_str(j, e->preload);
+	dt_json_key(j, "time");
+	dt_format_time(e->time_real, buf, sizeof(buf));
+	dt_json_str(j, buf);
+	dt_json_end_obj(j);
+}
+
+static void dt_report_json_process(struct dt_json *j, const struct dt_record *p)
+{
+	dt_json_obj(j);
+	dt_json_key(j, "pid");
+	dt_json_int(j, p->pid);
+	dt_json_key(j, "ppid");
+	dt_json_int(j, p->ppid);
+	dt_json_key(j, "exe");
+	dt_json_str(j, p->exe);
+	dt_json_key(j, "argv");
+	dt_json_arr(j);
+	for (size_t a = 0; a < p->argc; a++)
+		dt_json_str(j, p->argv[a]);
+	dt_json_end_arr(j);
+	dt_json_key(j, "cwd");
+	dt_json_str(j, p->cwd);
+	dt_json_key(j, "sandboxed");
+	dt_json_bool(j, dt_proc_sandboxed(p));
+	dt_json_key(j, "writable_mounts");
+	dt_json_arr(j);
+	for (size_t m = 0; m < p->nmounts; m++)
+		if (p->mounts[m].rw)
+			dt_json_str(j, p->mounts[m].path);
+	dt_json_end_arr(j);
+	dt_json_end_obj(j);
+}
+
 void dt_report_json(FILE *f, const struct dt_report *r)
 {
 	struct dt_json j;
-	char buf[256];
 	dt_json_init(&j, f, 1);
 	dt_json_obj(&j);
 	dt_json_key(&j, "version");
@@ -58,48 +255,7 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 		dt_json_str(&j, r->rings[i]);
 	dt_json_end_arr(&j);
 
-	dt_json_key(&j, "summary");
-	dt_json_obj(&j);
-	dt_json_key(&j, "denials");
-	dt_json_uint(&j, r->denials);
-	dt_json_key(&j, "groups");
-	size_t shown = 0;
-	for (size_t k = 0; k < r->ngroups; k++)
-		shown += !r->groups[k].hidden;
-	dt_json_uint(&j, shown);
-	dt_json_key(&j, "hidden_lock_contention");
-	dt_json_uint(&j, r->hidden_denials);
-	dt_json_key(&j, "hidden_sandbox_setup");
-	dt_json_uint(&j, r->hidden_setup);
-	dt_json_key(&j, "by_cause");
-	dt_json_obj(&j);
-	for (int c = 0; c < DT_CAUSE_COUNT; c++)
-		if (r->by_cause[c]) {
-			dt_json_key(&j, dt_cause_name((enum dt_cause)c));
-			dt_json_uint(&j, r->by_cause[c]);
-		}
-	dt_json_end_obj(&j);
-	dt_json_key(&j, "reopens");
-	dt_json_uint(&j, r->reopens);
-	dt_json_key(&j, "writes");
-	dt_json_uint(&j, r->writes);
-	dt_json_key(&j, "processes");
-	dt_json_uint(&j, r->nprocs);
-	dt_json_key(&j, "records_read");
-	dt_json_uint(&j, r->stats.records);
-	dt_json_key(&j, "records_lost");
-	dt_json_uint(&j, r->lost);
-	dt_json_key(&j, "records_dropped");
-	dt_json_uint(&j, r->dropped);
-	dt_json_key(&j, "records_corrupt");
-	dt_json_uint(&j, r->stats.corrupt);
-	dt_json_key(&j, "exec_coverage");
-	dt_json_bool(&j, r->nexecs > 0);
-	dt_json_key(&j, "execs_seen");
-	dt_json_uint(&j, r->nexecs);
-	dt_json_key(&j, "blind");
-	dt_json_uint(&j, r->nblind);
-	dt_json_end_obj(&j);
+	dt_report_json_summary(&j, r);
 
 	dt_json_key(&j, "denials");
 	dt_json_arr(&j);
@@ -107,92 +263,13 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 		const struct dt_report_group *g = &r->groups[k];
 		if (g->hidden)
 			continue;
-		const struct dt_record *d = g->rep;
-		dt_json_obj(&j);
-		dt_json_key(&j, "path");
-		dt_json_str(&j, d->p[0].path);
-		dt_json_key(&j, "abspath");
-		dt_json_str(&j, d->p[0].abspath);
-		dt_json_key(&j, "realpath");
-		dt_json_str(&j, d->p[0].realpath);
-		if (d->p[1].path || d->p[1].abspath) {
-			dt_json_key(&j, "path2");
-			dt_json_str(&j, d->p[1].path);
-			dt_json_key(&j, "realpath2");
-			dt_json_str(&j, d->p[1].realpath);
-		}
-		dt_json_key(&j, "op");
-		dt_json_str(&j, d->op);
-		dt_json_key(&j, "errno");
-		dt_json_str(&j, dt_errno_name(d->err));
-		dt_json_key(&j, "flags");
-		dt_flags_name(d, buf, sizeof(buf));
-		dt_json_str(&j, buf[0] ? buf : NULL);
-		dt_json_key(&j, "access");
-		dt_json_str(&j, d->writes ? "write" : "read");
-		dt_json_key(&j, "count");
-		dt_json_uint(&j, g->count);
-		dt_json_key(&j, "pids");
-		dt_json_arr(&j);
-		for (size_t i = 0; i < g->npids; i++)
-			dt_json_int(&j, g->pids[i]);
-		dt_json_end_arr(&j);
-		dt_json_key(&j, "comm");
-		dt_json_str(&j, d->comm);
-		dt_json_key(&j, "first");
-		dt_format_time(g->first_ns, buf, sizeof(buf));
-		dt_json_str(&j, buf);
-		dt_json_key(&j, "last");
-		dt_format_time(g->last_ns, buf, sizeof(buf));
-		dt_json_str(&j, buf);
-		dt_json_key(&j, "sqlite");
-		dt_json_str(&j, d->sqlite);
-		dt_json_key(&j, "cause");
-		dt_json_str(&j, dt_cause_name(g->v.cause));
-		dt_json_key(&j, "reason");
-		dt_json_str(&j, g->v.reason);
-		dt_json_key(&j, "expected_root");
-		dt_json_str(&j, g->v.root ? g->v.root->path : NULL);
-		dt_json_key(&j, "root_source");
-		dt_json_str(&j, g->v.root ? g->v.root->source : NULL);
-		dt_json_key(&j, "granted");
-		dt_json_granted(&j, g->v.root ? g->v.granted : -1);
-		dt_json_key(&j, "dropped_by");
-		dt_json_str(&j, g->v.root ? g->v.root->dropped_by : NULL);
-		dt_json_key(&j, "next");
-		dt_json_str(&j, g->next);
-		dt_json_key(&j, "intermittent");
-		if (g->intermittent)
-			dt_json_str(&j, g->differed);
-		else
-			dt_json_null(&j);
-		dt_json_key(&j, "advice");
-		dt_json_str(&j, g->v.advice);
-		dt_json_key(&j, "injected");
-		dt_json_bool(&j, d->injected);
-		dt_json_key(&j, "backtrace");
-		dt_frames_json(&j, d, NULL);
-		dt_json_end_obj(&j);
+		dt_report_json_group(&j, g);
 	}
 	dt_json_end_arr(&j);
 
 	dt_json_key(&j, "roots");
 	dt_roots_json_array(&j, &r->roots);
-	dt_json_key(&j, "codex");
-	if (r->roots.codex_sandbox_mode || r->roots.codex_config_path) {
-		dt_json_obj(&j);
-		dt_json_key(&j, "sandbox_mode");
-		dt_json_str(&j, r->roots.codex_sandbox_mode);
-		dt_json_key(&j, "config");
-		dt_json_str(&j, r->roots.codex_config_path);
-		dt_json_key(&j, "config_recorded");
-		dt_json_bool(&j, r->roots.codex_config_recorded);
-		dt_json_key(&j, "writable_roots_override");
-		dt_json_str(&j, r->roots.codex_override);
-		dt_json_end_obj(&j);
-	} else {
-		dt_json_null(&j);
-	}
+	dt_report_json_codex(&j, r);
 	dt_json_key(&j, "warnings");
 	dt_json_arr(&j);
 	for (size_t i = 0; i < r->roots.nwarnings; i++)
@@ -203,67 +280,14 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 	 * means unknown, not none */
 	dt_json_key(&j, "blind_spots");
 	dt_json_arr(&j);
-	for (size_t i = 0; i < r->nblind; i++) {
-		const struct dt_record *e = r->blind[i];
-		dt_json_obj(&j);
-		dt_json_key(&j, "pid");
-		dt_json_int(&j, e->pid);
-		dt_json_key(&j, "ppid");
-		if (e->ppid)
-			dt_json_int(&j, e->ppid);
-		else
-			dt_json_null(&j);
-		dt_json_key(&j, "exe");
-		dt_json_str(&j, e->exe);
-		dt_json_key(&j, "argv");
-		dt_json_arr(&j);
-		for (size_t a = 0; a < e->argc; a++)
-			dt_json_str(&j, e->argv[a]);
-		dt_json_end_arr(&j);
-		dt_json_key(&j, "reason");
-		dt_json_str(&j, e->exec_blind);
-		dt_json_key(&j, "static");
-		if (e->exec_static < 0)
-			dt_json_null(&j);
-		else
-			dt_json_bool(&j, e->exec_static);
-		dt_json_key(&j, "ld_preload");
-		dt_json_str(&j, e->preload);
-		dt_json_key(&j, "time");
-		dt_format_time(e->time_real, buf, sizeof(buf));
-		dt_json_str(&j, buf);
-		dt_json_end_obj(&j);
-	}
+	for (size_t i = 0; i < r->nblind; i++)
+		dt_report_json_blind(&j, r->blind[i]);
 	dt_json_end_arr(&j);
 
 	dt_json_key(&j, "processes");
 	dt_json_arr(&j);
-	for (size_t i = 0; i < r->nprocs; i++) {
-		const struct dt_record *p = r->procs[i];
-		dt_json_obj(&j);
-		dt_json_key(&j, "pid");
-		dt_json_int(&j, p->pid);
-		dt_json_key(&j, "ppid");
-		dt_json_int(&j, p->ppid);
-		dt_json_key(&j, "exe");
-		dt_json_str(&j, p->exe);
-		dt_json_key(&j, "argv");
-		dt_json_arr(&j);
-		for (size_t a = 0; a < p->argc; a++)
-			dt_json_str(&j, p->argv[a]);
-		dt_json_end_arr(&j);
-		dt_json_key(&j, "cwd");
-		dt_json_str(&j, p->cwd);
-		dt_json_key(&j, "sandboxed");
-		dt_json_bool(&j, dt_proc_sandboxed(p));
-		dt_json_key(&j, "writable_mounts");
-		dt_json_arr(&j);
-		for (size_t m = 0; m < p->nmounts; m++)
-			if (p->mounts[m].rw)
-				dt_json_str(&j, p->mounts[m].path);
-		dt_json_end_arr(&j);
-		dt_json_end_obj(&j);
-	}
+	for (size_t i = 0; i < r->nprocs; i++)
+		dt_report_json_process(&j, r->procs[i]);
 	dt_json_end_arr(&j);
 	dt_json_end_obj(&j);
 	fputc('\n', f);
