@@ -226,37 +226,52 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir, const s
 			 rs->codex_override);
 }
 
-void dt_classify(const struct dt_record *d, const struct dt_record *proc,
-		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
-		 struct dt_verdict *v)
+/* What the rules look at, worked out once per refusal. */
+struct dt_cls {
+	const struct dt_record *d, *proc;
+	const struct dt_rootset *rs;
+	const struct dt_classify_ctx *ctx;
+	const char *abspath, *real, *shown, *op;
+	const struct dt_root *lroot, *rroot; /* roots of the logical and the real path */
+	int sandboxed;
+};
+
+/* Did this look like a sandbox's refusal rather than the filesystem's? */
+static int dt_sandbox_like(const struct dt_cls *c)
 {
-	memset(v, 0, sizeof(*v));
-	v->granted = -1;
-	const char *abspath = d->p[0].abspath ? d->p[0].abspath : d->p[0].realpath;
-	const char *real = d->p[0].realpath ? d->p[0].realpath : abspath;
-	const char *shown = abspath ? abspath : d->p[0].path ? d->p[0].path : "(unknown path)";
-	const char *op = d->op ? d->op : ""; /* a ring is outside input: any field may be absent */
-	char why[512];
-	char dir[4096];
+	const struct dt_record *d = c->d;
+	int sandbox_like = d->err == EROFS || d->err == EXDEV || c->sandboxed ||
+			   (d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
+			    (d->p[0].st.mount_flags & ST_RDONLY));
+	/* EACCES on a rw mount that the mode bits allow is a Landlock-style refusal */
+	if (!sandbox_like && (d->err == EACCES || d->err == EPERM) && d->p[0].has_st &&
+	    (d->p[0].st.valid & DT_SF_MOUNT))
+		sandbox_like = 1;
+	return sandbox_like;
+}
 
-	const struct dt_root *lroot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 0) : NULL;
-	const struct dt_root *rroot = real ? dt_root_for_path(rs, real, DT_EXPECTED_KINDS, 0) : NULL;
-	v->root = lroot ? lroot : rroot;
-	/* Whether the root was granted, as the refusing process's own mounts
-	 * say: one run may hold several sandboxes, and a root granted to one
-	 * was not granted to another. */
-	v->granted = dt_root_granted_to(v->root, proc);
-
-	/* 1 */
+/* The rules, in the order of the contract at the top of this file: each
+ * fills v and returns 1 when it matches. */
+static int dt_rule_injected(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	const char *op = c->op;
 	if (d->injected) {
 		v->cause = DT_CAUSE_INJECTED;
 		snprintf(v->reason, sizeof(v->reason), "a --deny rule refused %s with %s", op,
 			 dt_errno_name(d->err));
 		snprintf(v->advice, sizeof(v->advice),
 			 "Check that the worker handles this failure; nothing to change in the sandbox.");
-		return;
+		return 1;
 	}
-	/* 2 */
+	return 0;
+}
+
+static int dt_rule_lock_contention(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	const char *shown = c->shown;
+	const char *op = c->op;
 	if (dt_op_is_lock(d->op) && (d->err == EACCES || d->err == EAGAIN)) {
 		v->cause = DT_CAUSE_LOCK_CONTENTION;
 		snprintf(v->reason, sizeof(v->reason),
@@ -265,11 +280,22 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 		snprintf(v->advice, sizeof(v->advice),
 			 "Not a sandbox refusal. If it persists, find the lock holder (SQLite: a long "
 			 "transaction; raise busy_timeout).");
-		return;
+		return 1;
 	}
-	/* 3: EXDEV because the two paths sit on different mounts, as this
-	 * process sees them (two bind mounts of one filesystem count). Not
-	 * Landlock's refer right, which refuses within one mount. */
+	return 0;
+}
+
+/* EXDEV because the two paths sit on different mounts, as this process
+ * sees them (two bind mounts of one filesystem count). Not Landlock's refer
+ * right, which refuses within one mount. */
+static int dt_rule_cross_mount(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	const struct dt_record *proc = c->proc;
+	const char *real = c->real;
+	const char *shown = c->shown;
+	const char *op = c->op;
+	char dir[4096];
 	if (d->err == EXDEV && proc && d->p[1].realpath && real) {
 		char dir2[4096];
 		const struct dt_mount *m1 = dt_mount_for_path(proc, dt_parent(real, dir, sizeof(dir)));
@@ -285,10 +311,18 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 				 "Not a sandbox refusal. Programs that move files fall back to copy "
 				 "and delete (mv does); one that does not must, or keep both paths "
 				 "on one mount (in a sandbox: under the same bind).");
-			return;
+			return 1;
 		}
 	}
-	/* 4 */
+	return 0;
+}
+
+static int dt_rule_file_permissions(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	const char *shown = c->shown;
+	char why[512];
+	char dir[4096];
 	if (dt_denied_by_mode(d, why, sizeof(why))) {
 		v->cause = DT_CAUSE_FILE_PERMISSIONS;
 		snprintf(v->reason, sizeof(v->reason), "%s was refused with %s on a read-write mount: %s",
@@ -297,10 +331,18 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 "Fix ownership or mode (chown/chmod %s) or run the worker as the owner; "
 			 "the sandbox is not involved.",
 			 dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir)) : shown);
-		return;
+		return 1;
 	}
-	int sandboxed = dt_proc_sandboxed(proc);
-	/* 5 */
+	return 0;
+}
+
+static int dt_rule_read_only_sandbox(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *proc = c->proc;
+	const struct dt_rootset *rs = c->rs;
+	const char *shown = c->shown;
+	int sandboxed = c->sandboxed;
+	char dir[4096];
 	if (sandboxed && !dt_proc_has_writable_mount(proc)) {
 		v->cause = DT_CAUSE_READ_ONLY_SANDBOX;
 		snprintf(v->reason, sizeof(v->reason),
@@ -312,9 +354,19 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 "Run the worker in workspace-write mode (codex -s workspace-write, or "
 			 "sandbox_mode = \"workspace-write\" in config.toml) with %s among its roots.",
 			 dt_parent(shown, dir, sizeof(dir)));
-		return;
+		return 1;
 	}
-	/* 6: a read-only subpath known from Codex, or a ro mount over a rw one */
+	return 0;
+}
+
+/* A read-only subpath known from Codex, or a ro mount over a rw one. */
+static int dt_rule_protected_path(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *proc = c->proc;
+	const struct dt_rootset *rs = c->rs;
+	const char *abspath = c->abspath;
+	const char *real = c->real;
+	const char *shown = c->shown;
 	const struct dt_root *prot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 1) : NULL;
 	if (prot && !prot->readonly_sub)
 		prot = NULL;
@@ -341,9 +393,19 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 "Write somewhere else: %s is kept read-only on purpose (Codex protects .git, "
 			 ".codex, .agents and .aws inside writable roots).",
 			 prot ? prot->path : deep->path);
-		return;
+		return 1;
 	}
-	/* 7 */
+	return 0;
+}
+
+static int dt_rule_symlink_mismatch(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *proc = c->proc;
+	const char *abspath = c->abspath;
+	const char *real = c->real;
+	const struct dt_root *lroot = c->lroot;
+	const struct dt_root *rroot = c->rroot;
+	char dir[4096];
 	if (abspath && real && strcmp(abspath, real) && lroot != rroot &&
 	    !(lroot && rroot && !strcmp(lroot->path, rroot->path))) {
 		v->cause = DT_CAUSE_SYMLINK_MISMATCH;
@@ -357,9 +419,20 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 "Name the resolved directory %s as the root (or avoid the symlink): a root given "
 			 "through a symlink does not cover the path it points to.",
 			 dt_parent(real, dir, sizeof(dir)));
-		return;
+		return 1;
 	}
-	/* 8 */
+	return 0;
+}
+
+static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	const struct dt_rootset *rs = c->rs;
+	const struct dt_classify_ctx *ctx = c->ctx;
+	const char *real = c->real;
+	const char *shown = c->shown;
+	const char *op = c->op;
+	char dir[4096];
 	const char *sfx = dt_side_suffix(d->sqlite);
 	if (sfx && d->writes && !dt_op_is_lock(d->op) && !(ctx && ctx->db_write_refused)) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
@@ -371,16 +444,16 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 : dt_op_need(d) == DT_NEED_DIR ? "create" : "write",
 			 d->sqlite, shown, dir, sfx);
 		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
-		return;
+		return 1;
 	}
-	int sandbox_like = d->err == EROFS || d->err == EXDEV || sandboxed ||
-			   (d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
-			    (d->p[0].st.mount_flags & ST_RDONLY));
-	/* EACCES on a rw mount that the mode bits allow is a Landlock-style refusal */
-	if (!sandbox_like && (d->err == EACCES || d->err == EPERM) && d->p[0].has_st &&
-	    (d->p[0].st.valid & DT_SF_MOUNT))
-		sandbox_like = 1;
-	/* 9 */
+	return 0;
+}
+
+static int dt_rule_root_not_granted(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_rootset *rs = c->rs;
+	const char *shown = c->shown;
+	int sandbox_like = dt_sandbox_like(c);
 	if (v->root && (v->granted == 0 || (v->granted == -1 && sandbox_like))) {
 		v->cause = DT_CAUSE_ROOT_NOT_GRANTED;
 		snprintf(v->reason, sizeof(v->reason), "%s is under %s (%s), which %s", shown,
@@ -389,9 +462,19 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 : v->granted == 0   ? "the sandbox did not make writable"
 					     : "was refused like a root the sandbox did not grant");
 		dt_advise_grant(v->root, v->root->path, rs, v->advice, sizeof(v->advice));
-		return;
+		return 1;
 	}
-	/* 10 */
+	return 0;
+}
+
+static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	const struct dt_rootset *rs = c->rs;
+	const char *real = c->real;
+	const char *shown = c->shown;
+	int sandbox_like = dt_sandbox_like(c);
+	char dir[4096];
 	if (!v->root && sandbox_like) {
 		v->cause = DT_CAUSE_OUTSIDE_ROOTS;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
@@ -407,9 +490,16 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			snprintf(v->advice + n, sizeof(v->advice) - n, " (codex --add-dir %s)", dir);
 		else if (n < sizeof(v->advice))
 			snprintf(v->advice + n, sizeof(v->advice) - n, ".");
-		return;
+		return 1;
 	}
-	/* 11 */
+	return 0;
+}
+
+static void dt_rule_unknown(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	const char *shown = c->shown;
+	const char *op = c->op;
 	v->cause = DT_CAUSE_UNKNOWN;
 	if (d->err == EXDEV)
 		snprintf(v->reason, sizeof(v->reason),
@@ -425,4 +515,33 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 			 op, shown, dt_errno_name(d->err));
 	snprintf(v->advice, sizeof(v->advice),
 		 "Check the mount (read-only filesystem?), ACLs and security modules for %s.", shown);
+}
+
+void dt_classify(const struct dt_record *d, const struct dt_record *proc,
+		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
+		 struct dt_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->granted = -1;
+	struct dt_cls c = {d, proc, rs, ctx};
+	c.abspath = d->p[0].abspath ? d->p[0].abspath : d->p[0].realpath;
+	c.real = d->p[0].realpath ? d->p[0].realpath : c.abspath;
+	c.shown = c.abspath ? c.abspath : d->p[0].path ? d->p[0].path : "(unknown path)";
+	c.op = d->op ? d->op : ""; /* a ring is outside input: any field may be absent */
+	c.lroot = c.abspath ? dt_root_for_path(rs, c.abspath, DT_EXPECTED_KINDS, 0) : NULL;
+	c.rroot = c.real ? dt_root_for_path(rs, c.real, DT_EXPECTED_KINDS, 0) : NULL;
+	c.sandboxed = dt_proc_sandboxed(proc);
+	v->root = c.lroot ? c.lroot : c.rroot;
+	/* Whether the root was granted, as the refusing process's own mounts
+	 * say: one run may hold several sandboxes, and a root granted to one
+	 * was not granted to another. */
+	v->granted = dt_root_granted_to(v->root, proc);
+
+	if (dt_rule_injected(&c, v) || dt_rule_lock_contention(&c, v) ||
+	    dt_rule_cross_mount(&c, v) || dt_rule_file_permissions(&c, v) ||
+	    dt_rule_read_only_sandbox(&c, v) || dt_rule_protected_path(&c, v) ||
+	    dt_rule_symlink_mismatch(&c, v) || dt_rule_sqlite_side_file(&c, v) ||
+	    dt_rule_root_not_granted(&c, v) || dt_rule_outside_roots(&c, v))
+		return;
+	dt_rule_unknown(&c, v);
 }
