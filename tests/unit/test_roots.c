@@ -922,12 +922,10 @@ Test(roots, codex_default_config_under_home)
 
 /* ---- Hermes and hcom ---------------------------------------------------------------- */
 
-Test(roots, hermes_db_beats_root_beats_home)
+Test(roots, hermes_db_pins_the_board_and_the_transport_grants_its_directory)
 {
 	const char *all[] = {"HERMES_KANBAN_DB=/h/kanban/boards/x/kanban.db",
 	                     "HERMES_KANBAN_ROOT=/r", "HERMES_HOME=/hh", "PATH=/bin"};
-	const char *root_home[] = {"HERMES_KANBAN_ROOT=/r", "HERMES_HOME=/hh"};
-	const char *home_only[] = {"HERMES_HOME=/hh/"};
 	const struct dt_root *r;
 
 	dt_roots_from_env(&rs, all, 4, 0);
@@ -935,16 +933,103 @@ Test(roots, hermes_db_beats_root_beats_home)
 	assert_str(r->source, "HERMES_KANBAN_DB=/h/kanban/boards/x/kanban.db");
 	assert_contains(r->knob, "HERMES_KANBAN_DB");
 	cr_assert_eq(count_writable(DT_ROOT_HERMES), 1);
-	dt_rootset_free(&rs);
+	cr_assert_eq(rs.nwarnings, 0);
+}
 
-	dt_roots_from_env(&rs, root_home, 2, 0);
-	assert_str(must_find("/r", DT_ROOT_HERMES)->source, "HERMES_KANBAN_ROOT=/r");
+/* hermes-agent's get_default_hermes_root: a HERMES_HOME outside ~/.hermes
+ * is the root itself, and the default board is <root>/kanban.db, not
+ * anything under <root>/kanban. */
+Test(roots, hermes_home_alone_puts_the_default_board_at_its_top)
+{
+	const char *env[] = {"HOME=/home/u", "HERMES_HOME=/hh/"};
+	const struct dt_root *r;
+
+	dt_roots_from_env(&rs, env, 2, 0);
+	r = must_find("/hh", DT_ROOT_HERMES);
+	assert_contains(r->source, "HERMES_HOME=/hh/");
+	assert_contains(r->source, "<root>/kanban.db");
+	cr_assert_eq(rs.n, 1);
+}
+
+Test(roots, hermes_kanban_home_beats_hermes_home)
+{
+	const char *env[] = {"HOME=/home/u", "HERMES_HOME=/hh", "HERMES_KANBAN_HOME= /kh "};
+
+	dt_roots_from_env(&rs, env, 3, 0);
+	assert_contains(must_find("/kh", DT_ROOT_HERMES)->source, "HERMES_KANBAN_HOME=/kh");
+	cr_assert_eq(rs.n, 1);
+}
+
+Test(roots, hermes_profile_homes_share_the_board_of_their_root)
+{
+	const char *under_native[] = {"HOME=/home/u", "HERMES_HOME=/home/u/.hermes/profiles/coder"};
+	const char *custom[] = {"HOME=/home/u", "HERMES_HOME=/srv/hermes/profiles/coder"};
+
+	dt_roots_from_env(&rs, under_native, 2, 0);
+	must_find("/home/u/.hermes", DT_ROOT_HERMES);
 	cr_assert_eq(rs.n, 1);
 	dt_rootset_free(&rs);
 
-	dt_roots_from_env(&rs, home_only, 1, 0);
-	assert_contains(must_find("/hh/kanban", DT_ROOT_HERMES)->source, "HERMES_HOME=/hh/");
+	dt_roots_from_env(&rs, custom, 2, 0);
+	assert_contains(must_find("/srv/hermes", DT_ROOT_HERMES)->source, "a profile of /srv/hermes");
 	cr_assert_eq(rs.n, 1);
+}
+
+Test(roots, hermes_named_board_only_while_it_exists)
+{
+	const char *kroot = tmp_path("kh");
+	char env_kh[4200];
+	const char *env[] = {"HOME=/home/u", env_kh, "HERMES_KANBAN_BOARD=Ops"};
+	char want[4200];
+
+	snprintf(env_kh, sizeof(env_kh), "HERMES_KANBAN_HOME=%s", kroot);
+	dt_roots_from_env(&rs, env, 3, 0);
+	must_find(kroot, DT_ROOT_HERMES); /* no such board: the default one */
+	dt_rootset_free(&rs);
+
+	write_file("kh/kanban/boards/ops/board.json", "{}\n");
+	dt_roots_from_env(&rs, env, 3, 0);
+	snprintf(want, sizeof(want), "%s/kanban/boards/ops", kroot);
+	assert_contains(must_find(want, DT_ROOT_HERMES)->source, "board ops");
+	cr_assert_eq(rs.n, 1);
+}
+
+Test(roots, hermes_current_board_file_names_the_board)
+{
+	const char *kroot = tmp_path("kc");
+	char env_kh[4200], want[4200];
+	const char *env[] = {"HOME=/home/u", env_kh};
+
+	snprintf(env_kh, sizeof(env_kh), "HERMES_KANBAN_HOME=%s", kroot);
+	write_file("kc/kanban/boards/night/kanban.db", "");
+	write_file("kc/kanban/current", "night\n");
+	dt_roots_from_env(&rs, env, 2, 0);
+	snprintf(want, sizeof(want), "%s/kanban/boards/night", kroot);
+	must_find(want, DT_ROOT_HERMES);
+}
+
+/* The transport's grant ($HERMES_HOME/kanban) and the board Hermes opens
+ * ($HERMES_HOME/kanban.db) disagree: both are listed, and one line says so. */
+Test(roots, hermes_transport_grant_that_misses_the_board_is_named)
+{
+	const char *env[] = {"HOME=/home/u", "HERMES_HOME=/hh", "HERMES_KANBAN_TASK=t1"};
+
+	dt_roots_from_env(&rs, env, 3, 0);
+	must_find("/hh", DT_ROOT_HERMES);
+	assert_contains(must_find("/hh/kanban", DT_ROOT_HERMES)->source, "transport");
+	cr_assert_eq(rs.nwarnings, 1);
+	assert_contains(rs.warnings[0], "/hh/kanban.db");
+	assert_contains(rs.warnings[0], "outside the granted root");
+}
+
+Test(roots, hermes_kanban_root_is_the_transport_grant)
+{
+	const char *env[] = {"HOME=/home/u", "HERMES_KANBAN_ROOT=/r", "HERMES_HOME=/hh"};
+
+	dt_roots_from_env(&rs, env, 3, 0);
+	assert_str(must_find("/r", DT_ROOT_HERMES)->source,
+	           "HERMES_KANBAN_ROOT=/r (Hermes' Codex transport grant)");
+	must_find("/hh", DT_ROOT_HERMES);
 }
 
 Test(roots, hermes_workspace_is_a_root_too)
@@ -961,6 +1046,7 @@ Test(roots, hermes_worker_without_paths_uses_the_default_home)
 	const char *env[] = {"HOME=/home/u", "HERMES_KANBAN_TASK=t1"};
 
 	dt_roots_from_env(&rs, env, 2, 0);
+	must_find("/home/u/.hermes", DT_ROOT_HERMES);
 	must_find("/home/u/.hermes/kanban", DT_ROOT_HERMES);
 }
 
