@@ -40,7 +40,7 @@ CLI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 CLI_LIB := $(BUILD)/libdtcli.a
 
 .PHONY: all deps test unit integration demo bench install uninstall clean \
-	test-asan lint format fuzz fuzz-smoke helpers
+	test-asan lint format fuzz fuzz-smoke helpers codex test-as-user
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libdenytrace.so $(BUILD)/denytrace
@@ -98,10 +98,36 @@ deps:
 	@./scripts/install-deps.sh
 
 # The README's test command. Criterion prints its synthesis line per binary.
+# SUITES="test_behaviour test_landlock" runs only those suites (no fuzzing).
+SUITES ?=
 test: deps
 	@$(MAKE) --no-print-directory all helpers $(UNIT_BINS) $(INTEG_BINS)
-	@./tests/run-tests.sh $(BUILD)
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory codex
+	@DT_SUITES="$(SUITES)" ./tests/run-tests.sh $(BUILD)
+	@[ -n "$(SUITES)" ] || $(MAKE) --no-print-directory fuzz-smoke
+
+# The Codex suites need the real Codex CLI (from npm, the only step of make
+# test that uses the network). It is installed or found once, before the
+# suites, within CODEX_TIMEOUT seconds; the outcome, "codex PATH" or "none
+# REASON", goes to $(BUILD)/codex.status, and every Codex test reads it and
+# skips at once with that reason.
+CODEX_TIMEOUT ?= 120
+codex:
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/codex.status
+	@timeout $(CODEX_TIMEOUT) ./scripts/install-codex.sh --status $(BUILD)/codex.status \
+		$(BUILD)/codex >/dev/null 2>&1 || true
+	@[ -s $(BUILD)/codex.status ] || echo "none installing Codex took more than" \
+		"$(CODEX_TIMEOUT) s (npm registry slow or unreachable?)" >$(BUILD)/codex.status
+	@sed 's/^codex /codex: using /; s/^none /codex: the Codex tests will skip: /' $(BUILD)/codex.status
+
+# make test as an ordinary user over a copy of the tree (CI; run as root),
+# on the unit suites, the install and Codex suites, and the suites that
+# behave differently for root (they mention geteuid or setpriv): the rest
+# would only repeat the root run.
+USER_SUITES = $(sort $(notdir $(basename $(UNIT_SRC) $(shell grep -l -e geteuid -e setpriv \
+	$(INTEG_SRC)))) test_install test_codex)
+test-as-user:
+	@./scripts/test-as-user.sh test SUITES="$(USER_SUITES)"
 
 # The scenario is built into the CLI (tracer/cmd_demo.c): nothing else to install.
 demo: deps

@@ -1,22 +1,62 @@
 #!/usr/bin/env bash
 # Runs every Criterion suite (unit, then integration) and the script suites.
 # Criterion prints its own synthesis line per binary; this script prints a
-# final tally and fails if any suite failed.
+# final tally, names every skipped test with its reason (tests skip when
+# root, Landlock, bubblewrap or Codex is missing), and fails if any suite
+# failed.
 set -u
 # usage: run-tests.sh BUILD [--unit-only]
+# env:   DT_SUITES="test_a test_b" runs only the suites so named
 BUILD=${1:-build}
 SUITES=("$BUILD"/unit/test_* "$BUILD"/integration/test_*)
 [ "${2:-}" = "--unit-only" ] && SUITES=("$BUILD"/unit/test_*)
+if [ -n "${DT_SUITES:-}" ]; then
+	chosen=()
+	for t in "${SUITES[@]}"; do
+		case " $DT_SUITES " in *" $(basename "$t") "*) chosen+=("$t") ;; esac
+	done
+	SUITES=("${chosen[@]}")
+fi
 export DT_BUILD=$BUILD
 cd "$(dirname "$0")/.." || exit 2
+results=$BUILD/test-results
+rm -rf "$results"
+mkdir -p "$results"
 failed=()
 for t in "${SUITES[@]}"; do
 	[ -x "$t" ] || continue
-	echo "== $(basename "$(dirname "$t")")/$(basename "$t")"
-	if ! "$t" --jobs 2 --timeout 120; then
+	name=$(basename "$(dirname "$t")")/$(basename "$t")
+	echo "== $name"
+	if ! "$t" --jobs 2 --timeout 120 --output="json:$results/${name//\//.}.json"; then
 		failed+=("$t")
 	fi
 done
+
+# The skipped tests, grouped by reason, from Criterion's JSON reports.
+python3 - "$results" <<'EOF'
+import glob, json, os, sys
+by_reason, total, n = {}, 0, 0
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        continue  # a crashed suite: its failure is reported below
+    for suite in doc.get("test_suites", []):
+        for t in suite.get("tests", []):
+            total += 1
+            if t.get("status") != "SKIPPED":
+                continue
+            n += 1
+            why = (t.get("messages") or ["no reason given"])[0]
+            by_reason.setdefault(why, []).append(suite["name"] + "::" + t["name"])
+print("%d tests, %d skipped" % (total, n))
+for why, tests in by_reason.items():
+    print("skipped %d: %s" % (len(tests), why))
+    for t in tests:
+        print("    " + t)
+EOF
+
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "FAILED suites: ${failed[*]}"
 	exit 1

@@ -37,10 +37,16 @@ const char *dtt_helper(const char *name)
 
 const char *dtt_tmpdir(void)
 {
+	static pid_t registered;
 	if (!dtt_tmp[0]) {
 		snprintf(dtt_tmp, sizeof(dtt_tmp), "/tmp/dtt.XXXXXX");
 		if (!mkdtemp(dtt_tmp))
 			abort();
+		/* cr_skip_test() calls exit() without running the suite's fini */
+		if (registered != getpid()) {
+			registered = getpid();
+			atexit(dtt_cleanup);
+		}
 	}
 	return dtt_tmp;
 }
@@ -207,6 +213,35 @@ const struct dt_record *dtt_process(const struct dtt_run *r, long pid)
 	for (size_t i = 0; i < r->n; i++)
 		if (r->recs[i].type == DT_REC_PROCESS && r->recs[i].pid == pid)
 			return &r->recs[i];
+	return NULL;
+}
+
+const char *dtt_codex(char *why, size_t cap)
+{
+	static char bin[PATH_MAX];
+	char status[PATH_MAX + 16], line[PATH_MAX + 512] = "";
+	snprintf(status, sizeof(status), "%s/codex.status", dtt_build());
+	FILE *f = fopen(status, "r");
+	if (!f) {
+		snprintf(bin, sizeof(bin), "%s/codex/node_modules/.bin/codex", dtt_build());
+		if (access(bin, X_OK) == 0)
+			return bin;
+		snprintf(why, cap,
+		         "no Codex CLI: %s is missing; `make codex` installs Codex "
+		         "(make test runs it)",
+		         status);
+		return NULL;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	if (!strncmp(line, "codex ", 6) && access(line + 6, X_OK) == 0) {
+		snprintf(bin, sizeof(bin), "%s", line + 6);
+		return bin;
+	}
+	snprintf(why, cap, "no Codex CLI (%s): %s", status,
+	         !strncmp(line, "none ", 5) ? line + 5 : line);
 	return NULL;
 }
 

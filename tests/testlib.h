@@ -14,7 +14,8 @@
 const char *dtt_build(void);
 /* Absolute path of a built helper: dtt_helper("landlock-run"). */
 const char *dtt_helper(const char *name);
-/* A fresh directory under /tmp, removed by dtt_cleanup(). */
+/* A fresh directory under /tmp, removed by dtt_cleanup(), or at exit when a
+ * test skips or ends before its fini (cr_skip_test exits the process). */
 const char *dtt_tmpdir(void);
 void dtt_cleanup(void);
 
@@ -76,6 +77,12 @@ void dtt_ring_begin(struct dtt_ring *w, int type, long pid, const char *comm);
 /* Publishes the record built since dtt_ring_begin. Returns 0 or -1. */
 int dtt_ring_commit(struct dtt_ring *w);
 void dtt_ring_close(struct dtt_ring *w);
+
+/* The real Codex binary, as `make codex` found or installed it before the
+ * suites ($DT_BUILD/codex.status); without that file, $DT_BUILD/codex's
+ * binary if there is one. NULL, with the one reason every Codex test skips
+ * for in why, when there is none. Never installs anything itself. */
+const char *dtt_codex(char *why, size_t cap);
 
 /* 1 when bubblewrap can create a sandbox here, 0 otherwise (skip). */
 int dtt_have_bwrap(void);

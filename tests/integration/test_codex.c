@@ -19,9 +19,10 @@
  *    writable root. dtt_run puts it under /tmp, which workspace-write
  *    makes writable.
  *
- * Skipped (with the reason) when Codex cannot be installed: no npm, or no
- * registry. Build and run from the repository root:
- *   make all build/integration/test_codex && ./build/integration/test_codex
+ * Skipped at once (with the reason) when `make codex`, which make test runs
+ * before the suites, could not install Codex: no npm, or no registry. Build
+ * and run from the repository root:
+ *   make all codex build/integration/test_codex && ./build/integration/test_codex
  */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -44,30 +45,23 @@ static char home[PATH_MAX + 8], codex_home[PATH_MAX + 16];
 static char env_home[PATH_MAX + 16], env_codex_home[PATH_MAX + 32];
 static char old_cwd[PATH_MAX];
 
-static void install_codex(void)
+static void find_codex(void)
 {
-	char script[PATH_MAX + 64];
-	if (access("scripts/install-codex.sh", X_OK) == 0)
-		snprintf(script, sizeof(script), "scripts/install-codex.sh");
-	else
-		snprintf(script, sizeof(script), "%s/../scripts/install-codex.sh", dtt_build());
-	const char *argv[] = {"sh", "-c", "\"$0\" 2>&1", script, NULL};
-	char out[8192];
-	int rc = dtt_system(out, sizeof(out), argv, NULL);
-	size_t n = strlen(out);
-	while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
-		out[--n] = 0;
-	if (rc != 0) {
-		printf("test_codex: skipped, the Codex CLI is not available (install-codex.sh exit "
-		       "%d): %s\n",
-		       rc, out);
-		fflush(stdout);
-		cr_skip_test("Codex CLI not available (install-codex.sh exit %d): %s", rc, out);
+	char why[PATH_MAX + 512];
+	const char *bin = dtt_codex(why, sizeof(why));
+	if (!bin)
+		cr_skip_test("%s", why);
+	snprintf(codex, sizeof(codex), "%s", bin);
+}
+
+/* The fini is skipped when a test skips or times out. */
+static void remove_top(void)
+{
+	if (top[0]) {
+		const char *argv[] = {"rm", "-rf", top, NULL};
+		dtt_system(NULL, 0, argv, NULL);
+		top[0] = 0;
 	}
-	const char *last = strrchr(out, '\n');
-	snprintf(codex, sizeof(codex), "%s", last ? last + 1 : out);
-	if (access(codex, X_OK) != 0)
-		cr_skip_test("install-codex.sh printed no codex binary: %s", out);
 }
 
 static void setup(void)
@@ -75,11 +69,12 @@ static void setup(void)
 	if (!getcwd(old_cwd, sizeof(old_cwd)))
 		old_cwd[0] = 0;
 	dtt_build(); /* resolved against the repository root, before any chdir */
-	install_codex();
+	find_codex();
 	/* Not under /tmp, wherever the checkout is: Codex refuses a CODEX_HOME
 	 * there, and /tmp is writable in workspace-write mode anyway. */
 	snprintf(top, sizeof(top), "/var/tmp/denytrace-codex-test.XXXXXX");
 	cr_assert_not_null(mkdtemp(top), "mkdtemp %s", top);
+	atexit(remove_top);
 	snprintf(dir_a, sizeof(dir_a), "%s/A", top);
 	snprintf(dir_b, sizeof(dir_b), "%s/B", top);
 	snprintf(dir_w, sizeof(dir_w), "%s/W", top);
@@ -102,11 +97,7 @@ static void teardown(void)
 {
 	if (old_cwd[0] && chdir(old_cwd) != 0)
 		fprintf(stderr, "test_codex: cannot return to %s\n", old_cwd);
-	if (top[0]) {
-		const char *argv[] = {"rm", "-rf", top, NULL};
-		dtt_system(NULL, 0, argv, NULL);
-		top[0] = 0;
-	}
+	remove_top();
 	dtt_cleanup();
 }
 

@@ -286,20 +286,24 @@ ParameterizedTest(size_t *i, landlock, refused_write_is_recorded_with_the_errno_
 
 Test(landlock, metadata_changes_and_access_checks_are_not_refused_so_nothing_is_recorded)
 {
-	static const struct {
+	/* chown to the file's own owner: any user may, root or not */
+	char uid[16], gid[16];
+	snprintf(uid, sizeof(uid), "%u", (unsigned)geteuid());
+	snprintf(gid, sizeof(gid), "%u", (unsigned)getegid());
+	const struct {
 		const char *op, *args[6];
 	} ok[] = {
-		{"chmod", {"{ro}/f", "0600"}},
-		{"fchmod", {"{ro}/f", "0640"}},
-		{"chown", {"{ro}/f", "0", "0"}},
-		{"utime", {"{ro}/f"}},
-		{"utimensat", {"{ro}", "f", "0"}},
-		{"futimens", {"{ro}/f"}},
-		/* access() asks DAC only: root "may write" what Landlock refuses */
-		{"access", {"{ro}/f", "W_OK"}},
-		{"faccessat", {"{ro}", "f", "W_OK", "0"}},
-		{"open", {"{ro}/f", "O_RDONLY"}},
-		{"open", {"/dev/null", "O_WRONLY"}},
+	    {"chmod", {"{ro}/f", "0600"}},
+	    {"fchmod", {"{ro}/f", "0640"}},
+	    {"chown", {"{ro}/f", uid, gid}},
+	    {"utime", {"{ro}/f"}},
+	    {"utimensat", {"{ro}", "f", "0"}},
+	    {"futimens", {"{ro}/f"}},
+	    /* access() asks DAC only: root "may write" what Landlock refuses */
+	    {"access", {"{ro}/f", "W_OK"}},
+	    {"faccessat", {"{ro}", "f", "W_OK", "0"}},
+	    {"open", {"{ro}/f", "O_RDONLY"}},
+	    {"open", {"/dev/null", "O_WRONLY"}},
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		const char *argv[MAXARGV];
