@@ -14,9 +14,22 @@ BASEFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE
 # open64. Only the interposed names are exported.
 PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 	-fno-stack-protector -Ipreload
+# Loading the probe costs what an empty LD_PRELOAD shim costs, plus ~1,000
+# instructions (make bench, section 3): every exec of the traced tree pays it.
+# - Lazy binding (no -z now): binding its ~20 libc imports at load cost
+#   ~13,000 instructions per exec. glibc's _dl_fixup binds each at its first
+#   call instead; for a target in libc (loaded at start-up) it takes no lock
+#   and allocates nothing, so it is safe in a signal handler, and in a vfork
+#   child it stores the value the parent would. The hot path calls no import.
+# - No DT_NEEDED and no symbol versions (-nostdlib): matching libc.so.6 by
+#   name and checking five GLIBC_x versions cost ~4,000. The imports bind
+#   to the default versions of the libc every dynamic program has loaded
+#   (dlsym and dlopen are in libc since glibc 2.34). -z nodelete because
+#   nothing (no crtbegin) would unregister the fork handler at dlclose.
 # The unwinder (libgcc_s) is dlopen'ed on the first refusal, not linked:
 # see preload/backtrace.c.
-PROBE_LIBS := -ldl -lpthread
+PROBE_LIBS := -lgcc
+PROBE_LDFLAGS := -nostdlib -Wl,-z,lazy -Wl,-z,nodelete
 CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer \
 	-I$(BUILD)/gen
 CLI_LIBS := -ldl -lm -lseccomp
@@ -47,7 +60,7 @@ all: $(BUILD)/libdenytrace.so $(BUILD)/denytrace
 
 $(BUILD)/libdenytrace.so: $(PROBE_SRC) $(PROBE_HDR) Makefile
 	@mkdir -p $(@D)
-	$(CC) $(PROBE_FLAGS) $(CFLAGS) -shared -Wl,-z,now -Wl,--as-needed \
+	$(CC) $(PROBE_FLAGS) $(CFLAGS) -shared $(PROBE_LDFLAGS) \
 		-o $@ $(PROBE_SRC) $(PROBE_LIBS)
 
 $(BUILD)/obj/%.o: %.c $(CLI_HDR) $(PROBE_HDR) Makefile

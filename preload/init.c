@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Load-time set-up and attaching to the ring. Loading must stay cheap (it
- * happens at every exec of the traced tree): the constructor resolves the
- * real functions and reads a few variables; the ring is mapped on the first
+ * happens at every exec of the traced tree): the constructor reads a few
+ * variables and registers a fork handler; real functions are resolved by
+ * their wrappers on first use (probe.c), the ring is mapped on the first
  * record, and /proc is read only then.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <sys/mman.h>
 
 #include "probe_state.h"
@@ -17,7 +17,9 @@
 
 DT_HIDDEN int dt_watch;
 DT_HIDDEN _Atomic int dt_self_pid;
-DT_HIDDEN uint64_t dt_errno_set[4];
+/* EPERM, EACCES, EROFS and EXDEV unless DENYTRACE_ERRNOS says otherwise. */
+DT_HIDDEN uint64_t dt_errno_set[4] = {(1ULL << EPERM) | (1ULL << EACCES) | (1ULL << EROFS) |
+                                      (1ULL << EXDEV)};
 DT_HIDDEN struct dt_config dt_config = {.ring_fd = -1, .backtrace = 1};
 
 static void dt_errno_add(int e)
@@ -37,6 +39,25 @@ static const struct {
 	{"EINVAL", EINVAL}, {"ENOSYS", ENOSYS}, {"EOPNOTSUPP", EOPNOTSUPP},
 };
 
+/* The constructor's parsers: no libc string functions, so that loading
+ * the probe binds none of them (see the Makefile on lazy binding). */
+static unsigned long long dt_parse_ull(const char *s, const char **end)
+{
+	unsigned long long v = 0;
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (unsigned long long)(*s++ - '0');
+	*end = s;
+	return v;
+}
+
+static int dt_word_is(const char *s, size_t n, const char *word)
+{
+	size_t i = 0;
+	while (i < n && word[i] && s[i] == word[i])
+		i++;
+	return i == n && !word[i];
+}
+
 /* DENYTRACE_ERRNOS: comma-separated names or numbers; replaces the default
  * set. Unknown words are ignored (the launcher validates them). */
 static void dt_parse_errnos(const char *s)
@@ -48,14 +69,97 @@ static void dt_parse_errnos(const char *s)
 			e++;
 		size_t n = (size_t)(e - s);
 		if (n && s[0] >= '0' && s[0] <= '9') {
-			dt_errno_add(atoi(s));
+			const char *end;
+			dt_errno_add((int)dt_parse_ull(s, &end));
 		} else {
-			for (size_t i = 0; i < sizeof(dt_errno_names) / sizeof(dt_errno_names[0]); i++)
-				if (strlen(dt_errno_names[i].name) == n &&
-				    !strncmp(dt_errno_names[i].name, s, n))
+			for (size_t i = 0; i < sizeof(dt_errno_names) / sizeof(dt_errno_names[0]);
+			     i++)
+				if (dt_word_is(s, n, dt_errno_names[i].name))
 					dt_errno_add(dt_errno_names[i].value);
 		}
 		s = *e ? e + 1 : e;
+	}
+}
+
+/* Copies a variable's value when it fits (a longer one is ignored). */
+static void dt_copy_value(char *dst, size_t cap, const char *v)
+{
+	size_t n = dt_strlen(v);
+	if (n < cap)
+		__builtin_memcpy(dst, v, n + 1);
+}
+
+/* The variables the launcher sets, after their DENYTRACE_ prefix. */
+enum { DT_V_ERRNOS, DT_V_ALL, DT_V_BACKTRACE, DT_V_FD, DT_V_RING_ID, DT_V_RING, DT_V_ENV, DT_V_N };
+static const char *const dt_config_names[DT_V_N] = {
+    [DT_V_ERRNOS] = "ERRNOS", [DT_V_ALL] = "ALL",         [DT_V_BACKTRACE] = "BACKTRACE",
+    [DT_V_FD] = "FD",         [DT_V_RING_ID] = "RING_ID", [DT_V_RING] = "RING",
+    [DT_V_ENV] = "ENV",
+};
+
+static void dt_config_var(int which, const char *v)
+{
+	const char *end;
+	switch (which) {
+	case DT_V_ERRNOS:
+		if (*v)
+			dt_parse_errnos(v);
+		break;
+	case DT_V_ALL:
+		if (*v && !(v[0] == '0' && !v[1]))
+			dt_watch |= DT_WATCH_ALL;
+		break;
+	case DT_V_BACKTRACE:
+		if (v[0] == '0' && !v[1])
+			dt_config.backtrace = 0;
+		break;
+	case DT_V_FD:
+		if (*v)
+			dt_config.ring_fd = v[0] == '-' ? -(int)dt_parse_ull(v + 1, &end)
+			                                : (int)dt_parse_ull(v, &end);
+		break;
+	case DT_V_RING_ID:
+		dt_config.ring_dev = dt_parse_ull(v, &end);
+		if (end != v && *end == ':') {
+			const char *ino = end + 1;
+			dt_config.ring_ino = dt_parse_ull(ino, &end);
+			dt_config.has_ring_id = end != ino && *end == 0;
+		}
+		break;
+	case DT_V_RING:
+		dt_copy_value(dt_config.ring_path, sizeof(dt_config.ring_path), v);
+		break;
+	case DT_V_ENV:
+		dt_copy_value(dt_config.env_names, sizeof(dt_config.env_names), v);
+		break;
+	}
+}
+
+/* One pass over the environment for the DENYTRACE_* variables (seven
+ * getenv calls walked it seven times, ~2,000 instructions per exec).
+ * The first definition of a name wins, as with getenv. */
+static void dt_read_config(char **envp)
+{
+	static const char prefix[] = "DENYTRACE_";
+	unsigned seen = 0;
+	for (char **e = envp; e && *e; e++) {
+		const char *s = *e;
+		if (s[0] != 'D' || !dt_has_prefix(s, prefix))
+			continue;
+		const char *name = s + sizeof(prefix) - 1;
+		const char *eq = name;
+		while (*eq && *eq != '=')
+			eq++;
+		if (!*eq)
+			continue;
+		for (int i = 0; i < DT_V_N; i++) {
+			if (!dt_word_is(name, (size_t)(eq - name), dt_config_names[i]))
+				continue;
+			if (!(seen & (1u << i)))
+				dt_config_var(i, eq + 1);
+			seen |= 1u << i;
+			break;
+		}
 	}
 }
 
@@ -66,43 +170,23 @@ static void dt_after_fork_child(void)
 	dt_backtrace_after_fork();
 }
 
-__attribute__((constructor(101))) static void dt_init(void)
+/* What pthread_atfork does (it lives in libc_nonshared.a, which the probe
+ * does not link): register with glibc under a handle of this object's. */
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                             void *dso_handle);
+static char dt_dso_handle;
+
+/* glibc passes argc, argv and the initial environment to constructors; the
+ * environment is all this one reads. Loading must stay cheap (every exec
+ * of the traced tree pays it): no real function is resolved here, and the
+ * only libc calls are syscall (getpid) and the fork handler's registration. */
+__attribute__((constructor(101))) static void dt_init(int argc, char **argv, char **envp)
 {
+	(void)argc;
+	(void)argv;
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
-	pthread_atfork(NULL, NULL, dt_after_fork_child);
-
-	dt_errno_add(EPERM);
-	dt_errno_add(EACCES);
-	dt_errno_add(EROFS);
-	dt_errno_add(EXDEV);
-	const char *v = getenv("DENYTRACE_ERRNOS");
-	if (v && *v)
-		dt_parse_errnos(v);
-
-	v = getenv("DENYTRACE_ALL");
-	if (v && *v && strcmp(v, "0") != 0)
-		dt_watch |= DT_WATCH_ALL;
-	v = getenv("DENYTRACE_BACKTRACE");
-	if (v && !strcmp(v, "0"))
-		dt_config.backtrace = 0;
-	v = getenv("DENYTRACE_FD");
-	if (v && *v)
-		dt_config.ring_fd = atoi(v);
-	v = getenv("DENYTRACE_RING_ID");
-	if (v) {
-		char *end;
-		dt_config.ring_dev = strtoull(v, &end, 10);
-		if (*end == ':') {
-			dt_config.ring_ino = strtoull(end + 1, &end, 10);
-			dt_config.has_ring_id = *end == 0;
-		}
-	}
-	v = getenv("DENYTRACE_RING");
-	if (v && strlen(v) < sizeof(dt_config.ring_path))
-		strcpy(dt_config.ring_path, v);
-	v = getenv("DENYTRACE_ENV");
-	if (v && strlen(v) < sizeof(dt_config.env_names))
-		strcpy(dt_config.env_names, v);
+	__register_atfork(NULL, NULL, dt_after_fork_child, &dt_dso_handle);
+	dt_read_config(envp);
 }
 
 /* ---- the ring ---------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The interposed entry points, generated from calls.def. Each wrapper calls
- * the real function through a pointer resolved once at load time, returns
+ * the real function through a pointer resolved at its first call, returns
  * exactly what it returned, and takes the slow path only when the call
  * failed or a success is being watched (DENYTRACE_ALL, a pending reopen).
  *
@@ -32,7 +32,9 @@
 #define __O_TMPFILE (O_TMPFILE & ~O_DIRECTORY)
 #endif
 
-/* Pointers to the real functions, resolved on first use (DT_CHECK_REAL). */
+#define DT_COLD __attribute__((noinline, cold))
+
+/* Pointers to the real functions, resolved on first use (DT_GET_REAL). */
 #define DT_INT(fn, params, args, kind, ...) static int(*real_##fn) params;
 #define DT_PTR(fn, params, args, kind, ...) static FILE *(*real_##fn) params;
 #define DT_OPEN(fn, params, args, ...) static int(*real_##fn) params;
@@ -43,20 +45,45 @@
 #undef DT_OPEN
 #undef DT_FCNTL
 
-/* Each real function is resolved on its wrapper's first call: resolving
- * all 49 at load time cost ~60k instructions per exec, more than the rest of
- * the probe. A racing thread resolves the same value. A function libc lacks
- * behaves like a missing syscall. */
-#define DT_CHECK_REAL(fn, fail)                                                       \
-	do {                                                                          \
-		if (__builtin_expect(!real_##fn, 0)) {                                \
-			real_##fn = (__typeof__(real_##fn))dlsym(RTLD_NEXT, #fn);     \
-			if (!real_##fn) {                                             \
-				errno = ENOSYS;                                       \
-				return fail;                                          \
-			}                                                             \
+/*
+ * Each real function is resolved by its wrapper's first call, not at load:
+ * resolving all of them at load cost ~60,000 instructions per exec, more
+ * than the rest of the probe. What keeps this as safe as resolving early:
+ *  - Threads racing a first call each look the name up and store the same
+ *    pointer; the pointer is read and written whole (relaxed atomics), so a
+ *    thread sees either NULL (and resolves it itself) or the real function.
+ *  - A signal handler that makes the first call of a wrapper resolves it
+ *    there. dlsym(RTLD_NEXT) that finds its symbol allocates nothing and
+ *    takes only the loader's recursive lock: a handler that interrupted
+ *    this thread inside the loader re-enters it, one interrupting another
+ *    thread waits for it, as a lazily bound PLT call in a handler would.
+ *  - A vfork child (or posix_spawn's) shares its parent's memory: it stores
+ *    the pointer the parent would have stored, and the lock it takes is
+ *    released before the call returns.
+ *  - The recursion guard is not involved: nothing here calls an
+ *    interposed function, and the slow path uses raw system calls.
+ * A function libc lacks behaves like a missing system call (ENOSYS).
+ * tests/integration/test_firstcall.c makes each of these first calls.
+ */
+static DT_COLD void *dt_resolve_real(void **slot, const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	if (p)
+		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
+	return p;
+}
+
+/* Declares dt_fn_, the real function, or returns fail with ENOSYS. One
+ * load and a compare once resolved. */
+#define DT_GET_REAL(fn, fail)                                                         \
+	__typeof__(real_##fn) dt_fn_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED); \
+	if (__builtin_expect(!dt_fn_, 0)) {                                           \
+		dt_fn_ = (__typeof__(dt_fn_))dt_resolve_real((void **)&real_##fn, #fn); \
+		if (!dt_fn_) {                                                        \
+			errno = ENOSYS;                                               \
+			return fail;                                                  \
 		}                                                                     \
-	} while (0)
+	}
 
 /* Which dt_watch bits make a successful call of this kind take the slow
  * path: --all for everyone, the pending reopen only for openers. */
@@ -65,7 +92,6 @@
 						       : DT_WATCH_ALL)
 
 #define DT_STRIP(...) __VA_ARGS__
-#define DT_COLD __attribute__((noinline, cold))
 
 /* The slow path of each wrapper lives in its own cold function, so that a
  * call that succeeds costs the indirect call, one load and one compare: no
@@ -83,8 +109,8 @@
 	DT_SLOW_FN(fn, kind_, params, __VA_ARGS__)                                    \
 	DT_EXPORT int fn params                                                       \
 	{                                                                             \
-		DT_CHECK_REAL(fn, -1);                                                \
-		int r = real_##fn args;                                               \
+		DT_GET_REAL(fn, -1)                                                   \
+		int r = dt_fn_ args;                                                  \
 		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_MASK(kind_)), 0)) \
 			dt_slow_##fn(DT_STRIP args, r != -1, r);                      \
 		return r;                                                             \
@@ -93,8 +119,8 @@
 	DT_SLOW_FN(fn, kind_, params, __VA_ARGS__)                                    \
 	DT_EXPORT FILE *fn params                                                     \
 	{                                                                             \
-		DT_CHECK_REAL(fn, NULL);                                              \
-		FILE *r = real_##fn args;                                             \
+		DT_GET_REAL(fn, NULL)                                                 \
+		FILE *r = dt_fn_ args;                                                \
 		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))     \
 			dt_slow_##fn(DT_STRIP args, r != NULL, 0);                    \
 		return r;                                                             \
@@ -105,7 +131,7 @@
 	DT_SLOW_FN(fn, DT_K_OPEN, sig, __VA_ARGS__)                                   \
 	DT_EXPORT int fn params                                                       \
 	{                                                                             \
-		DT_CHECK_REAL(fn, -1);                                                \
+		DT_GET_REAL(fn, -1)                                                   \
 		unsigned mode = 0;                                                    \
 		if ((flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) {      \
 			va_list ap;                                                   \
@@ -113,7 +139,7 @@
 			mode = (unsigned)va_arg(ap, int);                             \
 			va_end(ap);                                                   \
 		}                                                                     \
-		int r = real_##fn args;                                               \
+		int r = dt_fn_ args;                                                  \
 		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_MASK(DT_K_OPEN)), 0)) \
 			dt_slow_##fn(DT_STRIP args, r != -1, r);                      \
 		return r;                                                             \
@@ -131,12 +157,12 @@
 	}                                                                             \
 	DT_EXPORT int fn(int fd, int cmd, ...)                                        \
 	{                                                                             \
-		DT_CHECK_REAL(fn, -1);                                                \
+		DT_GET_REAL(fn, -1)                                                   \
 		va_list ap;                                                           \
 		va_start(ap, cmd);                                                    \
 		void *arg = va_arg(ap, void *);                                       \
 		va_end(ap);                                                           \
-		int r = real_##fn(fd, cmd, arg);                                      \
+		int r = dt_fn_(fd, cmd, arg);                                         \
 		if (__builtin_expect(r == -1, 0) && dt_is_lock_cmd(cmd))              \
 			dt_slow_##fn(fd, cmd, arg);                                   \
 		return r;                                                             \
