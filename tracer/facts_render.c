@@ -229,11 +229,7 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 		else
 			fputs("(does not exist here)", out);
 		fputs(" | ", out);
-		for (const char *p = fr->source; *p; p++)
-			if (*p == '|')
-				fputs("\\|", out);
-			else if ((unsigned char)*p >= 0x20)
-				fputc(*p, out);
+		dt_md_text(out, fr->source);
 		fprintf(out, " | %s%s%s |\n", fr->protected_by ? "**yes** (`" : "no",
 		        fr->protected_by ? fr->protected_by : "", fr->protected_by ? "`)" : "");
 	}

@@ -90,13 +90,19 @@ void dt_json_escape(FILE *f, const char *str)
 	while (*s) {
 		unsigned char c = *s;
 		int n = c >= 0x20 && c != 0x7f && c != '"' && c != '\\' ? dt_utf8_len(s) : 0;
-		if (n > 0) {
+		/* U+0080..U+009F are valid UTF-8 but C1 controls (CSI, NEL): a
+		 * consumer printing the value raw would act on them */
+		int c1 = n == 2 && c == 0xc2 && s[1] < 0xa0;
+		if (n > 0 && !c1) {
 			s += n;
 			continue;
 		}
 		if (s > run)
 			fwrite(run, 1, (size_t)(s - run), f);
-		if (c == '"' || c == '\\') {
+		if (c1) {
+			fprintf(f, "\\u%04x", s[1]);
+			s++;
+		} else if (c == '"' || c == '\\') {
 			fputc('\\', f);
 			fputc(c, f);
 		} else if (c == '\n') {

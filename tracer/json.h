@@ -26,8 +26,9 @@ void dt_json_uint(struct dt_json *j, uint64_t v);
 void dt_json_bool(struct dt_json *j, int v);
 void dt_json_null(struct dt_json *j);
 void dt_json_double(struct dt_json *j, double v);
-/* Writes s as a JSON string body to f: control characters escaped, bytes
- * that are not valid UTF-8 written as \u00XX (their Latin-1 reading). */
+/* Writes s as a JSON string body to f: control characters (C0, DEL and the
+ * C1 range U+0080..U+009F) escaped, bytes that are not valid UTF-8 written
+ * as \u00XX (their Latin-1 reading): the output holds no control byte. */
 void dt_json_escape(FILE *f, const char *s);
 
 #endif

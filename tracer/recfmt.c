@@ -161,17 +161,22 @@ static void dt_frame_text(FILE *f, const struct dt_record *r, size_t i, struct d
 	struct dt_symbol s = {0};
 	int have = mod && sym && dt_symbolize(sym, mod, fr->offset, &s) == 0 && s.func[0];
 	fprintf(f, "      #%-2zu ", i);
-	if (have)
-		fprintf(f, "%s+0x%llx", s.func, (unsigned long long)s.func_off);
-	else
+	if (have) { /* a program names its own functions and files */
+		dt_put_safe(f, s.func);
+		fprintf(f, "+0x%llx", (unsigned long long)s.func_off);
+	} else {
 		fprintf(f, "0x%llx", (unsigned long long)fr->ip);
+	}
 	if (mod) {
 		fputs(" (", f);
 		dt_put_safe(f, mod);
 		fprintf(f, "+0x%llx)", (unsigned long long)fr->offset);
 	}
-	if (have && s.file[0])
-		fprintf(f, " %s:%d", s.file, s.line);
+	if (have && s.file[0]) {
+		fputc(' ', f);
+		dt_put_safe(f, s.file);
+		fprintf(f, ":%d", s.line);
+	}
 	fputc('\n', f);
 }
 
@@ -227,8 +232,11 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 		if (r->type == DT_REC_DENIAL)
 			fprintf(f, ": %s%s%s", dt_errno_name(r->err), r->writes ? "" : " (read)",
 				r->injected ? " (injected)" : "");
-		if (r->sqlite)
-			fprintf(f, " [sqlite %s]", r->sqlite);
+		if (r->sqlite) {
+			fputs(" [sqlite ", f);
+			dt_put_safe(f, r->sqlite);
+			fputc(']', f);
+		}
 		fputc('\n', f);
 		if (!verbose)
 			break;

@@ -83,6 +83,8 @@ void dt_report_json(FILE *f, const struct dt_report *r);
 void dt_report_markdown(FILE *f, const struct dt_report *r);
 /* Markdown inline code that survives any bytes; in_table escapes '|'. */
 void dt_md_code_span(FILE *f, const char *s, int in_table);
+/* Markdown text: control bytes escaped as \xNN, |<>*_`[]\ backslashed. */
+void dt_md_text(FILE *f, const char *s);
 /* A fenced code block holding text (lines as they are, control bytes
  * escaped) whose fence is longer than any run of backticks in text. */
 void dt_md_fence(FILE *f, const char *lang, const char *text);

@@ -37,7 +37,7 @@ void dt_md_code_span(FILE *f, const char *s, int in_table)
 		fputc('`', f);
 }
 
-static void dt_md_text(FILE *f, const char *s)
+void dt_md_text(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
 		int n = dt_safe_len(p);
