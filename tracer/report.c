@@ -401,23 +401,9 @@ static int dt_is_setup(const struct dt_record *d)
 	       (p[8] == 0 || p[8] == '/');
 }
 
-int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen)
+/* --root DIRs, relative ones taken against the cwd. */
+static void dt_report_explicit_roots(struct dt_report *r, const struct dt_report_opts *o)
 {
-	r->all = o->all;
-	if (r->n)
-		qsort(r->recs, r->n, sizeof(*r->recs), dt_rec_cmp);
-	r->procs = calloc(r->n + 1, sizeof(*r->procs));
-	int hcom = 0;
-	for (size_t i = 0; i < r->n; i++) {
-		struct dt_record *rec = &r->recs[i];
-		if (rec->type == DT_REC_PROCESS)
-			r->procs[r->nprocs++] = rec;
-		if ((rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH) && dt_argv_mentions(rec, "hcom"))
-			hcom = 1;
-	}
-
-	/* roots: explicit, Codex, Hermes/hcom from every environment seen,
-	 * effective from sandboxed processes */
 	for (size_t i = 0; i < o->nroots; i++) {
 		char abs[PATH_MAX];
 		const char *p = o->roots[i];
@@ -428,43 +414,68 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		}
 		dt_roots_add(&r->roots, p, DT_ROOT_EXPLICIT, "--root", NULL);
 	}
+}
+
+/* The roots of the Codex command line --codex-args gives (with
+ * --codex-config). Returns 0, or an exit status with err set. */
+static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts *o, char *err,
+				size_t errlen)
+{
+	char cwd[PATH_MAX];
+	size_t nw = 0;
+	char **words = dt_split_words(o->codex_args ? o->codex_args : "codex", &nw);
+	if (!words) {
+		snprintf(err, errlen, "--codex-args: unterminated quote");
+		return DT_EXIT_USAGE;
+	}
+	/* accept the arguments with or without a leading "codex" */
+	const char **argv = calloc(nw + 2, sizeof(*argv));
+	size_t k = 0;
+	if (!nw || !dt_argv_is_codex((const char *const *)words, nw))
+		argv[k++] = "codex";
+	for (size_t i = 0; i < nw; i++)
+		argv[k++] = words[i];
+	struct dt_codex_launch l = {argv, k, getcwd(cwd, sizeof(cwd)), getenv("HOME"),
+				    getenv("CODEX_HOME"), getenv("TMPDIR")};
+	int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
+	free(argv);
+	dt_words_free(words);
+	if (rc < 0) /* README: 3 unreadable input, 4 invalid input */
+		return rc == -2 ? DT_EXIT_NOINPUT : DT_EXIT_BADINPUT;
+	return 0;
+}
+
+/* The first Codex launch in the rings gives the Codex roots. */
+static void dt_report_codex_seen(struct dt_report *r)
+{
+	int seen = 0;
+	for (size_t i = 0; i < r->n && !seen; i++) {
+		const struct dt_record *rec = &r->recs[i];
+		/* exec records (--watch-exec) see Codex even when a wrapper
+		 * started it and the probe never ran inside it */
+		/* a launch with a Codex config snapshot is Codex's, whatever
+		 * its binary is called (denytrace codex --codex PATH) */
+		if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS ||
+		     rec->type == DT_REC_EXEC) &&
+		    (dt_argv_is_codex(rec->argv, rec->argc) || dt_codex_snapshot(r, rec))) {
+			dt_report_codex(r, rec);
+			seen = 1;
+		}
+	}
+}
+
+/* Roots: explicit, Codex, Hermes/hcom from every environment seen,
+ * effective from sandboxed processes. Returns 0, or an exit status. */
+static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, int hcom,
+			   char *err, size_t errlen)
+{
+	dt_report_explicit_roots(r, o);
 	if (o->codex_args || o->codex_config) {
-		char cwd[PATH_MAX];
-		size_t nw = 0;
-		char **words = dt_split_words(o->codex_args ? o->codex_args : "codex", &nw);
-		if (!words) {
-			snprintf(err, errlen, "--codex-args: unterminated quote");
-			return DT_EXIT_USAGE;
-		}
-		/* accept the arguments with or without a leading "codex" */
-		const char **argv = calloc(nw + 2, sizeof(*argv));
-		size_t k = 0;
-		if (!nw || !dt_argv_is_codex((const char *const *)words, nw))
-			argv[k++] = "codex";
-		for (size_t i = 0; i < nw; i++)
-			argv[k++] = words[i];
-		struct dt_codex_launch l = {argv, k, getcwd(cwd, sizeof(cwd)), getenv("HOME"),
-					    getenv("CODEX_HOME"), getenv("TMPDIR")};
-		int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
-		free(argv);
-		dt_words_free(words);
-		if (rc < 0) /* README: 3 unreadable input, 4 invalid input */
-			return rc == -2 ? DT_EXIT_NOINPUT : DT_EXIT_BADINPUT;
+		int rc = dt_report_codex_args(r, o, err, errlen);
+		if (rc)
+			return rc;
 	} else {
-		int seen = 0;
-		for (size_t i = 0; i < r->n && !seen; i++) {
-			const struct dt_record *rec = &r->recs[i];
-			/* exec records (--watch-exec) see Codex even when a wrapper
-			 * started it and the probe never ran inside it */
-			/* a launch with a Codex config snapshot is Codex's, whatever
-			 * its binary is called (denytrace codex --codex PATH) */
-			if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS ||
-			     rec->type == DT_REC_EXEC) &&
-			    (dt_argv_is_codex(rec->argv, rec->argc) || dt_codex_snapshot(r, rec))) {
-				dt_report_codex(r, rec);
-				seen = 1;
-			}
-		}
+		dt_report_codex_seen(r);
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];
@@ -475,7 +486,11 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		if (dt_proc_sandboxed(r->procs[i]))
 			dt_roots_from_mounts(&r->roots, r->procs[i]);
 	dt_roots_mark_granted(&r->roots, r->procs, r->nprocs);
+	return 0;
+}
 
+static void dt_report_exec_coverage(struct dt_report *r)
+{
 	/* exec coverage */
 	r->execs = calloc(r->n + 1, sizeof(*r->execs));
 	r->blind = calloc(r->n + 1, sizeof(*r->blind));
@@ -485,9 +500,13 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			if (r->recs[i].exec_blind)
 				r->blind[r->nblind++] = &r->recs[i];
 		}
+}
 
-	/* A refusal the supervisor injected into a process the probe is in is
-	 * recorded twice: keep the probe's (it has the stack), marked injected. */
+/* A refusal the supervisor injected into a process the probe is in is
+ * recorded twice: keep the probe's (it has the stack), marked injected.
+ * Returns the flags of the supervisor's records folded into it. */
+static unsigned char *dt_report_merge_injected(struct dt_report *r)
+{
 	unsigned char *merged = calloc(r->n + 1, 1);
 	size_t *sup = calloc(r->n + 1, sizeof(*sup)), nsup = 0;
 	for (size_t i = 0; i < r->n; i++)
@@ -508,8 +527,12 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		}
 	}
 	free(sup);
+	return merged;
+}
 
-	/* the indexes the per-group lookups use */
+/* The indexes the per-group lookups use. */
+static void dt_report_index(struct dt_report *r, const unsigned char *merged)
+{
 	dt_hidx_init(&dt_refused_writes, r->n);
 	dt_hidx_init(&dt_reopens, 2 * r->n);
 	dt_hidx_init(&dt_writes, r->n);
@@ -527,6 +550,73 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 				dt_hidx_add(&dt_reopens, b, r->n + i);
 		}
 	}
+}
+
+/* Classifies refusal d and adds it to its group (path, op, errno, cause). */
+static void dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
+				 struct dt_hidx *groups, const struct dt_record *d)
+{
+	struct dt_classify_ctx ctx = {dt_db_write_refused(r, d)};
+	struct dt_verdict v;
+	dt_classify(d, dt_proc_for(r, d), &r->roots, &ctx, &v);
+	const char *path = dt_group_path(d);
+	uint64_t gh = dt_hash_str(path) * 31 + dt_hash_str(d->op) * 7 + (uint64_t)d->err * 131 +
+		      (uint64_t)v.cause;
+	struct dt_report_group *g = NULL;
+	for (size_t j = dt_hidx_first(groups, gh); j && !g; j = groups->next[j - 1]) {
+		struct dt_report_group *c = &r->groups[j - 1];
+		if (!strcmp(c->path, path) && dt_streq(c->rep->op, d->op) && c->rep->err == d->err &&
+		    c->v.cause == v.cause)
+			g = c;
+	}
+	if (!g) {
+		dt_hidx_add(groups, gh, r->ngroups);
+		g = &r->groups[r->ngroups++];
+		g->rep = d;
+		g->path = path;
+		g->v = v;
+		g->first_ns = d->time_real;
+		g->hidden = !o->all && (v.cause == DT_CAUSE_LOCK_CONTENTION || dt_is_setup(d));
+	}
+	g->count++;
+	g->last_ns = d->time_real;
+	int have = 0;
+	for (size_t k = 0; k < g->npids; k++)
+		have |= g->pids[k] == d->pid;
+	if (!have && g->npids < DT_GROUP_MAX_PIDS)
+		g->pids[g->npids++] = d->pid;
+	else if (!have)
+		g->more_pids = 1;
+	if (g->hidden && dt_is_setup(d))
+		r->hidden_setup++;
+	else if (g->hidden)
+		r->hidden_denials++;
+	else {
+		r->denials++;
+		r->by_cause[v.cause]++;
+	}
+}
+
+int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen)
+{
+	r->all = o->all;
+	if (r->n)
+		qsort(r->recs, r->n, sizeof(*r->recs), dt_rec_cmp);
+	r->procs = calloc(r->n + 1, sizeof(*r->procs));
+	int hcom = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		struct dt_record *rec = &r->recs[i];
+		if (rec->type == DT_REC_PROCESS)
+			r->procs[r->nprocs++] = rec;
+		if ((rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH) && dt_argv_mentions(rec, "hcom"))
+			hcom = 1;
+	}
+	int rc = dt_report_roots(r, o, hcom, err, errlen);
+	if (rc)
+		return rc;
+	dt_report_exec_coverage(r);
+	unsigned char *merged = dt_report_merge_injected(r);
+	dt_report_index(r, merged);
 
 	/* classify and group */
 	r->groups = calloc(r->n + 1, sizeof(*r->groups));
@@ -540,47 +630,8 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			r->reopens++;
 		if (d->type == DT_REC_WRITE)
 			r->writes++;
-		if (d->type != DT_REC_DENIAL)
-			continue;
-		struct dt_classify_ctx ctx = {dt_db_write_refused(r, d)};
-		struct dt_verdict v;
-		dt_classify(d, dt_proc_for(r, d), &r->roots, &ctx, &v);
-		const char *path = dt_group_path(d);
-		uint64_t gh = dt_hash_str(path) * 31 + dt_hash_str(d->op) * 7 + (uint64_t)d->err * 131 +
-			      (uint64_t)v.cause;
-		struct dt_report_group *g = NULL;
-		for (size_t j = dt_hidx_first(&groups, gh); j && !g; j = groups.next[j - 1]) {
-			struct dt_report_group *c = &r->groups[j - 1];
-			if (!strcmp(c->path, path) && dt_streq(c->rep->op, d->op) && c->rep->err == d->err &&
-			    c->v.cause == v.cause)
-				g = c;
-		}
-		if (!g) {
-			dt_hidx_add(&groups, gh, r->ngroups);
-			g = &r->groups[r->ngroups++];
-			g->rep = d;
-			g->path = path;
-			g->v = v;
-			g->first_ns = d->time_real;
-			g->hidden = !o->all && (v.cause == DT_CAUSE_LOCK_CONTENTION || dt_is_setup(d));
-		}
-		g->count++;
-		g->last_ns = d->time_real;
-		int have = 0;
-		for (size_t k = 0; k < g->npids; k++)
-			have |= g->pids[k] == d->pid;
-		if (!have && g->npids < DT_GROUP_MAX_PIDS)
-			g->pids[g->npids++] = d->pid;
-		else if (!have)
-			g->more_pids = 1;
-		if (g->hidden && dt_is_setup(d))
-			r->hidden_setup++;
-		else if (g->hidden)
-			r->hidden_denials++;
-		else {
-			r->denials++;
-			r->by_cause[v.cause]++;
-		}
+		if (d->type == DT_REC_DENIAL)
+			dt_report_add_denial(r, o, &groups, d);
 	}
 	free(merged);
 	for (size_t k = 0; k < r->ngroups; k++) {
