@@ -272,116 +272,90 @@ static int make_tarball(const char *dir, const char *tarball)
 	return 0;
 }
 
-int cmd_evidence(int argc, char **argv)
+/* What the command line asked for. */
+struct evidence_opts {
+	struct dt_report_opts o;
+	const char **roots, **rings; /* argc + 1 each */
+	size_t nrings;
+	const char *out;
+	int redact;
+};
+
+/* Parses the options into e. Returns -1 to go on, else the exit status
+ * (with the message printed, or the help). */
+static int evidence_parse(int argc, char **argv, struct evidence_opts *e)
 {
-	struct dt_report_opts o = {0};
-	const char **roots = calloc((size_t)argc + 1, sizeof(*roots));
-	const char **rings = calloc((size_t)argc + 1, sizeof(*rings));
-	size_t nrings = 0;
-	const char *out = NULL, *val;
-	int redact = 0, rc = 0, m;
+	const char *val;
+	int rc = 0, m;
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(evidence_usage, stdout);
-			free(roots);
-			free(rings);
 			return DT_EXIT_OK;
 		} else if ((m = dt_opt(argc, argv, &i, "--out", &val))) {
 			if (m < 0 || !*val)
 				rc = dt_fail(DT_EXIT_USAGE, "evidence: --out needs a directory");
-			out = val;
+			e->out = val;
 		} else if (!strcmp(a, "--redact")) {
-			redact = 1;
-		} else if (dt_report_opt(argc, argv, &i, &o, roots, &rc)) {
+			e->redact = 1;
+		} else if (dt_report_opt(argc, argv, &i, &e->o, e->roots, &rc)) {
 			continue;
 		} else if (a[0] == '-' && a[1]) {
 			rc = dt_fail(
 			    DT_EXIT_USAGE,
 			    "evidence: unknown option '%s'; see 'denytrace evidence --help'", a);
 		} else {
-			rings[nrings++] = a;
+			e->rings[e->nrings++] = a;
 		}
 	}
-	if (rc) {
-		free(roots);
-		free(rings);
+	if (rc)
 		return rc;
-	}
-	if (!nrings)
-		rings[nrings++] = DT_DEFAULT_RING;
-	o.roots = roots;
+	if (!e->nrings)
+		e->rings[e->nrings++] = DT_DEFAULT_RING;
+	e->o.roots = e->roots;
+	return -1;
+}
 
-	struct dt_bundle b = {0};
+/* The bundle's directory (--out, or denytrace-evidence-DATE-TIME) and its
+ * tarball, neither of which may hold anything yet. Returns -1 to go on,
+ * else the exit status with the message printed. */
+static int evidence_choose_dir(struct dt_bundle *b, const char *out, char *tarball, size_t cap)
+{
 	if (out) {
-		snprintf(b.dir, sizeof(b.dir), "%s", out);
+		snprintf(b->dir, sizeof(b->dir), "%s", out);
 	} else {
 		time_t now = time(NULL);
 		struct tm tm;
 		localtime_r(&now, &tm);
-		strftime(b.dir, sizeof(b.dir), "denytrace-evidence-%Y%m%d-%H%M%S", &tm);
+		strftime(b->dir, sizeof(b->dir), "denytrace-evidence-%Y%m%d-%H%M%S", &tm);
 	}
-	size_t dl = strlen(b.dir);
-	while (dl > 1 && b.dir[dl - 1] == '/')
-		b.dir[--dl] = 0;
-	char tarball[PATH_MAX + 8];
-	snprintf(tarball, sizeof(tarball), "%s.tar.gz", b.dir);
+	size_t dl = strlen(b->dir);
+	while (dl > 1 && b->dir[dl - 1] == '/')
+		b->dir[--dl] = 0;
+	snprintf(tarball, cap, "%s.tar.gz", b->dir);
 	int not_dir;
-	if (dir_in_use(b.dir, &not_dir)) {
-		free(roots);
-		free(rings);
+	if (dir_in_use(b->dir, &not_dir))
 		return dt_fail(
 		    DT_EXIT_IO,
 		    not_dir ? "evidence: %s exists and is not a directory; choose another --out"
 		            : "evidence: %s already holds files; refusing to overwrite them "
 		              "(remove it or choose another --out)",
-		    b.dir);
-	}
-	if (access(tarball, F_OK) == 0) {
-		free(roots);
-		free(rings);
+		    b->dir);
+	if (access(tarball, F_OK) == 0)
 		return dt_fail(
 		    DT_EXIT_IO,
 		    "evidence: %s already exists; refusing to overwrite it (remove it or "
 		    "choose another --out)",
 		    tarball);
-	}
+	return -1;
+}
 
-	struct dt_report r;
-	char err[1024];
-	rc = dt_report_load(&r, rings, nrings, err, sizeof(err));
-	if (!rc)
-		rc = dt_report_build(&r, &o, err, sizeof(err));
-	if (rc) {
-		dt_report_free(&r);
-		free(roots);
-		free(rings);
-		return dt_fail(rc, "evidence: %s", err);
-	}
-
-	if (mkdir(b.dir, 0700) < 0 && errno != EEXIST) {
-		int e = errno;
-		dt_report_free(&r);
-		free(roots);
-		free(rings);
-		return dt_fail(DT_EXIT_IO, "evidence: cannot create %s: %s", b.dir, strerror(e));
-	}
-
-	struct dt_redaction rd = {0};
-	if (redact) {
-		collect_redaction(&rd, &r);
-		b.rd = &rd;
-	}
-	struct dt_facts facts;
-	dt_facts_collect(&facts, &r);
-	facts.redacted = redact;
-	b.files = calloc(nrings + 8, sizeof(*b.files));
-
-	struct dt_mem mem;
-	int failed = 0;
-	FILE *f = mem_open(&mem);
-	dt_report_markdown(f, &r);
-	dt_facts_markdown(f, &facts);
+/* report.md: the report, the facts, and what the bundle holds. */
+static void evidence_report_md(FILE *f, const struct dt_report *r, const struct dt_facts *facts,
+                               const struct dt_redaction *rd, int redact)
+{
+	dt_report_markdown(f, r);
+	dt_facts_markdown(f, facts);
 	fputs("\n### This bundle\n\n", f);
 	fputs(
 	    "`report.md` (this file), `report.json` (the report as JSON), `facts.json` (the facts "
@@ -396,36 +370,94 @@ int cmd_evidence(int argc, char **argv)
 		    "included (they cannot be redacted in place); `records.jsonl` holds their "
 		    "records, redacted.",
 		    f);
-		if (rd.kept[0])
-			fprintf(f, " System account names were kept: %s.", rd.kept);
+		if (rd->kept[0])
+			fprintf(f, " System account names were kept: %s.", rd->kept);
 		fputc('\n', f);
 	} else {
 		fputs(", and the ring files (read them with `denytrace show` or `denytrace "
 		      "report`).\n",
 		      f);
 	}
-	failed = mem_commit(&b, &mem, "report.md", failed) < 0;
+}
 
-	dt_report_json(mem_open(&mem), &r);
-	failed = mem_commit(&b, &mem, "report.json", failed) < 0;
+/* Writes the bundle's files and its tarball. Returns 1 when one failed. */
+static int evidence_write(struct dt_bundle *b, const struct evidence_opts *e,
+                          const struct dt_report *r, const struct dt_facts *facts,
+                          const struct dt_redaction *rd, const char *tarball)
+{
+	struct dt_mem mem;
+	int failed = 0;
+	evidence_report_md(mem_open(&mem), r, facts, rd, e->redact);
+	failed = mem_commit(b, &mem, "report.md", failed) < 0;
 
-	dt_facts_json(mem_open(&mem), &facts);
-	failed = mem_commit(&b, &mem, "facts.json", failed) < 0;
+	dt_report_json(mem_open(&mem), r);
+	failed = mem_commit(b, &mem, "report.json", failed) < 0;
 
-	write_records(mem_open(&mem), &r, redact);
-	failed = mem_commit(&b, &mem, "records.jsonl", failed) < 0;
+	dt_facts_json(mem_open(&mem), facts);
+	failed = mem_commit(b, &mem, "facts.json", failed) < 0;
 
-	for (size_t i = 0; i < nrings && !redact && !failed; i++)
-		failed |= copy_ring(&b, rings[i], i);
+	write_records(mem_open(&mem), r, e->redact);
+	failed = mem_commit(b, &mem, "records.jsonl", failed) < 0;
+
+	for (size_t i = 0; i < e->nrings && !e->redact && !failed; i++)
+		failed |= copy_ring(b, e->rings[i], i);
 
 	if (!failed)
-		failed |= make_tarball(b.dir, tarball);
+		failed |= make_tarball(b->dir, tarball);
+	return failed;
+}
 
+int cmd_evidence(int argc, char **argv)
+{
+	struct evidence_opts e = {0};
+	e.roots = calloc((size_t)argc + 1, sizeof(*e.roots));
+	e.rings = calloc((size_t)argc + 1, sizeof(*e.rings));
+	struct dt_bundle b = {0};
+	char tarball[PATH_MAX + 8];
+	int rc = evidence_parse(argc, argv, &e);
+	if (rc < 0)
+		rc = evidence_choose_dir(&b, e.out, tarball, sizeof(tarball));
+	if (rc >= 0) {
+		free(e.roots);
+		free(e.rings);
+		return rc;
+	}
+
+	struct dt_report r;
+	char err[1024];
+	rc = dt_report_load(&r, e.rings, e.nrings, err, sizeof(err));
+	if (!rc)
+		rc = dt_report_build(&r, &e.o, err, sizeof(err));
+	if (rc) {
+		dt_report_free(&r);
+		free(e.roots);
+		free(e.rings);
+		return dt_fail(rc, "evidence: %s", err);
+	}
+
+	if (mkdir(b.dir, 0700) < 0 && errno != EEXIST) {
+		int en = errno;
+		dt_report_free(&r);
+		free(e.roots);
+		free(e.rings);
+		return dt_fail(DT_EXIT_IO, "evidence: cannot create %s: %s", b.dir, strerror(en));
+	}
+
+	struct dt_redaction rd = {0};
+	if (e.redact) {
+		collect_redaction(&rd, &r);
+		b.rd = &rd;
+	}
+	struct dt_facts facts;
+	dt_facts_collect(&facts, &r);
+	facts.redacted = e.redact;
+	b.files = calloc(e.nrings + 8, sizeof(*b.files));
+	int failed = evidence_write(&b, &e, &r, &facts, &rd, tarball);
 	if (!failed) {
 		printf("evidence written to %s/ and %s\n", b.dir, tarball);
 		for (size_t i = 0; i < b.nfiles; i++)
 			printf("  %s\n", b.files[i]);
-		if (redact)
+		if (e.redact)
 			printf(
 			    "redacted: home shown as ~, user name as <user>, secrets dropped; raw "
 			    "rings left out\n");
@@ -437,8 +469,8 @@ int cmd_evidence(int argc, char **argv)
 	dt_facts_free(&facts);
 	dt_redaction_free(&rd);
 	dt_report_free(&r);
-	free(roots);
-	free(rings);
+	free(e.roots);
+	free(e.rings);
 	if (failed)
 		return DT_EXIT_IO;
 	if (fflush(stdout) != 0 || ferror(stdout))
