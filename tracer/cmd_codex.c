@@ -229,41 +229,35 @@ static void codex_say_servers(const struct dt_codex_mcp_plan *plan)
 	}
 }
 
-int cmd_codex(int argc, char **argv)
+/* Parses denytrace's options (up to the "--" before Codex's arguments,
+ * whose index goes to *first). Returns -1 to go on, else the exit status
+ * (with the message printed, or the help). */
+static int codex_parse(int argc, char **argv, struct dt_run_opts *o, const char **given,
+                       int *no_mcp, int *first)
 {
-	struct dt_run_opts o;
-	const char *given = NULL;
-	int no_mcp = 0, dashdash = 0, rc, i = 1;
-	dt_run_opts_init(&o);
+	int rc, i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i], *val;
 		int m;
 		if (!strcmp(a, "--")) {
-			i++;
-			dashdash = 1;
-			break;
+			*first = i + 1;
+			return -1;
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(codex_usage, stdout);
-			dt_run_opts_free(&o);
 			return DT_EXIT_OK;
 		}
 		if ((m = dt_opt(argc, argv, &i, "--codex", &val))) {
-			if (m < 0 || !*val) {
-				dt_run_opts_free(&o);
+			if (m < 0 || !*val)
 				return dt_fail(DT_EXIT_USAGE,
 				               "codex: --codex needs the path of the Codex CLI");
-			}
-			given = val;
+			*given = val;
 		} else if (!strcmp(a, "--no-mcp")) {
-			no_mcp = 1;
-		} else if ((m = dt_run_opt(argc, argv, &i, &o, "codex", &rc))) {
-			if (m < 0) {
-				dt_run_opts_free(&o);
+			*no_mcp = 1;
+		} else if ((m = dt_run_opt(argc, argv, &i, o, "codex", &rc))) {
+			if (m < 0)
 				return rc;
-			}
 		} else {
-			dt_run_opts_free(&o);
 			if (a[0] == '-')
 				return dt_fail(
 				    DT_EXIT_USAGE,
@@ -276,27 +270,90 @@ int cmd_codex(int argc, char **argv)
 			               a);
 		}
 	}
-	if (!dashdash) {
-		dt_run_opts_free(&o);
-		return dt_fail(DT_EXIT_USAGE, "codex: no '--'; usage: denytrace codex [options] -- "
-		                              "[CODEX ARGS...]");
-	}
+	return dt_fail(DT_EXIT_USAGE, "codex: no '--'; usage: denytrace codex [options] -- "
+	                              "[CODEX ARGS...]");
+}
 
+/* The message when the Codex CLI cannot be found or run (codex_find's
+ * error ferr); returns the exit status. */
+static int codex_not_found(const char *given, const char *codex, int ferr)
+{
+	int st = ferr == -ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
+	if (given || getenv("DENYTRACE_CODEX"))
+		return dt_fail(st, "codex: cannot run the Codex CLI %s (%s, from %s): %s", codex,
+		               strerror(-ferr), given ? "--codex" : "DENYTRACE_CODEX",
+		               "give the path of an installed codex");
+	return dt_fail(st,
+	               "codex: no codex on PATH (%s); install the Codex CLI, or pass --codex "
+	               "PATH or set DENYTRACE_CODEX",
+	               strerror(-ferr));
+}
+
+/* The configuration Codex will read, as it is now: $CODEX_HOME (or
+ * ~/.codex)/config.toml and the -p layer. Fills cfg[0..1]; returns how
+ * many. */
+static size_t codex_configs(const struct dt_codex_cli *cli, struct codex_config cfg[2], int quiet)
+{
+	size_t ncfg = 0;
+	char home[PATH_MAX] = "";
+	const char *ch = getenv("CODEX_HOME"), *h = getenv("HOME");
+	char cwd[PATH_MAX];
+	memset(cfg, 0, 2 * sizeof(*cfg));
+	if (ch && *ch)
+		snprintf(home, sizeof(home), "%s%s%s",
+		         ch[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? "" : cwd,
+		         ch[0] == '/' ? "" : "/", ch);
+	else if (h && *h)
+		snprintf(home, sizeof(home), "%s/.codex", strcmp(h, "/") ? h : "");
+	if (home[0]) {
+		snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/config.toml", home);
+		if (cli->profile && *cli->profile) {
+			cfg[ncfg].profile = cli->profile;
+			snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/%s.config.toml", home,
+			         cli->profile);
+		}
+	}
+	for (size_t k = 0; k < ncfg; k++)
+		codex_config_load(&cfg[k], quiet);
+	return ncfg;
+}
+
+/* The argv Codex runs with: cargv (nargs + 1 entries) with the plan's
+ * overrides after the user's last -c. NULL when out of memory. */
+static char **codex_run_argv(const char **cargv, size_t nargs, const struct dt_codex_mcp_plan *plan)
+{
+	char **run_argv = calloc(nargs + plan->nargs + 2, sizeof(*run_argv));
+	if (!run_argv)
+		return NULL;
+	size_t n = 0;
+	for (size_t k = 0; k <= nargs; k++) {
+		if (k == plan->insert_at)
+			for (size_t p = 0; p < plan->nargs; p++)
+				run_argv[n++] = plan->args[p];
+		run_argv[n++] = (char *)cargv[k];
+	}
+	if (plan->insert_at > nargs)
+		for (size_t p = 0; p < plan->nargs; p++)
+			run_argv[n++] = plan->args[p];
+	run_argv[n] = NULL;
+	return run_argv;
+}
+
+int cmd_codex(int argc, char **argv)
+{
+	struct dt_run_opts o;
+	const char *given = NULL;
+	int no_mcp = 0, rc, i = 0;
+	dt_run_opts_init(&o);
+	if ((rc = codex_parse(argc, argv, &o, &given, &no_mcp, &i)) >= 0) {
+		dt_run_opts_free(&o);
+		return rc;
+	}
 	char codex[PATH_MAX];
 	int ferr = codex_find(given, codex, sizeof(codex));
 	if (ferr) {
 		dt_run_opts_free(&o);
-		int st = ferr == -ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
-		if (given || getenv("DENYTRACE_CODEX"))
-			return dt_fail(st, "codex: cannot run the Codex CLI %s (%s, from %s): %s",
-			               codex, strerror(-ferr),
-			               given ? "--codex" : "DENYTRACE_CODEX",
-			               "give the path of an installed codex");
-		return dt_fail(
-		    st,
-		    "codex: no codex on PATH (%s); install the Codex CLI, or pass --codex "
-		    "PATH or set DENYTRACE_CODEX",
-		    strerror(-ferr));
+		return codex_not_found(given, codex, ferr);
 	}
 
 	/* Codex's argv as given, to read its options */
@@ -311,30 +368,8 @@ int cmd_codex(int argc, char **argv)
 		cargv[k + 1] = argv[i + (int)k];
 	struct dt_codex_cli cli = {0};
 	dt_codex_cli_parse(NULL, &cli, cargv, nargs + 1);
-
-	/* the configuration Codex will read, as it is now */
 	struct codex_config cfg[2];
-	memset(cfg, 0, sizeof(cfg));
-	size_t ncfg = 0;
-	char home[PATH_MAX] = "";
-	const char *ch = getenv("CODEX_HOME"), *h = getenv("HOME");
-	char cwd[PATH_MAX];
-	if (ch && *ch)
-		snprintf(home, sizeof(home), "%s%s%s",
-		         ch[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? "" : cwd,
-		         ch[0] == '/' ? "" : "/", ch);
-	else if (h && *h)
-		snprintf(home, sizeof(home), "%s/.codex", strcmp(h, "/") ? h : "");
-	if (home[0]) {
-		snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/config.toml", home);
-		if (cli.profile && *cli.profile) {
-			cfg[ncfg].profile = cli.profile;
-			snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/%s.config.toml", home,
-			         cli.profile);
-		}
-	}
-	for (size_t k = 0; k < ncfg; k++)
-		codex_config_load(&cfg[k], o.quiet);
+	size_t ncfg = codex_configs(&cli, cfg, o.quiet);
 
 	struct dt_run_ring rr;
 	struct dt_codex_mcp_plan plan = {0};
@@ -357,25 +392,11 @@ int cmd_codex(int argc, char **argv)
 		if (!o.quiet)
 			codex_say_servers(&plan);
 	}
-
-	/* the argv Codex runs with: the overrides after the user's last -c */
-	char **run_argv = calloc(nargs + plan.nargs + 2, sizeof(*run_argv));
+	char **run_argv = codex_run_argv(cargv, nargs, &plan);
 	if (!run_argv) {
-		dt_codex_mcp_plan_free(&plan);
 		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
-	size_t n = 0;
-	for (size_t k = 0; k <= nargs; k++) {
-		if (k == plan.insert_at)
-			for (size_t p = 0; p < plan.nargs; p++)
-				run_argv[n++] = plan.args[p];
-		run_argv[n++] = (char *)cargv[k];
-	}
-	if (plan.insert_at > nargs)
-		for (size_t p = 0; p < plan.nargs; p++)
-			run_argv[n++] = plan.args[p];
-	run_argv[n] = NULL;
 	rc = dt_run_launch(&o, &rr, run_argv);
 	free(run_argv);
 out:
