@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -36,12 +37,14 @@
 
 /* Pointers to the real functions, resolved on first use (DT_GET_REAL). */
 #define DT_INT(fn, params, args, kind, ...) static int(*real_##fn) params;
-#define DT_PTR(fn, params, args, kind, ...) static FILE *(*real_##fn) params;
+#define DT_PTR(fn, type, params, args, kind, ...) static type (*real_##fn) params;
+#define DT_PTR0(fn, type, kind, ...) static type (*real_##fn)(void);
 #define DT_OPEN(fn, params, args, ...) static int(*real_##fn) params;
 #define DT_FCNTL(fn) static int (*real_##fn)(int, int, ...);
 #include "calls.def"
 #undef DT_INT
 #undef DT_PTR
+#undef DT_PTR0
 #undef DT_OPEN
 #undef DT_FCNTL
 
@@ -115,14 +118,30 @@ static DT_COLD void *dt_resolve_real(void **slot, const char *name)
 			dt_slow_##fn(DT_STRIP args, r != -1, r);                      \
 		return r;                                                             \
 	}
-#define DT_PTR(fn, params, args, kind_, ...)                                          \
+#define DT_PTR(fn, type, params, args, kind_, ...)                                    \
 	DT_SLOW_FN(fn, kind_, params, __VA_ARGS__)                                    \
-	DT_EXPORT FILE *fn params                                                     \
+	DT_EXPORT type fn params                                                      \
 	{                                                                             \
 		DT_GET_REAL(fn, NULL)                                                 \
-		FILE *r = dt_fn_ args;                                                \
+		type r = dt_fn_ args;                                                 \
 		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))     \
 			dt_slow_##fn(DT_STRIP args, r != NULL, 0);                    \
+		return r;                                                             \
+	}
+#define DT_PTR0(fn, type, kind_, ...)                                                 \
+	static DT_COLD void dt_slow_##fn(int dt_ok_)                                  \
+	{                                                                             \
+		int dt_err_ = errno;                                                  \
+		struct dt_call dt_c_ = {.name = #fn, .kind = kind_, __VA_ARGS__};     \
+		dt_after_call(&dt_c_, dt_ok_, dt_err_, 0);                            \
+		errno = dt_err_;                                                      \
+	}                                                                             \
+	DT_EXPORT type fn(void)                                                       \
+	{                                                                             \
+		DT_GET_REAL(fn, NULL)                                                 \
+		type r = dt_fn_();                                                    \
+		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))     \
+			dt_slow_##fn(r != NULL);                                      \
 		return r;                                                             \
 	}
 /* The mode exists only with O_CREAT or a full O_TMPFILE; glibc reads it as
@@ -187,5 +206,6 @@ static inline int dt_lock_type(void *arg)
 #pragma GCC diagnostic pop
 #undef DT_INT
 #undef DT_PTR
+#undef DT_PTR0
 #undef DT_OPEN
 #undef DT_FCNTL

@@ -9,6 +9,35 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "probe.h"
+
+/* The kind of every call the probe interposes, straight from its table:
+ * mkstemp is an open, euidaccess an access. -1 for a name not there (the
+ * supervisor records system calls by their own names). */
+int dt_op_kind(const char *op)
+{
+	static const struct {
+		const char *op;
+		int kind;
+	} ops[] = {
+#define DT_INT(fn, params, args, kind, ...) {#fn, kind},
+#define DT_PTR(fn, type, params, args, kind, ...) {#fn, kind},
+#define DT_PTR0(fn, type, kind, ...) {#fn, kind},
+#define DT_OPEN(fn, ...) {#fn, DT_K_OPEN},
+#define DT_FCNTL(fn) {#fn, DT_K_LOCK},
+#include "calls.def"
+#undef DT_INT
+#undef DT_PTR
+#undef DT_PTR0
+#undef DT_OPEN
+#undef DT_FCNTL
+	};
+	for (size_t i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i].op))
+			return ops[i].kind;
+	return -1;
+}
+
 const char *dt_errno_name(int e)
 {
 	static __thread char buf[16];
@@ -109,7 +138,8 @@ void dt_flags_name(const struct dt_record *r, char *out, size_t cap)
 			dt_append(out, cap, &len, "LOCK_NB");
 		return;
 	}
-	if (!strcmp(op, "access") || !strcmp(op, "faccessat")) {
+	int kind = dt_op_kind(op);
+	if (kind == DT_K_ACCESS || !strcmp(op, "faccessat")) {
 		int c = (int)r->cmd;
 		if (c == F_OK)
 			dt_append(out, cap, &len, "F_OK");
@@ -123,7 +153,7 @@ void dt_flags_name(const struct dt_record *r, char *out, size_t cap)
 	}
 	if (!r->has_flags)
 		return;
-	if (strstr(op, "open") || !strncmp(op, "creat", 5)) {
+	if (kind == DT_K_OPEN || kind == DT_K_FOPEN || strstr(op, "open") || !strncmp(op, "creat", 5)) {
 		dt_open_flags_name(r->flags, out, cap);
 		return;
 	}

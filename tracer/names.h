@@ -15,5 +15,8 @@ int dt_errno_parse(const char *name);      /* "EROFS" or "30" -> 30; -1 if unkno
  * "LOCK_EX|LOCK_NB", "W_OK", "AT_REMOVEDIR"; "" when there are none. */
 void dt_flags_name(const struct dt_record *r, char *out, size_t cap);
 void dt_open_flags_name(uint64_t flags, char *out, size_t cap);
+/* The enum dt_kind (preload/probe.h) of an interposed call's name, from
+ * preload/calls.def; -1 for another name. */
+int dt_op_kind(const char *op);
 
 #endif

@@ -263,10 +263,15 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 		fputs(".\n", stderr);
 	}
 	if (!s.denials && status != 0)
-		fputs("denytrace: the command failed but no refusal was recorded. Either nothing was\n"
-		      "denytrace: refused, or the probe could not reach the ring: a sandbox that closes\n"
-		      "denytrace: inherited descriptors (Codex does) needs the ring's path to be writable\n"
-		      "denytrace: inside it; put it under a writable root (-o WORKSPACE/denytrace.ring).\n",
+		/* Nothing was seen, so no cause is known: name the likely ones. */
+		fputs("denytrace: the command failed and no refusal was recorded. Likely causes:\n"
+		      "denytrace:  - it failed for a reason other than a refused file operation;\n"
+		      "denytrace:  - a refusal the probe cannot see: in a static or set-id program, a\n"
+		      "denytrace:    raw system call, or a call glibc makes internally (--watch-exec\n"
+		      "denytrace:    names the programs the probe could not enter);\n"
+		      "denytrace:  - the probe could not reach the ring: a sandbox that closes inherited\n"
+		      "denytrace:    descriptors (Codex does) needs the ring's path writable inside it\n"
+		      "denytrace:    (-o WORKSPACE/denytrace.ring).\n",
 		      stderr);
 	fprintf(stderr, "denytrace: ring %s; see `denytrace report %s`.\n", ring_path, ring_path);
 }

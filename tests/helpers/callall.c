@@ -53,6 +53,13 @@
  *   fcntl FD CMD TYPE [held]        fcntl64 FD CMD TYPE [held]
  *   flock FD OP [held]
  *   access PATH MODE                faccessat DIR PATH MODE FLAGS
+ *   mkstemp TMPL                    mkstemp64 TMPL
+ *   mkstemps TMPL SFX               mkstemps64 TMPL SFX
+ *   mkostemp TMPL FLAGS             mkostemp64 TMPL FLAGS
+ *   mkostemps TMPL SFX FLAGS        mkostemps64 TMPL SFX FLAGS
+ *   mkdtemp TMPL                    tmpfile              tmpfile64
+ *   mkfifo PATH MODE                mkfifoat DIR PATH MODE
+ *   lutimes PATH                    euidaccess PATH MODE eaccess PATH MODE
  *
  * Set-up (opening DIR and FD, taking the conflicting lock) uses raw system
  * calls, so that only the call under test can ever reach the probe.
@@ -555,6 +562,39 @@ int main(int argc, char **argv)
 		int fl = (int)num(a[3]);
 		CALL(faccessat(d, a[1], m, fl));
 	}
+	/* glibc's temporary files: TMPL ends in XXXXXX (before SFX bytes) */
+	if (!strcmp(op, "mkstemp"))
+		CALL((need(n, 1, op), mkstemp(a[0])));
+	if (!strcmp(op, "mkstemp64"))
+		CALL((need(n, 1, op), mkstemp64(a[0])));
+	if (!strcmp(op, "mkstemps"))
+		CALL((need(n, 2, op), mkstemps(a[0], (int)num(a[1]))));
+	if (!strcmp(op, "mkstemps64"))
+		CALL((need(n, 2, op), mkstemps64(a[0], (int)num(a[1]))));
+	if (!strcmp(op, "mkostemp"))
+		CALL((need(n, 2, op), mkostemp(a[0], (int)num(a[1]))));
+	if (!strcmp(op, "mkostemp64"))
+		CALL((need(n, 2, op), mkostemp64(a[0], (int)num(a[1]))));
+	if (!strcmp(op, "mkostemps"))
+		CALL((need(n, 3, op), mkostemps(a[0], (int)num(a[1]), (int)num(a[2]))));
+	if (!strcmp(op, "mkostemps64"))
+		CALL((need(n, 3, op), mkostemps64(a[0], (int)num(a[1]), (int)num(a[2]))));
+	if (!strcmp(op, "mkdtemp"))
+		CALLP((need(n, 1, op), (FILE *)(void *)mkdtemp(a[0])));
+	if (!strcmp(op, "tmpfile"))
+		CALLP((need(n, 0, op), tmpfile()));
+	if (!strcmp(op, "tmpfile64"))
+		CALLP((need(n, 0, op), tmpfile64()));
+	if (!strcmp(op, "mkfifo"))
+		CALL((need(n, 2, op), mkfifo(a[0], (mode_t)num(a[1]))));
+	if (!strcmp(op, "mkfifoat"))
+		CALL((need(n, 3, op), mkfifoat(dir_fd(a[0]), a[1], (mode_t)num(a[2]))));
+	if (!strcmp(op, "lutimes"))
+		CALL((need(n, 1, op), lutimes(a[0], NULL)));
+	if (!strcmp(op, "euidaccess"))
+		CALL((need(n, 2, op), euidaccess(a[0], (int)num(a[1]))));
+	if (!strcmp(op, "eaccess"))
+		CALL((need(n, 2, op), eaccess(a[0], (int)num(a[1]))));
 	die("unknown operation '%s'", op);
 
 done:

@@ -221,3 +221,55 @@ Test(survive, low_hard_file_limit_leaves_the_program_every_descriptor)
 {
 	same_number_of_files_under_run("-n 6");
 }
+
+/* ---- 4: refusals glibc makes internally -------------------------------- */
+
+/* sed -i writes a temporary file beside its input with mkostemp (glibc's
+ * internal open) and renames it over the input: in a read-only directory
+ * the refusal happens inside glibc. */
+Test(survive, sed_in_place_in_a_read_only_directory_records_its_temporary_file)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	char dir[PATH_MAX], file[PATH_MAX + 8], ring[PATH_MAX];
+	if (!realpath(dtt_tmpdir(), dir))
+		cr_assert_fail("no temporary directory");
+	snprintf(file, sizeof(file), "%s/f", dir);
+	snprintf(ring, sizeof(ring), "%s/sed.ring", dir);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fputs("a\n", f);
+	fclose(f);
+	const char *argv[] = {cli(),  "run",  "-o",     ring,   "--",   "bwrap", "--ro-bind", "/", "/",
+	                      "--dev", "/dev", "--proc", "/proc", "sed",  "-i",    "s/a/b/",    file, NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_expect_neq(st, 0, "sed -i succeeded in a read-only directory: %s", out);
+	cr_expect(strstr(out, "couldn't open temporary file"), "%s", out);
+	cr_expect(!strstr(out, "no refusal was recorded"), "%s", out);
+	struct dtt_run r;
+	cr_assert_eq(dtt_load(&r, ring), 0);
+	size_t found = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		const struct dt_record *d = &r.recs[i];
+		if (d->type == DT_REC_DENIAL && d->op && !strncmp(d->op, "mkostemp", 8) &&
+		    d->p[0].abspath && !strncmp(d->p[0].abspath, dir, strlen(dir)) &&
+		    d->err == EROFS)
+			found++;
+	}
+	cr_expect_eq(found, 1, "sed's refused temporary file was not recorded: %s", out);
+	dtt_free(&r);
+}
+
+Test(survive, failure_without_a_record_lists_likely_causes_instead_of_guessing_one)
+{
+	char ring[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/fail.ring", dtt_tmpdir());
+	const char *argv[] = {cli(), "run", "-o", ring, "--", "sh", "-c", "exit 3", NULL};
+	char out[8192];
+	cr_expect_eq(dtt_system(out, sizeof(out), argv, NULL), 3, "%s", out);
+	cr_expect(strstr(out, "no refusal was recorded. Likely causes:"), "%s", out);
+	cr_expect(strstr(out, "a reason other than a refused file operation"), "%s", out);
+	cr_expect(strstr(out, "a call glibc makes internally"), "%s", out);
+	cr_expect(strstr(out, "could not reach the ring"), "%s", out);
+}
