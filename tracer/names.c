@@ -153,7 +153,8 @@ void dt_flags_name(const struct dt_record *r, char *out, size_t cap)
 	}
 	if (!r->has_flags)
 		return;
-	if (kind == DT_K_OPEN || kind == DT_K_FOPEN || strstr(op, "open") || !strncmp(op, "creat", 5)) {
+	if (kind == DT_K_OPEN || kind == DT_K_FOPEN || strstr(op, "open") ||
+	    !strncmp(op, "creat", 5)) {
 		dt_open_flags_name(r->flags, out, cap);
 		return;
 	}

@@ -266,11 +266,15 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 		/* Nothing was seen, so no cause is known: name the likely ones. */
 		fputs("denytrace: the command failed and no refusal was recorded. Likely causes:\n"
 		      "denytrace:  - it failed for a reason other than a refused file operation;\n"
-		      "denytrace:  - a refusal the probe cannot see: in a static or set-id program, a\n"
-		      "denytrace:    raw system call, or a call glibc makes internally (--watch-exec\n"
+		      "denytrace:  - a refusal the probe cannot see: in a static or set-id "
+		      "program, a\n"
+		      "denytrace:    raw system call, or a call glibc makes internally "
+		      "(--watch-exec\n"
 		      "denytrace:    names the programs the probe could not enter);\n"
-		      "denytrace:  - the probe could not reach the ring: a sandbox that closes inherited\n"
-		      "denytrace:    descriptors (Codex does) needs the ring's path writable inside it\n"
+		      "denytrace:  - the probe could not reach the ring: a sandbox that closes "
+		      "inherited\n"
+		      "denytrace:    descriptors (Codex does) needs the ring's path writable "
+		      "inside it\n"
 		      "denytrace:    (-o WORKSPACE/denytrace.ring).\n",
 		      stderr);
 	fprintf(stderr, "denytrace: ring %s; see `denytrace report %s`.\n", ring_path, ring_path);

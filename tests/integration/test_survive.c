@@ -240,8 +240,9 @@ Test(survive, sed_in_place_in_a_read_only_directory_records_its_temporary_file)
 	cr_assert_not_null(f);
 	fputs("a\n", f);
 	fclose(f);
-	const char *argv[] = {cli(),  "run",  "-o",     ring,   "--",   "bwrap", "--ro-bind", "/", "/",
-	                      "--dev", "/dev", "--proc", "/proc", "sed",  "-i",    "s/a/b/",    file, NULL};
+	const char *argv[] = {cli(),       "run", "-o", ring,     "--",   "bwrap",
+	                      "--ro-bind", "/",   "/",  "--dev",  "/dev", "--proc",
+	                      "/proc",     "sed", "-i", "s/a/b/", file,   NULL};
 	char out[8192];
 	int st = dtt_system(out, sizeof(out), argv, NULL);
 	cr_expect_neq(st, 0, "sed -i succeeded in a read-only directory: %s", out);
