@@ -364,3 +364,105 @@ void dtt_ring_close(struct dtt_ring *w)
 		munmap(w->map, w->len);
 	w->map = NULL;
 }
+
+/* ---- Codex launch shapes ------------------------------------------------ */
+
+const struct dtt_codex_shape dtt_codex_shapes[] = {
+#define SHAPE(id, config, layer, tmpdir, args, writable, dropped, says)                    \
+	{#id, config, layer, tmpdir, args, writable, dropped, says},
+#include "unit/codex_shapes.def"
+#undef SHAPE
+};
+const size_t dtt_ncodex_shapes = sizeof(dtt_codex_shapes) / sizeof(*dtt_codex_shapes);
+
+const char *const dtt_codex_probes[] = {
+    "A",         "B",          "C",      "W",    "W2",     "T",    "/tmp", "A/.git",
+    "W/.git",    "W/.codex",   "W/.agents", "W/.aws", "hh/r", "W/rel", "L",  "home/rel",
+};
+const size_t dtt_ncodex_probes = sizeof(dtt_codex_probes) / sizeof(*dtt_codex_probes);
+
+char *dtt_expand(const char *s, const char *top)
+{
+	size_t n = 1, tl = strlen(top);
+	for (const char *p = s; *p; p++)
+		n += p[0] == '$' && p[1] == 'X' ? tl : 1;
+	char *out = malloc(n), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = s; *p; p++) {
+		if (p[0] == '$' && p[1] == 'X') {
+			memcpy(o, top, tl);
+			o += tl;
+			p++;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+int dtt_word_in(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)); p += wl)
+		if ((p == list || p[-1] == ' ') && (p[wl] == 0 || p[wl] == ' '))
+			return 1;
+	return 0;
+}
+
+static int dtt_write_expanded(const char *path, const char *text, const char *top)
+{
+	char *t = dtt_expand(text, top);
+	FILE *f = t ? fopen(path, "w") : NULL;
+	int ok = f && fputs(t, f) >= 0;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(t);
+	return ok ? 0 : -1;
+}
+
+int dtt_codex_shape_setup(const struct dtt_codex_shape *s, const char *top)
+{
+	static const char *const dirs[] = {"home", "home/rel", "hh", "hh/r", "A", "A/.git",
+	                                   "B",    "C",        "W",  "W/.git", "W/.codex",
+	                                   "W/.agents", "W/.aws", "W/rel", "W2", "T"};
+	char path[PATH_MAX];
+	if (mkdir(top, 0755) != 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", top, dirs[i]);
+		if (mkdir(path, 0755) != 0)
+			return -1;
+	}
+	char target[PATH_MAX];
+	snprintf(target, sizeof(target), "%s/A", top);
+	snprintf(path, sizeof(path), "%s/L", top);
+	if (symlink(target, path) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/home/config.toml", top);
+	if (s->config && dtt_write_expanded(path, s->config, top) != 0)
+		return -1;
+	const char *colon = s->layer ? strchr(s->layer, ':') : NULL;
+	if (colon) {
+		snprintf(path, sizeof(path), "%s/home/%.*s.config.toml", top, (int)(colon - s->layer),
+		         s->layer);
+		if (dtt_write_expanded(path, colon + 1, top) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int dtt_same_words(const char *a, const char *b)
+{
+	char buf[1024];
+	size_t na = 0, nb = 0;
+	snprintf(buf, sizeof(buf), "%s", a);
+	for (char *save, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save), na++)
+		if (!dtt_word_in(b, w))
+			return 0;
+	snprintf(buf, sizeof(buf), "%s", b);
+	for (char *save, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		nb++;
+	return na == nb;
+}

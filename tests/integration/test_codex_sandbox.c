@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The real `codex sandbox` (Codex 0.169, found or installed by `make
+ * codex`) on every launch shape of tests/unit/codex_shapes.def:
+ * the command tries to create a file in each probe directory, and the
+ * directories it could write must be the ones the table recorded, or Codex
+ * must refuse to start where the table says "refused". The unit test
+ * checks denytrace's model against the same table, so together they show
+ * the model matches the binary.
+ *
+ * DT_RECORD_SHAPES=1 prints what Codex let each shape write, to record the
+ * table for a new Codex version. Skipped (with the reason) when Codex
+ * is not installed.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "testlib.h"
+
+static char codex[PATH_MAX];
+static char
+    base[PATH_MAX]; /* /var/tmp/denytrace-shapes.XXXXXX: CODEX_HOME must not be under /tmp */
+
+static void setup(void)
+{
+	char why[PATH_MAX + 512];
+	const char *bin = dtt_codex(why, sizeof(why));
+	if (!bin)
+		cr_skip_test("%s", why);
+	snprintf(codex, sizeof(codex), "%s", bin);
+	snprintf(base, sizeof(base), "/var/tmp/denytrace-shapes.XXXXXX");
+	cr_assert_not_null(mkdtemp(base), "mkdtemp %s", base);
+}
+
+static void teardown(void)
+{
+	if (base[0]) {
+		const char *argv[] = {"rm", "-rf", base, NULL};
+		dtt_system(NULL, 0, argv, NULL);
+	}
+}
+
+TestSuite(codex_shapes, .init = setup, .fini = teardown, .timeout = 120);
+
+/* The probe directory of an "OK <path>" line, or NULL. */
+static const char *probe_of(const char *path, size_t len, const char *top)
+{
+	for (size_t i = 0; i < dtt_ncodex_probes; i++) {
+		char full[PATH_MAX];
+		const char *p = dtt_codex_probes[i];
+		snprintf(full, sizeof(full), "%s%s%s", p[0] == '/' ? "" : top,
+		         p[0] == '/' ? "" : "/", p);
+		if (strlen(full) == len && !strncmp(full, path, len))
+			return p;
+	}
+	return NULL;
+}
+
+/* Runs Codex on shape s; writes "refused" or the probes it could write
+ * (in dtt_codex_probes order) to seen. */
+static void run_shape(const struct dtt_codex_shape *s, char *seen, size_t cap, char *out,
+                      size_t outcap)
+{
+	char top[PATH_MAX + 128], w[PATH_MAX + 160], ch[PATH_MAX + 160], env_codex[PATH_MAX + 160],
+	    env_home[PATH_MAX + 160];
+	snprintf(top, sizeof(top), "%s/%s", base, s->id);
+	cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
+	snprintf(w, sizeof(w), "%s/W", top);
+	snprintf(ch, sizeof(ch), "--chdir=%s", w);
+	snprintf(env_codex, sizeof(env_codex), "CODEX_HOME=%s/home", top);
+	snprintf(env_home, sizeof(env_home), "HOME=%s/hh", top);
+
+	char script[16384] = "echo RAN; for d in";
+	for (size_t i = 0; i < dtt_ncodex_probes; i++) {
+		const char *p = dtt_codex_probes[i];
+		size_t l = strlen(script);
+		snprintf(script + l, sizeof(script) - l, " %s%s%s", p[0] == '/' ? "" : top,
+		         p[0] == '/' ? "" : "/", p);
+	}
+	strcat(script, "; do touch \"$d/.dtshape.$$\" 2>/dev/null && rm -f \"$d/.dtshape.$$\" && "
+	               "echo \"OK $d\"; done");
+
+	char *args = dtt_expand(s->args, top),
+	     *tmpdir = s->tmpdir ? dtt_expand(s->tmpdir, top) : NULL;
+	char env_tmp[PATH_MAX + 16];
+	size_t nw = 0;
+	char **words = dt_split_words(args, &nw);
+	cr_assert_not_null(words, "%s: bad quoting in args", s->id);
+	const char **argv = calloc(nw + 16, sizeof(*argv));
+	size_t k = 0;
+	argv[k++] = "env";
+	argv[k++] = ch; /* options before the first NAME=VALUE */
+	if (tmpdir) {
+		snprintf(env_tmp, sizeof(env_tmp), "TMPDIR=%s", tmpdir);
+		argv[k++] = env_tmp;
+	} else {
+		argv[k++] = "-u";
+		argv[k++] = "TMPDIR";
+	}
+	argv[k++] = "RUST_BACKTRACE=0";
+	argv[k++] = codex;
+	for (size_t i = 0; i < nw; i++)
+		argv[k++] = words[i];
+	argv[k++] = "--";
+	argv[k++] = "sh";
+	argv[k++] = "-c";
+	argv[k++] = script;
+	const char *env[] = {env_codex, env_home, NULL};
+	int rc = dtt_system(out, outcap, argv, env);
+
+	seen[0] = 0;
+	if (!strstr(out, "RAN\n")) {
+		snprintf(seen, cap, "refused");
+		cr_expect_neq(rc, 0, "%s: Codex did not run the command yet exited 0: %s", s->id,
+		              out);
+	}
+	for (const char *l = out; (l = strstr(l, "OK ")); l++) {
+		if (l != out && l[-1] != '\n')
+			continue;
+		const char *e = strchr(l, '\n');
+		const char *p = probe_of(l + 3, e ? (size_t)(e - l - 3) : strlen(l + 3), top);
+		if (p && !dtt_word_in(seen, p)) {
+			size_t n = strlen(seen);
+			snprintf(seen + n, cap - n, "%s%s", n ? " " : "", p);
+		}
+	}
+	dt_words_free(words);
+	free(argv);
+	free(args);
+	free(tmpdir);
+}
+
+Test(codex_shapes, the_real_codex_sandbox_grants_what_the_table_recorded_for_every_shape)
+{
+	int record = getenv("DT_RECORD_SHAPES") != NULL;
+	size_t bad = 0;
+	for (size_t i = 0; i < dtt_ncodex_shapes; i++) {
+		const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
+		char seen[1024], out[16384];
+		run_shape(s, seen, sizeof(seen), out, sizeof(out));
+		if (record)
+			printf("%-55s %s\n", s->id, seen);
+		if (!dtt_same_words(seen, s->writable)) {
+			bad++;
+			cr_expect_fail(
+			    "%s: Codex let it write \"%s\", the table says \"%s\"; output: %s",
+			    s->id, seen, s->writable, out);
+		}
+	}
+	printf("codex_shapes: %zu shapes run, %zu differ from the table\n", dtt_ncodex_shapes, bad);
+	fflush(stdout);
+}
