@@ -37,14 +37,14 @@ CLI_LIBS := -ldl -lm -lseccomp
 PROBE_SRC := $(wildcard preload/*.c)
 PROBE_HDR := $(wildcard preload/*.h) preload/calls.def
 CLI_SRC := $(wildcard tracer/*.c) preload/ring.c preload/pathnorm.c
-CLI_HDR := $(wildcard tracer/*.h) preload/ring.h preload/ring_format.h
+CLI_HDR := $(wildcard tracer/*.h tracer/*.def) preload/ring.h preload/ring_format.h
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
 INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/integration/%,$(INTEG_SRC))
-TESTLIB := tests/testlib.c tests/testlib.h
+TESTLIB := tests/testlib.c tests/testlib.h tests/unit/codex_shapes.def
 # Library code the unit tests link against: everything but main.
 CLI_LIB_SRC := $(filter-out tracer/main.c,$(CLI_SRC))
 # Compiled once into an archive: thirty test binaries link it instead of

@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -194,15 +195,23 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir, const s
 	size_t n = (size_t)snprintf(out, cap, "Make %s writable in the sandbox", dir);
 	if (root && root->knob)
 		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, " (%s)", root->knob);
-	else if (rs->codex_sandbox_mode)
-		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0,
-				      " (codex --add-dir %s, or writable_roots in config.toml)", dir);
+	else if (rs->codex_sandbox_mode && n < cap) {
+		char hint[PATH_MAX + 256];
+		dt_codex_grant_hint(rs, dir, hint, sizeof(hint));
+		n += (size_t)snprintf(out + n, cap - n, " (%s)", hint);
+	}
 	else
 		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0,
 				      " (bubblewrap: --bind %s %s; Landlock: allow writes beneath it)", dir, dir);
 	if (n < cap)
 		n += (size_t)snprintf(out + n, cap - n, ".");
-	if (root && root->dropped_by && root->source && !strncmp(root->source, "-c ", 3) &&
+	if (root && root->dropped_by && strstr(root->dropped_by, "={") && n < cap)
+		n += (size_t)snprintf(out + n, cap - n,
+				      " It was set by %s, but the later %s replaced that whole table "
+				      "(a -c table value wipes what earlier -c flags set in it), so "
+				      "the list was lost.",
+				      root->source, root->dropped_by);
+	else if (root && root->dropped_by && root->source && !strncmp(root->source, "-c ", 3) &&
 	    n < cap)
 		n += (size_t)snprintf(out + n, cap - n,
 				      " It was passed as %s, but the later %s replaced it: the "
@@ -486,8 +495,11 @@ static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
 					    "Either make the worker write under one of its roots, or "
 					    "add %s as a root",
 					    dir);
-		if (rs->codex_sandbox_mode && n < sizeof(v->advice))
-			snprintf(v->advice + n, sizeof(v->advice) - n, " (codex --add-dir %s)", dir);
+		if (rs->codex_sandbox_mode && n < sizeof(v->advice)) {
+			char hint[PATH_MAX + 256];
+			dt_codex_grant_hint(rs, dir, hint, sizeof(hint));
+			snprintf(v->advice + n, sizeof(v->advice) - n, " (%s)", hint);
+		}
 		else if (n < sizeof(v->advice))
 			snprintf(v->advice + n, sizeof(v->advice) - n, ".");
 		return 1;

@@ -5,7 +5,9 @@
  * to "--" or the sandboxed command, and each -c KEY=VALUE parsed.
  */
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,10 +86,24 @@ void dt_codex_cli_free(struct dt_codex_cli *c)
 	}
 	free(c->ov);
 	free(c->add_dirs);
+	free(c->refused);
 	memset(c, 0, sizeof(*c));
 }
 
-static void add_override(struct dt_rootset *rs, struct dt_codex_cli *c, const char *arg)
+__attribute__((format(printf, 2, 3))) static void cli_refuse(struct dt_codex_cli *c,
+                                                             const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->refused)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&c->refused, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+}
+
+static void add_override(struct dt_codex_cli *c, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
 	struct dt_codex_override o;
@@ -95,10 +111,7 @@ static void add_override(struct dt_rootset *rs, struct dt_codex_cli *c, const ch
 	const char *k, *ke;
 
 	if (!eq) {
-		if (rs)
-			dt_roots_warn(rs,
-			              "codex -c %s: no '=' (Codex refuses such an override); ignored",
-			              arg);
+		cli_refuse(c, "Invalid override (missing '='): %s", arg);
 		return;
 	}
 	memset(&o, 0, sizeof(o));
@@ -173,107 +186,197 @@ static bool option_value(const char *const *argv, size_t argc, size_t *i, char s
 	return false;
 }
 
-/* Codex options whose value must not be mistaken for a subcommand or,
- * under `codex sandbox`, for the start of the command. */
-static const struct {
-	char s;
-	const char *l;
-} codex_valued_options[] = {
-    {'m', "model"}, {'i', "image"},       {'a', "ask-for-approval"},    {0, "local-provider"},
-    {0, "color"},   {0, "output-schema"}, {'o', "output-last-message"}, {0, "enable"},
-    {0, "disable"},
+/* The command lines of Codex 0.169 (codex_options.def). */
+enum codex_ctx {
+	CX_TUI = 1,     /* bare `codex`, and options before a subcommand */
+	CX_EXEC = 2,    /* codex exec / e */
+	CX_SANDBOX = 4, /* codex sandbox */
+	CX_APPSRV = 8,  /* codex app-server */
+	CX_OTHER = 16,  /* any other subcommand: its options are not checked */
+};
+#define CX_ALL (CX_TUI | CX_EXEC | CX_SANDBOX | CX_APPSRV)
+
+enum codex_opt_role {
+	OPT_OTHER,
+	OPT_CONFIG,
+	OPT_PROFILE,
+	OPT_PERMISSIONS,
+	OPT_CD,
+	OPT_ADD_DIR,
+	OPT_SANDBOX_MODE,
+	OPT_BYPASS,
 };
 
-enum codex_sub { SUB_NONE, SUB_OTHER, SUB_SANDBOX };
+static const struct codex_opt {
+	char s;
+	const char *l;
+	bool value;
+	unsigned where;
+	enum codex_opt_role role;
+} codex_opts[] = {
+#define CODEX_OPT(s, l, value, where, role) {s, l, value, where, role},
+#include "codex_options.def"
+#undef CODEX_OPT
+};
 
-static enum codex_sub codex_subcommand(const char *a)
+static unsigned codex_subcommand(const char *a)
 {
 	static const char *const others[] = {
-	    "exec",       "e",          "review",     "login", "logout", "mcp",
-	    "mcp-server", "app-server", "completion", "apply", "a",      "resume",
-	    "fork",       "cloud",      "features",   "help",
+	    "review", "login",   "logout", "mcp",       "mcp-server",  "completion",
+	    "apply",  "a",       "resume", "fork",      "cloud",       "features",
+	    "help",   "debug",   "agents", "plugin",    "update",      "doctor",
+	    "queue",  "archive", "delete", "unarchive", "exec-server", "remote-control",
 	};
 
-	if (!strcmp(a, "sandbox") || !strcmp(a, "debug"))
-		return SUB_SANDBOX;
+	if (!strcmp(a, "sandbox"))
+		return CX_SANDBOX;
+	if (!strcmp(a, "exec") || !strcmp(a, "e"))
+		return CX_EXEC;
+	if (!strcmp(a, "app-server"))
+		return CX_APPSRV;
 	for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
 		if (!strcmp(a, others[i]))
-			return SUB_OTHER;
-	return SUB_NONE;
+			return CX_OTHER;
+	return 0;
 }
 
-static bool sandbox_platform_word(const char *a)
+/* The codex_opts entry argv[*i] is, advancing *i past a separate value. */
+static const struct codex_opt *match_option(const char *const *argv, size_t argc, size_t *i,
+                                            const char **val)
 {
-	return !strcmp(a, "linux") || !strcmp(a, "landlock") || !strcmp(a, "macos") ||
-	       !strcmp(a, "seatbelt") || !strcmp(a, "windows");
+	const char *a = argv[*i];
+
+	*val = NULL;
+	for (size_t k = 0; k < sizeof(codex_opts) / sizeof(*codex_opts); k++) {
+		const struct codex_opt *o = &codex_opts[k];
+
+		if (o->value
+		        ? option_value(argv, argc, i, o->s, o->l, val)
+		        : (o->s && a[1] == o->s && !a[2]) || (a[1] == '-' && !strcmp(a + 2, o->l)))
+			return o;
+	}
+	return NULL;
+}
+
+static const char *ctx_name(unsigned ctx)
+{
+	return ctx == CX_SANDBOX  ? "codex sandbox"
+	       : ctx == CX_EXEC   ? "codex exec"
+	       : ctx == CX_APPSRV ? "codex app-server"
+	                          : "codex (before any subcommand)";
+}
+
+/* What the options before it meant, for a subcommand that ignores them:
+ * `codex -s workspace-write sandbox` runs read-only (seen with 0.169). */
+static void drop_tui_options(struct dt_rootset *rs, struct dt_codex_cli *c, const char *sub,
+                             const char *const *seen, size_t nseen)
+{
+	for (size_t k = 0; k < nseen; k++)
+		if (rs)
+			dt_roots_warn(rs,
+			              "codex %s ignores %s given before `%s` (it belongs to the "
+			              "interactive CLI)",
+			              sub, seen[k], sub);
+	c->cd = c->cd_text = NULL;
+	c->nadd = 0;
+	c->sflag = NULL;
+	c->bypass = 0;
+}
+
+static void apply_option(struct dt_codex_cli *c, const struct codex_opt *o, const char *a,
+                         const char *val, size_t next)
+{
+	switch (o->role) {
+	case OPT_CONFIG:
+		if (val)
+			add_override(c, val);
+		c->config_end = next;
+		break;
+	case OPT_CD:
+		c->cd = val;
+		c->cd_text = a;
+		break;
+	case OPT_ADD_DIR:
+		if (val) {
+			c->add_dirs = xrealloc(c->add_dirs, (c->nadd + 1) * sizeof(*c->add_dirs));
+			c->add_dirs[c->nadd++] = val;
+		}
+		break;
+	case OPT_SANDBOX_MODE:
+		c->sflag = val;
+		break;
+	case OPT_PROFILE:
+		c->profile = val;
+		break;
+	case OPT_PERMISSIONS:
+		if (c->perm_profile)
+			cli_refuse(c,
+			           "%s: the argument '--permission-profile' cannot be used "
+			           "multiple times",
+			           a);
+		c->perm_profile = val ? val : "";
+		c->perm_text = a;
+		break;
+	case OPT_BYPASS:
+		c->bypass = 1;
+		break;
+	case OPT_OTHER:
+		break;
+	}
 }
 
 void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const char *const *argv,
                         size_t argc)
 {
-	enum codex_sub sub = SUB_NONE;
-	bool positional_seen = false, platform_seen = false;
-	const char *full_auto = NULL, *bypass = NULL, *sflag = NULL;
-	size_t i = codex_args_start(argv, argc);
+	unsigned ctx = CX_TUI;
+	bool positional_seen = false;
+	const char *tui_only[16];
+	size_t ntui = 0, i = codex_args_start(argv, argc);
 
 	if (i == 0)
 		i = argc ? 1 : 0;
 	c->args_start = i;
 	for (; i < argc && argv[i]; i++) {
-		const char *a = argv[i], *val = NULL;
-		bool skipped = false;
+		const char *a = argv[i], *val;
+		const struct codex_opt *o;
+		unsigned sub;
 
-		/* Everything after "--" is the command (codex sandbox) or a
-		 * prompt: Codex never reads it as its own options. */
+		/* after "--" comes the command (codex sandbox) or a prompt */
 		if (!strcmp(a, "--"))
 			break;
 		if (a[0] != '-' || a[1] == 0) {
-			if (sub == SUB_SANDBOX) {
-				if (!platform_seen && sandbox_platform_word(a)) {
-					platform_seen = true;
-					continue;
-				}
+			if (ctx == CX_SANDBOX)
 				break; /* the sandboxed command begins */
-			}
-			if (sub == SUB_NONE && !positional_seen) {
-				sub = codex_subcommand(a);
-				c->sandbox_cmd = !strcmp(a, "sandbox");
-				if (sub != SUB_NONE)
-					continue;
+			if (ctx == CX_TUI && !positional_seen && (sub = codex_subcommand(a))) {
+				ctx = sub;
+				c->subcommand = a;
+				if (sub == CX_SANDBOX)
+					drop_tui_options(rs, c, a, tui_only, ntui);
+				continue;
 			}
 			positional_seen = true;
 			continue;
 		}
-		if (option_value(argv, argc, &i, 'c', "config", &val)) {
-			if (val)
-				add_override(rs, c, val);
-			c->config_end = i + 1;
-		} else if (option_value(argv, argc, &i, 'C', "cd", &val)) {
-			c->cd = val;
-			c->cd_text = a;
-		} else if (option_value(argv, argc, &i, 0, "add-dir", &val)) {
-			if (val) {
-				c->add_dirs =
-				    xrealloc(c->add_dirs, (c->nadd + 1) * sizeof(*c->add_dirs));
-				c->add_dirs[c->nadd++] = val;
-			}
-		} else if (option_value(argv, argc, &i, 's', "sandbox", &val)) {
-			sflag = val;
-		} else if (option_value(argv, argc, &i, 'p', "profile", &val)) {
-			c->profile = val;
-		} else if (!strcmp(a, "--full-auto")) {
-			full_auto = "workspace-write";
-		} else if (!strcmp(a, "--dangerously-bypass-approvals-and-sandbox") ||
-		           !strcmp(a, "--yolo")) {
-			bypass = "danger-full-access";
-		} else {
-			for (size_t k = 0; !skipped && k < sizeof(codex_valued_options) /
-			                                       sizeof(*codex_valued_options);
-			     k++)
-				skipped = option_value(argv, argc, &i, codex_valued_options[k].s,
-				                       codex_valued_options[k].l, &val);
+		o = match_option(argv, argc, &i, &val);
+		if (!o)
+			continue;
+		if (ctx != CX_OTHER && !(o->where & ctx)) {
+			cli_refuse(c, "%s does not accept %s%s", ctx_name(ctx), a,
+			           o->where ? "" : " (no Codex 0.169 command does)");
+			continue;
 		}
+		/* -c and -p reach every subcommand; -C, --add-dir, -s and
+		 * the bypass before a subcommand are the TUI's */
+		if (ctx == CX_TUI && o->role != OPT_CONFIG && o->role != OPT_PROFILE &&
+		    o->role != OPT_OTHER && ntui < sizeof(tui_only) / sizeof(*tui_only))
+			tui_only[ntui++] = a;
+		apply_option(c, o, a, val, i + 1);
 	}
-	/* Codex: --full-auto, then the bypass flag, then -s. */
-	c->mode = full_auto ? full_auto : bypass ? bypass : sflag;
+	c->sandbox_cmd = ctx == CX_SANDBOX;
+	c->add_dir_ok = ctx != CX_SANDBOX && ctx != CX_APPSRV;
+	if (c->sandbox_cmd && c->cd && !c->perm_profile)
+		cli_refuse(c, "codex sandbox takes %s only with -P/--permission-profile",
+		           c->cd_text);
+	/* Codex: the bypass flag, then -s */
+	c->mode = c->bypass ? "danger-full-access" : c->sflag;
 }

@@ -38,41 +38,6 @@ int dt_codex_key_segment_ok(const char *name)
 	return name && *name && !strchr(name, '.') && !strchr(name, '=');
 }
 
-static const struct toml_value *walk(const struct toml_value *v, const char *const *keys,
-                                     size_t nkeys)
-{
-	for (size_t i = 0; v && i < nkeys; i++)
-		v = toml_table_get(v, keys[i]);
-	return v;
-}
-
-/* The value at keys as Codex sees it: the -c overrides form one layer (the
- * last override at or above keys decides what it holds there), merged over
- * the profile layer, merged over config.toml. Meant for leaves. */
-static const struct toml_value *layered_get(const struct dt_codex_cli *cli,
-                                            const struct toml_value *profile,
-                                            const struct toml_value *config,
-                                            const char *const *keys, size_t nkeys)
-{
-	for (size_t i = cli->nov; i-- > 0;) {
-		const struct dt_codex_override *o = &cli->ov[i];
-		size_t k = 0;
-		if (o->nkeys > nkeys)
-			continue;
-		while (k < o->nkeys && !strcmp(o->keys[k], keys[k]))
-			k++;
-		if (k < o->nkeys)
-			continue;
-		const struct toml_value *v =
-		    walk(dt_codex_override_value(o), keys + o->nkeys, nkeys - o->nkeys);
-		if (v)
-			return v;
-		break; /* the override layer holds nothing there: the files decide */
-	}
-	const struct toml_value *v = walk(profile, keys, nkeys);
-	return v ? v : walk(config, keys, nkeys);
-}
-
 struct strvec {
 	char **v;
 	size_t n;
@@ -163,7 +128,8 @@ static char *server_value(const struct dt_codex_cli *cli, const struct toml_valu
 	if (strcmp(var, "LD_PRELOAD"))
 		return strdup(value);
 	const char *keys[] = {"mcp_servers", server, "env", "LD_PRELOAD"};
-	const struct toml_value *theirs = layered_get(cli, profile, config, keys, 4);
+	const struct toml_value *theirs =
+	    dt_codex_lookup(cli, profile, config, keys, 4, NULL, NULL);
 	if (!theirs || theirs->type != TOML_STRING || !*theirs->str || !strcmp(theirs->str, value))
 		return strdup(value);
 	return str_printf("%s:%s", value, theirs->str);
@@ -196,11 +162,11 @@ int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_va
 			               s, strchr(s, '.') ? "." : "="));
 			continue;
 		}
-		if (!layered_get(&cli, profile, config, kc, 3)) {
+		if (!dt_codex_lookup(&cli, profile, config, kc, 3, NULL, NULL)) {
 			strvec_push_owned(
 			    &skipped,
 			    str_printf("%s: %s", s,
-			               layered_get(&cli, profile, config, ku, 3)
+			               dt_codex_lookup(&cli, profile, config, ku, 3, NULL, NULL)
 			                   ? "a streamable HTTP server (url): no process "
 			                     "to trace"
 			                   : "no command: Codex starts no process for it"));

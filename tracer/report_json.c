@@ -165,10 +165,14 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 {
 	dt_json_key(j, "codex");
-	if (r->roots.codex_sandbox_mode || r->roots.codex_config_path) {
+	if (r->roots.codex_sandbox_mode || r->roots.codex_config_path || r->roots.codex_refused) {
 		dt_json_obj(j);
+		dt_json_key(j, "refused");
+		dt_json_str(j, r->roots.codex_refused);
 		dt_json_key(j, "sandbox_mode");
 		dt_json_str(j, r->roots.codex_sandbox_mode);
+		dt_json_key(j, "permission_profile");
+		dt_json_str(j, r->roots.codex_permission_profile);
 		dt_json_key(j, "config");
 		dt_json_str(j, r->roots.codex_config_path);
 		dt_json_key(j, "config_recorded");

@@ -25,7 +25,12 @@ static const char *dt_granted_word(int g)
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 {
 	struct dt_style s = dt_style_for(color);
-	if (!rs->n) {
+	if (rs->codex_refused) {
+		fprintf(f, "  %s", s.red);
+		dt_put_safe(f, rs->codex_refused);
+		fprintf(f, "%s\n", s.off);
+	}
+	if (!rs->n && !rs->codex_refused) {
 		fputs("  (no roots: pass --root DIR, or run Codex/Hermes/hcom under the probe)\n", f);
 		return;
 	}
@@ -51,6 +56,11 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 	if (rs->codex_sandbox_mode) {
 		fputs("  codex sandbox mode: ", f);
 		dt_put_safe(f, rs->codex_sandbox_mode);
+		if (rs->codex_permission_profile) {
+			fputs(" (permission profile ", f);
+			dt_put_safe(f, rs->codex_permission_profile);
+			fputc(')', f);
+		}
 		if (rs->codex_config_path) {
 			fputs(", config ", f);
 			dt_put_safe(f, rs->codex_config_path);

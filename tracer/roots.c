@@ -249,6 +249,8 @@ void dt_rootset_free(struct dt_rootset *rs)
 	free(rs->codex_config_path);
 	free(rs->codex_override);
 	free(rs->codex_profile_path);
+	free(rs->codex_refused);
+	free(rs->codex_permission_profile);
 	for (size_t i = 0; i < rs->nwarnings; i++)
 		free(rs->warnings[i]);
 	free(rs->warnings);

@@ -51,6 +51,10 @@ struct dt_rootset {
 	char *codex_profile_path;   /* the -p NAME layer ($CODEX_HOME/NAME.config.toml)
 				     * read, or NULL */
 	int codex_profile_recorded; /* it was read from the ring's snapshot */
+	char *codex_refused;        /* "Codex would refuse this command line: ..."
+				     * (it starts nothing, so no Codex roots), or NULL */
+	char *codex_permission_profile; /* -P NAME or default_permissions in effect */
+	int codex_add_dir_ok;       /* the launch's subcommand takes --add-dir */
 	char **warnings;            /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
 };
@@ -112,25 +116,53 @@ struct dt_codex_override {
 const struct toml_value *dt_codex_override_value(const struct dt_codex_override *o);
 
 /* Codex's own options in its argv (up to "--" or, under `codex sandbox`,
- * the sandboxed command). */
+ * the sandboxed command), as codex_options.def says each command line
+ * takes them. */
 struct dt_codex_cli {
 	const char *cd;        /* -C/--cd */
 	const char *cd_text;   /* as written, for the source */
 	const char **add_dirs; /* --add-dir, in order */
 	size_t nadd;
-	const char *mode;    /* from -s, --full-auto or --dangerously-... */
+	const char *mode;    /* from -s or --dangerously-... (the bypass wins) */
+	const char *sflag;   /* -s/--sandbox */
+	int bypass;          /* --dangerously-bypass-approvals-and-sandbox, --yolo */
 	const char *profile; /* -p/--profile */
+	const char *perm_profile; /* -P/--permission-profile (codex sandbox) */
+	const char *perm_text;    /* "-P" or "--permission-profile", as written */
 	struct dt_codex_override *ov; /* -c/--config, in order */
 	size_t nov;
 	size_t args_start; /* index of Codex's first own argument */
 	size_t config_end; /* index just past the last -c and its value; 0: none */
+	const char *subcommand; /* "sandbox", "exec", ... as written, or NULL */
 	int sandbox_cmd;   /* `codex sandbox`: takes sandbox_mode from -c only */
+	int add_dir_ok;    /* the command line may take --add-dir (not sandbox,
+			    * not app-server) */
+	char *refused;     /* why Codex 0.169 would not start with this command
+			    * line (an option its subcommand rejects, -c without
+			    * '=', ...), or NULL */
 };
 /* Fills c from argv; rs (may be NULL) receives warnings. Free with
  * dt_codex_cli_free. */
 void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const char *const *argv,
                         size_t argc);
 void dt_codex_cli_free(struct dt_codex_cli *c);
+
+/* The value Codex 0.169 sees at keys: the -c overrides (cli) form one
+ * layer in argv order, where an override replaces whatever earlier ones
+ * set at its key (a table value wipes their leaves below it); that layer
+ * is merged key by key over the -p layer (layer; may be NULL), merged over
+ * config.toml (config; may be NULL). *from is the override that decided,
+ * *in_layer 1 when the -p layer did (either may be NULL). Meant for
+ * leaves; NULL when nothing sets keys. */
+const struct toml_value *dt_codex_lookup(const struct dt_codex_cli *cli,
+                                         const struct toml_value *layer,
+                                         const struct toml_value *config, const char *const *keys,
+                                         size_t nkeys, const struct dt_codex_override **from,
+                                         int *in_layer);
+
+/* How the launch in rs can make dir writable, in words for advice: never
+ * a flag its subcommand rejects (codex sandbox takes no --add-dir). */
+void dt_codex_grant_hint(const struct dt_rootset *rs, const char *dir, char *out, size_t cap);
 
 /* Is this argv a Codex invocation? (codex, codex-*, node .../codex.js) */
 int dt_argv_is_codex(const char *const *argv, size_t argc);

@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * The writable roots of a Codex launch (roots.h: dt_roots_from_codex):
- * config.toml, the -p layer and the -c overrides merged as Codex 0.169
- * merges them (codex-rs config/mod.rs derive_sandbox_policy), then the
- * sandbox mode, the workspace, /tmp, --add-dir, writable_roots and the
- * read-only subpaths inside each root.
+ * The writable roots of a Codex launch (roots.h: dt_roots_from_codex), as
+ * the Codex 0.169 binary grants them (tests/unit/codex_shapes.def records
+ * what it granted in 54 launch shapes): config.toml, the -p layer and the
+ * -c overrides merged as Codex merges them, the permission profile (-P,
+ * default_permissions) or sandbox mode, the workspace, /tmp, --add-dir,
+ * writable_roots and the read-only subpaths inside each root; and the
+ * launches Codex refuses to start.
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "roots_int.h"
 #include "safeopen.h"
@@ -23,15 +26,15 @@
 
 /*
  * Codex 0.169 reads config.toml, then the -p/--profile NAME layer
- * $CODEX_HOME/NAME.config.toml deep-merged over it, then the -c overrides
- * over both. Seen with 0.169 (codex debug prompt-input, codex sandbox):
- * writable_roots=[B] in config.toml and [A] in the layer leave A writable,
- * not B; a layer holding only exclude_slash_tmp keeps B; -c writable_roots
- * beats the layer's; the layer's sandbox_mode beats config.toml's and -c
- * sandbox_mode beats the layer's; relative paths in the layer are taken
- * against $CODEX_HOME; -p with no such file runs without a layer; and -p
- * NAME with [profiles.NAME] (or any profile = "X") in config.toml is
- * refused ("move those settings into .../NAME.config.toml").
+ * $CODEX_HOME/NAME.config.toml merged over it key by key, then one layer
+ * built from every -c in argv order, merged over both key by key. Within
+ * that -c layer a dotted key sets one leaf, and a value (a table included)
+ * replaces whatever earlier -c flags put at its key: `-c
+ * sandbox_workspace_write={network_access=true}` after a -c writable_roots
+ * list wipes the list, and config.toml's list applies again. Seen with the
+ * 0.169 binary (tests/unit/codex_shapes.def): relative paths in the -p
+ * layer and config.toml are taken against $CODEX_HOME, those of -c against
+ * the cwd; -p with no such file runs without a layer.
  */
 struct codex_cfg {
 	const struct toml_value *file; /* NULL when none was read */
@@ -70,86 +73,139 @@ static const struct toml_value *override_at(const struct dt_codex_override *o,
 	return walk(dt_codex_override_value(o), keys + o->nkeys, nkeys - o->nkeys);
 }
 
-/* The value at keys after the -p layer and the -c overrides. Codex merges
- * a table-valued override into the file's table (seen with 0.169: -c
- * 'sandbox_workspace_write={ network_access = true }' keeps the file's
- * writable_roots), while any other value, a list included, replaces what
- * was there; the layer merges over config.toml the same way. So the last
- * override that gives keys a value decides, else the layer, else the file.
- * *from says which override decided, *in_layer whether the layer did
- * (either may be NULL). */
-static const struct toml_value *cfg_get(const struct codex_cfg *c, const char *const *keys,
-                                        size_t nkeys, const struct dt_codex_override **from,
-                                        bool *in_layer)
+const struct toml_value *dt_codex_lookup(const struct dt_codex_cli *cli,
+                                         const struct toml_value *layer,
+                                         const struct toml_value *config, const char *const *keys,
+                                         size_t nkeys, const struct dt_codex_override **from,
+                                         int *in_layer)
 {
 	const struct toml_value *v;
 
 	if (from)
 		*from = NULL;
 	if (in_layer)
-		*in_layer = false;
-	for (size_t i = c->cli->nov; i-- > 0;) {
-		v = override_at(&c->cli->ov[i], keys, nkeys);
-		if (!v)
+		*in_layer = 0;
+	for (size_t i = cli->nov; i-- > 0;) {
+		if (!override_covers(&cli->ov[i], keys, nkeys))
 			continue;
+		v = override_at(&cli->ov[i], keys, nkeys);
+		if (!v)
+			break; /* it replaced what earlier -c flags set there */
 		if (from)
-			*from = &c->cli->ov[i];
+			*from = &cli->ov[i];
 		return v;
 	}
-	v = walk(c->layer, keys, nkeys);
+	v = walk(layer, keys, nkeys);
 	if (v) {
 		if (in_layer)
-			*in_layer = true;
+			*in_layer = 1;
 		return v;
 	}
-	return walk(c->file, keys, nkeys);
+	return walk(config, keys, nkeys);
+}
+
+/* The later -c that wiped what ov[i] set at keys: the first one after it
+ * that sets keys or a table above them. */
+static const struct dt_codex_override *replaced_by(const struct dt_codex_cli *cli, size_t i,
+                                                   const char *const *keys, size_t nkeys)
+{
+	for (size_t j = i + 1; j < cli->nov; j++)
+		if (override_covers(&cli->ov[j], keys, nkeys))
+			return &cli->ov[j];
+	return NULL;
+}
+
+static const struct toml_value *cfg_get(const struct codex_cfg *c, const char *const *keys,
+                                        size_t nkeys, const struct dt_codex_override **from,
+                                        int *in_layer)
+{
+	return dt_codex_lookup(c->cli, c->layer, c->file, keys, nkeys, from, in_layer);
 }
 
 /* Where the value cfg_get found came from, for messages. */
 static const char *cfg_where(const struct codex_cfg *c, const struct dt_codex_override *from,
-                             bool in_layer)
+                             int in_layer)
 {
 	return from ? from->text : in_layer ? c->layer_path : c->path;
 }
 
-static const char *cfg_string(struct dt_rootset *rs, const struct codex_cfg *c,
-                              const char *const *keys, size_t nkeys, const char *what)
+/* How high the layer that set keys is: 3 a -c, 2 the -p layer, 1
+ * config.toml, 0 none. */
+static int cfg_rank(const struct codex_cfg *c, const char *const *keys, size_t nkeys,
+                    const struct toml_value **v, const char **where)
 {
 	const struct dt_codex_override *from;
-	bool in_layer;
-	const struct toml_value *v = cfg_get(c, keys, nkeys, &from, &in_layer);
+	int in_layer;
 
-	if (!v)
-		return NULL;
-	if (v->type != TOML_STRING) {
-		dt_roots_warn(rs, "%s in %s is not a string; ignored", what,
-		              cfg_where(c, from, in_layer));
-		return NULL;
-	}
-	return v->str;
+	*v = cfg_get(c, keys, nkeys, &from, &in_layer);
+	*where = *v ? cfg_where(c, from, in_layer) : NULL;
+	return !*v ? 0 : from ? 3 : in_layer ? 2 : 1;
 }
 
-static bool cfg_bool(struct dt_rootset *rs, const struct codex_cfg *c, const char *key)
+__attribute__((format(printf, 2, 3))) static void refuse(struct dt_rootset *rs, const char *fmt,
+                                                         ...)
+{
+	va_list ap;
+	char *why;
+
+	if (rs->codex_refused)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	rs->codex_refused = xasprintf("Codex would refuse this command line: %s", why);
+	free(why);
+}
+
+static bool cfg_bool(const struct codex_cfg *c, const char *key)
 {
 	const char *keys[] = {"sandbox_workspace_write", key};
-	const struct dt_codex_override *from;
-	bool in_layer;
-	const struct toml_value *v = cfg_get(c, keys, 2, &from, &in_layer);
+	const struct toml_value *v = cfg_get(c, keys, 2, NULL, NULL);
 
-	if (!v)
-		return false;
-	if (v->type != TOML_BOOL) {
-		dt_roots_warn(rs, "sandbox_workspace_write.%s in %s is not a boolean; ignored", key,
-		              cfg_where(c, from, in_layer));
-		return false;
-	}
-	return v->b != 0;
+	return v && v->type == TOML_BOOL && v->b;
 }
 
 static bool known_mode(const char *m)
 {
 	return !strcmp(m, "read-only") || !strcmp(m, "workspace-write") ||
 	       !strcmp(m, "danger-full-access");
+}
+
+/* Codex deserialises the merged configuration before it starts anything:
+ * a value of the wrong type stops it ("invalid type: string ..., expected
+ * a sequence"), whatever the sandbox mode. */
+static void validate_cfg(struct dt_rootset *rs, const struct codex_cfg *c)
+{
+	static const char *const bools[] = {"exclude_slash_tmp", "exclude_tmpdir_env_var",
+	                                    "network_access"};
+	const char *kr[] = {"sandbox_workspace_write", "writable_roots"}, *km[] = {"sandbox_mode"};
+	const struct dt_codex_override *from;
+	int in_layer;
+	const struct toml_value *v = cfg_get(c, kr, 2, &from, &in_layer);
+
+	if (v && v->type != TOML_ARRAY)
+		refuse(rs, "sandbox_workspace_write.writable_roots in %s is not a list of paths",
+		       cfg_where(c, from, in_layer));
+	for (size_t i = 0; v && v->type == TOML_ARRAY && i < v->n; i++)
+		if (v->items[i].type != TOML_STRING)
+			refuse(rs, "writable_roots in %s: item %zu is not a path",
+			       cfg_where(c, from, in_layer), i + 1);
+	for (size_t k = 0; k < sizeof(bools) / sizeof(*bools); k++) {
+		const char *kb[] = {"sandbox_workspace_write", bools[k]};
+
+		v = cfg_get(c, kb, 2, &from, &in_layer);
+		if (v && v->type != TOML_BOOL)
+			refuse(rs, "sandbox_workspace_write.%s in %s is not a boolean", bools[k],
+			       cfg_where(c, from, in_layer));
+	}
+	v = cfg_get(c, km, 1, &from, &in_layer);
+	if (v && (v->type != TOML_STRING || !known_mode(v->str)))
+		refuse(rs,
+		       "sandbox_mode%s%s%s in %s: unknown variant, expected one of `read-only`, "
+		       "`workspace-write`, `danger-full-access`",
+		       v->type == TOML_STRING ? " \"" : "", v->type == TOML_STRING ? v->str : "",
+		       v->type == TOML_STRING ? "\"" : "", cfg_where(c, from, in_layer));
 }
 
 /* Codex: with no sandbox_mode anywhere, a project with a trust_level
@@ -276,46 +332,170 @@ static void add_dropped(struct dt_rootset *rs, const struct strlist *writable,
 	strlist_free(&lost);
 }
 
+void dt_codex_grant_hint(const struct dt_rootset *rs, const char *dir, char *out, size_t cap)
+{
+	if (rs->codex_permission_profile)
+		snprintf(
+		    out, cap,
+		    "-P %s grants only the workspace, /tmp and $TMPDIR: start it with -C %s, or "
+		    "use a [permissions] profile that grants it",
+		    rs->codex_permission_profile, dir);
+	else if (rs->codex_add_dir_ok)
+		snprintf(out, cap, "codex --add-dir %s, or writable_roots in config.toml", dir);
+	else
+		snprintf(out, cap,
+		         "writable_roots in config.toml, or one -c "
+		         "sandbox_workspace_write.writable_roots=[...] that lists every root");
+}
+
+static char *grant_knob(const struct dt_rootset *rs, const char *dir)
+{
+	char buf[PATH_MAX + 256];
+
+	dt_codex_grant_hint(rs, dir, buf, sizeof(buf));
+	return xstrdup(buf);
+}
+
+/* The workspace (cwd, or -C), /tmp unless excluded, $TMPDIR unless
+ * excluded: what workspace-write and -P :workspace grant besides lists. */
+static void base_roots(struct dt_rootset *rs, const struct dt_codex_launch *l,
+                       const struct dt_codex_cli *cli, const char *workspace, bool slash_tmp,
+                       bool tmpdir, struct strlist *writable)
+{
+	char *s, *k;
+
+	if (workspace) {
+		s = cli->cd ? xasprintf("codex %s %s", cli->cd_text, cli->cd)
+		            : xstrdup("codex workspace (cwd)");
+		k = grant_knob(rs, workspace);
+		add_writable(rs, writable, workspace, s, k);
+		free(s);
+		free(k);
+	}
+	if (slash_tmp) {
+		k = grant_knob(rs, "/tmp");
+		add_writable(rs, writable, "/tmp", "codex workspace-write: /tmp", k);
+		free(k);
+	}
+	if (tmpdir && nonempty(l->tmpdir) && l->tmpdir[0] != '/')
+		dt_roots_warn(rs, "TMPDIR=%s is not absolute; Codex does not make it writable",
+		              l->tmpdir);
+	else if (tmpdir && nonempty(l->tmpdir)) {
+		s = xasprintf("codex workspace-write: TMPDIR=%s", l->tmpdir);
+		k = grant_knob(rs, l->tmpdir);
+		add_writable(rs, writable, l->tmpdir, s, k);
+		free(s);
+		free(k);
+	}
+}
+
+/* .git, .codex, .agents and .aws inside every writable root stay read-only. */
+static void add_protected(struct dt_rootset *rs, const struct strlist *writable)
+{
+	for (size_t i = 0; i < writable->n; i++) {
+		for (size_t j = 0; j < sizeof(codex_protected) / sizeof(*codex_protected); j++) {
+			const char *w = writable->v[i];
+			char *p = xasprintf("%s/%s", strcmp(w, "/") ? w : "", codex_protected[j]);
+			char *s = xasprintf("codex keeps %s read-only inside writable root %s",
+			                    codex_protected[j], w);
+			struct dt_root *r;
+
+			if (!find_root(rs, p, DT_ROOT_CODEX)) {
+				r = dt_roots_add(rs, p, DT_ROOT_CODEX, s, NULL);
+				if (r)
+					r->readonly_sub = 1;
+			}
+			free(s);
+			free(p);
+		}
+	}
+}
+
+/* The writable_roots list that decides, from the -c layer, the -p layer
+ * or config.toml. */
+static void decided_list(struct dt_rootset *rs, const struct codex_cfg *cfg,
+                         const struct dt_codex_launch *l, const struct toml_value *list,
+                         const struct dt_codex_override *from, int in_layer,
+                         struct strlist *writable)
+{
+	struct strlist roots = {0};
+	const char *path = in_layer ? cfg->layer_path : cfg->path;
+	char *dir = !from && path ? dir_name(path) : NULL;
+	char *s = from ? xstrdup(from->text)
+	               : xasprintf("%s [sandbox_workspace_write] writable_roots", path);
+	char *k = from ? xstrdup(override_knob) : xasprintf("writable_roots in %s", path);
+
+	if (from) {
+		free(rs->codex_override);
+		rs->codex_override = xstrdup(from->text);
+	}
+	/* -c paths are relative to where Codex was started, the files' to
+	 * their directory ($CODEX_HOME) */
+	list_roots(rs, list, s, from ? l->cwd : dir, l->home, &roots);
+	for (size_t i = 0; i < roots.n; i++)
+		add_writable(rs, writable, roots.v[i], s, k);
+	strlist_free(&roots);
+	free(s);
+	free(k);
+	free(dir);
+}
+
+/* The lists that lost: every -c list a later -c wiped (dropped by that
+ * one), the -p layer's under a -c list, config.toml's under either. */
+static void lost_lists(struct dt_rootset *rs, const struct codex_cfg *cfg,
+                       const struct dt_codex_launch *l, const struct dt_codex_override *from,
+                       const struct strlist *writable)
+{
+	const char *keys[] = {"sandbox_workspace_write", "writable_roots"};
+	const struct dt_codex_cli *cli = cfg->cli;
+	const struct toml_value *layer_list = walk(cfg->layer, keys, 2);
+	char *s, *dir;
+
+	for (size_t i = 0; i < cli->nov; i++) {
+		const struct toml_value *v = override_at(&cli->ov[i], keys, 2);
+		const struct dt_codex_override *by = replaced_by(cli, i, keys, 2);
+
+		if (v && by)
+			add_dropped(rs, writable, v, cli->ov[i].text, l->cwd, l->home,
+			            cli->ov[i].text, override_knob, by->text);
+	}
+	if (from && layer_list) {
+		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->layer_path);
+		dir = dir_name(cfg->layer_path);
+		add_dropped(rs, writable, layer_list, cfg->layer_path, dir, l->home, s,
+		            override_knob, from->text);
+		free(s);
+		free(dir);
+	}
+	/* the layer's list replaced config.toml's first */
+	if ((from || layer_list) && cfg->path) {
+		char *k = layer_list ? xasprintf("writable_roots in %s", cfg->layer_path) : NULL;
+
+		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->path);
+		dir = dir_name(cfg->path);
+		add_dropped(rs, writable, walk(cfg->file, keys, 2), cfg->path, dir, l->home, s,
+		            layer_list ? k : override_knob,
+		            layer_list ? cfg->layer_path : from->text);
+		free(s);
+		free(dir);
+		free(k);
+	}
+}
+
 static void codex_workspace_write_roots(struct dt_rootset *rs, const struct codex_cfg *cfg,
                                         const struct dt_codex_launch *l, const char *workspace)
 {
 	const struct dt_codex_cli *cli = cfg->cli;
 	const char *keys[] = {"sandbox_workspace_write", "writable_roots"};
 	const struct dt_codex_override *from;
-	const struct toml_value *list, *layer_list;
-	bool in_layer;
-	struct strlist writable = {0}, roots = {0};
-	char *cfg_dir = cfg->path ? dir_name(cfg->path) : NULL;
-	char *layer_dir = cfg->layer_path ? dir_name(cfg->layer_path) : NULL;
-	char *s, *k;
+	int in_layer;
+	struct strlist writable = {0};
+	const struct toml_value *list;
 
-	if (workspace) {
-		s = cli->cd ? xasprintf("codex %s %s", cli->cd_text, cli->cd)
-		            : xstrdup("codex workspace (cwd)");
-		k = xasprintf("codex --add-dir %s", workspace);
-		add_writable(rs, &writable, workspace, s, k);
-		free(s);
-		free(k);
-	}
-	if (!cfg_bool(rs, cfg, "exclude_slash_tmp"))
-		add_writable(rs, &writable, "/tmp", "codex workspace-write: /tmp",
-		             "codex --add-dir /tmp");
-	if (nonempty(l->tmpdir) && !cfg_bool(rs, cfg, "exclude_tmpdir_env_var")) {
-		if (l->tmpdir[0] != '/') {
-			dt_roots_warn(rs,
-			              "TMPDIR=%s is not absolute; Codex does not make it "
-			              "writable",
-			              l->tmpdir);
-		} else {
-			s = xasprintf("codex workspace-write: TMPDIR=%s", l->tmpdir);
-			k = xasprintf("codex --add-dir %s", l->tmpdir);
-			add_writable(rs, &writable, l->tmpdir, s, k);
-			free(s);
-			free(k);
-		}
-	}
+	base_roots(rs, l, cli, workspace, !cfg_bool(cfg, "exclude_slash_tmp"),
+	           !cfg_bool(cfg, "exclude_tmpdir_env_var"), &writable);
 	for (size_t i = 0; i < cli->nadd; i++) {
-		char *p = resolve_path(cli->add_dirs[i], workspace, l->home);
+		char *p = resolve_path(cli->add_dirs[i], workspace, l->home), *s, *k;
 
 		if (!p) {
 			dt_roots_warn(rs,
@@ -331,91 +511,33 @@ static void codex_workspace_write_roots(struct dt_rootset *rs, const struct code
 		free(k);
 		free(p);
 	}
-
 	list = cfg_get(cfg, keys, 2, &from, &in_layer);
-	if (from) {
-		/* -c paths are relative to where Codex was started */
-		list_roots(rs, list, from->text, l->cwd, l->home, &roots);
-		free(rs->codex_override);
-		rs->codex_override = xstrdup(from->text);
-		for (size_t i = 0; i < roots.n; i++)
-			add_writable(rs, &writable, roots.v[i], from->text, override_knob);
-	} else if (in_layer) {
-		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->layer_path);
-		k = xasprintf("writable_roots in %s", cfg->layer_path);
-		list_roots(rs, list, cfg->layer_path, layer_dir, l->home, &roots);
-		for (size_t i = 0; i < roots.n; i++)
-			add_writable(rs, &writable, roots.v[i], s, k);
-		free(s);
-		free(k);
-	} else if (cfg->path) {
-		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->path);
-		k = xasprintf("writable_roots in %s", cfg->path);
-		list_roots(rs, list, cfg->path, cfg_dir, l->home, &roots);
-		for (size_t i = 0; i < roots.n; i++)
-			add_writable(rs, &writable, roots.v[i], s, k);
-		free(s);
-		free(k);
-	}
-
-	/* A later override replaces an earlier one too: two launchers that
-	 * each pass their own -c writable_roots (Hermes its board, hcom its
-	 * directory) leave only the last one's roots. */
-	for (size_t i = 0; from && i < cfg->cli->nov && &cfg->cli->ov[i] != from; i++) {
-		const struct toml_value *earlier = override_at(&cfg->cli->ov[i], keys, 2);
-
-		if (earlier)
-			add_dropped(rs, &writable, earlier, cfg->cli->ov[i].text, l->cwd, l->home,
-			            cfg->cli->ov[i].text, override_knob, from->text);
-	}
-
-	/* An override replaces the layer's list and the file's, and the
-	 * layer's list replaces the file's: what only a replaced list named
-	 * is not writable, though its owner may well think it is. */
-	layer_list = walk(cfg->layer, keys, 2);
-	if (from && layer_list) {
-		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->layer_path);
-		add_dropped(rs, &writable, layer_list, cfg->layer_path, layer_dir, l->home, s,
-		            override_knob, from->text);
-		free(s);
-	}
-	if ((from || layer_list) && cfg->path) {
-		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->path);
-		k = layer_list ? xasprintf("writable_roots in %s", cfg->layer_path) : NULL;
-		add_dropped(rs, &writable, walk(cfg->file, keys, 2), cfg->path, cfg_dir, l->home, s,
-		            layer_list ? k : override_knob,
-		            layer_list ? cfg->layer_path : from->text);
-		free(s);
-		free(k);
-	}
-	for (size_t i = 0; i < writable.n; i++) {
-		for (size_t j = 0; j < sizeof(codex_protected) / sizeof(*codex_protected); j++) {
-			const char *w = writable.v[i];
-			char *p = xasprintf("%s/%s", strcmp(w, "/") ? w : "", codex_protected[j]);
-			struct dt_root *r;
-
-			s = xasprintf("codex keeps %s read-only inside writable root %s",
-			              codex_protected[j], w);
-			if (!find_root(rs, p, DT_ROOT_CODEX)) {
-				r = dt_roots_add(rs, p, DT_ROOT_CODEX, s, NULL);
-				if (r)
-					r->readonly_sub = 1;
-			}
-			free(s);
-			free(p);
-		}
-	}
-	strlist_free(&roots);
+	if (list && (from || in_layer || cfg->path))
+		decided_list(rs, cfg, l, list, from, in_layer, &writable);
+	lost_lists(rs, cfg, l, from, &writable);
+	add_protected(rs, &writable);
 	strlist_free(&writable);
-	free(cfg_dir);
-	free(layer_dir);
+}
+
+/* -P :workspace (or default_permissions = ":workspace"): the workspace,
+ * /tmp and $TMPDIR, whatever writable_roots and the exclude_* settings say
+ * (seen with 0.169). */
+static void codex_workspace_profile_roots(struct dt_rootset *rs, const struct codex_cfg *cfg,
+                                          const struct dt_codex_launch *l, const char *workspace)
+{
+	struct strlist writable = {0};
+
+	base_roots(rs, l, cfg->cli, workspace, true, true, &writable);
+	add_protected(rs, &writable);
+	strlist_free(&writable);
 }
 
 /* The -p NAME layer Codex read: the ring's snapshot of it, else
  * $CODEX_HOME/NAME.config.toml (or ~/.codex/NAME.config.toml) as it is
  * now. ring_launch: the launch has a config.toml snapshot, so `denytrace
  * codex` would have recorded a layer it could read. Returns the parsed
- * layer with *path set, or NULL with *path NULL when there is none. */
+ * layer with *path set, or NULL with *path NULL when there is none (Codex
+ * runs without it) or it cannot be parsed (Codex refuses to start). */
 static struct toml_value *load_layer(struct dt_rootset *rs, const struct dt_codex_launch *l,
                                      const char *profile, bool ring_launch, char **path,
                                      bool *recorded)
@@ -435,10 +557,7 @@ static struct toml_value *load_layer(struct dt_rootset *rs, const struct dt_code
 				*recorded = true;
 				return v;
 			}
-			dt_roots_warn(rs,
-			              "%s as recorded at launch: %s; Codex's sandbox settings in "
-			              "it are ignored",
-			              snap->cfg_path, terr);
+			refuse(rs, "%s as recorded at launch: %s", snap->cfg_path, terr);
 			return NULL;
 		}
 		if (!snap->cfg_text) {
@@ -492,30 +611,25 @@ static struct toml_value *load_layer(struct dt_rootset *rs, const struct dt_code
 	}
 	v = toml_parse_file(*path, terr, sizeof(terr));
 	if (!v) {
-		dt_roots_warn(rs, "%s%s%s; Codex's sandbox settings in it are ignored",
-		              starts_with(terr, *path) ? "" : *path,
-		              starts_with(terr, *path) ? "" : ": ", terr);
+		refuse(rs, "%s%s%s", starts_with(terr, *path) ? "" : *path,
+		       starts_with(terr, *path) ? "" : ": ", terr);
 		free(*path);
 		*path = NULL;
 	}
 	return v;
 }
 
-/* The profile settings: with -p NAME, the layer (Codex 0.169 refuses a
- * legacy profile selector or [profiles.NAME] table beside it); without
- * -p, a legacy profile = "NAME" in config.toml, read as the
- * [profiles.NAME] table older Codex applied (0.169 refuses it too).
- * Returns the legacy table's sandbox_mode, or NULL. */
-static const char *codex_profile(struct dt_rootset *rs, struct codex_cfg *cfg,
-                                 const struct dt_codex_launch *l, bool ring_launch,
-                                 struct toml_value **layer, char **layer_path)
+/* The -p layer, and the legacy profile selectors Codex 0.169 refuses: a
+ * profile = "X" key anywhere, or [profiles.NAME] in config.toml beside
+ * -p NAME. */
+static void codex_profile(struct dt_rootset *rs, struct codex_cfg *cfg,
+                          const struct dt_codex_launch *l, bool ring_launch,
+                          struct toml_value **layer, char **layer_path)
 {
 	const char *kkey[] = {"profile"};
-	const struct dt_codex_override *from;
-	bool in_layer, recorded;
 	const char *profile = cfg->cli->profile;
 	const struct toml_value *key;
-	const char *legacy = NULL, *where;
+	bool recorded;
 
 	if (nonempty(profile)) {
 		*layer = load_layer(rs, l, profile, ring_launch, layer_path, &recorded);
@@ -525,51 +639,26 @@ static const char *codex_profile(struct dt_rootset *rs, struct codex_cfg *cfg,
 		rs->codex_profile_path = xstrdup(*layer_path);
 		rs->codex_profile_recorded = recorded;
 	}
-	key = cfg_get(cfg, kkey, 1, &from, &in_layer);
-	where = cfg_where(cfg, from, in_layer);
-	if (key && key->type == TOML_STRING)
-		legacy = key->str;
-	else if (key)
-		dt_roots_warn(rs, "profile in %s is not a string; ignored", where);
-
+	key = cfg_get(cfg, kkey, 1, NULL, NULL);
 	if (nonempty(profile)) {
 		const char *kp[] = {"profiles", profile};
-		char *dest =
-		    *layer_path ? xstrdup(*layer_path) : xasprintf("%s.config.toml", profile);
 
-		if (walk(cfg->file, kp, 2) || (legacy && !strcmp(legacy, profile)))
-			dt_roots_warn(
-			    rs,
-			    "codex --profile %s with the legacy [profiles.%s] table or "
-			    "profile = \"%s\" in %s: Codex 0.169 refuses this configuration "
-			    "(\"move those settings into %s\"); the legacy settings are "
-			    "ignored here",
-			    profile, profile, profile, walk(cfg->file, kp, 2) ? cfg->path : where,
-			    dest);
-		else if (legacy)
-			dt_roots_warn(
-			    rs,
-			    "legacy profile = \"%s\" in %s: Codex 0.169 refuses it (\"use "
-			    "--profile %s with %s.config.toml instead\")",
-			    legacy, where, legacy, legacy);
-		free(dest);
-		return NULL;
+		if (walk(cfg->file, kp, 2) ||
+		    (key && key->type == TOML_STRING && !strcmp(key->str, profile)))
+			refuse(rs,
+			       "--profile `%s` cannot be used while %s contains legacy `profile = "
+			       "\"%s\"` or `[profiles.%s]` config; move those settings into "
+			       "%s.config.toml",
+			       profile, cfg->path ? cfg->path : "config.toml", profile, profile,
+			       profile);
 	}
-	if (legacy) {
-		const char *kp[] = {"profiles", legacy};
-		const char *kpm[] = {"profiles", legacy, "sandbox_mode"};
-		bool has = cfg_get(cfg, kp, 2, NULL, NULL) != NULL;
-
-		dt_roots_warn(rs,
-		              "legacy profile = \"%s\" in %s: Codex 0.169 refuses it (\"use "
-		              "--profile %s with %s.config.toml instead\"); %s",
-		              legacy, where, legacy, legacy,
-		              has ? "its [profiles] table is applied here as older Codex did"
-		                  : "and there is no such [profiles] table either");
-		if (has)
-			return cfg_string(rs, cfg, kpm, 3, "sandbox_mode");
-	}
-	return NULL;
+	if (key)
+		refuse(rs,
+		       "legacy `profile = \"%s\"` config is no longer supported; use `--profile "
+		       "%s` with `%s.config.toml` instead",
+		       key->type == TOML_STRING ? key->str : "...",
+		       key->type == TOML_STRING ? key->str : "NAME",
+		       key->type == TOML_STRING ? key->str : "NAME");
 }
 
 __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen, const char *fmt,
@@ -584,58 +673,55 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
 	va_end(ap);
 }
 
-int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
-                        const char *config_path, char *err, size_t errlen)
+/* config.toml as Codex read it: the ring's snapshot, else the file.
+ * Returns the parsed file (NULL for none) with *path set; -1 in *rc when
+ * an explicit config_path cannot be parsed. */
+static struct toml_value *load_config(struct dt_rootset *rs, const struct dt_codex_launch *l,
+                                      const char *config_path, char **path, bool *from_ring,
+                                      char *err, size_t errlen, int *rc)
 {
-	struct dt_codex_cli cli = {0};
-	struct codex_cfg cfg = {0};
-	struct toml_value *file = NULL, *layer = NULL;
-	char *path = NULL, *workspace = NULL, *layer_path = NULL;
-	const char *mode, *profile_mode, *top_mode;
-	char terr[512];
-
-	if (err && errlen)
-		err[0] = 0;
-	if (!rs || !l)
-		return 0;
-
-	/* The config first: an explicit one that cannot be read stops
-	 * everything before the set is touched. */
 	const struct dt_record *snap = l->config_snapshot;
-	bool from_ring = false;
+	struct toml_value *file = NULL;
+	char terr[512];
+	struct stat st;
+	bool found;
+	int unreadable = 0;
 
+	*path = NULL;
+	*from_ring = false;
 	if (config_path) {
-		path = xstrdup(config_path);
+		*path = xstrdup(config_path);
 	} else if (snap && snap->cfg_path && snap->cfg_text && !snap->cfg_trunc) {
 		/* what Codex read at launch, not what the file says now */
 		file = toml_parse(snap->cfg_text, snap->cfg_len, terr, sizeof(terr));
 		if (file) {
-			path = xstrdup(snap->cfg_path);
-			from_ring = true;
+			*path = xstrdup(snap->cfg_path);
+			*from_ring = true;
 		} else {
-			dt_roots_warn(rs,
-			              "%s as recorded at launch: %s; Codex's sandbox settings in "
-			              "it are ignored",
-			              snap->cfg_path, terr);
+			refuse(rs, "%s as recorded at launch: %s", snap->cfg_path, terr);
 		}
+		return file;
 	} else if (snap && snap->cfg_path && !snap->cfg_text) {
 		if (snap->cfg_errno != ENOENT)
-			dt_roots_warn(rs,
-			              "%s could not be read at launch (%s); Codex's sandbox settings "
-			              "in it are unknown",
-			              snap->cfg_path, strerror(snap->cfg_errno));
+			dt_roots_warn(
+			    rs,
+			    "%s could not be read at launch (%s); Codex's sandbox settings "
+			    "in it are unknown",
+			    snap->cfg_path, strerror(snap->cfg_errno));
 		/* ENOENT: no config at launch; one created later is not Codex's */
+		return NULL;
 	} else if (snap && snap->cfg_path) {
-		dt_roots_warn(rs,
-		              "the ring holds only the first %zu of %llu bytes of %s; it is read as "
-		              "it is now, which may differ from what Codex read",
-		              snap->cfg_len, (unsigned long long)snap->cfg_size, snap->cfg_path);
-		path = xstrdup(snap->cfg_path);
+		dt_roots_warn(
+		    rs,
+		    "the ring holds only the first %zu of %llu bytes of %s; it is read as "
+		    "it is now, which may differ from what Codex read",
+		    snap->cfg_len, (unsigned long long)snap->cfg_size, snap->cfg_path);
+		*path = xstrdup(snap->cfg_path);
 	} else if (nonempty(l->codex_home)) {
 		char *home = resolve_path(l->codex_home, l->cwd, NULL);
 
 		if (home)
-			path = xasprintf("%s/config.toml", strcmp(home, "/") ? home : "");
+			*path = xasprintf("%s/config.toml", strcmp(home, "/") ? home : "");
 		else
 			dt_roots_warn(rs,
 			              "CODEX_HOME=%s is relative and the cwd is unknown; "
@@ -643,102 +729,233 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 			              l->codex_home);
 		free(home);
 	} else if (nonempty(l->home) && l->home[0] == '/') {
-		path = xasprintf("%s/.codex/config.toml", strcmp(l->home, "/") ? l->home : "");
+		*path = xasprintf("%s/.codex/config.toml", strcmp(l->home, "/") ? l->home : "");
 	}
-	if (path && !from_ring) {
-		struct stat st;
+	if (!*path)
+		return NULL;
+	if (!config_path && stat(*path, &st) != 0 && errno == ENOENT) {
+		free(*path); /* no config is Codex's default, not a problem */
+		*path = NULL;
+		return NULL;
+	}
+	found = stat(*path, &st) == 0;
+	/* a FIFO or a device there would block or never end */
+	if (found && !S_ISREG(st.st_mode))
+		snprintf(terr, sizeof(terr), "%s is not a regular file (%s)", *path,
+		         dt_file_kind(st.st_mode));
+	else if ((file = toml_parse_file(*path, terr, sizeof(terr))) == NULL)
+		unreadable = errno != 0 && errno != EISDIR && errno != EFBIG;
+	if (!file && config_path) {
+		if (starts_with(terr, *path))
+			set_err(err, errlen, "%s", terr);
+		else
+			set_err(err, errlen, "%s: %s", *path, terr);
+		*rc = unreadable ? -2 : -1;
+	} else if (!file && (unreadable || (found && !S_ISREG(st.st_mode)))) {
+		dt_roots_warn(rs, "%s%s%s; Codex's sandbox settings in it are unknown",
+		              starts_with(terr, *path) ? "" : *path,
+		              starts_with(terr, *path) ? "" : ": ", terr);
+	} else if (!file) {
+		/* Codex stops on a config.toml it cannot parse */
+		refuse(rs, "%s%s%s", starts_with(terr, *path) ? "" : *path,
+		       starts_with(terr, *path) ? "" : ": ", terr);
+	}
+	if (!file) {
+		free(*path);
+		*path = NULL;
+	}
+	return file;
+}
 
-		int found = stat(path, &st) == 0;
-		int unreadable = 0;
-		if (!config_path && !found && errno == ENOENT) {
-			free(path); /* no config is Codex's default, not a problem */
-			path = NULL;
-		} else {
-			/* a FIFO or a device there would block or never end */
-			if (found && !S_ISREG(st.st_mode))
-				snprintf(terr, sizeof(terr), "%s is not a regular file (%s)", path,
-				         dt_file_kind(st.st_mode));
-			else if ((file = toml_parse_file(path, terr, sizeof(terr))) == NULL)
-				unreadable = errno != 0 && errno != EISDIR && errno != EFBIG;
-			if (!file && config_path) {
-				if (starts_with(terr, path))
-					set_err(err, errlen, "%s", terr);
-				else
-					set_err(err, errlen, "%s: %s", path, terr);
-				free(path);
-				return unreadable ? -2 : -1;
-			}
-			if (!file) {
-				dt_roots_warn(rs,
-				              "%s%s%s; Codex's sandbox settings in it are "
-				              "ignored",
-				              starts_with(terr, path) ? "" : path,
-				              starts_with(terr, path) ? "" : ": ", terr);
-				free(path);
-				path = NULL;
-			}
-		}
+/* What decides the sandbox: a permission profile (-P, or
+ * default_permissions) or a sandbox mode. */
+struct codex_choice {
+	const char *mode;    /* read-only, workspace-write, danger-full-access; NULL
+	                      * for a [permissions] profile not modelled */
+	const char *profile; /* the permission profile, or NULL */
+	bool ws_profile;     /* :workspace (or a profile extending it) */
+	char *why;           /* where it came from, for messages */
+};
+
+/* Which of sandbox_mode and default_permissions decides, as Codex 0.169
+ * does (seen with the binary): -P beats both; otherwise the higher layer
+ * (-c, then -p, then config.toml) that sets either decides, and within one
+ * layer default_permissions wins. `codex sandbox` takes sandbox_mode from
+ * -c only unless some layer sets default_permissions; the TUI and exec
+ * take -s over both, and run workspace-write in a trusted project. */
+static void choose_mode(struct dt_rootset *rs, const struct codex_cfg *cfg, const char *workspace,
+                        struct codex_choice *ch)
+{
+	const char *kdp[] = {"default_permissions"}, *ksm[] = {"sandbox_mode"}, *wdp, *wsm;
+	const struct toml_value *dp, *sm;
+	const struct dt_codex_cli *cli = cfg->cli;
+	int rdp = cfg_rank(cfg, kdp, 1, &dp, &wdp), rsm = cfg_rank(cfg, ksm, 1, &sm, &wsm);
+
+	if (cli->perm_profile) {
+		ch->profile = cli->perm_profile;
+		ch->why = xasprintf("%s %s", cli->perm_text, cli->perm_profile);
+	} else if (!cli->sandbox_cmd && cli->mode) {
+		ch->mode = cli->mode;
+		if (!known_mode(cli->mode))
+			refuse(rs, "invalid value '%s' for '--sandbox <SANDBOX_MODE>'", cli->mode);
+	} else if (dp && rdp >= rsm) {
+		if (dp->type != TOML_STRING)
+			refuse(rs, "default_permissions in %s is not a string", wdp);
+		ch->profile = dp->type == TOML_STRING ? dp->str : "";
+		ch->why = xasprintf("default_permissions = \"%s\" in %s", ch->profile, wdp);
+	} else if (sm && sm->type == TOML_STRING && (rsm == 3 || !cli->sandbox_cmd || dp)) {
+		ch->mode = sm->str;
+	} else {
+		if (sm && sm->type == TOML_STRING)
+			dt_roots_warn(rs,
+			              "codex sandbox ignores sandbox_mode = \"%s\" in %s: it runs "
+			              "read-only unless -c sandbox_mode=..., -P or "
+			              "default_permissions says otherwise",
+			              sm->str, wsm);
+		ch->mode = !cli->sandbox_cmd && workspace && project_has_trust(cfg, workspace)
+		               ? "workspace-write"
+		               : "read-only";
+	}
+}
+
+static const char *builtin_mode(const char *profile, bool *ws)
+{
+	*ws = !strcmp(profile, ":workspace");
+	return *ws                                       ? "workspace-write"
+	       : !strcmp(profile, ":read-only")          ? "read-only"
+	       : !strcmp(profile, ":danger-full-access") ? "danger-full-access"
+	                                                 : NULL;
+}
+
+/* The mode a permission profile stands for: Codex 0.169's built-ins
+ * :read-only, :workspace and :danger-full-access, or [permissions.NAME]
+ * (modelled only when it just extends a built-in). */
+static void profile_mode(struct dt_rootset *rs, const struct codex_cfg *cfg,
+                         struct codex_choice *ch)
+{
+	const char *p = ch->profile, *kperm[] = {"permissions"}, *kp[] = {"permissions", p};
+	const char *kext[] = {"permissions", p, "extends"},
+	           *kfs[] = {"permissions", p, "filesystem"};
+	const struct toml_value *ext;
+
+	ch->mode = builtin_mode(p, &ch->ws_profile);
+	if (ch->mode)
+		return;
+	if (p[0] == ':') {
+		refuse(rs, "default_permissions refers to unknown built-in profile `%s`", p);
+		return;
+	}
+	if (!cfg_get(cfg, kperm, 1, NULL, NULL)) {
+		refuse(rs, "%s: default_permissions requires a `[permissions]` table", ch->why);
+		return;
+	}
+	if (!cfg_get(cfg, kp, 2, NULL, NULL)) {
+		refuse(rs, "default_permissions refers to undefined profile `%s`", p);
+		return;
+	}
+	ext = cfg_get(cfg, kext, 3, NULL, NULL);
+	if (ext && ext->type == TOML_STRING && !cfg_get(cfg, kfs, 3, NULL, NULL))
+		ch->mode = builtin_mode(ext->str, &ch->ws_profile);
+	if (!ch->mode)
+		dt_roots_warn(rs,
+		              "%s: the filesystem entries of [permissions.%s] decide what is "
+		              "writable; denytrace does not model them",
+		              ch->why, p);
+}
+
+/* Says which settings a permission profile made irrelevant. */
+static void warn_ignored(struct dt_rootset *rs, const struct codex_cfg *cfg,
+                         const struct codex_choice *ch)
+{
+	static const char *const keys[][2] = {
+	    {"sandbox_mode", NULL},
+	    {"sandbox_workspace_write", "writable_roots"},
+	    {"sandbox_workspace_write", "exclude_slash_tmp"},
+	    {"sandbox_workspace_write", "exclude_tmpdir_env_var"}};
+	char list[256] = "";
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		size_t n = strlen(list);
+
+		if (cfg_get(cfg, keys[i], keys[i][1] ? 2 : 1, NULL, NULL))
+			snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+			         keys[i][1] ? keys[i][1] : keys[i][0]);
+	}
+	if (list[0])
+		dt_roots_warn(
+		    rs,
+		    "%s: Codex ignores %s here; the permission profile alone decides what "
+		    "is writable%s",
+		    ch->why, list, ch->ws_profile ? " (the workspace, /tmp and $TMPDIR)" : "");
+}
+
+/* The workspace: -C taken against the cwd, else the cwd. */
+static char *codex_workspace(struct dt_rootset *rs, const struct dt_codex_cli *cli,
+                             const struct dt_codex_launch *l)
+{
+	char *w = NULL;
+
+	if (cli->cd && *cli->cd) {
+		w = resolve_path(cli->cd, l->cwd, NULL);
+		if (!w)
+			dt_roots_warn(rs, "codex %s %s: relative and the cwd is unknown",
+			              cli->cd_text, cli->cd);
+	} else if (nonempty(l->cwd) && l->cwd[0] == '/') {
+		w = normalize_path(NULL, l->cwd);
+	}
+	return w;
+}
+
+int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
+                        const char *config_path, char *err, size_t errlen)
+{
+	struct dt_codex_cli cli = {0};
+	struct codex_cfg cfg = {0};
+	struct codex_choice ch = {0};
+	struct toml_value *file, *layer = NULL;
+	char *path, *workspace, *layer_path = NULL;
+	bool from_ring;
+	int rc = 0;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!rs || !l)
+		return 0;
+	/* Codex parses its command line first, then reads its config */
+	dt_codex_cli_parse(rs, &cli, l->argv, l->argc);
+	if (cli.refused)
+		refuse(rs, "%s", cli.refused);
+	rs->codex_add_dir_ok = cli.add_dir_ok;
+	file = load_config(rs, l, config_path, &path, &from_ring, err, errlen, &rc);
+	if (rc < 0) {
+		dt_codex_cli_free(&cli);
+		return rc;
 	}
 	free(rs->codex_config_path);
 	rs->codex_config_path = xstrdup(path);
 	rs->codex_config_recorded = from_ring;
-
-	dt_codex_cli_parse(rs, &cli, l->argv, l->argc);
 	cfg.file = file;
 	cfg.path = path;
 	cfg.cli = &cli;
-
-	/* Codex takes a relative -C against the cwd and uses the result
-	 * as the workspace. */
-	if (cli.cd && *cli.cd) {
-		workspace = resolve_path(cli.cd, l->cwd, NULL);
-		if (!workspace)
-			dt_roots_warn(rs, "codex %s %s: relative and the cwd is unknown",
-			              cli.cd_text, cli.cd);
-	} else if (nonempty(l->cwd) && l->cwd[0] == '/') {
-		workspace = normalize_path(NULL, l->cwd);
+	workspace = codex_workspace(rs, &cli, l);
+	codex_profile(rs, &cfg, l, !config_path && l->config_snapshot != NULL, &layer, &layer_path);
+	validate_cfg(rs, &cfg);
+	choose_mode(rs, &cfg, workspace, &ch);
+	if (ch.profile && !rs->codex_refused)
+		profile_mode(rs, &cfg, &ch);
+	if (!rs->codex_refused) {
+		free(rs->codex_sandbox_mode);
+		rs->codex_sandbox_mode = xstrdup(ch.mode ? ch.mode : ch.profile);
+		free(rs->codex_permission_profile);
+		rs->codex_permission_profile = xstrdup(ch.profile);
+		if (ch.profile)
+			warn_ignored(rs, &cfg, &ch);
+		if (ch.ws_profile)
+			codex_workspace_profile_roots(rs, &cfg, l, workspace);
+		else if (ch.mode && !strcmp(ch.mode, "workspace-write"))
+			codex_workspace_write_roots(rs, &cfg, l, workspace);
 	}
-
-	profile_mode =
-	    codex_profile(rs, &cfg, l, !config_path && snap != NULL, &layer, &layer_path);
-	{
-		const char *k1[] = {"sandbox_mode"};
-
-		top_mode = cfg_string(rs, &cfg, k1, 1, "sandbox_mode");
-	}
-	mode = cli.mode ? cli.mode : profile_mode ? profile_mode : top_mode;
-	if (cli.sandbox_cmd && !cli.mode) {
-		/* Codex 0.169's `codex sandbox` ignores sandbox_mode from its
-		 * files (config.toml, the -p layer) and project trust: it is
-		 * read-only unless -c says otherwise */
-		const char *k1[] = {"sandbox_mode"};
-		const struct dt_codex_override *from;
-		bool in_layer;
-		const struct toml_value *v = cfg_get(&cfg, k1, 1, &from, &in_layer);
-		if (!from) {
-			if (mode)
-				dt_roots_warn(rs,
-				              "codex sandbox ignores sandbox_mode = \"%s\" in %s: "
-				              "it runs read-only unless -c sandbox_mode=... is given",
-				              mode,
-				              v ? cfg_where(&cfg, from, in_layer) : "a legacy profile");
-			mode = "read-only";
-		}
-	}
-	if (!mode)
-		mode = workspace && project_has_trust(&cfg, workspace) ? "workspace-write"
-		                                                       : "read-only";
-	free(rs->codex_sandbox_mode);
-	rs->codex_sandbox_mode = xstrdup(mode);
-
-	if (!known_mode(mode))
-		dt_roots_warn(rs,
-		              "codex sandbox mode \"%s\" is not read-only, workspace-write "
-		              "or danger-full-access (Codex refuses to start)",
-		              mode);
-	else if (!strcmp(mode, "workspace-write"))
-		codex_workspace_write_roots(rs, &cfg, l, workspace);
-
+	free(ch.why);
 	free(workspace);
 	dt_codex_cli_free(&cli);
 	toml_free(file);

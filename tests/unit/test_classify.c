@@ -876,6 +876,7 @@ Test(classify, advice_without_a_knob_depends_on_codex)
 	assert_has(v.advice, "--bind " D "/proj " D "/proj");
 
 	rs.codex_sandbox_mode = strdup("workspace-write");
+	rs.codex_add_dir_ok = 1; /* codex exec, or the TUI */
 	rs.codex_override = strdup("-c sandbox_workspace_write.writable_roots=[]");
 	v = classify(&d, NULL, 0);
 	assert_has(v.advice, "codex --add-dir " D "/proj");
@@ -953,12 +954,33 @@ Test(classify, outside_roots_with_roots_and_codex_advice)
 {
 	root(D "/proj", 0, NULL);
 	rs.codex_sandbox_mode = strdup("workspace-write");
+	rs.codex_add_dir_ok = 1;
 	struct dt_record d = denial("mkdir", EROFS, D "/scratch/out");
 	struct dt_verdict v = classify(&d, NULL, 0);
 
 	assert_cause(v, DT_CAUSE_OUTSIDE_ROOTS);
 	cr_assert_null(strstr(v.reason, "none were derived"));
-	assert_has(v.advice, "(codex --add-dir " D "/scratch)");
+	assert_has(v.advice, "(codex --add-dir " D "/scratch, or writable_roots in config.toml)");
+}
+
+/* Codex 0.169's `codex sandbox` exits 2 on --add-dir: advice for its
+ * launches names what it takes. */
+Test(classify, advice_for_codex_sandbox_never_suggests_add_dir)
+{
+	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
+	                      "--",    "sh",      NULL};
+	struct dt_codex_launch l = {.argv = argv, .argc = 6, .cwd = D "/proj", .home = D "/home"};
+	char err[256];
+	cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s", err);
+	struct dt_record d = denial("mkdir", EROFS, D "/scratch/out");
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_OUTSIDE_ROOTS);
+	cr_assert_null(strstr(v.advice, "--add-dir"), "%s", v.advice);
+	assert_has(v.advice, "writable_roots");
+	for (size_t i = 0; i < rs.n; i++)
+		cr_assert(!rs.v[i].knob || !strstr(rs.v[i].knob, "--add-dir"), "%s: %s",
+		          rs.v[i].path, rs.v[i].knob);
 }
 
 Test(classify, readonly_mount_flag_makes_any_errno_a_sandbox_refusal)

@@ -244,9 +244,9 @@ Test(roots, argv_is_codex_recognises_codex_launchers)
 	cr_assert_not(dt_argv_is_codex(a1, 0));
 }
 
-Test(roots, codex_full_auto_workspace_tmp_and_tmpdir)
+Test(roots, codex_exec_workspace_write_gives_workspace_tmp_and_tmpdir)
 {
-	const char *argv[] = {"codex", "exec", "--full-auto", "-C", "/work", "fix it", NULL};
+	const char *argv[] = {"codex", "exec", "-s", "workspace-write", "-C", "/work", "fix it", NULL};
 	struct launch o = {.cwd = "/home/u", .tmpdir = "/var/tmp/u/"};
 	const struct dt_root *w;
 
@@ -255,7 +255,7 @@ Test(roots, codex_full_auto_workspace_tmp_and_tmpdir)
 	w = must_find("/work", DT_ROOT_CODEX);
 	cr_assert_eq(w->readonly_sub, 0);
 	cr_assert_eq(w->granted, -1);
-	assert_str(w->knob, "codex --add-dir /work");
+	assert_contains(w->knob, "codex --add-dir /work");
 	assert_contains(w->source, "-C /work");
 	assert_str(must_find("/tmp", DT_ROOT_CODEX)->source, "codex workspace-write: /tmp");
 	assert_str(must_find("/var/tmp/u", DT_ROOT_CODEX)->source,
@@ -348,7 +348,7 @@ Test(roots, codex_config_roots_exclusions_and_knobs)
 
 Test(roots, codex_exclude_slash_tmp_from_dotted_override)
 {
-	const char *argv[] = {"codex", "--full-auto", "-c",
+	const char *argv[] = {"codex", "-s", "workspace-write", "-c",
 	                      "sandbox_workspace_write.exclude_slash_tmp=true", NULL};
 	struct launch o = {.cwd = "/work", .tmpdir = "/var/tmp"};
 
@@ -415,7 +415,7 @@ Test(roots, codex_table_override_merges_with_the_config_table)
 	 * file's writable_roots stay */
 	write_file("ch/config.toml", "[sandbox_workspace_write]\n"
 	                             "writable_roots = [\"/b\"]\n");
-	const char *argv[] = {"codex", "--full-auto", "--config",
+	const char *argv[] = {"codex", "-s", "workspace-write", "--config",
 	                      "sandbox_workspace_write={ network_access = true }", NULL};
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
@@ -430,7 +430,7 @@ Test(roots, codex_table_override_that_holds_the_list_replaces_it)
 {
 	write_file("ch/config.toml", "[sandbox_workspace_write]\n"
 	                             "writable_roots = [\"/b\"]\n");
-	const char *argv[] = {"codex", "--full-auto", "-c",
+	const char *argv[] = {"codex", "-s", "workspace-write", "-c",
 	                      "sandbox_workspace_write={ writable_roots = [\"/a\"] }", NULL};
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
@@ -477,19 +477,19 @@ Test(roots, codex_bare_override_value_is_a_string)
 	must_find("/work", DT_ROOT_CODEX);
 }
 
-Test(roots, codex_override_without_equals_is_a_warning)
+Test(roots, codex_override_without_equals_is_refused)
 {
-	const char *argv[] = {"codex", "-c", "sandbox_mode", NULL};
+	const char *argv[] = {"codex", "-s", "workspace-write", "-c", "sandbox_mode", NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
-	cr_assert_eq(rs.nwarnings, 1);
-	assert_contains(rs.warnings[0], "sandbox_mode");
-	assert_str(rs.codex_sandbox_mode, "read-only");
+	assert_contains(rs.codex_refused, "Invalid override (missing '='): sandbox_mode");
+	cr_assert_null(rs.codex_sandbox_mode);
+	cr_assert_eq(rs.n, 0);
 }
 
 /* Codex 0.169: -p NAME layers $CODEX_HOME/NAME.config.toml over config.toml;
- * -s and -c beat the layer. */
+ * -s and -c beat the layer (a -c list after a -c table adds to it). */
 Test(roots, codex_profile_layer_sets_the_mode)
 {
 	write_file("ch/config.toml", "sandbox_mode = \"read-only\"\n");
@@ -605,9 +605,9 @@ Test(roots, codex_override_beats_the_profile_layer)
 	                      "-c",
 	                      "sandbox_mode=\"workspace-write\"",
 	                      "-c",
-	                      "sandbox_workspace_write.writable_roots=[\"/o\"]",
-	                      "-c",
 	                      "sandbox_workspace_write={ exclude_slash_tmp = false }",
+	                      "-c",
+	                      "sandbox_workspace_write.writable_roots=[\"/o\"]",
 	                      NULL};
 	const char *text = "-c sandbox_workspace_write.writable_roots=[\"/o\"]";
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
@@ -628,7 +628,7 @@ Test(roots, codex_override_beats_the_profile_layer)
 	must_find("/tmp", DT_ROOT_CODEX); /* the -c table merged over the layer's */
 }
 
-Test(roots, codex_legacy_profiles_table_with_p_is_a_warning)
+Test(roots, codex_legacy_profiles_table_with_p_is_refused)
 {
 	write_file("ch/config.toml", "sandbox_mode = \"read-only\"\n"
 	                             "[profiles.work]\n"
@@ -636,16 +636,11 @@ Test(roots, codex_legacy_profiles_table_with_p_is_a_warning)
 	const char *argv[] = {"codex", "-p", "work", NULL};
 	const char *p_other[] = {"codex", "-p", "other", NULL};
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
-	bool refused = false;
 
 	codex(&o, argv);
-	assert_str(rs.codex_sandbox_mode, "read-only"); /* the legacy table is not read */
-	for (size_t i = 0; i < rs.nwarnings; i++)
-		if (strstr(rs.warnings[i], "[profiles.work]") &&
-		    strstr(rs.warnings[i], "Codex 0.169 refuses") &&
-		    strstr(rs.warnings[i], "work.config.toml"))
-			refused = true;
-	cr_assert(refused, "no warning that Codex refuses [profiles.work] with -p work");
+	assert_contains(rs.codex_refused, "[profiles.work]");
+	assert_contains(rs.codex_refused, "work.config.toml");
+	cr_assert_null(rs.codex_sandbox_mode);
 	dt_rootset_free(&rs);
 
 	/* another profile's legacy table is harmless */
@@ -712,7 +707,7 @@ Test(roots, codex_profile_layer_from_the_ring_snapshot)
 	cr_assert_not(rs.codex_profile_recorded);
 }
 
-Test(roots, codex_default_profile_from_config)
+Test(roots, codex_legacy_profile_key_is_refused)
 {
 	write_file("ch/config.toml", "profile = \"work\"\n"
 	                             "[profiles.work]\n"
@@ -721,10 +716,9 @@ Test(roots, codex_default_profile_from_config)
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
 	codex(&o, argv);
-	assert_str(rs.codex_sandbox_mode, "workspace-write");
-	/* kept as older Codex read it, but 0.169 refuses to start */
-	cr_assert_eq(rs.nwarnings, 1);
-	assert_contains(rs.warnings[0], "Codex 0.169 refuses");
+	assert_contains(rs.codex_refused, "legacy `profile = \"work\"` config is no longer supported");
+	cr_assert_null(rs.codex_sandbox_mode);
+	cr_assert_eq(rs.n, 0);
 }
 
 Test(roots, codex_missing_profile_is_a_warning)
@@ -766,7 +760,7 @@ Test(roots, codex_trust_of_the_enclosing_git_repository_counts)
 Test(roots, codex_node_entry_point)
 {
 	const char *argv[] = {"node", "/usr/lib/node_modules/@openai/codex/bin/codex.js",
-	                      "exec", "--full-auto",
+	                      "exec", "-s", "workspace-write",
 	                      "-C",   "/w",
 	                      "task", NULL};
 	struct launch o = {.cwd = "/"};
@@ -786,7 +780,7 @@ Test(roots, codex_sandbox_ignores_the_commands_options)
 	                      "-C",          "/evil",
 	                      "--add-dir",   "/evil2",
 	                      "-s",          "danger-full-access",
-	                      "--full-auto", NULL};
+	                      "-s", "workspace-write", NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -821,12 +815,13 @@ Test(roots, codex_sandbox_ignores_sandbox_mode_from_config_toml)
 	must_find("/b", DT_ROOT_CODEX);
 }
 
-Test(roots, codex_sandbox_linux_without_double_dash)
+/* Codex 0.169 has no `codex sandbox linux`: the word is the command. */
+Test(roots, codex_sandbox_takes_linux_as_the_command)
 {
 	const char *argv[] = {"codex",
 	                      "sandbox",
 	                      "linux",
-	                      "--full-auto",
+	                      "-s", "workspace-write",
 	                      "sh",
 	                      "-c",
 	                      "sandbox_mode=\"read-only\"",
@@ -836,14 +831,14 @@ Test(roots, codex_sandbox_linux_without_double_dash)
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
-	assert_str(rs.codex_sandbox_mode, "workspace-write");
-	must_find("/work", DT_ROOT_CODEX);
+	cr_assert_null(rs.codex_refused, "%s", rs.codex_refused);
+	assert_str(rs.codex_sandbox_mode, "read-only"); /* no -c before the command */
 	cr_assert_null(find("/evil", DT_ROOT_CODEX));
 }
 
 Test(roots, codex_protected_subpaths_are_readonly_subs)
 {
-	const char *argv[] = {"codex", "--full-auto", NULL};
+	const char *argv[] = {"codex", "-s", "workspace-write", NULL};
 	struct launch o = {.cwd = "/work"};
 	const char *names[] = {".git", ".codex", ".agents", ".aws"};
 	const struct dt_root *r;
@@ -873,7 +868,7 @@ Test(roots, codex_malformed_explicit_config_is_an_error_with_its_line)
 {
 	const char *cfg = write_file("bad.toml", "sandbox_mode = \"workspace-write\"\n"
 	                                         "[sandbox_workspace_write\n");
-	const char *argv[] = {"codex", "--full-auto", NULL};
+	const char *argv[] = {"codex", "-s", "workspace-write", NULL};
 	struct dt_codex_launch l = {.argv = argv, .argc = 2, .cwd = "/work", .home = "/nohome"};
 	char err[512] = "";
 
@@ -894,18 +889,19 @@ Test(roots, codex_missing_explicit_config_is_an_error)
 	assert_contains(err, "nope.toml");
 }
 
-Test(roots, codex_malformed_default_config_is_a_warning)
+/* Codex 0.169 stops on a config.toml it cannot parse: nothing runs. */
+Test(roots, codex_malformed_default_config_is_refused)
 {
 	write_file("ch/config.toml", "sandbox_mode = \n");
-	const char *argv[] = {"codex", "--full-auto", NULL};
+	const char *argv[] = {"codex", "-s", "workspace-write", NULL};
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
 	codex(&o, argv);
-	cr_assert_eq(rs.nwarnings, 1);
-	assert_contains(rs.warnings[0], "line 1");
-	assert_contains(rs.warnings[0], tmp_path("ch/config.toml"));
+	assert_contains(rs.codex_refused, "Codex would refuse this command line");
+	assert_contains(rs.codex_refused, "line 1");
+	assert_contains(rs.codex_refused, tmp_path("ch/config.toml"));
 	cr_assert_null(rs.codex_config_path);
-	must_find("/work", DT_ROOT_CODEX);
+	cr_assert_eq(rs.n, 0, "Codex started nothing: no roots");
 }
 
 Test(roots, codex_default_config_under_home)
@@ -1176,7 +1172,7 @@ Test(roots, not_granted_when_every_sandboxed_process_has_it_read_only)
 
 Test(roots, read_only_sub_mount_is_not_granted)
 {
-	const char *argv[] = {"codex", "--full-auto", NULL};
+	const char *argv[] = {"codex", "-s", "workspace-write", NULL};
 	struct launch o = {.cwd = "/work"};
 	/* as Codex's bwrap lays it out: rw root, ro .git over it */
 	struct dt_mount m[] = {{"/", "ext4", 0},
@@ -1276,7 +1272,7 @@ Test(roots, root_for_path_matches_through_a_symlinked_root)
 
 Test(roots, codex_prompt_after_double_dash_is_not_an_option)
 {
-	const char *argv[] = {"codex", "exec", "--full-auto", "--", "--add-dir=/evil", "-C",
+	const char *argv[] = {"codex", "exec", "-s", "workspace-write", "--", "--add-dir=/evil", "-C",
 	                      "/evil2", NULL};
 	struct launch o = {.cwd = "/work"};
 
@@ -1296,4 +1292,118 @@ Test(roots, codex_override_key_and_value_may_be_spaced)
 	assert_str(rs.codex_sandbox_mode, "workspace-write");
 	must_find("/k", DT_ROOT_CODEX);
 	cr_assert_eq(rs.nwarnings, 0);
+}
+
+/* ---- Codex 0.169 as the real binary does it (see codex_shapes.def) -------------- */
+
+/* Item 1 of issue 16: a -c table replaces what earlier -c flags set in it. */
+Test(roots, a_c_table_wipes_what_earlier_c_flags_set_in_that_table)
+{
+	write_file("ch/config.toml", "[sandbox_workspace_write]\nwritable_roots = [\"/b\"]\n");
+	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
+	                      "-c", "sandbox_workspace_write.writable_roots=[\"/a\"]",
+	                      "-c", "sandbox_workspace_write={network_access=true}", "--", "sh",
+	                      NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	const struct dt_root *b = must_find("/b", DT_ROOT_CODEX);
+	cr_assert_null(b->dropped_by, "config.toml's list applies again: %s", b->dropped_by);
+	assert_str(must_find("/a", DT_ROOT_CODEX)->dropped_by,
+	           "-c sandbox_workspace_write={network_access=true}");
+	cr_assert_null(rs.codex_override, "no -c list decides");
+}
+
+/* Item 2: -P :workspace grants the workspace (-C), /tmp and $TMPDIR, and
+ * says what it made irrelevant. */
+Test(roots, permission_profile_workspace_grants_the_workspace_and_tmp_only)
+{
+	const char *argv[] = {"codex", "sandbox", "-C", "/w2", "-P", ":workspace", "-c",
+	                      "sandbox_mode=\"read-only\"", "-c",
+	                      "sandbox_workspace_write.writable_roots=[\"/a\"]", "--", "sh", NULL};
+	struct launch o = {.cwd = "/work", .tmpdir = "/var/tmp/t"};
+	bool said = false;
+
+	codex(&o, argv);
+	cr_assert_null(rs.codex_refused, "%s", rs.codex_refused);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	assert_str(rs.codex_permission_profile, ":workspace");
+	must_find("/w2", DT_ROOT_CODEX);
+	must_find("/tmp", DT_ROOT_CODEX);
+	must_find("/var/tmp/t", DT_ROOT_CODEX);
+	cr_assert_null(find("/a", DT_ROOT_CODEX));
+	cr_assert_null(find("/work", DT_ROOT_CODEX));
+	for (size_t i = 0; i < rs.nwarnings; i++)
+		said |= strstr(rs.warnings[i], "-P :workspace") &&
+		        strstr(rs.warnings[i], "sandbox_mode") &&
+		        strstr(rs.warnings[i], "writable_roots");
+	cr_assert(said, "no warning that -P made sandbox_mode and writable_roots irrelevant");
+}
+
+/* Item 3: codex sandbox takes no --add-dir; Codex exits 2, nothing runs. */
+Test(roots, codex_sandbox_with_add_dir_is_refused_and_lists_no_roots)
+{
+	const char *argv[] = {"codex", "sandbox", "--add-dir", "/a", "-c",
+	                      "sandbox_mode=\"workspace-write\"", "--", "sh", NULL};
+	const char *no_p[] = {"codex", "sandbox", "-C", "/w2", "-c",
+	                      "sandbox_mode=\"workspace-write\"", "--", "sh", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_contains(rs.codex_refused, "Codex would refuse this command line");
+	assert_contains(rs.codex_refused, "codex sandbox does not accept --add-dir");
+	cr_assert_eq(rs.n, 0);
+	cr_assert_null(rs.codex_sandbox_mode);
+	dt_rootset_free(&rs);
+	codex(&o, no_p);
+	assert_contains(rs.codex_refused, "-C only with -P");
+	cr_assert_eq(rs.n, 0);
+}
+
+/* Item 4: dropped_by names the -c that removed a list, never a root that
+ * is granted. */
+Test(roots, dropped_by_names_the_flag_that_removed_the_list)
+{
+	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c",
+	                      "sandbox_workspace_write.writable_roots=[\"/c\"]", "-c",
+	                      "sandbox_workspace_write.writable_roots=[\"/b\"]", "-c",
+	                      "sandbox_workspace_write={exclude_slash_tmp=true}", "--", "sh", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_str(must_find("/c", DT_ROOT_CODEX)->dropped_by,
+	           "-c sandbox_workspace_write.writable_roots=[\"/b\"]");
+	assert_str(must_find("/b", DT_ROOT_CODEX)->dropped_by,
+	           "-c sandbox_workspace_write={exclude_slash_tmp=true}");
+	cr_assert_null(find("/tmp", DT_ROOT_CODEX), "the table excluded /tmp");
+	for (size_t i = 0; i < rs.n; i++)
+		cr_assert(!rs.v[i].dropped_by || rs.v[i].granted != 1, "%s granted and dropped",
+		          rs.v[i].path);
+}
+
+/* --full-auto is gone in 0.169: every command line refuses it. */
+Test(roots, codex_full_auto_is_refused)
+{
+	const char *argv[] = {"codex", "exec", "--full-auto", "task", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	assert_contains(rs.codex_refused, "--full-auto");
+	cr_assert_eq(rs.n, 0);
+}
+
+/* -s before `sandbox` belongs to the TUI: codex sandbox runs read-only. */
+Test(roots, tui_options_before_sandbox_are_ignored_with_a_warning)
+{
+	const char *argv[] = {"codex", "-s", "workspace-write", "--add-dir", "/a", "sandbox",
+	                      "--", "sh", NULL};
+	struct launch o = {.cwd = "/work"};
+
+	codex(&o, argv);
+	cr_assert_null(rs.codex_refused, "%s", rs.codex_refused);
+	assert_str(rs.codex_sandbox_mode, "read-only");
+	cr_assert_eq(rs.n, 0);
+	cr_assert_eq(rs.nwarnings, 2);
+	assert_contains(rs.warnings[0], "codex sandbox ignores -s given before `sandbox`");
+	assert_contains(rs.warnings[1], "--add-dir");
 }
