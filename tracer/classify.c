@@ -14,7 +14,8 @@
  *  6. symlink-mismatch   the logical path and the realpath fall under
  *                        different roots
  *  7. sqlite-side-file   SQLite could not create/remove -journal, -wal,
- *                        -shm or a lock beside a database it could open
+ *                        -shm or <db>.lock beside a database the record
+ *                        shows writable for that process (sqlite_role.c)
  *  8. root-not-granted   an expected root contains it, but the sandbox did
  *                        not make that root writable
  *  9. outside-roots      no expected root contains it, and a sandbox refused
@@ -31,6 +32,7 @@
 #include <sys/statvfs.h>
 
 #include "names.h"
+#include "sqlite_role.h"
 
 static const char *const cause_names[DT_CAUSE_COUNT] = {
 	"injected",       "lock-contention",  "cross-mount",      "file-permissions",
@@ -161,21 +163,6 @@ static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
 	default:
 		return 0;
 	}
-}
-
-static const char *dt_side_suffix(const char *role)
-{
-	if (!role)
-		return NULL;
-	if (!strcmp(role, "journal"))
-		return "-journal";
-	if (!strcmp(role, "wal"))
-		return "-wal";
-	if (!strcmp(role, "shm"))
-		return "-shm";
-	if (!strcmp(role, "lock"))
-		return ".lock";
-	return NULL;
 }
 
 static const char *dt_parent(const char *path, char *buf, size_t cap)
@@ -442,16 +429,18 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 	const char *shown = c->shown;
 	const char *op = c->op;
 	char dir[4096];
-	const char *sfx = dt_side_suffix(d->sqlite);
-	if (sfx && d->writes && !dt_op_is_lock(d->op) && !(ctx && ctx->db_write_refused)) {
+	const char *sfx = dt_sqlite_suffix(d->sqlite);
+	if (sfx && d->writes && !dt_op_is_lock(d->op) && ctx && ctx->db_writable == 1) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
 		snprintf(v->reason, sizeof(v->reason),
-			 "SQLite could not %s its %s file %s: the database itself was writable, but its "
-			 "directory %s is not, and SQLite creates and deletes %s files there",
+			 "SQLite could not %s its %s file %s: the database itself was writable%s%s%s, "
+			 "but its directory %s is not, and SQLite creates and deletes %s files there",
 			 strstr(op, "unlink") || strstr(op, "rmdir") || strstr(op, "remove") ? "remove"
 			 : dt_op_need(d) == DT_NEED_DIR ? "create" : "write",
-			 d->sqlite, shown, dir, sfx);
+			 d->sqlite, shown, ctx->db_writable_why ? " (" : "",
+			 ctx->db_writable_why ? ctx->db_writable_why : "", ctx->db_writable_why ? ")" : "",
+			 dir, sfx);
 		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
 		return 1;
 	}

@@ -29,10 +29,12 @@ const char *dt_cause_meaning(enum dt_cause c);
 
 /* What else the classifier needs to know about the run. */
 struct dt_classify_ctx {
-	/* For a SQLite side file: was a write-open of its database refused in
-	 * the same run? (Then the directory problem is the root's, not the
-	 * side file's.) */
-	int db_write_refused;
+	/* For a SQLite companion (-journal, -wal, -shm, <db>.lock): 1 when the
+	 * record shows its database was writable for this process
+	 * (dt_sqlite_db_writable says why); only then is the directory
+	 * SQLite's problem. Otherwise the root decides. */
+	int db_writable;
+	const char *db_writable_why;
 };
 
 struct dt_verdict {

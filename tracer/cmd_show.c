@@ -12,6 +12,7 @@
 #include "recfmt.h"
 #include "records.h"
 #include "ringfile.h"
+#include "sqlite_role.h"
 
 static const char show_usage[] =
 	"usage: denytrace show [options] [RING]\n"
@@ -93,8 +94,22 @@ int cmd_show(int argc, char **argv)
 		sigaction(SIGTERM, &sa, NULL);
 	}
 
+	/* SQLite roles are judged on the whole run (a reopen or a -wal comes
+	 * after the refusal it explains): read what is there once first. With
+	 * --follow, later records add to what is known as they arrive. */
+	struct dt_sqlite_judge *judge = dt_sqlite_judge_new();
+	uint64_t pos = dt_ring_tail(&rf.ring), seen = pos;
+	struct dt_read_stats scan = {0};
+	uint32_t slen;
+	while (judge && dt_ring_next(&rf.ring, &seen, buf, &slen, &scan, follow) == DT_NEXT_RECORD) {
+		struct dt_record r;
+		if (dt_record_decode(buf, slen, seen, &r) == 0) {
+			dt_sqlite_judge_add(judge, &r);
+			dt_record_free(&r);
+		}
+	}
+
 	struct dt_read_stats st = {0};
-	uint64_t pos = dt_ring_tail(&rf.ring);
 	uint64_t busy_pos = UINT64_MAX;
 	struct timespec busy_since = {0};
 	while (!show_stop) {
@@ -106,6 +121,9 @@ int cmd_show(int argc, char **argv)
 				st.corrupt++;
 				continue;
 			}
+			if (pos > seen)
+				dt_sqlite_judge_add(judge, &r);
+			dt_sqlite_judge_record(judge, &r);
 			if (!only || r.type == only) {
 				if (jsonl) {
 					struct dt_json j;
@@ -149,6 +167,7 @@ int cmd_show(int argc, char **argv)
 		fprintf(stderr, "denytrace: %llu older records were overwritten (ring too small; "
 				"use run --size)\n", (unsigned long long)lost);
 	free(buf);
+	dt_sqlite_judge_free(judge);
 	dt_symbolizer_free(sym);
 	dt_ringfile_close(&rf);
 	if (st.corrupt)

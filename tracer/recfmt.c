@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "names.h"
+#include "sqlite_role.h"
 
 /* Length of a valid UTF-8 sequence at p that is not a C1 control, or 0. */
 static int dt_safe_utf8(const unsigned char *p)
@@ -233,9 +234,12 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 			fprintf(f, ": %s%s%s", dt_errno_name(r->err), r->writes ? "" : " (read)",
 				r->injected ? " (injected)" : "");
 		if (r->sqlite) {
+			char ev[256];
 			fputs(" [sqlite ", f);
 			dt_put_safe(f, r->sqlite);
-			fputc(']', f);
+			fputs(" (", f);
+			dt_put_safe(f, dt_sqlite_evidence_text(r, ev, sizeof(ev)));
+			fputs(")]", f);
 		}
 		fputc('\n', f);
 		if (!verbose)
@@ -513,6 +517,10 @@ void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 		}
 		dt_json_key(j, "sqlite");
 		dt_json_str(j, r->sqlite);
+		dt_json_key(j, "sqlite_evidence");
+		dt_json_str(j, r->sqlite_evidence);
+		dt_json_key(j, "sqlite_header");
+		dt_json_str(j, r->sqlite ? dt_sqlite_header_name(r->sqlite_header) : NULL);
 		dt_json_key(j, "backtrace");
 		dt_frames_json(j, r, sym);
 	} else if (r->type == DT_REC_EXEC) {

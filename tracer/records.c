@@ -133,7 +133,7 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 		case DT_T_CMD: out->cmd = (int64_t)u; out->has_cmd = 1; break;
 		case DT_T_ACCESS: out->writes = u != 0; break;
 		case DT_T_FD: out->fd = (int64_t)u; out->has_fd = 1; break;
-		case DT_T_SQLITE: out->sqlite = dt_bump_str(&b, v, n); break;
+		case DT_T_SQLITE: out->sqlite_hint = dt_bump_str(&b, v, n); break;
 		case DT_T_INJECTED: out->injected = u != 0; break;
 		case DT_T_PATH: case DT_T_PATH2: pi->path = dt_bump_str(&b, v, n); break;
 		case DT_T_DIRPATH: case DT_T_DIRPATH2: pi->dirpath = dt_bump_str(&b, v, n); break;

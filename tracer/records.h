@@ -39,7 +39,10 @@ struct dt_record {
 	const char *fmode;
 	int writes; /* the call wanted to change the filesystem */
 	int injected;
-	const char *sqlite;
+	const char *sqlite_hint;     /* the probe's name-based SQLite tag, as recorded */
+	const char *sqlite;          /* SQLite role as sqlite_role.c judged it; NULL until then */
+	const char *sqlite_evidence; /* header, reopen, companion or name */
+	int sqlite_header;           /* enum dt_sqlite_header of its database */
 	struct dt_pathinfo p[2];
 	struct dt_frame *frames;
 	size_t nframes;

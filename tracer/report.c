@@ -271,32 +271,8 @@ static void dt_hidx_free(struct dt_hidx *x)
 }
 
 /* Built by dt_report_build for the helpers below. */
-static struct dt_hidx dt_refused_writes; /* denials that wanted to write, by group path */
 static struct dt_hidx dt_reopens;        /* reopen records, by path as passed and realpath */
 static struct dt_hidx dt_writes;         /* --all write records, by group path */
-
-/* Was the database a side file belongs to refused for writing? */
-static int dt_db_write_refused(const struct dt_report *r, const struct dt_record *side)
-{
-	const char *p = dt_group_path(side);
-	size_t n = strlen(p);
-	static const char *const sfx[] = {"-journal", "-wal", "-shm", ".lock"};
-	size_t base = n;
-	for (size_t i = 0; i < 4; i++) {
-		size_t l = strlen(sfx[i]);
-		if (n > l && !strcmp(p + n - l, sfx[i]))
-			base = n - l;
-	}
-	if (base == n)
-		return 0;
-	uint64_t h = dt_hash_bytes(p, base, 1469598103934665603ULL);
-	for (size_t j = dt_hidx_first(&dt_refused_writes, h); j; j = dt_refused_writes.next[j - 1]) {
-		const char *q = dt_group_path(&r->recs[j - 1]);
-		if (strlen(q) == base && !strncmp(q, p, base))
-			return 1;
-	}
-	return 0;
-}
 
 static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 {
@@ -530,17 +506,25 @@ static unsigned char *dt_report_merge_injected(struct dt_report *r)
 	return merged;
 }
 
-/* The indexes the per-group lookups use. */
-static void dt_report_index(struct dt_report *r, const unsigned char *merged)
+/* Which paths are SQLite's, from every record of the run (sqlite_role.h). */
+static void dt_report_judge_sqlite(struct dt_report *r, const unsigned char *merged)
 {
-	dt_hidx_init(&dt_refused_writes, r->n);
+	r->sqlite = dt_sqlite_judge_new();
+	for (size_t i = 0; i < r->n; i++)
+		if (!merged[i])
+			dt_sqlite_judge_add(r->sqlite, &r->recs[i]);
+	for (size_t i = 0; i < r->n; i++)
+		dt_sqlite_judge_record(r->sqlite, &r->recs[i]);
+}
+
+/* The indexes the per-group lookups use. */
+static void dt_report_index(struct dt_report *r)
+{
 	dt_hidx_init(&dt_reopens, 2 * r->n);
 	dt_hidx_init(&dt_writes, r->n);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *x = &r->recs[i];
-		if (x->type == DT_REC_DENIAL && x->writes && !dt_op_is_lock(x->op) && !merged[i])
-			dt_hidx_add(&dt_refused_writes, dt_hash_str(dt_group_path(x)), i);
-		else if (x->type == DT_REC_WRITE)
+		if (x->type == DT_REC_WRITE)
 			dt_hidx_add(&dt_writes, dt_hash_str(dt_group_path(x)), i);
 		else if (x->type == DT_REC_REOPEN) {
 			uint64_t a = dt_hash_str(x->p[0].path), b = dt_hash_str(x->p[0].realpath);
@@ -556,9 +540,11 @@ static void dt_report_index(struct dt_report *r, const unsigned char *merged)
 static void dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
 				 struct dt_hidx *groups, const struct dt_record *d)
 {
-	struct dt_classify_ctx ctx = {dt_db_write_refused(r, d)};
+	const struct dt_record *proc = dt_proc_for(r, d);
+	struct dt_classify_ctx ctx = {0};
+	ctx.db_writable = dt_sqlite_db_writable(r->sqlite, d, proc, &ctx.db_writable_why);
 	struct dt_verdict v;
-	dt_classify(d, dt_proc_for(r, d), &r->roots, &ctx, &v);
+	dt_classify(d, proc, &r->roots, &ctx, &v);
 	const char *path = dt_group_path(d);
 	uint64_t gh = dt_hash_str(path) * 31 + dt_hash_str(d->op) * 7 + (uint64_t)d->err * 131 +
 		      (uint64_t)v.cause;
@@ -616,7 +602,8 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		return rc;
 	dt_report_exec_coverage(r);
 	unsigned char *merged = dt_report_merge_injected(r);
-	dt_report_index(r, merged);
+	dt_report_judge_sqlite(r, merged);
+	dt_report_index(r);
 
 	/* classify and group */
 	r->groups = calloc(r->n + 1, sizeof(*r->groups));
@@ -639,7 +626,6 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		dt_group_intermittent(r, &r->groups[k]);
 	}
 	dt_hidx_free(&groups);
-	dt_hidx_free(&dt_refused_writes);
 	dt_hidx_free(&dt_reopens);
 	dt_hidx_free(&dt_writes);
 	return 0;
@@ -655,6 +641,7 @@ void dt_report_free(struct dt_report *r)
 	free(r->execs);
 	free(r->blind);
 	dt_rootset_free(&r->roots);
+	dt_sqlite_judge_free(r->sqlite);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -12,6 +12,7 @@
 #include "records.h"
 #include "ringfile.h"
 #include "roots.h"
+#include "sqlite_role.h"
 
 #define DT_REPORT_VERSION 1
 #define DT_GROUP_MAX_PIDS 16
@@ -60,6 +61,7 @@ struct dt_report {
 	const struct dt_record **blind;
 	size_t nblind;
 	uint64_t injected_merged; /* supervisor refusals folded into the probe's record */
+	struct dt_sqlite_judge *sqlite; /* which paths are SQLite's (sqlite_role.h) */
 };
 
 /* Reads and merges the rings. Returns 0, or an exit status with err set. */

@@ -134,6 +134,10 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 	dt_json_str(j, buf);
 	dt_json_key(j, "sqlite");
 	dt_json_str(j, d->sqlite);
+	dt_json_key(j, "sqlite_evidence");
+	dt_json_str(j, d->sqlite_evidence);
+	dt_json_key(j, "sqlite_header");
+	dt_json_str(j, d->sqlite ? dt_sqlite_header_name(d->sqlite_header) : NULL);
 	dt_json_key(j, "cause");
 	dt_json_str(j, dt_cause_name(g->v.cause));
 	dt_json_key(j, "reason");

@@ -125,9 +125,12 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		dt_md_code_span(f, d->op, 0);
 		fprintf(f, " `%s`", flags);
 		if (d->sqlite) {
+			char ev[256];
 			fputs(", SQLite ", f);
 			dt_md_text(f, d->sqlite);
-			fputs(" file", f);
+			fputs(" file (", f);
+			dt_md_text(f, dt_sqlite_evidence_text(d, ev, sizeof(ev)));
+			fputc(')', f);
 		}
 		fputc('\n', f);
 		fputs("- **why**: ", f);

@@ -147,9 +147,12 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color)
 		if (g->count > 1)
 			fprintf(f, " x%llu", (unsigned long long)g->count);
 		if (d->sqlite) {
+			char ev[256];
 			fputs(" [sqlite ", f);
 			dt_put_safe(f, d->sqlite);
-			fputc(']', f);
+			fputs(" (", f);
+			dt_put_safe(f, dt_sqlite_evidence_text(d, ev, sizeof(ev)));
+			fputs(")]", f);
 		}
 		if (!d->writes)
 			fputs(" (read)", f);

@@ -105,9 +105,9 @@ static struct dt_root *root(const char *path, int granted, const char *knob)
 }
 
 static struct dt_verdict classify(const struct dt_record *d, const struct dt_record *proc,
-				  int db_write_refused)
+				  int db_writable)
 {
-	struct dt_classify_ctx ctx = {db_write_refused};
+	struct dt_classify_ctx ctx = {db_writable, NULL};
 	struct dt_verdict v;
 
 	memset(&v, 0x5a, sizeof(v)); /* dt_classify must fill every field */
@@ -690,7 +690,7 @@ Test(classify, journal_create_refused_beside_a_writable_db_is_sqlite_side_file)
 {
 	root(D "/kanban", 0, "HERMES_KANBAN_DB knob");
 	struct dt_record d = journal_create();
-	struct dt_verdict v = classify(&d, NULL, 0);
+	struct dt_verdict v = classify(&d, NULL, 1);
 
 	assert_cause(v, DT_CAUSE_SQLITE_SIDE_FILE);
 	assert_has(v.reason, "could not create its journal file " D "/kanban/board.db-journal");
@@ -704,30 +704,41 @@ Test(classify, wal_unlink_refused_is_sqlite_side_file_remove)
 {
 	struct dt_record d = denial("unlinkat", EROFS, D "/kanban/board.db-wal");
 	d.sqlite = "wal";
-	struct dt_verdict v = classify(&d, NULL, 0);
+	struct dt_verdict v = classify(&d, NULL, 1);
 
 	assert_cause(v, DT_CAUSE_SQLITE_SIDE_FILE);
 	assert_has(v.reason, "could not remove its wal file");
 	assert_has(v.reason, "-wal files");
 }
 
-Test(classify, side_file_when_the_db_write_was_refused_too_is_root_not_granted)
+Test(classify, side_file_whose_database_is_not_known_writable_is_root_not_granted)
 {
 	root(D "/kanban", 0, "HERMES_KANBAN_DB knob");
 	struct dt_record d = journal_create();
-	struct dt_verdict v = classify(&d, NULL, 1);
+	struct dt_verdict v = classify(&d, NULL, 0);
 
 	assert_cause(v, DT_CAUSE_ROOT_NOT_GRANTED);
 	cr_assert_str_eq(v.root->path, D "/kanban");
 }
 
-Test(classify, null_context_means_the_db_was_not_refused)
+Test(classify, null_context_means_the_database_is_not_known_writable)
 {
 	struct dt_record d = journal_create();
 	struct dt_verdict v;
 
 	dt_classify(&d, NULL, &rs, NULL, &v);
+	cr_assert_neq(v.cause, DT_CAUSE_SQLITE_SIDE_FILE);
+}
+
+Test(classify, side_file_reason_says_how_the_database_was_known_writable)
+{
+	struct dt_record d = journal_create();
+	struct dt_classify_ctx ctx = {1, "this process opened it for writing"};
+	struct dt_verdict v;
+
+	dt_classify(&d, NULL, &rs, &ctx, &v);
 	assert_cause(v, DT_CAUSE_SQLITE_SIDE_FILE);
+	assert_has(v.reason, "the database itself was writable (this process opened it for writing)");
 }
 
 Test(classify, the_database_itself_is_not_a_side_file)
@@ -736,7 +747,7 @@ Test(classify, the_database_itself_is_not_a_side_file)
 	d.sqlite = "db";
 	d.p[0].path = d.p[0].abspath = d.p[0].realpath = D "/kanban/board.db";
 
-	cr_assert_neq(classify(&d, NULL, 0).cause, DT_CAUSE_SQLITE_SIDE_FILE);
+	cr_assert_neq(classify(&d, NULL, 1).cause, DT_CAUSE_SQLITE_SIDE_FILE);
 }
 
 Test(classify, writing_an_existing_side_file_is_sqlite_side_file)
@@ -746,7 +757,7 @@ Test(classify, writing_an_existing_side_file_is_sqlite_side_file)
 	struct dt_record d = denial("openat", EROFS, D "/kanban/board.db-wal");
 	d.sqlite = "wal";
 	existing_file(&d, 0644, 1000, 1000, 1);
-	struct dt_verdict v = classify(&d, NULL, 0);
+	struct dt_verdict v = classify(&d, NULL, 1);
 
 	assert_cause(v, DT_CAUSE_SQLITE_SIDE_FILE);
 	assert_has(v.reason, "could not write its wal file");
@@ -758,7 +769,7 @@ Test(classify, reading_a_side_file_is_not_sqlite_side_file)
 	d.sqlite = "shm";
 	d.writes = 0;
 
-	cr_assert_neq(classify(&d, NULL, 0).cause, DT_CAUSE_SQLITE_SIDE_FILE);
+	cr_assert_neq(classify(&d, NULL, 1).cause, DT_CAUSE_SQLITE_SIDE_FILE);
 }
 
 Test(classify, a_failed_lock_on_a_side_file_is_not_sqlite_side_file)
@@ -767,7 +778,7 @@ Test(classify, a_failed_lock_on_a_side_file_is_not_sqlite_side_file)
 	struct dt_record d = denial("fcntl", ENOLCK, D "/kanban/board.db-shm");
 	d.sqlite = "shm";
 
-	cr_assert_neq(classify(&d, NULL, 0).cause, DT_CAUSE_SQLITE_SIDE_FILE);
+	cr_assert_neq(classify(&d, NULL, 1).cause, DT_CAUSE_SQLITE_SIDE_FILE);
 }
 
 /* ---- 8. root-not-granted ---------------------------------------------------------------------- */

@@ -112,8 +112,10 @@ static struct dt_record *add_path_rec(int type, long pid, uint64_t t, const char
 	d->p[0].abspath = path;
 	d->p[0].realpath = path;
 	if (op && strstr(op, "open")) {
+		/* SQLite's open of a database, and its read-only fallback */
 		d->has_flags = 1;
-		d->flags = O_RDWR | O_CREAT;
+		d->flags = type == DT_REC_REOPEN ? O_RDONLY : O_RDWR | O_CREAT;
+		d->writes = type != DT_REC_REOPEN;
 	}
 	return d;
 }
@@ -176,7 +178,9 @@ static void scenario(int all)
 	add_denial(100, 2600, "openat", EROFS, D "/out/log.txt");
 	add_path_rec(DT_REC_WRITE, 300, 2700, "openat", 0, D "/out/log.txt")->comm = "writer";
 
-	/* a -wal beside a database nobody refused; it existed when written */
+	/* a -wal beside a database the worker had opened for writing (--all);
+	 * the -wal existed when written */
+	add_path_rec(DT_REC_WRITE, 100, 2750, "openat", 0, D "/out/y.db");
 	d = add_denial(100, 2800, "openat", EROFS, D "/out/y.db-wal");
 	d->sqlite = "wal";
 	d = add_path_rec(DT_REC_WRITE, 200, 2900, "openat", 0, D "/out/y.db-wal");
@@ -524,7 +528,8 @@ Test(report, reopen_by_another_pid_or_before_the_refusal_is_not_next)
 
 Test(report, reopen_of_a_plain_file_says_read_only_instead)
 {
-	add_denial(100, 2000, "openat", EROFS, D "/data/notes.txt");
+	/* not SQLite's O_RDWR|O_CREAT: an editor saving, then reading back */
+	add_denial(100, 2000, "openat", EROFS, D "/data/notes.txt")->flags = O_WRONLY | O_CREAT | O_TRUNC;
 	add_path_rec(DT_REC_REOPEN, 100, 2001, "openat", 0, D "/data/notes.txt");
 	build_opts(0, data_roots, 1);
 
@@ -562,7 +567,7 @@ Test(report, a_new_wal_refused_with_eacces_is_readonly_directory_and_a_refused_u
 	assert_has(group(D "/data/k.db-shm", "open64")->next, "WAL mode");
 }
 
-/* ---- SQLite side files: was the database refused? ----------------------------------------- */
+/* ---- SQLite side files: was the database writable for that process? ---------------------- */
 
 Test(report, journal_of_a_refused_db_is_the_roots_problem)
 {
@@ -571,21 +576,48 @@ Test(report, journal_of_a_refused_db_is_the_roots_problem)
 	cr_assert_eq(group(D "/data/app.db-journal", "openat")->v.cause, DT_CAUSE_ROOT_NOT_GRANTED);
 }
 
-Test(report, wal_of_a_db_nobody_refused_is_a_side_file_problem)
+Test(report, wal_beside_a_db_the_process_opened_for_writing_is_a_side_file_problem)
 {
 	scenario(0);
+	const struct dt_report_group *g = group(D "/out/y.db-wal", "openat");
 
-	cr_assert_eq(group(D "/out/y.db-wal", "openat")->v.cause, DT_CAUSE_SQLITE_SIDE_FILE);
+	cr_assert_eq(g->v.cause, DT_CAUSE_SQLITE_SIDE_FILE);
+	assert_has(g->v.reason, "the database itself was writable (this process opened it for writing)");
+}
+
+Test(report, wal_beside_a_db_nobody_refused_on_a_read_only_mount_is_the_roots_problem)
+{
+	/* nothing says the database was writable, and its mount is not */
+	add_process(100, 1000, 1, 11);
+	add_denial(100, 2000, "openat", EROFS, D "/data/z.db-wal");
+	build_opts(0, data_roots, 1);
+	const struct dt_report_group *g = group(D "/data/z.db-wal", "openat");
+
+	cr_assert_str_eq(g->rep->sqlite, "wal");
+	cr_assert_eq(g->v.cause, DT_CAUSE_ROOT_NOT_GRANTED);
 }
 
 Test(report, a_refused_read_of_the_db_does_not_count_as_a_db_write_refusal)
 {
 	add_process(100, 1000, 1, 11);
+	add_path_rec(DT_REC_WRITE, 100, 1500, "openat", 0, D "/data/z.db");
 	add_denial(100, 2000, "openat", EACCES, D "/data/z.db")->writes = 0;
-	add_denial(100, 2001, "openat", EROFS, D "/data/z.db-shm")->sqlite = "shm";
+	add_denial(100, 2001, "openat", EROFS, D "/data/z.db-shm");
 	build_opts(0, data_roots, 1);
 
 	cr_assert_eq(group(D "/data/z.db-shm", "openat")->v.cause, DT_CAUSE_SQLITE_SIDE_FILE);
+}
+
+Test(report, a_refused_write_of_the_db_by_another_process_does_not_decide_for_this_one)
+{
+	add_process(100, 1000, 1, 11);
+	add_process(200, 1001, 1, 11);
+	add_path_rec(DT_REC_WRITE, 100, 1500, "openat", 0, D "/data/z.db");
+	add_denial(200, 1600, "openat", EROFS, D "/data/z.db");
+	add_denial(100, 2001, "openat", EROFS, D "/data/z.db-journal");
+	build_opts(0, data_roots, 1);
+
+	cr_assert_eq(group(D "/data/z.db-journal", "openat")->v.cause, DT_CAUSE_SQLITE_SIDE_FILE);
 }
 
 /* ---- intermittent ---------------------------------------------------------------------------- */
@@ -598,7 +630,7 @@ Test(report, written_elsewhere_is_intermittent_with_what_differed)
 	cr_assert(g->intermittent);
 	assert_has(g->differed, "written by pid 300 (writer)");
 	assert_has(g->differed, "in a different sandbox (mount namespace 22 vs 11)");
-	cr_assert_eq(rep.writes, 2);
+	cr_assert_eq(rep.writes, 3);
 }
 
 Test(report, sqlite_file_existence_differing_is_told)
@@ -750,7 +782,7 @@ Test(report, json_has_the_documented_keys_and_values)
 	assert_json("summary.by_cause.root-not-granted", "7");
 	assert_json("summary.by_cause.sqlite-side-file", "1");
 	assert_json("summary.reopens", "3");
-	assert_json("summary.writes", "2");
+	assert_json("summary.writes", "3");
 	assert_json("summary.processes", "3");
 	assert_json("denials#", "7");
 
@@ -1105,7 +1137,8 @@ Test(report, text_summary_counts_and_groups)
 	const char *t = render(FMT_TEXT);
 
 	assert_has(t, "denytrace report: 8 refusals in 7 groups; 3 processes traced");
-	assert_has(t, "REFUSED openat(O_RDWR|O_CREAT) " D "/data/app.db EROFS x2 [sqlite db]");
+	assert_has(t, "REFUSED openat(O_RDWR|O_CREAT) " D "/data/app.db EROFS x2 [sqlite db "
+		      "(evidence: reopen; header not checked: the database file no longer exists)]");
 	assert_has(t, "  cause    root-not-granted: ");
 	assert_has(t, "  root     " D "/data (--root), NOT granted");
 	assert_has(t, "  by       worker pid 100,200; 1970-01-01T00:00:00.000002Z .. "

@@ -498,7 +498,7 @@ Test(ring, record_with_every_field_kind_round_trips_intact)
 	cr_expect(d.has_cmd && d.cmd == -5);
 	cr_expect_eq(d.writes, 1);
 	cr_expect(d.has_fd && d.fd == -100);
-	cr_expect_str_eq(d.sqlite, "wal");
+	cr_expect_str_eq(d.sqlite_hint, "wal");
 	cr_expect_eq(d.injected, 1);
 	cr_expect_str_eq(d.p[0].path, "db.sqlite");
 	cr_expect_str_eq(d.p[0].dirpath, "/data");
