@@ -51,10 +51,10 @@ static const struct {
 	const char *role, *suffix;
 	int evidence;
 } dt_sq_companions[] = {
-	{"journal", "-journal", 1},
-	{"wal", "-wal", 1},
-	{"shm", "-shm", 1},
-	{"lock", ".lock", 0},
+    {"journal", "-journal", 1},
+    {"wal", "-wal", 1},
+    {"shm", "-shm", 1},
+    {"lock", ".lock", 0},
 };
 #define DT_SQ_NCOMP (sizeof(dt_sq_companions) / sizeof(dt_sq_companions[0]))
 
@@ -64,7 +64,8 @@ enum { DT_EV_HEADER, DT_EV_REOPEN, DT_EV_COMPANION, DT_EV_NAME };
 const char *dt_sqlite_header_name(int header)
 {
 	static const char *const names[] = {NULL, "sqlite", "other", "empty", "gone", "unreadable"};
-	return header > 0 && (size_t)header < sizeof(names) / sizeof(names[0]) ? names[header] : NULL;
+	return header > 0 && (size_t)header < sizeof(names) / sizeof(names[0]) ? names[header]
+	                                                                       : NULL;
 }
 
 const char *dt_sqlite_header_note(int header)
@@ -97,7 +98,7 @@ const char *dt_sqlite_evidence_text(const struct dt_record *rec, char *buf, size
 	buf[0] = 0;
 	if (rec->sqlite && rec->sqlite_evidence)
 		snprintf(buf, cap, "evidence: %s%s%s", rec->sqlite_evidence, note ? "; " : "",
-			 note ? note : "");
+		         note ? note : "");
 	return buf;
 }
 
@@ -130,7 +131,7 @@ static uint64_t dt_sq_hash(const char *s, size_t n)
 
 /* The entry of the first n bytes of path; created when create. */
 static struct dt_sq_entry *dt_sq_lookup(struct dt_sqlite_judge *j, const char *path, size_t n,
-					int create)
+                                        int create)
 {
 	if (!j || !path || !n)
 		return NULL;
@@ -151,7 +152,7 @@ static struct dt_sq_entry *dt_sq_lookup(struct dt_sqlite_judge *j, const char *p
 }
 
 static void dt_sq_event_add(struct dt_sq_entry *e, const struct dt_record *rec,
-			    enum dt_sq_kind kind)
+                            enum dt_sq_kind kind)
 {
 	if (!e)
 		return;
@@ -186,7 +187,8 @@ static int dt_sq_companion_of(const char *path, size_t *base)
 	size_t n = strlen(path);
 	for (size_t i = 0; i < DT_SQ_NCOMP; i++) {
 		size_t l = strlen(dt_sq_companions[i].suffix);
-		if (n > l && !strcmp(path + n - l, dt_sq_companions[i].suffix) && path[n - l - 1] != '/') {
+		if (n > l && !strcmp(path + n - l, dt_sq_companions[i].suffix) &&
+		    path[n - l - 1] != '/') {
 			*base = n - l;
 			return (int)i;
 		}
@@ -196,8 +198,8 @@ static int dt_sq_companion_of(const char *path, size_t *base)
 
 void dt_sqlite_judge_add(struct dt_sqlite_judge *j, const struct dt_record *rec)
 {
-	if (!j || (rec->type != DT_REC_DENIAL && rec->type != DT_REC_REOPEN &&
-		   rec->type != DT_REC_WRITE))
+	if (!j ||
+	    (rec->type != DT_REC_DENIAL && rec->type != DT_REC_REOPEN && rec->type != DT_REC_WRITE))
 		return;
 	if (dt_op_is_lock(rec->op))
 		return; /* a lock is contention or held, never a write of the file */
@@ -211,8 +213,8 @@ void dt_sqlite_judge_add(struct dt_sqlite_judge *j, const struct dt_record *rec)
 		    (!rec->has_flags || (rec->flags & (O_ACCMODE | O_CREAT)) == O_RDONLY))
 			dt_sq_event_add(e, rec, DT_SQ_REOPEN);
 		else if (rec->type == DT_REC_DENIAL && rec->writes)
-			dt_sq_event_add(e, rec, dt_sq_rwcreate(rec) ? DT_SQ_REFUSED_RWC
-								    : DT_SQ_REFUSED_WRITE);
+			dt_sq_event_add(
+			    e, rec, dt_sq_rwcreate(rec) ? DT_SQ_REFUSED_RWC : DT_SQ_REFUSED_WRITE);
 		else if (rec->type == DT_REC_WRITE && rec->writes)
 			dt_sq_event_add(e, rec, DT_SQ_WRITTEN);
 		size_t base;
@@ -229,11 +231,11 @@ void dt_sqlite_judge_add(struct dt_sqlite_judge *j, const struct dt_record *rec)
  * have effects. */
 static int dt_sq_pseudo_fs(int fd)
 {
-	static const long magic[] = {0x9fa0 /* proc */,       0x62656572 /* sysfs */,
-				     0x64626720 /* debugfs */, 0x74726163 /* tracefs */,
-				     0x73636673 /* securityfs */, 0x62656570 /* configfs */,
-				     0x63677270 /* cgroup2 */,  0x27e0eb /* cgroup */,
-				     (long)0xcafe4a11 /* bpf */, (long)0xde5e81e4 /* efivarfs */};
+	static const long magic[] = {0x9fa0 /* proc */,           0x62656572 /* sysfs */,
+	                             0x64626720 /* debugfs */,    0x74726163 /* tracefs */,
+	                             0x73636673 /* securityfs */, 0x62656570 /* configfs */,
+	                             0x63677270 /* cgroup2 */,    0x27e0eb /* cgroup */,
+	                             (long)0xcafe4a11 /* bpf */,  (long)0xde5e81e4 /* efivarfs */};
 	struct statfs sf;
 	if (fstatfs(fd, &sf) < 0)
 		return 1;
@@ -293,12 +295,12 @@ static int dt_sq_reopened(const struct dt_sq_entry *e)
 /* Is the file (first n bytes of real, else of abs) a SQLite database? Its
  * evidence (DT_EV_*) or -1; *header is what its first bytes said. */
 static int dt_sq_database(struct dt_sqlite_judge *j, const char *real, size_t rn, const char *abs,
-			  size_t an, int *header)
+                          size_t an, int *header)
 {
 	struct dt_sq_entry *r = dt_sq_lookup(j, real, rn, real != NULL);
 	struct dt_sq_entry *a = abs && (!real || rn != an || memcmp(real, abs, an))
-				    ? dt_sq_lookup(j, abs, an, !real)
-				    : NULL;
+	                            ? dt_sq_lookup(j, abs, an, !real)
+	                            : NULL;
 	*header = DT_SQLHDR_UNREAD;
 	if (!r && !a)
 		return -1;
@@ -318,7 +320,7 @@ static int dt_sq_database(struct dt_sqlite_judge *j, const char *real, size_t rn
 }
 
 static void dt_sq_judge_path(struct dt_sqlite_judge *j, const struct dt_record *rec,
-			     const struct dt_pathinfo *p, struct dt_record *out)
+                             const struct dt_pathinfo *p, struct dt_record *out)
 {
 	const char *real = p->realpath, *abs = p->abspath;
 	const char *any = real ? real : abs;
@@ -350,7 +352,7 @@ static void dt_sq_judge_path(struct dt_sqlite_judge *j, const struct dt_record *
 	if (rec->op && (strstr(rec->op, "mkdir") || strstr(rec->op, "rmdir")))
 		return;
 	int ev = dt_sq_database(j, real, real ? strlen(real) : 0, abs, abs ? strlen(abs) : 0,
-				&out->sqlite_header);
+	                        &out->sqlite_header);
 	if (ev >= 0) {
 		out->sqlite = "db";
 		out->sqlite_evidence = dt_sq_evidence[ev];
@@ -362,8 +364,8 @@ void dt_sqlite_judge_record(struct dt_sqlite_judge *j, struct dt_record *rec)
 	rec->sqlite = NULL;
 	rec->sqlite_evidence = NULL;
 	rec->sqlite_header = DT_SQLHDR_UNREAD;
-	if (!j || (rec->type != DT_REC_DENIAL && rec->type != DT_REC_REOPEN &&
-		   rec->type != DT_REC_WRITE))
+	if (!j ||
+	    (rec->type != DT_REC_DENIAL && rec->type != DT_REC_REOPEN && rec->type != DT_REC_WRITE))
 		return;
 	for (int k = 0; k < 2 && !rec->sqlite; k++) {
 		dt_sq_judge_path(j, rec, &rec->p[k], rec);
@@ -401,7 +403,7 @@ static int dt_sq_pid_wrote(const struct dt_sq_entry *e, int64_t pid)
 }
 
 int dt_sqlite_db_writable(struct dt_sqlite_judge *j, const struct dt_record *side,
-			  const struct dt_record *proc, const char **why)
+                          const struct dt_record *proc, const char **why)
 {
 	const char *paths[2] = {side->p[0].realpath, side->p[0].abspath};
 	struct dt_sq_entry *db[2] = {NULL, NULL};
@@ -425,18 +427,22 @@ int dt_sqlite_db_writable(struct dt_sqlite_judge *j, const struct dt_record *sid
 	 * refuse the database alike. */
 	const struct dt_stat_facts *st = side->p[0].has_st ? &side->p[0].st : NULL;
 	int ro = side->err == EROFS ||
-		 (st && (st->valid & DT_SF_MOUNT) && (st->mount_flags & ST_RDONLY));
+	         (st && (st->valid & DT_SF_MOUNT) && (st->mount_flags & ST_RDONLY));
 	struct dt_sq_entry *e = db[0] ? db[0] : db[1];
 	if (!ro || !e || !proc)
 		return -1;
 	int mount_rw = dt_proc_path_writable(proc, e->path);
 	if (mount_rw == 0)
 		return 0;
+	if (mount_rw != 1)
+		return -1;
 	dt_sq_header(e);
-	if (mount_rw == 1 && e->st.st_mode && S_ISREG(e->st.st_mode)) {
-		int w = dt_sq_mode_writable(&e->st, side->uid, side->gid);
-		*why = w ? "its mount is read-write and its mode lets this process write it" : NULL;
-		return w;
-	}
-	return -1;
+	/* root passes the mode bits, so a database gone since needs no stat */
+	int w = side->uid == 0 ? 1
+	        : e->st.st_mode && S_ISREG(e->st.st_mode)
+	            ? dt_sq_mode_writable(&e->st, side->uid, side->gid)
+	            : -1;
+	if (w == 1)
+		*why = "its mount is read-write and its mode lets this process write it";
+	return w;
 }

@@ -57,6 +57,6 @@ void dt_sqlite_judge_record(struct dt_sqlite_judge *j, struct dt_record *rec);
  * it writable for that process? 1 (why says how it is known), 0 not, -1 the
  * record does not say. Only then is the directory SQLite's problem. */
 int dt_sqlite_db_writable(struct dt_sqlite_judge *j, const struct dt_record *side,
-			  const struct dt_record *proc, const char **why);
+                          const struct dt_record *proc, const char **why);
 
 #endif

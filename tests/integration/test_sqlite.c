@@ -120,12 +120,12 @@ static void run_writer(struct dtt_run *r, enum client c, enum layout l, const ch
 	cr_assert_eq(dtt_run(r, NULL, argv, env), 0, "ring unreadable: %s", r->out);
 }
 
-/* The first denial whose SQLite role is role. */
+/* The first denial the probe tagged role (its name-based hint). */
 static const struct dt_record *find_role(const struct dtt_run *r, const char *role)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (r->recs[i].type == DT_REC_DENIAL && r->recs[i].sqlite &&
-		    !strcmp(r->recs[i].sqlite, role))
+		if (r->recs[i].type == DT_REC_DENIAL && r->recs[i].sqlite_hint &&
+		    !strcmp(r->recs[i].sqlite_hint, role))
 			return &r->recs[i];
 	return NULL;
 }
@@ -184,7 +184,7 @@ static void readonly_dir_case(enum client c, const char *mode)
 	cr_expect_eq(re->err, 0);
 	cr_expect(re->has_flags);
 	cr_expect_eq(re->flags & (O_ACCMODE | O_CREAT), (uint64_t)O_RDONLY);
-	cr_expect_str_eq(re->sqlite, "db");
+	cr_expect_str_eq(re->sqlite_hint, "db");
 	cr_expect(re->has_fd && re->fd >= 0, "reopen record without the descriptor");
 	cr_expect_eq(re->pid, d->pid);
 	cr_expect_gt(re->pos, d->pos, "reopen recorded before the refusal");
@@ -233,9 +233,9 @@ static void writable_file_case(enum client c, const char *mode)
 		const char *suffix = d->p[0].realpath + strlen(realdb);
 		if (suffix[0] != '-')
 			continue; /* the database itself: checked above */
-		cr_expect_not_null(d->sqlite, "%s has no sqlite role", d->p[0].realpath);
-		if (d->sqlite)
-			cr_expect_str_eq(d->sqlite, suffix + 1, "role of %s", d->p[0].realpath);
+		cr_expect_not_null(d->sqlite_hint, "%s has no sqlite role", d->p[0].realpath);
+		if (d->sqlite_hint)
+			cr_expect_str_eq(d->sqlite_hint, suffix + 1, "role of %s", d->p[0].realpath);
 	}
 	/* SQLite retries the refused side file read-only, finds nothing, and
 	 * gives up with CANTOPEN (EROFS is not EACCES: no READONLY_DIRECTORY) */
