@@ -150,8 +150,7 @@ enum dt_tag {
 	DT_T_CMD,     /* (u) fcntl command, flock operation, access mode */
 	DT_T_ACCESS,  /* (u) 1 = the call wanted to write, 0 = read only */
 	DT_T_FD,      /* (u) descriptor argument (fd calls) or result */
-	DT_T_SQLITE,  /* (s) SQLite role the path's name suggests (db, journal,
-	               * wal, ...): a hint; the reader judges the role */
+	DT_T_SQLITE,  /* (s) SQLite role its name suggests: a hint the reader re-judges */
 	DT_T_INJECTED, /* (u) 1 when a --deny rule produced the errno */
 	/* first path; for rename/link the second uses the *2 tags */
 	DT_T_PATH = 32, /* (s) path as the program passed it */

@@ -433,14 +433,16 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 	if (sfx && d->writes && !dt_op_is_lock(d->op) && ctx && ctx->db_writable == 1) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
-		snprintf(v->reason, sizeof(v->reason),
-			 "SQLite could not %s its %s file %s: the database itself was writable%s%s%s, "
-			 "but its directory %s is not, and SQLite creates and deletes %s files there",
-			 strstr(op, "unlink") || strstr(op, "rmdir") || strstr(op, "remove") ? "remove"
-			 : dt_op_need(d) == DT_NEED_DIR ? "create" : "write",
-			 d->sqlite, shown, ctx->db_writable_why ? " (" : "",
-			 ctx->db_writable_why ? ctx->db_writable_why : "", ctx->db_writable_why ? ")" : "",
-			 dir, sfx);
+		snprintf(
+		    v->reason, sizeof(v->reason),
+		    "SQLite could not %s its %s file %s: the database itself was writable%s%s%s, "
+		    "but its directory %s is not, and SQLite creates and deletes %s files there",
+		    strstr(op, "unlink") || strstr(op, "rmdir") || strstr(op, "remove") ? "remove"
+		    : dt_op_need(d) == DT_NEED_DIR                                      ? "create"
+		                                                                        : "write",
+		    d->sqlite, shown, ctx->db_writable_why ? " (" : "",
+		    ctx->db_writable_why ? ctx->db_writable_why : "",
+		    ctx->db_writable_why ? ")" : "", dir, sfx);
 		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
 		return 1;
 	}

@@ -101,7 +101,8 @@ int cmd_show(int argc, char **argv)
 	uint64_t pos = dt_ring_tail(&rf.ring), seen = pos;
 	struct dt_read_stats scan = {0};
 	uint32_t slen;
-	while (judge && dt_ring_next(&rf.ring, &seen, buf, &slen, &scan, follow) == DT_NEXT_RECORD) {
+	while (judge &&
+	       dt_ring_next(&rf.ring, &seen, buf, &slen, &scan, follow) == DT_NEXT_RECORD) {
 		struct dt_record r;
 		if (dt_record_decode(buf, slen, seen, &r) == 0) {
 			dt_sqlite_judge_add(judge, &r);

@@ -235,7 +235,8 @@ static void writable_file_case(enum client c, const char *mode)
 			continue; /* the database itself: checked above */
 		cr_expect_not_null(d->sqlite_hint, "%s has no sqlite role", d->p[0].realpath);
 		if (d->sqlite_hint)
-			cr_expect_str_eq(d->sqlite_hint, suffix + 1, "role of %s", d->p[0].realpath);
+			cr_expect_str_eq(d->sqlite_hint, suffix + 1, "role of %s",
+			                 d->p[0].realpath);
 	}
 	/* SQLite retries the refused side file read-only, finds nothing, and
 	 * gives up with CANTOPEN (EROFS is not EACCES: no READONLY_DIRECTORY) */

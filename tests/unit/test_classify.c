@@ -105,7 +105,7 @@ static struct dt_root *root(const char *path, int granted, const char *knob)
 }
 
 static struct dt_verdict classify(const struct dt_record *d, const struct dt_record *proc,
-				  int db_writable)
+                                  int db_writable)
 {
 	struct dt_classify_ctx ctx = {db_writable, NULL};
 	struct dt_verdict v;
@@ -738,7 +738,8 @@ Test(classify, side_file_reason_says_how_the_database_was_known_writable)
 
 	dt_classify(&d, NULL, &rs, &ctx, &v);
 	assert_cause(v, DT_CAUSE_SQLITE_SIDE_FILE);
-	assert_has(v.reason, "the database itself was writable (this process opened it for writing)");
+	assert_has(v.reason,
+	           "the database itself was writable (this process opened it for writing)");
 }
 
 Test(classify, the_database_itself_is_not_a_side_file)

@@ -529,7 +529,8 @@ Test(report, reopen_by_another_pid_or_before_the_refusal_is_not_next)
 Test(report, reopen_of_a_plain_file_says_read_only_instead)
 {
 	/* not SQLite's O_RDWR|O_CREAT: an editor saving, then reading back */
-	add_denial(100, 2000, "openat", EROFS, D "/data/notes.txt")->flags = O_WRONLY | O_CREAT | O_TRUNC;
+	add_denial(100, 2000, "openat", EROFS, D "/data/notes.txt")->flags =
+	    O_WRONLY | O_CREAT | O_TRUNC;
 	add_path_rec(DT_REC_REOPEN, 100, 2001, "openat", 0, D "/data/notes.txt");
 	build_opts(0, data_roots, 1);
 
@@ -582,7 +583,8 @@ Test(report, wal_beside_a_db_the_process_opened_for_writing_is_a_side_file_probl
 	const struct dt_report_group *g = group(D "/out/y.db-wal", "openat");
 
 	cr_assert_eq(g->v.cause, DT_CAUSE_SQLITE_SIDE_FILE);
-	assert_has(g->v.reason, "the database itself was writable (this process opened it for writing)");
+	assert_has(g->v.reason,
+	           "the database itself was writable (this process opened it for writing)");
 }
 
 Test(report, wal_beside_a_db_nobody_refused_on_a_read_only_mount_is_the_roots_problem)
@@ -1137,8 +1139,9 @@ Test(report, text_summary_counts_and_groups)
 	const char *t = render(FMT_TEXT);
 
 	assert_has(t, "denytrace report: 8 refusals in 7 groups; 3 processes traced");
-	assert_has(t, "REFUSED openat(O_RDWR|O_CREAT) " D "/data/app.db EROFS x2 [sqlite db "
-		      "(evidence: reopen; header not checked: the database file no longer exists)]");
+	assert_has(t,
+	           "REFUSED openat(O_RDWR|O_CREAT) " D "/data/app.db EROFS x2 [sqlite db "
+	           "(evidence: reopen; header not checked: the database file no longer exists)]");
 	assert_has(t, "  cause    root-not-granted: ");
 	assert_has(t, "  root     " D "/data (--root), NOT granted");
 	assert_has(t, "  by       worker pid 100,200; 1970-01-01T00:00:00.000002Z .. "
