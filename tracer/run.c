@@ -149,14 +149,14 @@ static void run_blind_line(const struct dt_record *r, uint64_t nth)
 		fputs(" (no-preload: environment cleared or LD_PRELOAD unset)\n", stderr);
 }
 
-static void run_summarise(const struct dt_ring *ring, const char *ring_path, int covered,
-			  const struct dt_deny_set *deny, uint64_t seed, int status)
+/* Every record of the ring, decoded, into *out (*np of them). 0, or -1
+ * when out of memory. */
+static int run_read_records(const struct dt_ring *ring, struct dt_record **out, size_t *np)
 {
-	struct run_summary s = {0};
 	struct dt_read_stats st = {0};
 	unsigned char *buf = malloc(DT_REC_MAX);
 	if (!buf)
-		return;
+		return -1;
 	uint64_t pos = dt_ring_tail(ring);
 	uint32_t len;
 	struct dt_record *recs = NULL;
@@ -171,6 +171,16 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 		if (dt_record_decode(buf, len, pos, &recs[n]) == 0)
 			n++;
 	}
+	free(buf);
+	*out = recs;
+	*np = n;
+	return 0;
+}
+
+/* Counts the records into s. Returns the flags of the supervisor's
+ * records that repeat the probe's (may be NULL). */
+static unsigned char *run_tally(const struct dt_record *recs, size_t n, struct run_summary *s)
+{
 	/* a refusal injected into a process the probe is in is recorded
 	 * twice, by the supervisor and by the probe: count it once */
 	unsigned char *merged = calloc(n + 1, 1);
@@ -178,64 +188,81 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 		for (size_t k = 0; k < n; k++)
 			if (!merged[k] && dt_same_injected(&recs[i], &recs[k])) {
 				merged[k] = 1;
-				s.injected++;
+				s->injected++;
 				break;
 			}
 	for (size_t ri = 0; ri < n; ri++) {
 		const struct dt_record r = recs[ri];
-		s.records++;
+		s->records++;
 		if (merged && merged[ri])
 			continue;
 		if (r.type == DT_REC_EXEC) {
-			s.execs++;
-			s.blind += r.exec_blind != NULL;
+			s->execs++;
+			s->blind += r.exec_blind != NULL;
 		}
 		if (r.type == DT_REC_DENIAL && r.supervisor)
-			s.injected++;
+			s->injected++;
 		if (r.type == DT_REC_PROCESS)
-			s.processes++;
+			s->processes++;
 		else if (r.type == DT_REC_WRITE)
-			s.writes++;
+			s->writes++;
 		else if (r.type == DT_REC_REOPEN)
-			s.reopens++;
+			s->reopens++;
 		else if (r.type == DT_REC_DENIAL) {
-			s.denials++;
+			s->denials++;
 			int k = 0;
-			while (k < s.nerr && s.by_errno[k].err != r.err)
+			while (k < s->nerr && s->by_errno[k].err != r.err)
 				k++;
-			if (k == s.nerr && s.nerr < 16)
-				s.by_errno[s.nerr++] = (typeof(s.by_errno[0])){r.err, 0};
-			if (k < s.nerr)
-				s.by_errno[k].n++;
+			if (k == s->nerr && s->nerr < 16)
+				s->by_errno[s->nerr++] = (typeof(s->by_errno[0])){r.err, 0};
+			if (k < s->nerr)
+				s->by_errno[k].n++;
 		}
 	}
-	free(buf);
-	s.npids = run_count_denying_pids(recs, n, merged);
+	s->npids = run_count_denying_pids(recs, n, merged);
+	return merged;
+}
+
+/* "denytrace: N refusals (...) in P processes, ...; R records, ..." */
+static void run_print_tally(const struct run_summary *s, const struct dt_ring *ring)
+{
 	uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
 	uint64_t dropped = __atomic_load_n(&ring->hdr->dropped, __ATOMIC_RELAXED);
 
-	fprintf(stderr, "denytrace: %llu refusal%s", (unsigned long long)s.denials,
-		s.denials == 1 ? "" : "s");
-	for (int i = 0; i < s.nerr; i++)
-		fprintf(stderr, "%s%llu %s", i ? ", " : " (", (unsigned long long)s.by_errno[i].n,
-			dt_errno_name(s.by_errno[i].err));
-	if (s.nerr)
+	fprintf(stderr, "denytrace: %llu refusal%s", (unsigned long long)s->denials,
+		s->denials == 1 ? "" : "s");
+	for (int i = 0; i < s->nerr; i++)
+		fprintf(stderr, "%s%llu %s", i ? ", " : " (", (unsigned long long)s->by_errno[i].n,
+			dt_errno_name(s->by_errno[i].err));
+	if (s->nerr)
 		fputc(')', stderr);
-	if (s.denials)
-		fprintf(stderr, " in %llu process%s", (unsigned long long)s.npids,
-			s.npids == 1 ? "" : "es");
-	if (s.reopens)
+	if (s->denials)
+		fprintf(stderr, " in %llu process%s", (unsigned long long)s->npids,
+			s->npids == 1 ? "" : "es");
+	if (s->reopens)
 		fprintf(stderr, ", %llu read-only reopen%s after a refused write",
-			(unsigned long long)s.reopens, s.reopens == 1 ? "" : "s");
-	if (s.writes)
-		fprintf(stderr, ", %llu successful write%s", (unsigned long long)s.writes,
-			s.writes == 1 ? "" : "s");
+			(unsigned long long)s->reopens, s->reopens == 1 ? "" : "s");
+	if (s->writes)
+		fprintf(stderr, ", %llu successful write%s", (unsigned long long)s->writes,
+			s->writes == 1 ? "" : "s");
 	fprintf(stderr, "; %llu records, %llu lost to overwriting, %llu dropped.\n",
-		(unsigned long long)s.records, (unsigned long long)lost,
+		(unsigned long long)s->records, (unsigned long long)lost,
 		(unsigned long long)dropped);
 	if (lost)
 		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
 		      stderr);
+}
+
+static void run_summarise(const struct dt_ring *ring, const char *ring_path, int covered,
+			  const struct dt_deny_set *deny, uint64_t seed, int status)
+{
+	struct run_summary s = {0};
+	size_t n = 0;
+	struct dt_record *recs = NULL;
+	if (run_read_records(ring, &recs, &n) < 0)
+		return;
+	unsigned char *merged = run_tally(recs, n, &s);
+	run_print_tally(&s, ring);
 	if (covered)
 		fprintf(stderr,
 			"denytrace: exec coverage: %llu exec%s seen, %llu blind%s\n",
@@ -475,14 +502,12 @@ size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *r
 	return n;
 }
 
-int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
+/* The environment the command starts with: the probe first in LD_PRELOAD
+ * (so that it sees calls before other preloads), the ring's descriptor
+ * and the DENYTRACE_* variables. */
+static void run_probe_environment(const struct dt_run_opts *o, const struct dt_run_ring *rr)
 {
-	struct dt_deny_set *deny = &o->deny;
-	int fd = rr->fd, watch_exec = o->watch_exec;
-	uint64_t seed = o->seed;
-	run_write_launch(&rr->ring, cmd, o->env_extra);
-
-	/* The probe goes first so that it sees calls before other preloads. */
+	int fd = rr->fd;
 	char preload[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
 	snprintf(preload, sizeof(preload), "%s%s%s", rr->probe, old && *old ? ":" : "",
@@ -500,6 +525,99 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	size_t nenv = dt_run_probe_env(o, rr, names, values, 8);
 	for (size_t k = 0; k < nenv; k++)
 		setenv(names[k], values[k], 1);
+}
+
+/* The seccomp filter for exec coverage and --deny, and the socket pair its
+ * listener travels over. With --deny a filter is a must: returns an exit
+ * status; else 0 (*filter NULL when coverage is off, said on stderr). */
+static int run_seccomp_filter(const struct dt_deny_set *deny, int privileged,
+                              struct dt_seccomp_filter **filter, int sv[2], char *serr,
+                              size_t serrcap)
+{
+	*filter = dt_seccomp_build(1, dt_deny_ops(deny), !privileged, serr, serrcap);
+	if (*filter && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(serr, serrcap, "socketpair: %s", strerror(errno));
+		dt_seccomp_free(*filter);
+		*filter = NULL;
+	}
+	if (!*filter && deny->n)
+		return dt_fail(DT_EXIT_INTERNAL, "run: --deny needs seccomp user notification: %s",
+			       serr);
+	if (!*filter)
+		fprintf(stderr, "denytrace: exec coverage off: %s\n", serr);
+	return 0;
+}
+
+/* In the child: install the filter (its listener goes to the parent and
+ * never into the command), exec, and report an exec failure on pipefd. */
+__attribute__((noreturn)) static void run_child(char **cmd, const int pipefd[2],
+                                                struct dt_seccomp_filter *filter, const int sv[2],
+                                                const sigset_t *oldmask,
+                                                const struct dt_deny_set *deny)
+{
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	close(pipefd[0]);
+	if (filter) {
+		close(sv[0]);
+		int lfd = dt_seccomp_install(filter);
+		dt_seccomp_send(sv[1], lfd);
+		if (lfd >= 0)
+			close(lfd);
+		close(sv[1]);
+		if (lfd < 0 && deny->n)
+			_exit(DT_EXIT_INTERNAL);
+	}
+	execvp(cmd[0], cmd);
+	int e = errno;
+	if (write(pipefd[1], &e, sizeof(e)) < 0)
+		_exit(DT_EXIT_INTERNAL);
+	_exit(e == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC);
+}
+
+/* In the parent: the listener from the child, and the supervisor that
+ * answers it. NULL (with serr set) when there is none. */
+static struct dt_supervisor *run_start_supervisor(struct dt_seccomp_filter *filter, const int sv[2],
+                                                  struct dt_ring *ring, struct dt_deny_set *deny,
+                                                  char *serr, size_t serrcap)
+{
+	struct dt_supervisor *sup = NULL;
+	close(sv[1]);
+	int lfd = dt_seccomp_recv(sv[0]);
+	close(sv[0]);
+	dt_seccomp_free(filter);
+	if (lfd >= 0)
+		sup = dt_supervisor_start(lfd, ring, deny, serr, serrcap);
+	else
+		snprintf(serr, serrcap, "seccomp user notification is not available here (%s%s)",
+			 strerror(-lfd),
+			 lfd == -EBUSY ? ": already under a seccomp listener, e.g. denytrace "
+					 "inside denytrace"
+				       : "");
+	return sup;
+}
+
+/* The filter stays with processes the command left behind; they must be
+ * answered until they are gone. */
+static void run_wait_supervisor(struct dt_supervisor *sup)
+{
+	struct dt_supervisor_stats sst = {0};
+	for (int k = 0; k < 20 && dt_supervisor_busy(sup); k++)
+		usleep(50 * 1000);
+	if (dt_supervisor_busy(sup))
+		fputs("denytrace: waiting for the background processes the command left "
+		      "(their calls are still supervised)...\n",
+		      stderr);
+	dt_supervisor_wait(sup, &sst);
+}
+
+int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
+{
+	struct dt_deny_set *deny = &o->deny;
+	int fd = rr->fd, watch_exec = o->watch_exec;
+	uint64_t seed = o->seed;
+	run_write_launch(&rr->ring, cmd, o->env_extra);
+
+	run_probe_environment(o, rr);
 	/* seccomp: exec coverage, and --deny (which needs it) */
 	if (!o->have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -515,17 +633,9 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	int sv[2] = {-1, -1};
 	char serr[512] = "";
 	if (watch_exec) {
-		filter = dt_seccomp_build(1, dt_deny_ops(deny), !privileged, serr, sizeof(serr));
-		if (filter && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-			snprintf(serr, sizeof(serr), "socketpair: %s", strerror(errno));
-			dt_seccomp_free(filter);
-			filter = NULL;
-		}
-		if (!filter && deny->n)
-			return dt_fail(DT_EXIT_INTERNAL, "run: --deny needs seccomp user notification: %s",
-				       serr);
-		if (!filter)
-			fprintf(stderr, "denytrace: exec coverage off: %s\n", serr);
+		int rc = run_seccomp_filter(deny, privileged, &filter, sv, serr, sizeof(serr));
+		if (rc)
+			return rc;
 	}
 
 	int pipefd[2];
@@ -544,26 +654,8 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	pid_t pid = fork();
 	if (pid < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-		close(pipefd[0]);
-		if (filter) {
-			/* the listener goes to the parent and never into the command */
-			close(sv[0]);
-			int lfd = dt_seccomp_install(filter);
-			dt_seccomp_send(sv[1], lfd);
-			if (lfd >= 0)
-				close(lfd);
-			close(sv[1]);
-			if (lfd < 0 && deny->n)
-				_exit(DT_EXIT_INTERNAL);
-		}
-		execvp(cmd[0], cmd);
-		int e = errno;
-		if (write(pipefd[1], &e, sizeof(e)) < 0)
-			_exit(DT_EXIT_INTERNAL);
-		_exit(e == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC);
-	}
+	if (pid == 0)
+		run_child(cmd, pipefd, filter, sv, &oldmask, deny);
 	run_child_pid = pid;
 	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
 		sigaction(forwarded[k], &sa, NULL);
@@ -574,18 +666,7 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	struct dt_supervisor *sup = NULL;
 	if (filter) {
 		/* before waiting for the exec: the exec itself is notified */
-		close(sv[1]);
-		int lfd = dt_seccomp_recv(sv[0]);
-		close(sv[0]);
-		dt_seccomp_free(filter);
-		if (lfd >= 0)
-			sup = dt_supervisor_start(lfd, &rr->ring, deny, serr, sizeof(serr));
-		else
-			snprintf(serr, sizeof(serr), "seccomp user notification is not available here (%s%s)",
-				 strerror(-lfd),
-				 lfd == -EBUSY ? ": already under a seccomp listener, e.g. denytrace "
-						 "inside denytrace"
-					       : "");
+		sup = run_start_supervisor(filter, sv, &rr->ring, deny, serr, sizeof(serr));
 		if (!sup && deny->n) {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
@@ -606,19 +687,9 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	run_child_pid = 0;
-	struct dt_supervisor_stats sst = {0};
 	int covered = sup != NULL;
-	if (sup) {
-		/* The filter stays with processes the command left behind; they
-		 * must be answered until they are gone. */
-		for (int k = 0; k < 20 && dt_supervisor_busy(sup); k++)
-			usleep(50 * 1000);
-		if (dt_supervisor_busy(sup))
-			fputs("denytrace: waiting for the background processes the command left "
-			      "(their calls are still supervised)...\n",
-			      stderr);
-		dt_supervisor_wait(sup, &sst);
-	}
+	if (sup)
+		run_wait_supervisor(sup);
 	if (got == (ssize_t)sizeof(exec_err)) {
 		dt_fail(exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC, "cannot run '%s': %s",
 			cmd[0], strerror(exec_err));
