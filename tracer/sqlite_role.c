@@ -14,34 +14,32 @@
 
 #include "classify.h"
 
-/* What the run showed on one path (keyed by realpath and by abspath). */
-enum dt_sq_kind {
-	DT_SQ_REFUSED_RWC,   /* a refused O_RDWR|O_CREAT open: SQLite's open of a database */
-	DT_SQ_REFUSED_WRITE, /* any other refused write */
-	DT_SQ_REOPEN,        /* opened O_RDONLY after a refused write-open */
-	DT_SQ_WRITTEN,       /* a successful write (run --all) */
-};
-
-struct dt_sq_event {
+/* What one process did to one path, as the run shows it. Kept per process,
+ * not per record, so that judging stays linear in the ring's size. */
+struct dt_sq_proc {
 	int64_t pid;
-	uint64_t t;
-	enum dt_sq_kind kind;
+	uint64_t first_rwc;   /* earliest refused O_RDWR|O_CREAT open */
+	uint64_t last_reopen; /* latest read-only reopen after a refused write-open */
+	unsigned rwc : 1, reopen : 1, refused : 1, wrote : 1;
 };
 
+/* One path (keyed by realpath and by abspath). */
 struct dt_sq_entry {
 	struct dt_sq_entry *next; /* hash chain */
+	uint64_t hash;
+	size_t len;
 	char *path;
-	struct dt_sq_event *ev;
-	size_t nev, cap;
-	int companion; /* its -journal, -wal or -shm was refused or written */
-	int header;    /* enum dt_sqlite_header, read once */
+	struct dt_sq_proc *procs;
+	size_t nprocs, cap, last; /* last: the process looked up last */
+	int reopened;             /* one process showed SQLite's refused open + read-only reopen */
+	int companion;            /* its -journal, -wal or -shm was refused or written */
+	int header;               /* enum dt_sqlite_header, read once */
 	struct stat st;
 };
 
-#define DT_SQ_BUCKETS 1024
-
 struct dt_sqlite_judge {
-	struct dt_sq_entry *bucket[DT_SQ_BUCKETS];
+	struct dt_sq_entry **bucket;
+	size_t nb, n; /* buckets, entries: grown to keep chains short */
 };
 
 /* Companion suffixes; .lock is the unix-dotfile VFS's lock directory, and
@@ -104,18 +102,25 @@ const char *dt_sqlite_evidence_text(const struct dt_record *rec, char *buf, size
 
 struct dt_sqlite_judge *dt_sqlite_judge_new(void)
 {
-	return calloc(1, sizeof(struct dt_sqlite_judge));
+	struct dt_sqlite_judge *j = calloc(1, sizeof(*j));
+	if (j && !(j->bucket = calloc(j->nb = 256, sizeof(*j->bucket)))) {
+		free(j);
+		return NULL;
+	}
+	return j;
 }
 
 void dt_sqlite_judge_free(struct dt_sqlite_judge *j)
 {
-	for (size_t b = 0; j && b < DT_SQ_BUCKETS; b++)
+	for (size_t b = 0; j && b < j->nb; b++)
 		for (struct dt_sq_entry *e = j->bucket[b], *n; e; e = n) {
 			n = e->next;
 			free(e->path);
-			free(e->ev);
+			free(e->procs);
 			free(e);
 		}
+	if (j)
+		free(j->bucket);
 	free(j);
 }
 
@@ -129,15 +134,33 @@ static uint64_t dt_sq_hash(const char *s, size_t n)
 	return h;
 }
 
+static void dt_sq_grow(struct dt_sqlite_judge *j)
+{
+	size_t nb = 2 * j->nb;
+	struct dt_sq_entry **bucket = calloc(nb, sizeof(*bucket));
+	if (!bucket)
+		return; /* longer chains, still right */
+	for (size_t b = 0; b < j->nb; b++)
+		for (struct dt_sq_entry *e = j->bucket[b], *n; e; e = n) {
+			n = e->next;
+			e->next = bucket[e->hash % nb];
+			bucket[e->hash % nb] = e;
+		}
+	free(j->bucket);
+	j->bucket = bucket;
+	j->nb = nb;
+}
+
 /* The entry of the first n bytes of path; created when create. */
 static struct dt_sq_entry *dt_sq_lookup(struct dt_sqlite_judge *j, const char *path, size_t n,
                                         int create)
 {
 	if (!j || !path || !n)
 		return NULL;
-	struct dt_sq_entry **head = &j->bucket[dt_sq_hash(path, n) % DT_SQ_BUCKETS];
+	uint64_t h = dt_sq_hash(path, n);
+	struct dt_sq_entry **head = &j->bucket[h % j->nb];
 	for (struct dt_sq_entry *e = *head; e; e = e->next)
-		if (strlen(e->path) == n && !memcmp(e->path, path, n))
+		if (e->hash == h && e->len == n && !memcmp(e->path, path, n))
 			return e;
 	if (!create)
 		return NULL;
@@ -146,25 +169,38 @@ static struct dt_sq_entry *dt_sq_lookup(struct dt_sqlite_judge *j, const char *p
 		free(e);
 		return NULL;
 	}
+	e->hash = h;
+	e->len = n;
 	e->next = *head;
 	*head = e;
+	if (++j->n > 2 * j->nb)
+		dt_sq_grow(j);
 	return e;
 }
 
-static void dt_sq_event_add(struct dt_sq_entry *e, const struct dt_record *rec,
-                            enum dt_sq_kind kind)
+/* pid's summary on e; created when create. */
+static struct dt_sq_proc *dt_sq_proc_of(struct dt_sq_entry *e, int64_t pid, int create)
 {
 	if (!e)
-		return;
-	if (e->nev == e->cap) {
+		return NULL;
+	if (e->last < e->nprocs && e->procs[e->last].pid == pid)
+		return &e->procs[e->last];
+	for (size_t i = 0; i < e->nprocs; i++)
+		if (e->procs[i].pid == pid)
+			return &e->procs[e->last = i];
+	if (!create)
+		return NULL;
+	if (e->nprocs == e->cap) {
 		size_t cap = e->cap ? 2 * e->cap : 4;
-		struct dt_sq_event *ev = realloc(e->ev, cap * sizeof(*ev));
-		if (!ev)
-			return;
-		e->ev = ev;
+		struct dt_sq_proc *p = realloc(e->procs, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		e->procs = p;
 		e->cap = cap;
 	}
-	e->ev[e->nev++] = (struct dt_sq_event){rec->pid, rec->time_mono, kind};
+	e->last = e->nprocs;
+	e->procs[e->nprocs] = (struct dt_sq_proc){.pid = pid};
+	return &e->procs[e->nprocs++];
 }
 
 static int dt_sq_is_open(const struct dt_record *rec)
@@ -196,6 +232,33 @@ static int dt_sq_companion_of(const char *path, size_t *base)
 	return -1;
 }
 
+/* What rec says its process did to e's path. */
+static void dt_sq_note(struct dt_sq_entry *e, const struct dt_record *rec)
+{
+	uint64_t t = rec->time_mono;
+	struct dt_sq_proc *p = NULL;
+	if (rec->type == DT_REC_REOPEN &&
+	    (!rec->has_flags || (rec->flags & (O_ACCMODE | O_CREAT)) == O_RDONLY)) {
+		if ((p = dt_sq_proc_of(e, rec->pid, 1)) && (!p->reopen || t > p->last_reopen))
+			p->last_reopen = t;
+		if (p)
+			p->reopen = 1;
+	} else if (rec->type == DT_REC_DENIAL && rec->writes) {
+		if ((p = dt_sq_proc_of(e, rec->pid, 1)) && dt_sq_rwcreate(rec)) {
+			if (!p->rwc || t < p->first_rwc)
+				p->first_rwc = t;
+			p->rwc = 1;
+		}
+		if (p)
+			p->refused = 1;
+	} else if (rec->type == DT_REC_WRITE && rec->writes) {
+		if ((p = dt_sq_proc_of(e, rec->pid, 1)))
+			p->wrote = 1;
+	}
+	if (p && p->rwc && p->reopen && p->first_rwc <= p->last_reopen)
+		e->reopened = 1;
+}
+
 void dt_sqlite_judge_add(struct dt_sqlite_judge *j, const struct dt_record *rec)
 {
 	if (!j ||
@@ -209,14 +272,7 @@ void dt_sqlite_judge_add(struct dt_sqlite_judge *j, const struct dt_record *rec)
 		if (!p || (k == 1 && keys[0] && !strcmp(p, keys[0])))
 			continue;
 		struct dt_sq_entry *e = dt_sq_lookup(j, p, strlen(p), 1);
-		if (rec->type == DT_REC_REOPEN &&
-		    (!rec->has_flags || (rec->flags & (O_ACCMODE | O_CREAT)) == O_RDONLY))
-			dt_sq_event_add(e, rec, DT_SQ_REOPEN);
-		else if (rec->type == DT_REC_DENIAL && rec->writes)
-			dt_sq_event_add(
-			    e, rec, dt_sq_rwcreate(rec) ? DT_SQ_REFUSED_RWC : DT_SQ_REFUSED_WRITE);
-		else if (rec->type == DT_REC_WRITE && rec->writes)
-			dt_sq_event_add(e, rec, DT_SQ_WRITTEN);
+		dt_sq_note(e, rec);
 		size_t base;
 		int c = dt_sq_companion_of(p, &base);
 		if (c >= 0 && dt_sq_companions[c].evidence && rec->type != DT_REC_REOPEN) {
@@ -280,18 +336,6 @@ static int dt_sq_header(struct dt_sq_entry *e)
 	return e->header;
 }
 
-/* Did one process refuse-open this path O_RDWR|O_CREAT and then reopen it
- * read-only? */
-static int dt_sq_reopened(const struct dt_sq_entry *e)
-{
-	for (size_t a = 0; e && a < e->nev; a++)
-		for (size_t b = 0; e->ev[a].kind == DT_SQ_REFUSED_RWC && b < e->nev; b++)
-			if (e->ev[b].kind == DT_SQ_REOPEN && e->ev[b].pid == e->ev[a].pid &&
-			    e->ev[b].t >= e->ev[a].t)
-				return 1;
-	return 0;
-}
-
 /* Is the file (first n bytes of real, else of abs) a SQLite database? Its
  * evidence (DT_EV_*) or -1; *header is what its first bytes said. */
 static int dt_sq_database(struct dt_sqlite_judge *j, const char *real, size_t rn, const char *abs,
@@ -312,7 +356,7 @@ static int dt_sq_database(struct dt_sqlite_judge *j, const char *real, size_t rn
 	if (*header == DT_SQLHDR_UNREADABLE && !S_ISREG((r ? r : a)->st.st_mode) &&
 	    (r ? r : a)->st.st_mode)
 		return -1; /* a directory or a device */
-	if (dt_sq_reopened(r) || dt_sq_reopened(a))
+	if ((r && r->reopened) || (a && a->reopened))
 		return DT_EV_REOPEN;
 	if ((r && r->companion) || (a && a->companion))
 		return DT_EV_COMPANION;
@@ -389,17 +433,12 @@ static int dt_sq_mode_writable(const struct stat *st, int64_t uid, int64_t gid)
 
 /* What the run showed pid doing to the database: 1 wrote it, 0 was refused
  * writing it (or fell back to a read-only reopen), -1 nothing. */
-static int dt_sq_pid_wrote(const struct dt_sq_entry *e, int64_t pid)
+static int dt_sq_pid_wrote(struct dt_sq_entry *e, int64_t pid)
 {
-	int seen = -1;
-	for (size_t i = 0; e && i < e->nev; i++) {
-		if (e->ev[i].pid != pid)
-			continue;
-		if (e->ev[i].kind == DT_SQ_WRITTEN)
-			return 1;
-		seen = 0;
-	}
-	return seen;
+	const struct dt_sq_proc *p = dt_sq_proc_of(e, pid, 0);
+	if (!p || (!p->wrote && !p->refused && !p->reopen))
+		return -1;
+	return p->wrote;
 }
 
 int dt_sqlite_db_writable(struct dt_sqlite_judge *j, const struct dt_record *side,
