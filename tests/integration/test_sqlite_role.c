@@ -474,3 +474,52 @@ Test(sqlite_role, sqlites_dotfile_lock_beside_a_writable_database_is_sqlite_side
 	cr_expect(strstr(g, "\tlock\theader\tsqlite\tsqlite-side-file\t"), "%s", g);
 	dtt_free(&r);
 }
+
+/* ---- fossil: the issue's original case ----------------------------------------------------- */
+
+/* fossil keeps its repository (*.fossil) and its checkout state (.fslckout)
+ * in SQLite databases. A commit with neither writable: both write-opens are
+ * refused and reopened read-only, and fossil prints SQLite's "attempt to
+ * write a readonly database". */
+Test(sqlite_role, fossils_repository_and_checkout_are_sqlite_databases_by_header)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	if (access("/usr/bin/fossil", X_OK) != 0)
+		cr_skip_test(
+		    "needs /usr/bin/fossil (Debian package fossil; scripts/install-deps.sh)");
+	char script[4 * PATH_MAX], home[PATH_MAX + 16], envhome[PATH_MAX + 16];
+	snprintf(home, sizeof(home), "%s/home", ws);
+	snprintf(envhome, sizeof(envhome), "HOME=%s", home);
+	cr_assert_eq(mkdir(home, 0755), 0);
+	snprintf(
+	    script, sizeof(script),
+	    "set -e; export HOME='%s' USER=tester; cd '%s'; mkdir co;"
+	    "fossil init -A tester proj.fossil >/dev/null; cd co;"
+	    "fossil open ../proj.fossil >/dev/null; echo hi > a.txt; fossil add a.txt >/dev/null",
+	    home, dir);
+	sh(script);
+	char co[PATH_MAX + 16];
+	snprintf(co, sizeof(co), "%s/co", dir);
+	const char *env[] = {envhome, "USER=tester", NULL};
+	const char *argv[] = {"bwrap",  "--ro-bind", "/",      "/",     "--bind",        home, home,
+	                      "--dev",  "/dev",      "--proc", "/proc", "--chdir",       co,   "--",
+	                      "fossil", "commit",    "-m",     "x",     "--no-warnings", NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, env), 0, "%s", r.out);
+	cr_expect_neq(r.status, 0, "the commit succeeded: %s", r.out);
+	cr_expect(strstr(r.out, "attempt to write a readonly database"), "%s", r.out);
+
+	char rows[65536], buf[4096], path[PATH_MAX + 64];
+	const char *report[] = {"report", "--format", "json", "--root", dir, NULL};
+	cli_rows(rows, sizeof(rows), r.ring, report);
+	static const char *const files[] = {"proj.fossil", "co/.fslckout"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		const char *g = row(rows, path, NULL, buf, sizeof(buf));
+		cr_assert_not_null(g, "no refusal of %s:\n%s", files[i], rows);
+		cr_expect(strstr(g, "\tdb\theader\tsqlite\troot-not-granted\t" READONLY_NEXT),
+		          "%s: %s", files[i], g);
+	}
+	dtt_free(&r);
+}
