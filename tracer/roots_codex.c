@@ -673,6 +673,43 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
 	va_end(ap);
 }
 
+/* Parses config.toml at path. Codex stops on one it cannot parse (a
+ * refusal); one it cannot read is a warning. explicit (--codex-config):
+ * errors go to err with *rc -1 (invalid) or -2 (missing, unreadable). */
+static struct toml_value *parse_config(struct dt_rootset *rs, const char *path, bool explicit,
+                                       char *err, size_t errlen, int *rc)
+{
+	struct toml_value *file = NULL;
+	char terr[512];
+	struct stat st;
+	bool found = stat(path, &st) == 0, odd = found && !S_ISREG(st.st_mode);
+	bool unreadable = false;
+	const char *pre = "", *sep = "";
+
+	/* a FIFO or a device there would block or never end */
+	if (odd)
+		snprintf(terr, sizeof(terr), "%s is not a regular file (%s)", path,
+		         dt_file_kind(st.st_mode));
+	else if ((file = toml_parse_file(path, terr, sizeof(terr))) == NULL)
+		unreadable = errno != 0 && errno != EISDIR && errno != EFBIG;
+	if (file)
+		return file;
+	if (!starts_with(terr, path)) {
+		pre = path;
+		sep = ": ";
+	}
+	if (explicit) {
+		set_err(err, errlen, "%s%s%s", pre, sep, terr);
+		*rc = unreadable ? -2 : -1;
+	} else if (unreadable || odd) {
+		dt_roots_warn(rs, "%s%s%s; Codex's sandbox settings in it are unknown", pre, sep,
+		              terr);
+	} else {
+		refuse(rs, "%s%s%s", pre, sep, terr);
+	}
+	return NULL;
+}
+
 /* config.toml as Codex read it: the ring's snapshot, else the file.
  * Returns the parsed file (NULL for none) with *path set; -1 in *rc when
  * an explicit config_path cannot be parsed. */
@@ -684,8 +721,6 @@ static struct toml_value *load_config(struct dt_rootset *rs, const struct dt_cod
 	struct toml_value *file = NULL;
 	char terr[512];
 	struct stat st;
-	bool found;
-	int unreadable = 0;
 
 	*path = NULL;
 	*from_ring = false;
@@ -738,28 +773,7 @@ static struct toml_value *load_config(struct dt_rootset *rs, const struct dt_cod
 		*path = NULL;
 		return NULL;
 	}
-	found = stat(*path, &st) == 0;
-	/* a FIFO or a device there would block or never end */
-	if (found && !S_ISREG(st.st_mode))
-		snprintf(terr, sizeof(terr), "%s is not a regular file (%s)", *path,
-		         dt_file_kind(st.st_mode));
-	else if ((file = toml_parse_file(*path, terr, sizeof(terr))) == NULL)
-		unreadable = errno != 0 && errno != EISDIR && errno != EFBIG;
-	if (!file && config_path) {
-		if (starts_with(terr, *path))
-			set_err(err, errlen, "%s", terr);
-		else
-			set_err(err, errlen, "%s: %s", *path, terr);
-		*rc = unreadable ? -2 : -1;
-	} else if (!file && (unreadable || (found && !S_ISREG(st.st_mode)))) {
-		dt_roots_warn(rs, "%s%s%s; Codex's sandbox settings in it are unknown",
-		              starts_with(terr, *path) ? "" : *path,
-		              starts_with(terr, *path) ? "" : ": ", terr);
-	} else if (!file) {
-		/* Codex stops on a config.toml it cannot parse */
-		refuse(rs, "%s%s%s", starts_with(terr, *path) ? "" : *path,
-		       starts_with(terr, *path) ? "" : ": ", terr);
-	}
+	file = parse_config(rs, *path, config_path != NULL, err, errlen, rc);
 	if (!file) {
 		free(*path);
 		*path = NULL;

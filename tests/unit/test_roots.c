@@ -1407,3 +1407,50 @@ Test(roots, tui_options_before_sandbox_are_ignored_with_a_warning)
 	assert_contains(rs.warnings[0], "codex sandbox ignores -s given before `sandbox`");
 	assert_contains(rs.warnings[1], "--add-dir");
 }
+
+/* Which options each command line takes, as Codex 0.169 answered with
+ * "unexpected argument" (exit 2) or not: -P is codex sandbox's alone, exec
+ * has no -a, app-server no -C or --add-dir. */
+Test(roots, each_subcommand_refuses_the_options_it_does_not_take)
+{
+	static const struct {
+		const char *argv[8];
+		const char *says; /* NULL: Codex starts */
+	} cases[] = {
+	    {{"codex", "exec", "-P", ":workspace", "task"}, "codex exec does not accept -P"},
+	    {{"codex", "-P", ":workspace"}, "does not accept -P"},
+	    {{"codex", "exec", "-a", "never", "task"}, "codex exec does not accept -a"},
+	    {{"codex", "app-server", "--add-dir", "/x"}, "codex app-server does not accept --add-dir"},
+	    {{"codex", "app-server", "-C", "/x"}, "codex app-server does not accept -C"},
+	    {{"codex", "exec", "-s", "workspace-write", "--add-dir", "/x", "task"}, NULL},
+	    {{"codex", "-a", "never", "-C", "/w", "--add-dir", "/x"}, NULL},
+	    {{"codex", "review", "-c", "x=1", "--whatever"}, NULL},
+	};
+	struct launch o = {.cwd = "/work"};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		memset(&rs, 0, sizeof(rs));
+		codex(&o, cases[i].argv);
+		if (cases[i].says)
+			assert_contains(rs.codex_refused, cases[i].says);
+		else
+			cr_assert_null(rs.codex_refused, "%s: %s", cases[i].argv[1],
+			               rs.codex_refused);
+		dt_rootset_free(&rs);
+	}
+}
+
+Test(roots, advice_for_app_server_names_no_add_dir)
+{
+	write_file("ch/config.toml", "sandbox_mode = \"workspace-write\"\n");
+	const char *argv[] = {"codex", "app-server", "--listen", "stdio://", NULL};
+	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
+	char hint[512];
+
+	codex(&o, argv);
+	cr_assert_null(rs.codex_refused, "%s", rs.codex_refused);
+	assert_str(rs.codex_sandbox_mode, "workspace-write");
+	dt_codex_grant_hint(&rs, "/x", hint, sizeof(hint));
+	cr_assert_null(strstr(hint, "--add-dir"), "%s", hint);
+	cr_assert_null(strstr(must_find("/work", DT_ROOT_CODEX)->knob, "--add-dir"));
+}
