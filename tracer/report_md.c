@@ -160,7 +160,12 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		fputs("\n\n", f);
 	}
 
-	fputs("### Roots\n\n| root | source | granted |\n|---|---|---|\n", f);
+	fputs("### Roots\n\n", f);
+	if (r->roots.codex_refused) {
+		dt_md_text(f, r->roots.codex_refused);
+		fputs("\n\n", f);
+	}
+	fputs("| root | source | granted |\n|---|---|---|\n", f);
 	for (size_t i = 0; i < r->roots.n; i++) {
 		const struct dt_root *rt = &r->roots.v[i];
 		fputs("| ", f);
