@@ -27,6 +27,7 @@
 #include "report.h"
 #include "ringfile.h"
 #include "run.h"
+#include "spawn.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -143,6 +144,8 @@ static void run_blind_line(const struct dt_record *r, uint64_t nth)
 	dt_put_safe(stderr, r->exe ? r->exe : "?");
 	if (!strcmp(r->exec_blind, "static"))
 		fputs(" (static binary)\n", stderr);
+	else if (!strcmp(r->exec_blind, "setid"))
+		fputs(" (set-id: the loader drops LD_PRELOAD; its refusals are not recorded)\n", stderr);
 	else if (r->preload)
 		fputs(" (no-preload: LD_PRELOAD rewritten without the probe)\n", stderr);
 	else
@@ -269,10 +272,11 @@ static void run_summarise(const struct dt_ring *ring, const char *ring_path, int
 			(unsigned long long)s.execs, s.execs == 1 ? "" : "s", (unsigned long long)s.blind,
 			s.blind ? " (the probe could not enter these):" : " (the probe entered every one)");
 	else
-		fputs("denytrace: exec coverage off: processes the probe could not enter are not "
-		      "known (see --watch-exec).\n",
-		      stderr);
-	for (size_t ri = 0, k = 0; covered && ri < n; ri++)
+		fprintf(stderr,
+		        "denytrace: exec coverage off: processes the probe could not enter are not "
+		        "known (see --watch-exec)%s\n",
+		        s.blind ? "; the probe could not enter the command itself:" : ".");
+	for (size_t ri = 0, k = 0; ri < n; ri++)
 		if (recs[ri].type == DT_REC_EXEC && recs[ri].exec_blind)
 			run_blind_line(&recs[ri], ++k);
 	for (size_t ri = 0; ri < n; ri++)
@@ -610,6 +614,42 @@ static void run_wait_supervisor(struct dt_supervisor *sup)
 	dt_supervisor_wait(sup, &sst);
 }
 
+/* Without exec coverage nothing sees the execs of the tree, but run sees
+ * its own: a set-id command runs without the probe, and the summary and
+ * the report must say so rather than show "0 refusals" alone. */
+static void run_note_setid_command(struct dt_ring *ring, char **cmd, pid_t pid)
+{
+	char path[PATH_MAX];
+	if (strchr(cmd[0], '/'))
+		snprintf(path, sizeof(path), "%s", cmd[0]);
+	else if (dt_which(cmd[0], path, sizeof(path)) < 0)
+		return;
+	if (!dt_exec_setid(getpid(), path))
+		return;
+	char abs[PATH_MAX];
+	if (!realpath(path, abs))
+		snprintf(abs, sizeof(abs), "%s", path);
+	unsigned char *rec = calloc(1, DT_REC_MAX);
+	if (!rec)
+		return;
+	/* the exec is the child's: its pid, not run's */
+	struct dt_buf b = {rec, sizeof(struct dt_rec_header), DT_REC_MAX, 0};
+	((struct dt_rec_header *)rec)->type = DT_REC_EXEC;
+	dt_put_times(&b);
+	dt_put_u64(&b, DT_T_PID, (uint64_t)pid);
+	dt_put_u64(&b, DT_T_TID, (uint64_t)pid);
+	dt_put_u64(&b, DT_T_PPID, (uint64_t)getpid());
+	dt_put_str(&b, DT_T_OP, "execve");
+	dt_put_str(&b, DT_T_PATH, cmd[0]);
+	dt_put_str(&b, DT_T_ABSPATH, abs);
+	dt_put_str(&b, DT_T_EXE, abs);
+	dt_put_u64(&b, DT_T_EXEC_PROBE, 0);
+	dt_put_str(&b, DT_T_EXEC_BLIND, "setid");
+	((struct dt_rec_header *)rec)->len = b.len;
+	dt_ring_write(ring, rec);
+	free(rec);
+}
+
 int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 {
 	struct dt_deny_set *deny = &o->deny;
@@ -676,6 +716,8 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		if (!sup)
 			fprintf(stderr, "denytrace: exec coverage off: %s; carrying on without it.\n", serr);
 	}
+	if (!sup)
+		run_note_setid_command(&rr->ring, cmd, pid);
 	int exec_err = 0;
 	ssize_t got;
 	do

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -448,6 +449,55 @@ static int dt_exec_static(pid_t tid, const char *openable, int depth)
 	return res;
 }
 
+/* Reads "Key:\tA\tB..." from /proc/PID/status: the first n numbers. */
+static int dt_status_numbers(const char *status, const char *key, unsigned long *v, int n)
+{
+	const char *at = strstr(status, key);
+	if (!at)
+		return -1;
+	at += strlen(key);
+	for (int i = 0; i < n; i++) {
+		char *end;
+		v[i] = strtoul(at, &end, 10);
+		if (end == at)
+			return -1;
+		at = end;
+	}
+	return 0;
+}
+
+int dt_exec_setid(pid_t pid, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	struct statvfs vfs;
+	if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+		return 0;
+	char name[64], status[8192];
+	snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, status, sizeof(status) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	status[n] = 0;
+	unsigned long uid[2], gid[2], nnp = 0;
+	if (dt_status_numbers(status, "\nUid:", uid, 2) < 0 ||
+	    dt_status_numbers(status, "\nGid:", gid, 2) < 0)
+		return 0;
+	dt_status_numbers(status, "\nNoNewPrivs:", &nnp, 1);
+	if (nnp)
+		return 0; /* the set-id bits are ignored: nothing changes */
+	/* the loader's secure mode: effective ids after exec differ from the
+	 * real ones (a set-uid-root program run by root is not) */
+	unsigned long euid = st.st_mode & S_ISUID ? st.st_uid : uid[1];
+	unsigned long egid = st.st_mode & S_ISGID ? st.st_gid : gid[1];
+	return euid != uid[0] || egid != gid[0];
+}
+
 /* execve/execveat: who runs what, and can the probe go in with it. */
 static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
                            const struct seccomp_notif *req, struct dt_target *t)
@@ -537,7 +587,10 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 		off += 256;
 	}
 	int probe = have_preload && strstr(preload, "libdenytrace.so") != NULL;
-	const char *blind = stat_ == 1 ? "static" : !probe ? "no-preload" : NULL;
+	const char *blind = stat_ == 1                         ? "static"
+	                    : dt_exec_setid(t->tid, openable) ? "setid"
+	                    : !probe                          ? "no-preload"
+	                                                      : NULL;
 
 	char dir[PATH_MAX], abs[PATH_MAX];
 	if (path[0] != '/' && dt_target_dir(t->tid, dirfd, dir, sizeof(dir)) == 0)

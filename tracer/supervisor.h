@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct dt_ring;
 struct dt_deny_set;
@@ -21,6 +22,12 @@ struct dt_supervisor;
 /* 1 when this process may install a filter without no_new_privs
  * (CAP_SYS_ADMIN in its effective set). */
 int dt_seccomp_privileged(void);
+
+/* 1 when process pid exec'ing path would run it set-user-ID or
+ * set-group-ID with other effective ids than its real ones (not under
+ * no_new_privs, not on a nosuid mount): the loader's secure mode, which
+ * drops LD_PRELOAD, so the probe cannot enter. */
+int dt_exec_setid(pid_t pid, const char *path);
 
 /* Builds the filter before fork: execve/execveat when exec is set, and the
  * file calls of the op classes in deny_ops (plain read-only opens are not

@@ -274,3 +274,66 @@ Test(survive, failure_without_a_record_lists_likely_causes_instead_of_guessing_o
 	cr_expect(strstr(out, "a call glibc makes internally"), "%s", out);
 	cr_expect(strstr(out, "could not reach the ring"), "%s", out);
 }
+
+/* ---- 5: set-id programs --------------------------------------------------- */
+
+/* DIR/suid-touch: a copy of touch, set-user-ID to uid 1234. Run by root,
+ * its effective uid differs from its real one: the loader's secure mode,
+ * which drops LD_PRELOAD. Skips where set-id bits do not take effect. */
+static const char *setuid_touch(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("making a set-user-ID copy needs root");
+	static char touch[PATH_MAX];
+	char id[PATH_MAX], script[4 * PATH_MAX];
+	snprintf(touch, sizeof(touch), "%s/suid-touch", dtt_tmpdir());
+	snprintf(id, sizeof(id), "%s/suid-id", dtt_tmpdir());
+	snprintf(script, sizeof(script),
+	         "cp /usr/bin/touch %s && cp /usr/bin/id %s && chown 1234:1234 %s %s && "
+	         "chmod 4755 %s %s && %s -u",
+	         touch, id, touch, id, touch, id, id);
+	const char *argv[] = {"sh", "-c", script, NULL};
+	char out[256];
+	if (dtt_system(out, sizeof(out), argv, NULL) != 0 || strcmp(out, "1234\n"))
+		cr_skip_test("set-user-ID bits do not take effect here (%s)", out);
+	return touch;
+}
+
+static void expect_setid_named(const char *out, const char *ring, const char *touch)
+{
+	cr_expect(strstr(out, "0 refusals"), "%s", out);
+	const char *line = strstr(out, touch);
+	cr_expect(line && strstr(line, "set-id: the loader drops LD_PRELOAD"),
+	          "the summary does not name the set-id program: %s", out);
+	const char *argv[] = {cli(), "report", ring, NULL};
+	char report[16384];
+	dtt_system(report, sizeof(report), argv, NULL);
+	line = strstr(report, touch);
+	cr_expect(line && strstr(line, "setid: a set-user-ID or set-group-ID program"),
+	          "the report does not name the set-id program: %s", report);
+}
+
+Test(survive, set_id_command_is_named_as_a_blind_spot_by_run_and_report)
+{
+	const char *touch = setuid_touch();
+	char ring[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/setid.ring", dtt_tmpdir());
+	const char *argv[] = {cli(), "run", "-o", ring, "--", touch, "/sys/dt-setid", NULL};
+	char out[8192];
+	cr_expect_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
+	expect_setid_named(out, ring, touch);
+}
+
+Test(survive, set_id_program_deeper_in_the_tree_is_named_with_exec_coverage)
+{
+	const char *touch = setuid_touch();
+	char ring[PATH_MAX], script[PATH_MAX + 64];
+	snprintf(ring, sizeof(ring), "%s/setid-tree.ring", dtt_tmpdir());
+	snprintf(script, sizeof(script), "%s /sys/dt-setid", touch);
+	const char *argv[] = {cli(), "run", "--watch-exec", "-o", ring, "--", "sh", "-c", script, NULL};
+	char out[8192];
+	cr_expect_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
+	if (strstr(out, "exec coverage off"))
+		cr_skip_test("seccomp user notification is not available here: %s", out);
+	expect_setid_named(out, ring, touch);
+}
