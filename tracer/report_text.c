@@ -102,16 +102,18 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 			fputs(" ...", f);
 		fputs("\n        ", f);
 		dt_put_safe(f, e->exec_blind);
-		fprintf(f, ": %s\n",
-			!strcmp(e->exec_blind, "static")
-				? "a static binary: LD_PRELOAD cannot enter it; its refusals are not recorded "
-				  "(a --deny rule still reaches it)"
-			: !strcmp(e->exec_blind, "setid")
-				? "a set-user-ID or set-group-ID program: the loader drops LD_PRELOAD; "
-				  "its refusals are not recorded"
-			: e->preload ? "LD_PRELOAD was rewritten without the probe"
-				     : "the environment was cleared (LD_PRELOAD unset), as Codex does for MCP "
-				       "servers");
+		fprintf(
+		    f, ": %s\n",
+		    !strcmp(e->exec_blind, "static") ? "a static binary: LD_PRELOAD cannot enter "
+		                                       "it; its refusals are not recorded "
+		                                       "(a --deny rule still reaches it)"
+		    : !strcmp(e->exec_blind, "setid")
+		        ? "a set-user-ID or set-group-ID program: the loader drops LD_PRELOAD; "
+		          "its refusals are not recorded"
+		    : e->preload
+		        ? "LD_PRELOAD was rewritten without the probe"
+		        : "the environment was cleared (LD_PRELOAD unset), as Codex does for MCP "
+		          "servers");
 	}
 }
 

@@ -145,7 +145,8 @@ static void run_blind_line(const struct dt_record *r, uint64_t nth)
 	if (!strcmp(r->exec_blind, "static"))
 		fputs(" (static binary)\n", stderr);
 	else if (!strcmp(r->exec_blind, "setid"))
-		fputs(" (set-id: the loader drops LD_PRELOAD; its refusals are not recorded)\n", stderr);
+		fputs(" (set-id: the loader drops LD_PRELOAD; its refusals are not recorded)\n",
+		      stderr);
 	else if (r->preload)
 		fputs(" (no-preload: LD_PRELOAD rewritten without the probe)\n", stderr);
 	else

@@ -587,7 +587,7 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 		off += 256;
 	}
 	int probe = have_preload && strstr(preload, "libdenytrace.so") != NULL;
-	const char *blind = stat_ == 1                         ? "static"
+	const char *blind = stat_ == 1                        ? "static"
 	                    : dt_exec_setid(t->tid, openable) ? "setid"
 	                    : !probe                          ? "no-preload"
 	                                                      : NULL;

@@ -330,7 +330,8 @@ Test(survive, set_id_program_deeper_in_the_tree_is_named_with_exec_coverage)
 	char ring[PATH_MAX], script[PATH_MAX + 64];
 	snprintf(ring, sizeof(ring), "%s/setid-tree.ring", dtt_tmpdir());
 	snprintf(script, sizeof(script), "%s /sys/dt-setid", touch);
-	const char *argv[] = {cli(), "run", "--watch-exec", "-o", ring, "--", "sh", "-c", script, NULL};
+	const char *argv[] = {cli(), "run", "--watch-exec", "-o",   ring,
+	                      "--",  "sh",  "-c",           script, NULL};
 	char out[8192];
 	cr_expect_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
 	if (strstr(out, "exec coverage off"))
