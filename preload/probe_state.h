@@ -29,13 +29,14 @@ DT_HIDDEN struct dt_ring *dt_ring_peek(void);
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec);
 
 /* Writes this process's record once per process (not per exec). */
-DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s);
+/* pid: this process's getpid(), which the caller already has. */
+DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s, int pid);
 
 /* Appends DT_T_FRAME and DT_T_MODULE fields for the current call stack,
  * skipping the probe's own frames. */
 DT_HIDDEN void dt_put_backtrace(struct dt_buf *b);
 
-DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32]);
+DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid);
 DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind);
 
 /* Set while this thread records: stops recursion, and tells the pipe
@@ -59,7 +60,7 @@ DT_HIDDEN void dt_backtrace_after_fork(void);
 
 /* Configuration, read once by the constructor. */
 struct dt_config {
-	int ring_fd;          /* DENYTRACE_FD, -1 if none */
+	int ring_fd;                           /* DENYTRACE_FD, -1 if none */
 	unsigned long long ring_dev, ring_ino; /* DENYTRACE_RING_ID */
 	int has_ring_id;
 	char ring_path[PATH_MAX]; /* DENYTRACE_RING */

@@ -11,8 +11,8 @@
 
 #include "envfilter.h"
 #include "probe_state.h"
-#include "version.h"
 #include "sys.h"
+#include "version.h"
 
 extern char **environ;
 
@@ -59,7 +59,8 @@ static size_t dt_unescape(char *s, size_t n)
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\\' && i + 3 < n + 1 && s[i + 1] >= '0' && s[i + 1] <= '7') {
-			s[o++] = (char)(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) | (s[i + 3] - '0'));
+			s[o++] = (char)(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) |
+			                (s[i + 3] - '0'));
 			i += 3;
 		} else {
 			s[o++] = s[i];
@@ -88,7 +89,8 @@ static void dt_put_mounts(struct dt_buf *b, struct dt_proc_scratch *s)
 			truncated = 1; /* a partial last line: the buffer was full */
 			break;
 		}
-		/* fields: id parent maj:min root mountpoint options [opt...] - fstype source super */
+		/* fields: id parent maj:min root mountpoint options [opt...] - fstype source super
+		 */
 		char *f[6] = {0};
 		size_t fl[6] = {0};
 		char *q = p;
@@ -110,7 +112,7 @@ static void dt_put_mounts(struct dt_buf *b, struct dt_proc_scratch *s)
 				super++; /* skip source */
 			super++;
 			int ro = dt_opts_have_ro(f[5], fl[5]) ||
-				 (super < nl && dt_opts_have_ro(super, (size_t)(nl - super)));
+			         (super < nl && dt_opts_have_ro(super, (size_t)(nl - super)));
 			unsigned char blob[8 + PATH_MAX + 64];
 			struct dt_mount_fact mf = {ro ? 0 : DT_MF_RW, 0};
 			memcpy(blob, &mf, 8);
@@ -137,8 +139,8 @@ static void dt_put_status(struct dt_buf *b, struct dt_proc_scratch *s)
 		const char *key;
 		uint16_t tag;
 	} keys[] = {{"\nSeccomp:", DT_T_SECCOMP},
-		    {"\nSeccomp_filters:", DT_T_SECCOMP_FILTERS},
-		    {"\nNoNewPrivs:", DT_T_NO_NEW_PRIVS}};
+	            {"\nSeccomp_filters:", DT_T_SECCOMP_FILTERS},
+	            {"\nNoNewPrivs:", DT_T_NO_NEW_PRIVS}};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char *at = strstr(s->buf, keys[i].key);
 		if (!at)
@@ -156,14 +158,14 @@ static void dt_put_status(struct dt_buf *b, struct dt_proc_scratch *s)
 static _Atomic int dt_proc_recorded_pid;
 static _Atomic int dt_proc_recorded_vfork_pid;
 
-DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s)
+DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s, int pid)
 {
 	/* Per process, not per address space: a fork child sees the parent's
 	 * pid here and writes its own record. A vfork child shares the
 	 * parent's memory, so it keeps its own marker and leaves the
 	 * parent's alone. */
-	int pid = (int)syscall(SYS_getpid);
-	_Atomic int *marker = dt_in_vfork_child() ? &dt_proc_recorded_vfork_pid : &dt_proc_recorded_pid;
+	int vfork_child = pid != atomic_load_explicit(&dt_self_pid, memory_order_relaxed);
+	_Atomic int *marker = vfork_child ? &dt_proc_recorded_vfork_pid : &dt_proc_recorded_pid;
 	int seen = atomic_load_explicit(marker, memory_order_relaxed);
 	if (seen == pid || !atomic_compare_exchange_strong(marker, &seen, pid))
 		return;
@@ -171,7 +173,7 @@ DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scr
 	struct dt_rec_header *rh = (struct dt_rec_header *)s->rec;
 	struct dt_buf b = {s->rec, sizeof(*rh), sizeof(s->rec), 0};
 	rh->type = DT_REC_PROCESS;
-	dt_put_common(&b, s->comm);
+	dt_put_common(&b, s->comm, pid);
 	dt_put_str(&b, DT_T_VERSION, DT_VERSION_STRING);
 	dt_put_u64(&b, DT_T_EUID_REAL, (uint64_t)syscall(SYS_getuid));
 	if (dt_sys_readlinkat(AT_FDCWD, "/proc/self/exe", s->path, sizeof(s->path)) > 0)

@@ -39,10 +39,10 @@ struct dt_arena {
 	struct dt_proc_scratch proc;
 };
 
-DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32])
+DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
 {
 	dt_put_times(b);
-	dt_put_u64(b, DT_T_PID, (uint64_t)syscall(SYS_getpid));
+	dt_put_u64(b, DT_T_PID, (uint64_t)pid);
 	dt_put_u64(b, DT_T_TID, (uint64_t)syscall(SYS_gettid));
 	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));
 	dt_put_u64(b, DT_T_UID, (uint64_t)syscall(SYS_geteuid));
@@ -177,7 +177,7 @@ static struct dt_arena *dt_arena_take(void)
 			return a;
 	}
 	void *m = mmap(NULL, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return m == MAP_FAILED ? NULL : m;
 }
 
@@ -191,18 +191,25 @@ static void dt_arena_give(struct dt_arena *a)
 	munmap(a, sizeof(struct dt_arena));
 }
 
+static int dt_path_uses_cwd(int has_dirfd, int dirfd, const char *path)
+{
+	return path && path[0] && path[0] != '/' && (!has_dirfd || dirfd == AT_FDCWD);
+}
+
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result)
 {
 	struct dt_arena *a = dt_arena_take();
 	if (!a)
 		return;
 
-	dt_ensure_process_record(ring, &a->proc);
+	/* one getpid for the record, the process record and the vfork test */
+	int pid = (int)syscall(SYS_getpid);
+	dt_ensure_process_record(ring, &a->proc, pid);
 
 	struct dt_rec_header *rh = (struct dt_rec_header *)a->rec;
 	struct dt_buf b = {a->rec, sizeof(*rh), sizeof(a->rec), 0};
 	rh->type = (uint16_t)type;
-	dt_put_common(&b, a->comm);
+	dt_put_common(&b, a->comm, pid);
 	dt_put_str(&b, DT_T_OP, c->name);
 	dt_put_u64(&b, DT_T_ERRNO, (uint64_t)err);
 	dt_put_u64(&b, DT_T_ACCESS, (uint64_t)dt_call_writes(c));
@@ -225,8 +232,11 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	else if (type == DT_REC_REOPEN || (type == DT_REC_WRITE && c->kind == DT_K_OPEN))
 		dt_put_u64(&b, DT_T_FD, (uint64_t)result);
 
+	/* the cwd only for a relative path that resolves against it */
 	a->cwd[0] = 0;
-	if (syscall(SYS_getcwd, a->cwd, sizeof(a->cwd)) < 0)
+	if ((dt_path_uses_cwd(c->has_dirfd, c->dirfd, c->path) ||
+	     dt_path_uses_cwd(c->has_dirfd2, c->dirfd2, c->path2)) &&
+	    syscall(SYS_getcwd, a->cwd, sizeof(a->cwd)) < 0)
 		a->cwd[0] = 0;
 	const char *cwd = a->cwd[0] == '/' ? a->cwd : NULL;
 
@@ -247,11 +257,11 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		 * O_EXCL (or fopen's "x") for opens. */
 		int fopen_excl = c->kind == DT_K_FOPEN && (dt_fopen_flags(c->fmode) & O_EXCL);
 		int nofollow = c->nofollow || c->kind == DT_K_UNLINK || c->kind == DT_K_RMDIR ||
-			       c->kind == DT_K_RENAME || c->kind == DT_K_SYMLINK || fopen_excl ||
-			       (c->kind == DT_K_LINK && !(c->flags & AT_SYMLINK_FOLLOW)) ||
-			       (c->kind == DT_K_OPEN && (c->flags & (O_NOFOLLOW | O_EXCL))) ||
-			       (c->kind != DT_K_OPEN && c->kind != DT_K_LINK &&
-				(c->flags & AT_SYMLINK_NOFOLLOW));
+		               c->kind == DT_K_RENAME || c->kind == DT_K_SYMLINK || fopen_excl ||
+		               (c->kind == DT_K_LINK && !(c->flags & AT_SYMLINK_FOLLOW)) ||
+		               (c->kind == DT_K_OPEN && (c->flags & (O_NOFOLLOW | O_EXCL))) ||
+		               (c->kind != DT_K_OPEN && c->kind != DT_K_LINK &&
+		                (c->flags & AT_SYMLINK_NOFOLLOW));
 		dt_resolve(cwd, c->has_dirfd, c->dirfd, c->path, nofollow, &a->r1);
 		dt_put_path(&b, &a->r1, c->path, 0);
 		role = dt_sqlite_role(c->path, c->kind);
@@ -308,13 +318,14 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			type = DT_REC_DENIAL;
 		}
 		if (type && writes && (c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && c->path) {
-			atomic_store_explicit(&dt_reopen_left, DT_REOPEN_BUDGET, memory_order_relaxed);
+			atomic_store_explicit(&dt_reopen_left, DT_REOPEN_BUDGET,
+			                      memory_order_relaxed);
 			atomic_store_explicit(&dt_reopen_hash, dt_path_hash(c->path),
-					      memory_order_relaxed);
+			                      memory_order_relaxed);
 			__atomic_or_fetch(&dt_watch, DT_WATCH_REOPEN, __ATOMIC_RELAXED);
 		}
 	} else if ((c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && !writes && c->path &&
-		   (dt_watch & DT_WATCH_REOPEN)) {
+	           (dt_watch & DT_WATCH_REOPEN)) {
 		uint64_t want = atomic_load_explicit(&dt_reopen_hash, memory_order_relaxed);
 		if (want && want == dt_path_hash(c->path) &&
 		    atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0)) {
@@ -326,7 +337,7 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
 		}
 	} else if (ok && writes && (dt_watch & DT_WATCH_ALL) && c->kind != DT_K_ACCESS &&
-		   c->kind != DT_K_LOCK) {
+	           c->kind != DT_K_LOCK) {
 		type = DT_REC_WRITE;
 	}
 

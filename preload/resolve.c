@@ -12,7 +12,10 @@
 #include "resolve.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 
 #include "sys.h"
 
@@ -23,20 +26,153 @@ long dt_fd_path(int fd, char *buf, size_t cap)
 	return dt_sys_readlinkat(AT_FDCWD, link, buf, cap);
 }
 
-static void dt_stat_parent(int pfd, struct dt_stat_facts *sf)
+/* What one statx of an open directory says: its owner and mode for the
+ * record, and the mount id and inode that name its path for the cache. */
+struct dt_dirid {
+	int ok;       /* the statx succeeded */
+	int cachable; /* a directory, and the kernel gave its mount id */
+	uint64_t mnt, dev, ino;
+	unsigned mode, uid, gid;
+	uint64_t mount_flags; /* from the cache or statfs, ~0 until known */
+	uint64_t now;         /* when the cache was asked */
+};
+
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+
+static void dt_dir_identify(int fd, struct dt_dirid *id)
 {
-	struct stat st;
-	if (dt_sys_fstatat(pfd, "", &st, AT_EMPTY_PATH) == 0) {
+	struct statx sx;
+	id->ok = id->cachable = 0;
+	id->mount_flags = ~0ULL;
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	            STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_MNT_ID,
+	            &sx) != 0)
+		return;
+	id->ok = 1;
+	id->mode = sx.stx_mode;
+	id->uid = sx.stx_uid;
+	id->gid = sx.stx_gid;
+	id->ino = sx.stx_ino;
+	id->dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
+	id->mnt = sx.stx_mnt_id;
+	id->cachable = (sx.stx_mask & STATX_MNT_ID) && S_ISDIR(sx.stx_mode);
+}
+
+/*
+ * The realpath of an open directory is a readlink of /proc/self/fd/N, the
+ * dearest system call of a refusal (~3 us on a VM, more than the refused
+ * call). Refusals come in runs in one directory (SQLite's side files, a
+ * retry loop), so a few recent answers are kept, keyed by mount id and
+ * inode: a directory has one path within a mount, and a new mount
+ * namespace has new mount ids. An entry is trusted for DT_DIRCACHE_NS after
+ * the readlink that filled it, which bounds how long a renamed directory
+ * keeps its old name. Entries are seqlocked: readers never wait (a busy or
+ * changed entry is a miss), a writer that finds an entry busy does not
+ * cache; safe in signal handlers and in threads racing each other.
+ */
+#define DT_DIRCACHE 8
+#define DT_DIRCACHE_NS 100000000ULL
+struct dt_dircache_entry {
+	_Atomic uint32_t seq; /* odd while being written */
+	uint32_t len;
+	uint64_t mnt, dev, ino, when_ns;
+	uint64_t mount_flags; /* statfs f_flags of its mount, ~0 if unknown */
+	char path[PATH_MAX];
+};
+static struct dt_dircache_entry dt_dircache[DT_DIRCACHE];
+
+static uint64_t dt_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static struct dt_dircache_entry *dt_dircache_slot(const struct dt_dirid *id)
+{
+	return &dt_dircache[(id->ino ^ (id->mnt * 0x9e3779b97f4a7c15ULL) >> 7) % DT_DIRCACHE];
+}
+
+static long dt_dircache_get(struct dt_dirid *id, uint64_t now, char *buf, size_t cap)
+{
+	struct dt_dircache_entry *e = dt_dircache_slot(id);
+	uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
+	if (s1 & 1 || !s1)
+		return -1;
+	uint32_t len = __atomic_load_n(&e->len, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&e->mnt, __ATOMIC_RELAXED) != id->mnt ||
+	    __atomic_load_n(&e->ino, __ATOMIC_RELAXED) != id->ino ||
+	    __atomic_load_n(&e->dev, __ATOMIC_RELAXED) != id->dev ||
+	    now - __atomic_load_n(&e->when_ns, __ATOMIC_RELAXED) > DT_DIRCACHE_NS || len + 1 > cap)
+		return -1;
+	uint64_t flags = __atomic_load_n(&e->mount_flags, __ATOMIC_RELAXED);
+	__builtin_memcpy(buf, e->path, len + 1);
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&e->seq, memory_order_relaxed) != s1)
+		return -1; /* rewritten while we copied */
+	buf[len] = 0;
+	id->mount_flags = flags;
+	return (long)len;
+}
+
+static void dt_dircache_put(const struct dt_dirid *id, const char *path, size_t len)
+{
+	struct dt_dircache_entry *e = dt_dircache_slot(id);
+	uint32_t s = atomic_load_explicit(&e->seq, memory_order_relaxed);
+	if (s & 1 || len + 1 > sizeof(e->path) ||
+	    !atomic_compare_exchange_strong(&e->seq, &s, s + 1))
+		return;
+	atomic_thread_fence(memory_order_release);
+	__atomic_store_n(&e->mnt, id->mnt, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->dev, id->dev, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->ino, id->ino, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->when_ns, id->now, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->mount_flags, id->mount_flags, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->len, (uint32_t)len, __ATOMIC_RELAXED);
+	__builtin_memcpy(e->path, path, len);
+	e->path[len] = 0;
+	atomic_store_explicit(&e->seq, s + 2, memory_order_release);
+}
+
+/* The kernel's name for the open directory fd: dt_fd_path, or the cache. */
+static long dt_dir_path(int fd, struct dt_dirid *id, char *buf, size_t cap)
+{
+	if (!id->cachable)
+		return dt_fd_path(fd, buf, cap);
+	id->now = dt_mono_ns();
+	long n = dt_dircache_get(id, id->now, buf, cap);
+	if (n >= 0)
+		return n;
+	n = dt_fd_path(fd, buf, cap);
+	if (n > 0 && buf[0] == '/')
+		dt_dircache_put(id, buf, (size_t)n);
+	return n;
+}
+
+/* The parent's owner and mode (from id, the statx already made) and
+ * whether its mount is read-only; path (its realpath, length len) goes
+ * back to the cache with the mount's flags when they were not there. */
+static void dt_stat_parent(int pfd, struct dt_dirid *id, const char *path, size_t len,
+                           struct dt_stat_facts *sf)
+{
+	if (id->ok) {
 		sf->valid |= DT_SF_PARENT;
-		sf->parent_mode = st.st_mode;
-		sf->parent_uid = st.st_uid;
-		sf->parent_gid = st.st_gid;
+		sf->parent_mode = id->mode;
+		sf->parent_uid = id->uid;
+		sf->parent_gid = id->gid;
 	}
-	struct statfs fs;
-	if (syscall(SYS_fstatfs, pfd, &fs) == 0) {
-		sf->valid |= DT_SF_MOUNT;
-		sf->mount_flags = (uint64_t)fs.f_flags;
+	if (id->mount_flags == ~0ULL) {
+		struct statfs fs;
+		if (syscall(SYS_fstatfs, pfd, &fs) != 0)
+			return;
+		id->mount_flags = (uint64_t)fs.f_flags;
+		if (id->cachable && path && path[0] == '/')
+			dt_dircache_put(id, path, len);
 	}
+	sf->valid |= DT_SF_MOUNT;
+	sf->mount_flags = id->mount_flags;
 }
 
 /* Splits path (a writable copy) into parent and leaf at the last slash,
@@ -116,22 +252,25 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 			dt_sys_close(owned_fd);
 		owned_fd = pfd;
 
-		long rn = dt_fd_path(pfd, out->realpath, sizeof(out->realpath));
+		struct dt_dirid id;
+		dt_dir_identify(pfd, &id);
+		long rn = dt_dir_path(pfd, &id, out->realpath, sizeof(out->realpath));
 		if (rn < 0 || out->realpath[0] != '/') {
 			out->realpath[0] = 0; /* no /proc, or an unreachable path */
 			break;
 		}
 		if (is_dot) {
-			struct stat st;
-			if (dt_sys_fstatat(pfd, "", &st, AT_EMPTY_PATH) == 0) {
+			if (id.ok) {
 				out->st.valid |= DT_SF_EXISTS;
-				out->st.mode = st.st_mode;
-				out->st.uid = st.st_uid;
-				out->st.gid = st.st_gid;
+				out->st.mode = id.mode;
+				out->st.uid = id.uid;
+				out->st.gid = id.gid;
 			}
 			int up = dt_sys_openat(pfd, "..", O_PATH | O_DIRECTORY);
 			if (up >= 0) {
-				dt_stat_parent(up, &out->st);
+				struct dt_dirid upid;
+				dt_dir_identify(up, &upid);
+				dt_stat_parent(up, &upid, NULL, 0, &out->st);
 				dt_sys_close(up);
 			}
 			out->has_real = 1;
@@ -143,12 +282,15 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 			if (rl > 1)
 				rl = dt_strcat(out->realpath, rl, sizeof(out->realpath), "/");
 			dt_strcat(out->realpath, rl, sizeof(out->realpath), missing);
-			dt_stat_parent(pfd, &out->st);
+			dt_stat_parent(pfd, &id, out->realpath, (size_t)rn, &out->st);
 			out->has_real = 1;
 			break;
 		}
+		int leaf_missing = 0; /* readlinkat said so: no need to stat it */
 		if (!nofollow) {
+			errno = 0;
 			long ln = dt_sys_readlinkat(pfd, leaf, link, sizeof(out->scratch2));
+			leaf_missing = ln < 0 && errno == ENOENT;
 			if (ln > 0) {
 				if (hop == 0)
 					out->st.valid |= DT_SF_SYMLINK;
@@ -156,24 +298,24 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 				cur_dirfd = link[0] == '/' ? AT_FDCWD : pfd;
 				continue;
 			}
-		} else if (hop == 0) {
-			struct stat lst;
-			if (dt_sys_fstatat(pfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(lst.st_mode))
-				out->st.valid |= DT_SF_SYMLINK;
 		}
 		size_t rl = (size_t)rn;
 		if (rl > 1)
 			rl = dt_strcat(out->realpath, rl, sizeof(out->realpath), "/");
 		dt_strcat(out->realpath, rl, sizeof(out->realpath), leaf);
+		/* one stat of the leaf: it also says whether a nofollow leaf is
+		 * a symbolic link */
 		struct stat st;
-		if (dt_sys_fstatat(pfd, leaf, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+		if (!leaf_missing &&
+		    dt_sys_fstatat(pfd, leaf, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
 			out->st.valid |= DT_SF_EXISTS;
 			out->st.mode = st.st_mode;
 			out->st.uid = st.st_uid;
 			out->st.gid = st.st_gid;
+			if (nofollow && hop == 0 && S_ISLNK(st.st_mode))
+				out->st.valid |= DT_SF_SYMLINK;
 		}
-		dt_stat_parent(pfd, &out->st);
+		dt_stat_parent(pfd, &id, out->realpath, (size_t)rn, &out->st);
 		out->has_real = 1;
 		break;
 	}
@@ -195,7 +337,9 @@ void dt_resolve(const char *cwd, int has_dirfd, int dirfd, const char *path, int
 	int at = AT_FDCWD;
 	if (has_dirfd && dirfd != AT_FDCWD) {
 		at = dirfd;
-		if (dt_fd_path(dirfd, out->dirpath, sizeof(out->dirpath)) < 0)
+		struct dt_dirid id;
+		dt_dir_identify(dirfd, &id);
+		if (dt_dir_path(dirfd, &id, out->dirpath, sizeof(out->dirpath)) < 0)
 			out->dirpath[0] = 0;
 		base = out->dirpath[0] ? out->dirpath : NULL;
 	}

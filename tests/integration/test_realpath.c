@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The realpath a refusal records is the kernel's, also when the probe
+ * reuses the name of a directory it resolved a moment before (it keeps a
+ * few, keyed by mount and inode, for DT_DIRCACHE_NS: preload/resolve.c).
+ * One directory bound at two places is two names; a directory renamed
+ * since is found under its new name once the old answer has expired.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testlib.h"
+
+static char dir[512], a[600], b[600];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "%s/dir", dtt_tmpdir());
+	snprintf(a, sizeof(a), "%s/a", dtt_tmpdir());
+	snprintf(b, sizeof(b), "%s/b", dtt_tmpdir());
+	mkdir(dir, 0755);
+	mkdir(a, 0755);
+	mkdir(b, 0755);
+}
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(realpath, .init = setup, .fini = teardown, .timeout = 60);
+
+static const char *const enoent[] = {"--errnos", "ENOENT", NULL};
+
+/* The realpath recorded for the refusal whose path ends in suffix. */
+static const char *realpath_of(const struct dtt_run *r, const char *suffix)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *d = &r->recs[i];
+		size_t n = d->p[0].path ? strlen(d->p[0].path) : 0;
+		if (d->type == DT_REC_DENIAL && n >= strlen(suffix) &&
+		    !strcmp(d->p[0].path + n - strlen(suffix), suffix))
+			return d->p[0].realpath;
+	}
+	return NULL;
+}
+
+Test(realpath, one_directory_bound_at_two_places_is_recorded_under_each_name)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	char script[2048];
+	snprintf(script, sizeof(script),
+	         "true > %s/missing/x1 2>/dev/null; true > %s/missing/x2 2>/dev/null; true", a, b);
+	const char *argv[] = {"bwrap",  "--bind", "/",  "/",     "--bind", dir,      a,
+	                      "--bind", dir,      b,    "--dev", "/dev",   "--proc", "/proc",
+	                      "--",     "sh",     "-c", script,  NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, enoent, argv, NULL), 0, "ring unreadable: %s", r.out);
+	char want1[700], want2[700];
+	snprintf(want1, sizeof(want1), "%s/missing/x1", a);
+	snprintf(want2, sizeof(want2), "%s/missing/x2", b);
+	const char *got1 = realpath_of(&r, "/x1"), *got2 = realpath_of(&r, "/x2");
+	cr_assert_not_null(got1, "%zu records, status %d: %s", r.n, r.status, r.out);
+	cr_assert_not_null(got2, "%s", r.out);
+	cr_expect_str_eq(got1, want1);
+	cr_expect_str_eq(got2, want2);
+	dtt_free(&r);
+}
+
+Test(realpath, a_directory_renamed_between_two_refusals_is_found_under_its_new_name)
+{
+	char script[2048];
+	snprintf(script, sizeof(script),
+	         "true > %s/missing/x1 2>/dev/null; mv %s %s/moved; sleep 0.3; "
+	         "true > %s/moved/missing/x2 2>/dev/null; true",
+	         dir, dir, a, a);
+	const char *argv[] = {"sh", "-c", script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, enoent, argv, NULL), 0, "ring unreadable: %s", r.out);
+	char want1[700], want2[700];
+	snprintf(want1, sizeof(want1), "%s/missing/x1", dir);
+	snprintf(want2, sizeof(want2), "%s/moved/missing/x2", a);
+	const char *got1 = realpath_of(&r, "/x1"), *got2 = realpath_of(&r, "/x2");
+	cr_assert_not_null(got1, "%s", r.out);
+	cr_assert_not_null(got2, "%s", r.out);
+	cr_expect_str_eq(got1, want1);
+	cr_expect_str_eq(got2, want2);
+	dtt_free(&r);
+}
