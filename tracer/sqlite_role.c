@@ -61,9 +61,14 @@ enum { DT_EV_HEADER, DT_EV_REOPEN, DT_EV_COMPANION, DT_EV_NAME };
 
 const char *dt_sqlite_header_name(int header)
 {
-	static const char *const names[] = {NULL, "sqlite", "other", "empty", "gone", "unreadable"};
-	return header > 0 && (size_t)header < sizeof(names) / sizeof(names[0]) ? names[header]
-	                                                                       : NULL;
+	static const char *const names[] = {
+	    [DT_SQLHDR_SQLITE] = "sqlite",         [DT_SQLHDR_OTHER] = "other",
+	    [DT_SQLHDR_EMPTY] = "empty",           [DT_SQLHDR_GONE] = "gone",
+	    [DT_SQLHDR_UNREADABLE] = "unreadable",
+	};
+	if (header <= DT_SQLHDR_UNREAD || header > DT_SQLHDR_UNREADABLE)
+		return NULL;
+	return names[header];
 }
 
 const char *dt_sqlite_header_note(int header)
