@@ -523,3 +523,57 @@ Test(sqlite_role, fossils_repository_and_checkout_are_sqlite_databases_by_header
 	}
 	dtt_free(&r);
 }
+
+/* ---- was the database writable for that process? ------------------------------------------- */
+
+/* Landlock grants writing the database file but not its directory: SQLite
+ * opens the database read-write, and creating its journal is refused with
+ * EACCES on a read-write mount. Only a run that records successful writes
+ * (--all) shows the database was writable: then the journal is SQLite's
+ * side-file problem; without it the record does not say, and the root
+ * decides. */
+static void landlock_journal_case(int all, const char *want_cause, const char *want_reason)
+{
+	if (!dtt_have_landlock())
+		cr_skip_test("Landlock is not available here");
+	make_files();
+	const char *db = in_dir("board.kanban");
+	const char *argv[] = {dtt_helper("landlock-run"),  "--rw", db, "--rw", ws, "--", SQLITE, db,
+	                      "INSERT INTO t VALUES (2);", NULL};
+	const char *opts[] = {"--all", NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, all ? opts : NULL, argv, NULL), 0, "%s", r.out);
+	cr_expect_neq(r.status, 0, "the write succeeded: %s", r.out);
+
+	char rows[65536], buf[4096], journal[PATH_MAX + 64];
+	snprintf(journal, sizeof(journal), "%s-journal", db);
+	const char *report[] = {"report", "--format", "json", "--root", dir, NULL};
+	cli_rows(rows, sizeof(rows), r.ring, report);
+	const char *g = row(rows, journal, NULL, buf, sizeof(buf));
+	cr_assert_not_null(g, "no refusal of the journal:\n%s", rows);
+	char want[256];
+	snprintf(want, sizeof(want), "\tjournal\theader\tsqlite\t%s\t", want_cause);
+	cr_expect(strstr(g, want), "want %s: %s", want_cause, g);
+	if (want_reason) {
+		const char *sh_argv[] = {"sh", "-c", NULL, NULL};
+		char cmd[2 * PATH_MAX], out[65536];
+		snprintf(cmd, sizeof(cmd), "'%s/denytrace' report --root '%s' '%s'", dtt_build(),
+		         dir, r.ring);
+		sh_argv[2] = cmd;
+		dtt_system(out, sizeof(out), sh_argv, NULL);
+		cr_expect(strstr(out, want_reason), "%s", out);
+	}
+	dtt_free(&r);
+}
+
+Test(sqlite_role, a_journal_beside_a_database_the_run_shows_written_is_sqlite_side_file)
+{
+	landlock_journal_case(
+	    1, "sqlite-side-file",
+	    "the database itself was writable (this process opened it for writing)");
+}
+
+Test(sqlite_role, a_journal_beside_a_database_not_shown_writable_is_the_roots_problem)
+{
+	landlock_journal_case(0, "root-not-granted", NULL);
+}
