@@ -152,18 +152,18 @@ static void scenario(int all)
 
 	/* the second refusal of app.db comes first in the array */
 	d = add_denial(200, 3000, "openat", EROFS, D "/data/app.db");
-	d->sqlite = "db";
+	d->sqlite_hint = "db"; /* the probe's tag: a hint the report re-judges */
 	add_process(100, 1000, 1, 11);
 	add_process(200, 1001, 1, 11);
 	add_process(300, 1002, 0, 22)->comm = "writer";
 
 	/* app.db refused twice (pids 100 and 200), then reopened by 100 */
 	d = add_denial(100, 2000, "openat", EROFS, D "/data/app.db");
-	d->sqlite = "db";
+	d->sqlite_hint = "db";
 	add_path_rec(DT_REC_REOPEN, 100, 2100, "openat", 0, D "/data/app.db");
 	/* its journal: the db was refused too, so not a side-file problem */
 	d = add_denial(100, 2200, "openat", EROFS, D "/data/app.db-journal");
-	d->sqlite = "journal";
+	d->sqlite_hint = "journal";
 
 	/* same path, another op: another group */
 	add_denial(100, 2300, "unlink", EROFS, D "/data/app.db");
@@ -182,9 +182,9 @@ static void scenario(int all)
 	 * the -wal existed when written */
 	add_path_rec(DT_REC_WRITE, 100, 2750, "openat", 0, D "/out/y.db");
 	d = add_denial(100, 2800, "openat", EROFS, D "/out/y.db-wal");
-	d->sqlite = "wal";
+	d->sqlite_hint = "wal";
 	d = add_path_rec(DT_REC_WRITE, 200, 2900, "openat", 0, D "/out/y.db-wal");
-	d->sqlite = "wal";
+	d->sqlite_hint = "wal";
 	d->p[0].has_st = 1;
 	d->p[0].st.valid = DT_SF_EXISTS;
 
@@ -555,11 +555,11 @@ Test(report, a_new_wal_refused_with_eacces_is_readonly_directory_and_a_refused_u
 	/* no stat facts: the wal is taken as missing, as the probe records a
 	 * leaf that does not exist */
 	struct dt_record *d = add_denial(100, 2000, "open64", EACCES, D "/data/k.db-wal");
-	d->sqlite = "wal";
+	d->sqlite_hint = "wal";
 	d = add_denial(100, 2100, "unlink", EACCES, D "/data/k.db-shm");
-	d->sqlite = "shm";
+	d->sqlite_hint = "shm";
 	d = add_denial(100, 2200, "open64", EROFS, D "/data/k.db-shm");
-	d->sqlite = "shm";
+	d->sqlite_hint = "shm";
 	build_opts(0, data_roots, 1);
 
 	assert_has(group(D "/data/k.db-wal", "open64")->next, "SQLITE_READONLY_DIRECTORY");
@@ -917,7 +917,7 @@ Test(report, json_stays_valid_whatever_bytes_a_path_holds)
 	p->nenv = 1;
 	struct dt_record *d = add_denial(100, 2000, "openat", EROFS, EVIL);
 	d->comm = "c\x1b\"\\\xff";
-	d->sqlite = "db";
+	d->sqlite_hint = "db";
 	d->p[1].path = "\xff\x01";
 	add_denial(100, 2001, "openat", EROFS, EVIL "/sub");
 	build_opts(0, roots_evil, 1);
