@@ -248,6 +248,21 @@ DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec)
 		atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
 }
 
+/* The probe level (dt_in_probe) of this thread's attach in progress, 0
+ * when none: a signal handler that leaves the probe by siglongjmp while
+ * this thread attaches would otherwise leave every thread waiting for an
+ * attach that never ends. */
+static __thread int dt_attaching __attribute__((tls_model("initial-exec")));
+
+DT_HIDDEN void dt_ring_abandon_attach(int level)
+{
+	if (dt_attaching != level)
+		return;
+	dt_attaching = 0;
+	int s = DT_RING_ATTACHING;
+	atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
+}
+
 /* How long a thread waits for another to finish attaching the ring (a few
  * system calls) before it gives up on its record. */
 #define DT_ATTACH_SPINS 10000
@@ -265,8 +280,10 @@ DT_HIDDEN struct dt_ring *dt_ring_get(void)
 		if (s == DT_RING_OFF)
 			return NULL;
 		if (s == DT_RING_UNTRIED &&
-		    atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_ATTACHING))
+		    atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_ATTACHING)) {
+			dt_attaching = dt_in_probe;
 			break; /* ours to attach */
+		}
 		if (s == DT_RING_ATTACHING) {
 			if (dt_in_probe != 1 || spin >= DT_ATTACH_SPINS)
 				return NULL; /* drop */
@@ -289,6 +306,7 @@ DT_HIDDEN struct dt_ring *dt_ring_get(void)
 		}
 	}
 	errno = saved;
+	dt_attaching = 0;
 	atomic_store_explicit(&dt_ring_state, ok == 0 ? DT_RING_OK : DT_RING_OFF,
 			      memory_order_release);
 	return ok == 0 ? &dt_ring_mapped : NULL;

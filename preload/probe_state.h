@@ -27,6 +27,9 @@ DT_HIDDEN struct dt_ring *dt_ring_peek(void);
 /* Writes rec, and goes quiet for good when the file was truncated under
  * the mapping (the mapping stays: another thread may be using it). */
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec);
+/* A level of the probe that a siglongjmp abandoned (see record.c): if it
+ * was attaching the ring, the attach is given up so another can try. */
+DT_HIDDEN void dt_ring_abandon_attach(int level);
 
 /* Writes this process's record once per process (not per exec). */
 /* pid: this process's getpid(), which the caller already has. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -196,11 +197,29 @@ static int dt_path_uses_cwd(int has_dirfd, int dirfd, const char *path)
 	return path && path[0] && path[0] != '/' && (!has_dirfd || dirfd == AT_FDCWD);
 }
 
-static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result)
+/* How deep signal handlers may nest refusals inside the probe. A handler
+ * that interrupts the slow path and refuses a call of its own is recorded
+ * like any other (the slow path is reentrant: atomics, raw system calls,
+ * pooled arenas, no unwinder in a handler); a handler interrupting that
+ * handler too, and so on. Past this depth the record is counted dropped. */
+#define DT_MAX_DEPTH 8
+
+/* Each active level of dt_after_call on this thread: where its frame is
+ * and the arena it holds, so that a level a signal handler left with
+ * siglongjmp (it never reached its end) can be found and given back. */
+struct dt_level {
+	uintptr_t frame;
+	struct dt_arena *arena;
+};
+static __thread struct dt_level dt_levels[DT_MAX_DEPTH] __attribute__((tls_model("initial-exec")));
+
+static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
+		    struct dt_level *lv)
 {
 	struct dt_arena *a = dt_arena_take();
 	if (!a)
 		return;
+	lv->arena = a;
 
 	/* one getpid for the record, the process record and the vfork test */
 	int pid = (int)syscall(SYS_getpid);
@@ -284,19 +303,49 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		rh->len = b.len;
 		dt_ring_put(ring, rh);
 	}
+	lv->arena = NULL;
 	dt_arena_give(a);
 }
 
-/* How deep signal handlers may nest refusals inside the probe. A handler
- * that interrupts the slow path and refuses a call of its own is recorded
- * like any other (the slow path is reentrant: atomics, raw system calls,
- * pooled arenas, no unwinder in a handler); a handler interrupting that
- * handler too, and so on. Past this depth the record is counted dropped. */
-#define DT_MAX_DEPTH 8
+/* Entered with levels still marked active. Either they are live (this is
+ * a signal handler that interrupted them, or the probe calling itself),
+ * or a handler that interrupted them left by siglongjmp and they never
+ * ended: their depth and arenas would be lost for good (after eight such
+ * jumps the thread would never record again). A live level's frame is an
+ * ancestor of this one: on the same stack, at a higher address. A level
+ * on the signal stack while this thread no longer runs on it is dead too;
+ * one on the ordinary stack while this thread runs on the signal stack is
+ * taken as live (a handler interrupting it). Reached only when levels are
+ * active, never on the way of a call that succeeded or of a plain refusal.
+ * Returns the number of live levels. */
+static __attribute__((noinline, cold)) int dt_levels_live(int depth, uintptr_t here)
+{
+	stack_t ss;
+	int alt = syscall(SYS_sigaltstack, NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE);
+	uintptr_t lo = alt ? (uintptr_t)ss.ss_sp : 0, hi = alt ? lo + ss.ss_size : 0;
+	int on_alt = alt && (ss.ss_flags & SS_ONSTACK);
+	while (depth > 0) {
+		uintptr_t f = dt_levels[depth - 1].frame;
+		int f_alt = f >= lo && f < hi;
+		int dead = f_alt == on_alt ? here >= f : f_alt;
+		if (!dead)
+			break;
+		depth--;
+		if (dt_levels[depth].arena)
+			dt_arena_give(dt_levels[depth].arena);
+		dt_levels[depth].arena = NULL;
+		dt_ring_abandon_attach(depth + 1);
+	}
+	return depth;
+}
 
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
 {
-	if (dt_in_probe >= DT_MAX_DEPTH) {
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	int depth = dt_in_probe;
+	if (__builtin_expect(depth > 0, 0))
+		dt_in_probe = depth = dt_levels_live(depth, here);
+	if (depth >= DT_MAX_DEPTH) {
 		if (!ok && dt_errno_watched(err)) {
 			struct dt_ring *ring = dt_ring_peek();
 			if (ring)
@@ -304,7 +353,10 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 		}
 		return;
 	}
-	dt_in_probe++;
+	struct dt_level *lv = &dt_levels[depth];
+	lv->frame = here;
+	lv->arena = NULL;
+	dt_in_probe = depth + 1;
 
 	int type = 0;
 	int writes = dt_call_writes(c);
@@ -344,7 +396,7 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	if (type) {
 		struct dt_ring *ring = dt_ring_get();
 		if (ring)
-			dt_emit(ring, c, type, ok ? 0 : err, result);
+			dt_emit(ring, c, type, ok ? 0 : err, result, lv);
 	}
-	dt_in_probe--;
+	dt_in_probe = depth;
 }

@@ -19,6 +19,8 @@
  *                            of F drops the lock, and the check sees it
  *   behave refuse RO         one refused open, exit 0
  *   behave signal RO         refusals from a SIGALRM handler and main loop
+ *   behave longjmp RO        a timer handler leaves refusals by siglongjmp
+ *                            200 times; then 1000 refusals, all recorded
  *
  * Built with _FORTIFY_SOURCE so that open() with flags unknown at compile
  * time goes to __open_2. Everything is printed on stdout; nothing else.
@@ -28,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -526,6 +529,49 @@ static int mode_signal(void)
 	return bad || handler_bad || handled < 20 ? 1 : 0;
 }
 
+/* A timer whose handler leaves by siglongjmp, so that it often abandons
+ * the probe in the middle of recording a refusal (nothing but refused
+ * opens run meanwhile), 200 times; then 1000 refusals with the timer off,
+ * each of which must be recorded. */
+static sigjmp_buf jump_back;
+static volatile sig_atomic_t jumps;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	jumps++;
+	siglongjmp(jump_back, 1);
+}
+
+static int mode_longjmp(void)
+{
+	char during[4096], after[4096];
+	snprintf(during, sizeof(during), "%s/during-jumps", ro);
+	snprintf(after, sizeof(after), "%s/after-jumps", ro);
+	/* attached and the unwinder loaded before any jump */
+	if (open(during, O_WRONLY | O_CREAT, 0644) >= 0)
+		return 1;
+	struct sigaction sa = {0};
+	sa.sa_handler = on_tick;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = {{0, 50}, {0, 50}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	static volatile long bad;
+	sigsetjmp(jump_back, 1);
+	while (jumps < 200)
+		if (open(during, O_WRONLY | O_CREAT, 0644) >= 0 || errno != EROFS)
+			bad++;
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_IGN);
+	long refused = 0;
+	for (int i = 0; i < 1000; i++)
+		refused += open(after, O_WRONLY | O_CREAT, 0644) < 0 && errno == EROFS;
+	printf("jumps %d, then %ld refusals, %ld unexpected\n", (int)jumps, refused, bad);
+	return refused == 1000 && !bad ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	fd_base = lowest_free_fd();
@@ -562,7 +608,11 @@ int main(int argc, char **argv)
 		ro = argv[2];
 		return mode_signal();
 	}
+	if (!strcmp(mode, "longjmp") && argc == 3) {
+		ro = argv[2];
+		return mode_longjmp();
+	}
 	fprintf(stderr, "usage: behave same|fds|closefrom RO RW | locks F ALIAS RO | "
-	                "locks-control F | refuse RO | signal RO\n");
+	                "locks-control F | refuse RO | signal RO | longjmp RO\n");
 	return 2;
 }

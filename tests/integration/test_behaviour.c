@@ -749,3 +749,24 @@ Test(behaviour, refusals_from_a_signal_handler_neither_crash_nor_deadlock)
 	}
 	dtt_free(&r);
 }
+
+/* A timer handler that leaves by siglongjmp abandons the probe in the
+ * middle of recording, 200 times; the probe must give back what those
+ * levels held (after eight, the thread used to never record again). */
+Test(behaviour, siglongjmp_out_of_the_probe_leaves_later_refusals_recorded)
+{
+	struct cmd c;
+	bwrap(&c, 0);
+	behave(&c, "longjmp");
+	add(&c, ro);
+	struct dtt_run r;
+	cr_assert_eq(probe_run(&r, NULL, c.argv, NULL, NULL, 0), 0, "ring unreadable: %s", r.out);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	cr_expect(strstr(r.out, "jumps 200, then 1000 refusals, 0 unexpected"), "%s", r.out);
+	char want[700];
+	snprintf(want, sizeof(want), "%s/after-jumps", ro);
+	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, "open", want), 1000,
+	             "%zu of the 1000 refusals after the jumps recorded",
+	             dtt_count(&r, DT_REC_DENIAL, "open", want));
+	dtt_free(&r);
+}
