@@ -10,8 +10,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -214,7 +214,7 @@ struct dt_level {
 static __thread struct dt_level dt_levels[DT_MAX_DEPTH] __attribute__((tls_model("initial-exec")));
 
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
-		    struct dt_level *lv)
+                    struct dt_level *lv)
 {
 	struct dt_arena *a = dt_arena_take();
 	if (!a)
