@@ -36,7 +36,7 @@ CLI_LIBS := -ldl -lm -lseccomp
 
 PROBE_SRC := $(wildcard preload/*.c)
 PROBE_HDR := $(wildcard preload/*.h) preload/calls.def
-CLI_SRC := $(wildcard tracer/*.c) preload/ring.c preload/pathnorm.c
+CLI_SRC := $(wildcard tracer/*.c) preload/ring.c preload/pathnorm.c preload/secrets.c
 CLI_HDR := $(wildcard tracer/*.h tracer/*.def) preload/ring.h preload/ring_format.h
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))

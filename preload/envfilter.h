@@ -1,29 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Which environment variables a record may carry: those that decide where a
- * worker may write, and never one whose name suggests a secret. Shared by
- * the probe (process records) and the CLI (launch records). Signal-safe. */
+ * worker may write, and never one whose name suggests a secret (secrets.h).
+ * Shared by the probe (process records) and the CLI (launch and exec
+ * records). Signal-safe. */
 #ifndef DENYTRACE_ENVFILTER_H
 #define DENYTRACE_ENVFILTER_H
 
 #include <stddef.h>
 #include <string.h>
 
-static inline int dt_env_name_is_secret(const char *name, size_t n)
-{
-	static const char *const words[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD",
-					    "CREDENTIAL", "AUTH"};
-	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
-		size_t wl = strlen(words[w]);
-		for (size_t i = 0; i + wl <= n; i++) {
-			size_t k = 0;
-			while (k < wl && (name[i + k] & ~0x20) == words[w][k])
-				k++;
-			if (k == wl)
-				return 1;
-		}
-	}
-	return 0;
-}
+#include "secrets.h"
 
 /* extra: DENYTRACE_ENV, a comma-separated list of further names. */
 static inline int dt_env_name_is_wanted(const char *name, size_t n, const char *extra)
@@ -32,7 +18,7 @@ static inline int dt_env_name_is_wanted(const char *name, size_t n, const char *
 					    "LD_PRELOAD", "XDG_DATA_HOME", "XDG_STATE_HOME",
 					    "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR"};
 	static const char *const prefixes[] = {"CODEX_", "HERMES_", "HCOM_"};
-	if (dt_env_name_is_secret(name, n))
+	if (dt_secret_env_name(name, n))
 		return 0;
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (strlen(exact[i]) == n && !memcmp(exact[i], name, n))

@@ -49,7 +49,7 @@ static void dt_put_env(struct dt_buf *b)
 		size_t n = (size_t)(eq - *e);
 		if (!*eq || !dt_env_name_is_wanted(*e, n, dt_config.env_names))
 			continue;
-		dt_put_str(b, DT_T_ENV, *e);
+		dt_put_env_redacted(b, *e, n + 1 + dt_strlen(eq + 1));
 	}
 }
 
@@ -184,7 +184,8 @@ DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scr
 	int argv_cut = 0;
 	long n = dt_read_proc("/proc/self/cmdline", s->buf, 4096, &argv_cut);
 	if (n > 0) {
-		dt_put(&b, DT_T_ARGV, s->buf, (uint32_t)(s->buf[n - 1] ? n : n - 1));
+		/* --password=..., NAME=VALUE, URL passwords: never recorded */
+		argv_cut |= dt_put_argv_redacted(&b, s->buf, (size_t)n);
 		if (argv_cut)
 			dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
 	}

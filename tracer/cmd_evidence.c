@@ -163,6 +163,74 @@ static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
 	return 0;
 }
 
+/* Strings the redacted records point to, freed with the report. */
+struct dt_strpool {
+	char **v;
+	size_t n, cap;
+};
+
+static const char *pool_keep(struct dt_strpool *p, char *s)
+{
+	if (s && p->n == p->cap) {
+		char **v = realloc(p->v, (p->cap = p->cap ? 2 * p->cap : 64) * sizeof(*v));
+		if (!v) {
+			free(s);
+			return NULL;
+		}
+		p->v = v;
+	}
+	if (s)
+		p->v[p->n++] = s;
+	return s;
+}
+
+static void pool_free(struct dt_strpool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+}
+
+/* One argv word through the shared rules; *expect as dt_redact_arg. */
+static const char *redact_word(struct dt_strpool *p, const char *w, int *expect)
+{
+	int e = *expect;
+	size_t need = dt_redact_arg(w, strlen(w), NULL, 0, &e);
+	char *out = malloc(need + 1);
+	if (!out)
+		return DT_REDACTED;
+	dt_redact_arg(w, strlen(w), out, need, expect);
+	out[need] = 0;
+	const char *kept = pool_keep(p, out);
+	return kept ? kept : DT_REDACTED;
+}
+
+/* evidence --redact: the argv and environment of every record through the
+ * rules the probe applies (preload/secrets.h), whichever version wrote the
+ * ring, before anything is rendered: every file of the bundle sees them. */
+static void redact_records(struct dt_report *r, struct dt_strpool *p)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct dt_record *rec = &r->recs[i];
+		int expect = 0;
+		for (size_t k = 0; k < rec->argc; k++)
+			rec->argv[k] = redact_word(p, rec->argv[k], &expect);
+		size_t kept = 0;
+		for (size_t k = 0; k < rec->nenv; k++) {
+			const char *e = rec->env[k];
+			size_t need = dt_redact_env(e, strlen(e), NULL, 0);
+			char *out = need ? malloc(need + 1) : NULL;
+			if (!out)
+				continue; /* a secret name: dropped */
+			dt_redact_env(e, strlen(e), out, need);
+			out[need] = 0;
+			if (pool_keep(p, out))
+				rec->env[kept++] = out;
+		}
+		rec->nenv = kept;
+	}
+}
+
 /* records.jsonl, with secret-looking environment entries dropped. */
 static void write_records(FILE *f, const struct dt_report *r, int drop_secrets)
 {
@@ -255,7 +323,10 @@ static int make_tarball(const char *dir, const char *tarball)
 	const char *parent = dirname(d1), *base = basename(d2);
 	const char *argv[] = {"tar", "-czf", tarball, "-C", parent, base, NULL};
 	char err[1024];
+	/* the tarball holds what the 0700 directory holds: 0600 like its files */
+	mode_t old_mask = umask(077);
 	int st = dt_capture(argv, NULL, 120000, NULL, 0, err, sizeof(err));
+	umask(old_mask);
 	free(d1);
 	free(d2);
 	if (st != 0) {
@@ -365,8 +436,9 @@ static void evidence_report_md(FILE *f, const struct dt_report *r, const struct 
 		fputs(
 		    ".\n\nRedacted: the home directory is shown as `~` and the user name as "
 		    "`<user>` "
-		    "in every file; environment entries that look like secrets were dropped and "
-		    "token-shaped words replaced with `<redacted>`. The raw ring files are **not** "
+		    "in every file; environment entries that look like secrets were dropped, and "
+		    "secret option values, URL passwords and token-shaped words replaced with "
+		    "`<redacted>`. The raw ring files are **not** "
 		    "included (they cannot be redacted in place); `records.jsonl` holds their "
 		    "records, redacted.",
 		    f);
@@ -444,8 +516,10 @@ int cmd_evidence(int argc, char **argv)
 	}
 
 	struct dt_redaction rd = {0};
+	struct dt_strpool pool = {0};
 	if (e.redact) {
 		collect_redaction(&rd, &r);
+		redact_records(&r, &pool);
 		b.rd = &rd;
 	}
 	struct dt_facts facts;
@@ -469,6 +543,7 @@ int cmd_evidence(int argc, char **argv)
 	dt_facts_free(&facts);
 	dt_redaction_free(&rd);
 	dt_report_free(&r);
+	pool_free(&pool);
 	free(e.roots);
 	free(e.rings);
 	if (failed)

@@ -11,66 +11,18 @@
 
 /* ---- secrets ---- */
 
-static int dt_token_char(int c)
-{
-	return isalnum(c) || c == '+' || c == '=' || c == '_' || c == '-';
-}
-
 int dt_env_is_secret(const char *entry)
 {
-	static const char *const words[] = {"KEY",    "TOKEN",      "SECRET", "PASSWORD",
-	                                    "PASSWD", "CREDENTIAL", "AUTH"};
 	const char *eq = strchr(entry, '=');
 	size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
-	char name[256];
-	if (n >= sizeof(name))
-		n = sizeof(name) - 1;
-	for (size_t i = 0; i < n; i++)
-		name[i] = (char)toupper((unsigned char)entry[i]);
-	name[n] = 0;
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strstr(name, words[i]))
-			return 1;
+	if (dt_secret_env_name(entry, n))
+		return 1;
 	if (!eq)
 		return 0;
 	const char *v = eq + 1;
 	for (size_t i = 0; v[i]; i++)
 		if (dt_secret_span(v + i, strlen(v + i), i ? (unsigned char)v[i - 1] : 0))
 			return 1;
-	return 0;
-}
-
-size_t dt_secret_span(const char *s, size_t avail, int prev)
-{
-	static const struct {
-		const char *prefix;
-		size_t min_rest;
-	} shapes[] = {{"sk-", 16},   {"ghp_", 20},  {"gho_", 20},        {"ghu_", 20},
-	              {"ghs_", 20},  {"ghr_", 20},  {"github_pat_", 20}, {"xoxa-", 10},
-	              {"xoxb-", 10}, {"xoxp-", 10}, {"xoxr-", 10},       {"xoxs-", 10},
-	              {"AKIA", 16},  {"ASIA", 16},  {"glpat-", 16}};
-	if (prev && dt_token_char(prev))
-		return 0;
-	size_t run = 0;
-	while (run < avail && dt_token_char((unsigned char)s[run]))
-		run++;
-	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-		size_t pl = strlen(shapes[i].prefix);
-		if (run >= pl + shapes[i].min_rest && !strncmp(s, shapes[i].prefix, pl))
-			return run;
-	}
-	if (run < 32)
-		return 0;
-	int lower = 0, upper = 0, digit = 0, hex = 1;
-	for (size_t i = 0; i < run; i++) {
-		unsigned char c = (unsigned char)s[i];
-		lower |= islower(c) != 0;
-		upper |= isupper(c) != 0;
-		digit |= isdigit(c) != 0;
-		hex &= isxdigit(c) != 0;
-	}
-	if ((hex && digit && (lower || upper)) || (lower && upper && digit))
-		return run;
 	return 0;
 }
 

@@ -9,15 +9,12 @@
 
 #include <stddef.h>
 
-/* Secrets. A variable is a secret when its name contains KEY, TOKEN,
- * SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH, or its value holds a
- * token-shaped word (see dt_secret_span). entry is "NAME=VALUE". */
+#include "secrets.h"
+
+/* Secrets (the rules: preload/secrets.h, shared with the probe). A
+ * variable is a secret when its name says so (dt_secret_env_name) or its
+ * value holds a token-shaped word (dt_secret_span). entry is "NAME=VALUE". */
 int dt_env_is_secret(const char *entry);
-/* Length of the token-shaped word starting at s[0] (sk-..., ghp_...,
- * github_pat_..., xox?-..., AKIA..., glpat-..., or a run of 32 or more
- * base64/hex characters that mixes letters and digits), else 0. prev is
- * the character before s (0 at the start): a token starts a word. */
-size_t dt_secret_span(const char *s, size_t avail, int prev);
 
 /* Replacements applied to the final text of every file of a bundle. */
 struct dt_redact_rule {

@@ -27,6 +27,7 @@
 #include "report.h"
 #include "ringfile.h"
 #include "run.h"
+#include "secrets.h"
 #include "spawn.h"
 #include "supervisor.h"
 
@@ -78,7 +79,7 @@ static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_ex
 		memcpy(argvbuf + an, *a, n);
 		an += n;
 	}
-	dt_put(&b, DT_T_ARGV, argvbuf, (uint32_t)(an ? an - 1 : 0));
+	cut |= dt_put_argv_redacted(&b, argvbuf, an ? an - 1 : 0);
 	if (cut)
 		dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
 	char cwd[PATH_MAX];
@@ -87,7 +88,7 @@ static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_ex
 	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
 		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), env_extra))
-			dt_put_str(&b, DT_T_ENV, *e);
+			dt_put_env_redacted(&b, *e, strlen(*e));
 	}
 	rh->len = b.len;
 	int rc = dt_ring_write(ring, rh);

@@ -22,6 +22,7 @@
 #include "envfilter.h"
 #include "pathnorm.h"
 #include "ring.h"
+#include "secrets.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
@@ -605,7 +606,7 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	if (abs[0])
 		dt_put_str(&b, DT_T_ABSPATH, abs);
 	dt_put_str(&b, DT_T_EXE, abs[0] ? abs : path);
-	dt_put(&b, DT_T_ARGV, argv, (uint32_t)(an ? an - 1 : 0));
+	cut |= dt_put_argv_redacted(&b, argv, an ? an - 1 : 0);
 	if (cut)
 		dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
 	if (stat_ >= 0)
@@ -619,7 +620,7 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	if (dt_target_dir(t->tid, AT_FDCWD, cwd, sizeof(cwd)) == 0)
 		dt_put_str(&b, DT_T_CWD, cwd);
 	for (size_t k = 0; k < envlen; k += strlen(envs + k) + 1)
-		dt_put_str(&b, DT_T_ENV, envs + k);
+		dt_put_env_redacted(&b, envs + k, strlen(envs + k));
 	dt_rec_end(&b, s);
 	s->st.execs++;
 	s->st.blind += blind != NULL;

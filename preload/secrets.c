@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/* Secrets in names and values (secrets.h). Plain loops over bytes: this runs
+ * in the probe, where locale-dependent ctype and libc string calls are
+ * avoided. */
+#include "secrets.h"
+
+static int dt_upper(int c)
+{
+	return c >= 'a' && c <= 'z' ? c - 32 : c;
+}
+
+static int dt_alnum(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int dt_token_char(int c)
+{
+	return dt_alnum(c) || c == '+' || c == '=' || c == '_' || c == '-';
+}
+
+static size_t dt_cstrlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* s (n bytes) starts with word, ignoring case */
+static int dt_starts_ci(const char *s, size_t n, const char *word)
+{
+	size_t i = 0;
+	for (; word[i]; i++)
+		if (i >= n || dt_upper((unsigned char)s[i]) != word[i])
+			return 0;
+	return 1;
+}
+
+/* Anywhere in a name: PASS covers PASSWORD, PASSWD and PASSPHRASE. */
+static const char *const dt_secret_parts[] = {"KEY",        "TOKEN", "SECRET", "PASS",
+                                              "CREDENTIAL", "AUTH",  "COOKIE", "PRIVATE"};
+/* Only as a whole word: PAT inside PATH, PW inside PWD are not secrets. */
+static const char *const dt_secret_words[] = {"PAT", "PW"};
+
+static int dt_is_sep(int c)
+{
+	return c == '_' || c == '-' || c == '.';
+}
+
+/* anywhere: a part at any offset; else only at the start of a word */
+static int dt_secret_name_match(const char *name, size_t n, int anywhere)
+{
+	for (size_t i = 0; i < n; i++) {
+		int word_start = i == 0 || dt_is_sep((unsigned char)name[i - 1]);
+		if (!anywhere && !word_start)
+			continue;
+		for (size_t k = 0; k < sizeof(dt_secret_parts) / sizeof(*dt_secret_parts); k++)
+			if (dt_starts_ci(name + i, n - i, dt_secret_parts[k]))
+				return 1;
+		if (!word_start)
+			continue;
+		for (size_t k = 0; k < sizeof(dt_secret_words) / sizeof(*dt_secret_words); k++) {
+			size_t wl = dt_cstrlen(dt_secret_words[k]);
+			if (dt_starts_ci(name + i, n - i, dt_secret_words[k]) &&
+			    (i + wl == n || dt_is_sep((unsigned char)name[i + wl])))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int dt_secret_env_name(const char *name, size_t n)
+{
+	return dt_secret_name_match(name, n, 1);
+}
+
+/* A word with a known token prefix (sk-..., ghp_..., AKIA...): its length. */
+static size_t dt_secret_prefixed_span(const char *s, size_t avail, int prev, size_t *run_out)
+{
+	static const struct {
+		const char *prefix;
+		size_t min_rest;
+	} shapes[] = {{"sk-", 16},   {"ghp_", 20},  {"gho_", 20},        {"ghu_", 20},
+	              {"ghs_", 20},  {"ghr_", 20},  {"github_pat_", 20}, {"xoxa-", 10},
+	              {"xoxb-", 10}, {"xoxp-", 10}, {"xoxr-", 10},       {"xoxs-", 10},
+	              {"AKIA", 16},  {"ASIA", 16},  {"glpat-", 16}};
+	size_t run = 0;
+	*run_out = 0;
+	if (prev && dt_token_char(prev))
+		return 0;
+	while (run < avail && dt_token_char((unsigned char)s[run]))
+		run++;
+	*run_out = run;
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		size_t pl = dt_cstrlen(shapes[i].prefix), k = 0;
+		while (k < pl && k < run && s[k] == shapes[i].prefix[k])
+			k++;
+		if (k == pl && run >= pl + shapes[i].min_rest)
+			return run;
+	}
+	return 0;
+}
+
+size_t dt_secret_span(const char *s, size_t avail, int prev)
+{
+	size_t run;
+	if (dt_secret_prefixed_span(s, avail, prev, &run))
+		return run;
+	if (run < 32)
+		return 0;
+	/* 32+ letters and digits mixed: likely a key, possibly a hash or a
+	 * path segment, which is why only evidence --redact uses this part */
+	int lower = 0, upper = 0, digit = 0, hex = 1;
+	for (size_t i = 0; i < run; i++) {
+		int c = (unsigned char)s[i];
+		lower |= c >= 'a' && c <= 'z';
+		upper |= c >= 'A' && c <= 'Z';
+		digit |= c >= '0' && c <= '9';
+		hex &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	}
+	if ((hex && digit && (lower || upper)) || (lower && upper && digit))
+		return run;
+	return 0;
+}
+
+/* A bounded output cursor: counts what the result needs, copies what fits. */
+struct dt_out {
+	char *p;
+	size_t len, cap;
+};
+
+static void dt_out_put(struct dt_out *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++, o->len++)
+		if (o->len < o->cap)
+			o->p[o->len] = s[i];
+}
+
+static void dt_out_redacted(struct dt_out *o)
+{
+	dt_out_put(o, DT_REDACTED, sizeof(DT_REDACTED) - 1);
+}
+
+/* At in[i] == ':' of "://": the authority's userinfo password, if any.
+ * Returns how many input bytes were consumed (0: not a URL with one). */
+static size_t dt_url_userinfo(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	if (i + 3 > n || in[i + 1] != '/' || in[i + 2] != '/')
+		return 0;
+	size_t a = i + 3, colon = 0, e = a;
+	while (e < n && in[e] != '@' && in[e] != '/' && in[e] != '?' && in[e] != '#' &&
+	       in[e] != ' ' && in[e] != '"' && in[e] != '\'')
+		if (in[e++] == ':' && !colon)
+			colon = e; /* just past the first ':' */
+	if (e >= n || in[e] != '@' || !colon)
+		return 0;
+	dt_out_put(o, in + i, colon - i); /* "://user:" */
+	dt_out_redacted(o);
+	return e - i; /* the '@' is copied by the caller */
+}
+
+/* At a word start: "Bearer X" / "Basic X" with X redacted. */
+static size_t dt_auth_scheme(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	static const char *const schemes[] = {"BEARER ", "BASIC "};
+	for (size_t k = 0; k < 2; k++) {
+		size_t sl = dt_cstrlen(schemes[k]);
+		if (!dt_starts_ci(in + i, n - i, schemes[k]))
+			continue;
+		size_t e = i + sl;
+		while (e < n && in[e] == ' ')
+			e++;
+		size_t v = e;
+		while (e < n && in[e] != ' ' && in[e] != '"' && in[e] != '\'')
+			e++;
+		if (e == v)
+			return 0;
+		dt_out_put(o, in + i, v - i);
+		dt_out_redacted(o);
+		return e - i;
+	}
+	return 0;
+}
+
+size_t dt_redact_value(const char *in, size_t n, char *out, size_t cap)
+{
+	struct dt_out o = {out, 0, cap};
+	for (size_t i = 0; i < n;) {
+		int prev = i ? (unsigned char)in[i - 1] : 0;
+		size_t used = in[i] == ':' ? dt_url_userinfo(in, n, i, &o) : 0;
+		if (!used && !dt_alnum(prev))
+			used = dt_auth_scheme(in, n, i, &o);
+		size_t run;
+		if (!used && (used = dt_secret_prefixed_span(in + i, n - i, prev, &run)) > 0)
+			dt_out_redacted(&o);
+		if (used) {
+			i += used;
+			continue;
+		}
+		dt_out_put(&o, in + i, 1);
+		i++;
+	}
+	return o.len;
+}
+
+/* NAME of NAME=VALUE as a shell would take it: [A-Za-z_][A-Za-z0-9_]*. */
+static size_t dt_env_like_name(const char *in, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (dt_alnum((unsigned char)in[i]) || in[i] == '_'))
+		i++;
+	return i > 0 && i < n && in[i] == '=' && !(in[0] >= '0' && in[0] <= '9') ? i : 0;
+}
+
+size_t dt_redact_arg(const char *in, size_t n, char *out, size_t cap, int *expect)
+{
+	struct dt_out o = {out, 0, cap};
+	int was_expected = *expect;
+	*expect = 0;
+	if (n > 1 && in[0] == '-') {
+		size_t d = in[1] == '-' ? 2 : 1, eq = d;
+		while (eq < n && in[eq] != '=')
+			eq++;
+		if (eq > d && dt_secret_name_match(in + d, eq - d, 0)) {
+			if (eq == n) { /* --token VALUE */
+				*expect = 1;
+				dt_out_put(&o, in, n);
+			} else { /* --password=VALUE */
+				dt_out_put(&o, in, eq + 1);
+				dt_out_redacted(&o);
+			}
+			return o.len;
+		}
+	} else if (was_expected) {
+		dt_out_redacted(&o);
+		return o.len;
+	}
+	size_t nl = dt_env_like_name(in, n);
+	if (nl && dt_secret_env_name(in, nl)) {
+		dt_out_put(&o, in, nl + 1);
+		dt_out_redacted(&o);
+		return o.len;
+	}
+	o.len = dt_redact_value(in, n, out, cap);
+	return o.len;
+}
+
+size_t dt_redact_env(const char *entry, size_t n, char *out, size_t cap)
+{
+	size_t nl = 0;
+	while (nl < n && entry[nl] != '=')
+		nl++;
+	if (nl == n || dt_secret_env_name(entry, nl))
+		return 0;
+	struct dt_out o = {out, 0, cap};
+	dt_out_put(&o, entry, nl + 1);
+	size_t vl = dt_redact_value(entry + nl + 1, n - nl - 1, o.len < cap ? out + o.len : out,
+	                            o.len < cap ? cap - o.len : 0);
+	return o.len + vl;
+}
+
+/* Room for one more field's value in b, at most what its 16-bit length
+ * can say; 0 when not even the field header fits. */
+static size_t dt_field_room(const struct dt_buf *b)
+{
+	if (b->len > b->cap || b->cap - b->len < 4)
+		return 0;
+	size_t room = b->cap - b->len - 4;
+	return room > 0xffff ? 0xffff : room;
+}
+
+static void dt_field_close(struct dt_buf *b, uint16_t tag, size_t n)
+{
+	uint16_t n16 = (uint16_t)n;
+	__builtin_memcpy(b->p + b->len, &tag, 2);
+	__builtin_memcpy(b->p + b->len + 2, &n16, 2);
+	b->len += 4 + (uint32_t)n;
+}
+
+int dt_put_argv_redacted(struct dt_buf *b, const char *words, size_t n)
+{
+	size_t room = dt_field_room(b), len = 0;
+	char *out = (char *)b->p + b->len + 4;
+	int expect = 0, cut = 0;
+	if (!room) {
+		b->overflow = 1;
+		return 1;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t e = i;
+		while (e < n && words[e])
+			e++;
+		size_t sep = len ? 1 : 0;
+		size_t need = dt_redact_arg(words + i, e - i, out + len + sep,
+		                            room > len + sep ? room - len - sep : 0, &expect);
+		if (len + sep + need > room) {
+			cut = 1; /* keep whole words only */
+			break;
+		}
+		if (sep)
+			out[len] = 0;
+		len += sep + need;
+		i = e + 1;
+	}
+	dt_field_close(b, DT_T_ARGV, len);
+	return cut;
+}
+
+void dt_put_env_redacted(struct dt_buf *b, const char *entry, size_t n)
+{
+	size_t room = dt_field_room(b);
+	size_t need = dt_redact_env(entry, n, (char *)b->p + b->len + 4, room);
+	if (!need)
+		return; /* a secret: dropped */
+	if (need > room) {
+		b->overflow = 1;
+		return;
+	}
+	dt_field_close(b, DT_T_ENV, need);
+}

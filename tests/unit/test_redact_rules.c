@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* The secret rules the probe and evidence --redact share (preload/secrets.h):
+ * names, values, argv words, and the record fields built from them with too
+ * little room. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "secrets.h"
+
+static char out[512];
+
+static const char *arg_seq(const char *const *words, size_t i)
+{
+	int expect = 0;
+	size_t n = 0;
+	for (size_t k = 0; k <= i; k++)
+		n = dt_redact_arg(words[k], strlen(words[k]), out, sizeof(out) - 1, &expect);
+	out[n] = 0;
+	return out;
+}
+
+static const char *value(const char *in)
+{
+	size_t n = dt_redact_value(in, strlen(in), out, sizeof(out) - 1);
+	out[n] = 0;
+	return out;
+}
+
+Test(redact_rules, secret_names_match_inside_words_but_not_path_or_pwd)
+{
+	static const char *const secret[] = {
+	    "HERMES_DB_PASS",        "CODEX_PASSPHRASE", "HCOM_PAT",
+	    "GITHUBTOKEN",           "api_key",          "MY_PW",
+	    "AWS_SECRET_ACCESS_KEY", "SESSION_COOKIE",   "PAT_FOR_CI",
+	    "OAUTH_CLIENT"};
+	static const char *const plain[] = {
+	    "PATH",       "PWD",    "HOME",       "HERMES_KANBAN_DB",
+	    "CODEX_HOME", "TMPDIR", "PYTHONPATH", "HCOM_DIR"};
+	for (size_t i = 0; i < sizeof(secret) / sizeof(*secret); i++)
+		cr_expect(dt_secret_env_name(secret[i], strlen(secret[i])), "%s", secret[i]);
+	for (size_t i = 0; i < sizeof(plain) / sizeof(*plain); i++)
+		cr_expect(!dt_secret_env_name(plain[i], strlen(plain[i])), "%s", plain[i]);
+}
+
+Test(redact_rules, option_values_and_name_value_words_are_redacted)
+{
+	const char *const w[] = {
+	    "--password=hunter2", "--token", "abc", "--api-key=k", "OPENAI_API_KEY=sk", "-c", "x",
+	    "--bypass-sandbox",   "next"};
+	cr_expect_str_eq(arg_seq(w, 0), "--password=" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(w, 1), "--token");
+	cr_expect_str_eq(arg_seq(w, 2), DT_REDACTED);
+	cr_expect_str_eq(arg_seq(w, 3), "--api-key=" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(w, 4), "OPENAI_API_KEY=" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(w, 6), "x");
+	cr_expect_str_eq(arg_seq(w, 8), "next", "bypass is not a secret word");
+}
+
+Test(redact_rules, a_secret_option_followed_by_an_option_takes_no_value)
+{
+	const char *const w[] = {"--token", "--verbose"};
+	cr_expect_str_eq(arg_seq(w, 1), "--verbose");
+}
+
+Test(redact_rules, url_passwords_bearer_credentials_and_tokens_go)
+{
+	cr_expect_str_eq(value("postgres://app:pw@db:5432/x"),
+	                 "postgres://app:" DT_REDACTED "@db:5432/x");
+	cr_expect_str_eq(value("redis://:pw@cache"), "redis://:" DT_REDACTED "@cache");
+	cr_expect_str_eq(value("http://host:8080/a@b"), "http://host:8080/a@b");
+	cr_expect_str_eq(value("Authorization: Bearer abc.def"),
+	                 "Authorization: Bearer " DT_REDACTED);
+	cr_expect_str_eq(value("x ghp_abcdefghijklmnopqrstuv y"), "x " DT_REDACTED " y");
+	/* a long hash in a path is left to evidence --redact */
+	cr_expect_str_eq(value("/nix/store/0123456789abcdef0123456789abcdef-x"),
+	                 "/nix/store/0123456789abcdef0123456789abcdef-x");
+}
+
+Test(redact_rules, env_entries_with_secret_names_are_dropped_others_cleaned)
+{
+	cr_expect_eq(dt_redact_env("HCOM_PAT=x", 10, out, sizeof(out)), 0);
+	const char *e = "HERMES_DB_URL=postgres://u:p@h/db";
+	size_t n = dt_redact_env(e, strlen(e), out, sizeof(out) - 1);
+	out[n] = 0;
+	cr_expect_str_eq(out, "HERMES_DB_URL=postgres://u:" DT_REDACTED "@h/db");
+}
+
+Test(redact_rules, argv_field_keeps_whole_words_when_the_record_is_nearly_full)
+{
+	unsigned char rec[4 + 30]; /* room for two words of three */
+	struct dt_buf b = {rec, 0, sizeof(rec), 0};
+	const char words[] = "prog\0--password=secret\0tail";
+	int cut = dt_put_argv_redacted(&b, words, sizeof(words) - 1);
+	cr_expect_eq(cut, 1, "the last word did not fit and should be reported cut");
+	uint16_t len;
+	memcpy(&len, rec + 2, 2);
+	cr_expect_eq(b.len, 4u + len);
+	cr_expect_eq(len, strlen("prog") + 1 + strlen("--password=" DT_REDACTED));
+	cr_expect_null(memmem(rec, b.len, "secret", 6));
+}
+
+Test(redact_rules, env_field_that_does_not_fit_sets_overflow_and_writes_nothing)
+{
+	unsigned char rec[16];
+	struct dt_buf b = {rec, 0, sizeof(rec), 0};
+	const char *e = "HERMES_HOME=/a/rather/long/path";
+	dt_put_env_redacted(&b, e, strlen(e));
+	cr_expect_eq(b.len, 0);
+	cr_expect_eq(b.overflow, 1);
+}
