@@ -75,12 +75,14 @@ static int dt_opts_have_ro(const char *s, size_t n)
 	       memmem(s, n, ",ro,", 4) != NULL || (n >= 3 && !memcmp(s + n - 3, ",ro", 3));
 }
 
-static void dt_put_mounts(struct dt_buf *b, struct dt_proc_scratch *s)
+/* Returns 1 when not every mount made it into the record. */
+static int dt_put_mounts(struct dt_buf *b, struct dt_proc_scratch *s)
 {
-	int truncated = 0;
+	int truncated = 0, overflow = b->overflow;
+	b->overflow = 0;
 	long len = dt_read_proc("/proc/self/mountinfo", s->buf, sizeof(s->buf), &truncated);
 	if (len < 0)
-		return;
+		return 0;
 	char *p = s->buf;
 	char *end = s->buf + len;
 	while (p < end) {
@@ -127,8 +129,9 @@ static void dt_put_mounts(struct dt_buf *b, struct dt_proc_scratch *s)
 		}
 		p = nl + 1;
 	}
-	if (truncated || b->overflow)
-		dt_put_u64(b, DT_T_MOUNTS_TRUNC, 1);
+	truncated |= b->overflow; /* a mount that did not fit was left out */
+	b->overflow |= overflow;
+	return truncated;
 }
 
 static void dt_put_status(struct dt_buf *b, struct dt_proc_scratch *s)
@@ -181,22 +184,28 @@ DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scr
 	if (syscall(SYS_getcwd, s->path, sizeof(s->path)) > 0)
 		dt_put_str(&b, DT_T_CWD, s->path);
 
-	int argv_cut = 0;
-	long n = dt_read_proc("/proc/self/cmdline", s->buf, 4096, &argv_cut);
-	if (n > 0) {
-		/* --password=..., NAME=VALUE, URL passwords: never recorded */
-		argv_cut |= dt_put_argv_redacted(&b, s->buf, (size_t)n);
-		if (argv_cut)
-			dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
-	}
-	dt_put_env(&b);
 	dt_put_status(&b, s);
 	struct stat st;
 	if (dt_sys_fstatat(AT_FDCWD, "/proc/self/ns/mnt", &st, 0) == 0)
 		dt_put_u64(&b, DT_T_MNT_NS, st.st_ino);
 	if (dt_sys_fstatat(AT_FDCWD, "/proc/self/ns/user", &st, 0) == 0)
 		dt_put_u64(&b, DT_T_USER_NS, st.st_ino);
-	dt_put_mounts(&b, s); /* last: the one that may not fit */
+
+	/* The budget: mounts before argv and environment (a large variable
+	 * must not push the sandbox's roots out), and room kept for the two
+	 * markers that say something was cut, so that they always fit. */
+	b.cap -= 2 * (4 + 8);
+	int mounts_cut = dt_put_mounts(&b, s);
+	int argv_cut = 0;
+	long n = dt_read_proc("/proc/self/cmdline", s->buf, 4096, &argv_cut);
+	if (n > 0) /* --password=..., NAME=VALUE, URL passwords: never recorded */
+		argv_cut |= dt_put_argv_redacted(&b, s->buf, (size_t)n);
+	dt_put_env(&b);
+	b.cap += 2 * (4 + 8);
+	if (mounts_cut)
+		dt_put_u64(&b, DT_T_MOUNTS_TRUNC, 1);
+	if (argv_cut)
+		dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
 
 	rh->len = b.len;
 	dt_ring_put(ring, rh);

@@ -7,6 +7,9 @@
  *  2. lock-contention    a lock call failed with EACCES or EAGAIN
  *  3. file-permissions   the mount is read-write and the owner/mode bits
  *                        deny this uid: an ordinary permission problem
+ *     (unknown)          the process record's mount table is incomplete
+ *                        (too many mounts for one record): the rules below
+ *                        judge by mounts, so none of them is guessed at
  *  4. read-only-sandbox  the process sees "/" read-only and no writable
  *                        root at all
  *  5. protected-path     inside a granted root, but in a read-only subpath
@@ -332,6 +335,25 @@ static int dt_rule_file_permissions(const struct dt_cls *c, struct dt_verdict *v
 	return 0;
 }
 
+/* The sandbox rules below decide by the mount table: with part of it
+ * missing, a root seen as not granted may be granted by a mount left out. */
+static int dt_rule_mounts_incomplete(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *proc = c->proc;
+	if (!proc || !proc->mounts_trunc || !dt_sandbox_like(c))
+		return 0;
+	v->cause = DT_CAUSE_UNKNOWN;
+	snprintf(v->reason, sizeof(v->reason),
+	         "mount table incomplete: the process record of pid %lld holds only %zu of its "
+	         "mounts, so whether the sandbox made %s writable is not known",
+	         (long long)proc->pid, proc->nmounts, c->shown);
+	snprintf(v->advice, sizeof(v->advice),
+	         "List the writable mounts inside the sandbox (grep -w rw /proc/self/mountinfo) "
+	         "and check that one contains %s.",
+	         c->shown);
+	return 1;
+}
+
 static int dt_rule_read_only_sandbox(const struct dt_cls *c, struct dt_verdict *v)
 {
 	const struct dt_record *proc = c->proc;
@@ -542,9 +564,10 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 
 	if (dt_rule_injected(&c, v) || dt_rule_lock_contention(&c, v) ||
 	    dt_rule_cross_mount(&c, v) || dt_rule_file_permissions(&c, v) ||
-	    dt_rule_read_only_sandbox(&c, v) || dt_rule_protected_path(&c, v) ||
-	    dt_rule_symlink_mismatch(&c, v) || dt_rule_sqlite_side_file(&c, v) ||
-	    dt_rule_root_not_granted(&c, v) || dt_rule_outside_roots(&c, v))
+	    dt_rule_mounts_incomplete(&c, v) || dt_rule_read_only_sandbox(&c, v) ||
+	    dt_rule_protected_path(&c, v) || dt_rule_symlink_mismatch(&c, v) ||
+	    dt_rule_sqlite_side_file(&c, v) || dt_rule_root_not_granted(&c, v) ||
+	    dt_rule_outside_roots(&c, v))
 		return;
 	dt_rule_unknown(&c, v);
 }
