@@ -120,9 +120,9 @@ static void dt_facts_sandboxes(struct dt_facts *f, const struct dt_report *r)
 	}
 }
 
-void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
+/* This machine: denytrace's version, the kernel, the distribution, WSL. */
+static void dt_facts_system(struct dt_facts *f)
 {
-	memset(f, 0, sizeof(*f));
 	snprintf(f->version, sizeof(f->version), "%s", DT_VERSION_STRING);
 	f->ring_format = DT_RING_VERSION;
 	struct utsname u;
@@ -145,8 +145,11 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		f->wsl = 1;
 		snprintf(f->wsl_why, sizeof(f->wsl_why), "WSL_DISTRO_NAME is set");
 	}
-	dt_facts_sandboxes(f, r);
+}
 
+/* Codex on PATH and what `codex --version` says. */
+static void dt_facts_codex(struct dt_facts *f)
+{
 	if (dt_which("codex", f->codex_path, sizeof(f->codex_path)) == 0) {
 		const char *argv[] = {f->codex_path, "--version", NULL};
 		f->codex_status = dt_capture(argv, NULL, 10000, f->codex_version,
@@ -155,7 +158,12 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		while (n && isspace((unsigned char)f->codex_version[n - 1]))
 			f->codex_version[--n] = 0;
 	}
+}
 
+/* Codex's config.toml: the path, and its excerpt from the snapshot the
+ * ring holds, else from the file as it is now. */
+static void dt_facts_config(struct dt_facts *f, const struct dt_report *r)
+{
 	const char *home = getenv("HOME");
 	const char *codex_home = getenv("CODEX_HOME");
 	if (r->roots.codex_config_path)
@@ -200,11 +208,11 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		f->config_excerpt = dt_codex_config_excerpt(text ? text : "");
 		free(text);
 	}
+}
 
-	snprintf(f->home, sizeof(f->home), "%s", home ? home : "");
-	if (!home || !realpath(home, f->home_real))
-		f->home_real[0] = 0;
-
+/* The HOME of every traced process, once each, with its realpath. */
+static void dt_facts_homes(struct dt_facts *f, const struct dt_report *r)
+{
 	f->rec_homes = calloc(r->n + 1, sizeof(*f->rec_homes));
 	f->rec_homes_real = calloc(r->n + 1, sizeof(*f->rec_homes_real));
 	for (size_t i = 0; i < r->n; i++) {
@@ -221,7 +229,10 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		f->rec_homes[f->nrec_homes] = strdup(h);
 		f->rec_homes_real[f->nrec_homes++] = realpath(h, real) ? strdup(real) : NULL;
 	}
+}
 
+static void dt_facts_roots(struct dt_facts *f, const struct dt_report *r)
+{
 	f->roots = calloc(r->roots.n + 1, sizeof(*f->roots));
 	for (size_t i = 0; i < r->roots.n; i++) {
 		const struct dt_root *rt = &r->roots.v[i];
@@ -238,7 +249,10 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		if (!fr->protected_by)
 			fr->protected_by = dt_protected_component(fr->realpath);
 	}
+}
 
+static void dt_facts_launches(struct dt_facts *f, const struct dt_report *r)
+{
 	f->launches = calloc(r->n + 1, sizeof(*f->launches));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];
@@ -250,6 +264,22 @@ void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
 		if (!dup)
 			f->launches[f->nlaunches++] = rec;
 	}
+}
+
+void dt_facts_collect(struct dt_facts *f, const struct dt_report *r)
+{
+	memset(f, 0, sizeof(*f));
+	dt_facts_system(f);
+	dt_facts_sandboxes(f, r);
+	dt_facts_codex(f);
+	dt_facts_config(f, r);
+	const char *home = getenv("HOME");
+	snprintf(f->home, sizeof(f->home), "%s", home ? home : "");
+	if (!home || !realpath(home, f->home_real))
+		f->home_real[0] = 0;
+	dt_facts_homes(f, r);
+	dt_facts_roots(f, r);
+	dt_facts_launches(f, r);
 }
 
 void dt_facts_free(struct dt_facts *f)
