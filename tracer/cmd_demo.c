@@ -519,18 +519,9 @@ static void demo_causes(const struct demo_phase *p, char *out, size_t cap)
 		snprintf(out, cap, "none");
 }
 
-static int demo_phase(struct demo *d, struct demo_phase *p)
+/* What the phase is about, for the reader. */
+static void demo_phase_intro(const struct demo *d, const struct demo_phase *p)
 {
-	if (demo_board(d, p) < 0)
-		return DT_EXIT_INTERNAL;
-	if (p->n == 1)
-		demo_choose_phase1(d, p);
-	else
-		demo_choose_phase2(d, p);
-	if (p->as_nobody && chown(p->work, d->nobody_uid, d->nobody_gid) < 0)
-		return dt_fail(DT_EXIT_INTERNAL, "demo: cannot hand the workspace to nobody: %s",
-		               strerror(errno));
-
 	demo_say(d, "\n== phase %d: %s\n", p->n, p->title);
 	if (p->n == 1)
 		demo_say(
@@ -544,11 +535,13 @@ static int demo_phase(struct demo *d, struct demo_phase *p)
 		       "   was not granted the board directory: only its workspace is writable.\n");
 	demo_say_wrapped(d, "how:", p->how);
 	demo_say_wrapped(d, "HERMES_KANBAN_DB:", p->db);
+}
 
-	char writes[16], user[32];
-	snprintf(writes, sizeof(writes), "%d", d->writes);
-	snprintf(user, sizeof(user), "%u:%u", (unsigned)d->nobody_uid, (unsigned)d->nobody_gid);
-	char *argv[40];
+/* `denytrace run` of the worker (under bwrap in the bubblewrap mode), into
+ * argv (40 entries); writes and user are its arguments. */
+static void demo_worker_argv(struct demo *d, struct demo_phase *p, char **argv, char *writes,
+                             char *user)
+{
 	int k = 0;
 	argv[k++] = "/proc/self/exe";
 	argv[k++] = "run";
@@ -574,23 +567,12 @@ static int demo_phase(struct demo *d, struct demo_phase *p)
 	if (p->as_nobody)
 		argv[k++] = user;
 	argv[k] = NULL;
+}
 
-	char e_home[PATH_MAX + 16], e_db[PATH_MAX + 32], e_work[PATH_MAX + 32];
-	snprintf(e_home, sizeof(e_home), "HERMES_HOME=%s", p->home);
-	snprintf(e_db, sizeof(e_db), "HERMES_KANBAN_DB=%s", p->db);
-	snprintf(e_work, sizeof(e_work), "HERMES_KANBAN_WORKSPACE=%s", p->work);
-	/* only the demo's own facts decide the roots */
-	const char *env[] = {e_home,
-	                     e_db,
-	                     e_work,
-	                     "HERMES_KANBAN_ROOT",
-	                     "HERMES_KANBAN_TASK",
-	                     "PYTHONDONTWRITEBYTECODE=1",
-	                     NULL};
-	demo_say(d, "   $ cd \"$OUT\"/phase%d/workspace%s\n", p->n,
-	         p->landlock ? "   # then Landlock, for denytrace and all it starts" : "");
-	demo_put_command(d, env, argv);
-
+/* Runs the dispatcher and the traced worker until the worker is done. */
+static int demo_run_worker(const struct demo *d, struct demo_phase *p, char **argv,
+                           const char *const *env)
+{
 	int stop = -1;
 	pid_t disp = demo_start_dispatcher(d, p, &stop);
 	if (disp < 0)
@@ -628,7 +610,48 @@ static int demo_phase(struct demo *d, struct demo_phase *p)
 		    "demo: phase %d: the worker did not run to the end (denytrace run exit "
 		    "status %d); the ring, if any, is %s",
 		    p->n, p->status, p->ring);
+	return 0;
+}
 
+static int demo_phase(struct demo *d, struct demo_phase *p)
+{
+	if (demo_board(d, p) < 0)
+		return DT_EXIT_INTERNAL;
+	if (p->n == 1)
+		demo_choose_phase1(d, p);
+	else
+		demo_choose_phase2(d, p);
+	if (p->as_nobody && chown(p->work, d->nobody_uid, d->nobody_gid) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "demo: cannot hand the workspace to nobody: %s",
+		               strerror(errno));
+
+	demo_phase_intro(d, p);
+
+	char writes[16], user[32];
+	snprintf(writes, sizeof(writes), "%d", d->writes);
+	snprintf(user, sizeof(user), "%u:%u", (unsigned)d->nobody_uid, (unsigned)d->nobody_gid);
+	char *argv[40];
+	demo_worker_argv(d, p, argv, writes, user);
+
+	char e_home[PATH_MAX + 16], e_db[PATH_MAX + 32], e_work[PATH_MAX + 32];
+	snprintf(e_home, sizeof(e_home), "HERMES_HOME=%s", p->home);
+	snprintf(e_db, sizeof(e_db), "HERMES_KANBAN_DB=%s", p->db);
+	snprintf(e_work, sizeof(e_work), "HERMES_KANBAN_WORKSPACE=%s", p->work);
+	/* only the demo's own facts decide the roots */
+	const char *env[] = {e_home,
+	                     e_db,
+	                     e_work,
+	                     "HERMES_KANBAN_ROOT",
+	                     "HERMES_KANBAN_TASK",
+	                     "PYTHONDONTWRITEBYTECODE=1",
+	                     NULL};
+	demo_say(d, "   $ cd \"$OUT\"/phase%d/workspace%s\n", p->n,
+	         p->landlock ? "   # then Landlock, for denytrace and all it starts" : "");
+	demo_put_command(d, env, argv);
+
+	int rc = demo_run_worker(d, p, argv, env);
+	if (rc)
+		return rc;
 	if (d->say) {
 		demo_say(d, "\n   $ denytrace report \"$OUT\"/phase%d/workspace/denytrace.ring\n",
 		         p->n);
