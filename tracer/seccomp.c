@@ -500,6 +500,85 @@ int dt_exec_setid(pid_t pid, const char *path)
 }
 
 /* execve/execveat: who runs what, and can the probe go in with it. */
+/* The exec's argv (at argv_p in the target), NUL-separated into argv
+ * (cap bytes, *len used). Returns 1 when it was cut short. */
+static int dt_exec_argv(const struct dt_target *t, uint64_t argv_p, char *argv, size_t cap,
+                        size_t *len)
+{
+	size_t an = 0;
+	int cut = 0;
+	uint64_t ptrs[64];
+	int np = argv_p ? dt_mem_u64s(t->mem, argv_p, ptrs, 64) : 0;
+	int ended = 0;
+	for (int i = 0; i < np; i++) {
+		if (!ptrs[i]) {
+			ended = 1;
+			break;
+		}
+		char arg[1024];
+		ssize_t l = dt_mem_str(t->mem, ptrs[i], arg, sizeof(arg));
+		if (l < 0) {
+			cut = 1;
+			break;
+		}
+		if (an + (size_t)l + 1 > cap) {
+			cut = 1;
+			break;
+		}
+		memcpy(argv + an, arg, (size_t)l + 1);
+		an += (size_t)l + 1;
+	}
+	if (!ended)
+		cut = 1;
+	*len = an;
+	return cut;
+}
+
+/* The exec's new environment (at envp_p): LD_PRELOAD (is the probe in
+ * it?) into preload, and the variables that decide roots, NUL-separated
+ * into envs, recorded like a process record's (never a secret), so that
+ * the report can derive Codex, Hermes and hcom roots from any exec of the
+ * tree, even one the probe cannot enter. Returns 1 when LD_PRELOAD is set. */
+static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload,
+                       size_t preloadcap, char *envs, size_t envscap, size_t *envslen)
+{
+	int have_preload = 0;
+	size_t envlen = 0;
+	uint64_t env[256];
+	uint64_t off = 0;
+	for (int round = 0; envp_p && round < 16; round++) {
+		int ne = dt_mem_u64s(t->mem, envp_p + off * 8, env, 256);
+		int end = ne < 256;
+		for (int i = 0; i < ne; i++) {
+			if (!env[i]) {
+				end = 1;
+				break;
+			}
+			char e[2048];
+			ssize_t el = dt_mem_str(t->mem, env[i], e, sizeof(e));
+			if (el < 0)
+				continue;
+			const char *eq = strchr(e, '=');
+			if (!eq)
+				continue;
+			if (!have_preload && !strncmp(e, "LD_PRELOAD=", 11)) {
+				snprintf(preload, preloadcap, "%s", e + 11);
+				have_preload = 1;
+			}
+			if (dt_env_name_is_wanted(e, (size_t)(eq - e), NULL) &&
+			    envlen + (size_t)el + 1 < envscap) {
+				memcpy(envs + envlen, e, (size_t)el + 1);
+				envlen += (size_t)el + 1;
+			}
+		}
+		if (end)
+			break;
+		off += 256;
+	}
+	*envslen = envlen;
+	return have_preload;
+}
+
 static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
                            const struct seccomp_notif *req, struct dt_target *t)
 {
@@ -520,73 +599,14 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	if (stat_ == -2)
 		return;
 
-	/* argv, bounded */
 	char argv[8192];
 	size_t an = 0;
-	int cut = 0;
-	uint64_t ptrs[64];
-	int np = argv_p ? dt_mem_u64s(t->mem, argv_p, ptrs, 64) : 0;
-	int ended = 0;
-	for (int i = 0; i < np; i++) {
-		if (!ptrs[i]) {
-			ended = 1;
-			break;
-		}
-		char arg[1024];
-		ssize_t l = dt_mem_str(t->mem, ptrs[i], arg, sizeof(arg));
-		if (l < 0) {
-			cut = 1;
-			break;
-		}
-		if (an + (size_t)l + 1 > sizeof(argv)) {
-			cut = 1;
-			break;
-		}
-		memcpy(argv + an, arg, (size_t)l + 1);
-		an += (size_t)l + 1;
-	}
-	if (!ended)
-		cut = 1;
+	int cut = dt_exec_argv(t, argv_p, argv, sizeof(argv), &an);
 
-	/* The new environment: LD_PRELOAD (is the probe in it?) and the
-	 * variables that decide roots, recorded like a process record's (never
-	 * a secret), so that the report can derive Codex, Hermes and hcom roots
-	 * from any exec of the tree, even one the probe cannot enter. */
-	char preload[4096];
-	int have_preload = 0;
-	char envs[16384];
+	char preload[4096], envs[16384];
 	size_t envlen = 0;
-	uint64_t env[256];
-	uint64_t off = 0;
-	for (int round = 0; envp_p && round < 16; round++) {
-		int ne = dt_mem_u64s(t->mem, envp_p + off * 8, env, 256);
-		int end = ne < 256;
-		for (int i = 0; i < ne; i++) {
-			if (!env[i]) {
-				end = 1;
-				break;
-			}
-			char e[2048];
-			ssize_t el = dt_mem_str(t->mem, env[i], e, sizeof(e));
-			if (el < 0)
-				continue;
-			const char *eq = strchr(e, '=');
-			if (!eq)
-				continue;
-			if (!have_preload && !strncmp(e, "LD_PRELOAD=", 11)) {
-				snprintf(preload, sizeof(preload), "%s", e + 11);
-				have_preload = 1;
-			}
-			if (dt_env_name_is_wanted(e, (size_t)(eq - e), NULL) &&
-			    envlen + (size_t)el + 1 < sizeof(envs)) {
-				memcpy(envs + envlen, e, (size_t)el + 1);
-				envlen += (size_t)el + 1;
-			}
-		}
-		if (end)
-			break;
-		off += 256;
-	}
+	int have_preload =
+	    dt_exec_env(t, envp_p, preload, sizeof(preload), envs, sizeof(envs), &envlen);
 	int probe = have_preload && strstr(preload, "libdenytrace.so") != NULL;
 	const char *blind = stat_ == 1                        ? "static"
 	                    : dt_exec_setid(t->tid, openable) ? "setid"
