@@ -156,7 +156,7 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=build-asan \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		build-asan/denytrace $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BINS))
-	@./tests/run-tests.sh build-asan --unit-only
+	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ./tests/run-tests.sh build-asan --unit-only
 
 lint:
 	PYTHONPYCACHEPREFIX=$(BUILD)/pycache python3 -m py_compile $(DEMO_PY)
