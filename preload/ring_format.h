@@ -79,7 +79,13 @@
  * nslots is always a power of two. */
 #define DT_RING_MIN_SIZE (32u * 1024u)
 #define DT_RING_MAX_SIZE (1024ULL * 1024u * 1024u)
-#define DT_RING_DEFAULT_SIZE (8u * 1024u * 1024u)
+/* The default is small because the whole ring is allocated before the
+ * command starts (a full disk must not kill the traced program): 8 MiB
+ * cost ~2.3 ms of tmpfs page clearing per `denytrace run`, more than the
+ * rest of its start-up; 1 MiB holds ~1,000 refusals. --all, which records
+ * every successful write, and `denytrace codex` (long sessions) keep 8 MiB. */
+#define DT_RING_DEFAULT_SIZE (1u * 1024u * 1024u)
+#define DT_RING_LARGE_SIZE (8u * 1024u * 1024u)
 
 /* A record larger than this is not written (it would evict too much). */
 #define DT_REC_MAX (64u * 1024u)

@@ -345,6 +345,7 @@ int cmd_codex(int argc, char **argv)
 	const char *given = NULL;
 	int no_mcp = 0, rc, i = 0;
 	dt_run_opts_init(&o);
+	o.size = DT_RING_LARGE_SIZE; /* a session runs many commands */
 	if ((rc = codex_parse(argc, argv, &o, &given, &no_mcp, &i)) >= 0) {
 		dt_run_opts_free(&o);
 		return rc;

@@ -61,7 +61,7 @@ void dt_run_record_begin(struct dt_buf *b, unsigned char *rec, uint32_t cap, int
 static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_extra)
 {
 	size_t cap = DT_REC_MAX;
-	unsigned char *rec = calloc(1, cap);
+	unsigned char *rec = malloc(cap); /* filled as far as b.len, no need to clear 64 KiB */
 	if (!rec)
 		return -1;
 	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
@@ -317,7 +317,7 @@ void dt_run_opts_init(struct dt_run_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->out = DT_DEFAULT_RING;
-	o->size = DT_RING_DEFAULT_SIZE;
+	o->size = 0; /* DT_RING_DEFAULT_SIZE, or DT_RING_LARGE_SIZE with --all */
 	o->backtrace = 1;
 	o->watch_exec = -1;
 }
@@ -461,7 +461,8 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		    "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
 		    rr->probe, bad);
 	char err[512];
-	int fd = dt_ringfile_create(o->out, o->size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
+	uint64_t size = o->size ? o->size : o->all ? DT_RING_LARGE_SIZE : DT_RING_DEFAULT_SIZE;
+	int fd = dt_ringfile_create(o->out, size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
 	if (fd < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "%s", err);
 	if (!realpath(o->out, rr->abs))
@@ -664,7 +665,6 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	if (!o->have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	deny->seed = seed;
-	int privileged = dt_seccomp_privileged();
 	/* Off by default: the probe must not change the traced tree, and a
 	 * seccomp listener does (see --help). */
 	if (deny->n)
@@ -675,7 +675,9 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	int sv[2] = {-1, -1};
 	char serr[512] = "";
 	if (watch_exec) {
-		int rc = run_seccomp_filter(deny, privileged, &filter, sv, serr, sizeof(serr));
+		/* (reading /proc/self/status only when a filter is built) */
+		int rc = run_seccomp_filter(deny, dt_seccomp_privileged(), &filter, sv, serr,
+		                            sizeof(serr));
 		if (rc)
 			return rc;
 	}
