@@ -12,7 +12,11 @@ Measures, in one run:
   4. the cost of one recorded refusal, and of the first one of a process;
   5. ring throughput: 1, 2 and 4 writer processes, and the reader;
   6. `denytrace report` (or `show --jsonl` while report does not exist)
-     against ring size.
+     against ring size;
+  7. the fixed cost of `denytrace run -- /bin/true` over LD_PRELOAD alone.
+The start-up figures (probe load over an empty shim, exec loop against the
+shim, SQLite with LD_PRELOAD alone, run's fixed cost, a refusal) are printed
+together beside their targets.
 Timed variants alternate round-robin inside every round. Prints tables and
 PASS/MISS per target, and writes everything to a JSON file.
 
@@ -74,7 +78,13 @@ EXEC_LOOP = "i=0; while [ $i -lt {n} ]; do /bin/true; i=$((i+1)); done"
 
 # Targets (never loosened to pass).
 TARGET_INSTR_PER_CALL = 40          # extra instructions per successful call
-TARGET_REFUSAL_US = 25.0            # added median cost of a recorded refusal
+TARGET_REFUSAL_US = 10.0            # added median cost of a recorded refusal
+TARGET_LOAD_INSTR = 5000            # probe load over an empty shim, /bin/true (callgrind)
+TARGET_EXEC_VS_SHIM = 1.015         # exec loop, LD_PRELOAD probe / LD_PRELOAD empty shim
+TARGET_SQLITE_PRELOAD = 1.01        # sqlite, LD_PRELOAD probe alone / no probe
+TARGET_RUN_FIXED_MS = 1.5           # denytrace run -- /bin/true over LD_PRELOAD alone
+RUN_FIXED_RUNS = 21
+LOAD_RUNS = 3                       # callgrind runs of /bin/true per variant
 TARGET_RING_2W = 1_000_000          # records/s with 2 writers
 TARGET_REPORT_64M_S = 2.0           # seconds for a full 64 MiB ring
 
@@ -229,10 +239,11 @@ class Variant:
     """One way of running a workload. prefix goes before the workload's argv;
     start() and stop() bracket every timed run (outside the timing)."""
 
-    def __init__(self, name, prefix=(), what=""):
+    def __init__(self, name, prefix=(), what="", env=None):
         self.name = name
         self.prefix = list(prefix)
         self.what = what
+        self.env = env   # extra environment (LD_PRELOAD) for the workload
         self.info = {}
 
     def check(self):
@@ -522,7 +533,8 @@ class Bench:
         self.probe = os.path.join(self.build, "libdenytrace.so")
         self.calls = os.path.join(self.build, "helpers", "bench-calls")
         self.ringh = os.path.join(self.build, "helpers", "bench-ring")
-        for f in (self.dt, self.probe, self.calls, self.ringh):
+        self.shim = os.path.join(self.build, "helpers", "empty-preload")
+        for f in (self.dt, self.probe, self.calls, self.ringh, self.shim):
             if not os.path.exists(f):
                 raise BenchError("%s is missing; run `make all helpers` (or `make bench`)" % f)
         base = args.tmpdir or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
@@ -541,9 +553,9 @@ class Bench:
         self.cleanup()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def target(self, name, value, unit, limit, ok, detail="", lower_bound=False):
+    def target(self, name, value, unit, limit, ok, detail="", lower_bound=False, group=None):
         t = {"name": name, "value": value, "unit": unit, "target": limit,
-             "pass": bool(ok), "detail": detail, "lower_bound": lower_bound}
+             "pass": bool(ok), "detail": detail, "lower_bound": lower_bound, "group": group}
         self.targets.append(t)
         return t
 
@@ -556,6 +568,10 @@ class Bench:
         wanted = [Variant("baseline", what="no probe"),
                   Variant("denytrace", [self.dt, "run", "-q", "-o", ring, "--"],
                           "denytrace run -q -o RING --"),
+                  Variant("preload", what="LD_PRELOAD=libdenytrace.so alone (no ring: the probe"
+                          " loads and stays quiet)", env={"LD_PRELOAD": self.probe}),
+                  Variant("empty-shim", what="LD_PRELOAD=an empty shared object (the floor)",
+                          env={"LD_PRELOAD": self.shim}),
                   Variant("strace", STRACE_BASE, " ".join(STRACE_BASE)),
                   Variant("strace-seccomp", STRACE_BASE + ["--seccomp-bpf"],
                           " ".join(STRACE_BASE + ["--seccomp-bpf"])),
@@ -573,7 +589,7 @@ class Bench:
             except (BenchError, OSError) as e:
                 strace_reason = "strace unusable here: %s" % e
         for v in wanted:
-            if v.name in skip and v.name not in ("baseline", "denytrace"):
+            if v.name in skip and v.name not in ("baseline", "denytrace", "preload", "empty-shim"):
                 skipped[v.name] = "--skip %s" % v.name
                 continue
             if v.name.startswith("strace") and strace_reason:
@@ -653,7 +669,7 @@ class Bench:
                         continue
                     tool_s[0] += time.perf_counter() - t0
                     try:
-                        res = run_timed(v.prefix + argv)
+                        res = run_timed(v.prefix + argv, env=clean_env(v.env))
                     finally:
                         t0 = time.perf_counter()
                         v.stop()
@@ -702,6 +718,32 @@ class Bench:
                 }
             out["workloads"].append(entry)
         self.results["workloads"] = out
+        self.workload_targets(out)
+
+    def workload_targets(self, out):
+        """The start-up targets read off the workload rows: the exec loop
+        with LD_PRELOAD=probe against an empty shim in the same rounds, and
+        SQLite with LD_PRELOAD=probe alone against no probe."""
+        for e in out["workloads"]:
+            v = e["variants"]
+            if e["kind"] == "exec" and "preload" in v and "empty-shim" in v:
+                a, b = v["preload"], v["empty-shim"]
+                label, limit = "exec loop, LD_PRELOAD probe / empty shim (%s)" % e["name"], \
+                    TARGET_EXEC_VS_SHIM
+            elif e["kind"] == "sqlite" and "preload" in v:
+                a, b = v["preload"], v["baseline"]
+                label, limit = "%s, LD_PRELOAD probe alone / no probe" % e["name"], \
+                    TARGET_SQLITE_PRELOAD
+            else:
+                continue
+            ratio = a["wall_s"]["median"] / b["wall_s"]["median"]
+            rr = [x / y for x, y in zip(a["wall_s"]["samples"], b["wall_s"]["samples"])]
+            cpu = a["cpu_s"]["median"] / b["cpu_s"]["median"]
+            e.setdefault("start_up", {})[label] = {"wall_ratio": ratio, "per_round": rr,
+                                                   "cpu_ratio": cpu}
+            self.target(label, ratio, "x wall", "<= %.3f" % limit, ratio <= limit,
+                        "per round %.3f-%.3f, cpu x%.3f" % (min(rr), max(rr), cpu),
+                        group="start-up")
 
     def print_workloads(self):
         out = self.results.get("workloads")
@@ -767,6 +809,19 @@ class Bench:
             raise BenchError("callgrind %s failed (%d): %s" % (" ".join(argv), p.returncode, err[-400:]))
         return int(m.group(1))
 
+    def callgrind_true(self, pre):
+        """Instructions of one /bin/true: pre is none, shim or probe."""
+        env = clean_env()
+        if pre != "none":
+            env["LD_PRELOAD"] = self.probe if pre == "probe" else self.shim
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                            "/bin/true"], env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+        m = re.search(r"Collected : (\d+)", p.stderr.decode(errors="replace"))
+        if p.returncode != 0 or not m:
+            raise BenchError("callgrind /bin/true (%s) failed" % pre)
+        return int(m.group(1))
+
     def load_faults(self, runs=20):
         """Minor page faults of one /bin/true, without and with the probe."""
         out = []
@@ -809,7 +864,13 @@ class Bench:
                     for n in ((n1,) if op == "none" else ns(after)):
                         argv = [self.calls, "calls", op, str(n), path] + (["after-refusal"] if after else [])
                         jobs[(key, pre, n)] = ex.submit(self.callgrind, argv, pre)
+            # loading alone: /bin/true with no preload, the empty shim, the probe
+            for pre in ("none", "shim", "probe"):
+                for i in range(LOAD_RUNS):
+                    jobs[("true", pre, i)] = ex.submit(self.callgrind_true, pre)
             counts = {k: f.result() for k, f in jobs.items()}
+        load = {pre: [counts.pop(("true", pre, i)) for i in range(LOAD_RUNS)]
+                for pre in ("none", "shim", "probe")}
         res = {"n1": n1, "n2": n2, "n_after": ns(True), "ops": {},
                "raw": {"%s|%s|%d" % (k[0], "probe" if k[1] else "none", k[2]): v
                        for k, v in counts.items()}}
@@ -823,6 +884,16 @@ class Bench:
                                # integer difference first: no rounding error at the limit
                                "extra_per_call": (d1 - d0) / (b - a)}
         res["probe_load_instr"] = counts[("none", True, n1)] - counts[("none", False, n1)]
+        over = [p - e for p, e in zip(load["probe"], load["shim"])]
+        res["load_true"] = {"runs": load, "shim_over_none": statistics.median(load["shim"]) -
+                            statistics.median(load["none"]),
+                            "probe_over_shim": statistics.median(over), "probe_over_shim_runs": over}
+        self.target("probe load over an empty shim, /bin/true (callgrind, no hooked call)",
+                    res["load_true"]["probe_over_shim"], "instructions", "<= %d" % TARGET_LOAD_INSTR,
+                    res["load_true"]["probe_over_shim"] <= TARGET_LOAD_INSTR,
+                    "%d runs: %+d..%+d; the shim itself %+d over no preload"
+                    % (LOAD_RUNS, min(over), max(over), res["load_true"]["shim_over_none"]),
+                    group="start-up")
         f0, f1 = self.load_faults()
         res["exec_minor_faults"] = {"without": f0, "with": f1, "extra": f1 - f0}
         self.results["instructions"] = res
@@ -856,6 +927,11 @@ class Bench:
         log("   open(O_RDWR|O_CREAT) refused (ENOENT made a refusal with DENYTRACE_ERRNOS); the probe")
         log("   then watches the next 4 read-only opens for a reopen of that path (SQLite's fallback")
         log("   is its very next open); the calls use %s." % res["ops"]["open/after"]["path"])
+        lt = res["load_true"]
+        log("   loading the probe into /bin/true (no hooked call): %+d instructions over an empty"
+            " LD_PRELOAD shim (%d runs: %+d..%+d), which itself costs %+d over no preload"
+            % (lt["probe_over_shim"], LOAD_RUNS, min(lt["probe_over_shim_runs"]),
+               max(lt["probe_over_shim_runs"]), lt["shim_over_none"]))
         ef = res["exec_minor_faults"]
         log("   loading the probe (per process, no call made): %+d instructions, %+.1f page faults"
             " (/bin/true: %.1f -> %.1f)" % (res["probe_load_instr"], ef["extra"], ef["without"],
@@ -902,9 +978,12 @@ class Bench:
         self.results["refusal"] = res
         for vname in ("probe, backtraces", "probe, --no-backtrace"):
             v = res["variants"][vname]
+            am = [x["median_us"] - y["median_us"] for x, y in
+                  zip(v["runs"], res["variants"]["no probe"]["runs"])]
             self.target("added cost of a recorded refusal, median (%s)" % vname,
                         v["added_median_us"], "us", "< %g" % TARGET_REFUSAL_US,
-                        v["added_median_us"] < TARGET_REFUSAL_US)
+                        v["added_median_us"] < TARGET_REFUSAL_US,
+                        "per round %+.1f..%+.1f" % (min(am), max(am)), group="start-up")
 
     def print_refusal(self):
         res = self.results.get("refusal")
@@ -927,6 +1006,62 @@ class Bench:
                "first call us", "added first us", "page faults/call"], rows)
         log("   first call = the process's first refusal: process record, ring attach and (with")
         log("   backtraces) dlopen of the unwinder library; the 'median' excludes it.")
+
+    # ---- start-up of `denytrace run` ----------------------------------------
+
+    def bench_run_fixed(self):
+        """`denytrace run -q -o RING -- /bin/true` against LD_PRELOAD=probe
+        /bin/true, interleaved, RUN_FIXED_RUNS runs each: the fixed cost of
+        run (ring creation and mapping, spawning, reading back), with the
+        ring in the bench's directory and on the build directory's disk."""
+        if not self.want("run"):
+            return
+        n = 11 if self.quick else RUN_FIXED_RUNS
+        disk = os.path.join(self.build, "bench-run.ring")
+        cases = [("LD_PRELOAD alone", ["/bin/true"], {"LD_PRELOAD": self.probe}),
+                 ("run, ring in %s" % self.tmp_kind(),
+                  [self.dt, "run", "-q", "-o", os.path.join(self.tmp, "run.ring"), "--", "/bin/true"],
+                  None),
+                 ("run, ring in %s (disk)" % self.build,
+                  [self.dt, "run", "-q", "-o", disk, "--", "/bin/true"], None)]
+        samples = {c[0]: [] for c in cases}
+        for _, argv, env in cases:  # warm-up
+            run_timed(argv, env=clean_env(env))
+        for i in range(n):
+            for name, argv, env in cases[i % 3:] + cases[:i % 3]:
+                samples[name].append(run_timed(argv, env=clean_env(env))["wall"] * 1e3)
+        try:
+            os.unlink(disk)
+        except OSError:
+            pass
+        base = summary(samples[cases[0][0]])
+        res = {"runs": n, "cases": {}}
+        for name, _, _ in cases:
+            res["cases"][name] = summary(samples[name])
+        self.results["run_fixed"] = res
+        for name, _, _ in cases[1:]:
+            c = res["cases"][name]
+            fixed = c["median"] - base["median"]
+            c["fixed_ms"] = fixed
+            self.target("`denytrace run -- /bin/true` over LD_PRELOAD alone, %s" % name[5:],
+                        fixed, "ms", "<= %g" % TARGET_RUN_FIXED_MS, fixed <= TARGET_RUN_FIXED_MS,
+                        "median of %d: %.2f ms (IQR %.2f-%.2f) vs %.2f ms (IQR %.2f-%.2f)"
+                        % (n, c["median"], c["q1"], c["q3"], base["median"], base["q1"], base["q3"]),
+                        group="start-up")
+
+    def print_run_fixed(self):
+        res = self.results.get("run_fixed")
+        if not res:
+            return
+        log("")
+        log("7. Start-up of `denytrace run -q -o RING -- /bin/true` (%d runs each, interleaved)"
+            % res["runs"])
+        rows = []
+        for name, c in res["cases"].items():
+            rows.append([name, "%.2f" % c["median"], "%.2f-%.2f" % (c["q1"], c["q3"]),
+                         "%.2f-%.2f" % (c["min"], c["max"]),
+                         "%+.2f" % c["fixed_ms"] if "fixed_ms" in c else "-"])
+        table(["command", "median ms", "IQR", "min-max", "fixed cost ms"], rows)
 
     # ---- 5 + 6 preparation: full rings -------------------------------------
 
@@ -1161,6 +1296,7 @@ class Bench:
         self.bench_workloads()
         self.bench_instructions()
         self.bench_refusal()
+        self.bench_run_fixed()
         if self.want("ring") or self.want("report"):
             self.fill_rings()
         self.bench_ring()
@@ -1190,8 +1326,10 @@ class Bench:
         self.print_workloads()
         self.print_instructions()
         self.print_refusal()
+        self.print_run_fixed()
         self.print_ring()
         self.print_report()
+        self.print_start_up()
         log("")
         log("Targets")
         rows = []
@@ -1209,6 +1347,18 @@ class Bench:
         log("")
         log("load average at the end: %.1f/%.1f/%.1f; total time %.0f s"
             % (*self.load_after, self.elapsed))
+
+    def print_start_up(self):
+        """The four start-up figures (issue 14) beside their targets."""
+        rows = [t for t in self.targets if t.get("group") == "start-up"]
+        if not rows:
+            return
+        log("")
+        log("Start-up at the floor: each figure beside its target, with the runs' spread")
+        table(["", "figure", "measured", "wanted", "spread"],
+              [["PASS" if t["pass"] else "MISS", t["name"],
+                "%s %s" % (fmt_num(t["value"], 3), t["unit"]), t["target"], t["detail"]]
+               for t in rows])
 
     def write_json(self, path):
         doc = {"meta": self.meta(), "targets": self.targets, "results": self.results}
@@ -1245,7 +1395,7 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="machine-readable results (default BUILD/bench.json)")
     ap.add_argument("--rounds", type=int, help="fixed number of rounds for every section")
     ap.add_argument("--only", metavar="LIST",
-                    help="comma list of sections: sqlite,exec,instr,refusal,ring,report")
+                    help="comma list of sections: sqlite,exec,instr,refusal,run,ring,report")
     ap.add_argument("--transactions", type=int, help="sqlite transactions per run")
     ap.add_argument("--execs", type=int, help="iterations of the shell loop")
     ap.add_argument("--tmpdir", help="where databases and rings go (default /dev/shm)")
