@@ -1342,7 +1342,7 @@ class Bench:
         for n in self.notes:
             log("note: %s" % n)
         if self.ring_default_bytes is not None:
-            log("note: `denytrace run` with the default --size 8M created a %d-byte ring file"
+            log("note: `denytrace run` with the default --size created a %d-byte ring file"
                 % self.ring_default_bytes)
         log("")
         log("load average at the end: %.1f/%.1f/%.1f; total time %.0f s"
