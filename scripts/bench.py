@@ -1019,10 +1019,11 @@ class Bench:
         n = 11 if self.quick else RUN_FIXED_RUNS
         disk = os.path.join(self.build, "bench-run.ring")
         cases = [("LD_PRELOAD alone", ["/bin/true"], {"LD_PRELOAD": self.probe}),
-                 ("run, ring in %s" % self.tmp_kind(),
+                 ("run, ring in the bench directory (%s)"
+                  % ("tmpfs" if self.tmp.startswith("/dev/shm") else "disk"),
                   [self.dt, "run", "-q", "-o", os.path.join(self.tmp, "run.ring"), "--", "/bin/true"],
                   None),
-                 ("run, ring in %s (disk)" % self.build,
+                 ("run, ring in the build directory (disk)",
                   [self.dt, "run", "-q", "-o", disk, "--", "/bin/true"], None)]
         samples = {c[0]: [] for c in cases}
         for _, argv, env in cases:  # warm-up
@@ -1383,6 +1384,39 @@ def linfit(xs, ys):
     return slope, icpt, r2
 
 
+def print_markdown(path):
+    """README.md's tables, from a results file: the workload ratios and the
+    start-up figures beside their targets."""
+    with open(path) as f:
+        doc = json.load(f)
+    m, res = doc["meta"], doc["results"]
+    print("<!-- make bench, %s, %s mode, load average %.1f at start; "
+          "regenerate: scripts/bench.sh --markdown build/bench.json -->"
+          % (m["date"], m["mode"], m["loadavg_before"][0]))
+    wl = res.get("workloads")
+    if wl:
+        names = wl["variants"][1:]
+        print("| workload | %s |" % " | ".join(names))
+        print("|---|%s" % ("---|" * len(names)))
+        for e in wl["workloads"]:
+            cells = []
+            for n in names:
+                v = e["variants"][n]
+                rr = v["wall_ratio_per_round"]
+                cells.append("×%.2f (%.2f–%.2f)" % (v["wall_ratio"], min(rr), max(rr)))
+            print("| %s | %s |" % (e["name"], " | ".join(cells)))
+        print()
+    rows = [t for t in doc["targets"] if t.get("group") == "start-up"]
+    if rows:
+        print("| start-up figure | measured | target | spread | |")
+        print("|---|---|---|---|---|")
+        for t in rows:
+            print("| %s | %s %s | %s | %s | %s |"
+                  % (t["name"], fmt_num(t["value"], 3), t["unit"], t["target"], t["detail"],
+                     "met" if t["pass"] else "**missed**"))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(
         prog="scripts/bench.sh",
@@ -1408,7 +1442,11 @@ def main():
                          "(every watched call makes a record: floods the audit log)")
     ap.add_argument("--report-timeout", type=float, metavar="S",
                     help="stop one report/show run after S seconds (default 30, quick 10)")
+    ap.add_argument("--markdown", metavar="JSON",
+                    help="print README.md's overhead tables from a results file and exit")
     args = ap.parse_args()
+    if args.markdown:
+        return print_markdown(args.markdown)
     json_path = args.json or os.path.join(args.build, "bench.json")
     b = None
 
