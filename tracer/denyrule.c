@@ -94,6 +94,58 @@ static size_t dt_glob_end(const char *s)
 	return i;
 }
 
+/* The op= value val (at column voff of text): ops joined with '+'. 0, or
+ * -1 with err set. */
+static int dt_deny_parse_ops(const char *text, const char *val, size_t vl, size_t voff,
+                             unsigned *out, char *err, size_t errlen)
+{
+	unsigned ops = 0;
+	size_t o = 0;
+	while (o <= vl) {
+		size_t wl = strcspn(val + o, "+");
+		unsigned bits = 0;
+		for (size_t k = 0;
+		     k < sizeof(dt_deny_op_names) / sizeof(dt_deny_op_names[0]);
+		     k++)
+			if (strlen(dt_deny_op_names[k].name) == wl &&
+			    !strncmp(dt_deny_op_names[k].name, val + o, wl))
+				bits = dt_deny_op_names[k].bits;
+		if (!bits)
+			return dt_deny_error(
+			    err, errlen, text, voff + o, wl,
+			    "--deny: unknown op '%.*s' (ops: create, new, "
+			    "write, unlink, rename, mkdir, chmod, any; join "
+			    "several with +)",
+			    (int)wl, val + o);
+		ops |= bits;
+		o += wl + 1;
+	}
+	*out = ops;
+	return 0;
+}
+
+/* p=, nth= or first= (key) with its value val at column voff. 0, or -1
+ * with err set. */
+static int dt_deny_parse_when(const char *text, const char *key, const char *val, size_t vl,
+                              size_t voff, struct dt_deny_rule *out, char *err, size_t errlen)
+{
+	if (key[0] == 'p') {
+		if (dt_parse_prob(val, &out->p) < 0)
+			return dt_deny_error(
+			    err, errlen, text, voff, vl,
+			    "--deny: p takes a probability from 0 to 1, "
+			    "such as 0.25");
+		out->when = DT_DENY_PROB;
+	} else {
+		if (dt_parse_count(val, &out->n) < 0)
+			return dt_deny_error(
+			    err, errlen, text, voff, vl,
+			    "--deny: %s takes a whole number from 1", key);
+		out->when = key[0] == 'n' ? DT_DENY_NTH : DT_DENY_FIRST;
+	}
+	return 0;
+}
+
 int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
@@ -146,26 +198,8 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 				return dt_deny_error(err, errlen, text, off, len,
 				                     "--deny: op given twice");
 			unsigned ops = 0;
-			size_t o = 0;
-			while (o <= vl) {
-				size_t wl = strcspn(val + o, "+");
-				unsigned bits = 0;
-				for (size_t k = 0;
-				     k < sizeof(dt_deny_op_names) / sizeof(dt_deny_op_names[0]);
-				     k++)
-					if (strlen(dt_deny_op_names[k].name) == wl &&
-					    !strncmp(dt_deny_op_names[k].name, val + o, wl))
-						bits = dt_deny_op_names[k].bits;
-				if (!bits)
-					return dt_deny_error(
-					    err, errlen, text, voff + o, wl,
-					    "--deny: unknown op '%.*s' (ops: create, new, "
-					    "write, unlink, rename, mkdir, chmod, any; join "
-					    "several with +)",
-					    (int)wl, val + o);
-				ops |= bits;
-				o += wl + 1;
-			}
+			if (dt_deny_parse_ops(text, val, vl, voff, &ops, err, errlen) < 0)
+				return -1;
 			out->ops = ops;
 		} else if (!strcmp(key, "errno")) {
 			if (seen_errno++)
@@ -189,20 +223,8 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 				    "column %zu)",
 				    when_off + 1);
 			when_off = off;
-			if (key[0] == 'p') {
-				if (dt_parse_prob(val, &out->p) < 0)
-					return dt_deny_error(
-					    err, errlen, text, voff, vl,
-					    "--deny: p takes a probability from 0 to 1, "
-					    "such as 0.25");
-				out->when = DT_DENY_PROB;
-			} else {
-				if (dt_parse_count(val, &out->n) < 0)
-					return dt_deny_error(
-					    err, errlen, text, voff, vl,
-					    "--deny: %s takes a whole number from 1", key);
-				out->when = key[0] == 'n' ? DT_DENY_NTH : DT_DENY_FIRST;
-			}
+			if (dt_deny_parse_when(text, key, val, vl, voff, out, err, errlen) < 0)
+				return -1;
 		} else {
 			return dt_deny_error(
 			    err, errlen, text, off, kl,
