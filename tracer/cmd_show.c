@@ -40,10 +40,17 @@ static void show_on_signal(int sig)
 	show_stop = 1;
 }
 
-int cmd_show(int argc, char **argv)
+/* What the command line asked for. */
+struct show_opts {
+	int jsonl, verbose, follow, symbols, only;
+	const char *path;
+};
+
+/* Parses the options into o. Returns -1 to go on, else the exit status
+ * (with the message printed, or the help). */
+static int show_parse(int argc, char **argv, struct show_opts *o)
 {
-	int jsonl = 0, verbose = 0, follow = 0, symbols = 1, only = 0;
-	const char *path = NULL, *val;
+	const char *val;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int m;
@@ -51,39 +58,101 @@ int cmd_show(int argc, char **argv)
 			fputs(show_usage, stdout);
 			return DT_EXIT_OK;
 		} else if (!strcmp(a, "--jsonl")) {
-			jsonl = 1;
+			o->jsonl = 1;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			verbose = 1;
+			o->verbose = 1;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--follow")) {
-			follow = 1;
+			o->follow = 1;
 		} else if (!strcmp(a, "--no-symbols")) {
-			symbols = 0;
+			o->symbols = 0;
 		} else if ((m = dt_opt(argc, argv, &i, "--type", &val))) {
-			only = 0;
+			o->only = 0;
 			for (int t = DT_REC_DENIAL; t <= DT_REC_CONFIG && m > 0; t++)
 				if (!strcmp(val, dt_rec_type_name(t)))
-					only = t;
-			if (!only)
+					o->only = t;
+			if (!o->only)
 				return dt_fail(DT_EXIT_USAGE, "show: --type takes denial, process, write, "
 							      "reopen, launch, exec or config");
 		} else if (a[0] == '-' && a[1]) {
 			return dt_fail(DT_EXIT_USAGE, "show: unknown option '%s'; see 'denytrace show --help'", a);
-		} else if (path) {
-			return dt_fail(DT_EXIT_USAGE, "show: one ring at a time ('%s' and '%s')", path, a);
+		} else if (o->path) {
+			return dt_fail(DT_EXIT_USAGE, "show: one ring at a time ('%s' and '%s')", o->path, a);
 		} else {
-			path = a;
+			o->path = a;
 		}
 	}
-	if (!path)
-		path = DT_DEFAULT_RING;
+	if (!o->path)
+		o->path = DT_DEFAULT_RING;
+	return -1;
+}
+
+/* SQLite roles are judged on the whole run (a reopen or a -wal comes
+ * after the refusal it explains): feeds what the ring holds now, from pos
+ * on, to judge. Returns the position after it. */
+static uint64_t show_prescan(struct dt_sqlite_judge *judge, struct dt_ring *ring,
+			     unsigned char *buf, int follow, uint64_t pos)
+{
+	uint64_t seen = pos;
+	struct dt_read_stats scan = {0};
+	uint32_t slen;
+	while (judge && dt_ring_next(ring, &seen, buf, &slen, &scan, follow) == DT_NEXT_RECORD) {
+		struct dt_record r;
+		if (dt_record_decode(buf, slen, seen, &r) == 0) {
+			dt_sqlite_judge_add(judge, &r);
+			dt_record_free(&r);
+		}
+	}
+	return seen;
+}
+
+static void show_record(const struct show_opts *o, const struct dt_record *r,
+			struct dt_symbolizer *sym)
+{
+	if (o->only && r->type != o->only)
+		return;
+	if (o->jsonl) {
+		struct dt_json j;
+		dt_json_init(&j, stdout, 0);
+		dt_record_json(&j, r, sym);
+		fputc('\n', stdout);
+	} else {
+		dt_record_text(stdout, r, o->verbose, sym);
+	}
+}
+
+/* --follow at a record still being written: a writer killed mid-record
+ * never publishes it, so after a grace period it is skipped. Returns 1
+ * when *pos moved past it. */
+static int show_skip_stuck(uint64_t *pos, uint64_t *busy_pos, struct timespec *busy_since)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (*busy_pos != *pos) {
+		*busy_pos = *pos;
+		*busy_since = now;
+	} else if (now.tv_sec - busy_since->tv_sec >= 2) {
+		(*pos)++;
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct show_opts o = {.symbols = 1};
+	int rc = show_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	const char *path = o.path;
+	int follow = o.follow;
 
 	struct dt_ringfile rf;
 	char err[512];
-	int rc = dt_ringfile_open(path, &rf, err, sizeof(err));
+	rc = dt_ringfile_open(path, &rf, err, sizeof(err));
 	if (rc)
 		return dt_fail(rc, "%s", err);
 
-	struct dt_symbolizer *sym = symbols ? dt_symbolizer_new() : NULL;
+	struct dt_symbolizer *sym = o.symbols ? dt_symbolizer_new() : NULL;
 	unsigned char *buf = malloc(DT_REC_MAX);
 	if (!buf)
 		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
@@ -93,22 +162,10 @@ int cmd_show(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-
-	/* SQLite roles are judged on the whole run (a reopen or a -wal comes
-	 * after the refusal it explains): read what is there once first. With
-	 * --follow, later records add to what is known as they arrive. */
+	/* With --follow, later records add to what is known as they arrive. */
 	struct dt_sqlite_judge *judge = dt_sqlite_judge_new();
-	uint64_t pos = dt_ring_tail(&rf.ring), seen = pos;
-	struct dt_read_stats scan = {0};
-	uint32_t slen;
-	while (judge &&
-	       dt_ring_next(&rf.ring, &seen, buf, &slen, &scan, follow) == DT_NEXT_RECORD) {
-		struct dt_record r;
-		if (dt_record_decode(buf, slen, seen, &r) == 0) {
-			dt_sqlite_judge_add(judge, &r);
-			dt_record_free(&r);
-		}
-	}
+	uint64_t pos = dt_ring_tail(&rf.ring);
+	uint64_t seen = show_prescan(judge, &rf.ring, buf, follow, pos);
 
 	struct dt_read_stats st = {0};
 	uint64_t busy_pos = UINT64_MAX;
@@ -125,35 +182,16 @@ int cmd_show(int argc, char **argv)
 			if (pos > seen)
 				dt_sqlite_judge_add(judge, &r);
 			dt_sqlite_judge_record(judge, &r);
-			if (!only || r.type == only) {
-				if (jsonl) {
-					struct dt_json j;
-					dt_json_init(&j, stdout, 0);
-					dt_record_json(&j, &r, sym);
-					fputc('\n', stdout);
-				} else {
-					dt_record_text(stdout, &r, verbose, sym);
-				}
-			}
+			show_record(&o, &r, sym);
 			dt_record_free(&r);
 			continue;
 		}
 		if (!follow)
 			break;
 		fflush(stdout);
-		if (got == DT_NEXT_BUSY) {
-			/* a writer killed mid-record never publishes: skip it
-			 * after a grace period */
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (busy_pos != pos) {
-				busy_pos = pos;
-				busy_since = now;
-			} else if (now.tv_sec - busy_since.tv_sec >= 2) {
-				pos++;
-				st.skipped++;
-				continue;
-			}
+		if (got == DT_NEXT_BUSY && show_skip_stuck(&pos, &busy_pos, &busy_since)) {
+			st.skipped++;
+			continue;
 		}
 		usleep(50 * 1000);
 	}
@@ -164,7 +202,7 @@ int cmd_show(int argc, char **argv)
 		return dt_fail(DT_EXIT_IO, "show: writing the output failed");
 	}
 	uint64_t lost = __atomic_load_n(&rf.ring.hdr->lost, __ATOMIC_RELAXED);
-	if (lost && !jsonl)
+	if (lost && !o.jsonl)
 		fprintf(stderr, "denytrace: %llu older records were overwritten (ring too small; "
 				"use run --size)\n", (unsigned long long)lost);
 	free(buf);
