@@ -202,6 +202,159 @@ static void dt_config_lines_text(FILE *f, const char *text, size_t len)
 	free(line);
 }
 
+/* A refusal, a successful write or a reopen; verbose adds paths, stat and stack. */
+static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose, struct dt_symbolizer *sym)
+{
+	char flags[256];
+	fputs(r->type == DT_REC_DENIAL ? "REFUSED " : r->type == DT_REC_WRITE ? "wrote " : "REOPENED read-only ", f);
+	dt_put_safe(f, r->op);
+	dt_flags_name(r, flags, sizeof(flags));
+	fputc('(', f);
+	fputs(flags, f);
+	if (r->has_mode)
+		fprintf(f, "%s0%llo", flags[0] ? ", " : "", (unsigned long long)r->mode);
+	fputs(") ", f);
+	dt_put_safe(f, r->p[0].abspath ? r->p[0].abspath : r->p[0].path ? r->p[0].path : r->p[0].realpath);
+	if (r->p[1].path || r->p[1].abspath) {
+		fputs(" -> ", f);
+		dt_put_safe(f, r->p[1].abspath ? r->p[1].abspath : r->p[1].path);
+	}
+	if (r->type == DT_REC_DENIAL)
+		fprintf(f, ": %s%s%s", dt_errno_name(r->err), r->writes ? "" : " (read)",
+			r->injected ? " (injected)" : "");
+	if (r->sqlite) {
+		char ev[256];
+		fputs(" [sqlite ", f);
+		dt_put_safe(f, r->sqlite);
+		fputs(" (", f);
+		dt_put_safe(f, dt_sqlite_evidence_text(r, ev, sizeof(ev)));
+		fputs(")]", f);
+	}
+	fputc('\n', f);
+	if (!verbose)
+		return;
+	for (int k = 0; k < 2; k++) {
+		const struct dt_pathinfo *p = &r->p[k];
+		if (!p->path && !p->realpath)
+			continue;
+		if (p->path && p->abspath && strcmp(p->path, p->abspath)) {
+			fputs("    passed   ", f);
+			dt_put_safe(f, p->path);
+			if (p->dirpath) {
+				fputs(" (relative to ", f);
+				dt_put_safe(f, p->dirpath);
+				fputc(')', f);
+			}
+			fputc('\n', f);
+		}
+		fputs("    realpath ", f);
+		dt_put_safe(f, p->realpath ? p->realpath : "(unknown)");
+		fputc('\n', f);
+		if (p->has_st) {
+			char st[256];
+			dt_stat_text(&p->st, st, sizeof(st));
+			fprintf(f, "    stat     %s\n", st);
+		}
+	}
+	if (r->nframes) {
+		fputs("    stack\n", f);
+		for (size_t i = 0; i < r->nframes; i++)
+			dt_frame_text(f, r, i, sym);
+	}
+}
+
+static void dt_record_text_process(FILE *f, const struct dt_record *r, int verbose)
+{
+	fputs(r->type == DT_REC_PROCESS ? "process " : "launch ", f);
+	for (size_t i = 0; i < r->argc; i++) {
+		if (i)
+			fputc(' ', f);
+		dt_put_safe(f, r->argv[i]);
+	}
+	if (r->argv_trunc)
+		fputs(" ...", f);
+	fprintf(f, " (ppid %lld, uid %lld)\n", (long long)r->ppid, (long long)r->uid);
+	if (!verbose)
+		return;
+	if (r->exe) {
+		fputs("    exe      ", f);
+		dt_put_safe(f, r->exe);
+		fputc('\n', f);
+	}
+	fputs("    cwd      ", f);
+	dt_put_safe(f, r->cwd);
+	fputc('\n', f);
+	if (r->has_seccomp)
+		fprintf(f, "    sandbox  seccomp %lld (%lld filters), no_new_privs %lld, mnt ns %llu, user ns %llu\n",
+			(long long)r->seccomp, (long long)r->seccomp_filters,
+			(long long)r->no_new_privs, (unsigned long long)r->mnt_ns,
+			(unsigned long long)r->user_ns);
+	if (r->nmounts) {
+		fputs("    writable", f);
+		int any = 0;
+		for (size_t i = 0; i < r->nmounts; i++)
+			if (r->mounts[i].rw && r->mounts[i].path[0] == '/') {
+				fputc(' ', f);
+				dt_put_safe(f, r->mounts[i].path);
+				any = 1;
+			}
+		fputs(any ? "\n" : " (none)\n", f);
+	}
+	for (size_t i = 0; i < r->nenv; i++) {
+		fputs("    env      ", f);
+		dt_put_safe(f, r->env[i]);
+		fputc('\n', f);
+	}
+}
+
+static void dt_record_text_exec(FILE *f, const struct dt_record *r, int verbose)
+{
+	fputs("exec ", f);
+	dt_put_safe(f, r->exe ? r->exe : r->p[0].path);
+	fputs(" [", f);
+	for (size_t i = 0; i < r->argc; i++) {
+		if (i)
+			fputc(' ', f);
+		dt_put_safe(f, r->argv[i]);
+	}
+	fprintf(f, "%s] %s%s%s", r->argv_trunc ? " ..." : "",
+		r->exec_static == 1 ? "static" : r->exec_static == 0 ? "dynamic" : "unknown binary",
+		r->exec_probe ? ", probe preloaded" : ", probe NOT preloaded",
+		r->exec_blind ? "; BLIND: " : "");
+	if (r->exec_blind)
+		dt_put_safe(f, r->exec_blind);
+	fputc('\n', f);
+	if (verbose && r->ppid)
+		fprintf(f, "    ppid     %lld\n", (long long)r->ppid);
+	if (verbose) {
+		fputs("    preload  ", f);
+		dt_put_safe(f, r->preload ? r->preload : "(LD_PRELOAD unset)");
+		fputc('\n', f);
+	}
+}
+
+static void dt_record_text_config(FILE *f, const struct dt_record *r, int verbose)
+{
+	fputs("config ", f);
+	dt_put_safe(f, r->cfg_path);
+	if (r->cfg_profile) {
+		fputs(" (profile ", f);
+		dt_put_safe(f, r->cfg_profile);
+		fputc(')', f);
+	}
+	if (r->cfg_text)
+		fprintf(f, ": %llu bytes as launched", (unsigned long long)r->cfg_size);
+	else
+		fprintf(f, ": %s at launch (%s)",
+			r->cfg_errno == ENOENT ? "absent" : "unreadable",
+			dt_errno_name(r->cfg_errno));
+	if (r->cfg_trunc)
+		fprintf(f, ", recorded up to byte %zu (truncated)", r->cfg_len);
+	fputc('\n', f);
+	if (verbose && r->cfg_text)
+		dt_config_lines_text(f, r->cfg_text, r->cfg_len);
+}
+
 void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_symbolizer *sym)
 {
 	char ts[48];
@@ -212,153 +365,21 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 	fputs(" (", f);
 	dt_put_safe(f, r->comm ? r->comm : "?");
 	fputs(") ", f);
-	char flags[256];
 	switch (r->type) {
 	case DT_REC_DENIAL:
 	case DT_REC_WRITE:
 	case DT_REC_REOPEN:
-		fputs(r->type == DT_REC_DENIAL ? "REFUSED " : r->type == DT_REC_WRITE ? "wrote " : "REOPENED read-only ", f);
-		dt_put_safe(f, r->op);
-		dt_flags_name(r, flags, sizeof(flags));
-		fputc('(', f);
-		fputs(flags, f);
-		if (r->has_mode)
-			fprintf(f, "%s0%llo", flags[0] ? ", " : "", (unsigned long long)r->mode);
-		fputs(") ", f);
-		dt_put_safe(f, r->p[0].abspath ? r->p[0].abspath : r->p[0].path ? r->p[0].path : r->p[0].realpath);
-		if (r->p[1].path || r->p[1].abspath) {
-			fputs(" -> ", f);
-			dt_put_safe(f, r->p[1].abspath ? r->p[1].abspath : r->p[1].path);
-		}
-		if (r->type == DT_REC_DENIAL)
-			fprintf(f, ": %s%s%s", dt_errno_name(r->err), r->writes ? "" : " (read)",
-				r->injected ? " (injected)" : "");
-		if (r->sqlite) {
-			char ev[256];
-			fputs(" [sqlite ", f);
-			dt_put_safe(f, r->sqlite);
-			fputs(" (", f);
-			dt_put_safe(f, dt_sqlite_evidence_text(r, ev, sizeof(ev)));
-			fputs(")]", f);
-		}
-		fputc('\n', f);
-		if (!verbose)
-			break;
-		for (int k = 0; k < 2; k++) {
-			const struct dt_pathinfo *p = &r->p[k];
-			if (!p->path && !p->realpath)
-				continue;
-			if (p->path && p->abspath && strcmp(p->path, p->abspath)) {
-				fputs("    passed   ", f);
-				dt_put_safe(f, p->path);
-				if (p->dirpath) {
-					fputs(" (relative to ", f);
-					dt_put_safe(f, p->dirpath);
-					fputc(')', f);
-				}
-				fputc('\n', f);
-			}
-			fputs("    realpath ", f);
-			dt_put_safe(f, p->realpath ? p->realpath : "(unknown)");
-			fputc('\n', f);
-			if (p->has_st) {
-				char st[256];
-				dt_stat_text(&p->st, st, sizeof(st));
-				fprintf(f, "    stat     %s\n", st);
-			}
-		}
-		if (r->nframes) {
-			fputs("    stack\n", f);
-			for (size_t i = 0; i < r->nframes; i++)
-				dt_frame_text(f, r, i, sym);
-		}
+		dt_record_text_file(f, r, verbose, sym);
 		break;
 	case DT_REC_PROCESS:
 	case DT_REC_LAUNCH:
-		fputs(r->type == DT_REC_PROCESS ? "process " : "launch ", f);
-		for (size_t i = 0; i < r->argc; i++) {
-			if (i)
-				fputc(' ', f);
-			dt_put_safe(f, r->argv[i]);
-		}
-		if (r->argv_trunc)
-			fputs(" ...", f);
-		fprintf(f, " (ppid %lld, uid %lld)\n", (long long)r->ppid, (long long)r->uid);
-		if (!verbose)
-			break;
-		if (r->exe) {
-			fputs("    exe      ", f);
-			dt_put_safe(f, r->exe);
-			fputc('\n', f);
-		}
-		fputs("    cwd      ", f);
-		dt_put_safe(f, r->cwd);
-		fputc('\n', f);
-		if (r->has_seccomp)
-			fprintf(f, "    sandbox  seccomp %lld (%lld filters), no_new_privs %lld, mnt ns %llu, user ns %llu\n",
-				(long long)r->seccomp, (long long)r->seccomp_filters,
-				(long long)r->no_new_privs, (unsigned long long)r->mnt_ns,
-				(unsigned long long)r->user_ns);
-		if (r->nmounts) {
-			fputs("    writable", f);
-			int any = 0;
-			for (size_t i = 0; i < r->nmounts; i++)
-				if (r->mounts[i].rw && r->mounts[i].path[0] == '/') {
-					fputc(' ', f);
-					dt_put_safe(f, r->mounts[i].path);
-					any = 1;
-				}
-			fputs(any ? "\n" : " (none)\n", f);
-		}
-		for (size_t i = 0; i < r->nenv; i++) {
-			fputs("    env      ", f);
-			dt_put_safe(f, r->env[i]);
-			fputc('\n', f);
-		}
+		dt_record_text_process(f, r, verbose);
 		break;
 	case DT_REC_EXEC:
-		fputs("exec ", f);
-		dt_put_safe(f, r->exe ? r->exe : r->p[0].path);
-		fputs(" [", f);
-		for (size_t i = 0; i < r->argc; i++) {
-			if (i)
-				fputc(' ', f);
-			dt_put_safe(f, r->argv[i]);
-		}
-		fprintf(f, "%s] %s%s%s", r->argv_trunc ? " ..." : "",
-			r->exec_static == 1 ? "static" : r->exec_static == 0 ? "dynamic" : "unknown binary",
-			r->exec_probe ? ", probe preloaded" : ", probe NOT preloaded",
-			r->exec_blind ? "; BLIND: " : "");
-		if (r->exec_blind)
-			dt_put_safe(f, r->exec_blind);
-		fputc('\n', f);
-		if (verbose && r->ppid)
-			fprintf(f, "    ppid     %lld\n", (long long)r->ppid);
-		if (verbose) {
-			fputs("    preload  ", f);
-			dt_put_safe(f, r->preload ? r->preload : "(LD_PRELOAD unset)");
-			fputc('\n', f);
-		}
+		dt_record_text_exec(f, r, verbose);
 		break;
 	case DT_REC_CONFIG:
-		fputs("config ", f);
-		dt_put_safe(f, r->cfg_path);
-		if (r->cfg_profile) {
-			fputs(" (profile ", f);
-			dt_put_safe(f, r->cfg_profile);
-			fputc(')', f);
-		}
-		if (r->cfg_text)
-			fprintf(f, ": %llu bytes as launched", (unsigned long long)r->cfg_size);
-		else
-			fprintf(f, ": %s at launch (%s)",
-				r->cfg_errno == ENOENT ? "absent" : "unreadable",
-				dt_errno_name(r->cfg_errno));
-		if (r->cfg_trunc)
-			fprintf(f, ", recorded up to byte %zu (truncated)", r->cfg_len);
-		fputc('\n', f);
-		if (verbose && r->cfg_text)
-			dt_config_lines_text(f, r->cfg_text, r->cfg_len);
+		dt_record_text_config(f, r, verbose);
 		break;
 	default:
 		fprintf(f, "record of unknown type %d\n", r->type);
@@ -442,6 +463,169 @@ static void dt_strings_json(struct dt_json *j, const char **v, size_t n)
 	dt_json_end_arr(j);
 }
 
+/* A refusal, a successful write or a reopen: the call and its paths. */
+static void dt_record_json_file(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)
+{
+	char buf[256];
+	dt_json_key(j, "op");
+	dt_json_str(j, r->op);
+	dt_json_key(j, "errno");
+	dt_json_str(j, r->err ? dt_errno_name(r->err) : NULL);
+	dt_json_key(j, "flags");
+	dt_flags_name(r, buf, sizeof(buf));
+	dt_json_str(j, buf[0] ? buf : NULL);
+	dt_json_key(j, "mode");
+	if (r->has_mode) {
+		snprintf(buf, sizeof(buf), "0%llo", (unsigned long long)r->mode);
+		dt_json_str(j, buf);
+	} else {
+		dt_json_null(j);
+	}
+	if (r->fmode) {
+		dt_json_key(j, "fopen_mode");
+		dt_json_str(j, r->fmode);
+	}
+	if (r->has_fd) {
+		dt_json_key(j, "fd");
+		dt_json_int(j, r->fd);
+	}
+	dt_json_key(j, "access");
+	dt_json_str(j, r->writes ? "write" : "read");
+	dt_json_key(j, "injected");
+	dt_json_bool(j, r->injected);
+	if (r->supervisor) {
+		dt_json_key(j, "source");
+		dt_json_str(j, "supervisor");
+	}
+	const char *names[2][5] = {{"path", "dirpath", "abspath", "realpath", "stat"},
+				   {"path2", "dirpath2", "abspath2", "realpath2", "stat2"}};
+	for (int k = 0; k < 2; k++) {
+		const struct dt_pathinfo *p = &r->p[k];
+		if (k == 1 && !p->path && !p->abspath)
+			continue;
+		dt_json_key(j, names[k][0]);
+		dt_json_str(j, p->path);
+		dt_json_key(j, names[k][1]);
+		dt_json_str(j, p->dirpath);
+		dt_json_key(j, names[k][2]);
+		dt_json_str(j, p->abspath);
+		dt_json_key(j, names[k][3]);
+		dt_json_str(j, p->realpath);
+		dt_json_key(j, names[k][4]);
+		dt_stat_json(j, p);
+	}
+	dt_json_key(j, "sqlite");
+	dt_json_str(j, r->sqlite);
+	dt_json_key(j, "sqlite_evidence");
+	dt_json_str(j, r->sqlite_evidence);
+	dt_json_key(j, "sqlite_header");
+	dt_json_str(j, r->sqlite ? dt_sqlite_header_name(r->sqlite_header) : NULL);
+	dt_json_key(j, "backtrace");
+	dt_frames_json(j, r, sym);
+}
+
+static void dt_record_json_exec(struct dt_json *j, const struct dt_record *r)
+{
+	dt_json_key(j, "exe");
+	dt_json_str(j, r->exe);
+	dt_json_key(j, "path");
+	dt_json_str(j, r->p[0].path);
+	dt_json_key(j, "argv");
+	dt_strings_json(j, r->argv, r->argc);
+	dt_json_key(j, "argv_truncated");
+	dt_json_bool(j, r->argv_trunc);
+	dt_json_key(j, "static");
+	if (r->exec_static < 0)
+		dt_json_null(j);
+	else
+		dt_json_bool(j, r->exec_static);
+	dt_json_key(j, "probe_preloaded");
+	dt_json_bool(j, r->exec_probe);
+	dt_json_key(j, "ld_preload");
+	dt_json_str(j, r->preload);
+	dt_json_key(j, "blind");
+	dt_json_str(j, r->exec_blind);
+}
+
+static void dt_record_json_config(struct dt_json *j, const struct dt_record *r)
+{
+	dt_json_key(j, "role");
+	dt_json_str(j, r->cfg_role);
+	dt_json_key(j, "path");
+	dt_json_str(j, r->cfg_path);
+	dt_json_key(j, "profile");
+	dt_json_str(j, r->cfg_profile);
+	dt_json_key(j, "size");
+	dt_json_uint(j, r->cfg_size);
+	dt_json_key(j, "truncated");
+	dt_json_bool(j, r->cfg_trunc);
+	dt_json_key(j, "errno");
+	dt_json_str(j, r->cfg_errno ? dt_errno_name(r->cfg_errno) : NULL);
+	dt_json_key(j, "text");
+	dt_json_str(j, r->cfg_text);
+}
+
+/* A process or launch record: the image, its environment, and (process)
+ * the mounts and seccomp state. */
+static void dt_record_json_process(struct dt_json *j, const struct dt_record *r)
+{
+	char buf[256];
+	dt_json_key(j, "exe");
+	dt_json_str(j, r->exe);
+	dt_json_key(j, "argv");
+	dt_strings_json(j, r->argv, r->argc);
+	dt_json_key(j, "argv_truncated");
+	dt_json_bool(j, r->argv_trunc);
+	dt_json_key(j, "cwd");
+	dt_json_str(j, r->cwd);
+	dt_json_key(j, "env");
+	dt_json_obj(j);
+	for (size_t i = 0; i < r->nenv; i++) {
+		const char *eq = strchr(r->env[i], '=');
+		if (!eq)
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eq - r->env[i]), r->env[i]);
+		dt_json_key(j, buf);
+		dt_json_str(j, eq + 1);
+	}
+	dt_json_end_obj(j);
+	if (r->type == DT_REC_PROCESS) {
+		dt_json_key(j, "writable_mounts");
+		dt_json_arr(j);
+		for (size_t i = 0; i < r->nmounts; i++)
+			if (r->mounts[i].rw)
+				dt_json_str(j, r->mounts[i].path);
+		dt_json_end_arr(j);
+		dt_json_key(j, "readonly_mounts");
+		dt_json_arr(j);
+		for (size_t i = 0; i < r->nmounts; i++)
+			if (!r->mounts[i].rw)
+				dt_json_str(j, r->mounts[i].path);
+		dt_json_end_arr(j);
+		dt_json_key(j, "mounts_truncated");
+		dt_json_bool(j, r->mounts_trunc);
+		dt_json_key(j, "seccomp");
+		if (r->has_seccomp) {
+			dt_json_obj(j);
+			dt_json_key(j, "mode");
+			dt_json_int(j, r->seccomp);
+			dt_json_key(j, "filters");
+			dt_json_int(j, r->seccomp_filters);
+			dt_json_key(j, "no_new_privs");
+			dt_json_bool(j, r->no_new_privs != 0);
+			dt_json_end_obj(j);
+		} else {
+			dt_json_null(j);
+		}
+		dt_json_key(j, "mnt_ns");
+		dt_json_uint(j, r->mnt_ns);
+		dt_json_key(j, "user_ns");
+		dt_json_uint(j, r->user_ns);
+		dt_json_key(j, "version");
+		dt_json_str(j, r->version);
+	}
+}
+
 void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)
 {
 	char buf[256];
@@ -467,152 +651,13 @@ void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 	dt_json_int(j, r->gid);
 	dt_json_key(j, "comm");
 	dt_json_str(j, r->comm);
-	if (r->type == DT_REC_DENIAL || r->type == DT_REC_WRITE || r->type == DT_REC_REOPEN) {
-		dt_json_key(j, "op");
-		dt_json_str(j, r->op);
-		dt_json_key(j, "errno");
-		dt_json_str(j, r->err ? dt_errno_name(r->err) : NULL);
-		dt_json_key(j, "flags");
-		dt_flags_name(r, buf, sizeof(buf));
-		dt_json_str(j, buf[0] ? buf : NULL);
-		dt_json_key(j, "mode");
-		if (r->has_mode) {
-			snprintf(buf, sizeof(buf), "0%llo", (unsigned long long)r->mode);
-			dt_json_str(j, buf);
-		} else {
-			dt_json_null(j);
-		}
-		if (r->fmode) {
-			dt_json_key(j, "fopen_mode");
-			dt_json_str(j, r->fmode);
-		}
-		if (r->has_fd) {
-			dt_json_key(j, "fd");
-			dt_json_int(j, r->fd);
-		}
-		dt_json_key(j, "access");
-		dt_json_str(j, r->writes ? "write" : "read");
-		dt_json_key(j, "injected");
-		dt_json_bool(j, r->injected);
-		if (r->supervisor) {
-			dt_json_key(j, "source");
-			dt_json_str(j, "supervisor");
-		}
-		const char *names[2][5] = {{"path", "dirpath", "abspath", "realpath", "stat"},
-					   {"path2", "dirpath2", "abspath2", "realpath2", "stat2"}};
-		for (int k = 0; k < 2; k++) {
-			const struct dt_pathinfo *p = &r->p[k];
-			if (k == 1 && !p->path && !p->abspath)
-				continue;
-			dt_json_key(j, names[k][0]);
-			dt_json_str(j, p->path);
-			dt_json_key(j, names[k][1]);
-			dt_json_str(j, p->dirpath);
-			dt_json_key(j, names[k][2]);
-			dt_json_str(j, p->abspath);
-			dt_json_key(j, names[k][3]);
-			dt_json_str(j, p->realpath);
-			dt_json_key(j, names[k][4]);
-			dt_stat_json(j, p);
-		}
-		dt_json_key(j, "sqlite");
-		dt_json_str(j, r->sqlite);
-		dt_json_key(j, "sqlite_evidence");
-		dt_json_str(j, r->sqlite_evidence);
-		dt_json_key(j, "sqlite_header");
-		dt_json_str(j, r->sqlite ? dt_sqlite_header_name(r->sqlite_header) : NULL);
-		dt_json_key(j, "backtrace");
-		dt_frames_json(j, r, sym);
-	} else if (r->type == DT_REC_EXEC) {
-		dt_json_key(j, "exe");
-		dt_json_str(j, r->exe);
-		dt_json_key(j, "path");
-		dt_json_str(j, r->p[0].path);
-		dt_json_key(j, "argv");
-		dt_strings_json(j, r->argv, r->argc);
-		dt_json_key(j, "argv_truncated");
-		dt_json_bool(j, r->argv_trunc);
-		dt_json_key(j, "static");
-		if (r->exec_static < 0)
-			dt_json_null(j);
-		else
-			dt_json_bool(j, r->exec_static);
-		dt_json_key(j, "probe_preloaded");
-		dt_json_bool(j, r->exec_probe);
-		dt_json_key(j, "ld_preload");
-		dt_json_str(j, r->preload);
-		dt_json_key(j, "blind");
-		dt_json_str(j, r->exec_blind);
-	} else if (r->type == DT_REC_CONFIG) {
-		dt_json_key(j, "role");
-		dt_json_str(j, r->cfg_role);
-		dt_json_key(j, "path");
-		dt_json_str(j, r->cfg_path);
-		dt_json_key(j, "profile");
-		dt_json_str(j, r->cfg_profile);
-		dt_json_key(j, "size");
-		dt_json_uint(j, r->cfg_size);
-		dt_json_key(j, "truncated");
-		dt_json_bool(j, r->cfg_trunc);
-		dt_json_key(j, "errno");
-		dt_json_str(j, r->cfg_errno ? dt_errno_name(r->cfg_errno) : NULL);
-		dt_json_key(j, "text");
-		dt_json_str(j, r->cfg_text);
-	} else if (r->type == DT_REC_PROCESS || r->type == DT_REC_LAUNCH) {
-		dt_json_key(j, "exe");
-		dt_json_str(j, r->exe);
-		dt_json_key(j, "argv");
-		dt_strings_json(j, r->argv, r->argc);
-		dt_json_key(j, "argv_truncated");
-		dt_json_bool(j, r->argv_trunc);
-		dt_json_key(j, "cwd");
-		dt_json_str(j, r->cwd);
-		dt_json_key(j, "env");
-		dt_json_obj(j);
-		for (size_t i = 0; i < r->nenv; i++) {
-			const char *eq = strchr(r->env[i], '=');
-			if (!eq)
-				continue;
-			snprintf(buf, sizeof(buf), "%.*s", (int)(eq - r->env[i]), r->env[i]);
-			dt_json_key(j, buf);
-			dt_json_str(j, eq + 1);
-		}
-		dt_json_end_obj(j);
-		if (r->type == DT_REC_PROCESS) {
-			dt_json_key(j, "writable_mounts");
-			dt_json_arr(j);
-			for (size_t i = 0; i < r->nmounts; i++)
-				if (r->mounts[i].rw)
-					dt_json_str(j, r->mounts[i].path);
-			dt_json_end_arr(j);
-			dt_json_key(j, "readonly_mounts");
-			dt_json_arr(j);
-			for (size_t i = 0; i < r->nmounts; i++)
-				if (!r->mounts[i].rw)
-					dt_json_str(j, r->mounts[i].path);
-			dt_json_end_arr(j);
-			dt_json_key(j, "mounts_truncated");
-			dt_json_bool(j, r->mounts_trunc);
-			dt_json_key(j, "seccomp");
-			if (r->has_seccomp) {
-				dt_json_obj(j);
-				dt_json_key(j, "mode");
-				dt_json_int(j, r->seccomp);
-				dt_json_key(j, "filters");
-				dt_json_int(j, r->seccomp_filters);
-				dt_json_key(j, "no_new_privs");
-				dt_json_bool(j, r->no_new_privs != 0);
-				dt_json_end_obj(j);
-			} else {
-				dt_json_null(j);
-			}
-			dt_json_key(j, "mnt_ns");
-			dt_json_uint(j, r->mnt_ns);
-			dt_json_key(j, "user_ns");
-			dt_json_uint(j, r->user_ns);
-			dt_json_key(j, "version");
-			dt_json_str(j, r->version);
-		}
-	}
+	if (r->type == DT_REC_DENIAL || r->type == DT_REC_WRITE || r->type == DT_REC_REOPEN)
+		dt_record_json_file(j, r, sym);
+	else if (r->type == DT_REC_EXEC)
+		dt_record_json_exec(j, r);
+	else if (r->type == DT_REC_CONFIG)
+		dt_record_json_config(j, r);
+	else if (r->type == DT_REC_PROCESS || r->type == DT_REC_LAUNCH)
+		dt_record_json_process(j, r);
 	dt_json_end_obj(j);
 }
