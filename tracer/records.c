@@ -57,6 +57,138 @@ static const char *dt_bump_str(struct dt_bump *b, const unsigned char *v, size_t
 	return s;
 }
 
+/* How many of each repeated field a record holds (to size its arrays). */
+struct dt_field_counts {
+	size_t nframes, nmods, nenv, nmounts, nargv;
+};
+
+/* First pass: checks the fields' framing and counts the repeated ones.
+ * 0, or -1 when a field runs past the record. */
+static int dt_decode_count(const unsigned char *buf, uint32_t len, struct dt_field_counts *c)
+{
+	for (uint32_t o = sizeof(struct dt_rec_header); o < len;) {
+		if (len - o < 4)
+			return -1;
+		uint16_t tag, n;
+		memcpy(&tag, buf + o, 2);
+		memcpy(&n, buf + o + 2, 2);
+		if (len - o - 4 < n)
+			return -1;
+		if (tag == DT_T_FRAME)
+			c->nframes++;
+		else if (tag == DT_T_MODULE)
+			c->nmods++;
+		else if (tag == DT_T_ENV)
+			c->nenv++;
+		else if (tag == DT_T_MOUNT)
+			c->nmounts++;
+		else if (tag == DT_T_ARGV)
+			for (uint16_t i = 0; i < n; i++)
+				c->nargv += buf[o + 4 + i] == 0;
+		o += 4u + n;
+	}
+	return 0;
+}
+
+/* One field (tag, n bytes at v) into out; strings go to b. A tag this
+ * build does not know is a newer writer's field and is ignored. */
+static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t tag,
+			    const unsigned char *v, uint16_t n, size_t nargv)
+{
+	uint64_t u = 0;
+	if (n == 8)
+		memcpy(&u, v, 8);
+	int second = tag >= DT_T_PATH2 && tag <= DT_T_STAT2;
+	struct dt_pathinfo *pi = &out->p[second];
+	switch (tag) {
+	case DT_T_TIME_REAL: out->time_real = u; break;
+	case DT_T_TIME_MONO: out->time_mono = u; break;
+	case DT_T_PID: out->pid = (int64_t)u; break;
+	case DT_T_TID: out->tid = (int64_t)u; break;
+	case DT_T_PPID: out->ppid = (int64_t)u; break;
+	case DT_T_UID: out->uid = (int64_t)u; break;
+	case DT_T_GID: out->gid = (int64_t)u; break;
+	case DT_T_EUID_REAL: out->ruid = (int64_t)u; break;
+	case DT_T_COMM: out->comm = dt_bump_str(b, v, n); break;
+	case DT_T_OP: out->op = dt_bump_str(b, v, n); break;
+	case DT_T_ERRNO: out->err = (int)u; break;
+	case DT_T_FLAGS: out->flags = u; out->has_flags = 1; break;
+	case DT_T_MODE: out->mode = u; out->has_mode = 1; break;
+	case DT_T_FMODE: out->fmode = dt_bump_str(b, v, n); break;
+	case DT_T_CMD: out->cmd = (int64_t)u; out->has_cmd = 1; break;
+	case DT_T_ACCESS: out->writes = u != 0; break;
+	case DT_T_FD: out->fd = (int64_t)u; out->has_fd = 1; break;
+	case DT_T_SQLITE: out->sqlite_hint = dt_bump_str(b, v, n); break;
+	case DT_T_INJECTED: out->injected = u != 0; break;
+	case DT_T_PATH: case DT_T_PATH2: pi->path = dt_bump_str(b, v, n); break;
+	case DT_T_DIRPATH: case DT_T_DIRPATH2: pi->dirpath = dt_bump_str(b, v, n); break;
+	case DT_T_ABSPATH: case DT_T_ABSPATH2: pi->abspath = dt_bump_str(b, v, n); break;
+	case DT_T_REALPATH: case DT_T_REALPATH2: pi->realpath = dt_bump_str(b, v, n); break;
+	case DT_T_STAT: case DT_T_STAT2:
+		if (n == sizeof(pi->st)) {
+			memcpy(&pi->st, v, n);
+			pi->has_st = 1;
+		}
+		break;
+	case DT_T_FRAME:
+		if (n == sizeof(struct dt_frame))
+			memcpy(&out->frames[out->nframes++], v, n);
+		break;
+	case DT_T_MODULE: out->modules[out->nmodules++] = dt_bump_str(b, v, n); break;
+	case DT_T_EXE: out->exe = dt_bump_str(b, v, n); break;
+	case DT_T_CWD: out->cwd = dt_bump_str(b, v, n); break;
+	case DT_T_VERSION: out->version = dt_bump_str(b, v, n); break;
+	case DT_T_ENV: out->env[out->nenv++] = dt_bump_str(b, v, n); break;
+	case DT_T_ARGV: {
+		size_t start = 0;
+		for (size_t i = 0; i <= n; i++)
+			if (i == n || v[i] == 0) {
+				if (out->argc < nargv + 1)
+					out->argv[out->argc++] = dt_bump_str(b, v + start, i - start);
+				start = i + 1;
+			}
+		break;
+	}
+	case DT_T_ARGV_TRUNC: out->argv_trunc = u != 0; break;
+	case DT_T_MOUNT:
+		if (n > 8) {
+			struct dt_mount_fact mf;
+			memcpy(&mf, v, 8);
+			const unsigned char *mp = v + 8;
+			size_t ml = strnlen((const char *)mp, n - 8u);
+			struct dt_mount *m = &out->mounts[out->nmounts++];
+			m->path = dt_bump_str(b, mp, ml);
+			m->fstype = ml + 1 < n - 8u ? dt_bump_str(b, mp + ml + 1, n - 8u - ml - 1)
+						    : dt_bump_str(b, (const unsigned char *)"", 0);
+			m->rw = (mf.flags & DT_MF_RW) != 0;
+		}
+		break;
+	case DT_T_MOUNTS_TRUNC: out->mounts_trunc = u != 0; break;
+	case DT_T_SECCOMP: out->seccomp = (int64_t)u; out->has_seccomp = 1; break;
+	case DT_T_SECCOMP_FILTERS: out->seccomp_filters = (int64_t)u; break;
+	case DT_T_NO_NEW_PRIVS: out->no_new_privs = (int64_t)u; break;
+	case DT_T_MNT_NS: out->mnt_ns = u; break;
+	case DT_T_USER_NS: out->user_ns = u; break;
+	case DT_T_EXEC_STATIC: out->exec_static = u != 0; break;
+	case DT_T_EXEC_PROBE: out->exec_probe = u != 0; break;
+	case DT_T_EXEC_BLIND: out->exec_blind = dt_bump_str(b, v, n); break;
+	case DT_T_PRELOAD: out->preload = dt_bump_str(b, v, n); break;
+	case DT_T_SUPERVISOR: out->supervisor = u != 0; break;
+	case DT_T_NSPID: out->nspid = (int64_t)u; break;
+	case DT_T_CONFIG_PATH: out->cfg_path = dt_bump_str(b, v, n); break;
+	case DT_T_CONFIG_ROLE: out->cfg_role = dt_bump_str(b, v, n); break;
+	case DT_T_CONFIG_PROFILE: out->cfg_profile = dt_bump_str(b, v, n); break;
+	case DT_T_CONFIG_TEXT:
+		out->cfg_text = dt_bump_str(b, v, n);
+		out->cfg_len = n;
+		break;
+	case DT_T_CONFIG_SIZE: out->cfg_size = u; break;
+	case DT_T_CONFIG_TRUNC: out->cfg_trunc = u != 0; break;
+	case DT_T_CONFIG_ERRNO: out->cfg_errno = (int)u; break;
+	default: break; /* a newer writer's field: ignore */
+	}
+}
+
 int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struct dt_record *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -69,28 +201,11 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 	out->type = rh->type;
 
 	/* first pass: count repeated fields so arrays can be sized */
-	size_t nframes = 0, nmods = 0, nenv = 0, nmounts = 0, nargv = 0;
-	for (uint32_t o = sizeof(*rh); o < len;) {
-		if (len - o < 4)
-			return -1;
-		uint16_t tag, n;
-		memcpy(&tag, buf + o, 2);
-		memcpy(&n, buf + o + 2, 2);
-		if (len - o - 4 < n)
-			return -1;
-		if (tag == DT_T_FRAME)
-			nframes++;
-		else if (tag == DT_T_MODULE)
-			nmods++;
-		else if (tag == DT_T_ENV)
-			nenv++;
-		else if (tag == DT_T_MOUNT)
-			nmounts++;
-		else if (tag == DT_T_ARGV)
-			for (uint16_t i = 0; i < n; i++)
-				nargv += buf[o + 4 + i] == 0;
-		o += 4u + n;
-	}
+	struct dt_field_counts c = {0};
+	if (dt_decode_count(buf, len, &c) < 0)
+		return -1;
+	size_t nframes = c.nframes, nmods = c.nmods, nenv = c.nenv, nmounts = c.nmounts,
+	       nargv = c.nargv;
 	size_t cap = 2 * (size_t)len + 64 + (nframes + 1) * sizeof(struct dt_frame) +
 		     (nmods + nenv + nargv + 4) * sizeof(char *) +
 		     (nmounts + 1) * sizeof(struct dt_mount) + 256;
@@ -110,98 +225,7 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 		memcpy(&n, buf + o + 2, 2);
 		const unsigned char *v = buf + o + 4;
 		o += 4u + n;
-		uint64_t u = 0;
-		if (n == 8)
-			memcpy(&u, v, 8);
-		int second = tag >= DT_T_PATH2 && tag <= DT_T_STAT2;
-		struct dt_pathinfo *pi = &out->p[second];
-		switch (tag) {
-		case DT_T_TIME_REAL: out->time_real = u; break;
-		case DT_T_TIME_MONO: out->time_mono = u; break;
-		case DT_T_PID: out->pid = (int64_t)u; break;
-		case DT_T_TID: out->tid = (int64_t)u; break;
-		case DT_T_PPID: out->ppid = (int64_t)u; break;
-		case DT_T_UID: out->uid = (int64_t)u; break;
-		case DT_T_GID: out->gid = (int64_t)u; break;
-		case DT_T_EUID_REAL: out->ruid = (int64_t)u; break;
-		case DT_T_COMM: out->comm = dt_bump_str(&b, v, n); break;
-		case DT_T_OP: out->op = dt_bump_str(&b, v, n); break;
-		case DT_T_ERRNO: out->err = (int)u; break;
-		case DT_T_FLAGS: out->flags = u; out->has_flags = 1; break;
-		case DT_T_MODE: out->mode = u; out->has_mode = 1; break;
-		case DT_T_FMODE: out->fmode = dt_bump_str(&b, v, n); break;
-		case DT_T_CMD: out->cmd = (int64_t)u; out->has_cmd = 1; break;
-		case DT_T_ACCESS: out->writes = u != 0; break;
-		case DT_T_FD: out->fd = (int64_t)u; out->has_fd = 1; break;
-		case DT_T_SQLITE: out->sqlite_hint = dt_bump_str(&b, v, n); break;
-		case DT_T_INJECTED: out->injected = u != 0; break;
-		case DT_T_PATH: case DT_T_PATH2: pi->path = dt_bump_str(&b, v, n); break;
-		case DT_T_DIRPATH: case DT_T_DIRPATH2: pi->dirpath = dt_bump_str(&b, v, n); break;
-		case DT_T_ABSPATH: case DT_T_ABSPATH2: pi->abspath = dt_bump_str(&b, v, n); break;
-		case DT_T_REALPATH: case DT_T_REALPATH2: pi->realpath = dt_bump_str(&b, v, n); break;
-		case DT_T_STAT: case DT_T_STAT2:
-			if (n == sizeof(pi->st)) {
-				memcpy(&pi->st, v, n);
-				pi->has_st = 1;
-			}
-			break;
-		case DT_T_FRAME:
-			if (n == sizeof(struct dt_frame))
-				memcpy(&out->frames[out->nframes++], v, n);
-			break;
-		case DT_T_MODULE: out->modules[out->nmodules++] = dt_bump_str(&b, v, n); break;
-		case DT_T_EXE: out->exe = dt_bump_str(&b, v, n); break;
-		case DT_T_CWD: out->cwd = dt_bump_str(&b, v, n); break;
-		case DT_T_VERSION: out->version = dt_bump_str(&b, v, n); break;
-		case DT_T_ENV: out->env[out->nenv++] = dt_bump_str(&b, v, n); break;
-		case DT_T_ARGV: {
-			size_t start = 0;
-			for (size_t i = 0; i <= n; i++)
-				if (i == n || v[i] == 0) {
-					if (out->argc < nargv + 1)
-						out->argv[out->argc++] = dt_bump_str(&b, v + start, i - start);
-					start = i + 1;
-				}
-			break;
-		}
-		case DT_T_ARGV_TRUNC: out->argv_trunc = u != 0; break;
-		case DT_T_MOUNT:
-			if (n > 8) {
-				struct dt_mount_fact mf;
-				memcpy(&mf, v, 8);
-				const unsigned char *mp = v + 8;
-				size_t ml = strnlen((const char *)mp, n - 8u);
-				struct dt_mount *m = &out->mounts[out->nmounts++];
-				m->path = dt_bump_str(&b, mp, ml);
-				m->fstype = ml + 1 < n - 8u ? dt_bump_str(&b, mp + ml + 1, n - 8u - ml - 1)
-							    : dt_bump_str(&b, (const unsigned char *)"", 0);
-				m->rw = (mf.flags & DT_MF_RW) != 0;
-			}
-			break;
-		case DT_T_MOUNTS_TRUNC: out->mounts_trunc = u != 0; break;
-		case DT_T_SECCOMP: out->seccomp = (int64_t)u; out->has_seccomp = 1; break;
-		case DT_T_SECCOMP_FILTERS: out->seccomp_filters = (int64_t)u; break;
-		case DT_T_NO_NEW_PRIVS: out->no_new_privs = (int64_t)u; break;
-		case DT_T_MNT_NS: out->mnt_ns = u; break;
-		case DT_T_USER_NS: out->user_ns = u; break;
-		case DT_T_EXEC_STATIC: out->exec_static = u != 0; break;
-		case DT_T_EXEC_PROBE: out->exec_probe = u != 0; break;
-		case DT_T_EXEC_BLIND: out->exec_blind = dt_bump_str(&b, v, n); break;
-		case DT_T_PRELOAD: out->preload = dt_bump_str(&b, v, n); break;
-		case DT_T_SUPERVISOR: out->supervisor = u != 0; break;
-		case DT_T_NSPID: out->nspid = (int64_t)u; break;
-		case DT_T_CONFIG_PATH: out->cfg_path = dt_bump_str(&b, v, n); break;
-		case DT_T_CONFIG_ROLE: out->cfg_role = dt_bump_str(&b, v, n); break;
-		case DT_T_CONFIG_PROFILE: out->cfg_profile = dt_bump_str(&b, v, n); break;
-		case DT_T_CONFIG_TEXT:
-			out->cfg_text = dt_bump_str(&b, v, n);
-			out->cfg_len = n;
-			break;
-		case DT_T_CONFIG_SIZE: out->cfg_size = u; break;
-		case DT_T_CONFIG_TRUNC: out->cfg_trunc = u != 0; break;
-		case DT_T_CONFIG_ERRNO: out->cfg_errno = (int)u; break;
-		default: break; /* a newer writer's field: ignore */
-		}
+		dt_decode_field(out, &b, tag, v, n, nargv);
 	}
 	/* a frame whose module index is out of range loses its module */
 	for (size_t i = 0; i < out->nframes; i++)
