@@ -263,6 +263,15 @@ DT_HIDDEN void dt_ring_abandon_attach(int level)
 	atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
 }
 
+DT_HIDDEN void dt_seccomp_before_install(void)
+{
+	if (dt_in_vfork_child())
+		return; /* a vfork child must not attach for its parent */
+	dt_in_probe++;
+	dt_ring_get();
+	dt_in_probe--;
+}
+
 /* How long a thread waits for another to finish attaching the ring (a few
  * system calls) before it gives up on its record. */
 #define DT_ATTACH_SPINS 10000

@@ -68,7 +68,7 @@
  * A function libc lacks behaves like a missing system call (ENOSYS).
  * tests/integration/test_firstcall.c makes each of these first calls.
  */
-static DT_COLD void *dt_resolve_real(void **slot, const char *name)
+DT_HIDDEN DT_COLD void *dt_resolve_real(void **slot, const char *name)
 {
 	void *p = dlsym(RTLD_NEXT, name);
 	if (p)

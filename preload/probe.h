@@ -47,6 +47,15 @@ struct dt_call {
  * something asked to see successes. Never changes errno. */
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result);
 
+/* The real function name, looked up once and stored in *slot (probe.c). */
+DT_HIDDEN void *dt_resolve_real(void **slot, const char *name);
+
+/* Set once this process image installed a seccomp filter of its own: from
+ * then on the probe records nothing, it only counts (seccomp_watch.c). */
+DT_HIDDEN extern int dt_seccomp_filtered;
+/* Attaches the ring while system calls are still the probe's to make. */
+DT_HIDDEN void dt_seccomp_before_install(void);
+
 /* Bits of dt_watch: why successful calls take the slow path. */
 #define DT_WATCH_ALL 1    /* DENYTRACE_ALL: record successful writes */
 #define DT_WATCH_REOPEN 2 /* a write-open was refused: look for the retry */

@@ -8,6 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rawsys.h"
+
 #include "probe.h"
 #include "ring.h"
 

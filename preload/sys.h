@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rawsys.h"
+
 static inline int dt_sys_openat(int dirfd, const char *path, int flags)
 {
 	return (int)syscall(SYS_openat, dirfd, path, flags | O_CLOEXEC, 0);

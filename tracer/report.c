@@ -46,6 +46,7 @@ int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings,
 		}
 		r->lost += __atomic_load_n(&rf.ring.hdr->lost, __ATOMIC_RELAXED);
 		r->dropped += __atomic_load_n(&rf.ring.hdr->dropped, __ATOMIC_RELAXED);
+		r->unseen += __atomic_load_n(&rf.ring.hdr->unseen, __ATOMIC_RELAXED);
 		dt_ringfile_close(&rf);
 	}
 	free(buf);

@@ -51,6 +51,7 @@ struct dt_report {
 	size_t nrings;
 	struct dt_read_stats stats;
 	uint64_t lost, dropped;
+	uint64_t unseen; /* refusals counted, not recorded: under a process's own seccomp filter */
 	uint64_t denials, hidden_denials, hidden_setup, reopens, writes;
 	uint64_t by_cause[DT_CAUSE_COUNT];
 	int all;

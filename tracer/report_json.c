@@ -79,6 +79,8 @@ static void dt_report_json_summary(struct dt_json *j, const struct dt_report *r)
 	dt_json_uint(j, r->lost);
 	dt_json_key(j, "records_dropped");
 	dt_json_uint(j, r->dropped);
+	dt_json_key(j, "refusals_unrecorded_under_own_seccomp");
+	dt_json_uint(j, r->unseen);
 	dt_json_key(j, "records_corrupt");
 	dt_json_uint(j, r->stats.corrupt);
 	dt_json_key(j, "exec_coverage");

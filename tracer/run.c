@@ -256,6 +256,12 @@ static void run_print_tally(const struct run_summary *s, const struct dt_ring *r
 	if (lost)
 		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
 		      stderr);
+	uint64_t unseen = __atomic_load_n(&ring->hdr->unseen, __ATOMIC_RELAXED);
+	if (unseen)
+		fprintf(stderr,
+		        "denytrace: %llu more refusal%s not recorded: made after a process installed "
+		        "a seccomp filter of its own, under which the probe makes no system call.\n",
+		        (unsigned long long)unseen, unseen == 1 ? "" : "s");
 }
 
 static void run_summarise(const struct dt_ring *ring, const char *ring_path, int covered,

@@ -338,3 +338,41 @@ Test(survive, set_id_program_deeper_in_the_tree_is_named_with_exec_coverage)
 		cr_skip_test("seccomp user notification is not available here: %s", out);
 	expect_setid_named(out, ring, touch);
 }
+
+/* ---- 3: a seccomp filter the program installs itself -------------------- */
+
+/* The program allows only openat, write and exit_group, then refuses: the
+ * probe's own calls used to kill it with SIGSYS at its first refusal. */
+static void survives_its_own_allow_list(const char *mode, int recorded)
+{
+	char ring[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/seccomp-%s.ring", dtt_tmpdir(), mode);
+	const char *argv[] = {cli(), "run", "-o", ring, "--", dtt_helper("seccomp-late"), mode,
+	                      "/sys/dt-seccomp", "5", NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_expect_eq(st, 0, "exit %d (159 is SIGSYS): %s", st, out);
+	cr_expect(strstr(out, recorded ? "survived: 6 refused" : "survived: 5 refused"), "%s", out);
+	cr_expect(strstr(out, "5 more refusals not recorded: made after a process installed a "
+	                      "seccomp filter"),
+	          "%s", out);
+	struct dtt_run r;
+	cr_assert_eq(dtt_load(&r, ring), 0);
+	cr_expect_eq(refusals_of(&r, "/sys/dt-seccomp"), (size_t)recorded, "%s", out);
+	dtt_free(&r);
+}
+
+Test(survive, allow_list_seccomp_filter_installed_before_any_refusal_is_not_fatal)
+{
+	survives_its_own_allow_list("before", 0);
+}
+
+Test(survive, allow_list_seccomp_filter_installed_after_a_refusal_is_not_fatal)
+{
+	survives_its_own_allow_list("after", 1);
+}
+
+Test(survive, allow_list_seccomp_filter_installed_with_prctl_is_not_fatal)
+{
+	survives_its_own_allow_list("prctl", 1);
+}

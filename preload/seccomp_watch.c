@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A program that installs a seccomp filter of its own after the probe
+ * started may allow only the system calls it makes itself (an allow-list
+ * whose default is to kill): the probe's recording calls (getpid, prctl,
+ * readlinkat, fstatfs...) would then kill it at its first refusal. So the
+ * probe watches the two ways a filter goes in, prctl(PR_SET_SECCOMP) and
+ * syscall(SYS_seccomp) (libseccomp and Rust's seccompiler use the latter),
+ * and once one succeeded, this process image records nothing: refusals are
+ * only counted in the ring header, an atomic add with no system call. The
+ * ring is attached just before the filter goes in, while the probe's calls
+ * are still allowed.
+ *
+ * Not seen: a filter installed with the instruction written out (Chromium's
+ * sandbox), nor one inherited across exec (the new image's probe starts
+ * unaware of it). The probe's own system calls do not come through here
+ * (rawsys.h).
+ */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "probe.h"
+#include "rawsys.h"
+
+DT_HIDDEN int dt_seccomp_filtered;
+
+#ifdef DT_RAW_SYSCALL
+#undef syscall /* the name exported below, not the probe's own calls */
+
+#define DT_EXPORT __attribute__((visibility("default")))
+
+static long (*real_syscall)(long, ...);
+static int (*real_prctl)(int, ...);
+
+static int dt_installs_filter(long mode)
+{
+	return mode == SECCOMP_MODE_FILTER || mode == SECCOMP_MODE_STRICT;
+}
+
+static __attribute__((noinline, cold)) long dt_install(long (*fn)(long, ...), long n, long a,
+                                                        long b, long c, long d, long e, long f)
+{
+	dt_seccomp_before_install();
+	long r = fn(n, a, b, c, d, e, f);
+	/* a positive result is a listener descriptor, or (TSYNC) a thread
+	 * that refused it: taken as installed either way */
+	if (r >= 0)
+		__atomic_store_n(&dt_seccomp_filtered, 1, __ATOMIC_RELEASE);
+	return r;
+}
+
+/* The same values as SECCOMP_MODE_* for prctl, SECCOMP_SET_MODE_* here. */
+DT_EXPORT long syscall(long n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	va_end(ap);
+	long (*fn)(long, ...) = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
+	if (__builtin_expect(!fn, 0) &&
+	    !(fn = (long (*)(long, ...))dt_resolve_real((void **)&real_syscall, "syscall"))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (__builtin_expect(n == SYS_seccomp, 0) &&
+	    (a == SECCOMP_SET_MODE_FILTER || a == SECCOMP_SET_MODE_STRICT))
+		return dt_install(fn, n, a, b, c, d, e, f);
+	return fn(n, a, b, c, d, e, f);
+}
+
+DT_EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long);
+	unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
+	va_end(ap);
+	int (*fn)(int, ...) = __atomic_load_n(&real_prctl, __ATOMIC_RELAXED);
+	if (__builtin_expect(!fn, 0) &&
+	    !(fn = (int (*)(int, ...))dt_resolve_real((void **)&real_prctl, "prctl"))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (__builtin_expect(option == PR_SET_SECCOMP, 0) && dt_installs_filter((long)a)) {
+		dt_seccomp_before_install();
+		int r = fn(option, a, b, c, d);
+		if (r == 0)
+			__atomic_store_n(&dt_seccomp_filtered, 1, __ATOMIC_RELEASE);
+		return r;
+	}
+	return fn(option, a, b, c, d);
+}
+#endif
