@@ -63,7 +63,7 @@ static inline long dt_raw_syscall(long n, long a, long b, long c, long d, long e
 	dt_raw_syscall((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 #define DT_SC_PICK(_1, _2, _3, _4, _5, _6, _7, name, ...) name
 #define syscall(...)                                                                               \
-	DT_SC_PICK(__VA_ARGS__, DT_SC6, DT_SC5, DT_SC4, DT_SC3, DT_SC2, DT_SC1, DT_SC0, 0)       \
+	DT_SC_PICK(__VA_ARGS__, DT_SC6, DT_SC5, DT_SC4, DT_SC3, DT_SC2, DT_SC1, DT_SC0, 0)         \
 	(__VA_ARGS__)
 #endif
 

@@ -109,8 +109,8 @@ struct dt_ring_header {
 	uint64_t lost;         /* atomic: published records overwritten */
 	uint64_t dropped;      /* atomic: records a writer gave up on */
 	uint64_t unseen;       /* atomic: refusals not recorded because their
-				* process had installed a seccomp filter of its
-				* own (the probe's calls could be killed by it) */
+	                        * process had installed a seccomp filter of its
+	                        * own (the probe's calls could be killed by it) */
 	uint8_t pad2[40];
 };
 

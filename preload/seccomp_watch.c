@@ -41,7 +41,7 @@ static int dt_installs_filter(long mode)
 }
 
 static __attribute__((noinline, cold)) long dt_install(long (*fn)(long, ...), long n, long a,
-                                                        long b, long c, long d, long e, long f)
+                                                       long b, long c, long d, long e, long f)
 {
 	dt_seccomp_before_install();
 	long r = fn(n, a, b, c, d, e, f);

@@ -209,8 +209,9 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color)
 	}
 	dt_blind_spots_text(f, r, color);
 	if (r->unseen)
-		fprintf(f, "%llu refusal%s not recorded: made after a process installed a seccomp "
-		           "filter of its own, under which the probe makes no system call.\n",
+		fprintf(f,
+		        "%llu refusal%s not recorded: made after a process installed a seccomp "
+		        "filter of its own, under which the probe makes no system call.\n",
 		        (unsigned long long)r->unseen, r->unseen == 1 ? "" : "s");
 	if (r->lost)
 		fprintf(f, "%s%llu records were overwritten before this report: rerun with a larger --size.%s\n",

@@ -258,10 +258,11 @@ static void run_print_tally(const struct run_summary *s, const struct dt_ring *r
 		      stderr);
 	uint64_t unseen = __atomic_load_n(&ring->hdr->unseen, __ATOMIC_RELAXED);
 	if (unseen)
-		fprintf(stderr,
-		        "denytrace: %llu more refusal%s not recorded: made after a process installed "
-		        "a seccomp filter of its own, under which the probe makes no system call.\n",
-		        (unsigned long long)unseen, unseen == 1 ? "" : "s");
+		fprintf(
+		    stderr,
+		    "denytrace: %llu more refusal%s not recorded: made after a process installed "
+		    "a seccomp filter of its own, under which the probe makes no system call.\n",
+		    (unsigned long long)unseen, unseen == 1 ? "" : "s");
 }
 
 static void run_summarise(const struct dt_ring *ring, const char *ring_path, int covered,

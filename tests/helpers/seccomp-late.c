@@ -17,9 +17,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
-#include <stddef.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +44,12 @@ static void with_libseccomp(void)
 static void with_prctl(void)
 {
 	struct sock_filter prog[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 1, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog fprog = {sizeof(prog) / sizeof(prog[0]), prog};
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
@@ -61,8 +61,8 @@ static void with_prctl(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4 || (strcmp(argv[1], "before") && strcmp(argv[1], "after") &&
-	                  strcmp(argv[1], "prctl"))) {
+	if (argc != 4 ||
+	    (strcmp(argv[1], "before") && strcmp(argv[1], "after") && strcmp(argv[1], "prctl"))) {
 		fprintf(stderr, "usage: seccomp-late before|after|prctl PATH N\n");
 		return 2;
 	}

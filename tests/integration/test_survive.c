@@ -347,8 +347,9 @@ static void survives_its_own_allow_list(const char *mode, int recorded)
 {
 	char ring[PATH_MAX];
 	snprintf(ring, sizeof(ring), "%s/seccomp-%s.ring", dtt_tmpdir(), mode);
-	const char *argv[] = {cli(), "run", "-o", ring, "--", dtt_helper("seccomp-late"), mode,
-	                      "/sys/dt-seccomp", "5", NULL};
+	const char *argv[] = {
+	    cli(), "run", "-o", ring, "--", dtt_helper("seccomp-late"), mode, "/sys/dt-seccomp",
+	    "5",   NULL};
 	char out[8192];
 	int st = dtt_system(out, sizeof(out), argv, NULL);
 	cr_expect_eq(st, 0, "exit %d (159 is SIGSYS): %s", st, out);
