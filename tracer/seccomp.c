@@ -1,83 +1,26 @@
 /* SPDX-License-Identifier: MIT */
+/* The seccomp filter (supervisor.h): built with libseccomp from the table
+ * of notified calls, installed in the child between fork and exec, and its
+ * listener passed to the parent over a socket. */
 #include "supervisor.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <pthread.h>
 #include <seccomp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "denyrule.h"
-#include "envfilter.h"
-#include "pathnorm.h"
-#include "ring.h"
-#include "secrets.h"
+#include "seccomp_int.h"
 
-#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
-#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
-#endif
-#ifndef O_TMPFILE
-#define O_TMPFILE (020000000 | O_DIRECTORY)
-#endif
-
-/* How a notified call is read. */
-enum dt_sc_kind {
-	SC_EXEC,    /* execve / execveat: exec coverage, always continued */
-	SC_OPEN,    /* op classes from the flags argument */
-	SC_OPENAT2, /* flags behind a pointer (struct open_how) */
-	SC_PATH,    /* fixed op classes, one or two path arguments */
-	SC_FD,      /* fixed op classes, a descriptor argument */
+const struct dt_sc dt_syscalls[DT_NSYSCALLS] = {
+#define DT_SC(...) {__VA_ARGS__},
+#include "syscalls.def"
+#undef DT_SC
 };
-
-/* One table for every notified call: argument indices (-1 = none; a path
- * without a dirfd is relative to the cwd). */
-struct dt_sc {
-	const char *name;
-	enum dt_sc_kind kind;
-	unsigned ops; /* op classes the call can belong to */
-	signed char dfd, path, dfd2, path2, flags, mode;
-};
-
-static const struct dt_sc dt_syscalls[] = {
-    /* name, kind, ops, then argument indices: dfd, path, dfd2, path2, flags, mode */
-    {"execve", SC_EXEC, 0, -1, 0, -1, -1, -1, -1},
-    {"execveat", SC_EXEC, 0, 0, 1, -1, -1, 4, -1},
-    {"open", SC_OPEN, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, -1, 0, -1, -1, 1, 2},
-    {"openat", SC_OPEN, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, 0, 1, -1, -1, 2, 3},
-    {"openat2", SC_OPENAT2, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, 0, 1, -1, -1, 2, -1},
-    {"creat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW | DT_DENY_WRITE, -1, 0, -1, -1, -1, 1},
-    {"mknod", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, -1, 0, -1, -1, -1, 1},
-    {"mknodat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, 0, 1, -1, -1, -1, 2},
-    {"link", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, -1, 1, -1, -1, -1, -1},
-    {"linkat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, 2, 3, -1, -1, -1, -1},
-    {"symlink", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, -1, 1, -1, -1, -1, -1},
-    {"symlinkat", SC_PATH, DT_DENY_CREATE | DT_DENY_NEW, 1, 2, -1, -1, -1, -1},
-    {"truncate", SC_PATH, DT_DENY_WRITE, -1, 0, -1, -1, -1, -1},
-    {"ftruncate", SC_FD, DT_DENY_WRITE, 0, -1, -1, -1, -1, -1},
-    {"unlink", SC_PATH, DT_DENY_UNLINK, -1, 0, -1, -1, -1, -1},
-    {"unlinkat", SC_PATH, DT_DENY_UNLINK, 0, 1, -1, -1, 2, -1},
-    {"rmdir", SC_PATH, DT_DENY_UNLINK, -1, 0, -1, -1, -1, -1},
-    {"rename", SC_PATH, DT_DENY_RENAME, -1, 0, -1, 1, -1, -1},
-    {"renameat", SC_PATH, DT_DENY_RENAME, 0, 1, 2, 3, -1, -1},
-    {"renameat2", SC_PATH, DT_DENY_RENAME, 0, 1, 2, 3, 4, -1},
-    {"mkdir", SC_PATH, DT_DENY_MKDIR, -1, 0, -1, -1, -1, 1},
-    {"mkdirat", SC_PATH, DT_DENY_MKDIR, 0, 1, -1, -1, -1, 2},
-    {"chmod", SC_PATH, DT_DENY_CHMOD, -1, 0, -1, -1, -1, 1},
-    {"fchmodat", SC_PATH, DT_DENY_CHMOD, 0, 1, -1, -1, -1, 2},
-    {"fchmod", SC_FD, DT_DENY_CHMOD, 0, -1, -1, -1, -1, 1},
-};
-#define DT_NSYSCALLS (sizeof(dt_syscalls) / sizeof(dt_syscalls[0]))
 
 struct dt_seccomp_filter {
 	scmp_filter_ctx ctx;
@@ -177,22 +120,37 @@ int dt_seccomp_install(struct dt_seccomp_filter *f)
 	return fd >= 0 ? fd : -ENOSYS;
 }
 
-int dt_seccomp_send(int sock, int fd_or_err)
-{
-	int32_t val = fd_or_err < 0 ? fd_or_err : 0;
-	struct iovec iov = {&val, sizeof(val)};
+/* One int and room for one descriptor (SCM_RIGHTS): what goes over the
+ * socket from child to parent. */
+struct dt_fdmsg {
+	int32_t val;
+	struct iovec iov;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct msghdr msg = {0};
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
+	struct msghdr msg;
+};
+
+static void dt_fdmsg_init(struct dt_fdmsg *m, int32_t val, int with_fd)
+{
+	memset(m, 0, sizeof(*m));
+	m->val = val;
+	m->iov = (struct iovec){&m->val, sizeof(m->val)};
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	if (with_fd) {
+		m->msg.msg_control = m->u.buf;
+		m->msg.msg_controllen = sizeof(m->u.buf);
+	}
+}
+
+int dt_seccomp_send(int sock, int fd_or_err)
+{
+	struct dt_fdmsg m;
+	dt_fdmsg_init(&m, fd_or_err < 0 ? fd_or_err : 0, fd_or_err >= 0);
 	if (fd_or_err >= 0) {
-		memset(&u, 0, sizeof(u));
-		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof(u.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m.msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
 		c->cmsg_len = CMSG_LEN(sizeof(int));
@@ -200,734 +158,26 @@ int dt_seccomp_send(int sock, int fd_or_err)
 	}
 	ssize_t n;
 	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+		n = sendmsg(sock, &m.msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(val) ? 0 : -1;
+	return n == (ssize_t)sizeof(m.val) ? 0 : -1;
 }
 
 int dt_seccomp_recv(int sock)
 {
-	int32_t val = 0;
-	struct iovec iov = {&val, sizeof(val)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {0};
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
+	struct dt_fdmsg m;
+	dt_fdmsg_init(&m, 0, 1);
 	ssize_t n;
 	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(val))
+	if (n != (ssize_t)sizeof(m.val))
 		return -EPIPE;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m.msg); c; c = CMSG_NXTHDR(&m.msg, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 			int fd;
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 			return fd;
 		}
-	return val < 0 ? val : -EPIPE;
-}
-
-/* ---- the supervising thread ---- */
-
-struct dt_supervisor {
-	int fd;
-	pthread_t thread;
-	struct dt_ring *ring;
-	struct dt_deny_set *deny;
-	int nr[DT_NSYSCALLS];
-	volatile int done;
-	struct dt_supervisor_stats st;
-	unsigned char rec[DT_REC_MAX];
-};
-
-/* The target as /proc shows it (tid's thread group). */
-struct dt_target {
-	pid_t tid, pid, ppid, nspid;
-	long uid, gid;
-	char comm[32];
-	int mem;    /* /proc/TID/mem, or -1 */
-	int loaded; /* the fields above were read from /proc/TID/status */
-};
-
-/* Who the target is; read only when a record is written (most notified
- * calls match no rule and need none of it). */
-static void dt_target_load(struct dt_target *t)
-{
-	if (t->loaded)
-		return;
-	t->loaded = 1;
-	pid_t tid = t->tid;
-	char p[64], line[256];
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		int v;
-		long a, b;
-		if (sscanf(line, "Tgid: %d", &v) == 1)
-			t->pid = v;
-		else if (!strncmp(line, "NStgid:", 7)) {
-			/* the last one is the pid in the process's own namespace */
-			char *last = strrchr(line, '\t'), *sp = strrchr(line, ' ');
-			if (sp > last)
-				last = sp;
-			t->nspid = last ? (pid_t)atoi(last + 1) : 0;
-		} else if (sscanf(line, "PPid: %d", &v) == 1)
-			t->ppid = v;
-		else if (sscanf(line, "Uid: %ld %ld", &a, &b) == 2)
-			t->uid = b;
-		else if (sscanf(line, "Gid: %ld %ld", &a, &b) == 2)
-			t->gid = b;
-		else if (!strncmp(line, "Name:\t", 6)) {
-			snprintf(t->comm, sizeof(t->comm), "%s", line + 6);
-			t->comm[strcspn(t->comm, "\n")] = 0;
-		}
-	}
-	fclose(f);
-}
-
-/* Copies a NUL-terminated string from the target; returns its length or -1. */
-static ssize_t dt_mem_str(int mem, uint64_t addr, char *out, size_t cap)
-{
-	if (!addr || mem < 0)
-		return -1;
-	size_t got = 0;
-	while (got + 1 < cap) {
-		/* never ask across a page boundary: the next page may be unmapped */
-		size_t chunk = 4096 - ((addr + got) & 4095);
-		if (chunk > cap - 1 - got)
-			chunk = cap - 1 - got;
-		ssize_t n = pread(mem, out + got, chunk, (off_t)(addr + got));
-		if (n <= 0)
-			return -1;
-		char *z = memchr(out + got, 0, (size_t)n);
-		if (z)
-			return z - out;
-		got += (size_t)n;
-	}
-	out[cap - 1] = 0;
-	return -1; /* too long */
-}
-
-static int dt_mem_u64s(int mem, uint64_t addr, uint64_t *out, size_t n)
-{
-	ssize_t r = pread(mem, out, n * 8, (off_t)addr);
-	return r < 0 ? 0 : (int)(r / 8);
-}
-
-/* Directory a relative path of the target is resolved against, for
- * recording ("/proc/TID/cwd" or "/proc/TID/fd/N" read as a link). */
-static int dt_target_dir(pid_t tid, int dirfd, char *out, size_t cap)
-{
-	char p[64];
-	if (dirfd == AT_FDCWD)
-		snprintf(p, sizeof(p), "/proc/%d/cwd", (int)tid);
-	else
-		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)tid, dirfd);
-	ssize_t n = readlink(p, out, cap - 1);
-	if (n <= 0)
-		return -1;
-	out[n] = 0;
-	return 0;
-}
-
-/* The same path as a name this process can open, in the target's view of
- * the filesystem (its root, cwd and descriptors). */
-static void dt_target_openable(pid_t tid, int dirfd, const char *path, char *out, size_t cap)
-{
-	if (path[0] == '/')
-		snprintf(out, cap, "/proc/%d/root%s", (int)tid, path);
-	else if (dirfd == AT_FDCWD)
-		snprintf(out, cap, "/proc/%d/cwd/%s", (int)tid, path);
-	else if (!path[0])
-		snprintf(out, cap, "/proc/%d/fd/%d", (int)tid, dirfd);
-	else
-		snprintf(out, cap, "/proc/%d/fd/%d/%s", (int)tid, dirfd, path);
-}
-
-static void dt_rec_begin(struct dt_buf *b, struct dt_supervisor *s, int type, struct dt_target *t)
-{
-	struct dt_rec_header *rh = (struct dt_rec_header *)s->rec;
-	dt_target_load(t);
-	memset(rh, 0, sizeof(*rh));
-	rh->type = (uint16_t)type;
-	*b = (struct dt_buf){s->rec, sizeof(*rh), DT_REC_MAX, 0};
-	dt_put_times(b);
-	dt_put_u64(b, DT_T_PID, (uint64_t)t->pid);
-	dt_put_u64(b, DT_T_TID, (uint64_t)t->tid);
-	if (t->ppid)
-		dt_put_u64(b, DT_T_PPID, (uint64_t)t->ppid);
-	if (t->nspid > 0 && t->nspid != t->pid)
-		dt_put_u64(b, DT_T_NSPID, (uint64_t)t->nspid);
-	if (t->uid >= 0)
-		dt_put_u64(b, DT_T_UID, (uint64_t)t->uid);
-	if (t->gid >= 0)
-		dt_put_u64(b, DT_T_GID, (uint64_t)t->gid);
-	if (t->comm[0])
-		dt_put_str(b, DT_T_COMM, t->comm);
-	dt_put_u64(b, DT_T_SUPERVISOR, 1);
-}
-
-static void dt_rec_end(struct dt_buf *b, struct dt_supervisor *s)
-{
-	struct dt_rec_header *rh = (struct dt_rec_header *)s->rec;
-	rh->len = b->len;
-	if (s->ring)
-		dt_ring_write(s->ring, rh);
-}
-
-/* ELF without PT_INTERP is static; a script is judged by its interpreter.
- * Returns 1 static, 0 dynamic, -1 unknown, -2 cannot be opened (the exec
- * will fail: a PATH search trying directories). */
-static int dt_exec_static(pid_t tid, const char *openable, int depth)
-{
-	int fd = open(openable, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) /* execute-only binaries exist: unknown, not absent */
-		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -2 : -1;
-	struct stat st;
-	unsigned char buf[512];
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -2;
-	}
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	int res = -1;
-	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
-		buf[n] = 0;
-		char *p = (char *)buf + 2;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		p[strcspn(p, " \t\n")] = 0;
-		char inner[PATH_MAX + 64];
-		if (*p == '/' && depth < 4) {
-			snprintf(inner, sizeof(inner), "/proc/%d/root%s", (int)tid, p);
-			res = dt_exec_static(tid, inner, depth + 1);
-			if (res == -2)
-				res = -1;
-		}
-	} else if (n >= (ssize_t)sizeof(Elf32_Ehdr) && !memcmp(buf, ELFMAG, SELFMAG)) {
-		int is64 = buf[EI_CLASS] == ELFCLASS64;
-		uint64_t phoff;
-		unsigned phnum, phentsize;
-		if (is64 && n >= (ssize_t)sizeof(Elf64_Ehdr)) {
-			Elf64_Ehdr eh;
-			memcpy(&eh, buf, sizeof(eh));
-			phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
-		} else {
-			Elf32_Ehdr eh;
-			memcpy(&eh, buf, sizeof(eh));
-			phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
-		}
-		if (phnum && phnum < 512 &&
-		    phentsize >= (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) &&
-		    phentsize <= 256) {
-			res = 1;
-			for (unsigned i = 0; i < phnum; i++) {
-				unsigned char ph[256];
-				if (pread(fd, ph, phentsize,
-				          (off_t)(phoff + (uint64_t)i * phentsize)) !=
-				    (ssize_t)phentsize) {
-					res = -1;
-					break;
-				}
-				uint32_t type;
-				memcpy(&type, ph, 4); /* p_type is first in both classes */
-				if (type == PT_INTERP) {
-					res = 0;
-					break;
-				}
-			}
-		}
-	}
-	close(fd);
-	return res;
-}
-
-/* Reads "Key:\tA\tB..." from /proc/PID/status: the first n numbers. */
-static int dt_status_numbers(const char *status, const char *key, unsigned long *v, int n)
-{
-	const char *at = strstr(status, key);
-	if (!at)
-		return -1;
-	at += strlen(key);
-	for (int i = 0; i < n; i++) {
-		char *end;
-		v[i] = strtoul(at, &end, 10);
-		if (end == at)
-			return -1;
-		at = end;
-	}
-	return 0;
-}
-
-int dt_exec_setid(pid_t pid, const char *path)
-{
-	struct stat st;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
-		return 0;
-	struct statvfs vfs;
-	if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
-		return 0;
-	char name[64], status[8192];
-	snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, status, sizeof(status) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	status[n] = 0;
-	unsigned long uid[2], gid[2], nnp = 0;
-	if (dt_status_numbers(status, "\nUid:", uid, 2) < 0 ||
-	    dt_status_numbers(status, "\nGid:", gid, 2) < 0)
-		return 0;
-	dt_status_numbers(status, "\nNoNewPrivs:", &nnp, 1);
-	if (nnp)
-		return 0; /* the set-id bits are ignored: nothing changes */
-	/* the loader's secure mode: effective ids after exec differ from the
-	 * real ones (a set-uid-root program run by root is not) */
-	unsigned long euid = st.st_mode & S_ISUID ? st.st_uid : uid[1];
-	unsigned long egid = st.st_mode & S_ISGID ? st.st_gid : gid[1];
-	return euid != uid[0] || egid != gid[0];
-}
-
-/* execve/execveat: who runs what, and can the probe go in with it. */
-/* The exec's argv (at argv_p in the target), NUL-separated into argv
- * (cap bytes, *len used). Returns 1 when it was cut short. */
-static int dt_exec_argv(const struct dt_target *t, uint64_t argv_p, char *argv, size_t cap,
-                        size_t *len)
-{
-	size_t an = 0;
-	int cut = 0;
-	uint64_t ptrs[64];
-	int np = argv_p ? dt_mem_u64s(t->mem, argv_p, ptrs, 64) : 0;
-	int ended = 0;
-	for (int i = 0; i < np; i++) {
-		if (!ptrs[i]) {
-			ended = 1;
-			break;
-		}
-		char arg[1024];
-		ssize_t l = dt_mem_str(t->mem, ptrs[i], arg, sizeof(arg));
-		if (l < 0) {
-			cut = 1;
-			break;
-		}
-		if (an + (size_t)l + 1 > cap) {
-			cut = 1;
-			break;
-		}
-		memcpy(argv + an, arg, (size_t)l + 1);
-		an += (size_t)l + 1;
-	}
-	if (!ended)
-		cut = 1;
-	*len = an;
-	return cut;
-}
-
-/* The exec's new environment (at envp_p): LD_PRELOAD (is the probe in
- * it?) into preload, and the variables that decide roots, NUL-separated
- * into envs, recorded like a process record's (never a secret), so that
- * the report can derive Codex, Hermes and hcom roots from any exec of the
- * tree, even one the probe cannot enter. Returns 1 when LD_PRELOAD is set. */
-static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload,
-                       size_t preloadcap, char *envs, size_t envscap, size_t *envslen)
-{
-	int have_preload = 0;
-	size_t envlen = 0;
-	uint64_t env[256];
-	uint64_t off = 0;
-	for (int round = 0; envp_p && round < 16; round++) {
-		int ne = dt_mem_u64s(t->mem, envp_p + off * 8, env, 256);
-		int end = ne < 256;
-		for (int i = 0; i < ne; i++) {
-			if (!env[i]) {
-				end = 1;
-				break;
-			}
-			char e[2048];
-			ssize_t el = dt_mem_str(t->mem, env[i], e, sizeof(e));
-			if (el < 0)
-				continue;
-			const char *eq = strchr(e, '=');
-			if (!eq)
-				continue;
-			if (!have_preload && !strncmp(e, "LD_PRELOAD=", 11)) {
-				snprintf(preload, preloadcap, "%s", e + 11);
-				have_preload = 1;
-			}
-			if (dt_env_name_is_wanted(e, (size_t)(eq - e), NULL) &&
-			    envlen + (size_t)el + 1 < envscap) {
-				memcpy(envs + envlen, e, (size_t)el + 1);
-				envlen += (size_t)el + 1;
-			}
-		}
-		if (end)
-			break;
-		off += 256;
-	}
-	*envslen = envlen;
-	return have_preload;
-}
-
-static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
-                           const struct seccomp_notif *req, struct dt_target *t)
-{
-	const __u64 *a = req->data.args;
-	int is_at = sc->dfd >= 0;
-	int dirfd = is_at ? (int)a[sc->dfd] : AT_FDCWD;
-	uint64_t argv_p = a[is_at ? 2 : 1], envp_p = a[is_at ? 3 : 2];
-	char path[PATH_MAX];
-	if (dt_mem_str(t->mem, a[sc->path], path, sizeof(path)) < 0)
-		return;
-	if (!path[0] && !(is_at && (a[4] & AT_EMPTY_PATH)))
-		return; /* fails with ENOENT */
-	if (seccomp_notify_id_valid(s->fd, req->id) != 0)
-		return;
-	char openable[PATH_MAX + 64];
-	dt_target_openable(t->tid, dirfd, path, openable, sizeof(openable));
-	int stat_ = dt_exec_static(t->tid, openable, 0);
-	if (stat_ == -2)
-		return;
-
-	char argv[8192];
-	size_t an = 0;
-	int cut = dt_exec_argv(t, argv_p, argv, sizeof(argv), &an);
-
-	char preload[4096], envs[16384];
-	size_t envlen = 0;
-	int have_preload =
-	    dt_exec_env(t, envp_p, preload, sizeof(preload), envs, sizeof(envs), &envlen);
-	int probe = have_preload && strstr(preload, "libdenytrace.so") != NULL;
-	const char *blind = stat_ == 1                        ? "static"
-	                    : dt_exec_setid(t->tid, openable) ? "setid"
-	                    : !probe                          ? "no-preload"
-	                                                      : NULL;
-
-	char dir[PATH_MAX], abs[PATH_MAX];
-	if (path[0] != '/' && dt_target_dir(t->tid, dirfd, dir, sizeof(dir)) == 0)
-		dt_normalize(abs, sizeof(abs), dir, path);
-	else
-		dt_normalize(abs, sizeof(abs), NULL, path);
-
-	struct dt_buf b;
-	dt_rec_begin(&b, s, DT_REC_EXEC, t);
-	dt_put_str(&b, DT_T_OP, sc->name);
-	dt_put_str(&b, DT_T_PATH, path);
-	if (abs[0])
-		dt_put_str(&b, DT_T_ABSPATH, abs);
-	dt_put_str(&b, DT_T_EXE, abs[0] ? abs : path);
-	cut |= dt_put_argv_redacted(&b, argv, an ? an - 1 : 0);
-	if (cut)
-		dt_put_u64(&b, DT_T_ARGV_TRUNC, 1);
-	if (stat_ >= 0)
-		dt_put_u64(&b, DT_T_EXEC_STATIC, (uint64_t)stat_);
-	dt_put_u64(&b, DT_T_EXEC_PROBE, (uint64_t)probe);
-	if (have_preload)
-		dt_put_str(&b, DT_T_PRELOAD, preload);
-	if (blind)
-		dt_put_str(&b, DT_T_EXEC_BLIND, blind);
-	char cwd[PATH_MAX];
-	if (dt_target_dir(t->tid, AT_FDCWD, cwd, sizeof(cwd)) == 0)
-		dt_put_str(&b, DT_T_CWD, cwd);
-	for (size_t k = 0; k < envlen; k += strlen(envs + k) + 1)
-		dt_put_env_redacted(&b, envs + k, strlen(envs + k));
-	dt_rec_end(&b, s);
-	s->st.execs++;
-	s->st.blind += blind != NULL;
-}
-
-static unsigned dt_open_ops(uint64_t flags)
-{
-	unsigned ops = 0;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
-		ops |= DT_DENY_WRITE;
-	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
-		ops |= DT_DENY_CREATE;
-	return ops;
-}
-
-/* Is the file a create names missing now, in the target's view (its root,
- * cwd, dirfd)? 1 when it is missing and its directory exists, so the call
- * would make a new entry; 0 when it exists; -1 when unknown (op=new then
- * does not match: never refuse on a guess). Decided when the call is
- * notified: a file another process creates in between is not seen. */
-static int dt_target_path_missing(pid_t tid, int dirfd, const char *path, int nofollow)
-{
-	char p[PATH_MAX + 64];
-	struct stat st;
-	if (!path[0])
-		return -1;
-	dt_target_openable(tid, dirfd, path, p, sizeof(p));
-	if (fstatat(AT_FDCWD, p, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0)
-		return 0;
-	if (errno != ENOENT)
-		return -1;
-	/* a missing directory fails with ENOENT whatever the rules say */
-	char *slash = strrchr(p, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 1 : -1;
-}
-
-struct dt_callpath {
-	char path[PATH_MAX];
-	char dir[PATH_MAX];
-	char abs[PATH_MAX];
-	int have, has_dir;
-};
-
-static int dt_read_callpath(struct dt_supervisor *s, struct dt_target *t,
-                            const struct seccomp_notif *req, int dfd_i, int path_i,
-                            struct dt_callpath *cp)
-{
-	const __u64 *a = req->data.args;
-	int dirfd = dfd_i >= 0 ? (int)a[dfd_i] : AT_FDCWD;
-	cp->have = 0;
-	cp->has_dir = 0;
-	if (dt_mem_str(t->mem, a[path_i], cp->path, sizeof(cp->path)) < 0)
-		return -1;
-	(void)s;
-	const char *base = NULL;
-	if (cp->path[0] != '/' && dt_target_dir(t->tid, dirfd, cp->dir, sizeof(cp->dir)) == 0) {
-		base = cp->dir;
-		cp->has_dir = dirfd != AT_FDCWD;
-	}
-	if (cp->path[0] != '/' && !base)
-		return -1;
-	if (!dt_normalize(cp->abs, sizeof(cp->abs), base, cp->path))
-		return -1;
-	cp->have = 1;
-	return 0;
-}
-
-/* A write-capable file call: refuse it if a rule says so. Returns the errno
- * to inject, or 0. */
-static int dt_handle_file(struct dt_supervisor *s, const struct dt_sc *sc,
-                          const struct seccomp_notif *req, struct dt_target *t)
-{
-	const __u64 *a = req->data.args;
-	unsigned ops = sc->ops;
-	uint64_t flags = 0;
-	int has_flags = 0;
-	if (sc->kind == SC_OPEN) {
-		flags = (uint32_t)a[sc->flags];
-		has_flags = 1;
-		ops = dt_open_ops(flags);
-	} else if (sc->kind == SC_OPENAT2) {
-		uint64_t how[1];
-		if (t->mem < 0 || dt_mem_u64s(t->mem, a[2], how, 1) != 1)
-			return 0;
-		flags = how[0];
-		has_flags = 1;
-		ops = dt_open_ops(flags);
-	}
-	if (!ops || !s->deny || !s->deny->n)
-		return 0;
-	struct dt_callpath *cp = malloc(2 * sizeof(*cp));
-	if (!cp)
-		return 0;
-	cp[0].have = cp[1].have = 0;
-	if (sc->kind == SC_FD) {
-		char dir[64];
-		snprintf(dir, sizeof(dir), "%d", (int)a[sc->dfd]);
-		snprintf(cp[0].path, sizeof(cp[0].path), "%s", dir);
-		cp[0].has_dir = 0;
-		if (dt_target_dir(t->tid, (int)a[sc->dfd], cp[0].abs, sizeof(cp[0].abs)) == 0)
-			cp[0].have = 1;
-	} else {
-		dt_read_callpath(s, t, req, sc->dfd, sc->path, &cp[0]);
-		if (sc->path2 >= 0)
-			dt_read_callpath(s, t, req, sc->dfd2, sc->path2, &cp[1]);
-	}
-	int err = 0, rule = -1;
-	if (seccomp_notify_id_valid(s->fd, req->id) == 0) {
-		/* op=new: one stat, and only when a rule asks. O_TMPFILE always
-		 * makes a new file; creat follows a symlink like open does, while
-		 * link, symlink and mknod name the new entry itself. */
-		ops &= ~(unsigned)DT_DENY_NEW;
-		if ((ops & DT_DENY_CREATE) && (dt_deny_ops(s->deny) & DT_DENY_NEW) && cp[0].have) {
-			int nofollow =
-			    has_flags ? (flags & O_NOFOLLOW) != 0 : strcmp(sc->name, "creat") != 0;
-			int missing = has_flags && (flags & O_TMPFILE) == O_TMPFILE
-			                  ? 1
-			                  : dt_target_path_missing(
-			                        t->tid, sc->dfd >= 0 ? (int)a[sc->dfd] : AT_FDCWD,
-			                        cp[0].path, nofollow);
-			if (missing == 1)
-				ops |= DT_DENY_NEW;
-		}
-		for (int k = 0; k < 2 && !err; k++)
-			if (cp[k].have)
-				err = dt_deny_decide(s->deny, cp[k].abs, ops, &rule);
-	}
-	if (err) {
-		struct dt_buf b;
-		dt_rec_begin(&b, s, DT_REC_DENIAL, t);
-		dt_put_str(&b, DT_T_OP, sc->name);
-		dt_put_u64(&b, DT_T_ERRNO, (uint64_t)err);
-		if (has_flags)
-			dt_put_u64(&b, DT_T_FLAGS, flags);
-		if (sc->mode >= 0 && (sc->kind != SC_OPEN || (flags & O_CREAT)))
-			dt_put_u64(&b, DT_T_MODE, a[sc->mode] & 07777);
-		if (sc->kind == SC_FD)
-			dt_put_u64(&b, DT_T_FD, a[sc->dfd]);
-		dt_put_u64(&b, DT_T_ACCESS, 1);
-		dt_put_u64(&b, DT_T_INJECTED, 1);
-		static const uint16_t tags[2][3] = {{DT_T_PATH, DT_T_DIRPATH, DT_T_ABSPATH},
-		                                    {DT_T_PATH2, DT_T_DIRPATH2, DT_T_ABSPATH2}};
-		for (int k = 0; k < 2; k++) {
-			if (!cp[k].have)
-				continue;
-			if (sc->kind != SC_FD)
-				dt_put_str(&b, tags[k][0], cp[k].path);
-			if (cp[k].has_dir)
-				dt_put_str(&b, tags[k][1], cp[k].dir);
-			dt_put_str(&b, tags[k][2], cp[k].abs);
-		}
-		dt_rec_end(&b, s);
-		s->st.injected++;
-	}
-	free(cp);
-	return err;
-}
-
-static void dt_handle(struct dt_supervisor *s, const struct seccomp_notif *req,
-                      struct seccomp_notif_resp *resp)
-{
-	resp->id = req->id;
-	resp->val = 0;
-	resp->error = 0;
-	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	const struct dt_sc *sc = NULL;
-	for (size_t i = 0; i < DT_NSYSCALLS && !sc; i++)
-		if (s->nr[i] == req->data.nr)
-			sc = &dt_syscalls[i];
-	if (!sc)
-		return;
-	struct dt_target t = {0};
-	t.tid = t.pid = (pid_t)req->pid;
-	t.uid = t.gid = -1;
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/mem", (int)req->pid);
-	t.mem = open(p, O_RDONLY | O_CLOEXEC);
-	/* the id is still valid: the mem fd belongs to the caller, not to a
-	 * process that reused its pid */
-	if (t.mem < 0 || seccomp_notify_id_valid(s->fd, req->id) != 0) {
-		if (t.mem >= 0)
-			close(t.mem);
-		return;
-	}
-	if (sc->kind == SC_EXEC) {
-		dt_handle_exec(s, sc, req, &t);
-	} else {
-		int err = dt_handle_file(s, sc, req, &t);
-		if (err) {
-			resp->flags = 0;
-			resp->error = -err;
-		}
-	}
-	close(t.mem);
-}
-
-static void *dt_supervise(void *arg)
-{
-	struct dt_supervisor *s = arg;
-	struct seccomp_notif *req = NULL;
-	struct seccomp_notif_resp *resp = NULL;
-	if (seccomp_notify_alloc(&req, &resp) != 0) {
-		/* cannot answer: closing the listener makes pending calls fail
-		 * (ENOSYS) rather than hang */
-		s->done = 1;
-		return NULL;
-	}
-	struct pollfd pfd = {s->fd, POLLIN, 0};
-	unsigned errors = 0;
-	for (;;) {
-		pfd.revents = 0;
-		int n = poll(&pfd, 1, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd.revents & POLLIN) {
-			memset(req, 0, sizeof(*req));
-			int rc = seccomp_notify_receive(s->fd, req);
-			if (rc != 0) {
-				/* ENOENT: the caller died before we read it */
-				if (++errors > 100000)
-					break;
-				continue;
-			}
-			errors = 0;
-			memset(resp, 0, sizeof(*resp));
-			dt_handle(s, req, resp);
-			/* fails with ENOENT when the target died or was
-			 * interrupted meanwhile: nothing waits for the answer */
-			seccomp_notify_respond(s->fd, resp);
-			s->st.notifications++;
-			continue;
-		}
-		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-			break;
-	}
-	seccomp_notify_free(req, resp);
-	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-struct dt_supervisor *dt_supervisor_start(int listener, struct dt_ring *ring,
-                                          struct dt_deny_set *deny, char *err, size_t errlen)
-{
-	struct dt_supervisor *s = calloc(1, sizeof(*s));
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		close(listener);
-		return NULL;
-	}
-	s->fd = listener;
-	s->ring = ring;
-	s->deny = deny;
-	for (size_t i = 0; i < DT_NSYSCALLS; i++)
-		s->nr[i] = seccomp_syscall_resolve_name(dt_syscalls[i].name);
-	/* signals are for the main thread (forwarding to the command) */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&s->thread, NULL, dt_supervise, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		snprintf(err, errlen, "cannot start the seccomp supervisor: %s", strerror(rc));
-		close(listener);
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-int dt_supervisor_busy(struct dt_supervisor *s)
-{
-	return s && !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
-}
-
-void dt_supervisor_wait(struct dt_supervisor *s, struct dt_supervisor_stats *st)
-{
-	if (!s)
-		return;
-	pthread_join(s->thread, NULL);
-	close(s->fd);
-	if (st)
-		*st = s->st;
-	free(s);
+	return m.val < 0 ? m.val : -EPIPE;
 }

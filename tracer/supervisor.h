@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The seccomp supervisor (tracer/seccomp.c; not named seccomp.h, which
+/* The seccomp supervisor (tracer/seccomp.c, the filter, and supervisor.c,
+ * the thread; this header is not named seccomp.h, which
  * would hide libseccomp's <seccomp.h> behind -Itracer): a user-notification filter installed in the
  * launched command (between fork and exec) and a thread of denytrace that
  * answers its notifications. It sees every execve/execveat of the tree
