@@ -326,10 +326,12 @@ static int dt_rule_file_permissions(const struct dt_cls *c, struct dt_verdict *v
 		v->cause = DT_CAUSE_FILE_PERMISSIONS;
 		snprintf(v->reason, sizeof(v->reason), "%s was refused with %s on a read-write mount: %s",
 			 shown, dt_errno_name(d->err), why);
+		snprintf(v->subject, sizeof(v->subject), "%s",
+			 dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir)) : shown);
 		snprintf(v->advice, sizeof(v->advice),
 			 "Fix ownership or mode (chown/chmod %s) or run the worker as the owner; "
 			 "the sandbox is not involved.",
-			 dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir)) : shown);
+			 v->subject);
 		return 1;
 	}
 	return 0;
@@ -407,10 +409,11 @@ static int dt_rule_protected_path(const struct dt_cls *c, struct dt_verdict *v)
 			snprintf(v->reason, sizeof(v->reason),
 				 "%s is under %s, a read-only mount inside a writable root", shown,
 				 deep->path);
+		snprintf(v->subject, sizeof(v->subject), "%s", prot ? prot->path : deep->path);
 		snprintf(v->advice, sizeof(v->advice),
 			 "Write somewhere else: %s is kept read-only on purpose (Codex protects .git, "
 			 ".codex, .agents and .aws inside writable roots).",
-			 prot ? prot->path : deep->path);
+			 v->subject);
 		return 1;
 	}
 	return 0;
@@ -433,10 +436,11 @@ static int dt_rule_symlink_mismatch(const struct dt_cls *c, struct dt_verdict *v
 			 "%s resolves to %s: the logical path is under %s but the real one is under %s; "
 			 "sandboxes bind real paths",
 			 abspath, real, lroot ? lroot->path : "no root", rroot ? rroot->path : "no root");
+		snprintf(v->subject, sizeof(v->subject), "%s", dt_parent(real, dir, sizeof(dir)));
 		snprintf(v->advice, sizeof(v->advice),
 			 "Name the resolved directory %s as the root (or avoid the symlink): a root given "
 			 "through a symlink does not cover the path it points to.",
-			 dt_parent(real, dir, sizeof(dir)));
+			 v->subject);
 		return 1;
 	}
 	return 0;
@@ -465,6 +469,7 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 		    d->sqlite, shown, ctx->db_writable_why ? " (" : "",
 		    ctx->db_writable_why ? ctx->db_writable_why : "",
 		    ctx->db_writable_why ? ")" : "", dir, sfx);
+		snprintf(v->subject, sizeof(v->subject), "%s", dir);
 		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
 		return 1;
 	}
@@ -483,6 +488,7 @@ static int dt_rule_root_not_granted(const struct dt_cls *c, struct dt_verdict *v
 			 v->root->dropped_by ? "an override dropped from the sandbox's roots"
 			 : v->granted == 0   ? "the sandbox did not make writable"
 					     : "was refused like a root the sandbox did not grant");
+		snprintf(v->subject, sizeof(v->subject), "%s", v->root->path);
 		dt_advise_grant(v->root, v->root->path, rs, v->advice, sizeof(v->advice));
 		return 1;
 	}
@@ -500,6 +506,7 @@ static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
 	if (!v->root && sandbox_like) {
 		v->cause = DT_CAUSE_OUTSIDE_ROOTS;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
+		snprintf(v->subject, sizeof(v->subject), "%s", dir);
 		snprintf(v->reason, sizeof(v->reason),
 			 "%s is outside every expected root%s; the sandbox refused it with %s", shown,
 			 rs->n ? "" : " (none were derived: pass --root or the Codex/Hermes/hcom facts)",

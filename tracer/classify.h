@@ -4,6 +4,8 @@
 #ifndef DENYTRACE_CLASSIFY_H
 #define DENYTRACE_CLASSIFY_H
 
+#include <limits.h>
+
 #include "mounts.h"
 #include "records.h"
 #include "roots.h"
@@ -43,6 +45,13 @@ struct dt_verdict {
 	int granted;                /* of that root: 1, 0, -1 unknown */
 	char reason[1024];          /* why this cause, in the user's terms */
 	char advice[1024];          /* what to change, where */
+	/* The one path the fix names, so refusals with one fix group together
+	 * (findings.h): file-permissions: the directory or file whose mode bits
+	 * refused; root-not-granted, sqlite-side-file: the directory to grant;
+	 * outside-roots: the directory to add as a root; symlink-mismatch: the
+	 * resolved directory; protected-path: the read-only path. Empty for
+	 * the other causes, whose fix does not depend on the path. */
+	char subject[PATH_MAX];
 };
 
 /* proc may be NULL (no process record: the process was not traced). */

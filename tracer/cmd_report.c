@@ -12,9 +12,11 @@ static const char report_usage[] =
 	"usage: denytrace report [options] [RING...]\n"
 	"\n"
 	"Diagnoses the refusals recorded in RING (default ./denytrace.ring; several\n"
-	"rings merge): groups them by path, call, errno and cause, links each to the\n"
-	"writable root that should have covered it, says whether the sandbox granted\n"
-	"that root, what the program did next, and what to change.\n"
+	"rings merge). It opens with the problems: refusals with one fix (the same\n"
+	"expected root, cause, grant and the path the fix names) are one problem,\n"
+	"linked to the writable root that should have covered them, whether the\n"
+	"sandbox granted it, what the program did next and what to change. The\n"
+	"groups by path, call, errno and cause follow (-v: in full).\n"
 	"\n"
 	"options:\n"
 	"  --format FMT          text (default), json (the stable contract), markdown\n"
@@ -24,6 +26,7 @@ static const char report_usage[] =
 	"  --codex-args 'ARGS'   the Codex command line, when the ring does not hold it\n"
 	"  --all                 also show lock contention (EACCES/EAGAIN on locks)\n"
 	"  --fail-on-denial      exit 1 when any refusal is reported\n"
+	"  -v, --verbose         text: every group in full under \"Details\"\n"
 	"  --color WHEN          auto (default: on a terminal, unless NO_COLOR), always, never\n"
 	"  -h, --help            this help\n"
 	"\n"
@@ -51,7 +54,7 @@ int cmd_report(int argc, char **argv)
 	const char **rings = calloc((size_t)argc + 1, sizeof(*rings));
 	size_t nrings = 0;
 	const char *format = "text", *color = "auto", *val;
-	int fail_on_denial = 0, rc = 0, m;
+	int fail_on_denial = 0, verbose = 0, rc = 0, m;
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -75,6 +78,8 @@ int cmd_report(int argc, char **argv)
 			color = val;
 		} else if (!strcmp(a, "--all")) {
 			o.all = 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = 1;
 		} else if (!strcmp(a, "--fail-on-denial")) {
 			fail_on_denial = 1;
 		} else if (a[0] == '-' && a[1]) {
@@ -108,7 +113,7 @@ int cmd_report(int argc, char **argv)
 	else if (!strcmp(format, "markdown"))
 		dt_report_markdown(stdout, &r);
 	else
-		dt_report_text(stdout, &r, report_color(color));
+		dt_report_text(stdout, &r, report_color(color), verbose);
 	int found = r.denials > 0;
 	uint64_t corrupt = r.stats.corrupt;
 	dt_report_free(&r);

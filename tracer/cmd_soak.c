@@ -669,7 +669,7 @@ static void soak_print_failures(const struct soak *s, const struct soak_opts *o,
 	soak_print_log_tail(log);
 	if (dt_report_load(&rep, rings, 1, err, sizeof(err)) == 0 &&
 	    dt_report_build(&rep, &ro, err, sizeof(err)) == 0)
-		dt_report_text(stdout, &rep, 0);
+		dt_report_text(stdout, &rep, 0, 0);
 	dt_report_free(&rep);
 }
 

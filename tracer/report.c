@@ -559,6 +559,7 @@ static void dt_report_add_denial(struct dt_report *r, const struct dt_report_opt
 	if (!g) {
 		dt_hidx_add(groups, gh, r->ngroups);
 		g = &r->groups[r->ngroups++];
+		g->id = gh;
 		g->rep = d;
 		g->path = path;
 		g->v = v;
@@ -629,6 +630,10 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	dt_hidx_free(&groups);
 	dt_hidx_free(&dt_reopens);
 	dt_hidx_free(&dt_writes);
+	if (dt_findings_build(r->groups, r->ngroups, &r->findings)) {
+		snprintf(err, errlen, "out of memory");
+		return DT_EXIT_INTERNAL;
+	}
 	return 0;
 }
 
@@ -639,6 +644,7 @@ void dt_report_free(struct dt_report *r)
 	free(r->recs);
 	free(r->procs);
 	free(r->groups);
+	dt_findings_free(&r->findings);
 	free(r->execs);
 	free(r->blind);
 	dt_rootset_free(&r->roots);

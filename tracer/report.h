@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "classify.h"
+#include "findings.h"
 #include "json.h"
 #include "records.h"
 #include "ringfile.h"
@@ -18,6 +19,9 @@
 #define DT_GROUP_MAX_PIDS 16
 
 struct dt_report_group {
+	/* stable across runs and rings: a hash of (path, op, errno, cause);
+	 * JSON writes it as 16 hex digits (denials[].id, findings[].groups) */
+	uint64_t id;
 	const struct dt_record *rep; /* first refusal of the group */
 	const char *path;            /* realpath, else abspath, else as passed */
 	struct dt_verdict v;
@@ -47,6 +51,7 @@ struct dt_report {
 	struct dt_rootset roots;
 	struct dt_report_group *groups;
 	size_t ngroups;
+	struct dt_findings findings; /* the groups by what would fix them (findings.h) */
 	const char *const *rings;
 	size_t nrings;
 	struct dt_read_stats stats;
@@ -81,7 +86,8 @@ int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *
 /* The process record of pid (the latest image), or NULL. */
 const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
 
-void dt_report_text(FILE *f, const struct dt_report *r, int color);
+/* Findings first; verbose adds every group in full under "Details". */
+void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose);
 void dt_report_json(FILE *f, const struct dt_report *r);
 void dt_report_markdown(FILE *f, const struct dt_report *r);
 /* Markdown inline code that survives any bytes; in_table escapes '|'. */

@@ -48,6 +48,8 @@ static void dt_report_json_summary(struct dt_json *j, const struct dt_report *r)
 {
 	dt_json_key(j, "summary");
 	dt_json_obj(j);
+	dt_json_key(j, "problems");
+	dt_json_uint(j, r->findings.n);
 	dt_json_key(j, "denials");
 	dt_json_uint(j, r->denials);
 	dt_json_key(j, "groups");
@@ -92,12 +94,65 @@ static void dt_report_json_summary(struct dt_json *j, const struct dt_report *r)
 	dt_json_end_obj(j);
 }
 
+static const char *dt_group_id(uint64_t id, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%016llx", (unsigned long long)id);
+	return buf;
+}
+
+/* One problem with one fix: its groups by id (findings.h). */
+static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
+				   const struct dt_finding *fd)
+{
+	char buf[64];
+	dt_json_obj(j);
+	dt_json_key(j, "title");
+	dt_json_str(j, fd->title);
+	dt_json_key(j, "cause");
+	dt_json_str(j, dt_cause_name(fd->cause));
+	dt_json_key(j, "expected_root");
+	dt_json_str(j, fd->root ? fd->root->path : NULL);
+	dt_json_key(j, "root_source");
+	dt_json_str(j, fd->root ? fd->root->source : NULL);
+	dt_json_key(j, "granted");
+	dt_json_granted(j, fd->root ? fd->granted : -1);
+	dt_json_key(j, "subject");
+	dt_json_str(j, fd->subject[0] ? fd->subject : NULL);
+	dt_json_key(j, "reason");
+	dt_json_str(j, fd->reason);
+	dt_json_key(j, "advice");
+	dt_json_str(j, fd->advice);
+	dt_json_key(j, "next");
+	dt_json_str(j, fd->next);
+	dt_json_key(j, "intermittent");
+	if (fd->intermittent)
+		dt_json_str(j, fd->differed);
+	else
+		dt_json_null(j);
+	dt_json_key(j, "count");
+	dt_json_uint(j, fd->count);
+	dt_json_key(j, "first");
+	dt_format_time(fd->first_ns, buf, sizeof(buf));
+	dt_json_str(j, buf);
+	dt_json_key(j, "last");
+	dt_format_time(fd->last_ns, buf, sizeof(buf));
+	dt_json_str(j, buf);
+	dt_json_key(j, "groups");
+	dt_json_arr(j);
+	for (size_t i = 0; i < fd->ngroups; i++)
+		dt_json_str(j, dt_group_id(r->groups[fd->groups[i]].id, buf, sizeof(buf)));
+	dt_json_end_arr(j);
+	dt_json_end_obj(j);
+}
+
 /* One group of refusals. */
 static void dt_report_json_group(struct dt_json *j, const struct dt_report_group *g)
 {
 	char buf[256];
 	const struct dt_record *d = g->rep;
 	dt_json_obj(j);
+	dt_json_key(j, "id");
+	dt_json_str(j, dt_group_id(g->id, buf, sizeof(buf)));
 	dt_json_key(j, "path");
 	dt_json_str(j, d->p[0].path);
 	dt_json_key(j, "abspath");
@@ -266,6 +321,12 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 	dt_json_end_arr(&j);
 
 	dt_report_json_summary(&j, r);
+
+	dt_json_key(&j, "findings");
+	dt_json_arr(&j);
+	for (size_t i = 0; i < r->findings.n; i++)
+		dt_report_json_finding(&j, r, &r->findings.v[i]);
+	dt_json_end_arr(&j);
 
 	dt_json_key(&j, "denials");
 	dt_json_arr(&j);

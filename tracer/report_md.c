@@ -74,12 +74,128 @@ void dt_md_fence(FILE *f, const char *lang, const char *text)
 	fputc('\n', f);
 }
 
-void dt_report_markdown(FILE *f, const struct dt_report *r)
+/* The per-group table under "Details". */
+static void dt_md_group_table(FILE *f, const struct dt_report *r)
+{
+	fputs("| path | op | errno | count | cause | expected root | granted |\n", f);
+	fputs("|---|---|---|---|---|---|---|\n", f);
+	for (size_t k = 0; k < r->ngroups; k++) {
+		const struct dt_report_group *g = &r->groups[k];
+		if (g->hidden)
+			continue;
+		fputs("| ", f);
+		dt_md_code_span(f, g->path, 1);
+		fputs(" | ", f);
+		dt_md_text(f, g->rep->op);
+		fprintf(f, " | %s | %llu | `%s` | ", dt_errno_name(g->rep->err),
+			(unsigned long long)g->count, dt_cause_name(g->v.cause));
+		if (g->v.root)
+			dt_md_code_span(f, g->v.root->path, 1);
+		else
+			fputs("none", f);
+		fprintf(f, " | %s |\n", !g->v.root ? "" : g->v.granted == 1 ? "yes" : g->v.granted == 0 ? "**no**" : "unknown");
+	}
+	fputc('\n', f);
+}
+
+/* One group in full, inside the collapsed section. */
+static void dt_md_group(FILE *f, const struct dt_report_group *g)
 {
 	char flags[256], t1[48];
+	const struct dt_record *d = g->rep;
+	dt_flags_name(d, flags, sizeof(flags));
+	fprintf(f, "#### `%s` %s: ", dt_cause_name(g->v.cause), dt_errno_name(d->err));
+	dt_md_code_span(f, g->path, 0);
+	fputs("\n\n", f);
+	fputs("- **call**: ", f);
+	dt_md_code_span(f, d->op, 0);
+	fprintf(f, " `%s`", flags);
+	if (d->sqlite) {
+		char ev[256];
+		fputs(", SQLite ", f);
+		dt_md_text(f, d->sqlite);
+		fputs(" file (", f);
+		dt_md_text(f, dt_sqlite_evidence_text(d, ev, sizeof(ev)));
+		fputc(')', f);
+	}
+	fputc('\n', f);
+	fputs("- **why**: ", f);
+	dt_md_text(f, g->v.reason);
+	fputc('\n', f);
+	if (g->v.root) {
+		fputs("- **expected root**: ", f);
+		dt_md_code_span(f, g->v.root->path, 0);
+		fputs(" from ", f);
+		dt_md_text(f, g->v.root->source);
+		fputc('\n', f);
+	}
+	dt_format_time(g->first_ns, t1, sizeof(t1));
+	fprintf(f, "- **seen**: %llu time%s, first %s, by ", (unsigned long long)g->count,
+		g->count == 1 ? "" : "s", t1);
+	dt_md_code_span(f, d->comm, 0); /* comm is the process's to choose (PR_SET_NAME) */
+	fprintf(f, " (pid %ld%s)\n", g->pids[0], g->npids > 1 ? " and others" : "");
+	if (g->next)
+		fprintf(f, "- **then**: %s\n", g->next);
+	if (g->intermittent) {
+		fputs("- **intermittent**: ", f);
+		dt_md_text(f, g->differed);
+		fputc('\n', f);
+	}
+	fputs("- **advice**: ", f);
+	dt_md_text(f, g->v.advice);
+	fputs("\n\n", f);
+}
+
+/* One problem: the fix once, its refused paths beneath. */
+static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_finding *fd, size_t nth)
+{
+	char t1[48];
+	const struct dt_report_group *g0 = &r->groups[fd->groups[0]];
+	fprintf(f, "### Problem %zu: ", nth);
+	dt_md_text(f, fd->title);
+	fprintf(f, "\n\n- **cause**: `%s`: ", dt_cause_name(fd->cause));
+	dt_md_text(f, fd->reason);
+	fputc('\n', f);
+	if (fd->root) {
+		fputs("- **expected root**: ", f);
+		dt_md_code_span(f, fd->root->path, 0);
+		fputs(" from ", f);
+		dt_md_text(f, fd->root->source);
+		fprintf(f, ", %s\n", fd->granted == 1 ? "granted" : fd->granted == 0 ? "**not granted**" : "grant unknown");
+	}
+	dt_format_time(fd->first_ns, t1, sizeof(t1));
+	fprintf(f, "- **seen**: %llu refusal%s, first %s, by ", (unsigned long long)fd->count,
+		fd->count == 1 ? "" : "s", t1);
+	dt_md_code_span(f, g0->rep->comm, 0);
+	fprintf(f, " (pid %ld%s)\n", g0->pids[0], g0->npids > 1 ? " and others" : "");
+	if (fd->next)
+		fprintf(f, "- **then**: %s\n", fd->next);
+	if (fd->intermittent) {
+		fputs("- **intermittent**: ", f);
+		dt_md_text(f, fd->differed);
+		fputc('\n', f);
+	}
+	fputs("- **advice**: ", f);
+	dt_md_text(f, fd->advice);
+	fputs("\n- **refused**:\n", f);
+	for (size_t i = 0; i < fd->ngroups; i++) {
+		const struct dt_report_group *g = &r->groups[fd->groups[i]];
+		fputs("  - ", f);
+		dt_md_code_span(f, g->rep->op, 0);
+		fputc(' ', f);
+		dt_md_code_span(f, g->path, 0);
+		fprintf(f, " %s x%llu\n", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+	}
+	fputc('\n', f);
+}
+
+void dt_report_markdown(FILE *f, const struct dt_report *r)
+{
+	char problems[64];
 	fprintf(f, "## denytrace report\n\n");
-	fprintf(f, "**%llu refused file operation%s**", (unsigned long long)r->denials,
-		r->denials == 1 ? "" : "s");
+	fprintf(f, "**%s**: %llu refused file operation%s",
+		dt_problems_phrase(r->findings.n, problems, sizeof(problems)),
+		(unsigned long long)r->denials, r->denials == 1 ? "" : "s");
 	int first = 1;
 	for (int c = 0; c < DT_CAUSE_COUNT; c++)
 		if (r->by_cause[c]) {
@@ -90,74 +206,17 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 	fprintf(f, "%s; %zu processes traced; %llu records read, %llu lost.\n\n", first ? "" : ")",
 		r->nprocs, (unsigned long long)r->stats.records, (unsigned long long)r->lost);
 
+	for (size_t i = 0; i < r->findings.n; i++)
+		dt_md_finding(f, r, &r->findings.v[i], i + 1);
 	if (r->denials) {
-		fputs("| path | op | errno | count | cause | expected root | granted |\n", f);
-		fputs("|---|---|---|---|---|---|---|\n", f);
-		for (size_t k = 0; k < r->ngroups; k++) {
-			const struct dt_report_group *g = &r->groups[k];
-			if (g->hidden)
-				continue;
-			fputs("| ", f);
-			dt_md_code_span(f, g->path, 1);
-			fputs(" | ", f);
-			dt_md_text(f, g->rep->op);
-			fprintf(f, " | %s | %llu | `%s` | ", dt_errno_name(g->rep->err),
-				(unsigned long long)g->count, dt_cause_name(g->v.cause));
-			if (g->v.root)
-				dt_md_code_span(f, g->v.root->path, 1);
-			else
-				fputs("none", f);
-			fprintf(f, " | %s |\n", !g->v.root ? "" : g->v.granted == 1 ? "yes" : g->v.granted == 0 ? "**no**" : "unknown");
-		}
-		fputc('\n', f);
-	}
-
-	for (size_t k = 0; k < r->ngroups; k++) {
-		const struct dt_report_group *g = &r->groups[k];
-		if (g->hidden)
-			continue;
-		const struct dt_record *d = g->rep;
-		dt_flags_name(d, flags, sizeof(flags));
-		fprintf(f, "### `%s` %s: ", dt_cause_name(g->v.cause), dt_errno_name(d->err));
-		dt_md_code_span(f, g->path, 0);
-		fputs("\n\n", f);
-		fputs("- **call**: ", f);
-		dt_md_code_span(f, d->op, 0);
-		fprintf(f, " `%s`", flags);
-		if (d->sqlite) {
-			char ev[256];
-			fputs(", SQLite ", f);
-			dt_md_text(f, d->sqlite);
-			fputs(" file (", f);
-			dt_md_text(f, dt_sqlite_evidence_text(d, ev, sizeof(ev)));
-			fputc(')', f);
-		}
-		fputc('\n', f);
-		fputs("- **why**: ", f);
-		dt_md_text(f, g->v.reason);
-		fputc('\n', f);
-		if (g->v.root) {
-			fputs("- **expected root**: ", f);
-			dt_md_code_span(f, g->v.root->path, 0);
-			fputs(" from ", f);
-			dt_md_text(f, g->v.root->source);
-			fputc('\n', f);
-		}
-		dt_format_time(g->first_ns, t1, sizeof(t1));
-		fprintf(f, "- **seen**: %llu time%s, first %s, by ", (unsigned long long)g->count,
-			g->count == 1 ? "" : "s", t1);
-		dt_md_code_span(f, d->comm, 0); /* comm is the process's to choose (PR_SET_NAME) */
-		fprintf(f, " (pid %ld%s)\n", g->pids[0], g->npids > 1 ? " and others" : "");
-		if (g->next)
-			fprintf(f, "- **then**: %s\n", g->next);
-		if (g->intermittent) {
-			fputs("- **intermittent**: ", f);
-			dt_md_text(f, g->differed);
-			fputc('\n', f);
-		}
-		fputs("- **advice**: ", f);
-		dt_md_text(f, g->v.advice);
-		fputs("\n\n", f);
+		fputs("### Details\n\n", f);
+		dt_md_group_table(f, r);
+		/* GitHub renders Markdown inside <details> after a blank line */
+		fputs("<details>\n<summary>Each group in full</summary>\n\n", f);
+		for (size_t k = 0; k < r->ngroups; k++)
+			if (!r->groups[k].hidden)
+				dt_md_group(f, &r->groups[k]);
+		fputs("</details>\n\n", f);
 	}
 
 	fputs("### Roots\n\n", f);

@@ -117,17 +117,132 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 	}
 }
 
-void dt_report_text(FILE *f, const struct dt_report *r, int color)
+/* One group of refusals in full (report -v, under "Details"). */
+static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct dt_style *st)
+{
+	struct dt_style s = *st;
+	char flags[256], t1[48], t2[48];
+	const struct dt_record *d = g->rep;
+	dt_flags_name(d, flags, sizeof(flags));
+	fprintf(f, "\n%s%sREFUSED%s ", s.bold, s.red, s.off);
+	dt_put_safe(f, d->op);
+	fprintf(f, "%s%s%s ", flags[0] ? "(" : "", flags, flags[0] ? ")" : "");
+	dt_put_safe(f, g->path);
+	fprintf(f, " %s%s%s", s.bold, dt_errno_name(d->err), s.off);
+	if (g->count > 1)
+		fprintf(f, " x%llu", (unsigned long long)g->count);
+	if (d->sqlite) {
+		char ev[256];
+		fputs(" [sqlite ", f);
+		dt_put_safe(f, d->sqlite);
+		fputs(" (", f);
+		dt_put_safe(f, dt_sqlite_evidence_text(d, ev, sizeof(ev)));
+		fputs(")]", f);
+	}
+	if (!d->writes)
+		fputs(" (read)", f);
+	fprintf(f, "\n  cause    %s%s%s: ", s.yellow, dt_cause_name(g->v.cause), s.off);
+	dt_put_safe(f, g->v.reason);
+	fputc('\n', f);
+	if (g->v.root) {
+		fputs("  root     ", f);
+		dt_put_safe(f, g->v.root->path);
+		fputs(" (", f);
+		dt_put_safe(f, g->v.root->source);
+		fprintf(f, "), %s\n", dt_granted_word(g->v.granted));
+	}
+	if (d->p[0].abspath && d->p[0].realpath && strcmp(d->p[0].abspath, d->p[0].realpath)) {
+		fputs("  logical  ", f);
+		dt_put_safe(f, d->p[0].abspath);
+		fputc('\n', f);
+	}
+	dt_format_time(g->first_ns, t1, sizeof(t1));
+	dt_format_time(g->last_ns, t2, sizeof(t2));
+	fputs("  by       ", f);
+	dt_put_safe(f, d->comm);
+	fputs(" pid", f);
+	for (size_t i = 0; i < g->npids; i++)
+		fprintf(f, "%s%ld", i ? "," : " ", g->pids[i]);
+	fprintf(f, "%s; %s%s%s\n", g->more_pids ? ",..." : "", t1, g->count > 1 ? " .. " : "",
+		g->count > 1 ? t2 : "");
+	if (g->next)
+		fprintf(f, "  next     %s\n", g->next);
+	if (g->intermittent) {
+		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow, s.off);
+		dt_put_safe(f, g->differed);
+		fputc('\n', f);
+	}
+	fprintf(f, "  %sadvice%s   ", s.green, s.off);
+	dt_put_safe(f, g->v.advice);
+	fputc('\n', f);
+}
+
+/* How many refused paths a finding lists before "-v shows ...". */
+#define DT_FINDING_PATHS 8
+
+/* One problem: its title, cause, root, what happened next, the fix once,
+ * then its refused paths one per line. */
+static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_finding *fd,
+			    size_t nth, int verbose, const struct dt_style *st)
+{
+	struct dt_style s = *st;
+	char t1[48], t2[48];
+	const struct dt_report_group *g0 = &r->groups[fd->groups[0]];
+	fprintf(f, "\n%s%sPROBLEM %zu%s: ", s.bold, s.red, nth, s.off);
+	dt_put_safe(f, fd->title);
+	dt_format_time(fd->first_ns, t1, sizeof(t1));
+	dt_format_time(fd->last_ns, t2, sizeof(t2));
+	fprintf(f, "\n  %llu refusal%s by ", (unsigned long long)fd->count, fd->count == 1 ? "" : "s");
+	dt_put_safe(f, g0->rep->comm);
+	fprintf(f, " pid %ld%s; %s%s%s\n", g0->pids[0], g0->npids > 1 ? " and others" : "", t1,
+		fd->count > 1 ? " .. " : "", fd->count > 1 ? t2 : "");
+	fprintf(f, "  cause    %s%s%s: ", s.yellow, dt_cause_name(fd->cause), s.off);
+	dt_put_safe(f, fd->reason);
+	fputc('\n', f);
+	if (fd->root) {
+		fputs("  root     ", f);
+		dt_put_safe(f, fd->root->path);
+		fputs(" (", f);
+		dt_put_safe(f, fd->root->source);
+		fprintf(f, "), %s\n", dt_granted_word(fd->granted));
+	}
+	if (fd->next)
+		fprintf(f, "  next     %s\n", fd->next);
+	if (fd->intermittent) {
+		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow, s.off);
+		dt_put_safe(f, fd->differed);
+		fputc('\n', f);
+	}
+	fprintf(f, "  %sadvice%s   ", s.green, s.off);
+	dt_put_safe(f, fd->advice);
+	fputc('\n', f);
+	for (size_t i = 0; i < fd->ngroups; i++) {
+		const struct dt_report_group *g = &r->groups[fd->groups[i]];
+		if (i == DT_FINDING_PATHS && !verbose) {
+			fprintf(f, "           ... and %zu more (-v shows them)\n", fd->ngroups - i);
+			break;
+		}
+		fputs(i ? "           " : "  refused  ", f);
+		dt_put_safe(f, g->rep->op);
+		fputc(' ', f);
+		dt_put_safe(f, g->path);
+		fprintf(f, " %s x%llu\n", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+	}
+}
+
+void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 {
 	struct dt_style s = dt_style_for(color);
-	char flags[256], t1[48], t2[48];
+	char problems[64];
 	size_t shown = 0;
 	for (size_t k = 0; k < r->ngroups; k++)
 		shown += !r->groups[k].hidden;
-	fprintf(f, "%sdenytrace report%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
+	dt_problems_phrase(r->findings.n, problems, sizeof(problems));
+	problems[0] = (char)(problems[0] == 'n' ? 'N' : problems[0]);
+	fprintf(f, "%s%s%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
 		"%llu records read, %llu lost\n",
-		s.bold, s.off, (unsigned long long)r->denials, r->denials == 1 ? "" : "s", shown,
-		shown == 1 ? "" : "s", r->nprocs, r->nprocs == 1 ? "" : "es",
+		s.bold, problems, s.off, (unsigned long long)r->denials, r->denials == 1 ? "" : "s",
+		shown, shown == 1 ? "" : "s", r->nprocs, r->nprocs == 1 ? "" : "es",
 		(unsigned long long)r->stats.records, (unsigned long long)r->lost);
 	if (r->hidden_denials)
 		fprintf(f, "%s(%llu lock-contention failures hidden; --all shows them)%s\n", s.dim,
@@ -138,63 +253,17 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color)
 	if (!shown)
 		fputs("\nNo refused file operations were recorded.\n", f);
 
-	for (size_t k = 0; k < r->ngroups; k++) {
-		const struct dt_report_group *g = &r->groups[k];
-		if (g->hidden)
-			continue;
-		const struct dt_record *d = g->rep;
-		dt_flags_name(d, flags, sizeof(flags));
-		fprintf(f, "\n%s%sREFUSED%s ", s.bold, s.red, s.off);
-		dt_put_safe(f, d->op);
-		fprintf(f, "%s%s%s ", flags[0] ? "(" : "", flags, flags[0] ? ")" : "");
-		dt_put_safe(f, g->path);
-		fprintf(f, " %s%s%s", s.bold, dt_errno_name(d->err), s.off);
-		if (g->count > 1)
-			fprintf(f, " x%llu", (unsigned long long)g->count);
-		if (d->sqlite) {
-			char ev[256];
-			fputs(" [sqlite ", f);
-			dt_put_safe(f, d->sqlite);
-			fputs(" (", f);
-			dt_put_safe(f, dt_sqlite_evidence_text(d, ev, sizeof(ev)));
-			fputs(")]", f);
-		}
-		if (!d->writes)
-			fputs(" (read)", f);
-		fprintf(f, "\n  cause    %s%s%s: ", s.yellow, dt_cause_name(g->v.cause), s.off);
-		dt_put_safe(f, g->v.reason);
-		fputc('\n', f);
-		if (g->v.root) {
-			fputs("  root     ", f);
-			dt_put_safe(f, g->v.root->path);
-			fputs(" (", f);
-			dt_put_safe(f, g->v.root->source);
-			fprintf(f, "), %s\n", dt_granted_word(g->v.granted));
-		}
-		if (d->p[0].abspath && d->p[0].realpath && strcmp(d->p[0].abspath, d->p[0].realpath)) {
-			fputs("  logical  ", f);
-			dt_put_safe(f, d->p[0].abspath);
-			fputc('\n', f);
-		}
-		dt_format_time(g->first_ns, t1, sizeof(t1));
-		dt_format_time(g->last_ns, t2, sizeof(t2));
-		fputs("  by       ", f);
-		dt_put_safe(f, d->comm);
-		fputs(" pid", f);
-		for (size_t i = 0; i < g->npids; i++)
-			fprintf(f, "%s%ld", i ? "," : " ", g->pids[i]);
-		fprintf(f, "%s; %s%s%s\n", g->more_pids ? ",..." : "", t1, g->count > 1 ? " .. " : "",
-			g->count > 1 ? t2 : "");
-		if (g->next)
-			fprintf(f, "  next     %s\n", g->next);
-		if (g->intermittent) {
-			fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow, s.off);
-			dt_put_safe(f, g->differed);
-			fputc('\n', f);
-		}
-		fprintf(f, "  %sadvice%s   ", s.green, s.off);
-		dt_put_safe(f, g->v.advice);
-		fputc('\n', f);
+	for (size_t i = 0; i < r->findings.n; i++)
+		dt_finding_text(f, r, &r->findings.v[i], i + 1, verbose, &s);
+	if (shown && !verbose)
+		fprintf(f, "\n%sDetails%s: -v shows each of the %zu group%s in full (call, flags, pids, "
+			"times, per-path cause).\n",
+			s.bold, s.off, shown, shown == 1 ? "" : "s");
+	else if (shown) {
+		fprintf(f, "\n%sDetails%s\n", s.bold, s.off);
+		for (size_t k = 0; k < r->ngroups; k++)
+			if (!r->groups[k].hidden)
+				dt_group_text(f, &r->groups[k], &s);
 	}
 
 	fprintf(f, "\n%sRoots%s\n", s.bold, s.off);

@@ -95,6 +95,32 @@ static size_t check_report(const char *dir, int phase, const char *cause, size_t
 	return groups;
 }
 
+/* The findings of a phase's report.json, as Python's json module reads
+ * them: how many, how many groups the first holds, how many denial groups
+ * the report has, and whether the first is intermittent. */
+struct demo_findings {
+	int n, groups0, denials, intermittent0;
+};
+
+static struct demo_findings phase_findings(const char *dir, int phase)
+{
+	char path[PATH_MAX], res[256];
+	snprintf(path, sizeof(path), "%s/phase%d/report.json", dir, phase);
+	const char *argv[] = {"/usr/bin/python3", "-c",
+	                      "import json, sys\n"
+	                      "r = json.load(open(sys.argv[1]))\n"
+	                      "f = r['findings']\n"
+	                      "print(len(f), len(f[0]['groups']) if f else -1, len(r['denials']),"
+	                      " int(bool(f and f[0]['intermittent'])))\n",
+	                      path, NULL};
+	int st = dtt_system(res, sizeof(res), argv, NULL);
+	cr_assert_eq(st, 0, "python3 could not read %s: %s", path, res);
+	struct demo_findings f;
+	cr_assert_eq(sscanf(res, "%d %d %d %d", &f.n, &f.groups0, &f.denials, &f.intermittent0), 4,
+	             "%s", res);
+	return f;
+}
+
 /* "worker: F of N writes failed" of phase (the first or second such line). */
 static void worker_count(const char *text, int nth, int *failed, int *total)
 {
@@ -159,6 +185,13 @@ Test(demo, runs_both_phases_and_each_report_names_the_board_root_and_its_cause)
 	size_t groups = check_report(dir, 1, root ? "file-permissions" : "injected", &inter);
 	cr_expect_gt(groups, 0, "phase 1 reported no refusal");
 	cr_expect_gt(inter, 0, "phase 1: no refusal is marked intermittent");
+	/* one problem (the board directory's mode bits, or the one rule), and
+	 * it is intermittent */
+	struct demo_findings f = phase_findings(dir, 1);
+	cr_expect_eq(f.n, 1, "phase 1: %d findings, not 1", f.n);
+	cr_expect_eq(f.groups0, f.denials, "phase 1: the finding holds %d of %d groups", f.groups0,
+	             f.denials);
+	cr_expect(f.intermittent0, "phase 1: the finding is not marked intermittent");
 
 	/* phase 2: a real sandbox when there is one; every write fails */
 	int sandbox = dtt_have_bwrap() || dtt_have_landlock();
@@ -167,6 +200,16 @@ Test(demo, runs_both_phases_and_each_report_names_the_board_root_and_its_cause)
 	groups = check_report(dir, 2, sandbox ? "root-not-granted" : "injected", &inter);
 	cr_expect_gt(groups, 0, "phase 2 reported no refusal");
 	cr_expect_eq(inter, 0, "phase 2 claims intermittency");
+	/* the database, -wal and -shm by open and fchown: five groups, one
+	 * ungranted board directory, one problem, and the report says so first */
+	f = phase_findings(dir, 2);
+	cr_expect_eq(f.n, 1, "phase 2: %d findings, not 1", f.n);
+	cr_expect_eq(f.groups0, f.denials, "phase 2: the finding holds %d of %d groups", f.groups0,
+	             f.denials);
+	if (sandbox)
+		cr_expect_eq(f.denials, 5, "phase 2: %d groups, not the five of the board", f.denials);
+	cr_expect(strstr(out, "phase2/workspace/denytrace.ring\n1 problem: "),
+	          "phase 2's report does not open with \"1 problem\":\n%s", out);
 
 	/* the dispatcher closed the board last: no side files left, and the
 	 * board is still in WAL mode (the worker's fallback did not switch it) */
@@ -202,6 +245,12 @@ Test(demo, the_emulations_work_even_as_root_and_json_summarises_them)
 	cr_expect_gt(check_report(dir, 1, "injected", &inter), 0);
 	cr_expect_gt(inter, 0, "phase 1: no refusal is marked intermittent");
 	cr_expect_gt(check_report(dir, 2, "injected", &inter), 0);
+	struct demo_findings f = phase_findings(dir, 1);
+	cr_expect(f.n == 1 && f.intermittent0, "phase 1: %d findings, intermittent %d", f.n,
+	          f.intermittent0);
+	f = phase_findings(dir, 2);
+	cr_expect(f.n == 1 && f.groups0 == f.denials, "phase 2: %d findings holding %d of %d groups",
+	          f.n, f.groups0, f.denials);
 }
 
 Test(demo, bad_options_exit_2_and_a_full_out_directory_exits_5)

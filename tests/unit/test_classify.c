@@ -246,6 +246,8 @@ Test(classify, create_in_root_owned_0755_dir_is_file_permissions)
 	assert_has(v.reason, "read-write mount");
 	/* the directory is what needs fixing, not the missing file */
 	assert_has(v.advice, "chown/chmod " D "/srv/out)");
+	/* and the directory is what its finding is keyed by */
+	cr_assert_str_eq(v.subject, D "/srv/out");
 }
 
 Test(classify, write_to_readonly_mode_file_is_file_permissions_naming_the_file)
@@ -257,6 +259,7 @@ Test(classify, write_to_readonly_mode_file_is_file_permissions_naming_the_file)
 	assert_cause(v, DT_CAUSE_FILE_PERMISSIONS);
 	assert_has(v.reason, "the file is mode 0644");
 	assert_has(v.advice, "chown/chmod " D "/srv/out/conf.txt)");
+	cr_assert_str_eq(v.subject, D "/srv/out/conf.txt");
 }
 
 Test(classify, chmod_of_someone_elses_file_is_file_permissions)

@@ -211,7 +211,9 @@ static const struct dt_report_group *group(const char *path, const char *op)
 
 /* ---- output capture ----------------------------------------------------------------- */
 
-enum fmt { FMT_JSON, FMT_MD, FMT_TEXT, FMT_TEXT_COLOR };
+/* FMT_TEXT is report -v (findings, then every group in full); FMT_TEXT_SHORT
+ * the default. */
+enum fmt { FMT_JSON, FMT_MD, FMT_TEXT, FMT_TEXT_COLOR, FMT_TEXT_SHORT };
 
 static const char *render(enum fmt fmt)
 {
@@ -225,8 +227,9 @@ static const char *render(enum fmt fmt)
 	switch (fmt) {
 	case FMT_JSON: dt_report_json(f, &rep); break;
 	case FMT_MD: dt_report_markdown(f, &rep); break;
-	case FMT_TEXT: dt_report_text(f, &rep, 0); break;
-	case FMT_TEXT_COLOR: dt_report_text(f, &rep, 1); break;
+	case FMT_TEXT: dt_report_text(f, &rep, 0, 1); break;
+	case FMT_TEXT_COLOR: dt_report_text(f, &rep, 1, 1); break;
+	case FMT_TEXT_SHORT: dt_report_text(f, &rep, 0, 0); break;
 	}
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_eq(strlen(out), len, "output holds a NUL byte");
@@ -1047,8 +1050,8 @@ Test(report, markdown_summary_and_sections)
 	scenario(0);
 	const char *m = render(FMT_MD);
 
-	assert_has(m, "**8 refused file operations** (`sqlite-side-file` 1, `root-not-granted` 7)");
-	assert_has(m, "### `root-not-granted` EROFS: ` " D "/data/app.db `");
+	assert_has(m, "**3 problems**: 8 refused file operations (`sqlite-side-file` 1, `root-not-granted` 7)");
+	assert_has(m, "#### `root-not-granted` EROFS: ` " D "/data/app.db `");
 	assert_has(m, "- **then**: SQLite reopened the database read-only");
 	assert_has(m, "- **intermittent**: written by pid 300 (writer)");
 	assert_has(m, "| ` " D "/data/app.db ` | openat | EROFS | 2 | `root-not-granted` | ` " D
@@ -1138,7 +1141,7 @@ Test(report, text_summary_counts_and_groups)
 	scenario(0);
 	const char *t = render(FMT_TEXT);
 
-	assert_has(t, "denytrace report: 8 refusals in 7 groups; 3 processes traced");
+	assert_has(t, "3 problems: 8 refusals in 7 groups; 3 processes traced");
 	assert_has(t,
 	           "REFUSED openat(O_RDWR|O_CREAT) " D "/data/app.db EROFS x2 [sqlite db "
 	           "(evidence: reopen; header not checked: the database file no longer exists)]");
@@ -1281,4 +1284,130 @@ Test(split_words, count_pointer_may_be_null)
 	cr_assert_not_null(words);
 	cr_assert_str_eq(words[1], "b");
 	cr_assert_null(words[2]);
+}
+
+/* ---- findings ------------------------------------------------------------------------------ */
+
+#define assert_starts(s, prefix)                                                              \
+	cr_assert(!strncmp((s), (prefix), strlen(prefix)), "does not start with %s:\n%s", (prefix), (s))
+
+Test(report, findings_group_the_refusals_by_root_and_cause)
+{
+	scenario(0);
+
+	/* D/data (5 groups), D/out not granted (log.txt), D/out's side file */
+	cr_assert_eq(rep.findings.n, 3);
+	const struct dt_finding *f = &rep.findings.v[0];
+	cr_assert_eq(f->ngroups, 5);
+	cr_assert_eq(f->count, 6);
+	cr_assert_str_eq(f->root->path, D "/data");
+	cr_assert_eq(f->cause, DT_CAUSE_ROOT_NOT_GRANTED);
+	/* app.db x2 first; the lock contention and bwrap's set-up are in none */
+	cr_assert_str_eq(rep.groups[f->groups[0]].path, D "/data/app.db");
+	cr_assert_not(f->intermittent);
+	cr_assert(rep.findings.v[1].intermittent, "log.txt was written by pid 300");
+	cr_assert_eq(rep.findings.v[2].cause, DT_CAUSE_SQLITE_SIDE_FILE);
+}
+
+Test(report, json_findings_list_the_ids_of_their_denial_groups)
+{
+	scenario(0);
+	json_flat();
+
+	assert_json("summary.problems", "3");
+	assert_json("findings#", "3");
+	assert_json("findings[0].groups#", "5");
+	assert_json("findings[0].title", "\"" D "/data not granted to the sandbox\"");
+	assert_json("findings[0].cause", "\"root-not-granted\"");
+	assert_json("findings[0].expected_root", "\"" D "/data\"");
+	assert_json("findings[0].granted", "false");
+	assert_json("findings[0].count", "6");
+	assert_json("findings[0].intermittent", "null");
+	cr_assert_str_neq(jget("findings[1].intermittent"), "null");
+	assert_json("denials#", "7");
+	/* every id of a finding is a denial's, and the 7 ids are distinct */
+	char ids[7][64];
+	for (int i = 0; i < 7; i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "denials[%d].id", i);
+		cr_assert_not_null(jget(key));
+		snprintf(ids[i], sizeof(ids[i]), "%s", jget(key));
+		cr_assert_eq(strlen(ids[i]), 18, "%s", ids[i]);
+		for (int k = 0; k < i; k++)
+			cr_assert_str_neq(ids[i], ids[k]);
+	}
+	for (int f = 0; f < 3; f++)
+		for (int i = 0;; i++) {
+			char key[64];
+			snprintf(key, sizeof(key), "findings[%d].groups[%d]", f, i);
+			const char *id = jget(key);
+			if (!id)
+				break;
+			int found = 0;
+			for (int k = 0; k < 7; k++)
+				found |= !strcmp(ids[k], id);
+			cr_assert(found, "%s = %s is no denial's id", key, id);
+		}
+}
+
+Test(report, group_ids_do_not_depend_on_record_order)
+{
+	scenario(0);
+	uint64_t first = group(D "/out/log.txt", "openat")->id;
+	dt_report_free(&rep);
+	/* the same refusal alone, at another time, by another pid */
+	add_process(100, 1000, 1, 11);
+	add_denial(100, 9000, "openat", EROFS, D "/out/log.txt");
+	build_opts(0, data_roots, 2);
+	cr_assert_eq(group(D "/out/log.txt", "openat")->id, first);
+}
+
+Test(report, text_opens_with_the_problems_and_hides_the_groups_without_verbose)
+{
+	scenario(0);
+	const char *t = render(FMT_TEXT_SHORT);
+
+	assert_starts(t, "3 problems: 8 refusals in 7 groups;");
+	assert_has(t, "\nPROBLEM 1: " D "/data not granted to the sandbox\n  6 refusals by worker");
+	assert_has(t, "  refused  openat " D "/data/app.db EROFS x2\n");
+	assert_has(t, "\nPROBLEM 3: " D "/out not writable: SQLite cannot keep its side files there");
+	assert_has(t, "Details: -v shows each of the 7 groups in full");
+	assert_lacks(t, "REFUSED");
+	/* the advice once per problem: D/data's appears once */
+	const char *a = strstr(t, "Make " D "/data writable");
+	cr_assert(a && !strstr(a + 1, "Make " D "/data writable"), "%s", t);
+
+	t = render(FMT_TEXT);
+	assert_has(t, "\nDetails\n");
+	assert_has(t, "REFUSED openat(O_RDWR|O_CREAT) " D "/data/app.db EROFS x2");
+}
+
+Test(report, one_problem_is_singular_and_none_says_so)
+{
+	add_process(100, 1000, 1, 11);
+	add_denial(100, 2000, "openat", EROFS, D "/data/a");
+	build_opts(0, data_roots, 2);
+	assert_starts(render(FMT_TEXT_SHORT), "1 problem: 1 refusal in 1 group;");
+	assert_has(render(FMT_MD), "**1 problem**: 1 refused file operation");
+
+	dt_report_free(&rep);
+	add_process(100, 1000, 1, 11);
+	build_opts(0, data_roots, 2);
+	assert_starts(render(FMT_TEXT_SHORT), "No problems: 0 refusals in 0 groups;");
+}
+
+Test(report, markdown_has_the_problems_then_a_table_and_the_groups_collapsed)
+{
+	scenario(0);
+	const char *m = render(FMT_MD);
+
+	const char *p1 = strstr(m, "### Problem 1: " D "/data not granted to the sandbox");
+	const char *det = strstr(m, "### Details");
+	const char *open = strstr(m, "<details>\n<summary>");
+	const char *close = strstr(m, "</details>");
+	cr_assert(p1 && det && open && close && p1 < det && det < open && open < close, "%s", m);
+	assert_has(p1, "- **refused**:\n  - ` openat ` ` " D "/data/app.db ` EROFS x2\n");
+	/* the per-group sections are inside the collapsed part */
+	const char *grp = strstr(m, "#### `root-not-granted`");
+	cr_assert(grp && grp > open && grp < close);
 }

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* Findings: one problem with one fix. The report's groups (one per path,
+ * op, errno and cause) are regrouped by what would fix them:
+ *
+ *   (expected root, cause, grant, subject)
+ *
+ * where the subject is the one path the fix names (dt_verdict.subject): for
+ * file-permissions the directory or file whose mode bits refused, for
+ * root-not-granted the root to grant. Five refusals of a database, its -wal
+ * and -shm under one ungranted board directory are one finding.
+ *
+ * A pure function over plain data: it reads the groups, keeps pointers into
+ * them (and into their verdicts and roots), and owns only its arrays. Hidden
+ * groups (lock contention, sandbox set-up without --all) belong to no
+ * finding. Output formats only read the result. */
+#ifndef DENYTRACE_FINDINGS_H
+#define DENYTRACE_FINDINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classify.h"
+
+struct dt_report_group;
+
+struct dt_finding {
+	char title[512]; /* one line: "... not granted to the sandbox" */
+	enum dt_cause cause;
+	const struct dt_root *root; /* the expected root, or NULL */
+	int granted;                /* of that root: 1, 0, -1 unknown */
+	const char *subject;        /* dt_verdict.subject; "" when the fix names no path */
+	const char *reason;         /* the first group's reason (it names its own path) */
+	const char *advice;         /* the fix, once: the first group's advice */
+	const char *next;           /* what the program did next (first group that says), or NULL */
+	int intermittent;           /* some refused path was also written successfully */
+	const char *differed;       /* what differed, from the first intermittent group, or NULL */
+	uint64_t count;             /* refusals, all groups together */
+	uint64_t first_ns, last_ns; /* first and last refusal */
+	/* indices into the report's group array, most refusals first */
+	const size_t *groups;
+	size_t ngroups;
+};
+
+struct dt_findings {
+	struct dt_finding *v; /* most refusals first; ties: earliest first */
+	size_t n;
+	size_t *idx; /* storage for every finding's groups */
+};
+
+/* Regroups groups[0..ngroups) into findings. Returns 0, or -1 when out of
+ * memory (out is then empty). */
+int dt_findings_build(const struct dt_report_group *groups, size_t ngroups,
+                      struct dt_findings *out);
+void dt_findings_free(struct dt_findings *f);
+
+/* "N problems" with the plural right: "no problems", "1 problem". */
+const char *dt_problems_phrase(size_t n, char *buf, size_t cap);
+
+#endif
