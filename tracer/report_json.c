@@ -102,7 +102,7 @@ static const char *dt_group_id(uint64_t id, char *buf, size_t cap)
 
 /* One problem with one fix: its groups by id (findings.h). */
 static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
-				   const struct dt_finding *fd)
+                                   const struct dt_finding *fd)
 {
 	char buf[64];
 	dt_json_obj(j);
