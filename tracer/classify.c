@@ -84,12 +84,7 @@ static int dt_root_granted_to(const struct dt_root *root, const struct dt_record
 	return root->granted;
 }
 
-/* What kind of change the op makes to its path: create or remove an entry
- * in the parent directory (needs w+x on the parent), modify the file
- * itself (needs w on it), or change its metadata (needs ownership). */
-enum dt_need { DT_NEED_DIR, DT_NEED_FILE, DT_NEED_OWNER, DT_NEED_NONE };
-
-static enum dt_need dt_op_need(const struct dt_record *d)
+enum dt_need dt_op_need(const struct dt_record *d)
 {
 	const char *op = d->op ? d->op : "";
 	int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);

@@ -59,6 +59,12 @@ void dt_classify(const struct dt_record *denial, const struct dt_record *proc,
 		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
 		 struct dt_verdict *out);
 
+/* What kind of change the refused op makes to its path: create or remove
+ * an entry in the parent directory (needs w+x on the parent), modify the
+ * file itself (needs w on it), or change its metadata (needs ownership). */
+enum dt_need { DT_NEED_DIR, DT_NEED_FILE, DT_NEED_OWNER, DT_NEED_NONE };
+enum dt_need dt_op_need(const struct dt_record *d);
+
 /* Is this op a lock call (fcntl locks, flock)? */
 int dt_op_is_lock(const char *op);
 

@@ -284,12 +284,18 @@ static void drop_tui_options(struct dt_rootset *rs, struct dt_codex_cli *c, cons
 }
 
 static void apply_option(struct dt_codex_cli *c, const struct codex_opt *o, const char *a,
-                         const char *val, size_t next)
+                         const char *val, size_t start, size_t next)
 {
 	switch (o->role) {
 	case OPT_CONFIG:
-		if (val)
+		if (val) {
+			size_t had = c->nov;
 			add_override(c, val);
+			if (c->nov > had) {
+				c->ov[had].argi = start;
+				c->ov[had].argn = next - start;
+			}
+		}
 		c->config_end = next;
 		break;
 	case OPT_CD:
@@ -340,6 +346,7 @@ void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const cha
 		const char *a = argv[i], *val;
 		const struct codex_opt *o;
 		unsigned sub;
+		size_t start = i;
 
 		/* after "--" comes the command (codex sandbox) or a prompt */
 		if (!strcmp(a, "--"))
@@ -370,7 +377,7 @@ void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const cha
 		if (ctx == CX_TUI && o->role != OPT_CONFIG && o->role != OPT_PROFILE &&
 		    o->role != OPT_OTHER && ntui < sizeof(tui_only) / sizeof(*tui_only))
 			tui_only[ntui++] = a;
-		apply_option(c, o, a, val, i + 1);
+		apply_option(c, o, a, val, start, i + 1);
 	}
 	c->sandbox_cmd = ctx == CX_SANDBOX;
 	c->add_dir_ok = ctx != CX_SANDBOX && ctx != CX_APPSRV;

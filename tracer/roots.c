@@ -248,6 +248,9 @@ void dt_rootset_free(struct dt_rootset *rs)
 	free(rs->codex_sandbox_mode);
 	free(rs->codex_config_path);
 	free(rs->codex_override);
+	for (size_t i = 0; i < rs->ncodex_list; i++)
+		free(rs->codex_list[i]);
+	free(rs->codex_list);
 	free(rs->codex_profile_path);
 	free(rs->codex_refused);
 	free(rs->codex_permission_profile);

@@ -48,6 +48,10 @@ struct dt_rootset {
 	int codex_config_recorded;  /* it was read from the ring's snapshot (denytrace
 				     * codex), not from the file as it is now */
 	char *codex_override;       /* the -c writable_roots override text, or NULL */
+	char **codex_list;          /* the writable_roots list in effect (from the -c, the
+				     * -p layer or config.toml), resolved, in order; what a
+				     * new -c list must repeat (fix.c) */
+	size_t ncodex_list;
 	char *codex_profile_path;   /* the -p NAME layer ($CODEX_HOME/NAME.config.toml)
 				     * read, or NULL */
 	int codex_profile_recorded; /* it was read from the ring's snapshot */
@@ -112,6 +116,7 @@ struct dt_codex_override {
 	size_t nkeys;
 	struct toml_value *parsed;
 	struct toml_value literal; /* the string fallback, when parsed is NULL */
+	size_t argi, argn;         /* its words in argv: argv[argi], argn of them (1 or 2) */
 };
 const struct toml_value *dt_codex_override_value(const struct dt_codex_override *o);
 

@@ -434,7 +434,11 @@ static void decided_list(struct dt_rootset *rs, const struct codex_cfg *cfg,
 	list_roots(rs, list, s, from ? l->cwd : dir, l->home, &roots);
 	for (size_t i = 0; i < roots.n; i++)
 		add_writable(rs, writable, roots.v[i], s, k);
-	strlist_free(&roots);
+	for (size_t i = 0; i < rs->ncodex_list; i++)
+		free(rs->codex_list[i]);
+	free(rs->codex_list);
+	rs->codex_list = roots.v; /* handed over, freed with rs */
+	rs->ncodex_list = roots.n;
 	free(s);
 	free(k);
 	free(dir);

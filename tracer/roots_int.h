@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to the roots module (roots.c, codex_cli.c, roots_codex.c,
+/* Internal to the roots module (roots.c, codex_cli.c, roots_codex.c, fix.c,
  * roots_env.c): the string and path helpers they share, defined in roots.c.
  * Allocation failures abort (oom): the CLI reads a handful of strings. */
 #ifndef DENYTRACE_ROOTS_INT_H

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* The fix computation: the bwrap and Codex command-line rewrites, and a
+ * plan that never grants more than the findings' expected roots. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fix.h"
+#include "roots.h"
+
+static char *joined(const struct dt_argv *a)
+{
+	static char buf[4096];
+	size_t n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < a->n; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : "", a->v[i]);
+	return buf;
+}
+
+static void rewrite_bwrap(const char *const *argv, size_t argc, const char *dir, int want_rc,
+                          const char *want)
+{
+	struct dt_argv a;
+	char what[512];
+	dt_argv_copy(&a, argv, argc);
+	long at = dt_argv_find_bwrap(argv, argc);
+	cr_assert_geq(at, 0);
+	int rc = dt_bwrap_grant(&a, (size_t)at, dir, what, sizeof(what));
+	cr_assert_eq(rc, want_rc, "rc %d: %s", rc, what);
+	if (want)
+		cr_assert_str_eq(joined(&a), want);
+	cr_assert_null(a.v[a.n], "the vector stays NULL-terminated");
+	dt_argv_free(&a);
+}
+
+Test(fix, a_bwrap_bind_goes_after_the_last_mount_above_the_root_and_before_mounts_inside_it)
+{
+	const char *argv[] = {"timeout", "60",   "bwrap", "--ro-bind", "/",       "/",
+	                      "--bind",  "/w",   "/w",    "--ro-bind", "/b/.git", "/b/.git",
+	                      "--dev",   "/dev", "--",    "python3",   "w.py"};
+	rewrite_bwrap(argv, 17, "/b", 0,
+	              "timeout 60 bwrap --ro-bind / / --bind /b /b --bind /w /w --ro-bind /b/.git "
+	              "/b/.git --dev /dev -- python3 w.py");
+}
+
+Test(fix, a_read_only_bind_of_the_root_itself_becomes_a_writable_one)
+{
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--ro-bind-try", "/b", "/b", "sh"};
+	rewrite_bwrap(argv, 8, "/b", 0, "bwrap --ro-bind / / --bind-try /b /b sh");
+}
+
+Test(fix, a_bind_maps_the_root_through_the_mount_that_holds_it_from_the_host)
+{
+	const char *argv[] = {"bwrap", "--ro-bind", "/srv/host", "/h", "--chdir", "/h", "sh"};
+	rewrite_bwrap(argv, 7, "/h/board", 0,
+	              "bwrap --ro-bind /srv/host /h --bind /srv/host/board /h/board --chdir /h sh");
+}
+
+Test(fix, a_root_already_bound_writable_needs_no_change)
+{
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--bind", "/b", "/b", "--", "sh"};
+	rewrite_bwrap(argv, 9, "/b/sub", 1, "bwrap --ro-bind / / --bind /b /b -- sh");
+}
+
+Test(fix, an_unknown_bwrap_option_is_refused_rather_than_guessed)
+{
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--frobnicate", "x", "sh"};
+	rewrite_bwrap(argv, 7, "/b", -1, NULL);
+}
+
+Test(fix, codex_gets_one_roots_override_after_its_last_c_in_place_of_every_earlier_one)
+{
+	const char *argv[] = {"env",
+	                      "X=1",
+	                      "codex",
+	                      "-c",
+	                      "sandbox_workspace_write.writable_roots=[\"/b\"]",
+	                      "sandbox",
+	                      "-c",
+	                      "sandbox_mode=\"workspace-write\"",
+	                      "--config=sandbox_workspace_write.writable_roots=[\"/a\"]",
+	                      "--",
+	                      "sh",
+	                      "-c",
+	                      "sandbox_workspace_write.writable_roots=[]"};
+	struct dt_argv a;
+	char what[512];
+	dt_argv_copy(&a, argv, 13);
+	long at = dt_argv_find_codex(argv, 13);
+	cr_assert_eq(at, 2);
+	const char *roots[] = {"/a", "/b"};
+	cr_assert_eq(dt_codex_set_roots(&a, 2, roots, 2, 0, what, sizeof(what)), 0, "%s", what);
+	cr_assert_str_eq(joined(&a),
+	                 "env X=1 codex sandbox -c sandbox_mode=\"workspace-write\" -c "
+	                 "sandbox_workspace_write.writable_roots=[\"/a\",\"/b\"] -- sh -c "
+	                 "sandbox_workspace_write.writable_roots=[]");
+	dt_argv_free(&a);
+}
+
+Test(fix, codex_without_any_c_gets_it_right_after_the_program_with_the_mode)
+{
+	const char *argv[] = {"/opt/codex", "sandbox", "--", "sh"};
+	struct dt_argv a;
+	char what[512];
+	dt_argv_copy(&a, argv, 4);
+	const char *roots[] = {"/b"};
+	cr_assert_eq(dt_codex_set_roots(&a, 0, roots, 1, 1, what, sizeof(what)), 0);
+	cr_assert_str_eq(joined(&a),
+	                 "/opt/codex -c sandbox_workspace_write.writable_roots=[\"/b\"] "
+	                 "-c sandbox_mode=\"workspace-write\" sandbox -- sh");
+	dt_argv_free(&a);
+}
+
+/* A rootset as the report derives it for a Codex launch whose -c list
+ * ["/a"] dropped config.toml's "/b". */
+static void codex_rootset(struct dt_rootset *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	dt_roots_add(rs, "/w", DT_ROOT_CODEX, "codex workspace (cwd)", NULL);
+	dt_roots_add(rs, "/a", DT_ROOT_CODEX, "-c sandbox_workspace_write.writable_roots=[\"/a\"]",
+	             NULL);
+	struct dt_root *b = dt_roots_add(rs, "/b", DT_ROOT_CODEX, "config.toml", NULL);
+	b->granted = 0;
+	b->dropped_by = strdup("-c sandbox_workspace_write.writable_roots=[\"/a\"]");
+	dt_roots_add(rs, "/c", DT_ROOT_HERMES, "HERMES_KANBAN_DB=/c/kanban.db", NULL);
+	rs->codex_sandbox_mode = strdup("workspace-write");
+	rs->codex_override = strdup("-c sandbox_workspace_write.writable_roots=[\"/a\"]");
+	rs->codex_list = calloc(1, sizeof(char *));
+	rs->codex_list[0] = strdup("/a");
+	rs->ncodex_list = 1;
+}
+
+static const struct dt_root *root_of(const struct dt_rootset *rs, const char *path)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].path, path))
+			return &rs->v[i];
+	return NULL;
+}
+
+Test(fix, the_roots_a_fix_grants_are_exactly_the_expected_roots_of_the_findings)
+{
+	struct dt_rootset rs;
+	codex_rootset(&rs);
+	const char *argv[] = {"codex", "sandbox",
+	                      "-c",    "sandbox_workspace_write.writable_roots=[\"/a\"]",
+	                      "--",    "sh"};
+	struct dt_fix_launch l = {argv, 6, 0, "/w", &rs};
+	struct dt_record d = {0};
+	d.err = EROFS;
+	d.op = "open";
+	const struct dt_record *refs[] = {&d};
+	struct dt_fix_problem p[] = {
+	    {DT_CAUSE_ROOT_NOT_GRANTED, root_of(&rs, "/b"), 0, "/b", refs, 1, NULL},
+	    {DT_CAUSE_OUTSIDE_ROOTS, NULL, -1, "/elsewhere", refs, 1, NULL},
+	    {DT_CAUSE_ROOT_NOT_GRANTED, root_of(&rs, "/c"), 0, "/c", refs, 1, NULL},
+	    {DT_CAUSE_PROTECTED_PATH, root_of(&rs, "/w"), 1, "/w/.git", refs, 1, NULL},
+	};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(p, 4, &l, &plan);
+	cr_assert_eq(plan.sandbox, DT_SB_CODEX);
+	/* granted by the fixes, all together: /b and /c, the findings' roots */
+	size_t ngrants = 0;
+	for (size_t i = 0; i < plan.n; i++)
+		for (size_t g = 0; g < plan.fixes[i].ngrants; g++) {
+			cr_assert(!strcmp(plan.fixes[i].grants[g], p[i].root->path),
+			          "finding %zu grants %s, not its root", i,
+			          plan.fixes[i].grants[g]);
+			ngrants++;
+		}
+	cr_assert_eq(ngrants, 2);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_COMMAND_LINE);
+	cr_assert_eq(plan.fixes[1].kind, DT_FIX_NONE, "no root: nothing is granted");
+	cr_assert_not_null(strstr(plan.fixes[1].why, "widen"));
+	cr_assert_eq(plan.fixes[3].kind, DT_FIX_PROGRAM);
+	cr_assert_not_null(strstr(plan.fixes[2].launcher, "HERMES_KANBAN_DB"));
+	/* one -c holding the list it replaces and both roots */
+	cr_assert_not_null(plan.argv);
+	struct dt_argv a = {plan.argv, plan.argc};
+	cr_assert_str_eq(joined(&a),
+	                 "codex sandbox -c "
+	                 "sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\"] "
+	                 "-- sh");
+	cr_assert_str_eq(plan.fixes[0].copy[0],
+	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\"]'");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+static struct dt_record mode_refusal(uint32_t pmode, uint32_t puid, uint32_t pgid, int64_t uid,
+                                     int64_t gid)
+{
+	struct dt_record d = {0};
+	d.err = EACCES;
+	d.op = "open";
+	d.writes = 1;
+	d.uid = uid;
+	d.gid = gid;
+	d.p[0].abspath = "/srv/board/kanban.db-wal";
+	d.p[0].has_st = 1;
+	d.p[0].st.valid = DT_SF_PARENT | DT_SF_MOUNT;
+	d.p[0].st.parent_mode = S_IFDIR | pmode;
+	d.p[0].st.parent_uid = puid;
+	d.p[0].st.parent_gid = pgid;
+	return d;
+}
+
+static struct dt_fix_plan mode_plan(const struct dt_record *d, struct dt_rootset *rs)
+{
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_launch l = {argv, 2, 0, "/", rs};
+	refs[0] = d;
+	p = (struct dt_fix_problem){
+	    DT_CAUSE_FILE_PERMISSIONS, NULL, -1, "/srv/board", refs, 1, NULL};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, a_mode_fix_adds_only_the_missing_bits_of_the_class_the_process_is_in)
+{
+	struct dt_rootset rs = {0};
+	struct dt_record d = mode_refusal(0555, 1000, 1000, 1000, 1000);
+	struct dt_fix_plan plan = mode_plan(&d, &rs);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_OUTSIDE);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "chmod u+w /srv/board");
+	dt_fix_plan_free(&plan);
+	d = mode_refusal(0750, 0, 50, 1000, 50);
+	plan = mode_plan(&d, &rs);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "chmod g+w /srv/board");
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, another_users_directory_is_handed_to_the_uid_never_opened_to_everyone)
+{
+	struct dt_rootset rs = {0};
+	struct dt_record d = mode_refusal(0755, 0, 0, 65534, 65534);
+	struct dt_fix_plan plan = mode_plan(&d, &rs);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "chown 65534 /srv/board");
+	for (size_t i = 0; i < plan.fixes[0].ncopy; i++) {
+		cr_assert_null(strstr(plan.fixes[0].copy[i], "777"));
+		cr_assert_null(strstr(plan.fixes[0].copy[i], "o+"));
+	}
+	cr_assert_not_null(strstr(plan.fixes[0].copy[plan.fixes[0].ncopy - 1], "uid 0"));
+	cr_assert_null(plan.argv, "nothing to run: the fix is not a command line");
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, a_redacted_or_cut_launch_cannot_be_rewritten)
+{
+	struct dt_rootset rs = {0};
+	dt_roots_add(&rs, "/b", DT_ROOT_EXPLICIT, "--root", NULL);
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "sh", "-c", "<redacted>"};
+	struct dt_fix_launch l = {argv, 7, 0, "/", &rs};
+	struct dt_record d = {0};
+	d.err = EROFS;
+	const struct dt_record *refs[] = {&d};
+	struct dt_fix_problem p = {DT_CAUSE_ROOT_NOT_GRANTED, &rs.v[0], 0, "/b", refs, 1, NULL};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	cr_assert_null(plan.argv);
+	cr_assert_not_null(strstr(plan.no_rewrite, "redacted"));
+	cr_assert_str_eq(plan.fixes[0].copy[0], "--bind /b /b", "the change is still said");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}

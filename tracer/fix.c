@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: MIT */
+/* The change that fixes a finding, and the command line with it (fix.h). */
+#include "fix.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "codexargs.h"
+#include "mounts.h"
+#include "names.h"
+#include "recfmt.h"
+#include "roots_int.h"
+
+const char *dt_fix_kind_name(enum dt_fix_kind k)
+{
+	static const char *const names[] = {"command-line", "outside-command-line", "program",
+	                                    "none"};
+	return k <= DT_FIX_NONE ? names[k] : "none";
+}
+
+const char *dt_fix_sandbox_name(enum dt_fix_sandbox s)
+{
+	static const char *const names[] = {"none", "codex", "bubblewrap", "landlock"};
+	return s <= DT_SB_LANDLOCK ? names[s] : "none";
+}
+
+/* ---- argv vectors ---- */
+
+/* s as one shell word (recfmt's quoting), malloc'ed. */
+static char *sh_word(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		oom();
+	dt_shell_word(f, s);
+	if (fclose(f) != 0)
+		oom();
+	return out;
+}
+
+void dt_argv_copy(struct dt_argv *a, const char *const *argv, size_t argc)
+{
+	a->v = xrealloc(NULL, (argc + 1) * sizeof(*a->v));
+	for (size_t i = 0; i < argc; i++)
+		a->v[i] = xstrdup(argv[i] ? argv[i] : "");
+	a->v[argc] = NULL;
+	a->n = argc;
+}
+
+void dt_argv_free(struct dt_argv *a)
+{
+	for (size_t i = 0; a->v && i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = 0;
+}
+
+static void argv_insert(struct dt_argv *a, size_t at, const char *word)
+{
+	a->v = xrealloc(a->v, (a->n + 2) * sizeof(*a->v));
+	memmove(a->v + at + 1, a->v + at, (a->n - at + 1) * sizeof(*a->v));
+	a->v[at] = xstrdup(word);
+	a->n++;
+}
+
+static void argv_erase(struct dt_argv *a, size_t at, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(a->v[at + i]);
+	memmove(a->v + at, a->v + at + count, (a->n - at - count + 1) * sizeof(*a->v));
+	a->n -= count;
+}
+
+/* ---- bubblewrap ---- */
+
+enum bw_role { BW_OTHER, BW_RW, BW_RO, BW_MOUNT };
+
+static const struct bw_opt {
+	const char *name;
+	int nargs;
+	enum bw_role role;
+} bw_opts[] = {
+#define BWRAP_OPT(name, nargs, role) {name, nargs, role},
+#include "bwrap_options.def"
+#undef BWRAP_OPT
+};
+
+static const struct bw_opt *bw_lookup(const char *a)
+{
+	for (size_t k = 0; k < sizeof(bw_opts) / sizeof(*bw_opts); k++)
+		if (!strcmp(a, bw_opts[k].name))
+			return &bw_opts[k];
+	return NULL;
+}
+
+long dt_argv_find_bwrap(const char *const *argv, size_t argc)
+{
+	for (size_t i = 0; i < argc; i++)
+		if (argv[i] && !strcmp(base_name(argv[i]), "bwrap"))
+			return (long)i;
+	return -1;
+}
+
+long dt_argv_find_codex(const char *const *argv, size_t argc)
+{
+	for (size_t i = 0; i < argc; i++)
+		if (argv[i] && dt_argv_is_codex(argv + i, argc - i))
+			return (long)i;
+	return -1;
+}
+
+/* The mount of the bwrap command line that decides about dir: the last
+ * one whose destination contains it. */
+struct bw_scan {
+	long decider;     /* index of its option word, -1: none */
+	size_t decider_n; /* its words, the option included */
+	size_t cmd;       /* where options end: "--" or the command */
+};
+
+static int bw_scan(const struct dt_argv *a, size_t at, const char *dir, struct bw_scan *s,
+                   char *what, size_t cap)
+{
+	size_t i = at + 1;
+	s->decider = -1;
+	while (i < a->n && strcmp(a->v[i], "--") && !strncmp(a->v[i], "--", 2)) {
+		const struct bw_opt *o = bw_lookup(a->v[i]);
+		if (!o || i + (size_t)o->nargs >= a->n) {
+			snprintf(what, cap, "bwrap option %s is %s", a->v[i],
+			         o ? "missing its value" : "not one bwrap 0.8 knows");
+			return -1;
+		}
+		const char *dest = o->nargs ? a->v[i + (size_t)o->nargs] : NULL;
+		if (o->role != BW_OTHER && dest && dt_path_under(dir, dest)) {
+			s->decider = (long)i;
+			s->decider_n = 1 + (size_t)o->nargs;
+		}
+		i += 1 + (size_t)o->nargs;
+	}
+	if (i >= a->n) {
+		snprintf(what, cap, "the bwrap command line has no command to run");
+		return -1;
+	}
+	s->cmd = i;
+	return 0;
+}
+
+int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, size_t cap)
+{
+	struct bw_scan s;
+	if (bw_scan(a, at, dir, &s, what, cap) < 0)
+		return -1;
+	const struct bw_opt *o = s.decider >= 0 ? bw_lookup(a->v[s.decider]) : NULL;
+	if (o && o->role == BW_RW) {
+		snprintf(what, cap, "%s %s %s already makes %s writable", o->name,
+		         a->v[s.decider + 1], a->v[s.decider + 2], dir);
+		return 1;
+	}
+	if (o && o->role == BW_RO && !strcmp(a->v[s.decider + 2], dir)) {
+		/* "--ro-bind" -> "--bind", "--ro-bind-try" -> "--bind-try" */
+		char *rw = xasprintf("--%s", o->name + 5);
+		snprintf(what, cap, "%s %s %s instead of %s", rw, a->v[s.decider + 1], dir,
+		         o->name);
+		free(a->v[s.decider]);
+		a->v[s.decider] = rw;
+		return 0;
+	}
+	/* the host path: dir as the deciding bind maps it */
+	char *src = NULL;
+	if (o && o->role == BW_RO) {
+		const char *dest = a->v[s.decider + 2], *from = a->v[s.decider + 1];
+		const char *rest = dir + strlen(dest);
+		src = xasprintf("%s%s%s", strcmp(from, "/") ? from : "",
+		                *rest == '/' || !strcmp(dest, "/") ? "" : "/",
+		                !strcmp(dest, "/") ? dir : rest);
+	} else {
+		src = xstrdup(dir);
+	}
+	size_t pos = s.decider >= 0 ? (size_t)s.decider + s.decider_n : s.cmd;
+	argv_insert(a, pos, "--bind");
+	argv_insert(a, pos + 1, src);
+	argv_insert(a, pos + 2, dir);
+	snprintf(what, cap, "--bind %s %s", src, dir);
+	free(src);
+	return 0;
+}
+
+/* ---- Codex ---- */
+
+char *dt_codex_roots_value(const char *const *roots, size_t nroots)
+{
+	size_t cap = 64, len = 0;
+	char *s = xrealloc(NULL, cap);
+	len = (size_t)snprintf(s, cap, "sandbox_workspace_write.writable_roots=[");
+	for (size_t i = 0; i < nroots; i++) {
+		char *q = dt_toml_quote(roots[i]);
+		if (!q)
+			oom();
+		size_t need = len + strlen(q) + 4;
+		if (need > cap)
+			s = xrealloc(s, cap = need * 2);
+		len += (size_t)snprintf(s + len, cap - len, "%s%s", i ? "," : "", q);
+		free(q);
+	}
+	s = xrealloc(s, len + 2);
+	s[len++] = ']';
+	s[len] = 0;
+	return s;
+}
+
+static int is_roots_override(const struct dt_codex_override *o)
+{
+	return o->nkeys == 2 && !strcmp(o->keys[0], "sandbox_workspace_write") &&
+	       !strcmp(o->keys[1], "writable_roots");
+}
+
+int dt_codex_set_roots(struct dt_argv *a, size_t at, const char *const *roots, size_t nroots,
+                       int workspace_write, char *what, size_t cap)
+{
+	struct dt_codex_cli cli = {0};
+	dt_codex_cli_parse(NULL, &cli, (const char *const *)a->v + at, a->n - at);
+	if (cli.refused) {
+		snprintf(what, cap, "Codex would refuse the command line: %s", cli.refused);
+		dt_codex_cli_free(&cli);
+		return -1;
+	}
+	size_t pos = cli.config_end ? cli.config_end : cli.args_start;
+	/* from the last: indices of earlier ones stay valid */
+	for (size_t k = cli.nov; k-- > 0;) {
+		const struct dt_codex_override *o = &cli.ov[k];
+		if (!is_roots_override(o))
+			continue;
+		argv_erase(a, at + o->argi, o->argn);
+		if (o->argi < pos)
+			pos -= o->argn;
+	}
+	dt_codex_cli_free(&cli);
+	char *val = dt_codex_roots_value(roots, nroots);
+	argv_insert(a, at + pos, "-c");
+	argv_insert(a, at + pos + 1, val);
+	if (workspace_write) {
+		argv_insert(a, at + pos + 2, "-c");
+		argv_insert(a, at + pos + 3, "sandbox_mode=\"workspace-write\"");
+	}
+	char *w = sh_word(val);
+	snprintf(what, cap, "-c %s%s", w,
+	         workspace_write ? " -c 'sandbox_mode=\"workspace-write\"'" : "");
+	free(w);
+	free(val);
+	return 0;
+}
+
+/* --add-dir DIR for each root, after the subcommand (exec) or the
+ * program: before a subcommand it would be the interactive CLI's. */
+static int codex_add_dirs(struct dt_argv *a, size_t at, const char *const *roots, size_t nroots)
+{
+	struct dt_codex_cli cli = {0};
+	dt_codex_cli_parse(NULL, &cli, (const char *const *)a->v + at, a->n - at);
+	size_t pos = cli.args_start;
+	for (size_t i = at; cli.subcommand && i < a->n; i++)
+		if (a->v[i] == cli.subcommand)
+			pos = i - at + 1;
+	int bad = cli.refused != NULL || !cli.add_dir_ok;
+	dt_codex_cli_free(&cli);
+	if (bad)
+		return -1;
+	for (size_t k = 0; k < nroots; k++) {
+		argv_insert(a, at + pos++, "--add-dir");
+		argv_insert(a, at + pos++, roots[k]);
+	}
+	return 0;
+}
+
+/* ---- the fixes ---- */
+
+static void fix_copy(struct dt_fix *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fix_copy(struct dt_fix *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	f->copy = xrealloc(f->copy, (f->ncopy + 1) * sizeof(*f->copy));
+	f->copy[f->ncopy++] = s;
+}
+
+static void fix_grant(struct dt_fix *f, const char *dir)
+{
+	f->grants = xrealloc(f->grants, (f->ngrants + 1) * sizeof(*f->grants));
+	f->grants[f->ngrants++] = xstrdup(dir);
+}
+
+static void fix_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fix_set(char **field, const char *fmt, ...)
+{
+	va_list ap;
+	free(*field);
+	va_start(ap, fmt);
+	if (vasprintf(field, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+}
+
+/* Did a sandbox refuse (not the mode bits of a writable mount)? */
+static int refused_by_sandbox(const struct dt_fix_problem *p)
+{
+	const struct dt_record *d = p->nrefusals ? p->refusals[0] : NULL;
+	if (!d)
+		return 1;
+	if (d->err == EROFS || dt_proc_sandboxed(p->proc))
+		return 1;
+	return d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
+	       (d->p[0].st.mount_flags & ST_RDONLY);
+}
+
+/* The directory a grant problem needs writable, or NULL when the problem
+ * is not one a root grant fixes. */
+static const char *grant_dir(const struct dt_fix_problem *p)
+{
+	if (!p->root)
+		return NULL;
+	switch (p->cause) {
+	case DT_CAUSE_ROOT_NOT_GRANTED:
+	case DT_CAUSE_READ_ONLY_SANDBOX:
+		return p->root->path;
+	case DT_CAUSE_SYMLINK_MISMATCH:
+		/* sandboxes bind real paths: the same directory, named resolved */
+		return p->root->realpath ? p->root->realpath : p->root->path;
+	case DT_CAUSE_SQLITE_SIDE_FILE:
+		return refused_by_sandbox(p) ? p->root->path : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* The permission bits as chmod spells a class's missing ones: "u+wx". */
+static void mode_bits(char *out, size_t cap, char cls, unsigned missing)
+{
+	snprintf(out, cap, "%c+%s%s%s", cls, missing & 4 ? "r" : "", missing & 2 ? "w" : "",
+	         missing & 1 ? "x" : "");
+}
+
+/* chmod/chown that gives uid exactly the rights want (2 w, 3 wx) on
+ * target (mode, owner, group as recorded). */
+static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, uint32_t owner,
+                          uint32_t group, const struct dt_record *d, unsigned want)
+{
+	unsigned owner_bits = (mode >> 6) & 7, group_bits = (mode >> 3) & 7;
+	char bits[16], *q = sh_word(target);
+	const char *what = want == 3 ? "create and remove files in" : "write";
+	if (owner == (uint32_t)d->uid) {
+		mode_bits(bits, sizeof(bits), 'u', want & ~owner_bits);
+		fix_copy(f, "chmod %s %s", bits, q);
+		fix_set(&f->why,
+		        "the process (uid %lld) owns %s, mode %04o: the owner bits alone "
+		        "let it %s it",
+		        (long long)d->uid, target, mode & 07777, what);
+	} else if (group == (uint32_t)d->gid) {
+		mode_bits(bits, sizeof(bits), 'g', want & ~group_bits);
+		fix_copy(f, "chmod %s %s", bits, q);
+		fix_set(&f->why,
+		        "the process's group %lld owns %s, mode %04o: the group bits let "
+		        "it %s it; others gain nothing",
+		        (long long)d->gid, target, mode & 07777, what);
+	} else {
+		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+		if ((owner_bits & want) != want) {
+			mode_bits(bits, sizeof(bits), 'u', want & ~owner_bits);
+			fix_copy(f, "chmod %s %s", bits, q);
+		}
+		fix_copy(f, "# or keep the owner: setfacl -m u:%lld:%s %s", (long long)d->uid,
+		         want == 3 ? "wx" : "w", q);
+		fix_copy(f, "# or run the worker as uid %u, the owner", owner);
+		fix_set(&f->why,
+		        "%s is owned by %u:%u, mode %04o, and the process runs as uid "
+		        "%lld outside its group: only that uid gains the right to %s it "
+		        "(never o+w)",
+		        target, owner, group, mode & 07777, (long long)d->uid, what);
+	}
+	free(q);
+}
+
+static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *p)
+{
+	const struct dt_record *d = p->nrefusals ? p->refusals[0] : NULL;
+	const struct dt_stat_facts *st = d && d->p[0].has_st ? &d->p[0].st : NULL;
+	const char *path = d ? (d->p[0].abspath ? d->p[0].abspath : d->p[0].path) : NULL;
+	f->kind = DT_FIX_OUTSIDE;
+	if (!st || !path) {
+		f->kind = DT_FIX_NONE;
+		fix_set(&f->why,
+		        "the refusal carries no owner and mode facts to compute a change from");
+		return;
+	}
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	switch (dt_op_need(d)) {
+	case DT_NEED_DIR:
+		if ((st->parent_mode & S_ISVTX) && (st->valid & DT_SF_EXISTS) &&
+		    st->uid != (uint32_t)d->uid) {
+			char *q = sh_word(path);
+			fix_set(&f->change,
+			        "let uid %lld own %s: the sticky directory %s lets only "
+			        "a file's owner remove or rename it",
+			        (long long)d->uid, path, dir);
+			fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+			fix_copy(f, "# or run the worker as uid %u, the file's owner", st->uid);
+			fix_set(&f->why, "ownership of that one file, nothing else");
+			free(q);
+			return;
+		}
+		fix_set(&f->change, "let uid %lld create and remove files in %s", (long long)d->uid,
+		        dir);
+		fix_mode_bits(f, dir, st->parent_mode, st->parent_uid, st->parent_gid, d, 3);
+		return;
+	case DT_NEED_FILE:
+		fix_set(&f->change, "let uid %lld write %s", (long long)d->uid, path);
+		fix_mode_bits(f, path, st->mode, st->uid, st->gid, d, 2);
+		return;
+	case DT_NEED_OWNER: {
+		char *q = sh_word(path);
+		fix_set(&f->change,
+		        "let uid %lld own %s: only a file's owner may change its mode, "
+		        "owner or times",
+		        (long long)d->uid, path);
+		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+		fix_copy(f, "# or run the worker as uid %u, the owner", st->uid);
+		fix_set(&f->why, "ownership of that one file, nothing else");
+		free(q);
+		return;
+	}
+	default:
+		f->kind = DT_FIX_NONE;
+		fix_set(&f->why, "%s needs no write permission: the refusal is not the mode bits'",
+		        d->op ? d->op : "the call");
+	}
+}
+
+/* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). */
+static const struct {
+	const char *op; /* prefix of the op's name */
+	const char *rights;
+} landlock_rights[] = {
+    {"open", "WRITE_FILE"},
+    {"creat", "MAKE_REG|WRITE_FILE"},
+    {"fopen", "WRITE_FILE"},
+    {"freopen", "WRITE_FILE"},
+    {"truncate", "TRUNCATE"},
+    {"ftruncate", "TRUNCATE"},
+    {"unlink", "REMOVE_FILE"},
+    {"remove", "REMOVE_FILE"},
+    {"rmdir", "REMOVE_DIR"},
+    {"mkdir", "MAKE_DIR"},
+    {"symlink", "MAKE_SYM"},
+    {"mknod", "MAKE_FIFO"},
+    {"rename", "REFER|MAKE_REG|REMOVE_FILE"},
+    {"link", "REFER|MAKE_REG"},
+};
+
+static void landlock_add(char *out, size_t cap, const char *rights)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", rights);
+	for (char *save = NULL, *r = strtok_r(buf, "|", &save); r; r = strtok_r(NULL, "|", &save)) {
+		char word[64];
+		snprintf(word, sizeof(word), "LANDLOCK_ACCESS_FS_%s", r);
+		if (strstr(out, word))
+			continue;
+		size_t n = strlen(out);
+		snprintf(out + n, cap - n, "%s%s", n ? " | " : "", word);
+	}
+}
+
+static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir)
+{
+	char rights[1024] = "";
+	for (size_t i = 0; i < p->nrefusals; i++) {
+		const struct dt_record *d = p->refusals[i];
+		const char *op = d->op ? d->op : "";
+		int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
+		if ((!strncmp(op, "open", 4) || !strncmp(op, "fopen", 5) ||
+		     !strncmp(op, "__open", 6)) &&
+		    !exists)
+			landlock_add(rights, sizeof(rights), "MAKE_REG|WRITE_FILE");
+		for (size_t k = 0; k < sizeof(landlock_rights) / sizeof(*landlock_rights); k++)
+			if (!strncmp(op, landlock_rights[k].op, strlen(landlock_rights[k].op)) ||
+			    (!strncmp(op, "__", 2) && !strncmp(op + 2, landlock_rights[k].op,
+			                                       strlen(landlock_rights[k].op))))
+				landlock_add(rights, sizeof(rights), landlock_rights[k].rights);
+	}
+	if (!rights[0])
+		landlock_add(rights, sizeof(rights), "WRITE_FILE");
+	f->kind = DT_FIX_OUTSIDE;
+	f->sandbox = DT_SB_LANDLOCK;
+	fix_set(&f->change, "add a Landlock path-beneath rule for %s", dir);
+	fix_copy(f, "path_beneath: parent_fd = open(\"%s\", O_PATH), allowed_access = %s", dir,
+	         rights);
+	fix_set(&f->why,
+	        "the rights the refused calls needed, beneath the expected root %s only; "
+	        "Landlock is set up by the program that restricts itself, not on this "
+	        "command line",
+	        dir);
+}
+
+/* The launcher whose settings produce Codex's flags, for the root. */
+static void fix_launcher(struct dt_fix *f, const struct dt_root *root)
+{
+	if (root->kind == DT_ROOT_HERMES)
+		fix_set(&f->launcher,
+		        "Hermes' Codex transport builds this -c from dirname($HERMES_KANBAN_DB), "
+		        "else $HERMES_KANBAN_ROOT, else $HERMES_HOME/kanban, one root only: set "
+		        "HERMES_KANBAN_DB to the board under %s (or HERMES_KANBAN_ROOT=%s) for the "
+		        "worker",
+		        root->path, root->path);
+	else if (root->kind == DT_ROOT_HCOM)
+		fix_set(&f->launcher,
+		        "hcom codex builds this -c from $HCOM_DIR (default ~/.hcom): set "
+		        "HCOM_DIR=%s",
+		        root->path);
+}
+
+/* A grant fix for a problem, the sandbox being the launch's. roots: the
+ * whole Codex list (every root), nroots of them. */
+static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
+                              const struct dt_fix_launch *l, enum dt_fix_sandbox sb,
+                              const char *dir, const struct dt_fix_plan *plan, int add_dir,
+                              const char *const *roots, size_t nroots)
+{
+	const struct dt_rootset *rs = l->rs;
+	fix_grant(f, dir);
+	if (sb == DT_SB_CODEX && rs->codex_permission_profile) {
+		char hint[PATH_MAX + 256];
+		dt_codex_grant_hint(rs, dir, hint, sizeof(hint));
+		f->kind = DT_FIX_OUTSIDE;
+		fix_set(&f->change, "make %s writable: %s", dir, hint);
+		fix_set(&f->why, "a permission profile ignores [sandbox_workspace_write], so no -c "
+		                 "list can grant it");
+		return;
+	}
+	if (sb == DT_SB_CODEX) {
+		char *val = dt_codex_roots_value(roots, nroots);
+		int ro =
+		    rs->codex_sandbox_mode && strcmp(rs->codex_sandbox_mode, "workspace-write");
+		f->kind = DT_FIX_COMMAND_LINE;
+		char *w = sh_word(add_dir ? dir : val);
+		if (add_dir) {
+			fix_set(&f->change, "add --add-dir %s to Codex's command line", dir);
+			fix_copy(f, "--add-dir %s", w);
+		} else {
+			fix_set(&f->change,
+			        "give Codex one -c writable_roots list holding every root%s",
+			        rs->codex_override ? ", in place of the one it had" : "");
+			fix_copy(f, "-c %s%s", w,
+			         ro ? " -c 'sandbox_mode=\"workspace-write\"'" : "");
+		}
+		free(w);
+		fix_copy(f, "# or in %s (no -c writable_roots on the command line):",
+		         rs->codex_config_path ? rs->codex_config_path : "~/.codex/config.toml");
+		if (ro)
+			fix_copy(f, "sandbox_mode = \"workspace-write\"");
+		fix_copy(f, "[sandbox_workspace_write]");
+		fix_copy(f, "%s", strchr(val, '.') + 1);
+		fix_set(&f->why,
+		        "%s the expected root%s of the findings; the rest of the list "
+		        "repeats what the launch already granted",
+		        add_dir ? "adds only"
+		                : "a -c list replaces the configured one, so it holds",
+		        nroots == 1 ? "" : "s");
+		fix_launcher(f, p->root);
+		free(val);
+		return;
+	}
+	if (sb == DT_SB_BWRAP) {
+		f->kind = DT_FIX_COMMAND_LINE;
+		/* plan_rewrite replaces both with the exact change (the host path) */
+		fix_set(&f->change, "add --bind %s %s to bwrap's command line", dir, dir);
+		if (plan->no_rewrite)
+			fix_copy(f, "--bind %s %s", dir, dir);
+		fix_set(&f->why, "binds the expected root %s writable, nothing above it", dir);
+		return;
+	}
+	if (p->nrefusals && p->refusals[0]->err == EACCES && !dt_proc_sandboxed(p->proc)) {
+		fix_landlock(f, p, dir);
+		return;
+	}
+	f->kind = DT_FIX_OUTSIDE;
+	fix_set(&f->change, "make %s writable in the sandbox that runs the worker", dir);
+	fix_copy(f, "bubblewrap: --bind %s %s", dir, dir);
+	fix_set(&f->why, "the recorded command line does not start that sandbox, so it cannot be "
+	                 "changed there");
+}
+
+static void fix_program(struct dt_fix *f, const struct dt_fix_problem *p)
+{
+	const char *s = p->subject && *p->subject ? p->subject : NULL;
+	f->kind = DT_FIX_PROGRAM;
+	switch (p->cause) {
+	case DT_CAUSE_PROTECTED_PATH:
+		fix_set(&f->change, "write somewhere else than %s",
+		        s ? s : "the read-only subpath");
+		fix_set(&f->why,
+		        "no sandbox fix: %s is kept read-only on purpose inside a writable "
+		        "root (Codex protects .git, .codex, .agents, .aws)",
+		        s ? s : "it");
+		break;
+	case DT_CAUSE_CROSS_MOUNT:
+		fix_set(&f->change,
+		        "fall back to copy and delete when rename or link returns EXDEV");
+		fix_set(&f->why,
+		        "no sandbox fix: a rename or link cannot cross mounts; that is the "
+		        "kernel's rule");
+		break;
+	case DT_CAUSE_LOCK_CONTENTION:
+		fix_set(&f->change,
+		        "wait for the lock (SQLite: a busy timeout) or shorten the holder's "
+		        "transaction");
+		fix_set(&f->why, "no sandbox fix: another process held the lock");
+		break;
+	default: /* injected */
+		fix_set(&f->change, "handle the refusal in the worker");
+		fix_set(&f->why, "no sandbox fix: a --deny rule produced it on purpose");
+	}
+}
+
+static void fix_none(struct dt_fix *f, const struct dt_fix_problem *p)
+{
+	f->kind = DT_FIX_NONE;
+	if (p->cause == DT_CAUSE_OUTSIDE_ROOTS)
+		fix_set(&f->why,
+		        "no expected root contains %s: granting it would widen the sandbox beyond "
+		        "what anyone planned; make the worker write under its roots, or name the "
+		        "directory with --root and run fix again",
+		        p->subject && *p->subject ? p->subject : "the path");
+	else if (!p->root && grant_dir(p) == NULL && p->cause != DT_CAUSE_UNKNOWN)
+		fix_set(&f->why, "the expected root of these refusals is not known");
+	else
+		fix_set(&f->why, "the cause is not known, so no change can be said to fix it (the "
+		                 "report says what is known)");
+}
+
+/* ---- the plan ---- */
+
+static int argv_rerunnable(const struct dt_fix_launch *l, char **why)
+{
+	if (!l->argv || !l->argc) {
+		*why = xstrdup("the ring has no launch record (it was not made by denytrace run or "
+		               "denytrace codex)");
+		return 0;
+	}
+	if (l->argv_trunc) {
+		*why = xstrdup("the recorded command line was cut short (too long for the record)");
+		return 0;
+	}
+	for (size_t i = 0; i < l->argc; i++)
+		if (strstr(l->argv[i], "<redacted>")) {
+			*why =
+			    xasprintf("word %zu of the recorded command line was redacted (it held "
+			              "a secret), so it cannot be run again",
+			              i);
+			return 0;
+		}
+	return 1;
+}
+
+/* The Codex list: what the launch's list held, then every grant. */
+static void codex_list(const struct dt_rootset *rs, const struct strlist *grants,
+                       struct strlist *out)
+{
+	for (size_t i = 0; i < rs->ncodex_list; i++)
+		if (!strlist_has(out, rs->codex_list[i]))
+			strlist_push(out, rs->codex_list[i]);
+	for (size_t i = 0; i < grants->n; i++)
+		if (!strlist_has(out, grants->v[i]))
+			strlist_push(out, grants->v[i]);
+}
+
+/* Applies the grants to the plan's command line; bwrap's copy lines come
+ * from there (the host path a bind maps). */
+static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l, long at,
+                         const struct strlist *grants, const struct strlist *list, int add_dir)
+{
+	struct dt_argv a = {0};
+	char what[PATH_MAX * 2 + 64];
+	int ok = 1;
+	dt_argv_copy(&a, l->argv, l->argc);
+	if (plan->sandbox == DT_SB_CODEX && add_dir)
+		ok = codex_add_dirs(&a, (size_t)at, (const char *const *)grants->v, grants->n) == 0;
+	else if (plan->sandbox == DT_SB_CODEX) {
+		int ro = l->rs->codex_sandbox_mode &&
+		         strcmp(l->rs->codex_sandbox_mode, "workspace-write");
+		ok = dt_codex_set_roots(&a, (size_t)at, (const char *const *)list->v, list->n, ro,
+		                        what, sizeof(what)) == 0;
+		if (!ok)
+			plan->no_rewrite = xstrdup(what);
+	} else {
+		for (size_t g = 0; ok && g < grants->n; g++) {
+			int rc = dt_bwrap_grant(&a, (size_t)at, grants->v[g], what, sizeof(what));
+			for (size_t k = 0; k < plan->n; k++)
+				if (plan->fixes[k].ngrants &&
+				    !strcmp(plan->fixes[k].grants[0], grants->v[g]) &&
+				    plan->fixes[k].sandbox == DT_SB_BWRAP) {
+					fix_set(&plan->fixes[k].change,
+					        "%s bwrap's command line: %s",
+					        rc == 0 ? "change" : "nothing to change on", what);
+					if (rc == 0)
+						fix_copy(&plan->fixes[k], "%s", what);
+				}
+			if (rc < 0) {
+				plan->no_rewrite = xstrdup(what);
+				ok = 0;
+			}
+		}
+	}
+	if (!ok && !plan->no_rewrite)
+		plan->no_rewrite = xstrdup("Codex's command line does not take --add-dir here");
+	if (!ok) {
+		dt_argv_free(&a);
+		return;
+	}
+	plan->argv = a.v;
+	plan->argc = a.n;
+}
+
+int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_fix_launch *l,
+                      struct dt_fix_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->fixes = xrealloc(NULL, (n + 1) * sizeof(*plan->fixes));
+	memset(plan->fixes, 0, (n + 1) * sizeof(*plan->fixes));
+	plan->n = n;
+	long cx = dt_argv_find_codex(l->argv, l->argc), bw = dt_argv_find_bwrap(l->argv, l->argc);
+	long at = cx >= 0 && (bw < 0 || cx < bw) ? cx : bw;
+	plan->sandbox = at < 0 ? DT_SB_NONE : at == cx ? DT_SB_CODEX : DT_SB_BWRAP;
+	int rerun = argv_rerunnable(l, &plan->no_rewrite);
+
+	struct strlist grants = {0}, list = {0};
+	for (size_t i = 0; i < n; i++) {
+		const char *dir = grant_dir(&p[i]);
+		if (dir && plan->sandbox != DT_SB_NONE && !strlist_has(&grants, dir))
+			strlist_push(&grants, dir);
+	}
+	const struct dt_rootset *rs = l->rs;
+	/* --add-dir is the narrower change only where no -c list is there to fix */
+	int add_dir =
+	    plan->sandbox == DT_SB_CODEX && rs->codex_add_dir_ok && !rs->codex_override &&
+	    (!rs->codex_sandbox_mode || !strcmp(rs->codex_sandbox_mode, "workspace-write"));
+	codex_list(rs, &grants, &list);
+	for (size_t i = 0; i < n; i++) {
+		struct dt_fix *f = &plan->fixes[i];
+		const char *dir = grant_dir(&p[i]);
+		f->sandbox = plan->sandbox;
+		if (dir)
+			fix_grant_problem(f, &p[i], l, plan->sandbox, dir, plan, add_dir,
+			                  (const char *const *)list.v, list.n);
+		else if (p[i].cause == DT_CAUSE_FILE_PERMISSIONS ||
+		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && p[i].root))
+			fix_file_permissions(f, &p[i]);
+		else if (p[i].cause == DT_CAUSE_PROTECTED_PATH ||
+		         p[i].cause == DT_CAUSE_CROSS_MOUNT ||
+		         p[i].cause == DT_CAUSE_LOCK_CONTENTION || p[i].cause == DT_CAUSE_INJECTED)
+			fix_program(f, &p[i]);
+		else
+			fix_none(f, &p[i]);
+	}
+	if (grants.n && rerun && plan->sandbox != DT_SB_NONE)
+		plan_rewrite(plan, l, at, &grants, &list, add_dir);
+	strlist_free(&grants);
+	strlist_free(&list);
+	return 0;
+}
+
+static void fix_free(struct dt_fix *f)
+{
+	for (size_t i = 0; i < f->ncopy; i++)
+		free(f->copy[i]);
+	for (size_t i = 0; i < f->ngrants; i++)
+		free(f->grants[i]);
+	free(f->copy);
+	free(f->grants);
+	free(f->change);
+	free(f->why);
+	free(f->launcher);
+}
+
+void dt_fix_plan_free(struct dt_fix_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		fix_free(&plan->fixes[i]);
+	free(plan->fixes);
+	for (size_t i = 0; plan->argv && i < plan->argc; i++)
+		free(plan->argv[i]);
+	free(plan->argv);
+	free(plan->no_rewrite);
+	memset(plan, 0, sizeof(*plan));
+}
