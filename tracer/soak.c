@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/* The soak runner (soak.h). Each run is a `denytrace run` of its own, in its
+ * own process group (so --timeout and Ctrl-C can kill the whole tree), with
+ * its own ring. */
+#include "soak.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report.h"
+
+volatile sig_atomic_t dt_soak_stop;
+
+double dt_soak_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 95% Wilson score interval for k failures out of n. */
+void dt_soak_wilson(unsigned k, unsigned n, double *lo, double *hi)
+{
+	if (!n) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	const double z = 1.959963984540054;
+	double p = (double)k / n, z2n = z * z / n;
+	double centre = (p + z2n / 2) / (1 + z2n);
+	double half = z * sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
+	*lo = centre - half < 0 ? 0 : centre - half;
+	*hi = centre + half > 1 ? 1 : centre + half;
+}
+
+/* Reads a finished run's ring; adds its distinct refusals to the table. */
+static void soak_account(struct dt_soak *s, const char *ring, int failed)
+{
+	struct dt_report rep;
+	char err[512];
+	const char *rings[1] = {ring};
+	if (dt_report_load(&rep, rings, 1, err, sizeof(err)) != 0) {
+		dt_report_free(&rep);
+		return;
+	}
+	struct dt_report_opts o = {0};
+	if (dt_report_build(&rep, &o, err, sizeof(err)) != 0) {
+		dt_report_free(&rep);
+		return;
+	}
+	s->refusals += rep.denials;
+	/* each distinct (path, op, errno) counts once per run */
+	size_t *counted = calloc(rep.ngroups + 1, sizeof(*counted)), nc = 0;
+	for (size_t g = 0; counted && g < rep.ngroups; g++) {
+		const struct dt_report_group *gr = &rep.groups[g];
+		if (gr->hidden)
+			continue;
+		const char *op = gr->rep->op ? gr->rep->op : "?";
+		size_t ki = 0;
+		while (ki < s->nkeys &&
+		       (strcmp(s->keys[ki].path, gr->path) || strcmp(s->keys[ki].op, op) ||
+		        s->keys[ki].err != gr->rep->err))
+			ki++;
+		if (ki == s->nkeys) {
+			struct dt_soak_key *nk = realloc(s->keys, (s->nkeys + 1) * sizeof(*nk));
+			if (!nk)
+				break;
+			s->keys = nk;
+			struct dt_soak_key *k = &s->keys[s->nkeys++];
+			memset(k, 0, sizeof(*k));
+			k->path = strdup(gr->path);
+			k->op = strdup(op);
+			k->err = gr->rep->err;
+		}
+		int dup = 0;
+		for (size_t c = 0; c < nc; c++)
+			dup |= counted[c] == ki;
+		if (dup)
+			continue;
+		counted[nc++] = ki;
+		struct dt_soak_key *k = &s->keys[ki];
+		k->injected |= gr->v.cause == DT_CAUSE_INJECTED;
+		if (failed)
+			k->nfail++;
+		else
+			k->npass++;
+	}
+	free(counted);
+	dt_report_free(&rep);
+}
+
+static pid_t soak_spawn(const char *self, const char *dir, int index, uint64_t seed,
+                        const struct dt_soak_opts *o)
+{
+	const char *const *deny = o->deny;
+	size_t ndeny = o->ndeny;
+	char **cmd = o->cmd;
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	setpgid(0, 0);
+	if (o->cwd && chdir(o->cwd) < 0) {
+		fprintf(stderr, "denytrace: soak: cannot enter %s: %s\n", o->cwd, strerror(errno));
+		_exit(DT_EXIT_INTERNAL);
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	char path[PATH_MAX], ring[PATH_MAX], seedbuf[32];
+	snprintf(path, sizeof(path), "%s/run-%d.log", dir, index);
+	snprintf(ring, sizeof(ring), "%s/run-%d.ring", dir, index);
+	snprintf(seedbuf, sizeof(seedbuf), "%llu", (unsigned long long)seed);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	if (in >= 0)
+		dup2(in, 0);
+	size_t n = 0, cap = 8 + 2 * ndeny;
+	for (char **c = cmd; *c; c++)
+		cap++;
+	const char **argv = calloc(cap + 1, sizeof(*argv));
+	if (!argv)
+		_exit(DT_EXIT_INTERNAL);
+	argv[n++] = "denytrace";
+	argv[n++] = "run";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = ring;
+	argv[n++] = "--seed";
+	argv[n++] = seedbuf;
+	for (size_t i = 0; i < ndeny; i++) {
+		argv[n++] = "--deny";
+		argv[n++] = deny[i];
+	}
+	argv[n++] = "--";
+	for (char **c = cmd; *c; c++)
+		argv[n++] = *c;
+	argv[n] = NULL;
+	execv(self, (char *const *)argv);
+	fprintf(stderr, "denytrace: soak: cannot run %s: %s\n", self, strerror(errno));
+	_exit(DT_EXIT_INTERNAL);
+}
+
+static void soak_progress(const struct dt_soak *s, unsigned runs, double t0, int final)
+{
+	double el = dt_soak_now() - t0;
+	fprintf(stderr,
+	        "\r\033[Ksoak: %u/%u runs, %u failed, %llu refusal%s, %.1f s, %.1f runs/s%s",
+	        s->done, runs, s->failures, (unsigned long long)s->refusals,
+	        s->refusals == 1 ? "" : "s", el, el > 0 ? s->done / el : 0.0, final ? "\n" : "");
+}
+
+/* Copies src to dst (rename when on the same filesystem). */
+static int soak_keep_file(const char *src, const char *dst)
+{
+	if (rename(src, dst) == 0)
+		return 0;
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = -1;
+			break;
+		}
+	close(in);
+	close(out);
+	return rc;
+}
+
+/* The --keep directory, the seed, this binary (self) and the temporary
+ * directory (dir, "/tmp/denytrace-soak.XXXXXX" on entry). Returns -1 to go
+ * on, else the exit status with the message printed. */
+int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *dir)
+{
+	if (o->keep && mkdir(o->keep, 0755) < 0 && errno != EEXIST)
+		return dt_fail(DT_EXIT_IO, "soak: cannot create --keep directory %s: %s", o->keep,
+		               strerror(errno));
+	if (!o->have_seed) {
+		if (getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
+			o->seed = (uint64_t)time(NULL);
+		o->seed &= 0xffffffffffffULL; /* short enough to retype */
+	}
+	ssize_t sl = readlink("/proc/self/exe", self, selfcap - 1);
+	if (sl <= 0)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot find the denytrace binary");
+	self[sl] = 0;
+	if (!mkdtemp(dir))
+		return dt_fail(DT_EXIT_IO, "soak: cannot create a temporary directory: %s",
+		               strerror(errno));
+	return -1;
+}
+
+void dt_soak_unlink_run(const char *dir, int index)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/run-%d.ring", dir, index);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/run-%d.log", dir, index);
+	unlink(p);
+}
+
+/* A run that denytrace itself could not start (e.g. --deny without
+ * seccomp) says why on the first line of its log: into msg, returns 1. */
+static int soak_infra_failure(const char *log, char *msg, size_t cap)
+{
+	FILE *lf = fopen(log, "re");
+	char line[1024] = "";
+	int infra = 0;
+	if (lf && fgets(line, sizeof(line), lf) && !strncmp(line, "denytrace: ", 11)) {
+		line[strcspn(line, "\n")] = 0;
+		snprintf(msg, cap, "%s", line + 11);
+		infra = 1;
+	}
+	if (lf)
+		fclose(lf);
+	return infra;
+}
+
+/* Remembers the failing run r (and moves its files to --keep). */
+static void soak_add_failed(struct dt_soak *s, const struct dt_soak_opts *o,
+                            const struct dt_soak_run *r, int code, const char *ring,
+                            const char *log)
+{
+	struct dt_soak_failed *nf = realloc(s->failed, (s->nfailed + 1) * sizeof(*nf));
+	if (!nf)
+		return;
+	s->failed = nf;
+	struct dt_soak_failed *fr = &s->failed[s->nfailed++];
+	memset(fr, 0, sizeof(*fr));
+	fr->index = r->index;
+	fr->status = code;
+	fr->timed_out = r->timed_out;
+	fr->seed = o->seed + (uint64_t)r->index;
+	if (o->keep) {
+		char dst[PATH_MAX];
+		snprintf(dst, sizeof(dst), "%s/run-%d.ring", o->keep, r->index);
+		if (soak_keep_file(ring, dst) == 0)
+			snprintf(fr->ring, sizeof(fr->ring), "%s", dst);
+		snprintf(dst, sizeof(dst), "%s/run-%d.log", o->keep, r->index);
+		soak_keep_file(log, dst);
+	}
+}
+
+/* Accounts for the finished run r (wait status st). Returns 1 when
+ * denytrace itself could not run it (msg says why): stop starting runs. */
+static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, const char *dir,
+                           const struct dt_soak_run *r, int st, char *msg, size_t msgcap)
+{
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	char ring[PATH_MAX], log[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/run-%d.ring", dir, r->index);
+	snprintf(log, sizeof(log), "%s/run-%d.log", dir, r->index);
+	if (code == DT_EXIT_INTERNAL && !r->timed_out && soak_infra_failure(log, msg, msgcap)) {
+		unlink(ring);
+		unlink(log);
+		return 1;
+	}
+	int failed = code != 0 || r->timed_out;
+	s->done++;
+	soak_account(s, ring, failed);
+	if (o->on_run)
+		o->on_run(o->ctx, r->index, ring, failed);
+	if (failed) {
+		s->failures++;
+		soak_add_failed(s, o, r, code, ring, log);
+	}
+	int keep_tmp = 0;
+	if (failed && (s->first_fail < 0 || r->index < s->first_fail)) {
+		/* the first failing run's files stay until the summary */
+		if (s->first_fail >= 0 && !o->keep)
+			dt_soak_unlink_run(dir, s->first_fail);
+		s->first_fail = r->index;
+		if (o->keep)
+			snprintf(s->first_ring, sizeof(s->first_ring), "%s/run-%d.ring", o->keep,
+			         r->index);
+		else
+			snprintf(s->first_ring, sizeof(s->first_ring), "%s", ring);
+		keep_tmp = !o->keep;
+	}
+	if (!keep_tmp) {
+		unlink(ring);
+		unlink(log);
+	}
+	return 0;
+}
+
+/* Kills the runs past --timeout. */
+static void soak_enforce_timeout(struct dt_soak_run *running, unsigned nrunning, double timeout)
+{
+	double now = dt_soak_now();
+	for (unsigned k = 0; k < nrunning; k++)
+		if (timeout > 0 && !running[k].timed_out && now - running[k].start > timeout) {
+			running[k].timed_out = 1;
+			kill(-running[k].pid, SIGKILL);
+		}
+}
+
+/* Runs the command until o->runs are done (or --until-fail, a signal, or
+ * a run denytrace could not start: then returns 1 with msg set). */
+int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *self, const char *dir,
+                 double t0, char *msg, size_t msgcap)
+{
+	struct dt_soak_run *running = calloc(o->jobs, sizeof(*running));
+	unsigned started = 0, nrunning = 0;
+	int tty = isatty(2) && !o->quiet, infra = 0;
+	double last_progress = 0;
+	while (!dt_soak_stop && running) {
+		int stop_starting = infra || (o->until_fail && s->failures);
+		while (!stop_starting && started < o->runs && nrunning < o->jobs) {
+			pid_t pid = soak_spawn(self, dir, (int)started, o->seed + started, o);
+			if (pid < 0)
+				break;
+			setpgid(pid, pid); /* also here: no race with a timeout kill */
+			running[nrunning++] =
+			    (struct dt_soak_run){pid, (int)started, dt_soak_now(), 0};
+			started++;
+		}
+		if (!nrunning)
+			break;
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid <= 0) {
+			soak_enforce_timeout(running, nrunning, o->timeout);
+			if (tty && dt_soak_now() - last_progress > 0.2) {
+				soak_progress(s, o->runs, t0, 0);
+				last_progress = dt_soak_now();
+			}
+			usleep(10 * 1000);
+			continue;
+		}
+		unsigned k = 0;
+		while (k < nrunning && running[k].pid != pid)
+			k++;
+		if (k == nrunning)
+			continue;
+		struct dt_soak_run r = running[k];
+		running[k] = running[--nrunning];
+		/* whatever the run left in its group goes with it */
+		kill(-r.pid, SIGKILL);
+		infra |= soak_finish_run(s, o, dir, &r, st, msg, msgcap);
+	}
+	if (dt_soak_stop && running) {
+		for (unsigned k = 0; k < nrunning; k++)
+			kill(-running[k].pid, SIGKILL);
+		for (unsigned k = 0; k < nrunning; k++) {
+			while (waitpid(running[k].pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			dt_soak_unlink_run(dir, running[k].index);
+		}
+	}
+	if (tty)
+		soak_progress(s, o->runs, t0, 1);
+	free(running);
+	return infra;
+}
+
+void dt_soak_free(struct dt_soak *s)
+{
+	for (size_t k = 0; k < s->nkeys; k++) {
+		free(s->keys[k].path);
+		free(s->keys[k].op);
+	}
+	free(s->keys);
+	free(s->failed);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a command many times, each run a `denytrace run` of its own with
+ * its own ring, J at a time, and counting the failures and the refusals of
+ * failing and passing runs: the runner of `denytrace soak`, which `denytrace
+ * fix --verify --runs N` also uses for its before and after. */
+#ifndef DENYTRACE_SOAK_H
+#define DENYTRACE_SOAK_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A distinct refusal (path, op, errno) and in how many runs it appeared. */
+struct dt_soak_key {
+	char *path, *op;
+	int err, injected;
+	unsigned nfail, npass;
+};
+
+struct dt_soak_run {
+	pid_t pid;
+	int index;
+	double start;
+	int timed_out;
+};
+
+struct dt_soak_failed {
+	int index, status, timed_out;
+	uint64_t seed;
+	char ring[PATH_MAX];
+};
+
+struct dt_soak {
+	struct dt_soak_key *keys;
+	size_t nkeys;
+	struct dt_soak_failed *failed;
+	size_t nfailed;
+	unsigned done, failures;
+	uint64_t refusals;
+	int first_fail;
+	char first_ring[PATH_MAX];
+};
+
+/* What to run and how (soak's command line; fix --verify --runs fills it
+ * too). */
+struct dt_soak_opts {
+	unsigned runs, jobs;
+	int until_fail, quiet, have_seed;
+	double timeout;
+	const char *keep, *json;
+	uint64_t seed;
+	const char **deny; /* --deny rules as given, ndeny of them */
+	size_t ndeny;
+	char **cmd;
+	const char *cwd; /* where each run starts; NULL: here */
+	/* called with each finished run's ring before it is removed (may be
+	 * NULL): index, the ring, and whether the run failed */
+	void (*on_run)(void *ctx, int index, const char *ring, int failed);
+	void *ctx;
+};
+
+/* Set (by a signal handler) to stop starting runs and kill those in flight. */
+extern volatile sig_atomic_t dt_soak_stop;
+
+double dt_soak_now(void);
+/* 95% Wilson score interval for k failures out of n. */
+void dt_soak_wilson(unsigned k, unsigned n, double *lo, double *hi);
+/* The --keep directory, the seed, this binary (self) and the temporary
+ * directory (dir, "/tmp/denytrace-soak.XXXXXX" on entry). Returns -1 to go
+ * on, else the exit status with the message printed. */
+int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *dir);
+/* Runs the command until o->runs are done (or --until-fail, a signal, or a
+ * run denytrace could not start: then returns 1 with msg set). s starts
+ * zeroed with first_fail -1. */
+int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *self, const char *dir,
+                 double t0, char *msg, size_t msgcap);
+void dt_soak_unlink_run(const char *dir, int index);
+void dt_soak_free(struct dt_soak *s);
+
+#endif
