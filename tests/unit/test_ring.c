@@ -603,6 +603,40 @@ Test(ring, record_over_DT_REC_MAX_is_dropped_counted_and_not_published)
 	tring_unmap(&t);
 }
 
+/* A store into a mapping past the end of a truncated file raises SIGBUS:
+ * the writer checks first, and stops writing for good. */
+Test(ring, write_into_a_ring_truncated_under_its_mapping_is_refused_without_sigbus)
+{
+	struct tring t;
+	tring_create(&t, "shrunk.ring", 64 * 1024);
+	static unsigned char rec[512];
+	build_rec(rec, sizeof(rec), 1, 0, 100);
+	cr_assert_eq(dt_ring_write(&t.r, rec), 0);
+	cr_expect(dt_ring_intact(&t.r));
+	cr_assert_eq(truncate(t.path, 4096), 0);
+	cr_expect(!dt_ring_intact(&t.r), "a truncated ring reads as whole");
+	build_rec(rec, sizeof(rec), 1, 1, 100);
+	cr_expect_eq(dt_ring_write(&t.r, rec), DT_RING_W_GONE);
+	dt_ring_count_dropped(&t.r); /* the header page is still there: counts nothing */
+	cr_assert_eq(truncate(t.path, 0), 0);
+	cr_expect_eq(dt_ring_write(&t.r, rec), DT_RING_W_GONE);
+	dt_ring_count_dropped(&t.r); /* nothing mapped at all: must not fault */
+	tring_unmap(&t);
+}
+
+/* Created rings have every block: a full disk later cannot fault a store. */
+Test(ring, created_ring_has_every_block_allocated)
+{
+	struct tring t;
+	tring_create(&t, "full.ring", 256 * 1024);
+	struct stat st;
+	cr_assert_eq(stat(t.path, &st), 0);
+	cr_expect_geq((uint64_t)st.st_blocks * 512, (uint64_t)st.st_size,
+	              "%lld bytes allocated for a %lld-byte ring", (long long)st.st_blocks * 512,
+	              (long long)st.st_size);
+	tring_unmap(&t);
+}
+
 Test(ring, record_larger_than_a_quarter_of_the_ring_or_shorter_than_its_header_is_dropped)
 {
 	struct tring t;
