@@ -455,6 +455,7 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 {
 	memset(rr, 0, sizeof(*rr));
 	rr->fd = -1;
+	rr->old_ring = -1;
 	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
 		return dt_fail(DT_EXIT_INTERNAL,
 			       "cannot find libdenytrace.so beside the denytrace binary or in "
@@ -468,6 +469,7 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		    "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
 		    rr->probe, bad);
 	char err[512];
+	rr->old_ring = open(o->out, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	uint64_t size = o->size ? o->size : o->all ? DT_RING_LARGE_SIZE : DT_RING_DEFAULT_SIZE;
 	int fd = dt_ringfile_create(o->out, size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
 	if (fd < 0)
@@ -735,6 +737,10 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		got = read(pipefd[0], &exec_err, sizeof(exec_err));
 	while (got < 0 && errno == EINTR);
 	close(pipefd[0]);
+	if (rr->old_ring >= 0) {
+		close(rr->old_ring); /* the command runs meanwhile */
+		rr->old_ring = -1;
+	}
 
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -33,6 +33,9 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 /* The ring of one run, created and mapped, and the probe that writes it. */
 struct dt_run_ring {
 	int fd;
+	int old_ring; /* the ring this one replaces, held (O_PATH) until the
+	               * command has started: freeing its blocks (1-6 ms on
+	               * ext4) then overlaps with the command, -1 if none */
 	void *map;
 	size_t map_len;
 	struct dt_ring ring;
