@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to roots_codex.c and codex_config.c: Codex's configuration as
+ * Codex 0.169 merges it (codex_config.c), which the Codex roots read. */
+#ifndef DENYTRACE_CODEX_INT_H
+#define DENYTRACE_CODEX_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "roots_int.h"
+
+/*
+ * Codex 0.169 reads config.toml, then the -p/--profile NAME layer
+ * $CODEX_HOME/NAME.config.toml merged over it key by key, then one layer
+ * built from every -c in argv order, merged over both key by key. Within
+ * that -c layer a dotted key sets one leaf, and a value (a table included)
+ * replaces whatever earlier -c flags put at its key: `-c
+ * sandbox_workspace_write={network_access=true}` after a -c writable_roots
+ * list wipes the list, and config.toml's list applies again. Seen with the
+ * 0.169 binary (tests/unit/codex_shapes.def): relative paths in the -p
+ * layer and config.toml are taken against $CODEX_HOME, those of -c against
+ * the cwd; -p with no such file runs without a layer.
+ */
+struct codex_cfg {
+	const struct toml_value *file; /* NULL when none was read */
+	const char *path;
+	const struct toml_value *layer; /* the -p layer, NULL when none was read */
+	const char *layer_path;
+	const struct dt_codex_cli *cli;
+};
+
+const struct toml_value *codex_walk(const struct toml_value *v, const char *const *keys,
+                                    size_t nkeys);
+const struct toml_value *codex_override_at(const struct dt_codex_override *o,
+                                           const char *const *keys, size_t nkeys);
+const struct dt_codex_override *codex_replaced_by(const struct dt_codex_cli *cli, size_t i,
+                                                  const char *const *keys, size_t nkeys);
+const struct toml_value *codex_cfg_get(const struct codex_cfg *c, const char *const *keys,
+                                       size_t nkeys, const struct dt_codex_override **from,
+                                       int *in_layer);
+int codex_cfg_rank(const struct codex_cfg *c, const char *const *keys, size_t nkeys,
+                   const struct toml_value **v, const char **where);
+void codex_refuse(struct dt_rootset *rs, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+bool codex_cfg_bool(const struct codex_cfg *c, const char *key);
+bool codex_known_mode(const char *m);
+void codex_validate_cfg(struct dt_rootset *rs, const struct codex_cfg *c);
+bool codex_project_has_trust(const struct codex_cfg *c, const char *workspace);
+void codex_profile(struct dt_rootset *rs, struct codex_cfg *cfg, const struct dt_codex_launch *l,
+                   bool ring_launch, struct toml_value **layer, char **layer_path);
+struct toml_value *codex_load_config(struct dt_rootset *rs, const struct dt_codex_launch *l,
+                                     const char *config_path, char **path, bool *from_ring,
+                                     char *err, size_t errlen, int *rc);
+
+#endif
