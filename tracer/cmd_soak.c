@@ -24,6 +24,7 @@
 #include "recfmt.h"
 #include "report.h"
 #include "soak.h"
+#include "xml.h"
 
 static const char soak_usage[] =
     "usage: denytrace soak [options] -- COMMAND [ARGS...]\n"
@@ -42,6 +43,9 @@ static const char soak_usage[] =
     "  --deny RULE     passed to every run (see `denytrace run --help`); repeatable\n"
     "  --seed N        run i uses seed N+i for p= rules (default: random, printed)\n"
     "  --json FILE     also write the summary as JSON to FILE ('-' for stdout)\n"
+    "  --junit FILE    also write JUnit XML to FILE ('-' for stdout): one testcase\n"
+    "                  per run; a failing one names the refusals seen only in\n"
+    "                  failing runs, and its kept ring\n"
     "  -q, --quiet     no progress line and no report of the first failing run\n"
     "  -h, --help      this help\n"
     "\n"
@@ -189,6 +193,10 @@ static int soak_parse(int argc, char **argv, struct dt_soak_opts *o)
 			if (m < 0)
 				return dt_fail(DT_EXIT_USAGE, "soak: --json needs a file name");
 			o->json = val;
+		} else if ((m = dt_opt(argc, argv, &i, "--junit", &val))) {
+			if (m < 0)
+				return dt_fail(DT_EXIT_USAGE, "soak: --junit needs a file name");
+			o->junit = val;
 		} else if ((m = dt_opt(argc, argv, &i, "--seed", &val))) {
 			if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end))
 				return dt_fail(DT_EXIT_USAGE, "soak: --seed takes a whole number");
@@ -216,32 +224,97 @@ static int soak_parse(int argc, char **argv, struct dt_soak_opts *o)
 	return -1;
 }
 
-/* The refusals seen only in failing runs, or that there are none. */
+static int soak_separates(unsigned nfail, unsigned npass)
+{
+	return nfail && !npass;
+}
+
+/* "  openat /x/k.db-journal EROFS (injected): in 3 of 4 failing runs" */
+static void soak_put_refusal(FILE *f, const struct dt_soak *s, const struct dt_soak_key *k)
+{
+	dt_put_safe(f, k->op);
+	fputc(' ', f);
+	dt_put_safe(f, k->path);
+	fprintf(f, " %s%s: in %u of %u failing runs\n", dt_errno_name(k->err),
+	        k->injected ? " (injected)" : "", k->nfail, s->failures);
+}
+
+/* A problem seen only in failing runs, as the report prints a finding:
+ * title, cause, the fix once, its refusals seen only in failing runs. */
+static void soak_print_problem(const struct dt_soak *s, size_t p, size_t nth)
+{
+	const struct dt_soak_problem *pr = &s->problems[p];
+	printf("\nPROBLEM %zu: ", nth);
+	dt_put_safe(stdout, pr->title);
+	printf("\n  in %u of %u failing runs and in no passing run\n  cause    %s\n  advice   ",
+	       pr->nfail, s->failures, dt_cause_name(pr->cause));
+	dt_put_safe(stdout, pr->advice);
+	fputc('\n', stdout);
+	int first = 1;
+	for (size_t k = 0; k < s->nkeys; k++)
+		if (s->keys[k].problem == p && soak_separates(s->keys[k].nfail, s->keys[k].npass)) {
+			fputs(first ? "  refused  " : "           ", stdout);
+			soak_put_refusal(stdout, s, &s->keys[k]);
+			first = 0;
+		}
+}
+
+/* The problems present in failing runs and absent from passing ones, then
+ * any other refusal seen only in failing runs; or that there are none. */
 static void soak_print_separating(const struct dt_soak *s)
 {
-	size_t nsep = 0;
-	for (size_t k = 0; k < s->nkeys; k++)
-		nsep += s->keys[k].nfail && !s->keys[k].npass;
+	size_t nsep = 0, nprob = 0, other = 0;
+	for (size_t p = 0; p < s->nproblems; p++)
+		nprob += soak_separates(s->problems[p].nfail, s->problems[p].npass);
+	for (size_t k = 0; k < s->nkeys; k++) {
+		const struct dt_soak_key *kk = &s->keys[k];
+		int sep = soak_separates(kk->nfail, kk->npass);
+		nsep += sep;
+		other += sep && (kk->problem == SIZE_MAX ||
+		                 !soak_separates(s->problems[kk->problem].nfail,
+		                                 s->problems[kk->problem].npass));
+	}
 	if (!nsep) {
-		printf("No refusal separates failing runs from passing ones: the failures "
-		       "have "
+		printf("No refusal separates failing runs from passing ones: the failures have "
 		       "another cause%s.\n",
 		       s->refusals ? " (every refusal was also seen in passing runs)" : "");
 		return;
 	}
-	printf("Refusals seen in failing runs and never in passing ones (the "
-	       "likely cause):\n");
+	char phrase[64];
+	dt_problems_phrase(nprob, phrase, sizeof(phrase));
+	phrase[0] = (char)(phrase[0] == 'n' ? 'N' : phrase[0]);
+	printf("%s in failing runs and in no passing run (the likely cause):\n", phrase);
+	for (size_t p = 0, nth = 0; p < s->nproblems; p++)
+		if (soak_separates(s->problems[p].nfail, s->problems[p].npass))
+			soak_print_problem(s, p, ++nth);
+	if (!other)
+		return;
+	printf("\nRefusals seen only in failing runs, of problems passing runs had too:\n");
 	for (size_t k = 0; k < s->nkeys; k++) {
 		const struct dt_soak_key *kk = &s->keys[k];
-		if (!kk->nfail || kk->npass)
-			continue;
-		fputs("  ", stdout);
-		dt_put_safe(stdout, kk->op);
-		fputc(' ', stdout);
-		dt_put_safe(stdout, kk->path);
-		printf(" %s%s: in %u of %u failing runs\n", dt_errno_name(kk->err),
-		       kk->injected ? " (injected)" : "", kk->nfail, s->failures);
+		if (soak_separates(kk->nfail, kk->npass) &&
+		    (kk->problem == SIZE_MAX || !soak_separates(s->problems[kk->problem].nfail,
+		                                                s->problems[kk->problem].npass))) {
+			fputs("  ", stdout);
+			soak_put_refusal(stdout, s, kk);
+		}
 	}
+}
+
+/* "denytrace run --seed N [--deny RULE]... -- COMMAND", pasteable. */
+static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
+{
+	fprintf(f, "denytrace run --seed %llu", (unsigned long long)(o->seed + (uint64_t)index));
+	for (size_t k = 0; k < o->ndeny; k++) {
+		fputs(" --deny ", f);
+		dt_shell_word(f, o->deny[k]);
+	}
+	fputs(" --", f);
+	for (char **c = o->cmd; *c; c++) {
+		fputc(' ', f);
+		dt_shell_word(f, *c);
+	}
+	fputc('\n', f);
 }
 
 /* The failing runs, how to rerun the first, and (unless quiet) its log
@@ -250,25 +323,15 @@ static void soak_print_failures(const struct dt_soak *s, const struct dt_soak_op
                                 const char *dir)
 {
 	soak_print_separating(s);
-	printf("Failing runs:");
+	printf("\nFailing runs:");
 	for (size_t k = 0; k < s->nfailed && k < 20; k++)
 		printf(" #%d (%s %d)", s->failed[k].index,
 		       s->failed[k].timed_out ? "timed out," : "exit", s->failed[k].status);
 	printf("%s\n", s->nfailed > 20 ? " ..." : "");
 	if (o->keep)
 		printf("Rings of failing runs kept in %s (run-N.ring, run-N.log).\n", o->keep);
-	printf("Rerun one alone: denytrace run --seed %llu",
-	       (unsigned long long)(o->seed + (uint64_t)s->first_fail));
-	for (size_t k = 0; k < o->ndeny; k++) {
-		fputs(" --deny ", stdout);
-		dt_shell_word(stdout, o->deny[k]);
-	}
-	fputs(" --", stdout);
-	for (char **c = o->cmd; *c; c++) {
-		fputc(' ', stdout);
-		dt_shell_word(stdout, *c);
-	}
-	fputc('\n', stdout);
+	fputs("Rerun one alone: ", stdout);
+	soak_put_rerun(stdout, o, s->first_fail);
 	if (o->quiet || !s->first_ring[0])
 		return;
 	struct dt_report rep;
@@ -297,6 +360,130 @@ static int soak_write_json(const struct dt_soak *s, const struct dt_soak_opts *o
 	return 0;
 }
 
+static int soak_result_order(const void *a, const void *b)
+{
+	const struct dt_soak_result *x = a, *y = b;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* A failing run's <failure>: the refusals of this run seen only in failing
+ * runs as the message; them, their problems, the kept ring and how to
+ * rerun it as the text. */
+static void soak_junit_failure(FILE *f, const struct dt_soak *s, const struct dt_soak_opts *o,
+                               const struct dt_soak_result *r)
+{
+	char *msg = NULL, *body = NULL;
+	size_t msglen = 0, bodylen = 0, n = 0;
+	FILE *m = open_memstream(&msg, &msglen), *b = open_memstream(&body, &bodylen);
+	if (!m || !b) {
+		if (m)
+			fclose(m);
+		if (b)
+			fclose(b);
+		return;
+	}
+	fprintf(b, "%s %d\n", r->timed_out ? "timed out after --timeout; status" : "exit status",
+	        r->status);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct dt_soak_key *k = &s->keys[r->keys[i]];
+		if (!soak_separates(k->nfail, k->npass))
+			continue;
+		fprintf(m, "%s%s %s %s%s", n++ ? "; " : "", k->op, k->path, dt_errno_name(k->err),
+		        k->injected ? " (injected)" : "");
+		fputs(n == 1 ? "refusals seen only in failing runs:\n  " : "  ", b);
+		soak_put_refusal(b, s, k);
+		if (k->problem != SIZE_MAX) {
+			fputs("    problem: ", b);
+			dt_put_safe(b, s->problems[k->problem].title);
+			fputs("\n    advice: ", b);
+			dt_put_safe(b, s->problems[k->problem].advice);
+			fputc('\n', b);
+		}
+	}
+	if (!n)
+		fprintf(m, "%s %d; no refusal of this run was seen only in failing runs",
+		        r->timed_out ? "timed out, status" : "exit status", r->status);
+	const struct dt_soak_failed *fr = NULL;
+	for (size_t i = 0; i < s->nfailed; i++)
+		if (s->failed[i].index == r->index)
+			fr = &s->failed[i];
+	if (fr && fr->ring[0])
+		fprintf(b, "ring: %s (denytrace report %s)\n", fr->ring, fr->ring);
+	else
+		fputs("ring: not kept (soak --keep DIR keeps the rings of failing runs)\n", b);
+	fputs("rerun: ", b);
+	soak_put_rerun(b, o, r->index);
+	fclose(m);
+	fclose(b);
+	fprintf(f, "      <failure type=\"%s\" message=\"", r->timed_out ? "timeout" : "exit");
+	dt_xml_put(f, msg, 0);
+	fputs("\">", f);
+	dt_xml_put(f, body, 1);
+	fputs("</failure>\n", f);
+	free(msg);
+	free(body);
+}
+
+/* The JUnit XML that CI reads (Jenkins, GitLab, GitHub Actions reporters):
+ * the attributes and elements the Ant/Jenkins schema requires, no more. */
+static void soak_junit(FILE *f, struct dt_soak *s, const struct dt_soak_opts *o, time_t started,
+                       double secs)
+{
+	char host[256] = "localhost", ts[32];
+	struct tm tm;
+	if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
+		snprintf(host, sizeof(host), "localhost");
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", gmtime_r(&started, &tm));
+	qsort(s->results, s->nresults, sizeof(*s->results), soak_result_order);
+	fprintf(f,
+	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+	        "  <testsuite name=\"denytrace soak\" package=\"denytrace\" id=\"0\" "
+	        "timestamp=\"%s\" hostname=\"",
+	        ts);
+	dt_xml_put(f, host, 0);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%u\" errors=\"0\" time=\"%.3f\">\n", s->nresults,
+	        s->failures, secs);
+	double lo, hi;
+	dt_soak_wilson(s->failures, s->done, &lo, &hi);
+	fprintf(f,
+	        "    <properties>\n      <property name=\"seed\" value=\"%llu\"/>\n"
+	        "      <property name=\"flake_rate\" value=\"%.4f\"/>\n"
+	        "      <property name=\"flake_rate_ci95\" value=\"%.4f-%.4f\"/>\n"
+	        "      <property name=\"command\" value=\"",
+	        (unsigned long long)o->seed, s->done ? (double)s->failures / s->done : 0.0, lo, hi);
+	for (char **c = o->cmd; *c; c++) {
+		dt_xml_put(f, *c, 0);
+		fputs(c[1] ? " " : "", f);
+	}
+	fputs("\"/>\n    </properties>\n", f);
+	for (size_t i = 0; i < s->nresults; i++) {
+		const struct dt_soak_result *r = &s->results[i];
+		fprintf(f,
+		        "    <testcase name=\"run %d (seed %llu)\" classname=\"denytrace.soak\" "
+		        "time=\"%.3f\"%s\n",
+		        r->index, (unsigned long long)(o->seed + (uint64_t)r->index), r->secs,
+		        r->failed ? ">" : "/>");
+		if (r->failed) {
+			soak_junit_failure(f, s, o, r);
+			fputs("    </testcase>\n", f);
+		}
+	}
+	fputs("    <system-out/>\n    <system-err/>\n  </testsuite>\n</testsuites>\n", f);
+}
+
+/* --junit FILE ("-": stdout). Returns 0 or an exit status. */
+static int soak_write_junit(struct dt_soak *s, const struct dt_soak_opts *o, time_t started,
+                            double secs)
+{
+	FILE *jf = strcmp(o->junit, "-") ? fopen(o->junit, "w") : stdout;
+	if (!jf)
+		return dt_fail(DT_EXIT_IO, "soak: cannot write %s: %s", o->junit, strerror(errno));
+	soak_junit(jf, s, o, started, secs);
+	if (jf != stdout && fclose(jf) != 0)
+		return dt_fail(DT_EXIT_IO, "soak: cannot write %s", o->junit);
+	return 0;
+}
+
 int cmd_soak(int argc, char **argv)
 {
 	struct dt_soak_opts o = {.runs = 20, .jobs = 1};
@@ -320,6 +507,7 @@ int cmd_soak(int argc, char **argv)
 	s.first_fail = -1;
 	char infra_msg[1024] = "";
 	double t0 = dt_soak_now();
+	time_t started = time(NULL);
 	int infra = dt_soak_loop(&s, &o, self, dir, t0, infra_msg, sizeof(infra_msg));
 	int interrupted = dt_soak_stop != 0;
 	sigaction(SIGINT, &old_int, NULL);
@@ -342,6 +530,8 @@ int cmd_soak(int argc, char **argv)
 		soak_print_failures(&s, &o, dir);
 	fflush(stdout);
 	rc = o.json ? soak_write_json(&s, &o, interrupted) : 0;
+	if (!rc && o.junit)
+		rc = soak_write_junit(&s, &o, started, el);
 	/* temporary files: the first failing run's (when not kept) and the dir */
 	if (s.first_fail >= 0 && !o.keep)
 		dt_soak_unlink_run(dir, s.first_fail);

@@ -45,46 +45,91 @@ void dt_soak_wilson(unsigned k, unsigned n, double *lo, double *hi)
 	*hi = centre + half > 1 ? 1 : centre + half;
 }
 
-/* Reads a finished run's ring; adds its distinct refusals to the table. */
-static void soak_account(struct dt_soak *s, const char *ring, int failed)
+/* The index of finding f's problem in s->problems (added if new), or
+ * SIZE_MAX when out of memory. */
+static size_t soak_problem_for(struct dt_soak *s, const struct dt_finding *f)
+{
+	char key[2 * PATH_MAX + 64];
+	snprintf(key, sizeof(key), "%d\n%s\n%d\n%s", (int)f->cause, f->root ? f->root->path : "",
+	         f->granted, f->subject);
+	for (size_t i = 0; i < s->nproblems; i++)
+		if (!strcmp(s->problems[i].key, key))
+			return i;
+	struct dt_soak_problem *np = realloc(s->problems, (s->nproblems + 1) * sizeof(*np));
+	if (!np)
+		return SIZE_MAX;
+	s->problems = np;
+	s->problems[s->nproblems] = (struct dt_soak_problem){
+	    strdup(key), strdup(f->title), strdup(f->advice), (int)f->cause, 0, 0};
+	return s->nproblems++;
+}
+
+/* Counts each problem of the run once; gprob[g] becomes group g's problem. */
+static void soak_account_problems(struct dt_soak *s, const struct dt_report *rep, int failed,
+                                  size_t *gprob)
+{
+	for (size_t g = 0; g < rep->ngroups; g++)
+		gprob[g] = SIZE_MAX;
+	for (size_t i = 0; i < rep->findings.n; i++) {
+		const struct dt_finding *f = &rep->findings.v[i];
+		size_t p = soak_problem_for(s, f);
+		for (size_t k = 0; k < f->ngroups; k++)
+			gprob[f->groups[k]] = p;
+		/* one run's findings never share a key: findings.c groups by it */
+		if (p != SIZE_MAX && failed)
+			s->problems[p].nfail++;
+		else if (p != SIZE_MAX)
+			s->problems[p].npass++;
+	}
+}
+
+/* The index of group gr's refusal in s->keys (added if new), or SIZE_MAX. */
+static size_t soak_key_for(struct dt_soak *s, const struct dt_report_group *gr, size_t problem)
+{
+	const char *op = gr->rep->op ? gr->rep->op : "?";
+	for (size_t ki = 0; ki < s->nkeys; ki++)
+		if (!strcmp(s->keys[ki].path, gr->path) && !strcmp(s->keys[ki].op, op) &&
+		    s->keys[ki].err == gr->rep->err)
+			return ki;
+	struct dt_soak_key *nk = realloc(s->keys, (s->nkeys + 1) * sizeof(*nk));
+	if (!nk)
+		return SIZE_MAX;
+	s->keys = nk;
+	struct dt_soak_key *k = &s->keys[s->nkeys];
+	memset(k, 0, sizeof(*k));
+	k->path = strdup(gr->path);
+	k->op = strdup(op);
+	k->err = gr->rep->err;
+	k->problem = problem;
+	return s->nkeys++;
+}
+
+/* Reads a finished run's ring; adds its distinct refusals and problems to
+ * the tables, and the run's refusals to res. */
+static void soak_account(struct dt_soak *s, const char *ring, int failed,
+                         struct dt_soak_result *res)
 {
 	struct dt_report rep;
 	char err[512];
 	const char *rings[1] = {ring};
-	if (dt_report_load(&rep, rings, 1, err, sizeof(err)) != 0) {
-		dt_report_free(&rep);
-		return;
-	}
 	struct dt_report_opts o = {0};
-	if (dt_report_build(&rep, &o, err, sizeof(err)) != 0) {
+	if (dt_report_load(&rep, rings, 1, err, sizeof(err)) != 0 ||
+	    dt_report_build(&rep, &o, err, sizeof(err)) != 0) {
 		dt_report_free(&rep);
 		return;
 	}
 	s->refusals += rep.denials;
+	size_t *gprob = calloc(rep.ngroups + 1, sizeof(*gprob));
 	/* each distinct (path, op, errno) counts once per run */
 	size_t *counted = calloc(rep.ngroups + 1, sizeof(*counted)), nc = 0;
-	for (size_t g = 0; counted && g < rep.ngroups; g++) {
+	if (gprob)
+		soak_account_problems(s, &rep, failed, gprob);
+	for (size_t g = 0; gprob && counted && g < rep.ngroups; g++) {
 		const struct dt_report_group *gr = &rep.groups[g];
 		if (gr->hidden)
 			continue;
-		const char *op = gr->rep->op ? gr->rep->op : "?";
-		size_t ki = 0;
-		while (ki < s->nkeys &&
-		       (strcmp(s->keys[ki].path, gr->path) || strcmp(s->keys[ki].op, op) ||
-		        s->keys[ki].err != gr->rep->err))
-			ki++;
-		if (ki == s->nkeys) {
-			struct dt_soak_key *nk = realloc(s->keys, (s->nkeys + 1) * sizeof(*nk));
-			if (!nk)
-				break;
-			s->keys = nk;
-			struct dt_soak_key *k = &s->keys[s->nkeys++];
-			memset(k, 0, sizeof(*k));
-			k->path = strdup(gr->path);
-			k->op = strdup(op);
-			k->err = gr->rep->err;
-		}
-		int dup = 0;
+		size_t ki = soak_key_for(s, gr, gprob[g]);
+		int dup = ki == SIZE_MAX;
 		for (size_t c = 0; c < nc; c++)
 			dup |= counted[c] == ki;
 		if (dup)
@@ -97,7 +142,9 @@ static void soak_account(struct dt_soak *s, const char *ring, int failed)
 		else
 			k->npass++;
 	}
-	free(counted);
+	res->keys = counted;
+	res->nkeys = nc;
+	free(gprob);
 	dt_report_free(&rep);
 }
 
@@ -280,7 +327,16 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 	}
 	int failed = code != 0 || r->timed_out;
 	s->done++;
-	soak_account(s, ring, failed);
+	struct dt_soak_result res = {r->index, code, r->timed_out, failed, dt_soak_now() - r->start,
+	                             NULL,     0};
+	soak_account(s, ring, failed, &res);
+	struct dt_soak_result *nr = realloc(s->results, (s->nresults + 1) * sizeof(*nr));
+	if (nr) {
+		s->results = nr;
+		s->results[s->nresults++] = res;
+	} else {
+		free(res.keys);
+	}
 	if (o->on_run)
 		o->on_run(o->ctx, r->index, ring, failed);
 	if (failed) {
@@ -385,4 +441,13 @@ void dt_soak_free(struct dt_soak *s)
 	}
 	free(s->keys);
 	free(s->failed);
+	for (size_t p = 0; p < s->nproblems; p++) {
+		free(s->problems[p].key);
+		free(s->problems[p].title);
+		free(s->problems[p].advice);
+	}
+	free(s->problems);
+	for (size_t r = 0; r < s->nresults; r++)
+		free(s->results[r].keys);
+	free(s->results);
 }

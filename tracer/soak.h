@@ -17,6 +17,23 @@ struct dt_soak_key {
 	char *path, *op;
 	int err, injected;
 	unsigned nfail, npass;
+	size_t problem; /* its problem, in dt_soak.problems, or SIZE_MAX */
+};
+
+/* A problem (a finding, findings.h) across runs: the same cause, root,
+ * grant and subject in two runs is the same problem. */
+struct dt_soak_problem {
+	char *key, *title, *advice;
+	int cause; /* enum dt_cause */
+	unsigned nfail, npass;
+};
+
+/* One finished run (soak --junit). */
+struct dt_soak_result {
+	int index, status, timed_out, failed;
+	double secs;
+	size_t *keys; /* its distinct refusals, in dt_soak.keys */
+	size_t nkeys;
 };
 
 struct dt_soak_run {
@@ -35,6 +52,10 @@ struct dt_soak_failed {
 struct dt_soak {
 	struct dt_soak_key *keys;
 	size_t nkeys;
+	struct dt_soak_problem *problems;
+	size_t nproblems;
+	struct dt_soak_result *results; /* in the order they finished */
+	size_t nresults;
 	struct dt_soak_failed *failed;
 	size_t nfailed;
 	unsigned done, failures;
@@ -49,7 +70,7 @@ struct dt_soak_opts {
 	unsigned runs, jobs;
 	int until_fail, quiet, have_seed;
 	double timeout;
-	const char *keep, *json;
+	const char *keep, *json, *junit;
 	uint64_t seed;
 	const char **deny; /* --deny rules as given, ndeny of them */
 	size_t ndeny;

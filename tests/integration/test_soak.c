@@ -181,3 +181,94 @@ Test(soak, rerun_one_alone_line_pastes_back_into_a_shell_with_quotes_intact)
 	cr_expect_eq(status, 3, "rerun `%s` exited %d: %s", line, status, out2);
 	cr_expect_not_null(strstr(out2, "it's a b 'here'"), "rerun `%s` printed: %s", line, out2);
 }
+
+/* The schema test of --junit: tests/integration/junit.xsd, beside this file. */
+static void junit_xsd(char *out, size_t cap)
+{
+	const char *slash = strrchr(__FILE__, '/');
+	snprintf(out, cap, "%.*sjunit.xsd", slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__);
+}
+
+Test(soak, junit_has_a_testcase_per_run_and_a_failing_one_names_its_separating_refusal)
+{
+	char py[1024], db[1024], keep[1024], xml[1024], rule[1200], cli[1024], out[65536],
+	    xsd[1024];
+	junit_xsd(xsd, sizeof(xsd));
+	if (access("/usr/bin/xmllint", X_OK) != 0)
+		cr_skip_test("xmllint is missing (apt-get install libxml2-utils)");
+	cr_assert_eq(access(xsd, R_OK), 0, "no %s: run from the repository root", xsd);
+	snprintf(py, sizeof(py), "%s/worker.py", dtt_tmpdir());
+	snprintf(db, sizeof(db), "%s/board/kanban.db", dtt_tmpdir());
+	snprintf(keep, sizeof(keep), "%s/keep", dtt_tmpdir());
+	snprintf(xml, sizeof(xml), "%s/soak.xml", dtt_tmpdir());
+	snprintf(rule, sizeof(rule), "%s/board/*.db-journal,op=create,errno=EROFS,p=0.3",
+	         dtt_tmpdir());
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	FILE *f = fopen(py, "w");
+	fputs(worker, f);
+	fclose(f);
+	char dir[1100];
+	snprintf(dir, sizeof(dir), "%s/board", dtt_tmpdir());
+	cr_assert_eq(mkdir(dir, 0755), 0);
+
+	const char *argv[] = {cli,      "soak",   "--runs", "12", "--jobs",           "2",
+	                      "--seed", "1000",   "--keep", keep, "--junit",          xml,
+	                      "-q",     "--deny", rule,     "--", "/usr/bin/python3", py,
+	                      db,       NULL};
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_assert_eq(st, 1, "soak should report failures (exit 1): %s", out);
+
+	/* valid against the Ant/Jenkins schema CI servers read */
+	const char *lint[] = {"/usr/bin/xmllint", "--noout", "--schema", xsd, xml, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), lint, NULL), 0, "xmllint: %s", out);
+
+	/* one testcase per run; each failing one names the journal refusal, the
+	 * one seen only in failing runs, and its own kept ring */
+	static const char check[] =
+	    "import sys, xml.etree.ElementTree as E\n"
+	    "db, keep = sys.argv[2], sys.argv[3]\n"
+	    "s = E.parse(sys.argv[1]).getroot().find('testsuite')\n"
+	    "cases = s.findall('testcase')\n"
+	    "bad = [c for c in cases if c.find('failure') is not None]\n"
+	    "assert len(cases) == 12, len(cases)\n"
+	    "assert 0 < len(bad) < 12 and int(s.get('failures')) == len(bad), len(bad)\n"
+	    "for c in cases:\n"
+	    "    n = c.get('name').split()[1]\n"
+	    "    fl = c.find('failure')\n"
+	    "    if fl is None:\n"
+	    "        assert len(c) == 0, c.get('name')\n"
+	    "        continue\n"
+	    "    assert fl.get('message').endswith(db + '-journal EROFS (injected)'), "
+	    "fl.get('message')\n"
+	    "    assert 'ring: %s/run-%s.ring' % (keep, n) in fl.text, fl.text\n"
+	    "print('ok', len(bad))\n";
+	const char *pargv[] = {"/usr/bin/python3", "-c", check, xml, db, keep, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}
+
+Test(soak, the_summary_names_the_problem_present_only_in_failing_runs)
+{
+	char py[1024], db[1024], rule[1200], cli[1024], out[65536], dir[1100];
+	snprintf(py, sizeof(py), "%s/worker.py", dtt_tmpdir());
+	snprintf(db, sizeof(db), "%s/board/kanban.db", dtt_tmpdir());
+	snprintf(rule, sizeof(rule), "%s/board/*.db-journal,op=create,errno=EROFS,p=0.3",
+	         dtt_tmpdir());
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	FILE *f = fopen(py, "w");
+	fputs(worker, f);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/board", dtt_tmpdir());
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	const char *argv[] = {cli,  "soak",   "--runs", "12", "--seed",           "1000",
+	                      "-q", "--deny", rule,     "--", "/usr/bin/python3", py,
+	                      db,   NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
+
+	/* the flake rate first, then the problem as the report prints it */
+	cr_expect_eq(strncmp(out, "soak: 12 runs", 13), 0, "%s", out);
+	const char *p = strstr(out, "1 problem in failing runs and in no passing run");
+	cr_assert_not_null(p, "%s", out);
+	cr_expect(strstr(p, "\nPROBLEM 1: refused on purpose by a --deny rule\n"), "%s", out);
+	cr_expect(strstr(p, "  cause    injected\n"), "%s", out);
+	cr_expect(strstr(p, "-journal EROFS (injected): in "), "%s", out);
+}
