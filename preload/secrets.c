@@ -319,3 +319,38 @@ void dt_put_env_redacted(struct dt_buf *b, const char *entry, size_t n)
 	}
 	dt_field_close(b, DT_T_ENV, need);
 }
+
+size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap)
+{
+	struct dt_out o = {out, 0, cap};
+	size_t eq = 0, key_start = 0, key_end = 0;
+	char quote = 0;
+	for (eq = 0; eq < n; eq++) {
+		if (quote) {
+			quote = in[eq] == quote ? 0 : quote;
+		} else if (in[eq] == '"' || in[eq] == '\'') {
+			quote = in[eq];
+		} else if (in[eq] == '=' || in[eq] == '#' || in[eq] == '[' || in[eq] == '{') {
+			break;
+		}
+	}
+	if (eq < n && in[eq] == '=') {
+		/* the key's last dotted part, quotes and blanks stripped */
+		key_end = eq;
+		while (key_end > 0 && (in[key_end - 1] == ' ' || in[key_end - 1] == '\t' ||
+		                       in[key_end - 1] == '"' || in[key_end - 1] == '\''))
+			key_end--;
+		key_start = key_end;
+		while (key_start > 0 && in[key_start - 1] != '.' && in[key_start - 1] != ' ' &&
+		       in[key_start - 1] != '\t' && in[key_start - 1] != '"' &&
+		       in[key_start - 1] != '\'')
+			key_start--;
+		if (key_end > key_start &&
+		    dt_secret_name_match(in + key_start, key_end - key_start, 0)) {
+			dt_out_put(&o, in, eq + 1);
+			dt_out_put(&o, " \"" DT_REDACTED "\"", sizeof(DT_REDACTED) + 2);
+			return o.len;
+		}
+	}
+	return dt_redact_value(in, n, out, cap);
+}

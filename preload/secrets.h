@@ -54,6 +54,12 @@ size_t dt_redact_arg(const char *in, size_t n, char *out, size_t cap, int *expec
  * (a secret name), else writes NAME=redacted value like dt_redact_value. */
 size_t dt_redact_env(const char *entry, size_t n, char *out, size_t cap);
 
+/* One line of a TOML file (Codex's config.toml as `denytrace codex`
+ * recorded it): KEY = VALUE with a secret-named KEY (api_key, token,
+ * password, as words) becomes KEY = "<redacted>"; any other line goes
+ * through dt_redact_value (Bearer headers, URL passwords, tokens). */
+size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap);
+
 /* Record fields: DT_T_ARGV from NUL-separated words (n bytes, each word
  * redacted; cut at a word when the record is full: returns 1 then, else
  * 0), and one DT_T_ENV entry (nothing when its name is a secret). */

@@ -205,9 +205,42 @@ static const char *redact_word(struct dt_strpool *p, const char *w, int *expect)
 	return kept ? kept : DT_REDACTED;
 }
 
-/* evidence --redact: the argv and environment of every record through the
- * rules the probe applies (preload/secrets.h), whichever version wrote the
- * ring, before anything is rendered: every file of the bundle sees them. */
+/* A recorded config file, line by line through dt_redact_config_line. */
+static void redact_config_text(struct dt_record *rec, struct dt_strpool *p)
+{
+	const char *t = rec->cfg_text;
+	size_t len = rec->cfg_len, need = 0;
+	for (size_t pass = 0; pass < 2; pass++) {
+		char *out = pass ? malloc(need + 1) : NULL;
+		if (pass && !out) {
+			rec->cfg_text = NULL;
+			return;
+		}
+		size_t o = 0;
+		for (size_t i = 0; i < len;) {
+			size_t e = i;
+			while (e < len && t[e] != '\n')
+				e++;
+			o += dt_redact_config_line(t + i, e - i, out ? out + o : NULL,
+			                           out ? need - o : 0);
+			if (e < len && out)
+				out[o] = '\n';
+			o += e < len;
+			i = e + 1;
+		}
+		if (pass) {
+			out[o] = 0;
+			rec->cfg_text = pool_keep(p, out);
+			rec->cfg_len = rec->cfg_text ? o : 0;
+		}
+		need = o;
+	}
+}
+
+/* evidence --redact: the argv and environment of every record, and the
+ * config files `denytrace codex` recorded, through the rules the probe
+ * applies (preload/secrets.h), whichever version wrote the ring, before
+ * anything is rendered: every file of the bundle sees them. */
 static void redact_records(struct dt_report *r, struct dt_strpool *p)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -228,6 +261,8 @@ static void redact_records(struct dt_report *r, struct dt_strpool *p)
 				rec->env[kept++] = out;
 		}
 		rec->nenv = kept;
+		if (rec->cfg_text)
+			redact_config_text(rec, p);
 	}
 }
 

@@ -199,7 +199,8 @@ Test(secrets, twenty_planted_secrets_reach_no_ring_and_no_output)
 }
 
 /* A ring holding the secrets in clear, as a probe before the redaction
- * module wrote it: evidence --redact still leaves none in any file. */
+ * module wrote it, plus a Codex config snapshot with secrets of its own:
+ * evidence --redact still leaves none in any file. */
 Test(secrets, evidence_redact_removes_secrets_a_ring_holds_in_clear)
 {
 	char ring[600];
@@ -225,6 +226,19 @@ Test(secrets, evidence_redact_removes_secrets_a_ring_holds_in_clear)
 			dt_put_str(&w.b, DT_T_ENV, *e);
 		cr_assert_eq(dtt_ring_commit(&w), 0);
 	}
+	/* Codex's config as `denytrace codex` records it: MCP server secrets,
+	 * provider headers */
+	dtt_ring_begin(&w, DT_REC_CONFIG, 4242, "denytrace");
+	const char *cfg = "sandbox_mode = \"workspace-write\"\n"
+	                  "[mcp_servers.board.env]\nBOARD_API_KEY = \"" MARK "21\"\n"
+	                  "[model_providers.corp]\n"
+	                  "http_headers = { Authorization = \"Bearer " MARK "22\" }\n"
+	                  "base_url = \"https://svc:" MARK "23@llm.example.com/v1\"\n";
+	dt_put_str(&w.b, DT_T_CONFIG_PATH, "/home/u/.codex/config.toml");
+	dt_put_str(&w.b, DT_T_CONFIG_ROLE, "codex");
+	dt_put_str(&w.b, DT_T_CONFIG_TEXT, cfg);
+	dt_put_u64(&w.b, DT_T_CONFIG_SIZE, strlen(cfg));
+	cr_assert_eq(dtt_ring_commit(&w), 0);
 	dtt_ring_begin(&w, DT_REC_DENIAL, 4242, "worker");
 	dt_put_str(&w.b, DT_T_OP, "openat");
 	dt_put_u64(&w.b, DT_T_ERRNO, 30);

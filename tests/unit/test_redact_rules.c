@@ -108,3 +108,24 @@ Test(redact_rules, env_field_that_does_not_fit_sets_overflow_and_writes_nothing)
 	cr_expect_eq(b.len, 0);
 	cr_expect_eq(b.overflow, 1);
 }
+
+Test(redact_rules, config_lines_lose_secret_values_and_keep_the_rest)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"API_KEY = \"abc\"", "API_KEY = \"" DT_REDACTED "\""},
+	    {"  mcp.token=\"abc\" # note", "  mcp.token= \"" DT_REDACTED "\""},
+	    {"sandbox_mode = \"workspace-write\"", "sandbox_mode = \"workspace-write\""},
+	    {"h = { Authorization = \"Bearer xyz\" }",
+	     "h = { Authorization = \"Bearer " DT_REDACTED "\" }"},
+	    {"[mcp_servers.x.env]", "[mcp_servers.x.env]"},
+	    {"dangerously_bypass = true", "dangerously_bypass = true"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		size_t n =
+		    dt_redact_config_line(cases[i].in, strlen(cases[i].in), out, sizeof(out) - 1);
+		out[n] = 0;
+		cr_expect_str_eq(out, cases[i].want, "line %zu", i);
+	}
+}
