@@ -74,7 +74,7 @@ $(BUILD)/obj/%.o: %.c $(CLI_HDR) $(PROBE_HDR) Makefile
 	@mkdir -p $(@D)
 	$(CC) $(CLI_FLAGS) $(CFLAGS) -c -o $@ $<
 
-# The demo's Python programs (tracer/demo/*.py), embedded in cmd_demo.c as
+# The demo's Python programs (tracer/demo/*.py), embedded in demo.c as
 # C strings demo_NAME_py: the demo needs nothing but the binary, its probe
 # and python3.
 DEMO_PY := $(wildcard tracer/demo/*.py)
@@ -83,7 +83,7 @@ $(BUILD)/gen/demo_py.h: $(DEMO_PY) Makefile
 	@for f in $(DEMO_PY); do echo "static const char demo_$$(basename $$f .py)_py[] ="; \
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $$f; \
 		echo "    ;"; done > $@
-$(BUILD)/obj/tracer/cmd_demo.o: $(BUILD)/gen/demo_py.h
+$(BUILD)/obj/tracer/demo.o: $(BUILD)/gen/demo_py.h
 
 $(CLI_LIB): $(filter-out $(BUILD)/obj/tracer/main.o,$(CLI_OBJ))
 	@rm -f $@
@@ -149,7 +149,7 @@ USER_SUITES = $(sort $(notdir $(basename $(UNIT_SRC) $(shell grep -l -e geteuid 
 test-as-user:
 	@./scripts/test-as-user.sh test SUITES="$(USER_SUITES)"
 
-# The scenario is built into the CLI (tracer/cmd_demo.c): nothing else to install.
+# The scenario is built into the CLI (tracer/demo.c): nothing else to install.
 demo: deps
 	@$(MAKE) --no-print-directory -s all
 	@$(BUILD)/denytrace demo
