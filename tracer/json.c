@@ -93,7 +93,12 @@ void dt_json_escape(FILE *f, const char *str)
 		/* U+0080..U+009F are valid UTF-8 but C1 controls (CSI, NEL): a
 		 * consumer printing the value raw would act on them */
 		int c1 = n == 2 && c == 0xc2 && s[1] < 0xa0;
-		if (n > 0 && !c1) {
+		/* U+202A..U+202E, U+2066..U+2069: bidi overrides that reorder
+		 * the text a consumer shows after them */
+		int bidi = n == 3 && c == 0xe2 &&
+		           ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+		            (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9));
+		if (n > 0 && !c1 && !bidi) {
 			s += n;
 			continue;
 		}
@@ -102,6 +107,9 @@ void dt_json_escape(FILE *f, const char *str)
 		if (c1) {
 			fprintf(f, "\\u%04x", s[1]);
 			s++;
+		} else if (bidi) {
+			fprintf(f, "\\u%04x", 0x2000 | ((s[1] & 0x3f) << 6) | (s[2] & 0x3f));
+			s += 2;
 		} else if (c == '"' || c == '\\') {
 			fputc('\\', f);
 			fputc(c, f);

@@ -23,6 +23,10 @@ static int dt_safe_utf8(const unsigned char *p)
 			return 0;
 	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
 		return 0; /* U+0080..U+009F: C1 controls (CSI is one) */
+	if (n == 3 && p[0] == 0xe2 &&
+	    ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+	     (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+		return 0; /* U+202A..U+202E, U+2066..U+2069: bidi overrides reorder what follows */
 	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
 	    (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] >= 0x90))
 		return 0; /* overlong, surrogate, beyond U+10FFFF */

@@ -10,8 +10,9 @@
  * random bytes (a fixed seed: the same bytes every run).
  *
  * "Control" here: C0 bytes but newline and tab, DEL, C1 code points
- * (U+0080..U+009F, CSI among them) and bytes that are not valid UTF-8 (a
- * lone 0x9b is CSI to an 8-bit terminal). Escaped forms (\x1b, \u001b) are
+ * (U+0080..U+009F, CSI among them), bidi overrides (U+202A..U+202E,
+ * U+2066..U+2069: they reorder what is shown after them) and bytes that are
+ * not valid UTF-8 (a lone 0x9b is CSI to an 8-bit terminal). Escaped forms (\x1b, \u001b) are
  * fine: they are text.
  */
 #include <criterion/criterion.h>
@@ -46,6 +47,8 @@ static const char *const payloads[] = {
     "\x1b]0;title\x07",      /* OSC: set the window title */
     "\n## forged heading\n", /* a line of its own */
     "```` |x| <b> \\",       /* fences, table cells, HTML, backslash */
+    "\xe2\x80\xae"
+    "txt.exe", /* right-to-left override (U+202E) */
 };
 #define NPAYLOADS (sizeof(payloads) / sizeof(payloads[0]))
 
@@ -80,6 +83,10 @@ static long first_control(const unsigned char *buf, size_t len)
 				return (long)i;
 		if (n == 2 && c == 0xc2 && buf[i + 1] < 0xa0)
 			return (long)i; /* C1 */
+		if (n == 3 && c == 0xe2 &&
+		    ((buf[i + 1] == 0x80 && buf[i + 2] >= 0xaa && buf[i + 2] <= 0xae) ||
+		     (buf[i + 1] == 0x81 && buf[i + 2] >= 0xa6 && buf[i + 2] <= 0xa9)))
+			return (long)i; /* bidi override */
 		i += n;
 	}
 	return -1;

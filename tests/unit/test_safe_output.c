@@ -106,3 +106,16 @@ Test(safe_output, markdown_spans_and_text_escape_c1_and_invalid_bytes)
 	dt_md_text(f, "*x*\x9b");
 	cr_expect_str_eq(done(f), "\\*x\\*\\x9b");
 }
+
+/* A right-to-left override makes "exe.txt" of "txt.exe": never raw. */
+Test(safe_output, bidi_overrides_are_escaped_in_text_and_json)
+{
+	FILE *f = sink();
+	dt_put_safe(f, "a\xe2\x80\xaegpj.exe\xe2\x81\xa6");
+	cr_expect_str_eq(done(f), "a\\xe2\\x80\\xaegpj.exe\\xe2\\x81\\xa6");
+	f = sink();
+	dt_json_escape(f, "a\xe2\x80\xae"
+	                  "b\xe2\x81\xa9"
+	                  "c\xe2\x80\x94");
+	cr_expect_str_eq(done(f), "a\\u202eb\\u2069c\xe2\x80\x94"); /* an em dash stays */
+}
