@@ -200,6 +200,42 @@ static char *dt_split(char *path, const char **parent)
 	return slash + 1;
 }
 
+/* The path names a directory itself (".", "..", "/"), open as pfd: its
+ * own facts and its parent's. */
+static void dt_resolve_dir_itself(int pfd, const struct dt_dirid *id, struct dt_resolved *out)
+{
+	if (id->ok) {
+		out->st.valid |= DT_SF_EXISTS;
+		out->st.mode = id->mode;
+		out->st.uid = id->uid;
+		out->st.gid = id->gid;
+	}
+	int up = dt_sys_openat(pfd, "..", O_PATH | O_DIRECTORY);
+	if (up >= 0) {
+		struct dt_dirid upid;
+		dt_dir_identify(up, &upid);
+		dt_stat_parent(up, &upid, NULL, 0, &out->st);
+		dt_sys_close(up);
+	}
+	out->has_real = 1;
+}
+
+/* One stat of the leaf in pfd: it also says whether a nofollow leaf (as
+ * passed, first_hop) is a symbolic link. */
+static void dt_stat_leaf(int pfd, const char *leaf, int nofollow, int first_hop,
+                         struct dt_stat_facts *sf)
+{
+	struct stat st;
+	if (dt_sys_fstatat(pfd, leaf, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) != 0)
+		return;
+	sf->valid |= DT_SF_EXISTS;
+	sf->mode = st.st_mode;
+	sf->uid = st.st_uid;
+	sf->gid = st.st_gid;
+	if (nofollow && first_hop && S_ISLNK(st.st_mode))
+		sf->valid |= DT_SF_SYMLINK;
+}
+
 void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolved *out)
 {
 	char *cur = out->scratch;
@@ -260,20 +296,7 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 			break;
 		}
 		if (is_dot) {
-			if (id.ok) {
-				out->st.valid |= DT_SF_EXISTS;
-				out->st.mode = id.mode;
-				out->st.uid = id.uid;
-				out->st.gid = id.gid;
-			}
-			int up = dt_sys_openat(pfd, "..", O_PATH | O_DIRECTORY);
-			if (up >= 0) {
-				struct dt_dirid upid;
-				dt_dir_identify(up, &upid);
-				dt_stat_parent(up, &upid, NULL, 0, &out->st);
-				dt_sys_close(up);
-			}
-			out->has_real = 1;
+			dt_resolve_dir_itself(pfd, &id, out);
 			break;
 		}
 		if (missing != leaf) {
@@ -305,16 +328,8 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 		dt_strcat(out->realpath, rl, sizeof(out->realpath), leaf);
 		/* one stat of the leaf: it also says whether a nofollow leaf is
 		 * a symbolic link */
-		struct stat st;
-		if (!leaf_missing &&
-		    dt_sys_fstatat(pfd, leaf, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
-			out->st.valid |= DT_SF_EXISTS;
-			out->st.mode = st.st_mode;
-			out->st.uid = st.st_uid;
-			out->st.gid = st.st_gid;
-			if (nofollow && hop == 0 && S_ISLNK(st.st_mode))
-				out->st.valid |= DT_SF_SYMLINK;
-		}
+		if (!leaf_missing)
+			dt_stat_leaf(pfd, leaf, nofollow, hop == 0, &out->st);
 		dt_stat_parent(pfd, &id, out->realpath, (size_t)rn, &out->st);
 		out->has_real = 1;
 		break;
