@@ -345,7 +345,14 @@ size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap)
 		       in[key_start - 1] != '\t' && in[key_start - 1] != '"' &&
 		       in[key_start - 1] != '\'')
 			key_start--;
-		if (key_end > key_start &&
+		/* a one-line string only: a multi-line value (array, triple-quoted
+		 * string) cut here would leave the rest of the file unparsable */
+		size_t v = eq + 1;
+		while (v < n && (in[v] == ' ' || in[v] == '\t'))
+			v++;
+		int one_line = v < n && (in[v] == '"' || in[v] == '\'') &&
+		               !(v + 2 < n && in[v + 1] == in[v] && in[v + 2] == in[v]);
+		if (one_line && key_end > key_start &&
 		    dt_secret_name_match(in + key_start, key_end - key_start, 0)) {
 			dt_out_put(&o, in, eq + 1);
 			dt_out_put(&o, " \"" DT_REDACTED "\"", sizeof(DT_REDACTED) + 2);
@@ -353,4 +360,23 @@ size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap)
 		}
 	}
 	return dt_redact_value(in, n, out, cap);
+}
+
+size_t dt_redact_config_text(const char *in, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		size_t e = i;
+		while (e < n && in[e] != '\n')
+			e++;
+		o += dt_redact_config_line(in + i, e - i, o < cap ? out + o : out,
+		                           o < cap ? cap - o : 0);
+		if (e < n) {
+			if (o < cap)
+				out[o] = '\n';
+			o++;
+		}
+		i = e + 1;
+	}
+	return o;
 }

@@ -59,6 +59,8 @@ size_t dt_redact_env(const char *entry, size_t n, char *out, size_t cap);
  * password, as words) becomes KEY = "<redacted>"; any other line goes
  * through dt_redact_value (Bearer headers, URL passwords, tokens). */
 size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap);
+/* A whole file, line by line; returns and bounds as dt_redact_value. */
+size_t dt_redact_config_text(const char *in, size_t n, char *out, size_t cap);
 
 /* Record fields: DT_T_ARGV from NUL-separated words (n bytes, each word
  * redacted; cut at a word when the record is full: returns 1 then, else

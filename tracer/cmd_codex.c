@@ -15,6 +15,7 @@
 #include "recfmt.h"
 #include "roots.h"
 #include "run.h"
+#include "secrets.h"
 #include "toml.h"
 
 static const char codex_usage[] =
@@ -180,24 +181,33 @@ static void codex_config_record(struct dt_run_ring *rr, const struct codex_confi
 	dt_put_str(&b, DT_T_CONFIG_PATH, c->path);
 	if (c->profile)
 		dt_put_str(&b, DT_T_CONFIG_PROFILE, c->profile);
-	if (c->text) {
+	/* MCP servers' env keys, provider headers, passwords in URLs: never
+	 * into the ring (the sandbox settings the report reads stay) */
+	size_t rlen = c->text ? dt_redact_config_text(c->text, c->len, NULL, 0) : 0;
+	char *red = c->text ? malloc(rlen + 1) : NULL;
+	if (red) {
+		dt_redact_config_text(c->text, c->len, red, rlen);
+		red[rlen] = 0;
+	}
+	if (red) {
 		dt_put_u64(&b, DT_T_CONFIG_SIZE, c->len);
 		/* room for the text field's own header and the TRUNC field */
 		size_t room = b.len + 4 + 12 < cap ? cap - b.len - 4 - 12 : 0;
 		if (room > 0xffff)
 			room = 0xffff;
-		size_t n = c->len;
+		size_t n = rlen;
 		if (n > room) {
 			n = room;
-			while (n > 0 && c->text[n - 1] != '\n')
+			while (n > 0 && red[n - 1] != '\n')
 				n--;
 		}
-		dt_put(&b, DT_T_CONFIG_TEXT, c->text, (uint32_t)n);
-		if (n < c->len)
+		dt_put(&b, DT_T_CONFIG_TEXT, red, (uint32_t)n);
+		if (n < rlen)
 			dt_put_u64(&b, DT_T_CONFIG_TRUNC, 1);
 	} else {
-		dt_put_u64(&b, DT_T_CONFIG_ERRNO, (uint64_t)c->err);
+		dt_put_u64(&b, DT_T_CONFIG_ERRNO, (uint64_t)(c->text ? ENOMEM : c->err));
 	}
+	free(red);
 	((struct dt_rec_header *)rec)->len = b.len;
 	if (dt_ring_write(&rr->ring, rec) < 0)
 		fprintf(stderr, "denytrace: the snapshot of %s did not fit in the ring\n", c->path);

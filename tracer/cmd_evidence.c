@@ -205,36 +205,17 @@ static const char *redact_word(struct dt_strpool *p, const char *w, int *expect)
 	return kept ? kept : DT_REDACTED;
 }
 
-/* A recorded config file, line by line through dt_redact_config_line. */
+/* A recorded config file through dt_redact_config_text. */
 static void redact_config_text(struct dt_record *rec, struct dt_strpool *p)
 {
-	const char *t = rec->cfg_text;
-	size_t len = rec->cfg_len, need = 0;
-	for (size_t pass = 0; pass < 2; pass++) {
-		char *out = pass ? malloc(need + 1) : NULL;
-		if (pass && !out) {
-			rec->cfg_text = NULL;
-			return;
-		}
-		size_t o = 0;
-		for (size_t i = 0; i < len;) {
-			size_t e = i;
-			while (e < len && t[e] != '\n')
-				e++;
-			o += dt_redact_config_line(t + i, e - i, out ? out + o : NULL,
-			                           out ? need - o : 0);
-			if (e < len && out)
-				out[o] = '\n';
-			o += e < len;
-			i = e + 1;
-		}
-		if (pass) {
-			out[o] = 0;
-			rec->cfg_text = pool_keep(p, out);
-			rec->cfg_len = rec->cfg_text ? o : 0;
-		}
-		need = o;
+	size_t need = dt_redact_config_text(rec->cfg_text, rec->cfg_len, NULL, 0);
+	char *out = malloc(need + 1);
+	if (out) {
+		dt_redact_config_text(rec->cfg_text, rec->cfg_len, out, need);
+		out[need] = 0;
 	}
+	rec->cfg_text = pool_keep(p, out); /* NULL: shown as unreadable */
+	rec->cfg_len = rec->cfg_text ? need : 0;
 }
 
 /* evidence --redact: the argv and environment of every record, and the

@@ -249,3 +249,39 @@ Test(secrets, evidence_redact_removes_secrets_a_ring_holds_in_clear)
 	dtt_ring_close(&w);
 	expect_bundle_no_mark(ring, 1, "clear");
 }
+
+/* denytrace codex keeps Codex's config.toml in the ring (reports read it
+ * as it was at launch): its secrets stay out, its sandbox settings stay. */
+Test(secrets, codex_config_snapshot_keeps_the_sandbox_settings_and_no_secret)
+{
+	const char *t = dtt_tmpdir();
+	char home[600], config[700], ring[700], env_ch[700], exe[600];
+	snprintf(home, sizeof(home), "%s/codex-home", t);
+	cr_assert_eq(mkdir(home, 0755), 0);
+	snprintf(config, sizeof(config), "%s/config.toml", home);
+	FILE *f = fopen(config, "w");
+	cr_assert_not_null(f);
+	fputs("sandbox_mode = \"workspace-write\"\n"
+	      "[sandbox_workspace_write]\nwritable_roots = [\"/srv/board\"]\n"
+	      "[mcp_servers.board.env]\nBOARD_TOKEN = \"" MARK "31\"\n"
+	      "[model_providers.corp]\nbase_url = \"https://svc:" MARK "32@llm.example.com\"\n"
+	      "http_headers = { Authorization = \"Bearer " MARK "33\" }\n",
+	      f);
+	fclose(f);
+	snprintf(ring, sizeof(ring), "%s/codex.ring", t);
+	snprintf(env_ch, sizeof(env_ch), "CODEX_HOME=%s", home);
+	snprintf(exe, sizeof(exe), "%s/denytrace", dtt_build());
+	const char *run[] = {exe, "codex", "-q", "--codex", "/bin/true", "-o", ring, "--", NULL};
+	const char *env[] = {env_ch, NULL};
+	static char out[65536];
+	cr_assert_eq(dtt_system(out, sizeof(out), run, env), 0, "%s", out);
+	size_t len;
+	char *raw = slurp(ring, &len);
+	cr_assert_not_null(raw);
+	expect_no_mark("the ring file", raw, len);
+	free(raw);
+	const char *roots[] = {"roots", ring, NULL};
+	struct dtt_cli c;
+	dtt_cli(&c, roots);
+	cr_expect_not_null(strstr(c.out, "/srv/board"), "the snapshot's roots are gone: %s", c.out);
+}

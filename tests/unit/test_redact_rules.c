@@ -121,6 +121,7 @@ Test(redact_rules, config_lines_lose_secret_values_and_keep_the_rest)
 	     "h = { Authorization = \"Bearer " DT_REDACTED "\" }"},
 	    {"[mcp_servers.x.env]", "[mcp_servers.x.env]"},
 	    {"dangerously_bypass = true", "dangerously_bypass = true"},
+	    {"api_keys = [", "api_keys = ["}, /* multi-line: left whole, TOML stays valid */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		size_t n =
