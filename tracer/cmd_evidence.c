@@ -43,9 +43,9 @@ static const char evidence_usage[] =
     "  --codex-args 'ARGS'   the Codex command line, when the ring does not hold it\n"
     "  -h, --help            this help\n"
     "\n"
-    "exit status: 0 bundle written, 2 bad usage, 3 a ring is unreadable, 4 a ring\n"
-    "or the Codex config is invalid, 5 the bundle could not be written (or DIR\n"
-    "already holds files).\n";
+    "exit status: 0 bundle written, 2 bad usage, 3 a ring or the Codex config is\n"
+    "missing or unreadable, 4 a ring or the Codex config is invalid, 5 the bundle\n"
+    "could not be written (or DIR already holds files).\n";
 
 struct dt_bundle {
 	char dir[PATH_MAX];
