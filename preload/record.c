@@ -162,36 +162,6 @@ static void dt_put_path(struct dt_buf *b, const struct dt_resolved *r, const cha
 	dt_put(b, (uint16_t)(DT_T_STAT + o), &r->st, sizeof(r->st));
 }
 
-/* Arenas are kept for reuse in a small lock-free pool: a fresh mapping per
- * record cost ~8 page faults, ~400 us on a VM (make bench). Taking and
- * returning are single atomic exchanges, safe in signal handlers; a thread
- * that finds the pool empty maps its own, and an arena that does not fit
- * back is unmapped, so nothing grows with the number of threads. */
-#define DT_ARENA_POOL 8
-static _Atomic(struct dt_arena *) dt_arena_pool[DT_ARENA_POOL];
-
-static struct dt_arena *dt_arena_take(void)
-{
-	for (int i = 0; i < DT_ARENA_POOL; i++) {
-		struct dt_arena *a = atomic_exchange(&dt_arena_pool[i], NULL);
-		if (a)
-			return a;
-	}
-	void *m = mmap(NULL, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
-}
-
-static void dt_arena_give(struct dt_arena *a)
-{
-	for (int i = 0; i < DT_ARENA_POOL; i++) {
-		struct dt_arena *empty = NULL;
-		if (atomic_compare_exchange_strong(&dt_arena_pool[i], &empty, a))
-			return;
-	}
-	munmap(a, sizeof(struct dt_arena));
-}
-
 static int dt_path_uses_cwd(int has_dirfd, int dirfd, const char *path)
 {
 	return path && path[0] && path[0] != '/' && (!has_dirfd || dirfd == AT_FDCWD);
@@ -206,20 +176,82 @@ static int dt_path_uses_cwd(int has_dirfd, int dirfd, const char *path)
 
 /* Each active level of dt_after_call on this thread: where its frame is
  * and the arena it holds, so that a level a signal handler left with
- * siglongjmp (it never reached its end) can be found and given back. */
+ * siglongjmp (it never reached its end) can be found and its arena given
+ * back exactly once (dt_levels_live). */
 struct dt_level {
 	uintptr_t frame;
-	struct dt_arena *arena;
+	int slot;                /* pool slot tried or held, -1 none */
+	struct dt_arena *own;    /* a private arena (the pool was taken) */
 };
 static __thread struct dt_level dt_levels[DT_MAX_DEPTH] __attribute__((tls_model("initial-exec")));
+
+/* Arenas are kept in a small pool: a fresh mapping per record cost ~8 page
+ * faults, ~400 us on a VM (make bench). A slot's owner word names the level
+ * holding it (its address: unique per thread and depth), so taking and
+ * giving back are each one compare-and-swap, safe in signal handlers, and
+ * a level abandoned by siglongjmp is released by the same swap from its
+ * own name: it succeeds only if the level still held the slot, whatever
+ * instant the jump came. A thread that finds every slot taken maps an
+ * arena of its own for the record, so nothing grows with the number of
+ * threads. */
+#define DT_ARENA_POOL 8
+static struct {
+	_Atomic uintptr_t owner; /* 0: free */
+	struct dt_arena *arena;  /* mapped by its first owner, then kept */
+} dt_pool[DT_ARENA_POOL];
+
+/* An anonymous mapping, noted in *where before any signal handler can run
+ * (one runs when mmap returns, before the caller could note it). */
+static struct dt_arena *dt_arena_map(struct dt_arena **where)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(uint64_t));
+	void *m = mmap(NULL, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	*where = m == MAP_FAILED ? NULL : m;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(uint64_t));
+	return *where;
+}
+
+static void dt_arena_give(struct dt_level *lv)
+{
+	int i = lv->slot;
+	if (i >= 0) {
+		uintptr_t mine = (uintptr_t)lv;
+		atomic_compare_exchange_strong(&dt_pool[i].owner, &mine, 0);
+		lv->slot = -1;
+	}
+	struct dt_arena *a = lv->own;
+	if (a) {
+		lv->own = NULL; /* a jump between the two loses it: never twice */
+		munmap(a, sizeof(struct dt_arena));
+	}
+}
+
+static struct dt_arena *dt_arena_take(struct dt_level *lv)
+{
+	uintptr_t mine = (uintptr_t)lv;
+	for (int i = 0; i < DT_ARENA_POOL; i++) {
+		uintptr_t free_ = 0;
+		lv->slot = i; /* before the swap: a jump after it finds the slot */
+		if (!atomic_compare_exchange_strong(&dt_pool[i].owner, &free_, mine))
+			continue;
+		if (dt_pool[i].arena || dt_arena_map(&dt_pool[i].arena))
+			return dt_pool[i].arena;
+		dt_arena_give(lv);
+		return NULL;
+	}
+	lv->slot = -1;
+	return dt_arena_map(&lv->own);
+}
 
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
                     struct dt_level *lv)
 {
-	struct dt_arena *a = dt_arena_take();
+	struct dt_arena *a = dt_arena_take(lv);
 	if (!a)
 		return;
-	lv->arena = a;
 
 	/* one getpid for the record, the process record and the vfork test */
 	int pid = (int)syscall(SYS_getpid);
@@ -303,8 +335,7 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		rh->len = b.len;
 		dt_ring_put(ring, rh);
 	}
-	lv->arena = NULL;
-	dt_arena_give(a);
+	dt_arena_give(lv);
 }
 
 /* Entered with levels still marked active. Either they are live (this is
@@ -331,9 +362,7 @@ static __attribute__((noinline, cold)) int dt_levels_live(int depth, uintptr_t h
 		if (!dead)
 			break;
 		depth--;
-		if (dt_levels[depth].arena)
-			dt_arena_give(dt_levels[depth].arena);
-		dt_levels[depth].arena = NULL;
+		dt_arena_give(&dt_levels[depth]);
 		dt_ring_abandon_attach(depth + 1);
 	}
 	return depth;
@@ -362,7 +391,8 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	}
 	struct dt_level *lv = &dt_levels[depth];
 	lv->frame = here;
-	lv->arena = NULL;
+	lv->slot = -1;
+	lv->own = NULL;
 	dt_in_probe = depth + 1;
 
 	int type = 0;
