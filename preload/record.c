@@ -180,8 +180,8 @@ static int dt_path_uses_cwd(int has_dirfd, int dirfd, const char *path)
  * back exactly once (dt_levels_live). */
 struct dt_level {
 	uintptr_t frame;
-	int slot;                /* pool slot tried or held, -1 none */
-	struct dt_arena *own;    /* a private arena (the pool was taken) */
+	int slot;             /* pool slot tried or held, -1 none */
+	struct dt_arena *own; /* a private arena (the pool was taken) */
 };
 static __thread struct dt_level dt_levels[DT_MAX_DEPTH] __attribute__((tls_model("initial-exec")));
 
