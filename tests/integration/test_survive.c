@@ -361,6 +361,14 @@ static void survives_its_own_allow_list(const char *mode, int recorded)
 	cr_assert_eq(dtt_load(&r, ring), 0);
 	cr_expect_eq(refusals_of(&r, "/sys/dt-seccomp"), (size_t)recorded, "%s", out);
 	dtt_free(&r);
+	const char *formats[] = {"text", "markdown"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *report[] = {cli(), "report", "--format", formats[i], ring, NULL};
+		dtt_system(out, sizeof(out), report, NULL);
+		cr_expect(strstr(out, "5 refusals not recorded") ||
+		              strstr(out, "5 more refusals not recorded"),
+		          "%s report: %s", formats[i], out);
+	}
 }
 
 Test(survive, allow_list_seccomp_filter_installed_before_any_refusal_is_not_fatal)
