@@ -207,8 +207,9 @@ int cmd_show(int argc, char **argv)
 				"use run --size)\n", (unsigned long long)lost);
 	uint64_t unseen = __atomic_load_n(&rf.ring.hdr->unseen, __ATOMIC_RELAXED);
 	if (unseen && !o.jsonl)
-		fprintf(stderr, "denytrace: %llu refusal%s not recorded: made after a process installed "
-		                "a seccomp filter of its own\n",
+		fprintf(stderr,
+		        "denytrace: %llu refusal%s not recorded: made after a process installed "
+		        "a seccomp filter of its own\n",
 		        (unsigned long long)unseen, unseen == 1 ? "" : "s");
 	free(buf);
 	dt_sqlite_judge_free(judge);

@@ -206,9 +206,11 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 	fprintf(f, "%s; %zu processes traced; %llu records read, %llu lost.\n\n", first ? "" : ")",
 		r->nprocs, (unsigned long long)r->stats.records, (unsigned long long)r->lost);
 	if (r->unseen)
-		fprintf(f, "%llu more refusal%s not recorded: made after a process installed a seccomp "
-		           "filter of its own, under which the probe makes no system call.\n\n",
-		        (unsigned long long)r->unseen, r->unseen == 1 ? "" : "s");
+		fprintf(
+		    f,
+		    "%llu more refusal%s not recorded: made after a process installed a seccomp "
+		    "filter of its own, under which the probe makes no system call.\n\n",
+		    (unsigned long long)r->unseen, r->unseen == 1 ? "" : "s");
 
 	for (size_t i = 0; i < r->findings.n; i++)
 		dt_md_finding(f, r, &r->findings.v[i], i + 1);
