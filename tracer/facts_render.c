@@ -14,6 +14,91 @@ static void dt_json_str_or_null(struct dt_json *j, const char *s)
 	dt_json_str(j, s && *s ? s : NULL);
 }
 
+/* Codex on PATH and its config.toml. */
+static void dt_facts_json_codex(struct dt_json *j, const struct dt_facts *f)
+{
+	dt_json_key(j, "codex");
+	if (!f->codex_path[0]) {
+		dt_json_null(j);
+	} else {
+		dt_json_obj(j);
+		dt_json_key(j, "path");
+		dt_json_str(j, f->codex_path);
+		dt_json_key(j, "version");
+		dt_json_str_or_null(j, f->codex_status == 0 ? f->codex_version : NULL);
+		dt_json_key(j, "version_status");
+		dt_json_int(j, f->codex_status);
+		dt_json_end_obj(j);
+	}
+	dt_json_key(j, "codex_config");
+	dt_json_obj(j);
+	dt_json_key(j, "path");
+	dt_json_str_or_null(j, f->config_path);
+	dt_json_key(j, "found");
+	dt_json_bool(j, f->config_found);
+	dt_json_key(j, "recorded");
+	dt_json_bool(j, f->config_recorded);
+	dt_json_key(j, "relevant_lines");
+	dt_json_arr(j);
+	for (const char *p = f->config_excerpt; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
+		dt_json_str(j, line);
+		free(line);
+		p += n + (p[n] ? 1 : 0);
+	}
+	dt_json_end_arr(j);
+	dt_json_end_obj(j);
+}
+
+/* This user's HOME and the traced processes'. */
+static void dt_facts_json_homes(struct dt_json *j, const struct dt_facts *f)
+{
+	dt_json_key(j, "home");
+	dt_json_obj(j);
+	dt_json_key(j, "path");
+	dt_json_str_or_null(j, f->home);
+	dt_json_key(j, "realpath");
+	dt_json_str_or_null(j, f->home_real);
+	dt_json_key(j, "recorded");
+	dt_json_arr(j);
+	for (size_t i = 0; i < f->nrec_homes; i++) {
+		dt_json_obj(j);
+		dt_json_key(j, "path");
+		dt_json_str(j, f->rec_homes[i]);
+		dt_json_key(j, "realpath");
+		dt_json_str(j, f->rec_homes_real[i]);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+	dt_json_end_obj(j);
+}
+
+static void dt_facts_json_launches(struct dt_json *j, const struct dt_facts *f)
+{
+	dt_json_key(j, "launches");
+	dt_json_arr(j);
+	for (size_t i = 0; i < f->nlaunches; i++) {
+		const struct dt_record *rec = f->launches[i];
+		dt_json_obj(j);
+		dt_json_key(j, "type");
+		dt_json_str(j, dt_rec_type_name(rec->type));
+		dt_json_key(j, "pid");
+		dt_json_int(j, rec->pid);
+		dt_json_key(j, "cwd");
+		dt_json_str(j, rec->cwd);
+		dt_json_key(j, "argv");
+		dt_json_arr(j);
+		for (size_t k = 0; k < rec->argc; k++)
+			dt_json_str(j, rec->argv[k]);
+		dt_json_end_arr(j);
+		dt_json_key(j, "argv_truncated");
+		dt_json_bool(j, rec->argv_trunc);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
 void dt_facts_json(FILE *out, const struct dt_facts *f)
 {
 	struct dt_json j;
@@ -38,56 +123,8 @@ void dt_facts_json(FILE *out, const struct dt_facts *f)
 	if (f->sb_seccomp)
 		dt_json_str(&j, "seccomp");
 	dt_json_end_arr(&j);
-	dt_json_key(&j, "codex");
-	if (!f->codex_path[0]) {
-		dt_json_null(&j);
-	} else {
-		dt_json_obj(&j);
-		dt_json_key(&j, "path");
-		dt_json_str(&j, f->codex_path);
-		dt_json_key(&j, "version");
-		dt_json_str_or_null(&j, f->codex_status == 0 ? f->codex_version : NULL);
-		dt_json_key(&j, "version_status");
-		dt_json_int(&j, f->codex_status);
-		dt_json_end_obj(&j);
-	}
-	dt_json_key(&j, "codex_config");
-	dt_json_obj(&j);
-	dt_json_key(&j, "path");
-	dt_json_str_or_null(&j, f->config_path);
-	dt_json_key(&j, "found");
-	dt_json_bool(&j, f->config_found);
-	dt_json_key(&j, "recorded");
-	dt_json_bool(&j, f->config_recorded);
-	dt_json_key(&j, "relevant_lines");
-	dt_json_arr(&j);
-	for (const char *p = f->config_excerpt; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		char *line = strndup(p, n);
-		dt_json_str(&j, line);
-		free(line);
-		p += n + (p[n] ? 1 : 0);
-	}
-	dt_json_end_arr(&j);
-	dt_json_end_obj(&j);
-	dt_json_key(&j, "home");
-	dt_json_obj(&j);
-	dt_json_key(&j, "path");
-	dt_json_str_or_null(&j, f->home);
-	dt_json_key(&j, "realpath");
-	dt_json_str_or_null(&j, f->home_real);
-	dt_json_key(&j, "recorded");
-	dt_json_arr(&j);
-	for (size_t i = 0; i < f->nrec_homes; i++) {
-		dt_json_obj(&j);
-		dt_json_key(&j, "path");
-		dt_json_str(&j, f->rec_homes[i]);
-		dt_json_key(&j, "realpath");
-		dt_json_str(&j, f->rec_homes_real[i]);
-		dt_json_end_obj(&j);
-	}
-	dt_json_end_arr(&j);
-	dt_json_end_obj(&j);
+	dt_facts_json_codex(&j, f);
+	dt_facts_json_homes(&j, f);
 	dt_json_key(&j, "roots");
 	dt_json_arr(&j);
 	for (size_t i = 0; i < f->nroots; i++) {
@@ -103,27 +140,7 @@ void dt_facts_json(FILE *out, const struct dt_facts *f)
 		dt_json_end_obj(&j);
 	}
 	dt_json_end_arr(&j);
-	dt_json_key(&j, "launches");
-	dt_json_arr(&j);
-	for (size_t i = 0; i < f->nlaunches; i++) {
-		const struct dt_record *rec = f->launches[i];
-		dt_json_obj(&j);
-		dt_json_key(&j, "type");
-		dt_json_str(&j, dt_rec_type_name(rec->type));
-		dt_json_key(&j, "pid");
-		dt_json_int(&j, rec->pid);
-		dt_json_key(&j, "cwd");
-		dt_json_str(&j, rec->cwd);
-		dt_json_key(&j, "argv");
-		dt_json_arr(&j);
-		for (size_t k = 0; k < rec->argc; k++)
-			dt_json_str(&j, rec->argv[k]);
-		dt_json_end_arr(&j);
-		dt_json_key(&j, "argv_truncated");
-		dt_json_bool(&j, rec->argv_trunc);
-		dt_json_end_obj(&j);
-	}
-	dt_json_end_arr(&j);
+	dt_facts_json_launches(&j, f);
 	dt_json_key(&j, "redacted");
 	dt_json_bool(&j, f->redacted);
 	dt_json_end_obj(&j);
@@ -141,6 +158,74 @@ static void dt_shell_line(FILE *out, const struct dt_record *rec)
 	}
 	if (rec->argv_trunc)
 		fputs(" ...", out);
+}
+
+static void dt_facts_md_config(FILE *out, const struct dt_facts *f)
+{
+	fputs("\n### Codex config.toml\n\n", out);
+	if (!f->config_path[0]) {
+		fputs("No config path known (HOME and CODEX_HOME unset).\n", out);
+	} else if (!f->config_found) {
+		dt_md_code_span(out, f->config_path, 0);
+		fputs(" does not exist or is unreadable.\n", out);
+	} else {
+		fputs("Relevant lines of ", out);
+		dt_md_code_span(out, f->config_path, 0);
+		fputs(f->config_recorded ? " (as recorded at launch):\n\n" : ":\n\n", out);
+		if (f->config_excerpt && *f->config_excerpt)
+			dt_md_fence(out, "toml", f->config_excerpt);
+		else
+			fputs("(none: no sandbox_mode, default_permissions, [permissions] or "
+			      "[sandbox_workspace_write])\n",
+			      out);
+	}
+}
+
+static void dt_facts_md_roots(FILE *out, const struct dt_facts *f)
+{
+	fputs("\n### Roots\n\n", out);
+	if (!f->nroots)
+		fputs("No roots known.\n", out);
+	else
+		fputs(
+		    "| root | realpath | source | under .git/.codex/.agents |\n|---|---|---|---|\n",
+		    out);
+	for (size_t i = 0; i < f->nroots; i++) {
+		const struct dt_fact_root *fr = &f->roots[i];
+		fputs("| ", out);
+		dt_md_code_span(out, fr->path, 0);
+		fputs(" | ", out);
+		if (fr->realpath)
+			dt_md_code_span(out, fr->realpath, 0);
+		else
+			fputs("(does not exist here)", out);
+		fputs(" | ", out);
+		dt_md_text(out, fr->source);
+		fprintf(out, " | %s%s%s |\n", fr->protected_by ? "**yes** (`" : "no",
+		        fr->protected_by ? fr->protected_by : "", fr->protected_by ? "`)" : "");
+	}
+}
+
+static void dt_facts_md_launches(FILE *out, const struct dt_facts *f)
+{
+	fputs("\n### Launch command lines\n\n", out);
+	if (!f->nlaunches)
+		fputs("None recorded (no launch record, no codex, hermes or hcom process).\n", out);
+	for (size_t i = 0; i < f->nlaunches; i++) {
+		const struct dt_record *rec = f->launches[i];
+		fprintf(out, "%s (pid %lld):\n\n",
+		        rec->type == DT_REC_LAUNCH ? "Launched" : "Process", (long long)rec->pid);
+		char *line = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&line, &len);
+		if (m) {
+			dt_shell_line(m, rec);
+			fclose(m);
+		}
+		dt_md_fence(out, "sh", line ? line : "");
+		fputc('\n', out);
+		free(line);
+	}
 }
 
 void dt_facts_markdown(FILE *out, const struct dt_facts *f)
@@ -194,62 +279,7 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 	}
 	fputc('\n', out);
 
-	fputs("\n### Codex config.toml\n\n", out);
-	if (!f->config_path[0]) {
-		fputs("No config path known (HOME and CODEX_HOME unset).\n", out);
-	} else if (!f->config_found) {
-		dt_md_code_span(out, f->config_path, 0);
-		fputs(" does not exist or is unreadable.\n", out);
-	} else {
-		fputs("Relevant lines of ", out);
-		dt_md_code_span(out, f->config_path, 0);
-		fputs(f->config_recorded ? " (as recorded at launch):\n\n" : ":\n\n", out);
-		if (f->config_excerpt && *f->config_excerpt)
-			dt_md_fence(out, "toml", f->config_excerpt);
-		else
-			fputs("(none: no sandbox_mode, default_permissions, [permissions] or "
-			      "[sandbox_workspace_write])\n",
-			      out);
-	}
-
-	fputs("\n### Roots\n\n", out);
-	if (!f->nroots)
-		fputs("No roots known.\n", out);
-	else
-		fputs(
-		    "| root | realpath | source | under .git/.codex/.agents |\n|---|---|---|---|\n",
-		    out);
-	for (size_t i = 0; i < f->nroots; i++) {
-		const struct dt_fact_root *fr = &f->roots[i];
-		fputs("| ", out);
-		dt_md_code_span(out, fr->path, 0);
-		fputs(" | ", out);
-		if (fr->realpath)
-			dt_md_code_span(out, fr->realpath, 0);
-		else
-			fputs("(does not exist here)", out);
-		fputs(" | ", out);
-		dt_md_text(out, fr->source);
-		fprintf(out, " | %s%s%s |\n", fr->protected_by ? "**yes** (`" : "no",
-		        fr->protected_by ? fr->protected_by : "", fr->protected_by ? "`)" : "");
-	}
-
-	fputs("\n### Launch command lines\n\n", out);
-	if (!f->nlaunches)
-		fputs("None recorded (no launch record, no codex, hermes or hcom process).\n", out);
-	for (size_t i = 0; i < f->nlaunches; i++) {
-		const struct dt_record *rec = f->launches[i];
-		fprintf(out, "%s (pid %lld):\n\n",
-		        rec->type == DT_REC_LAUNCH ? "Launched" : "Process", (long long)rec->pid);
-		char *line = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&line, &len);
-		if (m) {
-			dt_shell_line(m, rec);
-			fclose(m);
-		}
-		dt_md_fence(out, "sh", line ? line : "");
-		fputc('\n', out);
-		free(line);
-	}
+	dt_facts_md_config(out, f);
+	dt_facts_md_roots(out, f);
+	dt_facts_md_launches(out, f);
 }
