@@ -590,6 +590,34 @@ __attribute__((noreturn)) static void run_child(char **cmd, const int pipefd[2],
 	_exit(e == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC);
 }
 
+/* Forks the command (run_child) with the signals denytrace forwards
+ * blocked until the handler that forwards them is in place. Returns the
+ * child's pid, or -1 with errno set. */
+static pid_t run_fork(char **cmd, const int pipefd[2], struct dt_seccomp_filter *filter,
+                      const int sv[2], const struct dt_deny_set *deny)
+{
+	static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+	struct sigaction sa = {0};
+	sa.sa_sigaction = run_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigset_t block, oldmask;
+	sigemptyset(&block);
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+		sigaddset(&block, forwarded[k]);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		run_child(cmd, pipefd, filter, sv, &oldmask, deny);
+	run_child_pid = pid;
+	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+		sigaction(forwarded[k], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return pid;
+}
+
 /* In the parent: the listener from the child, and the supervisor that
  * answers it. NULL (with serr set) when there is none. */
 static struct dt_supervisor *run_start_supervisor(struct dt_seccomp_filter *filter, const int sv[2],
@@ -694,25 +722,9 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "pipe: %s", strerror(errno));
-	static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
-	struct sigaction sa = {0};
-	sa.sa_sigaction = run_forward;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigset_t block, oldmask;
-	sigemptyset(&block);
-	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
-		sigaddset(&block, forwarded[k]);
-	sigprocmask(SIG_BLOCK, &block, &oldmask);
-	pid_t pid = fork();
+	pid_t pid = run_fork(cmd, pipefd, filter, sv, deny);
 	if (pid < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "fork: %s", strerror(errno));
-	if (pid == 0)
-		run_child(cmd, pipefd, filter, sv, &oldmask, deny);
-	run_child_pid = pid;
-	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
-		sigaction(forwarded[k], &sa, NULL);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	close(pipefd[1]);
 	if (fd >= 0)
 		close(fd); /* the child has its copy */
