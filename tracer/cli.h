@@ -19,6 +19,7 @@ int cmd_evidence(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_codex(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_fix(int argc, char **argv);
 
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -21,6 +21,8 @@ static const char dt_usage[] =
 	"  roots    list the writable roots a launch should get, and where they came from\n"
 	"  soak     run a command many times (with --deny rules): flake rate, and the\n"
 	"           refusals that separate failing runs from passing ones\n"
+	"  fix      per finding, the change that fixes it; --verify runs the launch\n"
+	"           again with it and says which findings are gone\n"
 	"  evidence write a bundle for a maintainer (reports, facts, rings; --redact)\n"
 	"  doctor   check that the probe, rings and sandboxes work on this machine\n"
 	"  demo     run a self-contained Hermes board-DB scenario and report on it\n"
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
 	} cmds[] = {{"run", cmd_run}, {"show", cmd_show}, {"report", cmd_report}, {"roots", cmd_roots},
 		    {"codex", cmd_codex},
 		    {"soak", cmd_soak},
+		    {"fix", cmd_fix},
 		    {"demo", cmd_demo},
 		    {"evidence", cmd_evidence}, {"doctor", cmd_doctor}};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace fix: per finding, the change that fixes it; with --verify, the
+ * proof (the launch run again with the command-line fix). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fix.h"
+#include "fixrun.h"
+#include "json.h"
+#include "recfmt.h"
+#include "report.h"
+#include "soak.h"
+
+static const char fix_usage[] =
+    "usage: denytrace fix [options] [RING...]\n"
+    "\n"
+    "Prints, for each finding of the report, the change that fixes it, in the\n"
+    "terms of the launch: one Codex -c sandbox_workspace_write.writable_roots=[...]\n"
+    "holding every root (and the config.toml lines), a bubblewrap --bind, a\n"
+    "Landlock rule, the chmod/chown for exactly the refused uid, or why no sandbox\n"
+    "change fixes it. A fix grants only the findings' expected roots.\n"
+    "\n"
+    "options:\n"
+    "  --format F    text (default) or json\n"
+    "  --verify      run the recorded launch again (its argv and directory, the\n"
+    "                current environment) with the command-line fixes applied, under\n"
+    "                the probe, and say per finding: fixed, not fixed, cannot verify\n"
+    "  --runs N      with --verify: run it N times as recorded and N times fixed, and\n"
+    "                compare the flake rates (for intermittent findings)\n"
+    "  --yes         run it without asking (needed when stdin is not a terminal)\n"
+    "  --root DIR, --codex-config FILE, --codex-args ARGS   as for report\n"
+    "  -h, --help    this help\n"
+    "\n"
+    "fix never changes files, permissions or configuration: it prints those\n"
+    "changes. --verify writes the new ring beside the first one (RING.fixed.ring)\n"
+    "and the proof for `denytrace evidence` (RING.fix.md).\n"
+    "\n"
+    "exit status: 0 ok (with --verify: every command-line fix verified), 1 some\n"
+    "finding not fixed, 2 bad usage (or --verify without --yes and no terminal),\n"
+    "3 ring unreadable or without a launch record, 4 not a ring or a launch that\n"
+    "cannot be run again (command line cut or redacted), 127 the launch's command\n"
+    "not found here; nothing is run in any of these cases.\n";
+
+struct fix_opts {
+	int json, verify, yes;
+	unsigned runs;
+	struct dt_report_opts ro;
+	const char **roots;
+	const char **rings;
+	size_t nrings;
+};
+
+/* Returns -1 to go on, else the exit status. */
+static int fix_parse(int argc, char **argv, struct fix_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val;
+		int m, rc = 0;
+		char *end;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(fix_usage, stdout);
+			return DT_EXIT_OK;
+		} else if (!strcmp(a, "--verify")) {
+			o->verify = 1;
+		} else if (!strcmp(a, "--yes")) {
+			o->yes = 1;
+		} else if ((m = dt_opt(argc, argv, &i, "--format", &val))) {
+			if (m < 0 || (strcmp(val, "text") && strcmp(val, "json")))
+				return dt_fail(DT_EXIT_USAGE, "fix: --format takes text or json");
+			o->json = !strcmp(val, "json");
+		} else if ((m = dt_opt(argc, argv, &i, "--runs", &val))) {
+			long v = m > 0 ? strtol(val, &end, 10) : 0;
+			if (m < 0 || !*val || *end || v < 1 || v > 100000)
+				return dt_fail(DT_EXIT_USAGE, "fix: --runs takes a number from 1 to 100000");
+			o->runs = (unsigned)v;
+		} else if (dt_report_opt(argc, argv, &i, &o->ro, o->roots, &rc)) {
+			if (rc)
+				return rc;
+		} else if (a[0] == '-' && a[1]) {
+			return dt_fail(DT_EXIT_USAGE, "fix: unknown option '%s'; see 'denytrace fix --help'",
+			               a);
+		} else {
+			o->rings[o->nrings++] = a;
+		}
+	}
+	if (o->runs && !o->verify)
+		return dt_fail(DT_EXIT_USAGE, "fix: --runs N soaks the launch for --verify; add --verify");
+	if (!o->nrings)
+		o->rings[o->nrings++] = DT_DEFAULT_RING;
+	o->ro.roots = o->roots;
+	return -1;
+}
+
+/* ---- text ---- */
+
+static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i)
+{
+	const struct dt_verify_result *r = &v->v[i];
+	fprintf(f, "   verified: %s", dt_verify_state_name(r->state));
+	if (r->state == DT_VERIFY_CANNOT)
+		fputs(" (the change is outside the command line: make it first)", f);
+	else if (v->runs)
+		fprintf(f, ": refused in %u of %u runs (was %u of %u)", r->runs_after, v->done_after,
+		        r->runs_before, v->done_before);
+	else
+		fprintf(f, ": %llu refusal%s (was %llu)", (unsigned long long)r->after,
+		        r->after == 1 ? "" : "s", (unsigned long long)r->before);
+	fputc('\n', f);
+}
+
+static void fix_text_one(FILE *f, const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
+                         const struct dt_verify *v, size_t i)
+{
+	const struct dt_fix *x = &plan->fixes[i];
+	const struct dt_fix_problem *p = &in->p[i];
+	fprintf(f, "\n%zu. ", i + 1);
+	dt_put_safe(f, in->titles[i]);
+	fprintf(f, " [%s, %llu refusal%s]\n", dt_cause_name(p->cause),
+	        (unsigned long long)in->counts[i], in->counts[i] == 1 ? "" : "s");
+	if (p->root) {
+		fputs("   root:     ", f);
+		dt_put_safe(f, p->root->path);
+		fputs(" (", f);
+		dt_put_safe(f, p->root->source ? p->root->source : "");
+		fputs(")\n", f);
+	}
+	fprintf(f, "   fix:      %s", x->kind == DT_FIX_NONE ? "none can be stated" : "");
+	if (x->change)
+		dt_put_safe(f, x->change);
+	fputc('\n', f);
+	for (size_t k = 0; k < x->ncopy; k++) {
+		fputs("      ", f);
+		dt_put_safe(f, x->copy[k]);
+		fputc('\n', f);
+	}
+	const char *label[] = {"why:      ", "launcher: "};
+	const char *val[] = {x->why, x->launcher};
+	for (size_t k = 0; k < 2; k++)
+		if (val[k]) {
+			fprintf(f, "   %s", label[k]);
+			dt_put_safe(f, val[k]);
+			fputc('\n', f);
+		}
+	if (v && v->v)
+		fix_text_verdict(f, v, i);
+}
+
+static void fix_put_argv(FILE *f, char *const *argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++) {
+		fputc(' ', f);
+		dt_shell_word(f, argv[i]);
+	}
+}
+
+static void fix_text_flake(FILE *f, const struct dt_verify *v)
+{
+	double lo[2], hi[2];
+	unsigned done[2] = {v->done_before, v->done_after}, fail[2] = {v->failed_before, v->failed_after};
+	for (int k = 0; k < 2; k++)
+		dt_soak_wilson(fail[k], done[k], &lo[k], &hi[k]);
+	fputs("\nflake rate: ", f);
+	for (int k = 0; k < 2; k++)
+		fprintf(f, "%s%.1f%% (%u of %u runs failed, 95%% CI %.1f%%-%.1f%%)", k ? " -> " : "",
+		        done[k] ? 100.0 * fail[k] / done[k] : 0.0, fail[k], done[k], 100 * lo[k],
+		        100 * hi[k]);
+	fprintf(f, "%s\n", v->interrupted ? " (interrupted)" : "");
+}
+
+static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
+                     const struct dt_verify *v)
+{
+	size_t ncl = 0;
+	for (size_t i = 0; i < plan->n; i++)
+		ncl += plan->fixes[i].kind == DT_FIX_COMMAND_LINE;
+	fprintf(f, "%zu problem%s, %zu fixed on the command line (sandbox: %s)\n", plan->n,
+	        plan->n == 1 ? "" : "s", ncl, dt_fix_sandbox_name(plan->sandbox));
+	for (size_t i = 0; i < plan->n; i++)
+		fix_text_one(f, in, plan, v, i);
+	if (plan->argv) {
+		fputs("\nthe launch with every command-line fix:\n   $ cd ", f);
+		dt_shell_word(f, in->l.cwd ? in->l.cwd : ".");
+		fputs(" &&", f);
+		fix_put_argv(f, plan->argv);
+		fputc('\n', f);
+	} else if (plan->no_rewrite && ncl) {
+		fputs("\nthe command line cannot be rewritten: ", f);
+		dt_put_safe(f, plan->no_rewrite);
+		fputc('\n', f);
+	}
+	if (v && v->runs)
+		fix_text_flake(f, v);
+	else if (v && v->v)
+		fprintf(f, "\nverified with one run (exit status %d), ring %s\n", v->status, v->ring);
+}
+
+/* ---- JSON ---- */
+
+static void fix_json_strs(struct dt_json *j, const char *key, char *const *v, size_t n)
+{
+	dt_json_key(j, key);
+	dt_json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		dt_json_str(j, v[i]);
+	dt_json_end_arr(j);
+}
+
+static void fix_json_verdict(struct dt_json *j, const struct dt_verify *v, size_t i)
+{
+	const struct dt_verify_result *r = &v->v[i];
+	dt_json_key(j, "verify");
+	dt_json_obj(j);
+	dt_json_key(j, "state");
+	dt_json_str(j, r->state == DT_VERIFY_FIXED       ? "fixed"
+	               : r->state == DT_VERIFY_NOT_FIXED ? "not-fixed"
+	                                                 : "cannot-verify");
+	dt_json_key(j, "refusals_before");
+	dt_json_uint(j, r->before);
+	if (v->runs) {
+		dt_json_key(j, "runs_refused_before");
+		dt_json_uint(j, r->runs_before);
+		dt_json_key(j, "runs_refused_after");
+		dt_json_uint(j, r->runs_after);
+	} else {
+		dt_json_key(j, "refusals_after");
+		dt_json_uint(j, r->after);
+	}
+	dt_json_end_obj(j);
+}
+
+static void fix_json_one(struct dt_json *j, const struct dt_fix_inputs *in,
+                         const struct dt_fix_plan *plan, const struct dt_verify *v, size_t i)
+{
+	const struct dt_fix *x = &plan->fixes[i];
+	dt_json_obj(j);
+	dt_json_key(j, "title");
+	dt_json_str(j, in->titles[i]);
+	dt_json_key(j, "cause");
+	dt_json_str(j, dt_cause_name(in->p[i].cause));
+	dt_json_key(j, "root");
+	dt_json_str(j, in->p[i].root ? in->p[i].root->path : NULL);
+	dt_json_key(j, "refusals");
+	dt_json_uint(j, in->counts[i]);
+	dt_json_key(j, "kind");
+	dt_json_str(j, dt_fix_kind_name(x->kind));
+	dt_json_key(j, "sandbox");
+	dt_json_str(j, dt_fix_sandbox_name(x->sandbox));
+	dt_json_key(j, "change");
+	dt_json_str(j, x->change);
+	fix_json_strs(j, "copy", x->copy, x->ncopy);
+	dt_json_key(j, "why");
+	dt_json_str(j, x->why);
+	dt_json_key(j, "launcher");
+	dt_json_str(j, x->launcher);
+	fix_json_strs(j, "grants", x->grants, x->ngrants);
+	if (v && v->v)
+		fix_json_verdict(j, v, i);
+	dt_json_end_obj(j);
+}
+
+static void fix_json_soak(struct dt_json *j, const char *key, unsigned done, unsigned failed)
+{
+	double lo, hi;
+	dt_soak_wilson(failed, done, &lo, &hi);
+	dt_json_key(j, key);
+	dt_json_obj(j);
+	dt_json_key(j, "runs");
+	dt_json_uint(j, done);
+	dt_json_key(j, "failures");
+	dt_json_uint(j, failed);
+	dt_json_key(j, "flake_rate");
+	dt_json_double(j, done ? (double)failed / done : 0.0);
+	dt_json_key(j, "ci_low");
+	dt_json_double(j, lo);
+	dt_json_key(j, "ci_high");
+	dt_json_double(j, hi);
+	dt_json_end_obj(j);
+}
+
+static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
+{
+	size_t n = 0;
+	while (v->cmd && v->cmd[n])
+		n++;
+	dt_json_key(j, "verified");
+	dt_json_obj(j);
+	fix_json_strs(j, "command", v->cmd, n);
+	dt_json_key(j, "cwd");
+	dt_json_str(j, v->cwd);
+	if (v->runs) {
+		fix_json_soak(j, "before", v->done_before, v->failed_before);
+		fix_json_soak(j, "after", v->done_after, v->failed_after);
+		dt_json_key(j, "interrupted");
+		dt_json_bool(j, v->interrupted);
+	} else {
+		dt_json_key(j, "exit_status");
+		dt_json_int(j, v->status);
+		dt_json_key(j, "ring");
+		dt_json_str(j, v->ring);
+	}
+	dt_json_end_obj(j);
+}
+
+static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inputs *in,
+                     const struct dt_fix_plan *plan, const struct dt_verify *v)
+{
+	struct dt_json j;
+	dt_json_init(&j, f, 1);
+	dt_json_obj(&j);
+	dt_json_key(&j, "version");
+	dt_json_int(&j, 1);
+	fix_json_strs(&j, "rings", (char *const *)o->rings, o->nrings);
+	dt_json_key(&j, "sandbox");
+	dt_json_str(&j, dt_fix_sandbox_name(plan->sandbox));
+	dt_json_key(&j, "cwd");
+	dt_json_str(&j, in->l.cwd);
+	if (plan->argv)
+		fix_json_strs(&j, "command_line", plan->argv, plan->argc);
+	else {
+		dt_json_key(&j, "command_line");
+		dt_json_null(&j);
+	}
+	dt_json_key(&j, "no_rewrite");
+	dt_json_str(&j, plan->no_rewrite);
+	dt_json_key(&j, "fixes");
+	dt_json_arr(&j);
+	for (size_t i = 0; i < plan->n; i++)
+		fix_json_one(&j, in, plan, v, i);
+	dt_json_end_arr(&j);
+	if (v && v->v)
+		fix_json_run(&j, v);
+	dt_json_end_obj(&j);
+	fputc('\n', f);
+}
+
+/* ---- the proof, for evidence ---- */
+
+static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struct dt_verify *v)
+{
+	fputs("\n## Verified\n\n", f);
+	if (v->runs) {
+		double lo[2], hi[2];
+		dt_soak_wilson(v->failed_before, v->done_before, &lo[0], &hi[0]);
+		dt_soak_wilson(v->failed_after, v->done_after, &lo[1], &hi[1]);
+		fprintf(f,
+		        "Flake rate over %u runs: %.1f%% (95%% CI %.1f%%-%.1f%%) before, %.1f%% "
+		        "(95%% CI %.1f%%-%.1f%%) after the fix.\n\n",
+		        v->runs, v->done_before ? 100.0 * v->failed_before / v->done_before : 0.0,
+		        100 * lo[0], 100 * hi[0],
+		        v->done_after ? 100.0 * v->failed_after / v->done_after : 0.0, 100 * lo[1],
+		        100 * hi[1]);
+	}
+	fputs("| finding | result | before | after |\n|---|---|---|---|\n", f);
+	for (size_t i = 0; i < in->n; i++) {
+		const struct dt_verify_result *r = &v->v[i];
+		fprintf(f, "| %zu. ", i + 1);
+		dt_md_text(f, in->titles[i]);
+		if (v->runs)
+			fprintf(f, " | %s | refused in %u of %u runs | %u of %u runs |\n",
+			        dt_verify_state_name(r->state), r->runs_before, v->done_before,
+			        r->runs_after, v->done_after);
+		else
+			fprintf(f, " | %s | %llu refusals | %llu refusals |\n",
+			        dt_verify_state_name(r->state), (unsigned long long)r->before,
+			        (unsigned long long)r->after);
+	}
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len);
+	if (m) {
+		fputs("cd ", m);
+		dt_shell_word(m, v->cwd ? v->cwd : ".");
+		fputs(" &&", m);
+		fix_put_argv(m, v->cmd);
+		fclose(m);
+		fputs("\nThe command that was run (the user's launch with the fix, under the probe):\n\n",
+		      f);
+		dt_md_fence(f, "sh", cmd);
+	}
+	free(cmd);
+}
+
+/* RING.fix.md: "Suggested fix" and "Verified", appended to report.md by
+ * `denytrace evidence`. Returns 0 or -1. */
+static int fix_write_proof(const char *path, const struct dt_fix_inputs *in,
+                           const struct dt_fix_plan *plan, const struct dt_verify *v)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -1;
+	fputs("\n## Suggested fix\n\n", f);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct dt_fix *x = &plan->fixes[i];
+		fprintf(f, "%zu. ", i + 1);
+		dt_md_text(f, in->titles[i]);
+		fputs(": ", f);
+		dt_md_text(f, x->change ? x->change : "no fix can be stated");
+		if (x->why) {
+			fputs(" (", f);
+			dt_md_text(f, x->why);
+			fputc(')', f);
+		}
+		fputs("\n\n", f);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		for (size_t k = 0; m && k < x->ncopy; k++)
+			fprintf(m, "%s\n", x->copy[k]);
+		if (m && fclose(m) == 0 && len)
+			dt_md_fence(f, "", text);
+		free(text);
+	}
+	fix_md_verified(f, in, v);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* ---- running it again ---- */
+
+/* Says what will run, and asks (or takes --yes). Returns 0 to go on,
+ * else an exit status. */
+static int fix_confirm(const struct fix_opts *o, const struct dt_fix_inputs *in,
+                       const struct dt_fix_plan *plan)
+{
+	fprintf(stderr, "denytrace: fix --verify runs your command again%s, with the fix, in ",
+	        o->runs ? " (as recorded, then fixed, each --runs times)" : "");
+	dt_shell_word(stderr, in->l.cwd);
+	fputs(":\n  ", stderr);
+	fix_put_argv(stderr, plan->argv);
+	fputs("\n  (nothing on disk is changed; it writes where the command writes)\n", stderr);
+	if (o->yes)
+		return 0;
+	if (!isatty(0))
+		return dt_fail(DT_EXIT_USAGE,
+		               "fix: stdin is not a terminal, so nobody can confirm: pass --yes to run "
+		               "it; nothing was run");
+	fputs("Run it? [y/N] ", stderr);
+	char line[64];
+	if (!fgets(line, sizeof(line), stdin) || (line[0] != 'y' && line[0] != 'Y'))
+		return dt_fail(DT_EXIT_OK, "fix: not run");
+	return 0;
+}
+
+static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
+                      const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
+                      struct dt_verify *v)
+{
+	if (in->launch && !plan->argv && !plan->no_rewrite)
+		return dt_verify_none(in, v);
+	int rc = dt_verify_check(in, plan);
+	if (!rc)
+		rc = fix_confirm(o, in, plan);
+	if (rc)
+		return rc;
+	char after[PATH_MAX];
+	char *abs = realpath(o->rings[0], NULL);
+	snprintf(after, sizeof(after), "%s.fixed.ring", abs ? abs : o->rings[0]);
+	free(abs);
+	rc = o->runs ? dt_verify_soak(r, in, plan, o->runs, v) : dt_verify_once(r, in, plan, after, v);
+	if (rc)
+		return rc;
+	char proof[PATH_MAX];
+	snprintf(proof, sizeof(proof), "%s.fix.md", o->rings[0]);
+	if (fix_write_proof(proof, in, plan, v) < 0)
+		fprintf(stderr, "denytrace: fix: cannot write %s: %s\n", proof, strerror(errno));
+	return 0;
+}
+
+int cmd_fix(int argc, char **argv)
+{
+	struct fix_opts o = {0};
+	o.roots = calloc((size_t)argc + 1, sizeof(*o.roots));
+	o.rings = calloc((size_t)argc + 1, sizeof(*o.rings));
+	int rc = o.roots && o.rings ? fix_parse(argc, argv, &o) : DT_EXIT_INTERNAL;
+	struct dt_report r = {0};
+	struct dt_fix_inputs in = {0};
+	struct dt_fix_plan plan = {0};
+	struct dt_verify v = {0};
+	char err[1024];
+	if (rc >= 0)
+		goto out;
+	rc = dt_report_load(&r, o.rings, o.nrings, err, sizeof(err));
+	if (!rc)
+		rc = dt_report_build(&r, &o.ro, err, sizeof(err));
+	if (rc) {
+		dt_fail(rc, "fix: %s", err);
+		goto out;
+	}
+	if (dt_fix_inputs(&r, &in) < 0) {
+		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	dt_fix_plan_build(in.p, in.n, &in.l, &plan);
+	if (o.verify && (rc = fix_verify(&o, &r, &in, &plan, &v)))
+		goto out;
+	if (o.json)
+		fix_json(stdout, &o, &in, &plan, &v);
+	else
+		fix_text(stdout, &in, &plan, &v);
+	rc = DT_EXIT_OK;
+	for (size_t i = 0; v.v && i < v.n; i++)
+		if (v.v[i].state == DT_VERIFY_NOT_FIXED)
+			rc = DT_EXIT_FOUND;
+	if (fflush(stdout) != 0)
+		rc = DT_EXIT_IO;
+out:
+	dt_verify_free(&v);
+	dt_fix_plan_free(&plan);
+	dt_fix_inputs_free(&in);
+	dt_report_free(&r);
+	free(o.roots);
+	free(o.rings);
+	return rc;
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/* fix --verify: the findings as problems, and re-running the launch with
+ * the fix (fixrun.h). */
+#include "fixrun.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "soak.h"
+#include "spawn.h"
+
+/* ---- inputs ---- */
+
+static const struct dt_record *report_launch(const struct dt_report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->recs[i].type == DT_REC_LAUNCH)
+			return &r->recs[i];
+	return NULL;
+}
+
+/* Problem k from the groups idx[0..n) of r (one finding). */
+static void fix_input_from_groups(const struct dt_report *r, struct dt_fix_inputs *in, size_t k,
+                                  const size_t *idx, size_t n, const char *title)
+{
+	const struct dt_report_group *g = &r->groups[idx[0]];
+	struct dt_fix_problem *p = &in->p[k];
+	p->cause = g->v.cause;
+	p->root = g->v.root;
+	p->granted = g->v.granted;
+	p->subject = g->path;
+	p->proc = dt_report_proc(r, (long)g->rep->pid);
+	in->titles[k] = title;
+	in->groups[k] = idx;
+	in->ngroups[k] = n;
+	in->counts[k] = 0;
+	for (size_t j = 0; j < n; j++)
+		in->counts[k] += r->groups[idx[j]].count;
+}
+
+/* Until the findings (issue 13) land on main: each visible group is a
+ * problem of its own. The plan merges their grants, so the command line
+ * is the same; only the listing repeats itself. */
+static size_t fix_group_problems(const struct dt_report *r, struct dt_fix_inputs *in,
+                                 size_t *storage)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const struct dt_report_group *g = &r->groups[i];
+		if (g->hidden)
+			continue;
+		storage[k] = i;
+		fix_input_from_groups(r, in, k, &storage[k], 1, dt_cause_meaning(g->v.cause));
+		k++;
+	}
+	return k;
+}
+
+int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
+{
+	memset(in, 0, sizeof(*in));
+	size_t cap = r->ngroups + 1;
+	in->p = calloc(cap, sizeof(*in->p));
+	in->titles = calloc(cap, sizeof(*in->titles));
+	in->counts = calloc(cap, sizeof(*in->counts));
+	in->groups = calloc(cap, sizeof(*in->groups));
+	in->ngroups = calloc(cap, sizeof(*in->ngroups));
+	in->refs = calloc(cap, sizeof(*in->refs));
+	size_t *storage = calloc(cap, sizeof(*storage));
+	if (!in->p || !in->titles || !in->counts || !in->groups || !in->ngroups || !in->refs ||
+	    !storage) {
+		free(storage);
+		dt_fix_inputs_free(in);
+		return -1;
+	}
+	in->n = fix_group_problems(r, in, storage);
+	/* the refusals of each problem: one per group, side by side */
+	size_t used = 0;
+	for (size_t k = 0; k < in->n; k++) {
+		in->p[k].refusals = in->refs + used;
+		for (size_t j = 0; j < in->ngroups[k]; j++)
+			in->refs[used++] = r->groups[in->groups[k][j]].rep;
+		in->p[k].nrefusals = in->ngroups[k];
+	}
+	in->launch = report_launch(r);
+	in->l.rs = &r->roots;
+	if (in->launch) {
+		in->l.argv = in->launch->argv;
+		in->l.argc = in->launch->argc;
+		in->l.argv_trunc = in->launch->argv_trunc;
+		in->l.cwd = in->launch->cwd;
+	}
+	/* the group indices live in storage: keep it with the problems */
+	in->groups[in->n] = storage;
+	return 0;
+}
+
+void dt_fix_inputs_free(struct dt_fix_inputs *in)
+{
+	if (in->groups)
+		free((void *)in->groups[in->n]);
+	free(in->p);
+	free(in->titles);
+	free(in->counts);
+	free(in->groups);
+	free(in->ngroups);
+	free(in->refs);
+	memset(in, 0, sizeof(*in));
+}
+
+uint64_t dt_fix_still_refused(const struct dt_report *before, const struct dt_fix_inputs *in,
+                              size_t i, const struct dt_report *after)
+{
+	const struct dt_fix_problem *p = &in->p[i];
+	uint64_t n = 0;
+	for (size_t a = 0; a < after->ngroups; a++) {
+		const struct dt_report_group *g = &after->groups[a];
+		int same = !g->hidden && p->root && g->v.root && g->v.cause == p->cause &&
+		           !strcmp(g->v.root->path, p->root->path);
+		for (size_t j = 0; !g->hidden && !same && j < in->ngroups[i]; j++)
+			same = !strcmp(before->groups[in->groups[i][j]].path, g->path);
+		if (same)
+			n += g->count;
+	}
+	return n;
+}
+
+const char *dt_verify_state_name(enum dt_verify_state s)
+{
+	return s == DT_VERIFY_FIXED ? "fixed" : s == DT_VERIFY_NOT_FIXED ? "not fixed" : "cannot verify";
+}
+
+/* ---- the command to run ---- */
+
+/* Codex launched by `denytrace codex` carries -c mcp_servers.S.env.K=...
+ * overrides that lead its MCP servers' probe to the old ring: not the
+ * user's, and wrong for a new run. */
+static int probe_override(const char *a)
+{
+	const char *env = strstr(a, ".env.");
+	return !strncmp(a, "mcp_servers.", 12) && env &&
+	       (!strncmp(env + 5, "LD_PRELOAD=", 11) || !strncmp(env + 5, "DENYTRACE_", 10));
+}
+
+/* argv without those overrides (words borrowed), NULL-terminated. */
+static char **rerun_argv(char *const *argv, size_t argc)
+{
+	char **out = calloc(argc + 1, sizeof(*out));
+	size_t n = 0;
+	int opts = 1;
+	for (size_t i = 0; out && i < argc; i++) {
+		opts &= strcmp(argv[i], "--") != 0;
+		if (opts && !strcmp(argv[i], "-c") && i + 1 < argc && probe_override(argv[i + 1])) {
+			i++;
+			continue;
+		}
+		out[n++] = argv[i];
+	}
+	return out;
+}
+
+/* self run -q -o RING -- ARGV (or self codex ... --codex PROG -- ARGS for
+ * a Codex launch that recorded its configuration); NULL-terminated, words
+ * borrowed. */
+static char **verify_command(const char *self, const char *ring, char *const *argv, size_t argc,
+                             int codex)
+{
+	char **words = rerun_argv(argv, argc);
+	char **cmd = calloc(argc + 10, sizeof(*cmd));
+	size_t n = 0;
+	if (!cmd || !words) {
+		free(words);
+		free(cmd);
+		return NULL;
+	}
+	cmd[n++] = (char *)self;
+	cmd[n++] = codex ? "codex" : "run";
+	cmd[n++] = "-q";
+	cmd[n++] = "-o";
+	cmd[n++] = (char *)ring;
+	if (codex) {
+		cmd[n++] = "--codex";
+		cmd[n++] = words[0];
+	}
+	cmd[n++] = "--";
+	for (char **w = words + (codex ? 1 : 0); *w; w++)
+		cmd[n++] = *w;
+	cmd[n] = NULL;
+	free(words);
+	return cmd;
+}
+
+/* Was the launch `denytrace codex` (a Codex config snapshot beside it)? */
+static int launch_is_denytrace_codex(const struct dt_report *r, const struct dt_record *launch)
+{
+	for (size_t i = 0; launch && i < r->n; i++)
+		if (r->recs[i].type == DT_REC_CONFIG && r->recs[i].pid == launch->pid)
+			return dt_argv_find_codex(launch->argv, launch->argc) == 0;
+	return 0;
+}
+
+int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan)
+{
+	if (!in->launch)
+		return dt_fail(DT_EXIT_NOINPUT,
+		               "fix: the ring has no launch record, so there is no command to run "
+		               "again; record the worker with `denytrace run` or `denytrace codex`");
+	if (!plan->argv)
+		return dt_fail(DT_EXIT_BADINPUT, "fix: %s; nothing was run",
+		               plan->no_rewrite ? plan->no_rewrite : "no command line to run");
+	struct stat st;
+	if (!in->l.cwd || stat(in->l.cwd, &st) < 0 || !S_ISDIR(st.st_mode))
+		return dt_fail(DT_EXIT_NOINPUT,
+		               "fix: the launch ran in %s, which is not a directory here (%s); "
+		               "nothing was run",
+		               in->l.cwd ? in->l.cwd : "an unknown directory",
+		               in->l.cwd ? strerror(errno ? errno : ENOTDIR) : "not recorded");
+	char path[PATH_MAX];
+	const char *prog = plan->argv[0];
+	int found = strchr(prog, '/') ? access(prog, X_OK) == 0
+	                              : dt_which(prog, path, sizeof(path)) == 0;
+	if (!found)
+		return dt_fail(DT_EXIT_NOTFOUND,
+		               "fix: the launch's command '%s' is not found here; nothing was run", prog);
+	return 0;
+}
+
+static int self_path(char *self, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", self, cap - 1);
+	if (n <= 0)
+		return dt_fail(DT_EXIT_INTERNAL, "fix: cannot find the denytrace binary");
+	self[n] = 0;
+	return 0;
+}
+
+int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *in,
+                   const struct dt_fix_plan *plan, const char *after_ring, struct dt_verify *out)
+{
+	char self[PATH_MAX];
+	int rc = self_path(self, sizeof(self));
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	out->cwd = in->l.cwd;
+	snprintf(out->ring, sizeof(out->ring), "%s", after_ring);
+	out->cmd = verify_command(self, out->ring, plan->argv, plan->argc,
+	                          launch_is_denytrace_codex(before, in->launch));
+	out->v = calloc(in->n + 1, sizeof(*out->v));
+	out->n = in->n;
+	if (!out->cmd || !out->v)
+		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	unlink(out->ring);
+	/* the command's output goes to stderr: stdout is fix's report */
+	struct dt_spawn sp = {
+	    .argv = out->cmd, .cwd = out->cwd, .in = -2, .out = 2, .err = -1, .who = "fix"};
+	pid_t pid = dt_spawn(&sp);
+	out->status = pid < 0 ? -1 : dt_wait_timeout(pid, 24 * 3600);
+	struct dt_report after;
+	char err[512];
+	const char *rings[] = {out->ring};
+	struct dt_report_opts o = {0};
+	if (dt_report_load(&after, rings, 1, err, sizeof(err)) != 0 ||
+	    dt_report_build(&after, &o, err, sizeof(err)) != 0) {
+		dt_report_free(&after);
+		return dt_fail(DT_EXIT_INTERNAL, "fix: the re-run left no readable ring (%s; exit %d)",
+		               err, out->status);
+	}
+	for (size_t i = 0; i < in->n; i++) {
+		struct dt_verify_result *v = &out->v[i];
+		v->before = in->counts[i];
+		v->after = dt_fix_still_refused(before, in, i, &after);
+		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE ? DT_VERIFY_CANNOT
+		           : v->after                                 ? DT_VERIFY_NOT_FIXED
+		                                                      : DT_VERIFY_FIXED;
+	}
+	dt_report_free(&after);
+	return 0;
+}
+
+/* ---- soaking ---- */
+
+struct verify_soak_ctx {
+	const struct dt_report *before;
+	const struct dt_fix_inputs *in;
+	unsigned *refused; /* per problem: runs in which it was refused */
+};
+
+static void verify_on_run(void *ctx, int index, const char *ring, int failed)
+{
+	struct verify_soak_ctx *c = ctx;
+	struct dt_report r;
+	char err[512];
+	const char *rings[] = {ring};
+	struct dt_report_opts o = {0};
+	(void)index;
+	(void)failed;
+	if (dt_report_load(&r, rings, 1, err, sizeof(err)) == 0 &&
+	    dt_report_build(&r, &o, err, sizeof(err)) == 0)
+		for (size_t i = 0; i < c->in->n; i++)
+			c->refused[i] += dt_fix_still_refused(c->before, c->in, i, &r) > 0;
+	dt_report_free(&r);
+}
+
+static void verify_on_signal(int sig)
+{
+	(void)sig;
+	dt_soak_stop = 1;
+}
+
+/* One soak of argv; *done and *failed out. Returns 0 or an exit status. */
+static int verify_soak_one(struct verify_soak_ctx *c, char **argv, const char *cwd, unsigned runs,
+                           unsigned *done, unsigned *failed)
+{
+	struct dt_soak_opts o = {.runs = runs, .jobs = 1, .quiet = !isatty(2)};
+	char self[PATH_MAX], dir[] = "/tmp/denytrace-fix.XXXXXX", msg[1024] = "";
+	o.cmd = argv;
+	o.cwd = cwd;
+	o.on_run = verify_on_run;
+	o.ctx = c;
+	int rc = dt_soak_prepare(&o, self, sizeof(self), dir);
+	if (rc >= 0)
+		return rc;
+	struct dt_soak s = {0};
+	s.first_fail = -1;
+	int infra = dt_soak_loop(&s, &o, self, dir, dt_soak_now(), msg, sizeof(msg));
+	if (s.first_fail >= 0)
+		dt_soak_unlink_run(dir, s.first_fail);
+	rmdir(dir);
+	*done = s.done;
+	*failed = s.failures;
+	dt_soak_free(&s);
+	if (infra && !*done)
+		return dt_fail(DT_EXIT_INTERNAL, "fix: %s", msg);
+	return 0;
+}
+
+int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *in,
+                   const struct dt_fix_plan *plan, unsigned runs, struct dt_verify *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->runs = runs;
+	out->cwd = in->l.cwd;
+	out->v = calloc(in->n + 1, sizeof(*out->v));
+	out->n = in->n;
+	unsigned *refused = calloc(2 * (in->n + 1), sizeof(*refused));
+	char **orig = rerun_argv((char *const *)in->l.argv, in->l.argc);
+	out->cmd = rerun_argv(plan->argv, plan->argc);
+	if (!out->v || !refused || !orig || !out->cmd) {
+		free(refused);
+		free(orig);
+		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	}
+	struct sigaction sa = {0}, old_int, old_term;
+	sa.sa_handler = verify_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	struct verify_soak_ctx c = {before, in, refused};
+	int rc = verify_soak_one(&c, orig, out->cwd, runs, &out->done_before, &out->failed_before);
+	c.refused = refused + in->n + 1;
+	if (!rc && !dt_soak_stop)
+		rc = verify_soak_one(&c, out->cmd, out->cwd, runs, &out->done_after,
+		                     &out->failed_after);
+	out->interrupted = dt_soak_stop != 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	for (size_t i = 0; i < in->n; i++) {
+		struct dt_verify_result *v = &out->v[i];
+		v->before = in->counts[i];
+		v->runs_before = refused[i];
+		v->runs_after = refused[in->n + 1 + i];
+		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE ? DT_VERIFY_CANNOT
+		           : v->runs_after || !out->done_after        ? DT_VERIFY_NOT_FIXED
+		                                                      : DT_VERIFY_FIXED;
+	}
+	free(refused);
+	free(orig);
+	return rc;
+}
+
+int dt_verify_none(const struct dt_fix_inputs *in, struct dt_verify *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->v = calloc(in->n + 1, sizeof(*out->v));
+	out->n = in->n;
+	if (!out->v)
+		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	for (size_t i = 0; i < in->n; i++) {
+		out->v[i].state = DT_VERIFY_CANNOT;
+		out->v[i].before = in->counts[i];
+	}
+	return 0;
+}
+
+void dt_verify_free(struct dt_verify *v)
+{
+	free(v->v);
+	free(v->cmd);
+	memset(v, 0, sizeof(*v));
+}

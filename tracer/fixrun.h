@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * denytrace fix's inputs and its proof: the findings of a report as the
+ * problems fix.c works on, the launch they came from, and running that
+ * launch again with the fix applied, once or soaked N times before and
+ * after, to tell per finding whether its refusals are gone.
+ *
+ * The re-run is the user's own command: callers say so and ask first
+ * (cmd_fix.c). It runs under `denytrace run` (or `denytrace codex` for a
+ * launch that recorded Codex's configuration) in the launch's directory,
+ * with the current environment (the ring holds only a filtered copy).
+ */
+#ifndef DENYTRACE_FIXRUN_H
+#define DENYTRACE_FIXRUN_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "fix.h"
+#include "report.h"
+
+/* The report's findings, as fix.c's problems. */
+struct dt_fix_inputs {
+	struct dt_fix_problem *p;
+	size_t n;
+	const char **titles; /* one line per problem */
+	uint64_t *counts;    /* refusals per problem */
+	const size_t **groups; /* per problem: indices into the report's groups */
+	size_t *ngroups;
+	const struct dt_record **refs; /* storage for the problems' refusals */
+	const struct dt_record *launch; /* the first launch record, or NULL */
+	struct dt_fix_launch l;
+};
+/* Returns 0, or -1 when out of memory. */
+int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
+void dt_fix_inputs_free(struct dt_fix_inputs *in);
+
+/* Refusals in after that belong to problem i of before: one of its paths,
+ * or its expected root with its cause. */
+uint64_t dt_fix_still_refused(const struct dt_report *before, const struct dt_fix_inputs *in,
+                              size_t i, const struct dt_report *after);
+
+enum dt_verify_state { DT_VERIFY_FIXED, DT_VERIFY_NOT_FIXED, DT_VERIFY_CANNOT };
+const char *dt_verify_state_name(enum dt_verify_state s);
+
+struct dt_verify_result {
+	enum dt_verify_state state;
+	uint64_t before, after;           /* refusals: the ring's, the re-run's */
+	unsigned runs_before, runs_after; /* --runs: runs in which it was refused */
+};
+
+struct dt_verify {
+	struct dt_verify_result *v; /* one per problem */
+	size_t n;
+	char **cmd;        /* what was run (denytrace run ... -- ARGV), NULL-terminated */
+	const char *cwd;   /* where */
+	int status;        /* once: the re-run's exit status */
+	char ring[PATH_MAX]; /* once: the re-run's ring */
+	unsigned runs;     /* --runs N; 0 when run once */
+	unsigned done_before, failed_before, done_after, failed_after;
+	int interrupted;
+};
+
+/* Whether the plan's command line can run here: a launch record, not cut
+ * or redacted, a directory that exists, a program that is found. Returns
+ * 0, or an exit status with the message printed; nothing is run. */
+int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan);
+
+/* Runs the plan's command line once under the probe into after_ring, and
+ * judges every problem. Returns 0, or an exit status with the message
+ * printed. */
+int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *in,
+                   const struct dt_fix_plan *plan, const char *after_ring, struct dt_verify *out);
+
+/* Soaks the launch as recorded and then as fixed, runs times each, and
+ * judges every problem by the runs in which it was refused. */
+int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *in,
+                   const struct dt_fix_plan *plan, unsigned runs, struct dt_verify *out);
+/* No fix is a command-line change: every problem "cannot verify", nothing
+ * run. */
+int dt_verify_none(const struct dt_fix_inputs *in, struct dt_verify *out);
+void dt_verify_free(struct dt_verify *v);
+
+#endif
