@@ -75,20 +75,22 @@ static int fix_parse(int argc, char **argv, struct fix_opts *o)
 		} else if ((m = dt_opt(argc, argv, &i, "--runs", &val))) {
 			long v = m > 0 ? strtol(val, &end, 10) : 0;
 			if (m < 0 || !*val || *end || v < 1 || v > 100000)
-				return dt_fail(DT_EXIT_USAGE, "fix: --runs takes a number from 1 to 100000");
+				return dt_fail(DT_EXIT_USAGE,
+				               "fix: --runs takes a number from 1 to 100000");
 			o->runs = (unsigned)v;
 		} else if (dt_report_opt(argc, argv, &i, &o->ro, o->roots, &rc)) {
 			if (rc)
 				return rc;
 		} else if (a[0] == '-' && a[1]) {
-			return dt_fail(DT_EXIT_USAGE, "fix: unknown option '%s'; see 'denytrace fix --help'",
-			               a);
+			return dt_fail(DT_EXIT_USAGE,
+			               "fix: unknown option '%s'; see 'denytrace fix --help'", a);
 		} else {
 			o->rings[o->nrings++] = a;
 		}
 	}
 	if (o->runs && !o->verify)
-		return dt_fail(DT_EXIT_USAGE, "fix: --runs N soaks the launch for --verify; add --verify");
+		return dt_fail(DT_EXIT_USAGE,
+		               "fix: --runs N soaks the launch for --verify; add --verify");
 	if (!o->nrings)
 		o->rings[o->nrings++] = DT_DEFAULT_RING;
 	o->ro.roots = o->roots;
@@ -104,8 +106,8 @@ static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i)
 	if (r->state == DT_VERIFY_CANNOT)
 		fputs(" (the change is outside the command line: make it first)", f);
 	else if (v->runs)
-		fprintf(f, ": refused in %u of %u runs (was %u of %u)", r->runs_after, v->done_after,
-		        r->runs_before, v->done_before);
+		fprintf(f, ": refused in %u of %u runs (was %u of %u)", r->runs_after,
+		        v->done_after, r->runs_before, v->done_before);
 	else
 		fprintf(f, ": %llu refusal%s (was %llu)", (unsigned long long)r->after,
 		        r->after == 1 ? "" : "s", (unsigned long long)r->before);
@@ -160,14 +162,15 @@ static void fix_put_argv(FILE *f, char *const *argv)
 static void fix_text_flake(FILE *f, const struct dt_verify *v)
 {
 	double lo[2], hi[2];
-	unsigned done[2] = {v->done_before, v->done_after}, fail[2] = {v->failed_before, v->failed_after};
+	unsigned done[2] = {v->done_before, v->done_after},
+	         fail[2] = {v->failed_before, v->failed_after};
 	for (int k = 0; k < 2; k++)
 		dt_soak_wilson(fail[k], done[k], &lo[k], &hi[k]);
 	fputs("\nflake rate: ", f);
 	for (int k = 0; k < 2; k++)
-		fprintf(f, "%s%.1f%% (%u of %u runs failed, 95%% CI %.1f%%-%.1f%%)", k ? " -> " : "",
-		        done[k] ? 100.0 * fail[k] / done[k] : 0.0, fail[k], done[k], 100 * lo[k],
-		        100 * hi[k]);
+		fprintf(f, "%s%.1f%% (%u of %u runs failed, 95%% CI %.1f%%-%.1f%%)",
+		        k ? " -> " : "", done[k] ? 100.0 * fail[k] / done[k] : 0.0, fail[k],
+		        done[k], 100 * lo[k], 100 * hi[k]);
 	fprintf(f, "%s\n", v->interrupted ? " (interrupted)" : "");
 }
 
@@ -195,7 +198,8 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 	if (v && v->runs)
 		fix_text_flake(f, v);
 	else if (v && v->v)
-		fprintf(f, "\nverified with one run (exit status %d), ring %s\n", v->status, v->ring);
+		fprintf(f, "\nverified with one run (exit status %d), ring %s\n", v->status,
+		        v->ring);
 }
 
 /* ---- JSON ---- */
@@ -377,7 +381,8 @@ static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struc
 		fputs(" &&", m);
 		fix_put_argv(m, v->cmd);
 		fclose(m);
-		fputs("\nThe command that was run (the user's launch with the fix, under the probe):\n\n",
+		fputs("\nThe command that was run (the user's launch with the fix, under the "
+		      "probe):\n\n",
 		      f);
 		dt_md_fence(f, "sh", cmd);
 	}
@@ -434,9 +439,10 @@ static int fix_confirm(const struct fix_opts *o, const struct dt_fix_inputs *in,
 	if (o->yes)
 		return 0;
 	if (!isatty(0))
-		return dt_fail(DT_EXIT_USAGE,
-		               "fix: stdin is not a terminal, so nobody can confirm: pass --yes to run "
-		               "it; nothing was run");
+		return dt_fail(
+		    DT_EXIT_USAGE,
+		    "fix: stdin is not a terminal, so nobody can confirm: pass --yes to run "
+		    "it; nothing was run");
 	fputs("Run it? [y/N] ", stderr);
 	char line[64];
 	if (!fgets(line, sizeof(line), stdin) || (line[0] != 'y' && line[0] != 'Y'))
@@ -459,7 +465,8 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
 	char *abs = realpath(o->rings[0], NULL);
 	snprintf(after, sizeof(after), "%s.fixed.ring", abs ? abs : o->rings[0]);
 	free(abs);
-	rc = o->runs ? dt_verify_soak(r, in, plan, o->runs, v) : dt_verify_once(r, in, plan, after, v);
+	rc = o->runs ? dt_verify_soak(r, in, plan, o->runs, v)
+	             : dt_verify_once(r, in, plan, after, v);
 	if (rc)
 		return rc;
 	char proof[PATH_MAX];

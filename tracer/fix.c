@@ -712,9 +712,12 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 				if (plan->fixes[k].ngrants &&
 				    !strcmp(plan->fixes[k].grants[0], grants->v[g]) &&
 				    plan->fixes[k].sandbox == DT_SB_BWRAP) {
-					fix_set(&plan->fixes[k].change,
-					        "%s bwrap's command line: %s",
-					        rc == 0 ? "change" : "nothing to change on", what);
+					fix_set(
+					    &plan->fixes[k].change, "%s",
+					    rc == 0
+					        ? "add to bwrap's command line, after the mount "
+					          "that holds the root:"
+					        : what);
 					if (rc == 0)
 						fix_copy(&plan->fixes[k], "%s", what);
 				}

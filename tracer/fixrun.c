@@ -25,41 +25,23 @@ static const struct dt_record *report_launch(const struct dt_report *r)
 	return NULL;
 }
 
-/* Problem k from the groups idx[0..n) of r (one finding). */
-static void fix_input_from_groups(const struct dt_report *r, struct dt_fix_inputs *in, size_t k,
-                                  const size_t *idx, size_t n, const char *title)
+/* One problem per finding (findings.h): one fix each. */
+static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inputs *in)
 {
-	const struct dt_report_group *g = &r->groups[idx[0]];
-	struct dt_fix_problem *p = &in->p[k];
-	p->cause = g->v.cause;
-	p->root = g->v.root;
-	p->granted = g->v.granted;
-	p->subject = g->path;
-	p->proc = dt_report_proc(r, (long)g->rep->pid);
-	in->titles[k] = title;
-	in->groups[k] = idx;
-	in->ngroups[k] = n;
-	in->counts[k] = 0;
-	for (size_t j = 0; j < n; j++)
-		in->counts[k] += r->groups[idx[j]].count;
-}
-
-/* Until the findings (issue 13) land on main: each visible group is a
- * problem of its own. The plan merges their grants, so the command line
- * is the same; only the listing repeats itself. */
-static size_t fix_group_problems(const struct dt_report *r, struct dt_fix_inputs *in,
-                                 size_t *storage)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < r->ngroups; i++) {
-		const struct dt_report_group *g = &r->groups[i];
-		if (g->hidden)
-			continue;
-		storage[k] = i;
-		fix_input_from_groups(r, in, k, &storage[k], 1, dt_cause_meaning(g->v.cause));
-		k++;
+	for (size_t k = 0; k < r->findings.n; k++) {
+		const struct dt_finding *f = &r->findings.v[k];
+		struct dt_fix_problem *p = &in->p[k];
+		p->cause = f->cause;
+		p->root = f->root;
+		p->granted = f->granted;
+		p->subject = f->subject;
+		p->proc = dt_report_proc(r, (long)r->groups[f->groups[0]].rep->pid);
+		in->titles[k] = f->title;
+		in->groups[k] = f->groups;
+		in->ngroups[k] = f->ngroups;
+		in->counts[k] = f->count;
 	}
-	return k;
+	return r->findings.n;
 }
 
 int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
@@ -72,14 +54,11 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 	in->groups = calloc(cap, sizeof(*in->groups));
 	in->ngroups = calloc(cap, sizeof(*in->ngroups));
 	in->refs = calloc(cap, sizeof(*in->refs));
-	size_t *storage = calloc(cap, sizeof(*storage));
-	if (!in->p || !in->titles || !in->counts || !in->groups || !in->ngroups || !in->refs ||
-	    !storage) {
-		free(storage);
+	if (!in->p || !in->titles || !in->counts || !in->groups || !in->ngroups || !in->refs) {
 		dt_fix_inputs_free(in);
 		return -1;
 	}
-	in->n = fix_group_problems(r, in, storage);
+	in->n = fix_finding_problems(r, in);
 	/* the refusals of each problem: one per group, side by side */
 	size_t used = 0;
 	for (size_t k = 0; k < in->n; k++) {
@@ -96,15 +75,11 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 		in->l.argv_trunc = in->launch->argv_trunc;
 		in->l.cwd = in->launch->cwd;
 	}
-	/* the group indices live in storage: keep it with the problems */
-	in->groups[in->n] = storage;
 	return 0;
 }
 
 void dt_fix_inputs_free(struct dt_fix_inputs *in)
 {
-	if (in->groups)
-		free((void *)in->groups[in->n]);
 	free(in->p);
 	free(in->titles);
 	free(in->counts);
@@ -133,7 +108,9 @@ uint64_t dt_fix_still_refused(const struct dt_report *before, const struct dt_fi
 
 const char *dt_verify_state_name(enum dt_verify_state s)
 {
-	return s == DT_VERIFY_FIXED ? "fixed" : s == DT_VERIFY_NOT_FIXED ? "not fixed" : "cannot verify";
+	return s == DT_VERIFY_FIXED       ? "fixed"
+	       : s == DT_VERIFY_NOT_FIXED ? "not fixed"
+	                                  : "cannot verify";
 }
 
 /* ---- the command to run ---- */
@@ -208,9 +185,10 @@ static int launch_is_denytrace_codex(const struct dt_report *r, const struct dt_
 int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan)
 {
 	if (!in->launch)
-		return dt_fail(DT_EXIT_NOINPUT,
-		               "fix: the ring has no launch record, so there is no command to run "
-		               "again; record the worker with `denytrace run` or `denytrace codex`");
+		return dt_fail(
+		    DT_EXIT_NOINPUT,
+		    "fix: the ring has no launch record, so there is no command to run "
+		    "again; record the worker with `denytrace run` or `denytrace codex`");
 	if (!plan->argv)
 		return dt_fail(DT_EXIT_BADINPUT, "fix: %s; nothing was run",
 		               plan->no_rewrite ? plan->no_rewrite : "no command line to run");
@@ -223,11 +201,12 @@ int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *pl
 		               in->l.cwd ? strerror(errno ? errno : ENOTDIR) : "not recorded");
 	char path[PATH_MAX];
 	const char *prog = plan->argv[0];
-	int found = strchr(prog, '/') ? access(prog, X_OK) == 0
-	                              : dt_which(prog, path, sizeof(path)) == 0;
+	int found =
+	    strchr(prog, '/') ? access(prog, X_OK) == 0 : dt_which(prog, path, sizeof(path)) == 0;
 	if (!found)
 		return dt_fail(DT_EXIT_NOTFOUND,
-		               "fix: the launch's command '%s' is not found here; nothing was run", prog);
+		               "fix: the launch's command '%s' is not found here; nothing was run",
+		               prog);
 	return 0;
 }
 
@@ -269,8 +248,9 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 	if (dt_report_load(&after, rings, 1, err, sizeof(err)) != 0 ||
 	    dt_report_build(&after, &o, err, sizeof(err)) != 0) {
 		dt_report_free(&after);
-		return dt_fail(DT_EXIT_INTERNAL, "fix: the re-run left no readable ring (%s; exit %d)",
-		               err, out->status);
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "fix: the re-run left no readable ring (%s; exit %d)", err,
+		               out->status);
 	}
 	for (size_t i = 0; i < in->n; i++) {
 		struct dt_verify_result *v = &out->v[i];

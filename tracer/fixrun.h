@@ -23,11 +23,11 @@
 struct dt_fix_inputs {
 	struct dt_fix_problem *p;
 	size_t n;
-	const char **titles; /* one line per problem */
-	uint64_t *counts;    /* refusals per problem */
+	const char **titles;   /* one line per problem */
+	uint64_t *counts;      /* refusals per problem */
 	const size_t **groups; /* per problem: indices into the report's groups */
 	size_t *ngroups;
-	const struct dt_record **refs; /* storage for the problems' refusals */
+	const struct dt_record **refs;  /* storage for the problems' refusals */
 	const struct dt_record *launch; /* the first launch record, or NULL */
 	struct dt_fix_launch l;
 };
@@ -52,11 +52,11 @@ struct dt_verify_result {
 struct dt_verify {
 	struct dt_verify_result *v; /* one per problem */
 	size_t n;
-	char **cmd;        /* what was run (denytrace run ... -- ARGV), NULL-terminated */
-	const char *cwd;   /* where */
-	int status;        /* once: the re-run's exit status */
+	char **cmd;          /* what was run (denytrace run ... -- ARGV), NULL-terminated */
+	const char *cwd;     /* where */
+	int status;          /* once: the re-run's exit status */
 	char ring[PATH_MAX]; /* once: the re-run's ring */
-	unsigned runs;     /* --runs N; 0 when run once */
+	unsigned runs;       /* --runs N; 0 when run once */
 	unsigned done_before, failed_before, done_after, failed_after;
 	int interrupted;
 };
