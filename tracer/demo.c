@@ -578,6 +578,39 @@ static int demo_run_worker(const struct demo *d, struct demo_phase *p, char **ar
 	return 0;
 }
 
+/* Step 3, after phase 2: the change, and the worker run again with it (in
+ * the phase's environment; the dispatcher has stopped, so the worker opens
+ * the board alone). The text goes to the narrative; --json: fix.json. */
+static int demo_fix(const struct demo *d, const struct demo_phase *p, const char *const *env)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/fix.json", p->dir);
+	int fd = -1;
+	if (!d->say && (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
+		return dt_fail(DT_EXIT_IO, "demo: cannot create %s: %s", path, strerror(errno));
+	demo_say(d, "\n== step 3: fix, and verify the fix\n");
+	demo_say(d, "   $ denytrace fix --verify --yes \"$OUT\"/phase%d/workspace/denytrace.ring\n",
+	         p->n);
+	char *argv[] = {"/proc/self/exe",          "fix",           "--verify", "--yes", "--format",
+	                d->say ? "text" : "json", (char *)p->ring, NULL};
+	struct dt_spawn sp = {.argv = argv,
+	                      .cwd = p->work,
+	                      .env = env,
+	                      .in = -2,
+	                      .out = d->say ? -1 : fd,
+	                      .err = d->say ? -1 : -2,
+	                      .who = "demo"};
+	fflush(stdout);
+	pid_t pid = dt_spawn(&sp);
+	int st = pid < 0 ? -1 : dt_wait_timeout(pid, DEMO_RUN_TIMEOUT);
+	if (fd >= 0)
+		close(fd);
+	/* 1: a finding not fixed, which the output says */
+	if (st != 0 && st != 1)
+		return dt_fail(DT_EXIT_INTERNAL, "demo: denytrace fix --verify failed (exit %d)", st);
+	return 0;
+}
+
 static int demo_phase(struct demo *d, struct demo_phase *p)
 {
 	if (demo_board(d, p) < 0)
@@ -628,7 +661,7 @@ static int demo_phase(struct demo *d, struct demo_phase *p)
 		return dt_fail(DT_EXIT_IO, "demo: could not write the reports into %s", p->dir);
 	demo_digest(p);
 	demo_say(d, "   saved: \"$OUT\"/phase%d/report.json, report.md\n", p->n);
-	return 0;
+	return p->n == 2 ? demo_fix(d, p, env) : 0;
 }
 
 /* ---- the whole demo ---- */
@@ -713,6 +746,9 @@ static void demo_summary_json(const struct demo *d, struct demo_phase *ph, int n
 		snprintf(path, sizeof(path), "%s/report.md", p->dir);
 		dt_json_key(&j, "report_md");
 		dt_json_str(&j, path);
+		snprintf(path, sizeof(path), "%s/fix.json", p->dir);
+		dt_json_key(&j, "fix_json");
+		dt_json_str(&j, p->n == 2 ? path : NULL);
 		dt_json_end_obj(&j);
 	}
 	dt_json_end_arr(&j);

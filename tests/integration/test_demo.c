@@ -207,9 +207,26 @@ Test(demo, runs_both_phases_and_each_report_names_the_board_root_and_its_cause)
 	cr_expect_eq(f.groups0, f.denials, "phase 2: the finding holds %d of %d groups", f.groups0,
 	             f.denials);
 	if (sandbox)
-		cr_expect_eq(f.denials, 5, "phase 2: %d groups, not the five of the board", f.denials);
+		cr_expect_eq(f.denials, 5, "phase 2: %d groups, not the five of the board",
+		             f.denials);
 	cr_expect(strstr(out, "phase2/workspace/denytrace.ring\n1 problem: "),
 	          "phase 2's report does not open with \"1 problem\":\n%s", out);
+
+	/* step 3: fix --verify prints the bind of the board directory and runs
+	 * the worker again with it: the board's refusals are gone */
+	if (dtt_have_bwrap()) {
+		char bind[2 * PATH_MAX + 16];
+		snprintf(bind, sizeof(bind),
+		         "--bind %s/phase2/hermes/kanban %s/phase2/hermes/kanban", dir, dir);
+		cr_expect(strstr(out, bind), "fix does not print %s:\n%s", bind, out);
+		const char *v = strstr(out, "verified: fixed: 0 refusals (was ");
+		cr_expect(v && atoi(v + 33) > 0,
+		          "fix --verify did not report the refusals gone:\n%s", out);
+		cr_expect(strstr(out, "worker: 0 of 16 writes failed"),
+		          "the worker run with the fix still failed:\n%s", out);
+	} else {
+		cr_expect(strstr(out, "verified: cannot verify"), "%s", out);
+	}
 
 	/* the dispatcher closed the board last: no side files left, and the
 	 * board is still in WAL mode (the worker's fallback did not switch it) */
@@ -249,8 +266,16 @@ Test(demo, the_emulations_work_even_as_root_and_json_summarises_them)
 	cr_expect(f.n == 1 && f.intermittent0, "phase 1: %d findings, intermittent %d", f.n,
 	          f.intermittent0);
 	f = phase_findings(dir, 2);
-	cr_expect(f.n == 1 && f.groups0 == f.denials, "phase 2: %d findings holding %d of %d groups",
-	          f.n, f.groups0, f.denials);
+	cr_expect(f.n == 1 && f.groups0 == f.denials,
+	          "phase 2: %d findings holding %d of %d groups", f.n, f.groups0, f.denials);
+	/* step 3 on an injected refusal: no sandbox change, nothing re-run */
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/phase2/fix.json", dir);
+	const char *fix = slurp(path);
+	cr_assert_not_null(fix, "no %s", path);
+	cr_expect(strstr(fix, "\"kind\": \"program\"") &&
+	              strstr(fix, "\"state\": \"cannot-verify\""),
+	          "%s", fix);
 }
 
 Test(demo, bad_options_exit_2_and_a_full_out_directory_exits_5)
