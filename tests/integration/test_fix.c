@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace fix on real launches: the bubblewrap bind a missing board root
+ * needs, verified by running the worker again; one Codex -c holding the
+ * root a later -c dropped, verified with the real `codex sandbox`; a flaky
+ * worker soaked before and after; and the inputs it must refuse without
+ * running anything. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recfmt.h"
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(fix, .fini = teardown, .timeout = 240);
+
+static char out[1 << 17];
+
+static const char *dt(void)
+{
+	static char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
+	return p;
+}
+
+/* A board directory, a workspace, and a worker script that counts its runs
+ * in the workspace (runs) and writes the board on the runs where
+ * (count % every) == 0, exiting 1 when that write fails. */
+struct world {
+	char top[PATH_MAX], board[PATH_MAX + 8], work[PATH_MAX + 8], worker[PATH_MAX + 16];
+	char runs[PATH_MAX + 16];
+};
+
+static void make_world(struct world *w, int every)
+{
+	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
+	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
+	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
+	snprintf(w->worker, sizeof(w->worker), "%s/worker.sh", w->top);
+	snprintf(w->runs, sizeof(w->runs), "%s/runs", w->work);
+	cr_assert_eq(mkdir(w->board, 0755), 0);
+	cr_assert_eq(mkdir(w->work, 0755), 0);
+	FILE *f = fopen(w->worker, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "#!/bin/sh\n"
+	        "n=$(wc -l < %s/runs 2>/dev/null || echo 0)\n"
+	        "echo run >> %s/runs\n"
+	        "if [ $((n %% %d)) -eq 0 ]; then echo done > %s/status || exit 1; fi\n",
+	        w->work, w->work, every, w->board);
+	fclose(f);
+	cr_assert_eq(chmod(w->worker, 0755), 0);
+}
+
+static int lines_in(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Records the worker in bwrap with only the workspace writable. */
+static void record_bwrap(struct world *w, struct dtt_run *r)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *argv[] = {"bwrap", "--ro-bind", "/",       "/",       "--bind",
+	                      w->work, w->work,     "--dev",   "/dev",    "--chdir",
+	                      w->work, "--",        "/bin/sh", w->worker, NULL};
+	char cwd[PATH_MAX];
+	dtt_build(); /* resolved against the repository root, before the chdir */
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->work), 0);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_neq(r->status, 0, "the worker wrote its board: %s", r->out);
+}
+
+/* denytrace fix ARGS... (through sh, with stdin from /dev/null). */
+static int fix(const char *const *args)
+{
+	char cmd[8192];
+	size_t n = (size_t)snprintf(cmd, sizeof(cmd), "exec '%s' fix", dt());
+	for (size_t i = 0; args[i]; i++)
+		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
+	snprintf(cmd + n, sizeof(cmd) - n, " </dev/null");
+	const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	return dtt_system(out, sizeof(out), argv, NULL);
+}
+
+Test(fix, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its_refusals_gone)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s", w.board, w.board);
+
+	const char *plain[] = {"--root", w.board, r.ring, NULL};
+	cr_assert_eq(fix(plain), 0, "%s", out);
+	cr_expect(strstr(out, bind), "no %s in:\n%s", bind, out);
+	cr_expect_eq(lines_in(w.runs), 1, "fix without --verify ran the worker");
+
+	const char *verify[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	cr_assert_eq(fix(verify), 0, "%s", out);
+	cr_expect(strstr(out, "runs your command again"), "it does not say so first:\n%s", out);
+	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
+	cr_expect_eq(lines_in(w.runs), 2, "the worker did not run once more");
+	char status[PATH_MAX + 16], proof[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_eq(access(status, F_OK), 0, "the fixed run did not write the board");
+	/* nothing on disk changed by fix itself: the board keeps its mode */
+	struct stat st;
+	cr_assert_eq(stat(w.board, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0755);
+	/* the proof for evidence */
+	snprintf(proof, sizeof(proof), "%s.fix.md", r.ring);
+	FILE *f = fopen(proof, "r");
+	cr_assert_not_null(f, "no %s", proof);
+	char md[8192];
+	md[fread(md, 1, sizeof(md) - 1, f)] = 0;
+	fclose(f);
+	cr_expect(strstr(md, "## Suggested fix") && strstr(md, "## Verified") && strstr(md, bind),
+	          "%s", md);
+	dtt_free(&r);
+}
+
+Test(fix, the_json_grants_exactly_the_expected_roots_of_the_findings)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *args[] = {"--format", "json", "--root", w.board, r.ring, NULL};
+	cr_assert_eq(fix(args), 0, "%s", out);
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/fix.json", w.top);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(out, f);
+	fclose(f);
+	/* as Python's json reads it: the union of grants, and of the roots */
+	const char *py[] = {"/usr/bin/python3", "-c",
+	                    "import json, sys\n"
+	                    "j = json.load(open(sys.argv[1]))\n"
+	                    "g = sorted({d for f in j['fixes'] for d in f['grants']})\n"
+	                    "r = sorted({f['root'] for f in j['fixes'] if f['grants']})\n"
+	                    "print(' '.join(g) + '|' + ' '.join(r))\n",
+	                    path, NULL};
+	char res[4096];
+	cr_assert_eq(dtt_system(res, sizeof(res), py, NULL), 0, "%s", res);
+	char want[2 * PATH_MAX + 8];
+	snprintf(want, sizeof(want), "%s|%s\n", w.board, w.board);
+	cr_expect_str_eq(res, want);
+	dtt_free(&r);
+}
+
+Test(fix, runs_soaks_a_flaky_worker_before_and_after_with_intervals)
+{
+	struct world w;
+	make_world(&w, 2); /* writes the board on every other run */
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--runs", "20", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_assert_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, "flake rate: 50.0% (10 of 20 runs failed, 95% CI "),
+	          "before: not 10 of 20:\n%s", out);
+	cr_expect(strstr(out, " -> 0.0% (0 of 20 runs failed, 95% CI 0.0%-"), "after:\n%s", out);
+	cr_expect(strstr(out, "verified: fixed: refused in 0 of 20 runs (was 10 of 20)"), "%s",
+	          out);
+	cr_expect_eq(lines_in(w.runs), 41, "1 recorded run, 20 before, 20 after");
+	dtt_free(&r);
+}
+
+Test(fix, verify_without_yes_and_no_terminal_runs_nothing_and_exits_2)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *args[] = {"--verify", "--root", w.board, r.ring, NULL};
+	cr_expect_eq(fix(args), 2, "%s", out);
+	cr_expect(strstr(out, "pass --yes"), "%s", out);
+	cr_expect_eq(lines_in(w.runs), 1, "the worker ran without --yes");
+	dtt_free(&r);
+}
+
+/* A ring written record by record: a launch of argv (NULL: none) and one
+ * refusal of path with EROFS. */
+static const char *hand_ring(const char *name, const char *const *argv, const char *path)
+{
+	static char ring[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/%s", dtt_tmpdir(), name);
+	struct dtt_ring w;
+	cr_assert_eq(dtt_ring_create(&w, ring, 0), 0);
+	if (argv) {
+		char words[4096];
+		size_t n = 0;
+		for (size_t i = 0; argv[i]; i++)
+			n += (size_t)snprintf(words + n, sizeof(words) - n, "%s", argv[i]) + 1;
+		dtt_ring_begin(&w, DT_REC_LAUNCH, 100, "denytrace");
+		dt_put(&w.b, DT_T_ARGV, words, (uint32_t)(n - 1));
+		dt_put_str(&w.b, DT_T_CWD, dtt_tmpdir());
+		cr_assert_eq(dtt_ring_commit(&w), 0);
+	}
+	dtt_ring_begin(&w, DT_REC_DENIAL, 101, "worker");
+	dt_put_str(&w.b, DT_T_OP, "open");
+	dt_put_u64(&w.b, DT_T_ERRNO, EROFS);
+	dt_put_u64(&w.b, DT_T_ACCESS, 1);
+	dt_put_str(&w.b, DT_T_PATH, path);
+	dt_put_str(&w.b, DT_T_ABSPATH, path);
+	cr_assert_eq(dtt_ring_commit(&w), 0);
+	dtt_ring_close(&w);
+	return ring;
+}
+
+Test(fix, a_ring_without_a_launch_record_exits_3_and_runs_nothing)
+{
+	const char *ring = hand_ring("nolaunch.ring", NULL, "/srv/board/kanban.db");
+	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
+	cr_expect_eq(fix(args), 3, "%s", out);
+	cr_expect(strstr(out, "no launch record"), "%s", out);
+}
+
+Test(fix, a_launch_whose_command_is_not_found_exits_127_and_runs_nothing)
+{
+	const char *argv[] = {"/nonexistent/bwrap", "--ro-bind", "/", "/", "sh", NULL};
+	const char *ring = hand_ring("notfound.ring", argv, "/srv/board/kanban.db");
+	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
+	cr_expect_eq(fix(args), 127, "%s", out);
+	cr_expect(strstr(out, "not found") && strstr(out, "nothing was run"), "%s", out);
+	char after[PATH_MAX + 16];
+	snprintf(after, sizeof(after), "%s.fixed.ring", ring);
+	cr_expect_neq(access(after, F_OK), 0, "a re-run ring exists");
+}
+
+Test(fix, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_nothing)
+{
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--frobnicate", "x", "sh", NULL};
+	const char *ring = hand_ring("unparsable.ring", argv, "/srv/board/kanban.db");
+	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
+	cr_expect_eq(fix(args), 4, "%s", out);
+	cr_expect(strstr(out, "--frobnicate"), "%s", out);
+}
