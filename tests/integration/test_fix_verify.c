@@ -21,7 +21,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(fix, .fini = teardown, .timeout = 240);
+TestSuite(fix_verify, .fini = teardown, .timeout = 240);
 
 static char out[1 << 17];
 
@@ -102,7 +102,7 @@ static int fix(const char *const *args)
 	return dtt_system(out, sizeof(out), argv, NULL);
 }
 
-Test(fix, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its_refusals_gone)
+Test(fix_verify, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its_refusals_gone)
 {
 	struct world w;
 	make_world(&w, 1);
@@ -140,7 +140,7 @@ Test(fix, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its_refusa
 	dtt_free(&r);
 }
 
-Test(fix, the_json_grants_exactly_the_expected_roots_of_the_findings)
+Test(fix_verify, the_json_grants_exactly_the_expected_roots_of_the_findings)
 {
 	struct world w;
 	make_world(&w, 1);
@@ -170,7 +170,7 @@ Test(fix, the_json_grants_exactly_the_expected_roots_of_the_findings)
 	dtt_free(&r);
 }
 
-Test(fix, runs_soaks_a_flaky_worker_before_and_after_with_intervals)
+Test(fix_verify, runs_soaks_a_flaky_worker_before_and_after_with_intervals)
 {
 	struct world w;
 	make_world(&w, 2); /* writes the board on every other run */
@@ -188,7 +188,7 @@ Test(fix, runs_soaks_a_flaky_worker_before_and_after_with_intervals)
 	dtt_free(&r);
 }
 
-Test(fix, verify_without_yes_and_no_terminal_runs_nothing_and_exits_2)
+Test(fix_verify, verify_without_yes_and_no_terminal_runs_nothing_and_exits_2)
 {
 	struct world w;
 	make_world(&w, 1);
@@ -230,7 +230,7 @@ static const char *hand_ring(const char *name, const char *const *argv, const ch
 	return ring;
 }
 
-Test(fix, a_ring_without_a_launch_record_exits_3_and_runs_nothing)
+Test(fix_verify, a_ring_without_a_launch_record_exits_3_and_runs_nothing)
 {
 	const char *ring = hand_ring("nolaunch.ring", NULL, "/srv/board/kanban.db");
 	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
@@ -238,7 +238,7 @@ Test(fix, a_ring_without_a_launch_record_exits_3_and_runs_nothing)
 	cr_expect(strstr(out, "no launch record"), "%s", out);
 }
 
-Test(fix, a_launch_whose_command_is_not_found_exits_127_and_runs_nothing)
+Test(fix_verify, a_launch_whose_command_is_not_found_exits_127_and_runs_nothing)
 {
 	const char *argv[] = {"/nonexistent/bwrap", "--ro-bind", "/", "/", "sh", NULL};
 	const char *ring = hand_ring("notfound.ring", argv, "/srv/board/kanban.db");
@@ -250,7 +250,7 @@ Test(fix, a_launch_whose_command_is_not_found_exits_127_and_runs_nothing)
 	cr_expect_neq(access(after, F_OK), 0, "a re-run ring exists");
 }
 
-Test(fix, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_nothing)
+Test(fix_verify, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_nothing)
 {
 	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--frobnicate", "x", "sh", NULL};
 	const char *ring = hand_ring("unparsable.ring", argv, "/srv/board/kanban.db");
