@@ -25,8 +25,9 @@ static const char evidence_usage[] =
     "\n"
     "Writes a bundle for a maintainer: a directory and a .tar.gz of it beside it,\n"
     "holding report.md (the Markdown report, ready to paste into an issue, then\n"
-    "the facts), report.json, facts.json, records.jsonl, and copies of the rings\n"
-    "(default ./denytrace.ring). The facts: denytrace version, kernel,\n"
+    "the facts), report.json, timeline.svg (the run as a picture), facts.json,\n"
+    "records.jsonl, and copies of the rings (default ./denytrace.ring). The\n"
+    "facts: denytrace version, kernel,\n"
     "distribution, WSL or not, the sandboxes seen, `codex --version`, the lines\n"
     "of Codex's config.toml that decide the sandbox, the realpath of HOME and of\n"
     "each root, whether a root sits under .git, .codex or .agents, and the launch\n"
@@ -55,6 +56,32 @@ struct dt_bundle {
 };
 
 /* Writes text (redacted when asked) as DIR/name. 0 or -1. */
+/* Redaction's placeholders ("<user>", "<redacted>") would be markup in an
+ * XML file: there they are written as text. Returns a malloc'ed copy. */
+static char *xml_placeholders(const char *in, size_t len, size_t *outlen)
+{
+	static const char *const ph[][2] = {{"<user>", "&lt;user&gt;"},
+	                                    {"<redacted>", "&lt;redacted&gt;"}};
+	char *out = malloc(len * 3 + 1);
+	size_t n = 0;
+	for (size_t i = 0; out && i < len;) {
+		size_t k = 0;
+		while (k < 2 && strncmp(in + i, ph[k][0], strlen(ph[k][0])))
+			k++;
+		if (k < 2 && i + strlen(ph[k][0]) <= len) {
+			memcpy(out + n, ph[k][1], strlen(ph[k][1]));
+			n += strlen(ph[k][1]);
+			i += strlen(ph[k][0]);
+		} else {
+			out[n++] = in[i++];
+		}
+	}
+	if (out)
+		out[n] = 0;
+	*outlen = n;
+	return out;
+}
+
 static int bundle_write(struct dt_bundle *b, const char *name, const char *text, size_t len)
 {
 	char path[PATH_MAX];
@@ -63,6 +90,12 @@ static int bundle_write(struct dt_bundle *b, const char *name, const char *text,
 	if (b->rd) {
 		red = dt_redact_apply(b->rd, text, len, &len);
 		text = red;
+	}
+	size_t nl = strlen(name);
+	if (b->rd && red && nl > 4 && !strcmp(name + nl - 4, ".svg")) {
+		char *x = xml_placeholders(red, len, &len);
+		free(red);
+		text = red = x;
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int rc = fd < 0 ? -1 : 0;
@@ -444,20 +477,20 @@ static void evidence_report_md(FILE *f, const struct dt_report *r, const struct 
 	dt_report_markdown(f, r);
 	dt_facts_markdown(f, facts);
 	fputs("\n### This bundle\n\n", f);
-	fputs(
-	    "`report.md` (this file), `report.json` (the report as JSON), `facts.json` (the facts "
-	    "above), `records.jsonl` (every record, as `denytrace show --jsonl` prints it)",
-	    f);
+	fputs("`report.md` (this file), `report.json` (the report as JSON), "
+	      "[`timeline.svg`](timeline.svg) (the run as a picture: a lane per process, refusals "
+	      "coloured by problem), `facts.json` (the facts "
+	      "above), `records.jsonl` (every record, as `denytrace show --jsonl` prints it)",
+	      f);
 	if (redact) {
-		fputs(
-		    ".\n\nRedacted: the home directory is shown as `~` and the user name as "
-		    "`<user>` "
-		    "in every file; environment entries that look like secrets were dropped, and "
-		    "secret option values, URL passwords and token-shaped words replaced with "
-		    "`<redacted>`. The raw ring files are **not** "
-		    "included (they cannot be redacted in place); `records.jsonl` holds their "
-		    "records, redacted.",
-		    f);
+		fputs(".\n\nRedacted: the home directory is shown as `~` and the user name as "
+		      "`<user>` "
+		      "in every file; environment entries that look like secrets were dropped, and "
+		      "secret option values, URL passwords and token-shaped words replaced with "
+		      "`<redacted>`. The raw ring files are **not** "
+		      "included (they cannot be redacted in place); `records.jsonl` holds their "
+		      "records, redacted.",
+		      f);
 		if (rd->kept[0])
 			fprintf(f, " System account names were kept: %s.", rd->kept);
 		fputc('\n', f);
@@ -480,6 +513,9 @@ static int evidence_write(struct dt_bundle *b, const struct evidence_opts *e,
 
 	dt_report_json(mem_open(&mem), r);
 	failed = mem_commit(b, &mem, "report.json", failed) < 0;
+
+	dt_report_svg(mem_open(&mem), r);
+	failed = mem_commit(b, &mem, "timeline.svg", failed) < 0;
 
 	dt_facts_json(mem_open(&mem), facts);
 	failed = mem_commit(b, &mem, "facts.json", failed) < 0;

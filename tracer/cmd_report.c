@@ -19,7 +19,9 @@ static const char report_usage[] =
     "groups by path, call, errno and cause follow (-v: in full).\n"
     "\n"
     "options:\n"
-    "  --format FMT          text (default), json (the stable contract), markdown\n"
+    "  --format FMT          text (default), json (the stable contract), markdown,\n"
+    "                        svg (the timeline: a lane per process, refusals by\n"
+    "                        problem, --all's writes, when SQLite's side files existed)\n"
     "  --json, --markdown    short for --format json / markdown\n"
     "  --root DIR            an expected writable root (repeatable)\n"
     "  --codex-config FILE   read Codex's config.toml from FILE\n"
@@ -66,8 +68,10 @@ int cmd_report(int argc, char **argv)
 		} else if (dt_report_opt(argc, argv, &i, &o, roots, &rc)) {
 			continue;
 		} else if ((m = dt_opt(argc, argv, &i, "--format", &val))) {
-			if (m < 0 || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "markdown")))
-				rc = dt_fail(DT_EXIT_USAGE, "report: --format takes text, json or markdown");
+			if (m < 0 || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "markdown") &&
+			              strcmp(val, "svg")))
+				rc = dt_fail(DT_EXIT_USAGE,
+				             "report: --format takes text, json, markdown or svg");
 			format = val;
 		} else if (!strcmp(a, "--json")) {
 			format = "json";
@@ -113,6 +117,8 @@ int cmd_report(int argc, char **argv)
 		dt_report_json(stdout, &r);
 	else if (!strcmp(format, "markdown"))
 		dt_report_markdown(stdout, &r);
+	else if (!strcmp(format, "svg"))
+		dt_report_svg(stdout, &r);
 	else
 		dt_report_text(stdout, &r, report_color(color), verbose);
 	int found = r.denials > 0;

@@ -210,7 +210,7 @@ static int dt_argv_mentions(const struct dt_record *rec, const char *word)
 	return 0;
 }
 
-static const char *dt_group_path(const struct dt_record *d)
+const char *dt_report_path(const struct dt_record *d)
 {
 	return d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath ? d->p[0].abspath : d->p[0].path ? d->p[0].path : "";
 }
@@ -341,7 +341,7 @@ static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g
 		return;
 	for (size_t j = dt_hidx_first(&dt_writes, dt_hash_str(g->path)); j; j = dt_writes.next[j - 1]) {
 		const struct dt_record *w = &r->recs[j - 1];
-		if (w->type != DT_REC_WRITE || !dt_streq(dt_group_path(w), g->path) ||
+		if (w->type != DT_REC_WRITE || !dt_streq(dt_report_path(w), g->path) ||
 		    !dt_same_kind(w->op, d->op))
 			continue;
 		g->intermittent = 1;
@@ -526,7 +526,7 @@ static void dt_report_index(struct dt_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *x = &r->recs[i];
 		if (x->type == DT_REC_WRITE)
-			dt_hidx_add(&dt_writes, dt_hash_str(dt_group_path(x)), i);
+			dt_hidx_add(&dt_writes, dt_hash_str(dt_report_path(x)), i);
 		else if (x->type == DT_REC_REOPEN) {
 			uint64_t a = dt_hash_str(x->p[0].path), b = dt_hash_str(x->p[0].realpath);
 			dt_hidx_add(&dt_reopens, a, i);
@@ -546,7 +546,7 @@ static void dt_report_add_denial(struct dt_report *r, const struct dt_report_opt
 	ctx.db_writable = dt_sqlite_db_writable(r->sqlite, d, proc, &ctx.db_writable_why);
 	struct dt_verdict v;
 	dt_classify(d, proc, &r->roots, &ctx, &v);
-	const char *path = dt_group_path(d);
+	const char *path = dt_report_path(d);
 	uint64_t gh = dt_hash_str(path) * 31 + dt_hash_str(d->op) * 7 + (uint64_t)d->err * 131 +
 		      (uint64_t)v.cause;
 	struct dt_report_group *g = NULL;
@@ -568,6 +568,7 @@ static void dt_report_add_denial(struct dt_report *r, const struct dt_report_opt
 	}
 	g->count++;
 	g->last_ns = d->time_real;
+	r->group_of[d - r->recs] = (size_t)(g - r->groups) + 1;
 	int have = 0;
 	for (size_t k = 0; k < g->npids; k++)
 		have |= g->pids[k] == d->pid;
@@ -609,6 +610,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 
 	/* classify and group */
 	r->groups = calloc(r->n + 1, sizeof(*r->groups));
+	r->group_of = calloc(r->n + 1, sizeof(*r->group_of));
 	struct dt_hidx groups;
 	dt_hidx_init(&groups, r->n);
 	for (size_t i = 0; i < r->n; i++) {
@@ -644,6 +646,7 @@ void dt_report_free(struct dt_report *r)
 	free(r->recs);
 	free(r->procs);
 	free(r->groups);
+	free(r->group_of);
 	dt_findings_free(&r->findings);
 	free(r->execs);
 	free(r->blind);

@@ -52,6 +52,7 @@ struct dt_report {
 	struct dt_report_group *groups;
 	size_t ngroups;
 	struct dt_findings findings; /* the groups by what would fix them (findings.h) */
+	size_t *group_of;            /* per record: 1 + the index of its group, 0 for none */
 	const char *const *rings;
 	size_t nrings;
 	struct dt_read_stats stats;
@@ -83,6 +84,10 @@ void dt_report_free(struct dt_report *r);
  * errno and path, sup_rec first, within 1 s. */
 int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *sup_rec);
 
+/* The path a record's groups and pictures go by: realpath, else the
+ * absolute path, else the path as passed, else "". */
+const char *dt_report_path(const struct dt_record *d);
+
 /* The process record of pid (the latest image), or NULL. */
 const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
 
@@ -90,6 +95,8 @@ const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose);
 void dt_report_json(FILE *f, const struct dt_report *r);
 void dt_report_markdown(FILE *f, const struct dt_report *r);
+/* The timeline as a standalone SVG picture (report_svg.c). */
+void dt_report_svg(FILE *f, const struct dt_report *r);
 /* Markdown inline code that survives any bytes; in_table escapes '|'. */
 void dt_md_code_span(FILE *f, const char *s, int in_table);
 /* Markdown text: control bytes escaped as \xNN, |<>*_`[]\ backslashed. */

@@ -120,7 +120,8 @@ Test(evidence, bundle_holds_reports_facts_ring_copy_and_a_tarball_of_them)
 	snprintf(dir, sizeof(dir), "%s/bundle", dtt_tmpdir());
 	cr_assert_eq(run_evidence(out, sizeof(out), dir, 0), 0, "evidence failed: %s", out);
 
-	const char *parts[] = {"report.md", "report.json", "facts.json", "records.jsonl", NULL};
+	const char *parts[] = {"report.md",  "report.json",   "timeline.svg",
+	                       "facts.json", "records.jsonl", NULL};
 	for (const char *const *p = parts; *p; p++)
 		cr_expect(has_file(dir, *p), "%s missing from the bundle", *p);
 	const char *ring_base = strrchr(worker.ring, '/') + 1;
@@ -143,6 +144,8 @@ Test(evidence, bundle_holds_reports_facts_ring_copy_and_a_tarball_of_them)
 	cr_expect(summary && facts && summary < facts,
 	          "report.md: summary must come before the facts");
 	cr_expect(strstr(md, "notes.txt"), "report.md does not name the refused path");
+	cr_expect(strstr(md, "[`timeline.svg`](timeline.svg)"),
+	          "report.md does not link the timeline");
 	cr_expect(strstr(md, "**kernel**") && strstr(md, "**distribution**") &&
 	              strstr(md, "**WSL**"),
 	          "report.md lacks the machine facts");
@@ -182,8 +185,9 @@ Test(evidence, bundle_holds_reports_facts_ring_copy_and_a_tarball_of_them)
 	snprintf(tarball, sizeof(tarball), "%s.tar.gz", dir);
 	const char *tar[] = {"tar", "-tzf", tarball, NULL};
 	cr_assert_eq(dtt_system(list, sizeof(list), tar, NULL), 0, "tar -tzf: %s", list);
-	const char *all[] = {"report.md",     "report.json", "facts.json",
-	                     "records.jsonl", ring_base,     NULL};
+	const char *all[] = {"report.md",  "report.json",   "timeline.svg",
+	                     "facts.json", "records.jsonl", ring_base,
+	                     NULL};
 	for (const char *const *p = all; *p; p++) {
 		char want[512];
 		snprintf(want, sizeof(want), "bundle/%s\n", *p);
@@ -226,6 +230,17 @@ static int scan_tree(const char *dir, const char *const *needles)
 static void expect_clean_tree(const char *dir, const char *const *needles)
 {
 	cr_expect_geq(scan_tree(dir, needles), 4, "too few files under %s", dir);
+}
+
+/* dir/name is well-formed XML, as Python's parser reads it. */
+static void expect_xml(const char *dir, const char *name)
+{
+	char path[1024], out[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	const char *argv[] = {"/usr/bin/python3", "-c",
+	                      "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])", path,
+	                      NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s is not XML: %s", name, out);
 }
 
 Test(evidence, redact_leaves_no_home_user_name_or_secret_in_any_file)
@@ -273,6 +288,8 @@ Test(evidence, redact_leaves_no_home_user_name_or_secret_in_any_file)
 	cr_assert_not_null(md);
 	cr_expect(strstr(md, "Redacted"), "report.md does not say it is redacted");
 	free(md);
+	/* "<user>" is text in the picture, not a tag: it still parses */
+	expect_xml(dir, "timeline.svg");
 }
 
 Test(evidence, refuses_to_overwrite_a_directory_that_holds_files)
