@@ -471,9 +471,28 @@ static int evidence_choose_dir(struct dt_bundle *b, const char *out, char *tarba
 }
 
 /* report.md: the report, the facts, and what the bundle holds. */
-static void evidence_report_md(FILE *f, const struct dt_report *r, const struct dt_facts *facts,
-                               const struct dt_redaction *rd, int redact)
+/* "Suggested fix" and "Verified", as `denytrace fix --verify` left them
+ * beside the first ring that has them (RING.fix.md). */
+static void evidence_fix_proof(FILE *f, const struct evidence_opts *e)
 {
+	for (size_t i = 0; i < e->nrings; i++) {
+		char path[PATH_MAX], buf[8192];
+		snprintf(path, sizeof(path), "%s.fix.md", e->rings[i]);
+		FILE *in = fopen(path, "re");
+		if (!in)
+			continue;
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, f);
+		fclose(in);
+		return;
+	}
+}
+
+static void evidence_report_md(FILE *f, const struct dt_report *r, const struct dt_facts *facts,
+                               const struct dt_redaction *rd, const struct evidence_opts *e)
+{
+	int redact = e->redact;
 	dt_report_markdown(f, r);
 	dt_facts_markdown(f, facts);
 	fputs("\n### This bundle\n\n", f);
@@ -508,7 +527,9 @@ static int evidence_write(struct dt_bundle *b, const struct evidence_opts *e,
 {
 	struct dt_mem mem;
 	int failed = 0;
-	evidence_report_md(mem_open(&mem), r, facts, rd, e->redact);
+	FILE *md = mem_open(&mem);
+	evidence_report_md(md, r, facts, rd, e);
+	evidence_fix_proof(md, e);
 	failed = mem_commit(b, &mem, "report.md", failed) < 0;
 
 	dt_report_json(mem_open(&mem), r);

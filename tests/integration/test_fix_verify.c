@@ -137,6 +137,20 @@ Test(fix_verify, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its
 	fclose(f);
 	cr_expect(strstr(md, "## Suggested fix") && strstr(md, "## Verified") && strstr(md, bind),
 	          "%s", md);
+	/* and evidence's report.md ends with it */
+	char bundle[PATH_MAX + 16], report[PATH_MAX + 32];
+	snprintf(bundle, sizeof(bundle), "%s/bundle", w.top);
+	const char *ev[] = {dt(), "evidence", "--out", bundle, "--root", w.board, r.ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
+	snprintf(report, sizeof(report), "%s/report.md", bundle);
+	f = fopen(report, "r");
+	cr_assert_not_null(f, "no %s: %s", report, out);
+	static char rmd[1 << 16];
+	rmd[fread(rmd, 1, sizeof(rmd) - 1, f)] = 0;
+	fclose(f);
+	const char *sf = strstr(rmd, "\n## Suggested fix"), *vf = strstr(rmd, "\n## Verified");
+	cr_expect(sf && vf && vf > sf && strstr(vf, "| fixed | 1 refusals | 0 refusals |"),
+	          "report.md does not end with the fix and its proof:\n%s", rmd);
 	dtt_free(&r);
 }
 
