@@ -567,18 +567,18 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 			         ro ? " -c 'sandbox_mode=\"workspace-write\"'" : "");
 		}
 		free(w);
-		fix_copy(f, "# or in %s (no -c writable_roots on the command line):",
-		         rs->codex_config_path ? rs->codex_config_path : "~/.codex/config.toml");
+		fix_copy(f, "# or in %s (and no -c writable_roots on the command line):",
+		         rs->codex_config_path ? rs->codex_config_path
+		                               : "$CODEX_HOME/config.toml (default ~/.codex)");
 		if (ro)
 			fix_copy(f, "sandbox_mode = \"workspace-write\"");
 		fix_copy(f, "[sandbox_workspace_write]");
-		fix_copy(f, "%s", strchr(val, '.') + 1);
-		fix_set(&f->why,
-		        "%s the expected root%s of the findings; the rest of the list "
-		        "repeats what the launch already granted",
-		        add_dir ? "adds only"
-		                : "a -c list replaces the configured one, so it holds",
-		        nroots == 1 ? "" : "s");
+		fix_copy(f, "writable_roots = %s", strchr(val, '[')); /* the list of the -c */
+		fix_set(&f->why, "%s",
+		        add_dir ? "--add-dir adds only the expected root of the finding"
+		                : "a -c list replaces the configured one rather than adding to it, "
+		                  "so one list holds the launch's roots and the findings' expected "
+		                  "roots, nothing else");
 		fix_launcher(f, p->root);
 		free(val);
 		return;

@@ -272,3 +272,62 @@ Test(fix_verify, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_not
 	cr_expect_eq(fix(args), 4, "%s", out);
 	cr_expect(strstr(out, "--frobnicate"), "%s", out);
 }
+
+/* The real Codex: a worker whose board root the first -c named and a
+ * later -c dropped (the last -c for a key wins; lists do not merge). */
+Test(fix_verify, codex_gets_one_c_holding_the_dropped_board_root_and_verify_reruns_codex_sandbox)
+{
+	char why[PATH_MAX + 512];
+	const char *codex = dtt_codex(why, sizeof(why));
+	if (!codex)
+		cr_skip_test("%s", why);
+	/* not under /tmp: Codex refuses a CODEX_HOME there */
+	char top[] = "/var/tmp/denytrace-fix-codex.XXXXXX";
+	cr_assert_not_null(mkdtemp(top));
+	char board[PATH_MAX], other[PATH_MAX], work[PATH_MAX], home[PATH_MAX], ch[PATH_MAX];
+	snprintf(board, sizeof(board), "%s/board", top);
+	snprintf(other, sizeof(other), "%s/other", top);
+	snprintf(work, sizeof(work), "%s/work", top);
+	snprintf(home, sizeof(home), "%s/home", top);
+	snprintf(ch, sizeof(ch), "%s/codex-home", top);
+	const char *dirs[] = {board, other, work, home, ch};
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_eq(mkdir(dirs[i], 0755), 0);
+	char e_home[PATH_MAX + 8], e_ch[PATH_MAX + 16], c1[PATH_MAX + 64], c2[PATH_MAX + 64],
+	    script[3 * PATH_MAX];
+	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
+	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", ch);
+	snprintf(c1, sizeof(c1), "sandbox_workspace_write.writable_roots=[\"%s\"]", board);
+	snprintf(c2, sizeof(c2), "sandbox_workspace_write.writable_roots=[\"%s\"]", other);
+	snprintf(script, sizeof(script), "echo o > %s/f && echo done > %s/status", other, board);
+	const char *argv[] = {codex, "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
+	                      "-c",  c1,        "-c", c2,
+	                      "--",  "sh",      "-c", script,
+	                      NULL};
+	const char *env[] = {e_home, e_ch, NULL};
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(work), 0);
+	struct dtt_run r;
+	int rc = dtt_run(&r, NULL, argv, env);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_eq(rc, 0, "%s", r.out);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", board);
+	cr_assert_neq(access(status, F_OK), 0, "the board was written: the -c did not drop it");
+
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", r.ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, env);
+	char both[3 * PATH_MAX];
+	snprintf(both, sizeof(both), "writable_roots=[\"%s\",\"%s\"]", other, board);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, both), "no one -c holding both roots (%s):\n%s", both, out);
+	cr_expect_null(strstr(strstr(out, both) ? strstr(out, both) + 1 : out, c2),
+	               "the dropping -c is still on the command line:\n%s", out);
+	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
+	cr_expect_eq(access(status, F_OK), 0, "codex sandbox with the fix did not write the board");
+	const char *rm[] = {"rm", "-rf", top, NULL};
+	dtt_system(NULL, 0, rm, NULL);
+	dtt_free(&r);
+}
