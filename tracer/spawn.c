@@ -18,12 +18,19 @@
 #include "exitcodes.h"
 #include "sandbox.h"
 
+/* In the child: make descriptor target refer to want (-2: /dev/null). The
+ * /dev/null descriptor opened here is closed again, so the spawned program
+ * starts with exactly 0, 1, 2 and what the caller chose to pass. */
 static void dt_child_fd(int want, int target)
 {
-	if (want == -2)
+	int opened = want == -2;
+	if (opened)
 		want = open("/dev/null", target ? O_WRONLY : O_RDONLY);
-	if (want >= 0 && want != target)
+	if (want >= 0 && want != target) {
 		dup2(want, target);
+		if (opened)
+			close(want);
+	}
 }
 
 pid_t dt_spawn(const struct dt_spawn *sp)
