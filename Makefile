@@ -198,15 +198,18 @@ format:
 	clang-format -i preload/*.c preload/*.h tracer/*.c tracer/*.h tests/*/*.c
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/doc/denytrace
 	install -m 0755 $(BUILD)/denytrace $(DESTDIR)$(PREFIX)/bin/denytrace
 	install -m 0755 $(BUILD)/libdenytrace.so $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
 	install -m 0644 man/denytrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1
+	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so \
-		$(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1
-	-rmdir $(DESTDIR)$(PREFIX)/lib/denytrace
+		$(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1 \
+		$(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
+	-rmdir $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/doc/denytrace
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -2,12 +2,14 @@
 /* Helpers every subcommand uses. */
 #include "cli.h"
 
-#include <limits.h>
+#include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int dt_fail(int status, const char *fmt, ...)
@@ -19,6 +21,20 @@ int dt_fail(int status, const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	return status;
+}
+
+int dt_default_ring_check(const char *cmd)
+{
+	struct stat st;
+	if (lstat(DT_DEFAULT_RING, &st) == 0 || errno != ENOENT)
+		return 0;
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	return dt_fail(DT_EXIT_NOINPUT,
+	               "%s: no ring given and no %s in %s; record one first with `denytrace run "
+	               "-- COMMAND`, or name a ring: denytrace %s RING",
+	               cmd, DT_DEFAULT_RING, cwd, cmd);
 }
 
 int dt_opt(int argc, char **argv, int *i, const char *name, const char **val)

@@ -24,6 +24,11 @@ int cmd_fix(int argc, char **argv);
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* For a command that reads ./denytrace.ring when no ring is named: 0 when
+ * it exists (or is there but unreadable: opening it says why), else
+ * DT_EXIT_NOINPUT with a message saying to record one first. */
+int dt_default_ring_check(const char *cmd);
+
 /* Absolute path of libdenytrace.so: $DENYTRACE_PROBE, beside the CLI, or
  * ../lib/denytrace/ from it (installed layout). Returns 0 or -1. */
 int dt_find_probe(char *out, size_t cap);

@@ -66,8 +66,8 @@ static const char codex_usage[] =
     "      -- python3 worker.py\n"
     "  denytrace report\n"
     "\n"
-    "exit status: Codex's; 2 bad usage (no '--', unknown option), 125 denytrace\n"
-    "failed before Codex started, 126 Codex not executable, 127 Codex not found.\n";
+    "exit status: Codex's; 125 denytrace itself failed (bad usage included: no\n"
+    "'--', an unknown option), 126 Codex not executable, 127 Codex not found.\n";
 
 /* The Codex CLI to run, as an absolute path (not resolved through symlinks:
  * npm's bin/codex must keep its name for the report to know it). */
@@ -259,7 +259,7 @@ static int codex_parse(int argc, char **argv, struct dt_run_opts *o, const char 
 		}
 		if ((m = dt_opt(argc, argv, &i, "--codex", &val))) {
 			if (m < 0 || !*val)
-				return dt_fail(DT_EXIT_USAGE,
+				return dt_fail(DT_EXIT_INTERNAL,
 				               "codex: --codex needs the path of the Codex CLI");
 			*given = val;
 		} else if (!strcmp(a, "--no-mcp")) {
@@ -270,17 +270,17 @@ static int codex_parse(int argc, char **argv, struct dt_run_opts *o, const char 
 		} else {
 			if (a[0] == '-')
 				return dt_fail(
-				    DT_EXIT_USAGE,
+				    DT_EXIT_INTERNAL,
 				    "codex: unknown option '%s'; Codex's own options go after "
 				    "'--'; see 'denytrace codex --help'",
 				    a);
-			return dt_fail(DT_EXIT_USAGE,
+			return dt_fail(DT_EXIT_INTERNAL,
 			               "codex: Codex's arguments go after '--': denytrace codex "
 			               "[options] -- %s ...",
 			               a);
 		}
 	}
-	return dt_fail(DT_EXIT_USAGE, "codex: no '--'; usage: denytrace codex [options] -- "
+	return dt_fail(DT_EXIT_INTERNAL, "codex: no '--'; usage: denytrace codex [options] -- "
 	                              "[CODEX ARGS...]");
 }
 

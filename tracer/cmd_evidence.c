@@ -430,6 +430,8 @@ static int evidence_parse(int argc, char **argv, struct evidence_opts *e)
 	}
 	if (rc)
 		return rc;
+	if (!e->nrings && (rc = dt_default_ring_check("evidence")))
+		return rc;
 	if (!e->nrings)
 		e->rings[e->nrings++] = DT_DEFAULT_RING;
 	e->o.roots = e->roots;

@@ -30,15 +30,25 @@ static const char report_usage[] =
     "  --fail-on-denial      exit 1 when any refusal is reported\n"
     "  -v, --verbose         text: every group in full under \"Details\"\n"
     "  --color WHEN          auto (default: on a terminal, unless NO_COLOR), always, never\n"
-    "  -h, --help            this help\n"
-    "\n"
-    "causes, in order of precedence: injected, lock-contention, file-permissions,\n"
-    "read-only-sandbox, protected-path, symlink-mismatch, sqlite-side-file,\n"
-    "root-not-granted, outside-roots, unknown (see README.md).\n"
-    "\n"
+    "  -h, --help            this help\n";
+
+static const char report_usage_end[] =
     "exit status: 0 report written, 1 refusals found with --fail-on-denial, 2 bad\n"
     "usage, 3 a ring or the Codex config is missing or unreadable, 4 a ring or the\n"
     "Codex config is invalid (after corrupt records too: the rest is reported).\n";
+
+/* The causes come from the classifier's own table, so the help cannot
+ * list fewer than the report uses. */
+static void report_help(FILE *f)
+{
+	fputs(report_usage, f);
+	fputs("\ncauses, in order of precedence (man denytrace says more):\n", f);
+	for (int c = 0; c < DT_CAUSE_COUNT; c++)
+		fprintf(f, "  %-18s %s\n", dt_cause_name((enum dt_cause)c),
+		        dt_cause_meaning((enum dt_cause)c));
+	fputc('\n', f);
+	fputs(report_usage_end, f);
+}
 
 static int report_color(const char *when)
 {
@@ -61,7 +71,7 @@ int cmd_report(int argc, char **argv)
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(report_usage, stdout);
+			report_help(stdout);
 			free(roots);
 			free(rings);
 			return DT_EXIT_OK;
@@ -94,6 +104,11 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (rc) {
+		free(roots);
+		free(rings);
+		return rc;
+	}
+	if (!nrings && (rc = dt_default_ring_check("report"))) {
 		free(roots);
 		free(rings);
 		return rc;

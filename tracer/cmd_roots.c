@@ -10,21 +10,24 @@
 #include "report.h"
 
 static const char roots_usage[] =
-	"usage: denytrace roots [options] [RING...]\n"
-	"\n"
-	"Lists the writable roots a launch was expected to get, each with where it\n"
-	"came from (--root, Codex arguments and config.toml, Hermes and hcom\n"
-	"variables), the roots the sandbox actually granted (writable mounts seen\n"
-	"from inside), and whether each expected root was granted. Without a ring\n"
-	"(and when ./denytrace.ring does not exist) it derives them from the options\n"
-	"and this shell's environment.\n"
-	"\n"
-	"options:\n"
-	"  --root DIR            an expected writable root (repeatable)\n"
-	"  --codex-config FILE   read Codex's config.toml from FILE\n"
-	"  --codex-args 'ARGS'   a Codex command line to derive roots from\n"
-	"  --json                JSON array of roots\n"
-	"  -h, --help            this help\n";
+    "usage: denytrace roots [options] [RING...]\n"
+    "\n"
+    "Lists the writable roots a launch was expected to get, each with where it\n"
+    "came from (--root, Codex arguments and config.toml, Hermes and hcom\n"
+    "variables), the roots the sandbox actually granted (writable mounts seen\n"
+    "from inside), and whether each expected root was granted. Without a ring\n"
+    "(and when ./denytrace.ring does not exist) it derives them from the options\n"
+    "and this shell's environment.\n"
+    "\n"
+    "options:\n"
+    "  --root DIR            an expected writable root (repeatable)\n"
+    "  --codex-config FILE   read Codex's config.toml from FILE\n"
+    "  --codex-args 'ARGS'   a Codex command line to derive roots from\n"
+    "  --json                JSON array of roots\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "exit status: 0 ok, 2 bad usage, 3 a ring is unreadable, 4 a ring or the Codex\n"
+    "config is invalid.\n";
 
 int cmd_roots(int argc, char **argv)
 {

@@ -16,7 +16,7 @@ static const char run_usage[] =
 	"\n"
 	"options:\n"
 	"  -o, --output FILE   ring file to create (default ./denytrace.ring); an\n"
-	"                      existing file is replaced; --ring FILE says the same\n"
+	"                      existing one is kept as FILE.old; --ring FILE says the same\n"
 	"  --size N            ring size in bytes, K/M/G suffixes (default 1M, 8M\n"
 	"                      with --all); allocated before COMMAND starts\n"
 	"  --all               also record successful writes (creates, renames,\n"
@@ -61,7 +61,10 @@ static const char run_usage[] =
 	"\n"
 	"Signals sent to denytrace (SIGTERM, SIGHUP, SIGINT from kill...) are\n"
 	"forwarded to COMMAND. The probe reaches a sandbox through an inherited\n"
-	"descriptor, so the ring stays writable even where the filesystem is not.\n";
+	"descriptor, so the ring stays writable even where the filesystem is not.\n"
+	"\n"
+	"exit status: COMMAND's (128+N when killed by signal N); 125 denytrace itself\n"
+	"failed (bad usage included), 126 COMMAND not executable, 127 not found.\n";
 
 int cmd_run(int argc, char **argv)
 {
@@ -87,14 +90,14 @@ int cmd_run(int argc, char **argv)
 			}
 		} else if (a[0] == '-') {
 			dt_run_opts_free(&o);
-			return dt_fail(DT_EXIT_USAGE, "run: unknown option '%s'; see 'denytrace run --help'", a);
+			return dt_fail(DT_EXIT_INTERNAL, "run: unknown option '%s'; see 'denytrace run --help'", a);
 		} else {
 			break; /* the command starts here */
 		}
 	}
 	if (i >= argc) {
 		dt_run_opts_free(&o);
-		return dt_fail(DT_EXIT_USAGE, "run: no command given; usage: denytrace run [options] -- COMMAND...");
+		return dt_fail(DT_EXIT_INTERNAL, "run: no command given; usage: denytrace run [options] -- COMMAND...");
 	}
 	struct dt_run_ring rr;
 	if ((rc = dt_run_ring_create(&o, &rr))) {

@@ -21,7 +21,7 @@ static const char show_usage[] =
 	"process records, read-only reopens, and with --all rings successful writes.\n"
 	"\n"
 	"options:\n"
-	"  --jsonl          one JSON object per record (schema in README.md)\n"
+	"  --jsonl          one JSON object per record (schema: see man denytrace)\n"
 	"  -v, --verbose    text: add realpath, stat facts, call stack, environment\n"
 	"  -f, --follow     keep printing records as they are published (Ctrl-C stops)\n"
 	"  --type TYPE      only records of TYPE: denial, process, write, reopen, launch,\n"
@@ -81,6 +81,9 @@ static int show_parse(int argc, char **argv, struct show_opts *o)
 			o->path = a;
 		}
 	}
+	int rc;
+	if (!o->path && (rc = dt_default_ring_check("show")))
+		return rc;
 	if (!o->path)
 		o->path = DT_DEFAULT_RING;
 	return -1;

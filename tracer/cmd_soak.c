@@ -41,8 +41,11 @@ static const char soak_usage[] =
     "  --keep DIR      keep the rings (and output) of failing runs in DIR, for\n"
     "                  `denytrace report` and `denytrace evidence`\n"
     "  --deny RULE     passed to every run (see `denytrace run --help`); repeatable\n"
-    "  --seed N        run i uses seed N+i for p= rules (default: random, printed)\n"
-    "  --json FILE     also write the summary as JSON to FILE ('-' for stdout)\n"
+    "  --seed N        run i (counted from 1) uses seed N+i-1 for p= rules\n"
+    "                  (default: random, printed)\n"
+    "  --json          print the summary as JSON instead of text\n"
+    "  --json=FILE     also write the summary as JSON to FILE\n"
+    "  -o, --output FILE  write the summary to FILE instead of stdout\n"
     "  --junit FILE    also write JUnit XML to FILE ('-' for stdout): one testcase\n"
     "                  per run; a failing one names the refusals seen only in\n"
     "                  failing runs, and its kept ring\n"
@@ -53,8 +56,9 @@ static const char soak_usage[] =
     "terminal. Ctrl-C stops the runs in flight and prints the summary of the\n"
     "runs that finished. The flake rate comes with a 95% Wilson interval.\n"
     "\n"
-    "exit status: 0 every run passed, 1 some run failed, 2 bad usage, 125 denytrace\n"
-    "itself could not run the command, 130 interrupted before any run failed.\n";
+    "exit status: 0 every run passed, 1 some run failed, 125 denytrace itself\n"
+    "failed (bad usage, the command could not be run, the summary could not be\n"
+    "written), 130 interrupted before any run failed.\n";
 
 static void soak_on_signal(int sig)
 {
@@ -79,6 +83,13 @@ static void soak_print_log_tail(const char *log)
 		printf("  | %s", tail[i % 8]);
 }
 
+/* Rates in the JSON carry the precision the text shows (0.1%): no
+ * 5.55e-17 where the interval starts at 0. */
+static double soak_rate(double x)
+{
+	return round(x * 1000) / 1000;
+}
+
 static void soak_json(FILE *f, const struct dt_soak *s, uint64_t seed, int interrupted)
 {
 	struct dt_json j;
@@ -91,11 +102,11 @@ static void soak_json(FILE *f, const struct dt_soak *s, uint64_t seed, int inter
 	dt_json_key(&j, "failures");
 	dt_json_uint(&j, s->failures);
 	dt_json_key(&j, "flake_rate");
-	dt_json_double(&j, s->done ? (double)s->failures / s->done : 0.0);
+	dt_json_double(&j, soak_rate(s->done ? (double)s->failures / s->done : 0.0));
 	dt_json_key(&j, "ci_low");
-	dt_json_double(&j, lo);
+	dt_json_double(&j, soak_rate(lo));
 	dt_json_key(&j, "ci_high");
-	dt_json_double(&j, hi);
+	dt_json_double(&j, soak_rate(hi));
 	dt_json_key(&j, "seed");
 	dt_json_uint(&j, seed);
 	dt_json_key(&j, "interrupted");
@@ -170,47 +181,55 @@ static int soak_parse(int argc, char **argv, struct dt_soak_opts *o)
 		} else if ((m = dt_opt(argc, argv, &i, "--runs", &val))) {
 			long v = m > 0 ? strtol(val, &end, 10) : 0;
 			if (m < 0 || !*val || *end || v < 1 || v > 1000000)
-				return dt_fail(DT_EXIT_USAGE,
+				return dt_fail(DT_EXIT_INTERNAL,
 				               "soak: --runs takes a number from 1 to 1000000");
 			o->runs = (unsigned)v;
 		} else if ((m = dt_opt(argc, argv, &i, "--jobs", &val))) {
 			long v = m > 0 ? strtol(val, &end, 10) : 0;
 			if (m < 0 || !*val || *end || v < 1 || v > 256)
-				return dt_fail(DT_EXIT_USAGE,
+				return dt_fail(DT_EXIT_INTERNAL,
 				               "soak: --jobs takes a number from 1 to 256");
 			o->jobs = (unsigned)v;
 		} else if ((m = dt_opt(argc, argv, &i, "--timeout", &val))) {
 			double v = m > 0 ? strtod(val, &end) : 0;
 			if (m < 0 || !*val || *end || !(v > 0))
-				return dt_fail(DT_EXIT_USAGE,
+				return dt_fail(DT_EXIT_INTERNAL,
 				               "soak: --timeout takes seconds, such as 30 or 2.5");
 			o->timeout = v;
 		} else if ((m = dt_opt(argc, argv, &i, "--keep", &val))) {
 			if (m < 0)
-				return dt_fail(DT_EXIT_USAGE, "soak: --keep needs a directory");
+				return dt_fail(DT_EXIT_INTERNAL, "soak: --keep needs a directory");
 			o->keep = val;
-		} else if ((m = dt_opt(argc, argv, &i, "--json", &val))) {
-			if (m < 0)
-				return dt_fail(DT_EXIT_USAGE, "soak: --json needs a file name");
-			o->json = val;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1; /* a switch, as everywhere: a file is --json=FILE */
+		} else if (!strncmp(a, "--json=", 7)) {
+			if (!a[7])
+				return dt_fail(DT_EXIT_INTERNAL, "soak: --json= needs a file name");
+			o->json_file = a + 7;
+		} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, &i, "--output", &val))) {
+			if (!strcmp(a, "-o"))
+				val = i + 1 < argc ? argv[++i] : NULL;
+			if (!val || m < 0)
+				return dt_fail(DT_EXIT_INTERNAL, "soak: %s needs a file name", a);
+			o->out = val;
 		} else if ((m = dt_opt(argc, argv, &i, "--junit", &val))) {
 			if (m < 0)
-				return dt_fail(DT_EXIT_USAGE, "soak: --junit needs a file name");
+				return dt_fail(DT_EXIT_INTERNAL, "soak: --junit needs a file name");
 			o->junit = val;
 		} else if ((m = dt_opt(argc, argv, &i, "--seed", &val))) {
 			if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end))
-				return dt_fail(DT_EXIT_USAGE, "soak: --seed takes a whole number");
+				return dt_fail(DT_EXIT_INTERNAL, "soak: --seed takes a whole number");
 			o->have_seed = 1;
 		} else if ((m = dt_opt(argc, argv, &i, "--deny", &val))) {
 			struct dt_deny_rule rule;
 			char derr[1024];
 			if (m < 0 || dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0)
-				return dt_fail(DT_EXIT_USAGE, "soak: %s",
+				return dt_fail(DT_EXIT_INTERNAL, "soak: %s",
 				               m < 0 ? "--deny needs a rule" : derr);
 			dt_deny_rule_free(&rule);
 			o->deny[o->ndeny++] = val;
 		} else if (a[0] == '-') {
-			return dt_fail(DT_EXIT_USAGE,
+			return dt_fail(DT_EXIT_INTERNAL,
 			               "soak: unknown option '%s'; see 'denytrace soak --help'", a);
 		} else {
 			break;
@@ -218,7 +237,7 @@ static int soak_parse(int argc, char **argv, struct dt_soak_opts *o)
 	}
 	if (i >= argc)
 		return dt_fail(
-		    DT_EXIT_USAGE,
+		    DT_EXIT_INTERNAL,
 		    "soak: no command given; usage: denytrace soak [options] -- COMMAND...");
 	o->cmd = argv + i;
 	return -1;
@@ -274,10 +293,17 @@ static void soak_print_separating(const struct dt_soak *s)
 		                 !soak_separates(s->problems[kk->problem].nfail,
 		                                 s->problems[kk->problem].npass));
 	}
+	size_t nfailing = 0;
+	for (size_t k = 0; k < s->nkeys; k++)
+		nfailing += s->keys[k].nfail != 0;
+	if (!nfailing) {
+		printf("No refusal was recorded in any failing run: the failures have another "
+		       "cause.\n");
+		return;
+	}
 	if (!nsep) {
-		printf("No refusal separates failing runs from passing ones: the failures have "
-		       "another cause%s.\n",
-		       s->refusals ? " (every refusal was also seen in passing runs)" : "");
+		printf("No refusal separates failing runs from passing ones: every refusal in "
+		       "them was also seen in passing runs, so the failures have another cause.\n");
 		return;
 	}
 	char phrase[64];
@@ -304,7 +330,8 @@ static void soak_print_separating(const struct dt_soak *s)
 /* "denytrace run --seed N [--deny RULE]... -- COMMAND", pasteable. */
 static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 {
-	fprintf(f, "denytrace run --seed %llu", (unsigned long long)(o->seed + (uint64_t)index));
+	fprintf(f, "denytrace run --seed %llu",
+	        (unsigned long long)(o->seed + (uint64_t)index - 1));
 	for (size_t k = 0; k < o->ndeny; k++) {
 		fputs(" --deny ", f);
 		dt_shell_word(f, o->deny[k]);
@@ -343,21 +370,53 @@ static void soak_print_failures(const struct dt_soak *s, const struct dt_soak_op
 	snprintf(log, sizeof(log), "%s/run-%d.log", o->keep ? o->keep : dir, s->first_fail);
 	soak_print_log_tail(log);
 	if (dt_report_load(&rep, rings, 1, err, sizeof(err)) == 0 &&
-	    dt_report_build(&rep, &ro, err, sizeof(err)) == 0)
-		dt_report_text(stdout, &rep, 0, 0);
+	    dt_report_build(&rep, &ro, err, sizeof(err)) == 0) {
+		/* an empty report says less than one line */
+		if (rep.denials)
+			dt_report_text(stdout, &rep, 0, 0);
+		else
+			printf("It recorded no refusal.\n");
+	}
 	dt_report_free(&rep);
 }
 
-/* --json FILE ("-": stdout). Returns 0 or an exit status. */
+/* --json=FILE. Returns 0 or an exit status. */
 static int soak_write_json(const struct dt_soak *s, const struct dt_soak_opts *o, int interrupted)
 {
-	FILE *jf = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
+	FILE *jf = fopen(o->json_file, "w");
 	if (!jf)
-		return dt_fail(DT_EXIT_IO, "soak: cannot write %s: %s", o->json, strerror(errno));
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->json_file,
+		               strerror(errno));
 	soak_json(jf, s, o->seed, interrupted);
-	if (jf != stdout && fclose(jf) != 0)
-		return dt_fail(DT_EXIT_IO, "soak: cannot write %s", o->json);
+	if (fclose(jf) != 0)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", o->json_file);
 	return 0;
+}
+
+/* The summary, as text or (--json) JSON, on stdout or -o FILE; and
+ * --json=FILE. Returns 0 or an exit status. */
+static int soak_summary(const struct dt_soak *s, const struct dt_soak_opts *o, const char *dir,
+                        double elapsed, int interrupted)
+{
+	if (o->out && !freopen(o->out, "w", stdout))
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->out,
+		               strerror(errno));
+	if (o->json) {
+		soak_json(stdout, s, o->seed, interrupted);
+	} else {
+		double lo, hi;
+		dt_soak_wilson(s->failures, s->done, &lo, &hi);
+		printf("soak: %u run%s%s in %.1f s, %u failed: flake rate %.1f%% (95%% CI "
+		       "%.1f%%-%.1f%%, Wilson); seed %llu\n",
+		       s->done, s->done == 1 ? "" : "s", interrupted ? " (interrupted)" : "",
+		       elapsed, s->failures, s->done ? 100.0 * s->failures / s->done : 0.0,
+		       100 * lo, 100 * hi, (unsigned long long)o->seed);
+		if (s->failures)
+			soak_print_failures(s, o, dir);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return dt_fail(DT_EXIT_INTERNAL, "soak: writing the summary failed");
+	return o->json_file ? soak_write_json(s, o, interrupted) : 0;
 }
 
 static int soak_result_order(const void *a, const void *b)
@@ -477,10 +536,10 @@ static int soak_write_junit(struct dt_soak *s, const struct dt_soak_opts *o, tim
 {
 	FILE *jf = strcmp(o->junit, "-") ? fopen(o->junit, "w") : stdout;
 	if (!jf)
-		return dt_fail(DT_EXIT_IO, "soak: cannot write %s: %s", o->junit, strerror(errno));
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->junit, strerror(errno));
 	soak_junit(jf, s, o, started, secs);
 	if (jf != stdout && fclose(jf) != 0)
-		return dt_fail(DT_EXIT_IO, "soak: cannot write %s", o->junit);
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", o->junit);
 	return 0;
 }
 
@@ -518,18 +577,8 @@ int cmd_soak(int argc, char **argv)
 		free(o.deny);
 		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", infra_msg);
 	}
-	double lo, hi;
-	dt_soak_wilson(s.failures, s.done, &lo, &hi);
 	double el = dt_soak_now() - t0;
-	printf("soak: %u run%s%s in %.1f s, %u failed: flake rate %.1f%% (95%% CI %.1f%%-%.1f%%, "
-	       "Wilson); seed %llu\n",
-	       s.done, s.done == 1 ? "" : "s", interrupted ? " (interrupted)" : "", el, s.failures,
-	       s.done ? 100.0 * s.failures / s.done : 0.0, 100 * lo, 100 * hi,
-	       (unsigned long long)o.seed);
-	if (s.failures)
-		soak_print_failures(&s, &o, dir);
-	fflush(stdout);
-	rc = o.json ? soak_write_json(&s, &o, interrupted) : 0;
+	rc = soak_summary(&s, &o, dir, el, interrupted);
 	if (!rc && o.junit)
 		rc = soak_write_junit(&s, &o, started, el);
 	/* temporary files: the first failing run's (when not kept) and the dir */

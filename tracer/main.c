@@ -28,13 +28,17 @@ static const char dt_usage[] =
 	"  demo     run a self-contained Hermes board-DB scenario and report on it\n"
 	"\n"
 	"options:\n"
-	"  -h, --help     this help; `denytrace <command> --help` for a command\n"
+	"  -h, --help     this help; `denytrace help <command>` for a command\n"
 	"  -V, --version  print the version\n"
 	"\n"
 	"exit status: 0 ok, 1 refusals found (report --fail-on-denial), 2 bad usage,\n"
 	"3 input unreadable, 4 input not a valid ring, 5 output failed, 6 demo: no\n"
-	"python3; `run` and `codex` exit with the command's status (125 when\n"
-	"denytrace itself failed, 126 command not executable, 127 command not found).\n";
+	"python3. `run` and `codex` exit with the command's status, and use 125 for\n"
+	"every failure of denytrace itself (bad usage included), 126 command not\n"
+	"executable, 127 command not found; `soak` uses 125 the same way.\n"
+	"\n"
+	"`denytrace help <command>` is `denytrace <command> --help`. The manual:\n"
+	"man denytrace.\n";
 
 int main(int argc, char **argv)
 {
@@ -43,9 +47,18 @@ int main(int argc, char **argv)
 		return DT_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || (!strcmp(cmd, "help") && argc < 3)) {
 		fputs(dt_usage, stdout);
 		return DT_EXIT_OK;
+	}
+	/* `denytrace help CMD` is `denytrace CMD --help`, as in git */
+	char *help_argv[] = {argc > 2 ? argv[2] : NULL, "--help", NULL};
+	int sub_argc = argc - 1;
+	char **sub_argv = argv + 1;
+	if (!strcmp(cmd, "help")) {
+		cmd = argv[2];
+		sub_argc = 2;
+		sub_argv = help_argv;
 	}
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
 		printf("denytrace %s (ring format %u)\n", DT_VERSION_STRING, DT_RING_VERSION);
@@ -62,6 +75,6 @@ int main(int argc, char **argv)
 		    {"evidence", cmd_evidence}, {"doctor", cmd_doctor}};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmd, cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return cmds[i].fn(sub_argc, sub_argv);
 	return dt_fail(DT_EXIT_USAGE, "'%s' is not a denytrace command; see 'denytrace --help'", cmd);
 }

@@ -537,9 +537,10 @@ static void dt_report_index(struct dt_report *r)
 	}
 }
 
-/* Classifies refusal d and adds it to its group (path, op, errno, cause). */
-static void dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
-				 struct dt_hidx *groups, const struct dt_record *d)
+/* Classifies refusal d and adds it to its group (path, op, errno, cause).
+ * Returns 1 when the report shows it, 0 when it is hidden. */
+static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
+				struct dt_hidx *groups, const struct dt_record *d)
 {
 	const struct dt_record *proc = dt_proc_for(r, d);
 	struct dt_classify_ctx ctx = {0};
@@ -584,6 +585,24 @@ static void dt_report_add_denial(struct dt_report *r, const struct dt_report_opt
 		r->denials++;
 		r->by_cause[v.cause]++;
 	}
+	return !g->hidden;
+}
+
+static int dt_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Distinct values among v[0..n) (sorts v). */
+static uint64_t dt_count_distinct(int64_t *v, size_t n)
+{
+	uint64_t distinct = 0;
+	if (v)
+		qsort(v, n, sizeof(*v), dt_cmp_i64);
+	for (size_t i = 0; v && i < n; i++)
+		distinct += i == 0 || v[i] != v[i - 1];
+	return distinct;
 }
 
 int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen)
@@ -613,6 +632,8 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	r->group_of = calloc(r->n + 1, sizeof(*r->group_of));
 	struct dt_hidx groups;
 	dt_hidx_init(&groups, r->n);
+	int64_t *shown_pids = malloc((r->n + 1) * sizeof(*shown_pids));
+	size_t nshown = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *d = &r->recs[i];
 		if (merged[i])
@@ -621,10 +642,12 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			r->reopens++;
 		if (d->type == DT_REC_WRITE)
 			r->writes++;
-		if (d->type == DT_REC_DENIAL)
-			dt_report_add_denial(r, o, &groups, d);
+		if (d->type == DT_REC_DENIAL && dt_report_add_denial(r, o, &groups, d) && shown_pids)
+			shown_pids[nshown++] = d->pid;
 	}
 	free(merged);
+	r->refusing_procs = dt_count_distinct(shown_pids, nshown);
+	free(shown_pids);
 	for (size_t k = 0; k < r->ngroups; k++) {
 		dt_group_next(r, &r->groups[k]);
 		dt_group_intermittent(r, &r->groups[k]);

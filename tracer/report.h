@@ -58,7 +58,12 @@ struct dt_report {
 	struct dt_read_stats stats;
 	uint64_t lost, dropped;
 	uint64_t unseen; /* refusals counted, not recorded: under a process's own seccomp filter */
-	uint64_t denials, hidden_denials, hidden_setup, reopens, writes;
+	/* The counting rule `run`'s summary and the report share: denials are
+	 * the refusals shown (each once, injected ones merged); lock contention
+	 * (hidden_denials) and bubblewrap's own set-up refusals (hidden_setup)
+	 * are hidden unless --all; refusing_procs: distinct pids among the
+	 * shown ones. */
+	uint64_t denials, hidden_denials, hidden_setup, reopens, writes, refusing_procs;
 	uint64_t by_cause[DT_CAUSE_COUNT];
 	int all;
 	/* exec coverage (seccomp supervisor): every exec seen, and those the
@@ -93,6 +98,10 @@ const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
 
 /* Findings first; verbose adds every group in full under "Details". */
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose);
+/* One line per kind of hidden refusal, "before N ... hidden; HOW shows
+ * them after", in the same words for `run` and `report`. */
+void dt_report_hidden_lines(FILE *f, const struct dt_report *r, const char *before, const char *how,
+                            const char *after);
 void dt_report_json(FILE *f, const struct dt_report *r);
 void dt_report_markdown(FILE *f, const struct dt_report *r);
 /* The timeline as a standalone SVG picture (report_svg.c). */

@@ -230,6 +230,21 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	}
 }
 
+void dt_report_hidden_lines(FILE *f, const struct dt_report *r, const char *before,
+                            const char *how, const char *after)
+{
+	if (r->hidden_denials)
+		fprintf(f, "%s%llu lock-contention failure%s hidden; %s shows them%s\n", before,
+		        (unsigned long long)r->hidden_denials, r->hidden_denials == 1 ? "" : "s", how,
+		        after);
+	if (r->hidden_setup)
+		fprintf(f,
+		        "%s%llu refusal%s by bubblewrap while setting up the sandbox hidden; %s shows "
+		        "them%s\n",
+		        before, (unsigned long long)r->hidden_setup, r->hidden_setup == 1 ? "" : "s",
+		        how, after);
+}
+
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 {
 	struct dt_style s = dt_style_for(color);
@@ -240,16 +255,15 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 	dt_problems_phrase(r->findings.n, problems, sizeof(problems));
 	problems[0] = (char)(problems[0] == 'n' ? 'N' : problems[0]);
 	fprintf(f, "%s%s%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
-		"%llu records read, %llu lost\n",
+		"%llu record%s read, %llu lost\n",
 		s.bold, problems, s.off, (unsigned long long)r->denials, r->denials == 1 ? "" : "s",
 		shown, shown == 1 ? "" : "s", r->nprocs, r->nprocs == 1 ? "" : "es",
-		(unsigned long long)r->stats.records, (unsigned long long)r->lost);
-	if (r->hidden_denials)
-		fprintf(f, "%s(%llu lock-contention failures hidden; --all shows them)%s\n", s.dim,
-			(unsigned long long)r->hidden_denials, s.off);
-	if (r->hidden_setup)
-		fprintf(f, "%s(%llu refusals by bubblewrap while setting up the sandbox hidden; --all shows them)%s\n",
-			s.dim, (unsigned long long)r->hidden_setup, s.off);
+		(unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
+		(unsigned long long)r->lost);
+	char before[64], after[64];
+	snprintf(before, sizeof(before), "%s(", s.dim);
+	snprintf(after, sizeof(after), ")%s", s.off);
+	dt_report_hidden_lines(f, r, before, "--all", after);
 	if (!shown)
 		fputs("\nNo refused file operations were recorded.\n", f);
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,15 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 	/* mkstemp: O_EXCL and mode 0600, so nobody else's file is reused */
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create a ring beside %s: %s", path, strerror(errno));
+		int e = errno;
+		char *d = strdup(path), dir[PATH_MAX];
+		if (!d || !realpath(dirname(d), dir))
+			snprintf(dir, sizeof(dir), "the directory of %s", path);
+		free(d);
+		snprintf(err, errlen,
+		         "cannot create the ring %s in %s: %s; run from a directory you can write, "
+		         "or name the ring with -o FILE",
+		         path, dir, strerror(e));
 		return -1;
 	}
 	if (fchmod(fd, 0600) < 0 || ftruncate(fd, (off_t)len) < 0) {

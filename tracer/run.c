@@ -26,6 +26,7 @@
 #include "records.h"
 #include "report.h"
 #include "ringfile.h"
+#include "roots.h"
 #include "run.h"
 #include "secrets.h"
 #include "spawn.h"
@@ -96,42 +97,6 @@ static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_ex
 	return rc;
 }
 
-struct run_summary {
-	uint64_t records, denials, writes, reopens, processes, execs, blind, injected;
-	uint64_t npids; /* distinct processes with a refusal */
-	struct {
-		int err;
-		uint64_t n;
-	} by_errno[16];
-	int nerr;
-};
-
-static int run_cmp_pid(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Distinct pids among the refusals, however many (sorted, then counted);
- * merged: refusals counted once already (injected, seen twice). */
-static uint64_t run_count_denying_pids(const struct dt_record *recs, size_t n,
-				       const unsigned char *merged)
-{
-	int64_t *pids = malloc((n + 1) * sizeof(*pids));
-	size_t k = 0;
-	uint64_t distinct = 0;
-	if (!pids)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (recs[i].type == DT_REC_DENIAL && !(merged && merged[i]))
-			pids[k++] = recs[i].pid;
-	qsort(pids, k, sizeof(*pids), run_cmp_pid);
-	for (size_t i = 0; i < k; i++)
-		distinct += i == 0 || pids[i] != pids[i - 1];
-	free(pids);
-	return distinct;
-}
-
 /* One line per process the probe could not enter (at most 10). */
 static void run_blind_line(const struct dt_record *r, uint64_t nth)
 {
@@ -154,106 +119,47 @@ static void run_blind_line(const struct dt_record *r, uint64_t nth)
 		fputs(" (no-preload: environment cleared or LD_PRELOAD unset)\n", stderr);
 }
 
-/* Every record of the ring, decoded, into *out (*np of them). 0, or -1
- * when out of memory. */
-static int run_read_records(const struct dt_ring *ring, struct dt_record **out, size_t *np)
+/* The first line: the refusals the report shows, by errno and process,
+ * then what it hides, in its words (report.h: one counting rule). */
+static void run_summary_counts(const struct dt_report *r)
 {
-	struct dt_read_stats st = {0};
-	unsigned char *buf = malloc(DT_REC_MAX);
-	if (!buf)
-		return -1;
-	uint64_t pos = dt_ring_tail(ring);
-	uint32_t len;
-	struct dt_record *recs = NULL;
-	size_t n = 0, cap = 0;
-	while (dt_ring_next(ring, &pos, buf, &len, &st, 0) == DT_NEXT_RECORD) {
-		if (n == cap) {
-			struct dt_record *nr = realloc(recs, (cap = cap ? 2 * cap : 256) * sizeof(*recs));
-			if (!nr)
-				break;
-			recs = nr;
-		}
-		if (dt_record_decode(buf, len, pos, &recs[n]) == 0)
-			n++;
-	}
-	free(buf);
-	*out = recs;
-	*np = n;
-	return 0;
-}
-
-/* Counts the records into s. Returns the flags of the supervisor's
- * records that repeat the probe's (may be NULL). */
-static unsigned char *run_tally(const struct dt_record *recs, size_t n, struct run_summary *s)
-{
-	/* a refusal injected into a process the probe is in is recorded
-	 * twice, by the supervisor and by the probe: count it once */
-	unsigned char *merged = calloc(n + 1, 1);
-	for (size_t i = 0; merged && i < n; i++)
-		for (size_t k = 0; k < n; k++)
-			if (!merged[k] && dt_same_injected(&recs[i], &recs[k])) {
-				merged[k] = 1;
-				s->injected++;
-				break;
-			}
-	for (size_t ri = 0; ri < n; ri++) {
-		const struct dt_record r = recs[ri];
-		s->records++;
-		if (merged && merged[ri])
+	struct {
+		int err;
+		uint64_t n;
+	} by_errno[16];
+	int nerr = 0;
+	for (size_t g = 0; g < r->ngroups; g++) {
+		const struct dt_report_group *gr = &r->groups[g];
+		int k = 0;
+		while (!gr->hidden && k < nerr && by_errno[k].err != gr->rep->err)
+			k++;
+		if (gr->hidden || (k == nerr && nerr == 16))
 			continue;
-		if (r.type == DT_REC_EXEC) {
-			s->execs++;
-			s->blind += r.exec_blind != NULL;
-		}
-		if (r.type == DT_REC_DENIAL && r.supervisor)
-			s->injected++;
-		if (r.type == DT_REC_PROCESS)
-			s->processes++;
-		else if (r.type == DT_REC_WRITE)
-			s->writes++;
-		else if (r.type == DT_REC_REOPEN)
-			s->reopens++;
-		else if (r.type == DT_REC_DENIAL) {
-			s->denials++;
-			int k = 0;
-			while (k < s->nerr && s->by_errno[k].err != r.err)
-				k++;
-			if (k == s->nerr && s->nerr < 16)
-				s->by_errno[s->nerr++] = (typeof(s->by_errno[0])){r.err, 0};
-			if (k < s->nerr)
-				s->by_errno[k].n++;
-		}
+		if (k == nerr)
+			by_errno[nerr++] = (typeof(by_errno[0])){gr->rep->err, 0};
+		by_errno[k].n += gr->count;
 	}
-	s->npids = run_count_denying_pids(recs, n, merged);
-	return merged;
-}
-
-/* "denytrace: N refusals (...) in P processes, ...; R records, ..." */
-static void run_print_tally(const struct run_summary *s, const struct dt_ring *ring)
-{
-	uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
-	uint64_t dropped = __atomic_load_n(&ring->hdr->dropped, __ATOMIC_RELAXED);
-
-	fprintf(stderr, "denytrace: %llu refusal%s", (unsigned long long)s->denials,
-		s->denials == 1 ? "" : "s");
-	for (int i = 0; i < s->nerr; i++)
-		fprintf(stderr, "%s%llu %s", i ? ", " : " (", (unsigned long long)s->by_errno[i].n,
-			dt_errno_name(s->by_errno[i].err));
-	if (s->nerr)
+	fprintf(stderr, "denytrace: %llu refusal%s", (unsigned long long)r->denials,
+	        r->denials == 1 ? "" : "s");
+	for (int i = 0; i < nerr; i++)
+		fprintf(stderr, "%s%llu %s", i ? ", " : " (", (unsigned long long)by_errno[i].n,
+		        dt_errno_name(by_errno[i].err));
+	if (nerr)
 		fputc(')', stderr);
-	if (s->denials)
-		fprintf(stderr, " in %llu process%s", (unsigned long long)s->npids,
-			s->npids == 1 ? "" : "es");
-	if (s->reopens)
+	if (r->denials)
+		fprintf(stderr, " in %llu process%s", (unsigned long long)r->refusing_procs,
+		        r->refusing_procs == 1 ? "" : "es");
+	if (r->reopens)
 		fprintf(stderr, ", %llu read-only reopen%s after a refused write",
-			(unsigned long long)s->reopens, s->reopens == 1 ? "" : "s");
-	if (s->writes)
-		fprintf(stderr, ", %llu successful write%s", (unsigned long long)s->writes,
-			s->writes == 1 ? "" : "s");
-	fprintf(stderr, "; %llu records, %llu lost to overwriting, %llu dropped.\n",
-		(unsigned long long)s->records, (unsigned long long)lost,
-		(unsigned long long)dropped);
-	if (lost)
+		        (unsigned long long)r->reopens, r->reopens == 1 ? "" : "s");
+	if (r->writes)
+		fprintf(stderr, ", %llu successful write%s", (unsigned long long)r->writes,
+		        r->writes == 1 ? "" : "s");
+	fprintf(stderr, "; %llu record%s, %llu lost to overwriting, %llu dropped.\n",
+	        (unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
+	        (unsigned long long)r->lost, (unsigned long long)r->dropped);
+	dt_report_hidden_lines(stderr, r, "denytrace: ", "`denytrace report --all`", ".");
+	if (r->lost)
 		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
 		      stderr);
 	uint64_t unseen = __atomic_load_n(&ring->hdr->unseen, __ATOMIC_RELAXED);
@@ -265,59 +171,69 @@ static void run_print_tally(const struct run_summary *s, const struct dt_ring *r
 		    (unsigned long long)unseen, unseen == 1 ? "" : "s");
 }
 
-static void run_summarise(const struct dt_ring *ring, const char *ring_path, int covered,
-			  const struct dt_deny_set *deny, uint64_t seed, int status)
+static void run_summary_coverage(const struct dt_report *r, int covered)
 {
-	struct run_summary s = {0};
-	size_t n = 0;
-	struct dt_record *recs = NULL;
-	if (run_read_records(ring, &recs, &n) < 0)
-		return;
-	unsigned char *merged = run_tally(recs, n, &s);
-	run_print_tally(&s, ring);
 	if (covered)
-		fprintf(stderr,
-			"denytrace: exec coverage: %llu exec%s seen, %llu blind%s\n",
-			(unsigned long long)s.execs, s.execs == 1 ? "" : "s", (unsigned long long)s.blind,
-			s.blind ? " (the probe could not enter these):" : " (the probe entered every one)");
+		fprintf(stderr, "denytrace: exec coverage: %zu exec%s seen, %zu blind%s\n", r->nexecs,
+		        r->nexecs == 1 ? "" : "s", r->nblind,
+		        r->nblind ? " (the probe could not enter these):"
+		                  : " (the probe entered every one)");
 	else
 		fprintf(stderr,
 		        "denytrace: exec coverage off: processes the probe could not enter are not "
 		        "known (see --watch-exec)%s\n",
-		        s.blind ? "; the probe could not enter the command itself:" : ".");
-	for (size_t ri = 0, k = 0; ri < n; ri++)
-		if (recs[ri].type == DT_REC_EXEC && recs[ri].exec_blind)
-			run_blind_line(&recs[ri], ++k);
-	for (size_t ri = 0; ri < n; ri++)
-		dt_record_free(&recs[ri]);
-	free(merged);
-	free(recs);
+		        r->nblind ? "; the probe could not enter the command itself:" : ".");
+	for (size_t k = 0; k < r->nblind; k++)
+		run_blind_line(r->blind[k], k + 1);
+}
+
+/* The summary on stderr, read back from the ring with the report's rules. */
+static void run_summarise(const char *ring_path, int covered, const struct dt_deny_set *deny,
+                          uint64_t seed, int status)
+{
+	struct dt_report r;
+	char err[1024];
+	const char *rings[1] = {ring_path};
+	struct dt_report_opts ro = {0};
+	if (dt_report_load(&r, rings, 1, err, sizeof(err)) != 0 ||
+	    dt_report_build(&r, &ro, err, sizeof(err)) != 0) {
+		dt_fail(0, "cannot read the ring back for a summary: %s", err);
+		dt_report_free(&r);
+		return;
+	}
+	run_summary_counts(&r);
+	run_summary_coverage(&r, covered);
 	if (deny->n) {
 		int prob = 0;
 		for (size_t k = 0; k < deny->n; k++)
 			prob |= deny->v[k].when == DT_DENY_PROB;
-		fprintf(stderr, "denytrace: --deny injected %llu refusal%s", (unsigned long long)s.injected,
-			s.injected == 1 ? "" : "s");
+		uint64_t injected = r.by_cause[DT_CAUSE_INJECTED];
+		fprintf(stderr, "denytrace: --deny injected %llu refusal%s",
+		        (unsigned long long)injected, injected == 1 ? "" : "s");
 		if (prob)
 			fprintf(stderr, " (--seed %llu repeats them)", (unsigned long long)seed);
 		fputs(".\n", stderr);
 	}
-	if (!s.denials && status != 0)
-		/* Nothing was seen, so no cause is known: name the likely ones. */
-		fputs("denytrace: the command failed and no refusal was recorded. Likely causes:\n"
-		      "denytrace:  - it failed for a reason other than a refused file operation;\n"
-		      "denytrace:  - a refusal the probe cannot see: in a static or set-id "
-		      "program, a\n"
-		      "denytrace:    raw system call, or a call glibc makes internally "
-		      "(--watch-exec\n"
-		      "denytrace:    names the programs the probe could not enter);\n"
-		      "denytrace:  - the probe could not reach the ring: a sandbox that closes "
-		      "inherited\n"
-		      "denytrace:    descriptors (Codex does) needs the ring's path writable "
-		      "inside it\n"
-		      "denytrace:    (-o WORKSPACE/denytrace.ring).\n",
+	/* the ring shows Codex: its launch, an exec or a process of it */
+	int codex = 0;
+	for (size_t i = 0; i < r.n; i++)
+		codex |= r.recs[i].argv && dt_argv_is_codex(r.recs[i].argv, r.recs[i].argc);
+	/* nothing was seen, so no cause is known: name the likely ones, and
+	 * Codex's closed descriptors only where Codex ran */
+	if (!r.denials && status != 0)
+		fputs("denytrace: the command failed and no refusal was recorded: it failed for "
+		      "another reason, or\n"
+		      "denytrace: in a way the probe cannot see (a static or set-id program, a raw "
+		      "system call).\n",
+		      stderr);
+	if (!r.denials && status != 0 && codex)
+		fputs("denytrace: Or the probe could not reach the ring: Codex closes inherited "
+		      "descriptors, so the\n"
+		      "denytrace: ring's path must be writable inside its sandbox "
+		      "(-o WORKSPACE/denytrace.ring).\n",
 		      stderr);
 	fprintf(stderr, "denytrace: ring %s; see `denytrace report %s`.\n", ring_path, ring_path);
+	dt_report_free(&r);
 }
 
 void dt_run_opts_init(struct dt_run_opts *o)
@@ -338,7 +254,7 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 {
 	const char *a = argv[*i], *val;
 	int m;
-	*rc = DT_EXIT_USAGE;
+	*rc = DT_EXIT_INTERNAL;
 	if (!strcmp(a, "--all")) {
 		o->all = 1;
 	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -353,18 +269,18 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 		struct dt_deny_rule rule;
 		char derr[1024];
 		if (m < 0) {
-			dt_fail(DT_EXIT_USAGE, "%s: --deny needs a rule; see 'denytrace %s --help'", cmd, cmd);
+			dt_fail(DT_EXIT_INTERNAL, "%s: --deny needs a rule; see 'denytrace %s --help'", cmd, cmd);
 			return -1;
 		}
 		if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
-			dt_fail(DT_EXIT_USAGE, "%s: %s", cmd, derr);
+			dt_fail(DT_EXIT_INTERNAL, "%s: %s", cmd, derr);
 			return -1;
 		}
 		dt_deny_add(&o->deny, &rule);
 	} else if ((m = dt_opt(argc, argv, i, "--seed", &val))) {
 		char *end;
 		if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end)) {
-			dt_fail(DT_EXIT_USAGE, "%s: --seed takes a whole number", cmd);
+			dt_fail(DT_EXIT_INTERNAL, "%s: --seed takes a whole number", cmd);
 			return -1;
 		}
 		o->have_seed = 1;
@@ -376,29 +292,29 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 				val = argv[++*i];
 		}
 		if (m < 0) {
-			dt_fail(DT_EXIT_USAGE, "%s: %s needs a file name", cmd, a);
+			dt_fail(DT_EXIT_INTERNAL, "%s: %s needs a file name", cmd, a);
 			return -1;
 		}
 		o->out = val;
 	} else if ((m = dt_opt(argc, argv, i, "--size", &val))) {
 		if (m < 0 || dt_parse_size(val, &o->size) < 0) {
-			dt_fail(DT_EXIT_USAGE, "%s: --size takes a byte count such as 8M or 65536", cmd);
+			dt_fail(DT_EXIT_INTERNAL, "%s: --size takes a byte count such as 8M or 65536", cmd);
 			return -1;
 		}
 		if (o->size < DT_RING_MIN_SIZE || o->size > DT_RING_MAX_SIZE) {
-			dt_fail(DT_EXIT_USAGE, "%s: --size must be between %u KiB and %llu MiB", cmd,
+			dt_fail(DT_EXIT_INTERNAL, "%s: --size must be between %u KiB and %llu MiB", cmd,
 				DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
 			return -1;
 		}
 	} else if ((m = dt_opt(argc, argv, i, "--errnos", &val))) {
 		if (m < 0) {
-			dt_fail(DT_EXIT_USAGE, "%s: --errnos needs a list", cmd);
+			dt_fail(DT_EXIT_INTERNAL, "%s: --errnos needs a list", cmd);
 			return -1;
 		}
 		char *copy = strdup(val);
 		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
 			if (dt_errno_parse(tok) < 0) {
-				dt_fail(DT_EXIT_USAGE, "%s: --errnos: '%s' is not an errno name", cmd, tok);
+				dt_fail(DT_EXIT_INTERNAL, "%s: --errnos: '%s' is not an errno name", cmd, tok);
 				free(copy);
 				return -1;
 			}
@@ -406,7 +322,7 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 		o->errnos = val;
 	} else if ((m = dt_opt(argc, argv, i, "--env", &val))) {
 		if (m < 0) {
-			dt_fail(DT_EXIT_USAGE, "%s: --env needs a list of names", cmd);
+			dt_fail(DT_EXIT_INTERNAL, "%s: --env needs a list of names", cmd);
 			return -1;
 		}
 		o->env_extra = val;
@@ -451,6 +367,31 @@ static int dt_ring_fd_out_of_the_way(int fd)
 	return hi;
 }
 
+/* The previous ring at path becomes path.old (as perf keeps perf.data.old):
+ * a second run in the same directory must not silently lose the first.
+ * Returns an O_PATH descriptor of the file this displaces (the older
+ * path.old, or path itself when it cannot be kept), or -1: freeing its
+ * blocks waits until the command has started (see dt_run_ring). */
+static int run_keep_old_ring(const char *path, int quiet)
+{
+	struct stat st;
+	char old[PATH_MAX];
+	if (lstat(path, &st) < 0 || S_ISDIR(st.st_mode) ||
+	    snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
+		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int held = open(old, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (rename(path, old) < 0) {
+		dt_fail(0, "could not keep the previous %s as %s (%s); it is replaced", path, old,
+		        strerror(errno));
+		if (held >= 0)
+			close(held);
+		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (!quiet)
+		dt_fail(0, "kept the previous %s as %s", path, old);
+	return held;
+}
+
 int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 {
 	memset(rr, 0, sizeof(*rr));
@@ -468,8 +409,8 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		    "and would load nothing; install denytrace under a path without spaces "
 		    "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
 		    rr->probe, bad);
-	char err[512];
-	rr->old_ring = open(o->out, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	char err[1024];
+	rr->old_ring = run_keep_old_ring(o->out, o->quiet);
 	uint64_t size = o->size ? o->size : o->all ? DT_RING_LARGE_SIZE : DT_RING_DEFAULT_SIZE;
 	int fd = dt_ringfile_create(o->out, size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
 	if (fd < 0)
@@ -773,7 +714,7 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		    "summary (reading it would crash); `denytrace show %s` reads what is left.\n",
 		    o->out, o->out);
 	else if (!o->quiet)
-		run_summarise(&rr->ring, o->out, covered, deny, seed,
+		run_summarise(o->out, covered, deny, seed,
 			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	munmap(rr->map, rr->map_len);
 	rr->map = NULL;

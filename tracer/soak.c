@@ -243,7 +243,7 @@ static int soak_keep_file(const char *src, const char *dst)
 int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *dir)
 {
 	if (o->keep && mkdir(o->keep, 0755) < 0 && errno != EEXIST)
-		return dt_fail(DT_EXIT_IO, "soak: cannot create --keep directory %s: %s", o->keep,
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot create --keep directory %s: %s", o->keep,
 		               strerror(errno));
 	if (!o->have_seed) {
 		if (getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
@@ -255,7 +255,7 @@ int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *di
 		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot find the denytrace binary");
 	self[sl] = 0;
 	if (!mkdtemp(dir))
-		return dt_fail(DT_EXIT_IO, "soak: cannot create a temporary directory: %s",
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot create a temporary directory: %s",
 		               strerror(errno));
 	return -1;
 }
@@ -300,7 +300,7 @@ static void soak_add_failed(struct dt_soak *s, const struct dt_soak_opts *o,
 	fr->index = r->index;
 	fr->status = code;
 	fr->timed_out = r->timed_out;
-	fr->seed = o->seed + (uint64_t)r->index;
+	fr->seed = o->seed + (uint64_t)r->index - 1;
 	if (o->keep) {
 		char dst[PATH_MAX];
 		snprintf(dst, sizeof(dst), "%s/run-%d.ring", o->keep, r->index);
@@ -386,12 +386,13 @@ int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *se
 	while (!dt_soak_stop && running) {
 		int stop_starting = infra || (o->until_fail && s->failures);
 		while (!stop_starting && started < o->runs && nrunning < o->jobs) {
-			pid_t pid = soak_spawn(self, dir, (int)started, o->seed + started, o);
+			/* runs are numbered from 1, as the progress line counts */
+			int index = (int)started + 1;
+			pid_t pid = soak_spawn(self, dir, index, o->seed + started, o);
 			if (pid < 0)
 				break;
 			setpgid(pid, pid); /* also here: no race with a timeout kill */
-			running[nrunning++] =
-			    (struct dt_soak_run){pid, (int)started, dt_soak_now(), 0};
+			running[nrunning++] = (struct dt_soak_run){pid, index, dt_soak_now(), 0};
 			started++;
 		}
 		if (!nrunning)

@@ -70,7 +70,9 @@ struct dt_soak_opts {
 	unsigned runs, jobs;
 	int until_fail, quiet, have_seed;
 	double timeout;
-	const char *keep, *json, *junit;
+	int json;                             /* --json: the summary as JSON */
+	const char *keep, *json_file, *junit; /* --json=FILE: JSON there too */
+	const char *out;                      /* -o FILE: the summary there */
 	uint64_t seed;
 	const char **deny; /* --deny rules as given, ndeny of them */
 	size_t ndeny;

@@ -392,7 +392,7 @@ Test(badinput, no_command_at_all_exits_2_with_usage_on_stderr)
 	cr_expect_str_empty(c.out);
 }
 
-Test(badinput, run_without_a_command_exits_2)
+Test(badinput, run_without_a_command_exits_125)
 {
 	const char *ring = tmp_path("nocmd.ring");
 	const char *a1[] = {"run", NULL};
@@ -401,7 +401,7 @@ Test(badinput, run_without_a_command_exits_2)
 	for (size_t i = 0; i < 2; i++) {
 		struct dtt_cli c;
 		dtt_cli(&c, cases[i]);
-		cr_expect_eq(c.status, 2, "case %zu: status %d; stderr: %s", i, c.status, c.err);
+		cr_expect_eq(c.status, 125, "case %zu: status %d; stderr: %s", i, c.status, c.err);
 		expect_one_error_line(&c, "no command");
 	}
 	cr_expect_neq(access(ring, F_OK), 0, "a ring was created for nothing to run");
@@ -509,12 +509,12 @@ static void expect_size_refused(const char *size)
 	const char *args[] = {"run", "-q", "-o", ring, "--size", size, "--", "true", NULL};
 	struct dtt_cli c;
 	dtt_cli(&c, args);
-	cr_expect_eq(c.status, 2, "--size '%s': status %d; stderr: %s", size, c.status, c.err);
+	cr_expect_eq(c.status, 125, "--size '%s': status %d; stderr: %s", size, c.status, c.err);
 	expect_one_error_line(&c, NULL);
 	cr_expect_neq(access(ring, F_OK), 0, "--size '%s': a ring was created", size);
 }
 
-Test(badinput, run_with_a_malformed_ring_size_exits_2)
+Test(badinput, run_with_a_malformed_ring_size_exits_125)
 {
 	expect_size_refused("-1");
 	expect_size_refused("8X");
@@ -523,8 +523,8 @@ Test(badinput, run_with_a_malformed_ring_size_exits_2)
 }
 
 /* A size that parses but is outside 32 KiB .. 1 GiB is a bad command line
- * too (2), not a failure of denytrace itself (125). */
-Test(badinput, run_with_a_ring_size_out_of_range_exits_2)
+ * too: run's own failures, usage included, are 125, never the command's 2. */
+Test(badinput, run_with_a_ring_size_out_of_range_exits_125)
 {
 	expect_size_refused("1K");
 	expect_size_refused("32767");

@@ -656,22 +656,22 @@ Test(codex_cli, a_missing_codex_exits_127_and_says_how_to_name_it)
 	cr_expect_eq(dt_status(out, sizeof(out), a3, NULL), 126, "%s", out);
 }
 
-Test(codex_cli, no_dashdash_or_a_bad_option_exits_2)
+Test(codex_cli, no_dashdash_or_a_bad_option_exits_125)
 {
 	char out[4096];
 	const char *a1[] = {"--codex", "/bin/true", "sandbox", "true", NULL};
-	cr_expect_eq(dt_status(out, sizeof(out), a1, NULL), 2, "%s", out);
+	cr_expect_eq(dt_status(out, sizeof(out), a1, NULL), 125, "%s", out);
 	cr_expect(strstr(out, "after '--'"), "%s", out);
 	const char *a2[] = {"--codex", "/bin/true", NULL};
-	cr_expect_eq(dt_status(out, sizeof(out), a2, NULL), 2, "%s", out);
+	cr_expect_eq(dt_status(out, sizeof(out), a2, NULL), 125, "%s", out);
 	cr_expect(strstr(out, "no '--'"), "%s", out);
 	const char *a3[] = {"--bogus", "--", "sandbox", NULL};
-	cr_expect_eq(dt_status(out, sizeof(out), a3, NULL), 2, "%s", out);
+	cr_expect_eq(dt_status(out, sizeof(out), a3, NULL), 125, "%s", out);
 	cr_expect(strstr(out, "unknown option '--bogus'"), "%s", out);
 	const char *a4[] = {"--size", "1", "--", NULL};
-	cr_expect_eq(dt_status(out, sizeof(out), a4, NULL), 2, "%s", out);
+	cr_expect_eq(dt_status(out, sizeof(out), a4, NULL), 125, "%s", out);
 	const char *a5[] = {"--codex", NULL};
-	cr_expect_eq(dt_status(out, sizeof(out), a5, NULL), 2, "%s", out);
+	cr_expect_eq(dt_status(out, sizeof(out), a5, NULL), 125, "%s", out);
 	const char *a6[] = {"--help", NULL};
 	cr_expect_eq(dt_status(out, sizeof(out), a6, NULL), 0, "%s", out);
 	cr_expect(strstr(out, "--no-mcp") && strstr(out, "--codex PATH"), "%s", out);

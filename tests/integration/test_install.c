@@ -56,6 +56,8 @@ Test(install, installed_cli_traces_with_the_installed_probe_and_uninstall_remove
 	cr_expect(exists("bin/denytrace"), "bin/denytrace not installed");
 	cr_expect(exists("lib/denytrace/libdenytrace.so"), "the probe not installed");
 	cr_expect(exists("share/man/man1/denytrace.1"), "the man page not installed");
+	cr_expect(exists("share/doc/denytrace/README.md"), "the README (which the man page "
+	                                                   "cites) not installed");
 
 	char cli[PATH_MAX * 2], probe[PATH_MAX * 2];
 	snprintf(cli, sizeof(cli), "%s/usr/local/bin/denytrace", dest);
@@ -101,4 +103,5 @@ Test(install, installed_cli_traces_with_the_installed_probe_and_uninstall_remove
 	cr_expect(!exists("lib/denytrace/libdenytrace.so"), "the probe left behind");
 	cr_expect(!exists("lib/denytrace"), "lib/denytrace/ left behind");
 	cr_expect(!exists("share/man/man1/denytrace.1"), "the man page left behind");
+	cr_expect(!exists("share/doc/denytrace"), "share/doc/denytrace/ left behind");
 }

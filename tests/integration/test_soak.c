@@ -52,6 +52,8 @@ Test(soak, a_flaky_board_write_is_traced_to_the_refusal_that_separates_failing_r
 	snprintf(db, sizeof(db), "%s/board/kanban.db", dtt_tmpdir());
 	snprintf(keep, sizeof(keep), "%s/keep", dtt_tmpdir());
 	snprintf(json, sizeof(json), "%s/soak.json", dtt_tmpdir());
+	char json_opt[1100];
+	snprintf(json_opt, sizeof(json_opt), "--json=%s", json);
 	snprintf(rule, sizeof(rule), "%s/board/*.db-journal,op=create,errno=EROFS,p=0.3",
 	         dtt_tmpdir());
 	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
@@ -62,10 +64,9 @@ Test(soak, a_flaky_board_write_is_traced_to_the_refusal_that_separates_failing_r
 	snprintf(dir, sizeof(dir), "%s/board", dtt_tmpdir());
 	cr_assert_eq(mkdir(dir, 0755), 0);
 
-	const char *argv[] = {
-	    cli,      "soak", "--runs", "12", "--jobs", "2",  "--seed", "1000",
-	    "--keep", keep,   "--json", json, "--deny", rule, "--",     "/usr/bin/python3",
-	    py,       db,     NULL};
+	const char *argv[] = {cli,      "soak", "--runs",           "12", "--jobs", "2",
+	                      "--seed", "1000", "--keep",           keep, json_opt, "--deny",
+	                      rule,     "--",   "/usr/bin/python3", py,   db,       NULL};
 	int st = dtt_system(out, sizeof(out), argv, NULL);
 	cr_assert_eq(st, 1, "soak should report failures (exit 1): %s", out);
 
@@ -115,9 +116,8 @@ Test(soak, a_run_past_its_timeout_is_killed_and_counted_failed)
 	snprintf(json, sizeof(json), "%s/t.json", dtt_tmpdir());
 	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
 	const char *argv[] = {
-	    cli,   "soak",   "--runs", "2",  "--jobs", "2",  "--timeout",
-	    "0.5", "--json", json,     "--", "sh",     "-c", "sleep 30 & sleep 30",
-	    NULL};
+	    cli,      "soak", "--runs", "2",  "--jobs", "2",  "--timeout",           "0.5",
+	    "--json", "-o",   json,     "--", "sh",     "-c", "sleep 30 & sleep 30", NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
 	json_eval(json, "(d['runs'], d['failures'], [r['timed_out'] for r in d['failed_runs']])", v,
 	          sizeof(v));
@@ -136,8 +136,10 @@ Test(soak, ctrl_c_stops_cleanly_and_still_prints_the_summary)
 		dup2(p[1], 1);
 		dup2(p[1], 2);
 		close(p[0]);
-		execl(cli, cli, "soak", "--runs", "1000", "--json", json, "--", "sh", "-c",
-		      "sleep 0.05", (char *)NULL);
+		char json_opt[1100];
+		snprintf(json_opt, sizeof(json_opt), "--json=%s", json);
+		execl(cli, cli, "soak", "--runs", "1000", json_opt, "--", "sh", "-c", "sleep 0.05",
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);

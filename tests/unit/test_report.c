@@ -715,8 +715,8 @@ Test(report, lock_contention_and_bwrap_setup_are_hidden_without_all)
 	cr_assert_eq(rep.denials, 8);
 
 	const char *t = render(FMT_TEXT);
-	assert_has(t, "(1 lock-contention failures hidden; --all shows them)");
-	assert_has(t, "(1 refusals by bubblewrap while setting up the sandbox hidden");
+	assert_has(t, "(1 lock-contention failure hidden; --all shows them)");
+	assert_has(t, "(1 refusal by bubblewrap while setting up the sandbox hidden");
 	assert_lacks(t, "REFUSED fcntl");
 	assert_lacks(t, "/newroot");
 	const char *m = render(FMT_MD);
