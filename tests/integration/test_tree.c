@@ -314,18 +314,9 @@ Test(tree, run_summary_counts_more_than_64_refusing_processes)
 	static char out[65536];
 	int status = dtt_system(out, sizeof(out), argv, NULL);
 	cr_assert_eq(status, 0, "%s", out);
-	/* bubblewrap's own probes refuse too: count distinct pids in the ring */
-	struct dtt_run r;
-	cr_assert_eq(dtt_load(&r, ring), 0);
-	size_t distinct = 0;
-	for (size_t i = 0; i < r.n; i++) {
-		int seen = r.recs[i].type != DT_REC_DENIAL;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = r.recs[k].type == DT_REC_DENIAL && r.recs[k].pid == r.recs[i].pid;
-		distinct += !seen;
-	}
-	dtt_free(&r);
-	cr_assert_geq(distinct, 70);
+	/* one refusal per touch; bubblewrap's own set-up refusals are hidden,
+	 * as the report hides them (one counting rule) */
+	size_t distinct = 70;
 	char want[64];
 	snprintf(want, sizeof(want), " in %zu processes", distinct);
 	cr_expect_not_null(strstr(out, want), "summary lacks '%s': %s", want, out);
