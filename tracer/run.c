@@ -218,19 +218,21 @@ static void run_summarise(const char *ring_path, int covered, const struct dt_de
 	int codex = 0;
 	for (size_t i = 0; i < r.n; i++)
 		codex |= r.recs[i].argv && dt_argv_is_codex(r.recs[i].argv, r.recs[i].argc);
-	/* nothing was seen, so no cause is known: name the likely ones, and
-	 * Codex's closed descriptors only where Codex ran */
+	/* Nothing was seen, so no cause is known: name the likely ones; the
+	 * closed descriptor only where Codex, which closes them, ran. */
 	if (!r.denials && status != 0)
-		fputs("denytrace: the command failed and no refusal was recorded: it failed for "
-		      "another reason, or\n"
-		      "denytrace: in a way the probe cannot see (a static or set-id program, a raw "
-		      "system call).\n",
+		fputs("denytrace: the command failed and no refusal was recorded. Likely causes:\n"
+		      "denytrace:  - it failed for a reason other than a refused file operation;\n"
+		      "denytrace:  - a refusal the probe cannot see: in a static or set-id "
+		      "program, a\n"
+		      "denytrace:    raw system call, or a call glibc makes internally "
+		      "(--watch-exec\n"
+		      "denytrace:    names the programs the probe could not enter).\n",
 		      stderr);
 	if (!r.denials && status != 0 && codex)
-		fputs("denytrace: Or the probe could not reach the ring: Codex closes inherited "
-		      "descriptors, so the\n"
-		      "denytrace: ring's path must be writable inside its sandbox "
-		      "(-o WORKSPACE/denytrace.ring).\n",
+		fputs("denytrace:  - the probe could not reach the ring: Codex closes inherited\n"
+		      "denytrace:    descriptors, so the ring's path must be writable inside its\n"
+		      "denytrace:    sandbox (-o WORKSPACE/denytrace.ring).\n",
 		      stderr);
 	fprintf(stderr, "denytrace: ring %s; see `denytrace report %s`.\n", ring_path, ring_path);
 	dt_report_free(&r);

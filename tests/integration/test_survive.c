@@ -272,7 +272,8 @@ Test(survive, failure_without_a_record_lists_likely_causes_instead_of_guessing_o
 	cr_expect(strstr(out, "no refusal was recorded. Likely causes:"), "%s", out);
 	cr_expect(strstr(out, "a reason other than a refused file operation"), "%s", out);
 	cr_expect(strstr(out, "a call glibc makes internally"), "%s", out);
-	cr_expect(strstr(out, "could not reach the ring"), "%s", out);
+	/* the ring shows no Codex: its closed descriptors are not a likely cause */
+	cr_expect(!strstr(out, "could not reach the ring"), "%s", out);
 }
 
 /* ---- 5: set-id programs --------------------------------------------------- */
