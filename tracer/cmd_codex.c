@@ -281,7 +281,7 @@ static int codex_parse(int argc, char **argv, struct dt_run_opts *o, const char 
 		}
 	}
 	return dt_fail(DT_EXIT_INTERNAL, "codex: no '--'; usage: denytrace codex [options] -- "
-	                              "[CODEX ARGS...]");
+	                                 "[CODEX ARGS...]");
 }
 
 /* The message when the Codex CLI cannot be found or run (codex_find's

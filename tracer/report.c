@@ -540,7 +540,7 @@ static void dt_report_index(struct dt_report *r)
 /* Classifies refusal d and adds it to its group (path, op, errno, cause).
  * Returns 1 when the report shows it, 0 when it is hidden. */
 static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
-				struct dt_hidx *groups, const struct dt_record *d)
+                                struct dt_hidx *groups, const struct dt_record *d)
 {
 	const struct dt_record *proc = dt_proc_for(r, d);
 	struct dt_classify_ctx ctx = {0};
@@ -642,7 +642,8 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			r->reopens++;
 		if (d->type == DT_REC_WRITE)
 			r->writes++;
-		if (d->type == DT_REC_DENIAL && dt_report_add_denial(r, o, &groups, d) && shown_pids)
+		if (d->type == DT_REC_DENIAL && dt_report_add_denial(r, o, &groups, d) &&
+		    shown_pids)
 			shown_pids[nshown++] = d->pid;
 	}
 	free(merged);

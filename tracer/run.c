@@ -271,7 +271,8 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 		struct dt_deny_rule rule;
 		char derr[1024];
 		if (m < 0) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: --deny needs a rule; see 'denytrace %s --help'", cmd, cmd);
+			dt_fail(DT_EXIT_INTERNAL,
+			        "%s: --deny needs a rule; see 'denytrace %s --help'", cmd, cmd);
 			return -1;
 		}
 		if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
@@ -300,12 +301,14 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 		o->out = val;
 	} else if ((m = dt_opt(argc, argv, i, "--size", &val))) {
 		if (m < 0 || dt_parse_size(val, &o->size) < 0) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: --size takes a byte count such as 8M or 65536", cmd);
+			dt_fail(DT_EXIT_INTERNAL,
+			        "%s: --size takes a byte count such as 8M or 65536", cmd);
 			return -1;
 		}
 		if (o->size < DT_RING_MIN_SIZE || o->size > DT_RING_MAX_SIZE) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: --size must be between %u KiB and %llu MiB", cmd,
-				DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
+			dt_fail(DT_EXIT_INTERNAL, "%s: --size must be between %u KiB and %llu MiB",
+			        cmd, DT_RING_MIN_SIZE / 1024,
+			        (unsigned long long)DT_RING_MAX_SIZE >> 20);
 			return -1;
 		}
 	} else if ((m = dt_opt(argc, argv, i, "--errnos", &val))) {
@@ -316,7 +319,8 @@ int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char 
 		char *copy = strdup(val);
 		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
 			if (dt_errno_parse(tok) < 0) {
-				dt_fail(DT_EXIT_INTERNAL, "%s: --errnos: '%s' is not an errno name", cmd, tok);
+				dt_fail(DT_EXIT_INTERNAL, "%s: --errnos: '%s' is not an errno name",
+				        cmd, tok);
 				free(copy);
 				return -1;
 			}
@@ -717,7 +721,7 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		    o->out, o->out);
 	else if (!o->quiet)
 		run_summarise(o->out, covered, deny, seed,
-			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	munmap(rr->map, rr->map_len);
 	rr->map = NULL;
 	if (WIFSIGNALED(status))

@@ -256,7 +256,8 @@ Test(habits, the_codex_descriptor_warning_appears_only_when_the_ring_shows_codex
 	chmod(fake, 0755);
 	const char *codex[] = {"run", "--", fake, "sandbox", "--", "true", NULL};
 	cr_expect_eq(in_dir(dir, out, sizeof(out), codex), 1, "%s", out);
-	cr_expect(strstr(out, "could not reach the ring: Codex closes inherited"), "no warning for Codex: %s", out);
+	cr_expect(strstr(out, "could not reach the ring: Codex closes inherited"),
+	          "no warning for Codex: %s", out);
 }
 
 /* ---- 5: one counting rule for run and report ------------------------------ */
