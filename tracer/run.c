@@ -162,7 +162,7 @@ static void run_summary_counts(const struct dt_report *r)
 	if (r->lost)
 		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
 		      stderr);
-	uint64_t unseen = __atomic_load_n(&ring->hdr->unseen, __ATOMIC_RELAXED);
+	uint64_t unseen = r->unseen;
 	if (unseen)
 		fprintf(
 		    stderr,
