@@ -270,3 +270,53 @@ Test(fix, a_redacted_or_cut_launch_cannot_be_rewritten)
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
+
+Test(fix, without_a_c_list_to_fix_codex_exec_gets_add_dir_after_its_subcommand)
+{
+	struct dt_rootset rs = {0};
+	struct dt_root *b = dt_roots_add(&rs, "/b", DT_ROOT_HCOM, "HCOM_DIR=/b", NULL);
+	b->granted = 0;
+	rs.codex_sandbox_mode = strdup("workspace-write");
+	rs.codex_add_dir_ok = 1;
+	const char *argv[] = {"codex", "-s", "workspace-write", "exec", "write the board"};
+	struct dt_fix_launch l = {argv, 5, 0, "/w", &rs};
+	struct dt_record d = {0};
+	d.err = EROFS;
+	const struct dt_record *refs[] = {&d};
+	struct dt_fix_problem p = {DT_CAUSE_ROOT_NOT_GRANTED, b, 0, "/b", refs, 1, NULL};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	cr_assert_not_null(plan.argv, "%s", plan.no_rewrite ? plan.no_rewrite : "");
+	struct dt_argv a = {plan.argv, plan.argc};
+	cr_assert_str_eq(joined(&a), "codex -s workspace-write exec --add-dir /b write the board");
+	cr_assert_str_eq(plan.fixes[0].copy[0], "--add-dir /b");
+	cr_assert_not_null(strstr(plan.fixes[0].launcher, "HCOM_DIR=/b"));
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+Test(fix, a_landlock_refusal_gets_a_rule_with_the_rights_its_calls_needed_and_no_rerun)
+{
+	struct dt_rootset rs = {0};
+	struct dt_root *b = dt_roots_add(&rs, "/b", DT_ROOT_EXPLICIT, "--root", NULL);
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_launch l = {argv, 2, 0, "/w", &rs};
+	struct dt_record create = {0}, unlink_ = {0};
+	create.err = unlink_.err = EACCES;
+	create.op = "openat";
+	unlink_.op = "unlink";
+	const struct dt_record *refs[] = {&create, &unlink_};
+	struct dt_fix_problem p = {DT_CAUSE_ROOT_NOT_GRANTED, b, -1, "/b", refs, 2, NULL};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_OUTSIDE);
+	cr_assert_eq(plan.fixes[0].sandbox, DT_SB_LANDLOCK);
+	const char *rule = plan.fixes[0].copy[0];
+	cr_assert_not_null(strstr(rule, "\"/b\""), "%s", rule);
+	cr_assert_not_null(strstr(rule, "LANDLOCK_ACCESS_FS_MAKE_REG"), "%s", rule);
+	cr_assert_not_null(strstr(rule, "LANDLOCK_ACCESS_FS_REMOVE_FILE"), "%s", rule);
+	cr_assert_null(strstr(rule, "REMOVE_DIR"), "a right no call needed: %s", rule);
+	cr_assert_null(plan.argv, "nothing to run: Landlock is not on the command line");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
