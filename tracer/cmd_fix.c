@@ -197,7 +197,7 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 	}
 	if (v && v->runs)
 		fix_text_flake(f, v);
-	else if (v && v->v)
+	else if (v && v->cmd)
 		fprintf(f, "\nverified with one run (exit status %d), ring %s\n", v->status,
 		        v->ring);
 }
@@ -335,7 +335,7 @@ static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inpu
 	for (size_t i = 0; i < plan->n; i++)
 		fix_json_one(&j, in, plan, v, i);
 	dt_json_end_arr(&j);
-	if (v && v->v)
+	if (v && v->cmd)
 		fix_json_run(&j, v);
 	dt_json_end_obj(&j);
 	fputc('\n', f);
@@ -367,6 +367,9 @@ static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struc
 			fprintf(f, " | %s | refused in %u of %u runs | %u of %u runs |\n",
 			        dt_verify_state_name(r->state), r->runs_before, v->done_before,
 			        r->runs_after, v->done_after);
+		else if (!v->cmd)
+			fprintf(f, " | %s | %llu refusals | not run |\n",
+			        dt_verify_state_name(r->state), (unsigned long long)r->before);
 		else
 			fprintf(f, " | %s | %llu refusals | %llu refusals |\n",
 			        dt_verify_state_name(r->state), (unsigned long long)r->before,
@@ -374,7 +377,9 @@ static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struc
 	}
 	char *cmd = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&cmd, &len);
+	FILE *m = v->cmd ? open_memstream(&cmd, &len) : NULL;
+	if (!v->cmd)
+		fputs("\nNothing was run: no fix is a change to the command line.\n", f);
 	if (m) {
 		fputs("cd ", m);
 		dt_shell_word(m, v->cwd ? v->cwd : ".");
@@ -450,23 +455,28 @@ static int fix_confirm(const struct fix_opts *o, const struct dt_fix_inputs *in,
 	return 0;
 }
 
+/* Runs the launch with the fix (once or soaked), or, when no fix is a
+ * command-line change, nothing; then leaves the proof beside the ring. */
 static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
                       const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
                       struct dt_verify *v)
 {
-	if (in->launch && !plan->argv && !plan->no_rewrite)
-		return dt_verify_none(in, v);
-	int rc = dt_verify_check(in, plan);
-	if (!rc)
-		rc = fix_confirm(o, in, plan);
-	if (rc)
-		return rc;
-	char after[PATH_MAX];
-	char *abs = realpath(o->rings[0], NULL);
-	snprintf(after, sizeof(after), "%s.fixed.ring", abs ? abs : o->rings[0]);
-	free(abs);
-	rc = o->runs ? dt_verify_soak(r, in, plan, o->runs, v)
-	             : dt_verify_once(r, in, plan, after, v);
+	int rc;
+	if (in->launch && !plan->argv && !plan->no_rewrite) {
+		rc = dt_verify_none(in, v);
+	} else {
+		rc = dt_verify_check(in, plan);
+		if (!rc)
+			rc = fix_confirm(o, in, plan);
+		if (rc)
+			return rc;
+		char after[PATH_MAX];
+		char *abs = realpath(o->rings[0], NULL);
+		snprintf(after, sizeof(after), "%s.fixed.ring", abs ? abs : o->rings[0]);
+		free(abs);
+		rc = o->runs ? dt_verify_soak(r, in, plan, o->runs, v)
+		             : dt_verify_once(r, in, plan, after, v);
+	}
 	if (rc)
 		return rc;
 	char proof[PATH_MAX];

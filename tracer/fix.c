@@ -769,7 +769,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			fix_grant_problem(f, &p[i], l, plan->sandbox, dir, plan, add_dir,
 			                  (const char *const *)list.v, list.n);
 		else if (p[i].cause == DT_CAUSE_FILE_PERMISSIONS ||
-		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && p[i].root))
+		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && !refused_by_sandbox(&p[i])))
 			fix_file_permissions(f, &p[i]);
 		else if (p[i].cause == DT_CAUSE_PROTECTED_PATH ||
 		         p[i].cause == DT_CAUSE_CROSS_MOUNT ||
