@@ -59,7 +59,7 @@ CLI_LIB_SRC := $(filter-out tracer/main.c,$(CLI_SRC))
 CLI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 CLI_LIB := $(BUILD)/libdtcli.a
 
-.PHONY: all deps test unit integration demo bench install uninstall clean \
+.PHONY: all deps test unit integration demo demo-picture bench install uninstall clean \
 	test-asan lint format fuzz fuzz-smoke helpers codex test-as-user
 .DELETE_ON_ERROR:
 
@@ -153,6 +153,17 @@ test-as-user:
 demo: deps
 	@$(MAKE) --no-print-directory -s all
 	@$(BUILD)/denytrace demo
+
+# The README's picture: the timeline of phase 1 of a real demo run (the
+# intermittent one), as `denytrace report --format svg` draws it.
+DEMO_PICTURE_RUN := /tmp/denytrace-demo-picture
+demo-picture: all
+	@rm -rf $(DEMO_PICTURE_RUN)
+	@$(BUILD)/denytrace demo --phase 1 --out $(DEMO_PICTURE_RUN) >/dev/null
+	@mkdir -p docs
+	$(BUILD)/denytrace report --format svg $(DEMO_PICTURE_RUN)/phase1/workspace/denytrace.ring \
+		> docs/demo-timeline.svg
+	@rm -rf $(DEMO_PICTURE_RUN)
 
 bench: all helpers
 	@./scripts/bench.sh $(BUILD)

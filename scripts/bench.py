@@ -87,6 +87,17 @@ RUN_FIXED_RUNS = 21
 LOAD_RUNS = 3                       # callgrind runs of /bin/true per variant
 TARGET_RING_2W = 1_000_000          # records/s with 2 writers
 TARGET_REPORT_64M_S = 2.0           # seconds for a full 64 MiB ring
+TARGET_SVG_100K_S = 2.0             # seconds to draw the timeline of 100,000 refusals
+SVG_WORKER = """import os, sys
+ro, ok, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for i in range(n):
+    try:
+        os.close(os.open('%s/f%d' % (ro, i % 5), os.O_WRONLY | os.O_CREAT))
+    except OSError:
+        pass
+    if i % 10 == 0:
+        os.close(os.open(ok, os.O_WRONLY | os.O_CREAT))
+"""
 
 SLOT = 256
 MAIN_SIZES = (8, 32, 64)       # MiB of slots
@@ -1288,6 +1299,78 @@ class Bench:
                    fit["exponent_cpu"],
                    "grows linearly" if fit["linear"] else "NOT linear (per-record cost grows with the ring)"))
 
+    # ---- 7: drawing the timeline ------------------------------------------
+
+    def svg_ring(self):
+        """A real ring of 100,000 refusals: four workers in bubblewrap (only
+        their workspace writable), recorded with --all. None when bubblewrap
+        cannot run here. Not under /dev/shm: the sandbox's own /dev hides it."""
+        self.svg_tmp = tempfile.mkdtemp(prefix="denytrace-bench-svg-")
+        ws, ro = os.path.join(self.svg_tmp, "ws"), os.path.join(self.svg_tmp, "ro")
+        os.makedirs(ws, exist_ok=True)
+        os.makedirs(ro, exist_ok=True)
+        py = os.path.join(self.svg_tmp, "worker.py")
+        with open(py, "w") as f:
+            f.write(SVG_WORKER)
+        ring, ok = os.path.join(ws, "svg.ring"), os.path.join(ws, "ok")
+        shell = " ".join("%s %s %s %s 25000 &" % (WORKER_PY, py, ro, ok) for _ in range(4)) + " wait"
+        argv = [self.dt, "run", "-q", "--all", "--size", "256M", "-o", ring, "--", "bwrap",
+                "--ro-bind", "/", "/", "--bind", ws, ws, "--dev", "/dev", "--proc", "/proc",
+                "--", "sh", "-c", shell]
+        try:
+            run_timed(argv, timeout=300)
+        except (OSError, subprocess.TimeoutExpired, BenchError):
+            return None
+        out = run_timed([self.dt, "report", "--format", "json", ring], capture=True)["stdout"]
+        return ring if json.loads(out)["summary"]["denials"] == 100000 else None
+
+    def bench_svg(self):
+        if not self.want("svg"):
+            return
+        progress("svg: recording 100,000 refusals in bubblewrap")
+        ring = self.svg_ring()
+        if not ring:
+            self.notes.append("svg: bubblewrap could not record the 100,000-refusal ring here; "
+                              "the timeline was not measured")
+            shutil.rmtree(self.svg_tmp, ignore_errors=True)
+            return
+        argv = [self.dt, "report", "--format", "svg", ring]
+        ref = [self.dt, "report", "--format", "json", ring]
+        walls, cpus, json_walls = [], [], []
+
+        def one_round(r):
+            res = run_timed(argv, timeout=60)
+            walls.append(res["wall"])
+            cpus.append(res["cpu"])
+            json_walls.append(run_timed(ref, timeout=60)["wall"])
+
+        rounds = rounds_loop("svg", self.args.rounds or (1 if self.quick else 5),
+                             self.args.rounds or 1, 0 if self.quick else 40, one_round)
+        shutil.rmtree(self.svg_tmp, ignore_errors=True)
+        w, c, j = summary(walls), summary(cpus), summary(json_walls)
+        self.results["svg"] = {"measured": "denytrace report --format svg RING > /dev/null",
+                               "refusals": 100000, "rounds": rounds, "wall_s": w, "cpu_s": c,
+                               "json_wall_s": j}
+        self.target("report --format svg of 100,000 refusals (4 processes, --all), wall median",
+                    w["median"], "s", "< %g" % TARGET_SVG_100K_S, w["median"] < TARGET_SVG_100K_S,
+                    "cpu median %.2f s; the same report as JSON %.2f s" % (c["median"], j["median"]))
+
+    def print_svg(self):
+        res = self.results.get("svg")
+        if not res:
+            return
+        log("")
+        log("7. Drawing the timeline: %s" % res["measured"])
+        log("   a real ring: four python3 workers in bubblewrap, 25,000 refused creates each and a")
+        log("   successful write every tenth (--all); %d round%s"
+            % (res["rounds"], "" if res["rounds"] == 1 else "s"))
+        w, c, j = res["wall_s"], res["cpu_s"], res["json_wall_s"]
+        table(["format", "wall s", "wall min-max", "cpu s"],
+              [["svg", fmt_num(w["median"]), "%s-%s" % (fmt_num(w["min"]), fmt_num(w["max"])),
+                fmt_num(c["median"])],
+               ["json (reference)", fmt_num(j["median"]), "%s-%s" % (fmt_num(j["min"]), fmt_num(j["max"])),
+                "-"]])
+
     # ---- driver ----------------------------------------------------------
 
     def run(self):
@@ -1302,6 +1385,7 @@ class Bench:
             self.fill_rings()
         self.bench_ring()
         self.bench_report()
+        self.bench_svg()
         self.elapsed = time.perf_counter() - t0
         self.load_after = os.getloadavg()
 
@@ -1330,6 +1414,7 @@ class Bench:
         self.print_run_fixed()
         self.print_ring()
         self.print_report()
+        self.print_svg()
         self.print_start_up()
         log("")
         log("Targets")
@@ -1429,7 +1514,7 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="machine-readable results (default BUILD/bench.json)")
     ap.add_argument("--rounds", type=int, help="fixed number of rounds for every section")
     ap.add_argument("--only", metavar="LIST",
-                    help="comma list of sections: sqlite,exec,instr,refusal,run,ring,report")
+                    help="comma list of sections: sqlite,exec,instr,refusal,run,ring,report,svg")
     ap.add_argument("--transactions", type=int, help="sqlite transactions per run")
     ap.add_argument("--execs", type=int, help="iterations of the shell loop")
     ap.add_argument("--tmpdir", help="where databases and rings go (default /dev/shm)")
