@@ -17,6 +17,33 @@
 
 /* ---- inputs ---- */
 
+/* Codex launched by `denytrace codex` carries -c mcp_servers.S.env.K=...
+ * overrides that lead its MCP servers' probe to the old ring: not the
+ * user's, and wrong for a new run. */
+static int probe_override(const char *a)
+{
+	const char *env = strstr(a, ".env.");
+	return !strncmp(a, "mcp_servers.", 12) && env &&
+	       (!strncmp(env + 5, "LD_PRELOAD=", 11) || !strncmp(env + 5, "DENYTRACE_", 10));
+}
+
+/* argv without those overrides (words borrowed), NULL-terminated. */
+static char **rerun_argv(char *const *argv, size_t argc)
+{
+	char **out = calloc(argc + 1, sizeof(*out));
+	size_t n = 0;
+	int opts = 1;
+	for (size_t i = 0; out && i < argc; i++) {
+		opts &= strcmp(argv[i], "--") != 0;
+		if (opts && !strcmp(argv[i], "-c") && i + 1 < argc && probe_override(argv[i + 1])) {
+			i++;
+			continue;
+		}
+		out[n++] = argv[i];
+	}
+	return out;
+}
+
 static const struct dt_record *report_launch(const struct dt_report *r)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -70,8 +97,15 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 	in->launch = report_launch(r);
 	in->l.rs = &r->roots;
 	if (in->launch) {
-		in->l.argv = in->launch->argv;
-		in->l.argc = in->launch->argc;
+		/* denytrace's own overrides are not the user's command line */
+		in->argv = rerun_argv((char *const *)in->launch->argv, in->launch->argc);
+		if (!in->argv) {
+			dt_fix_inputs_free(in);
+			return -1;
+		}
+		in->l.argv = (const char *const *)in->argv;
+		while (in->argv[in->l.argc])
+			in->l.argc++;
 		in->l.argv_trunc = in->launch->argv_trunc;
 		in->l.cwd = in->launch->cwd;
 	}
@@ -80,6 +114,7 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 
 void dt_fix_inputs_free(struct dt_fix_inputs *in)
 {
+	free(in->argv);
 	free(in->p);
 	free(in->titles);
 	free(in->counts);
@@ -115,47 +150,17 @@ const char *dt_verify_state_name(enum dt_verify_state s)
 
 /* ---- the command to run ---- */
 
-/* Codex launched by `denytrace codex` carries -c mcp_servers.S.env.K=...
- * overrides that lead its MCP servers' probe to the old ring: not the
- * user's, and wrong for a new run. */
-static int probe_override(const char *a)
-{
-	const char *env = strstr(a, ".env.");
-	return !strncmp(a, "mcp_servers.", 12) && env &&
-	       (!strncmp(env + 5, "LD_PRELOAD=", 11) || !strncmp(env + 5, "DENYTRACE_", 10));
-}
-
-/* argv without those overrides (words borrowed), NULL-terminated. */
-static char **rerun_argv(char *const *argv, size_t argc)
-{
-	char **out = calloc(argc + 1, sizeof(*out));
-	size_t n = 0;
-	int opts = 1;
-	for (size_t i = 0; out && i < argc; i++) {
-		opts &= strcmp(argv[i], "--") != 0;
-		if (opts && !strcmp(argv[i], "-c") && i + 1 < argc && probe_override(argv[i + 1])) {
-			i++;
-			continue;
-		}
-		out[n++] = argv[i];
-	}
-	return out;
-}
-
 /* self run -q -o RING -- ARGV (or self codex ... --codex PROG -- ARGS for
  * a Codex launch that recorded its configuration); NULL-terminated, words
  * borrowed. */
 static char **verify_command(const char *self, const char *ring, char *const *argv, size_t argc,
                              int codex)
 {
-	char **words = rerun_argv(argv, argc);
+	char *const *words = argv;
 	char **cmd = calloc(argc + 10, sizeof(*cmd));
 	size_t n = 0;
-	if (!cmd || !words) {
-		free(words);
-		free(cmd);
+	if (!cmd)
 		return NULL;
-	}
 	cmd[n++] = (char *)self;
 	cmd[n++] = codex ? "codex" : "run";
 	cmd[n++] = "-q";
@@ -166,10 +171,9 @@ static char **verify_command(const char *self, const char *ring, char *const *ar
 		cmd[n++] = words[0];
 	}
 	cmd[n++] = "--";
-	for (char **w = words + (codex ? 1 : 0); *w; w++)
+	for (char *const *w = words + (codex ? 1 : 0); *w; w++)
 		cmd[n++] = *w;
 	cmd[n] = NULL;
-	free(words);
 	return cmd;
 }
 
@@ -330,13 +334,13 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 	out->v = calloc(in->n + 1, sizeof(*out->v));
 	out->n = in->n;
 	unsigned *refused = calloc(2 * (in->n + 1), sizeof(*refused));
-	char **orig = rerun_argv((char *const *)in->l.argv, in->l.argc);
-	out->cmd = rerun_argv(plan->argv, plan->argc);
-	if (!out->v || !refused || !orig || !out->cmd) {
+	char **orig = in->argv;
+	out->cmd = calloc(plan->argc + 1, sizeof(*out->cmd));
+	if (!out->v || !refused || !out->cmd) {
 		free(refused);
-		free(orig);
 		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
 	}
+	memcpy(out->cmd, plan->argv, plan->argc * sizeof(*out->cmd));
 	struct sigaction sa = {0}, old_int, old_term;
 	sa.sa_handler = verify_on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -361,7 +365,6 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 		                                                      : DT_VERIFY_FIXED;
 	}
 	free(refused);
-	free(orig);
 	return rc;
 }
 

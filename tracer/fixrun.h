@@ -29,6 +29,8 @@ struct dt_fix_inputs {
 	size_t *ngroups;
 	const struct dt_record **refs;  /* storage for the problems' refusals */
 	const struct dt_record *launch; /* the first launch record, or NULL */
+	char **argv; /* its argv without the -c overrides `denytrace codex` adds to
+	              * carry the probe into MCP servers (they name the old ring) */
 	struct dt_fix_launch l;
 };
 /* Returns 0, or -1 when out of memory. */

@@ -331,3 +331,66 @@ Test(fix_verify, codex_gets_one_c_holding_the_dropped_board_root_and_verify_reru
 	dtt_system(NULL, 0, rm, NULL);
 	dtt_free(&r);
 }
+
+/* A launch by `denytrace codex`: its config.toml named the board, the -c
+ * on the command line replaced that list, and denytrace added overrides
+ * carrying the probe into an MCP server. The fix and the re-run leave
+ * those out (they name the old ring), and the re-run is `denytrace codex`
+ * again. */
+Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
+{
+	char why[PATH_MAX + 512];
+	const char *codex = dtt_codex(why, sizeof(why));
+	if (!codex)
+		cr_skip_test("%s", why);
+	char top[] = "/var/tmp/denytrace-fix-codex.XXXXXX";
+	cr_assert_not_null(mkdtemp(top));
+	char board[PATH_MAX], other[PATH_MAX], work[PATH_MAX], home[PATH_MAX], ch[PATH_MAX];
+	snprintf(board, sizeof(board), "%s/board", top);
+	snprintf(other, sizeof(other), "%s/other", top);
+	snprintf(work, sizeof(work), "%s/work", top);
+	snprintf(home, sizeof(home), "%s/home", top);
+	snprintf(ch, sizeof(ch), "%s/codex-home", top);
+	const char *dirs[] = {board, other, work, home, ch};
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_eq(mkdir(dirs[i], 0755), 0);
+	char cfg[PATH_MAX + 16];
+	snprintf(cfg, sizeof(cfg), "%s/config.toml", ch);
+	FILE *f = fopen(cfg, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n\n"
+	        "[mcp_servers.docs]\ncommand = \"/bin/cat\"\n",
+	        board);
+	fclose(f);
+	char e_home[PATH_MAX + 8], e_ch[PATH_MAX + 16], c2[PATH_MAX + 64], script[2 * PATH_MAX],
+	    ring[PATH_MAX + 16];
+	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
+	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", ch);
+	snprintf(c2, sizeof(c2), "sandbox_workspace_write.writable_roots=[\"%s\"]", other);
+	snprintf(script, sizeof(script), "echo done > %s/status", board);
+	snprintf(ring, sizeof(ring), "%s/c.ring", work);
+	const char *env[] = {e_home, e_ch, NULL};
+	char cmd[8 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"' -c '%s' -- sh -c '%s'",
+	         work, dt(), ring, codex, c2, script);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, env);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", board);
+	cr_assert_neq(access(status, F_OK), 0, "the board was written: %s", out);
+
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, env);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
+	const char *line = strstr(out, "the launch with every command-line fix:");
+	cr_assert_not_null(line, "%s", out);
+	cr_expect_null(strstr(line, "mcp_servers"), "the probe's overrides are in the fix:\n%s",
+	               out);
+	cr_expect_eq(access(status, F_OK), 0, "the re-run did not write the board:\n%s", out);
+	const char *rm[] = {"rm", "-rf", top, NULL};
+	dtt_system(NULL, 0, rm, NULL);
+}
