@@ -591,7 +591,7 @@ static int demo_fix(const struct demo *d, const struct demo_phase *p, const char
 	demo_say(d, "\n== step 3: fix, and verify the fix\n");
 	demo_say(d, "   $ denytrace fix --verify --yes \"$OUT\"/phase%d/workspace/denytrace.ring\n",
 	         p->n);
-	char *argv[] = {"/proc/self/exe",          "fix",           "--verify", "--yes", "--format",
+	char *argv[] = {"/proc/self/exe",         "fix",           "--verify", "--yes", "--format",
 	                d->say ? "text" : "json", (char *)p->ring, NULL};
 	struct dt_spawn sp = {.argv = argv,
 	                      .cwd = p->work,
@@ -607,7 +607,8 @@ static int demo_fix(const struct demo *d, const struct demo_phase *p, const char
 		close(fd);
 	/* 1: a finding not fixed, which the output says */
 	if (st != 0 && st != 1)
-		return dt_fail(DT_EXIT_INTERNAL, "demo: denytrace fix --verify failed (exit %d)", st);
+		return dt_fail(DT_EXIT_INTERNAL, "demo: denytrace fix --verify failed (exit %d)",
+		               st);
 	return 0;
 }
 

@@ -197,22 +197,20 @@ int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, si
 
 char *dt_codex_roots_value(const char *const *roots, size_t nroots)
 {
-	size_t cap = 64, len = 0;
-	char *s = xrealloc(NULL, cap);
-	len = (size_t)snprintf(s, cap, "sandbox_workspace_write.writable_roots=[");
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		oom();
+	fputs("sandbox_workspace_write.writable_roots=[", f);
 	for (size_t i = 0; i < nroots; i++) {
 		char *q = dt_toml_quote(roots[i]);
-		if (!q)
-			oom();
-		size_t need = len + strlen(q) + 4;
-		if (need > cap)
-			s = xrealloc(s, cap = need * 2);
-		len += (size_t)snprintf(s + len, cap - len, "%s%s", i ? "," : "", q);
+		fprintf(f, "%s%s", i ? "," : "", q ? q : "\"\"");
 		free(q);
 	}
-	s = xrealloc(s, len + 2);
-	s[len++] = ']';
-	s[len] = 0;
+	fputc(']', f);
+	if (fclose(f) != 0)
+		oom();
 	return s;
 }
 

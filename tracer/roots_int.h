@@ -15,7 +15,7 @@ struct strlist {
 	size_t n;
 };
 
-void oom(void);
+void oom(void) __attribute__((noreturn));
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
