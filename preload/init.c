@@ -165,6 +165,10 @@ static void dt_read_config(char **envp)
 
 static void dt_after_fork_child(void)
 {
+	/* Under the program's own filter the child records nothing, and
+	 * getpid may be what the filter kills for. */
+	if (__atomic_load_n(&dt_seccomp_filtered, __ATOMIC_ACQUIRE))
+		return;
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
 	dt_ring_after_fork();
 	dt_backtrace_after_fork();
@@ -265,6 +269,10 @@ DT_HIDDEN void dt_ring_abandon_attach(int level)
 
 DT_HIDDEN void dt_seccomp_before_install(void)
 {
+	/* a filter stacked on one of the program's: the first one may forbid
+	 * the probe's calls (getpid), and the ring no longer matters */
+	if (__atomic_load_n(&dt_seccomp_filtered, __ATOMIC_ACQUIRE))
+		return;
 	if (dt_in_vfork_child())
 		return; /* a vfork child must not attach for its parent */
 	dt_in_probe++;

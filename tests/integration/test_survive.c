@@ -386,3 +386,18 @@ Test(survive, allow_list_seccomp_filter_installed_with_prctl_is_not_fatal)
 {
 	survives_its_own_allow_list("prctl", 1);
 }
+
+Test(survive, allow_list_seccomp_filter_installed_with_a_raw_prctl_syscall_is_not_fatal)
+{
+	survives_its_own_allow_list("rawprctl", 1);
+}
+
+Test(survive, second_seccomp_filter_stacked_on_an_allow_list_is_not_fatal)
+{
+	survives_its_own_allow_list("twice", 1);
+}
+
+Test(survive, fork_after_a_seccomp_filter_that_forbids_getpid_is_not_fatal)
+{
+	survives_its_own_allow_list("fork", 1);
+}
