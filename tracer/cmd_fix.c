@@ -104,7 +104,9 @@ static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i)
 	const struct dt_verify_result *r = &v->v[i];
 	fprintf(f, "   verified: %s", dt_verify_state_name(r->state));
 	if (r->state == DT_VERIFY_CANNOT)
-		fputs(" (the change is outside the command line: make it first)", f);
+		fputs(" (the change is not on the command line: make it, then run fix "
+		      "--verify again)",
+		      f);
 	else if (v->runs)
 		fprintf(f, ": refused in %u of %u runs (was %u of %u)", r->runs_after,
 		        v->done_after, r->runs_before, v->done_before);
@@ -182,6 +184,10 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 		ncl += plan->fixes[i].kind == DT_FIX_COMMAND_LINE;
 	fprintf(f, "%zu problem%s, %zu fixed on the command line (sandbox: %s)\n", plan->n,
 	        plan->n == 1 ? "" : "s", ncl, dt_fix_sandbox_name(plan->sandbox));
+	if (!in->launch)
+		fputs("(the ring has no launch record: no command line to change, and nothing "
+		      "--verify could run)\n",
+		      f);
 	for (size_t i = 0; i < plan->n; i++)
 		fix_text_one(f, in, plan, v, i);
 	if (plan->argv) {

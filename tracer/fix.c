@@ -548,19 +548,28 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		                 "list can grant it");
 		return;
 	}
-	if (sb == DT_SB_CODEX) {
+	/* Codex seen in the run (a process or exec record) but started by a
+	 * wrapper: the same change, made where that wrapper builds the flags */
+	int wrapped = sb == DT_SB_NONE && rs->codex_sandbox_mode;
+	if (sb == DT_SB_CODEX || wrapped) {
 		char *val = dt_codex_roots_value(roots, nroots);
 		int ro =
 		    rs->codex_sandbox_mode && strcmp(rs->codex_sandbox_mode, "workspace-write");
-		f->kind = DT_FIX_COMMAND_LINE;
+		f->kind = wrapped ? DT_FIX_OUTSIDE : DT_FIX_COMMAND_LINE;
+		f->sandbox = DT_SB_CODEX;
+		add_dir &= !wrapped;
 		char *w = sh_word(add_dir ? dir : val);
 		if (add_dir) {
 			fix_set(&f->change, "add --add-dir %s to Codex's command line", dir);
 			fix_copy(f, "--add-dir %s", w);
 		} else {
 			fix_set(&f->change,
-			        "give Codex one -c writable_roots list holding every root%s",
-			        rs->codex_override ? ", in place of the one it had" : "");
+			        "give Codex one -c writable_roots list holding every root%s%s",
+			        rs->codex_override ? ", in place of the one it had" : "",
+			        wrapped
+			            ? " (Codex is started by the launched program, not on the "
+			              "recorded command line: change it where its flags are built)"
+			            : "");
 			fix_copy(f, "-c %s%s", w,
 			         ro ? " -c 'sandbox_mode=\"workspace-write\"'" : "");
 		}
@@ -750,7 +759,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	struct strlist grants = {0}, list = {0};
 	for (size_t i = 0; i < n; i++) {
 		const char *dir = grant_dir(&p[i]);
-		if (dir && plan->sandbox != DT_SB_NONE && !strlist_has(&grants, dir))
+		if (dir && !strlist_has(&grants, dir))
 			strlist_push(&grants, dir);
 	}
 	const struct dt_rootset *rs = l->rs;

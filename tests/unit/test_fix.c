@@ -320,3 +320,26 @@ Test(fix, a_landlock_refusal_gets_a_rule_with_the_rights_its_calls_needed_and_no
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
+
+Test(fix, codex_started_by_a_launcher_gets_the_c_to_set_where_the_launcher_builds_it)
+{
+	struct dt_rootset rs;
+	codex_rootset(&rs);
+	const char *argv[] = {"hermes", "kanban", "work"};
+	struct dt_fix_launch l = {argv, 3, 0, "/w", &rs};
+	struct dt_record d = {0};
+	d.err = EROFS;
+	const struct dt_record *refs[] = {&d};
+	struct dt_fix_problem p = {
+	    DT_CAUSE_ROOT_NOT_GRANTED, root_of(&rs, "/c"), 0, "/c", refs, 1, NULL};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_OUTSIDE, "not on the recorded command line");
+	cr_assert_eq(plan.fixes[0].sandbox, DT_SB_CODEX);
+	cr_assert_str_eq(plan.fixes[0].copy[0],
+	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/c\"]'");
+	cr_assert_not_null(strstr(plan.fixes[0].launcher, "HERMES_KANBAN_ROOT=/c"));
+	cr_assert_null(plan.argv, "nothing to rewrite or run");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
