@@ -60,7 +60,7 @@ CLI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 CLI_LIB := $(BUILD)/libdtcli.a
 
 .PHONY: all deps test unit integration demo demo-picture bench install uninstall clean \
-	test-asan lint format fuzz fuzz-smoke helpers codex test-as-user
+	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libdenytrace.so $(BUILD)/denytrace
@@ -176,7 +176,18 @@ test-asan:
 		build-asan/denytrace $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BINS))
 	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ./tests/run-tests.sh build-asan --unit-only
 
-lint:
+# man/denytrace.1's generated regions (causes, exit statuses, options)
+# come from the CLI's own tables through man/mangen.c.
+$(BUILD)/mangen: man/mangen.c $(CLI_HDR) Makefile
+	@mkdir -p $(@D)
+	$(CC) $(CLI_FLAGS) $(CFLAGS) -o $@ man/mangen.c
+man: $(BUILD)/mangen
+	$(BUILD)/mangen man/denytrace.1 > $(BUILD)/denytrace.1.new
+	mv $(BUILD)/denytrace.1.new man/denytrace.1
+
+lint: $(BUILD)/mangen
+	@$(BUILD)/mangen man/denytrace.1 | cmp -s - man/denytrace.1 || \
+		{ echo "man/denytrace.1 is stale: its generated regions differ from the tables; run make man"; exit 1; }
 	PYTHONPYCACHEPREFIX=$(BUILD)/pycache python3 -m py_compile $(DEMO_PY)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--inline-suppr --suppress=missingIncludeSystem -D__x86_64__ \

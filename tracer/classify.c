@@ -1,28 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Classification. The first rule that matches wins; the order is the
- * contract (README.md, "Causes"):
- *
- *  1. injected           the record says a --deny rule produced the errno
- *  2. lock-contention    a lock call failed with EACCES or EAGAIN
- *  3. file-permissions   the mount is read-write and the owner/mode bits
- *                        deny this uid: an ordinary permission problem
- *     (unknown)          the process record's mount table is incomplete
- *                        (too many mounts for one record): the rules below
- *                        judge by mounts, so none of them is guessed at
- *  4. read-only-sandbox  the process sees "/" read-only and no writable
- *                        root at all
- *  5. protected-path     inside a granted root, but in a read-only subpath
- *                        (.git .codex .agents .aws, or a ro sub-mount)
- *  6. symlink-mismatch   the logical path and the realpath fall under
- *                        different roots
- *  7. sqlite-side-file   SQLite could not create/remove -journal, -wal,
- *                        -shm or <db>.lock beside a database the record
- *                        shows writable for that process (sqlite_role.c)
- *  8. root-not-granted   an expected root contains it, but the sandbox did
- *                        not make that root writable
- *  9. outside-roots      no expected root contains it, and a sandbox refused
- * 10. unknown            what is known is said in the reason
+ * Classification: the rules of causes.def, tried in its order (the
+ * contract); the first that matches wins. Each rule below fills the
+ * verdict: cause, reason and advice in the user's terms.
  */
 #include "classify.h"
 
@@ -38,23 +18,21 @@
 #include "sqlite_role.h"
 
 static const char *const cause_names[DT_CAUSE_COUNT] = {
-	"injected",       "lock-contention",  "cross-mount",      "file-permissions",
-	"read-only-sandbox", "protected-path", "symlink-mismatch", "sqlite-side-file",
-	"root-not-granted", "outside-roots",  "unknown",
+#define DT_CAUSE(id, name, rule, by_mounts, meaning, title, doc) name,
+#include "causes.def"
+#undef DT_CAUSE
 };
 
 static const char *const cause_meanings[DT_CAUSE_COUNT] = {
-	"produced by a --deny rule, not by the sandbox",
-	"another process holds the lock; not a refusal",
-	"a rename or link between two mounts: the kernel's EXDEV, not a refusal",
-	"refused by ordinary owner and mode bits, not by a sandbox",
-	"the whole filesystem is read-only for this process: no writable root at all",
-	"inside a granted root, but in a read-only subpath",
-	"the logical path and the realpath fall under different roots",
-	"SQLite could not create or remove a file beside its database: the directory must be writable",
-	"an expected root contains the path, but the sandbox did not make that root writable",
-	"no expected root contains the path: the worker writes somewhere nobody planned",
-	"none of the known causes fits",
+#define DT_CAUSE(id, name, rule, by_mounts, meaning, title, doc) meaning,
+#include "causes.def"
+#undef DT_CAUSE
+};
+
+static const char *const cause_titles[DT_CAUSE_COUNT] = {
+#define DT_CAUSE(id, name, rule, by_mounts, meaning, title, doc) title,
+#include "causes.def"
+#undef DT_CAUSE
 };
 
 const char *dt_cause_name(enum dt_cause c)
@@ -65,6 +43,11 @@ const char *dt_cause_name(enum dt_cause c)
 const char *dt_cause_meaning(enum dt_cause c)
 {
 	return c < DT_CAUSE_COUNT ? cause_meanings[c] : cause_meanings[DT_CAUSE_UNKNOWN];
+}
+
+const char *dt_cause_title(enum dt_cause c)
+{
+	return c < DT_CAUSE_COUNT ? cause_titles[c] : cause_titles[DT_CAUSE_UNKNOWN];
 }
 
 int dt_op_is_lock(const char *op)
@@ -244,8 +227,8 @@ static int dt_sandbox_like(const struct dt_cls *c)
 	return sandbox_like;
 }
 
-/* The rules, in the order of the contract at the top of this file: each
- * fills v and returns 1 when it matches. */
+/* The rules, in causes.def's order: each fills v and returns 1 when it
+ * matches. */
 static int dt_rule_injected(const struct dt_cls *c, struct dt_verdict *v)
 {
 	const struct dt_record *d = c->d;
@@ -522,7 +505,7 @@ static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
 	return 0;
 }
 
-static void dt_rule_unknown(const struct dt_cls *c, struct dt_verdict *v)
+static int dt_rule_unknown(const struct dt_cls *c, struct dt_verdict *v)
 {
 	const struct dt_record *d = c->d;
 	const char *shown = c->shown;
@@ -542,7 +525,18 @@ static void dt_rule_unknown(const struct dt_cls *c, struct dt_verdict *v)
 			 op, shown, dt_errno_name(d->err));
 	snprintf(v->advice, sizeof(v->advice),
 		 "Check the mount (read-only filesystem?), ACLs and security modules for %s.", shown);
+	return 1;
 }
+
+/* causes.def's rules, in its order. */
+static const struct {
+	int (*rule)(const struct dt_cls *c, struct dt_verdict *v);
+	int by_mounts;
+} dt_rules[DT_CAUSE_COUNT] = {
+#define DT_CAUSE(id, name, rule, by_mounts, meaning, title, doc) {rule, by_mounts},
+#include "causes.def"
+#undef DT_CAUSE
+};
 
 void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
@@ -564,12 +558,13 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	 * was not granted to another. */
 	v->granted = dt_root_granted_to(v->root, proc);
 
-	if (dt_rule_injected(&c, v) || dt_rule_lock_contention(&c, v) ||
-	    dt_rule_cross_mount(&c, v) || dt_rule_file_permissions(&c, v) ||
-	    dt_rule_mounts_incomplete(&c, v) || dt_rule_read_only_sandbox(&c, v) ||
-	    dt_rule_protected_path(&c, v) || dt_rule_symlink_mismatch(&c, v) ||
-	    dt_rule_sqlite_side_file(&c, v) || dt_rule_root_not_granted(&c, v) ||
-	    dt_rule_outside_roots(&c, v))
-		return;
-	dt_rule_unknown(&c, v);
+	/* before the first rule that judges by mounts, a mount table that
+	 * did not fit in its record makes the cause unknown */
+	int mounts_checked = 0;
+	for (int i = 0; i < DT_CAUSE_COUNT; i++) {
+		if (dt_rules[i].by_mounts && !mounts_checked++ && dt_rule_mounts_incomplete(&c, v))
+			return;
+		if (dt_rules[i].rule(&c, v))
+			return;
+	}
 }

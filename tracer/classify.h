@@ -10,24 +10,20 @@
 #include "records.h"
 #include "roots.h"
 
+/* One value per row of causes.def, in its order (the classifier's). */
 enum dt_cause {
-	DT_CAUSE_INJECTED,
-	DT_CAUSE_LOCK_CONTENTION,
-	DT_CAUSE_CROSS_MOUNT,
-	DT_CAUSE_FILE_PERMISSIONS,
-	DT_CAUSE_READ_ONLY_SANDBOX,
-	DT_CAUSE_PROTECTED_PATH,
-	DT_CAUSE_SYMLINK_MISMATCH,
-	DT_CAUSE_SQLITE_SIDE_FILE,
-	DT_CAUSE_ROOT_NOT_GRANTED,
-	DT_CAUSE_OUTSIDE_ROOTS,
-	DT_CAUSE_UNKNOWN,
+#define DT_CAUSE(id, name, rule, by_mounts, meaning, title, doc) DT_CAUSE_##id,
+#include "causes.def"
+#undef DT_CAUSE
 	DT_CAUSE_COUNT
 };
 
 const char *dt_cause_name(enum dt_cause c);
 /* One line: what the cause means. */
 const char *dt_cause_meaning(enum dt_cause c);
+/* A finding's title, a printf format whose %s (if any) is the path the fix
+ * names. */
+const char *dt_cause_title(enum dt_cause c);
 
 /* What else the classifier needs to know about the run. */
 struct dt_classify_ctx {
@@ -56,8 +52,8 @@ struct dt_verdict {
 
 /* proc may be NULL (no process record: the process was not traced). */
 void dt_classify(const struct dt_record *denial, const struct dt_record *proc,
-		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
-		 struct dt_verdict *out);
+                 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
+                 struct dt_verdict *out);
 
 /* What kind of change the refused op makes to its path: create or remove
  * an entry in the parent directory (needs w+x on the parent), modify the

@@ -7,21 +7,6 @@
 
 #include "report.h"
 
-/* The title of a finding, by cause; %s is the subject (or the root). */
-static const char *const finding_titles[DT_CAUSE_COUNT] = {
-    [DT_CAUSE_INJECTED] = "refused on purpose by a --deny rule",
-    [DT_CAUSE_LOCK_CONTENTION] = "a lock held by another process",
-    [DT_CAUSE_CROSS_MOUNT] = "a rename or link across mounts",
-    [DT_CAUSE_FILE_PERMISSIONS] = "%s: its mode bits refuse the worker's user",
-    [DT_CAUSE_READ_ONLY_SANDBOX] = "the sandbox granted no writable root",
-    [DT_CAUSE_PROTECTED_PATH] = "%s is kept read-only inside a writable root",
-    [DT_CAUSE_SYMLINK_MISMATCH] = "%s is reached through a symlink the root does not cover",
-    [DT_CAUSE_SQLITE_SIDE_FILE] = "%s not writable: SQLite cannot keep its side files there",
-    [DT_CAUSE_ROOT_NOT_GRANTED] = "%s not granted to the sandbox",
-    [DT_CAUSE_OUTSIDE_ROOTS] = "writes to %s, outside every root",
-    [DT_CAUSE_UNKNOWN] = "refused for a reason denytrace cannot tell",
-};
-
 static int dt_str_cmp(const char *a, const char *b)
 {
 	if (a == b)
@@ -67,7 +52,7 @@ static int dt_finding_order(const void *a, const void *b)
 
 static void dt_finding_title(struct dt_finding *f)
 {
-	const char *fmt = finding_titles[f->cause];
+	const char *fmt = dt_cause_title(f->cause);
 	const char *what = f->subject[0] ? f->subject : f->root ? f->root->path : "these paths";
 	if (strstr(fmt, "%s"))
 		snprintf(f->title, sizeof(f->title), fmt, what);

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The generated parts of man/denytrace.1, from the same tables the CLI is
+ * built from. Reads the man page and prints it with every region
+ *   .\" BEGIN GENERATED name
+ *   ...
+ *   .\" END GENERATED name
+ * rewritten from the table it names; the rest passes through unchanged.
+ * `make man` writes the result back; `make lint` fails when they differ.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Text as roff: an option's dashes (a word's leading ones) as \-, other
+ * hyphens kept, backslashes as \e, wrapped near 72 columns, no line
+ * starting with a control character. */
+static void roff_text(const char *s)
+{
+	size_t col = 0;
+	while (*s) {
+		const char *e = strchr(s, ' ');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (col && col + 1 + n > 72) {
+			putchar('\n');
+			col = 0;
+		} else if (col) {
+			putchar(' ');
+			col++;
+		}
+		if (!col && (*s == '.' || *s == '\''))
+			fputs("\\&", stdout);
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '-' && (i == 0 || s[i - 1] == '-' || s[i - 1] == '('))
+				fputs("\\-", stdout);
+			else if (s[i] == '\\')
+				fputs("\\e", stdout);
+			else
+				putchar(s[i]);
+		}
+		col += n;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	putchar('\n');
+}
+
+/* A tagged paragraph's tag: a name in bold, its hyphens as \-. */
+static void tag(const char *s)
+{
+	fputs(".TP\n.B ", stdout);
+	for (; *s; s++) {
+		if (*s == '-')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('\n');
+}
+
+static void gen_causes(void)
+{
+	puts("Each refusal in a report gets one cause, tried in this order (the first\n"
+	     "that fits wins):");
+#define DT_CAUSE(id, name, rule, by_mounts, meaning, title, doc)                                   \
+	tag(name);                                                                                 \
+	roff_text(doc);
+#include "causes.def"
+#undef DT_CAUSE
+}
+
+static const struct {
+	const char *name;
+	void (*gen)(void);
+} regions[] = {
+    {"causes", gen_causes},
+};
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: mangen MANPAGE > OUT\n");
+		return 2;
+	}
+	FILE *f = fopen(argv[1], "r");
+	if (!f) {
+		perror(argv[1]);
+		return 3;
+	}
+	char line[4096];
+	const char *skipping = NULL;
+	while (fgets(line, sizeof(line), f)) {
+		static const char begin[] = ".\\\" BEGIN GENERATED ",
+		                  end[] = ".\\\" END GENERATED ";
+		if (skipping) {
+			if (strncmp(line, end, sizeof(end) - 1))
+				continue;
+			skipping = NULL;
+			fputs(line, stdout);
+			continue;
+		}
+		fputs(line, stdout);
+		if (strncmp(line, begin, sizeof(begin) - 1))
+			continue;
+		char *name = line + sizeof(begin) - 1;
+		name[strcspn(name, "\n")] = 0;
+		size_t i = 0;
+		while (i < sizeof(regions) / sizeof(regions[0]) && strcmp(regions[i].name, name))
+			i++;
+		if (i == sizeof(regions) / sizeof(regions[0])) {
+			fprintf(stderr, "mangen: %s: no table named %s\n", argv[1], name);
+			return 1;
+		}
+		regions[i].gen();
+		skipping = regions[i].name;
+	}
+	if (skipping) {
+		fprintf(stderr, "mangen: %s: region %s has no END line\n", argv[1], skipping);
+		return 1;
+	}
+	fclose(f);
+	return 0;
+}
