@@ -213,7 +213,7 @@ static const struct dt_report_group *group(const char *path, const char *op)
 
 /* FMT_TEXT is report -v (findings, then every group in full); FMT_TEXT_SHORT
  * the default. */
-enum fmt { FMT_JSON, FMT_MD, FMT_TEXT, FMT_TEXT_COLOR, FMT_TEXT_SHORT };
+enum fmt { FMT_JSON, FMT_MD, FMT_TEXT, FMT_TEXT_COLOR, FMT_TEXT_SHORT, FMT_SVG };
 
 static const char *render(enum fmt fmt)
 {
@@ -230,6 +230,7 @@ static const char *render(enum fmt fmt)
 	case FMT_TEXT: dt_report_text(f, &rep, 0, 1); break;
 	case FMT_TEXT_COLOR: dt_report_text(f, &rep, 1, 1); break;
 	case FMT_TEXT_SHORT: dt_report_text(f, &rep, 0, 0); break;
+	case FMT_SVG: dt_report_svg(f, &rep); break;
 	}
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_eq(strlen(out), len, "output holds a NUL byte");
@@ -1410,4 +1411,113 @@ Test(report, markdown_has_the_problems_then_a_table_and_the_groups_collapsed)
 	/* the per-group sections are inside the collapsed part */
 	const char *grp = strstr(m, "#### `root-not-granted`");
 	cr_assert(grp && grp > open && grp < close);
+}
+
+/* ---- the timeline (report_svg.c) ------------------------------------------------------------ */
+
+/* The SVG, parsed by Python: prints "ok", the number of <rect> with a
+ * <title> ending in " refused" and the sum of their counts, and the
+ * distinct y of those marks' lanes (one per process). */
+static const char *svg_facts(void)
+{
+	static char res[4096];
+	char path[4096], cmd[9000];
+	render(FMT_SVG);
+	snprintf(path, sizeof(path), "%s/t.svg", dtt_tmpdir());
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(out, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+	         "/usr/bin/python3 -c \"import sys, xml.etree.ElementTree as E\n"
+	         "ns = '{http://www.w3.org/2000/svg}'\n"
+	         "r = E.parse(sys.argv[1]).getroot()\n"
+	         "m = [(x, x.find(ns + 'title').text) for x in r.iter(ns + 'rect') if x.find(ns + "
+	         "'title') is not None]\n"
+	         "ref = [(x, int(t.split()[0])) for x, t in m if t.endswith(' refused')]\n"
+	         "print('ok', len(ref), sum(n for _, n in ref), len(set(int(x.get('y')) // 34 for "
+	         "x, _ in ref)))\n"
+	         "\" '%s' 2>&1",
+	         path);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(res, 1, sizeof(res) - 1, p);
+	res[n] = 0;
+	pclose(p);
+	return res;
+}
+
+Test(report, svg_is_well_formed_and_counts_every_shown_refusal)
+{
+	scenario(0);
+	const char *s = svg_facts();
+	int marks = 0, sum = 0, lanes = 0;
+	cr_assert_eq(sscanf(s, "ok %d %d %d", &marks, &sum, &lanes), 3, "%s\n%s", s, out);
+	/* 8 shown refusals; the lock contention and bwrap's set-up are not drawn */
+	cr_expect_eq(sum, 8, "%s", s);
+	cr_expect_eq(lanes, 2, "pids 100 and 200 refused: %s", s);
+	assert_has(out, "PROBLEM 1: " D "/data not granted to the sandbox (6 refused)");
+	assert_has(out, "successful write (recorded with --all)");
+}
+
+Test(report, svg_of_a_hundred_thousand_refusals_is_binned_into_a_bounded_picture)
+{
+	add_process(100, 1000, 1, 11);
+	for (int i = 0; i < 100000; i++)
+		add_denial(100 + i % 40, 2000 + (uint64_t)i * 1000, "openat", EROFS,
+		           i % 2 ? D "/data/a" : D "/data/b");
+	build_opts(0, data_roots, 2);
+	const char *s = svg_facts();
+	int marks = 0, sum = 0, lanes = 0;
+	cr_assert_eq(sscanf(s, "ok %d %d %d", &marks, &sum, &lanes), 3, "%s", s);
+	cr_expect_eq(sum, 100000, "%s", s);
+	/* 40 processes: 24 lanes of their own and one for the rest */
+	cr_expect_eq(lanes, 25, "%s", s);
+	assert_has(out, "other processes");
+	cr_expect_leq(marks, 25 * 185, "%d marks", marks);
+	cr_expect_lt(strlen(out), 800000, "%zu bytes", strlen(out));
+}
+
+Test(report, svg_draws_a_side_file_where_the_records_saw_it)
+{
+	add_process(100, 1000, 1, 11);
+	/* written at 2000 (exists), refused at 9000 (gone) */
+	struct dt_record *w = add_path_rec(DT_REC_WRITE, 100, 2000, "openat", 0, D "/out/y.db-wal");
+	w->sqlite = "wal";
+	struct dt_record *d = add_denial(100, 9000, "openat", EROFS, D "/out/y.db-wal");
+	d->sqlite = "wal";
+	d->p[0].has_st = 1;
+	d->p[0].st.valid = 0; /* stat found nothing: it did not exist */
+	build_opts(0, data_roots, 2);
+	render(FMT_SVG);
+	assert_has(out, ">y.db-wal existed</text>");
+	/* one band from the write, ending before the refusal's bucket */
+	const char *band = strstr(out, "fill-opacity=\"0.6\"");
+	cr_assert_not_null(band, "%s", out);
+	cr_expect_null(strstr(band + 1, "fill-opacity=\"0.6\""), "one band only:\n%s", out);
+	const char *start = band;
+	while (start > out && strncmp(start, "<rect", 5))
+		start--;
+	int bx = -1, bw = -1, rx = -1;
+	cr_assert_eq(sscanf(start, "<rect x=\"%d\" y=\"%*d\" width=\"%d\"", &bx, &bw), 2, "%s",
+	             start);
+	const char *mark = strstr(out, "<title>1 refused</title>");
+	cr_assert_not_null(mark);
+	while (mark > out && strncmp(mark, "<rect", 5))
+		mark--;
+	cr_assert_eq(sscanf(mark, "<rect x=\"%d\"", &rx), 1);
+	cr_expect_eq(bx, 240, "the band starts with the write, at the left edge");
+	cr_expect_leq(bx + bw, rx, "the band [%d, %d) reaches the refusal at %d", bx, bx + bw, rx);
+}
+
+Test(report, svg_escapes_what_a_program_chose)
+{
+	add_process(100, 1000, 1, 11)->comm = "<w>&\x1b";
+	add_denial(100, 2000, "openat", EROFS, D "/a<b>&\"c'\x01");
+	build_opts(0, data_roots, 2);
+	const char *s = svg_facts();
+	cr_expect_eq(strncmp(s, "ok ", 3), 0, "%s\n%s", s, out);
+	cr_expect_null(strchr(out, '\x1b'));
+	cr_expect_null(strchr(out, '\x01'));
+	assert_has(out, "&lt;w&gt;&amp;\\x1b pid 100");
 }
