@@ -331,7 +331,7 @@ static void soak_print_separating(const struct dt_soak *s)
 static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 {
 	fprintf(f, "denytrace run --seed %llu",
-	        (unsigned long long)(o->seed + (uint64_t)index - 1));
+	        (unsigned long long)dt_soak_seed(o, index));
 	for (size_t k = 0; k < o->ndeny; k++) {
 		fputs(" --deny ", f);
 		dt_shell_word(f, o->deny[k]);
@@ -520,7 +520,7 @@ static void soak_junit(FILE *f, struct dt_soak *s, const struct dt_soak_opts *o,
 		fprintf(f,
 		        "    <testcase name=\"run %d (seed %llu)\" classname=\"denytrace.soak\" "
 		        "time=\"%.3f\"%s\n",
-		        r->index, (unsigned long long)(o->seed + (uint64_t)r->index), r->secs,
+		        r->index, (unsigned long long)dt_soak_seed(o, r->index), r->secs,
 		        r->failed ? ">" : "/>");
 		if (r->failed) {
 			soak_junit_failure(f, s, o, r);

@@ -22,6 +22,11 @@
 
 volatile sig_atomic_t dt_soak_stop;
 
+uint64_t dt_soak_seed(const struct dt_soak_opts *o, int index)
+{
+	return o->seed + (uint64_t)index - 1;
+}
+
 double dt_soak_now(void)
 {
 	struct timespec ts;
@@ -300,7 +305,7 @@ static void soak_add_failed(struct dt_soak *s, const struct dt_soak_opts *o,
 	fr->index = r->index;
 	fr->status = code;
 	fr->timed_out = r->timed_out;
-	fr->seed = o->seed + (uint64_t)r->index - 1;
+	fr->seed = dt_soak_seed(o, r->index);
 	if (o->keep) {
 		char dst[PATH_MAX];
 		snprintf(dst, sizeof(dst), "%s/run-%d.ring", o->keep, r->index);

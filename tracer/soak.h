@@ -88,6 +88,8 @@ struct dt_soak_opts {
 extern volatile sig_atomic_t dt_soak_stop;
 
 double dt_soak_now(void);
+/* The seed run number index (1-based) was given: o->seed for the first. */
+uint64_t dt_soak_seed(const struct dt_soak_opts *o, int index);
 /* 95% Wilson score interval for k failures out of n. */
 void dt_soak_wilson(unsigned k, unsigned n, double *lo, double *hi);
 /* The --keep directory, the seed, this binary (self) and the temporary
