@@ -352,13 +352,21 @@ static int mode_closefrom(void)
 	 * number could */
 	const char *ringfd = getenv("DENYTRACE_FD");
 	int want = ringfd ? atoi(ringfd) : -1;
+	const char *reused = "no";
 	if (want > 2 && want != own) {
-		if (dup2(own, want) != want)
+		/* with a soft limit of 1024 or less (an ordinary user's default)
+		 * the ring sits just above it, a number no program can take */
+		if (dup2(own, want) == want) {
+			close(own);
+			own = want;
+			reused = "yes";
+		} else if (errno == EBADF) {
+			reused = "out of reach";
+		} else {
 			return 2;
-		close(own);
-		own = want;
+		}
 	}
-	printf("own file on the ring's number: %s\n", want == own ? "yes" : "no");
+	printf("own file on the ring's number: %s\n", reused);
 	int bad = refusals();
 	/* successful work goes on */
 	int fd = open(P(rw, "work"), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -366,9 +366,10 @@ Test(behaviour, closing_every_descriptor_leaves_the_program_working_and_the_prob
 	cr_assert_eq(probe_run(&r, NULL, c.argv, NULL, NULL, 0), 0, "ring unreadable: %s", r.out);
 	cr_expect_eq(r.status, 0, "%s", r.out);
 	cr_expect(strstr(r.out, "closefrom ok"), "%s", r.out);
-	cr_expect(strstr(r.out, "own file on the ring's number: yes\n"),
-	          "the ring's number was not reused: %s",
-	          r.out);
+	/* "out of reach": the ring sits above a soft limit of 1024 or less */
+	cr_expect(strstr(r.out, "own file on the ring's number: yes\n") ||
+	              strstr(r.out, "own file on the ring's number: out of reach\n"),
+	          "the ring's number was neither reused nor out of reach: %s", r.out);
 	cr_expect_eq(ro_denials(&r), 0, "recorded without a ring to write to?");
 	expect_own_file_intact(dir);
 	dtt_free(&r);

@@ -206,9 +206,12 @@ Test(demo, runs_both_phases_and_each_report_names_the_board_root_and_its_cause)
 	cr_expect_eq(f.n, 1, "phase 2: %d findings, not 1", f.n);
 	cr_expect_eq(f.groups0, f.denials, "phase 2: the finding holds %d of %d groups", f.groups0,
 	             f.denials);
+	/* SQLite fchowns its new files only as root (os_unix.c, robustFchown):
+	 * without root, the three opens alone */
+	int board_groups = geteuid() == 0 ? 5 : 3;
 	if (sandbox)
-		cr_expect_eq(f.denials, 5, "phase 2: %d groups, not the five of the board",
-		             f.denials);
+		cr_expect_eq(f.denials, board_groups, "phase 2: %d groups, not the %d of the board",
+		             f.denials, board_groups);
 	cr_expect(strstr(out, "phase2/workspace/denytrace.ring\n1 problem: "),
 	          "phase 2's report does not open with \"1 problem\":\n%s", out);
 
