@@ -273,63 +273,133 @@ Test(fix_verify, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_not
 	cr_expect(strstr(out, "--frobnicate"), "%s", out);
 }
 
+/* The real Codex's world: board, other, work, home and CODEX_HOME under
+ * /var/tmp (Codex refuses a CODEX_HOME under /tmp), removed at the end. */
+struct codex_world {
+	const char *codex;
+	char top[64], board[PATH_MAX], other[PATH_MAX], work[PATH_MAX], home[PATH_MAX],
+	    ch[PATH_MAX];
+	char e_home[PATH_MAX + 8], e_ch[PATH_MAX + 16], status[PATH_MAX + 16];
+	const char *env[3];
+};
+
+static void codex_world(struct codex_world *w)
+{
+	static char why[PATH_MAX + 512];
+	w->codex = dtt_codex(why, sizeof(why));
+	if (!w->codex)
+		cr_skip_test("%s", why);
+	snprintf(w->top, sizeof(w->top), "/var/tmp/denytrace-fix-codex.XXXXXX");
+	cr_assert_not_null(mkdtemp(w->top));
+	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
+	snprintf(w->other, sizeof(w->other), "%s/other", w->top);
+	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
+	snprintf(w->home, sizeof(w->home), "%s/home", w->top);
+	snprintf(w->ch, sizeof(w->ch), "%s/codex-home", w->top);
+	const char *dirs[] = {w->board, w->other, w->work, w->home, w->ch};
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_eq(mkdir(dirs[i], 0755), 0);
+	snprintf(w->e_home, sizeof(w->e_home), "HOME=%s", w->home);
+	snprintf(w->e_ch, sizeof(w->e_ch), "CODEX_HOME=%s", w->ch);
+	snprintf(w->status, sizeof(w->status), "%s/status", w->board);
+	w->env[0] = w->e_home;
+	w->env[1] = w->e_ch;
+	w->env[2] = NULL;
+}
+
+static void codex_world_file(const struct codex_world *w, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", w->ch, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void codex_world_end(struct codex_world *w)
+{
+	const char *rm[] = {"rm", "-rf", w->top, NULL};
+	dtt_system(NULL, 0, rm, NULL);
+}
+
+/* denytrace run -o RING -- codex ARGS... -- sh -c 'echo done > BOARD/status'
+ * from the workspace; the board must stay unwritten. */
+static void codex_record(struct codex_world *w, struct dtt_run *r, const char *const *args)
+{
+	const char *argv[32];
+	size_t n = 0;
+	char script[PATH_MAX + 32];
+	snprintf(script, sizeof(script), "echo done > %s", w->status);
+	argv[n++] = w->codex;
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	const char *tail[] = {"--", "sh", "-c", script, NULL};
+	for (size_t i = 0; i < 5; i++)
+		argv[n++] = tail[i];
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->work), 0);
+	int rc = dtt_run(r, NULL, argv, w->env);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_eq(rc, 0, "%s", r->out);
+	cr_assert_neq(access(w->status, F_OK), 0, "the board was written: %s", r->out);
+}
+
+/* fix --verify --yes on ring: one -c holding other and board, and fixed. */
+static void codex_expect_fixed(struct codex_world *w, const char *ring)
+{
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, w->env);
+	char both[3 * PATH_MAX];
+	snprintf(both, sizeof(both), "writable_roots=[\"%s\",\"%s\"]", w->other, w->board);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, both), "no one -c holding both roots (%s):\n%s", both, out);
+	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
+	cr_expect_eq(access(w->status, F_OK), 0, "codex with the fix did not write the board");
+}
+
 /* The real Codex: a worker whose board root the first -c named and a
  * later -c dropped (the last -c for a key wins; lists do not merge). */
 Test(fix_verify, codex_gets_one_c_holding_the_dropped_board_root_and_verify_reruns_codex_sandbox)
 {
-	char why[PATH_MAX + 512];
-	const char *codex = dtt_codex(why, sizeof(why));
-	if (!codex)
-		cr_skip_test("%s", why);
-	/* not under /tmp: Codex refuses a CODEX_HOME there */
-	char top[] = "/var/tmp/denytrace-fix-codex.XXXXXX";
-	cr_assert_not_null(mkdtemp(top));
-	char board[PATH_MAX], other[PATH_MAX], work[PATH_MAX], home[PATH_MAX], ch[PATH_MAX];
-	snprintf(board, sizeof(board), "%s/board", top);
-	snprintf(other, sizeof(other), "%s/other", top);
-	snprintf(work, sizeof(work), "%s/work", top);
-	snprintf(home, sizeof(home), "%s/home", top);
-	snprintf(ch, sizeof(ch), "%s/codex-home", top);
-	const char *dirs[] = {board, other, work, home, ch};
-	for (size_t i = 0; i < 5; i++)
-		cr_assert_eq(mkdir(dirs[i], 0755), 0);
-	char e_home[PATH_MAX + 8], e_ch[PATH_MAX + 16], c1[PATH_MAX + 64], c2[PATH_MAX + 64],
-	    script[3 * PATH_MAX];
-	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
-	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", ch);
-	snprintf(c1, sizeof(c1), "sandbox_workspace_write.writable_roots=[\"%s\"]", board);
-	snprintf(c2, sizeof(c2), "sandbox_workspace_write.writable_roots=[\"%s\"]", other);
-	snprintf(script, sizeof(script), "echo o > %s/f && echo done > %s/status", other, board);
-	const char *argv[] = {codex, "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
-	                      "-c",  c1,        "-c", c2,
-	                      "--",  "sh",      "-c", script,
-	                      NULL};
-	const char *env[] = {e_home, e_ch, NULL};
-	char cwd[PATH_MAX];
-	dtt_build();
-	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
-	cr_assert_eq(chdir(work), 0);
+	struct codex_world w;
+	codex_world(&w);
+	char c1[PATH_MAX + 64], c2[PATH_MAX + 64];
+	snprintf(c1, sizeof(c1), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.board);
+	snprintf(c2, sizeof(c2), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.other);
+	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", c1, "-c",
+	                      c2,        NULL};
 	struct dtt_run r;
-	int rc = dtt_run(&r, NULL, argv, env);
-	cr_assert_eq(chdir(cwd), 0);
-	cr_assert_eq(rc, 0, "%s", r.out);
-	char status[PATH_MAX + 16];
-	snprintf(status, sizeof(status), "%s/status", board);
-	cr_assert_neq(access(status, F_OK), 0, "the board was written: the -c did not drop it");
-
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", r.ring, NULL};
-	int st = dtt_system(out, sizeof(out), fargs, env);
-	char both[3 * PATH_MAX];
-	snprintf(both, sizeof(both), "writable_roots=[\"%s\",\"%s\"]", other, board);
-	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
-	cr_expect(strstr(out, both), "no one -c holding both roots (%s):\n%s", both, out);
-	cr_expect_null(strstr(strstr(out, both) ? strstr(out, both) + 1 : out, c2),
-	               "the dropping -c is still on the command line:\n%s", out);
-	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
-	cr_expect_eq(access(status, F_OK), 0, "codex sandbox with the fix did not write the board");
-	const char *rm[] = {"rm", "-rf", top, NULL};
-	dtt_system(NULL, 0, rm, NULL);
+	codex_record(&w, &r, args);
+	codex_expect_fixed(&w, r.ring);
+	/* the dropping -c is gone from the fixed command line */
+	const char *line = strstr(out, "the launch with every command-line fix:");
+	cr_expect(line && !strstr(line, c2), "%s", out);
 	dtt_free(&r);
+	codex_world_end(&w);
+}
+
+/* The -p layer's writable_roots replaced config.toml's board root. */
+Test(fix_verify, codex_gets_the_board_root_a_profile_layer_dropped)
+{
+	struct codex_world w;
+	codex_world(&w);
+	char text[2 * PATH_MAX];
+	snprintf(text, sizeof(text), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         w.board);
+	codex_world_file(&w, "config.toml", text);
+	snprintf(text, sizeof(text), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         w.other);
+	codex_world_file(&w, "ci.config.toml", text);
+	const char *args[] = {"sandbox", "-p", "ci", "-c", "sandbox_mode=\"workspace-write\"",
+	                      NULL};
+	struct dtt_run r;
+	codex_record(&w, &r, args);
+	codex_expect_fixed(&w, r.ring);
+	dtt_free(&r);
+	codex_world_end(&w);
 }
 
 /* A launch by `denytrace codex`: its config.toml named the board, the -c
@@ -339,58 +409,27 @@ Test(fix_verify, codex_gets_one_c_holding_the_dropped_board_root_and_verify_reru
  * again. */
 Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
 {
-	char why[PATH_MAX + 512];
-	const char *codex = dtt_codex(why, sizeof(why));
-	if (!codex)
-		cr_skip_test("%s", why);
-	char top[] = "/var/tmp/denytrace-fix-codex.XXXXXX";
-	cr_assert_not_null(mkdtemp(top));
-	char board[PATH_MAX], other[PATH_MAX], work[PATH_MAX], home[PATH_MAX], ch[PATH_MAX];
-	snprintf(board, sizeof(board), "%s/board", top);
-	snprintf(other, sizeof(other), "%s/other", top);
-	snprintf(work, sizeof(work), "%s/work", top);
-	snprintf(home, sizeof(home), "%s/home", top);
-	snprintf(ch, sizeof(ch), "%s/codex-home", top);
-	const char *dirs[] = {board, other, work, home, ch};
-	for (size_t i = 0; i < 5; i++)
-		cr_assert_eq(mkdir(dirs[i], 0755), 0);
-	char cfg[PATH_MAX + 16];
-	snprintf(cfg, sizeof(cfg), "%s/config.toml", ch);
-	FILE *f = fopen(cfg, "w");
-	cr_assert_not_null(f);
-	fprintf(f,
-	        "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n\n"
-	        "[mcp_servers.docs]\ncommand = \"/bin/cat\"\n",
-	        board);
-	fclose(f);
-	char e_home[PATH_MAX + 8], e_ch[PATH_MAX + 16], c2[PATH_MAX + 64], script[2 * PATH_MAX],
-	    ring[PATH_MAX + 16];
-	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
-	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", ch);
-	snprintf(c2, sizeof(c2), "sandbox_workspace_write.writable_roots=[\"%s\"]", other);
-	snprintf(script, sizeof(script), "echo done > %s/status", board);
-	snprintf(ring, sizeof(ring), "%s/c.ring", work);
-	const char *env[] = {e_home, e_ch, NULL};
-	char cmd[8 * PATH_MAX];
+	struct codex_world w;
+	codex_world(&w);
+	char text[2 * PATH_MAX], c2[PATH_MAX + 64], ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
+	snprintf(text, sizeof(text),
+	         "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n\n"
+	         "[mcp_servers.docs]\ncommand = \"/bin/cat\"\n",
+	         w.board);
+	codex_world_file(&w, "config.toml", text);
+	snprintf(c2, sizeof(c2), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.other);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- sandbox -c "
-	         "'sandbox_mode=\"workspace-write\"' -c '%s' -- sh -c '%s'",
-	         work, dt(), ring, codex, c2, script);
+	         "'sandbox_mode=\"workspace-write\"' -c '%s' -- sh -c 'echo done > %s'",
+	         w.work, dt(), ring, w.codex, c2, w.status);
 	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
-	dtt_system(out, sizeof(out), rec, env);
-	char status[PATH_MAX + 16];
-	snprintf(status, sizeof(status), "%s/status", board);
-	cr_assert_neq(access(status, F_OK), 0, "the board was written: %s", out);
-
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", ring, NULL};
-	int st = dtt_system(out, sizeof(out), fargs, env);
-	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
-	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
+	dtt_system(out, sizeof(out), rec, w.env);
+	cr_assert_neq(access(w.status, F_OK), 0, "the board was written: %s", out);
+	codex_expect_fixed(&w, ring);
 	const char *line = strstr(out, "the launch with every command-line fix:");
 	cr_assert_not_null(line, "%s", out);
 	cr_expect_null(strstr(line, "mcp_servers"), "the probe's overrides are in the fix:\n%s",
 	               out);
-	cr_expect_eq(access(status, F_OK), 0, "the re-run did not write the board:\n%s", out);
-	const char *rm[] = {"rm", "-rf", top, NULL};
-	dtt_system(NULL, 0, rm, NULL);
+	codex_world_end(&w);
 }
