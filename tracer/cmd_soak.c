@@ -90,6 +90,31 @@ static double soak_rate(double x)
 	return round(x * 1000) / 1000;
 }
 
+/* The problems (findings) of failing runs that no passing run had. */
+static void soak_json_problems(struct dt_json *j, const struct dt_soak *s)
+{
+	dt_json_key(j, "separating_problems");
+	dt_json_arr(j);
+	for (size_t p = 0; p < s->nproblems; p++) {
+		const struct dt_soak_problem *pr = &s->problems[p];
+		if (!pr->nfail || pr->npass)
+			continue;
+		dt_json_obj(j);
+		dt_json_key(j, "title");
+		dt_json_str(j, pr->title);
+		dt_json_key(j, "cause");
+		dt_json_str(j, dt_cause_name((enum dt_cause)pr->cause));
+		dt_json_key(j, "advice");
+		dt_json_str(j, pr->advice);
+		dt_json_key(j, "failing_runs");
+		dt_json_uint(j, pr->nfail);
+		dt_json_key(j, "passing_runs");
+		dt_json_uint(j, pr->npass);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
 static void soak_json(FILE *f, const struct dt_soak *s, uint64_t seed, int interrupted)
 {
 	struct dt_json j;
@@ -113,6 +138,7 @@ static void soak_json(FILE *f, const struct dt_soak *s, uint64_t seed, int inter
 	dt_json_bool(&j, interrupted);
 	dt_json_key(&j, "refusals");
 	dt_json_uint(&j, s->refusals);
+	soak_json_problems(&j, s);
 	dt_json_key(&j, "separating_refusals");
 	dt_json_arr(&j);
 	for (size_t i = 0; i < s->nkeys; i++) {

@@ -95,6 +95,13 @@ Test(soak, a_flaky_board_write_is_traced_to_the_refusal_that_separates_failing_r
 	snprintf(want, sizeof(want), "[('%s-journal', 'EROFS', True, %d, 0)]", db, failures);
 	cr_expect_str_eq(v, want);
 
+	/* and the problem they make, as the report names it */
+	json_eval(json,
+	          "[(p['cause'], p['failing_runs'], p['passing_runs']) for p in d['separating_problems']]",
+	          v, sizeof(v));
+	snprintf(want, sizeof(want), "[('injected', %d, 0)]", failures);
+	cr_expect_str_eq(v, want);
+
 	/* failing rings are kept and readable */
 	json_eval(json, "d['failed_runs'][0]['ring']", v, sizeof(v));
 	cr_expect_eq(strncmp(v, keep, strlen(keep)), 0, "ring %s not in %s", v, keep);
