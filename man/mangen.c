@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exitcodes.h"
+
 /* Text as roff: an option's dashes (a word's leading ones) as \-, other
  * hyphens kept, backslashes as \e, wrapped near 72 columns, no line
  * starting with a control character. */
@@ -31,7 +33,8 @@ static void roff_text(const char *s)
 		if (!col && (*s == '.' || *s == '\''))
 			fputs("\\&", stdout);
 		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '-' && (i == 0 || s[i - 1] == '-' || s[i - 1] == '('))
+			if (s[i] == '-' &&
+			    (i == 0 || s[i - 1] == '-' || s[i - 1] == '(' || s[i - 1] == '\''))
 				fputs("\\-", stdout);
 			else if (s[i] == '\\')
 				fputs("\\e", stdout);
@@ -70,10 +73,67 @@ static void gen_causes(void)
 }
 
 static const struct {
+	int status;
+	const char *meaning;
+} exits[] = {
+#define DT_EXIT(id, value, meaning) {value, meaning},
+#define DT_EXIT_FOR(command, id, text)
+#include "exitcodes.def"
+#undef DT_EXIT
+#undef DT_EXIT_FOR
+};
+
+static const struct {
+	const char *command;
+	int status;
+	const char *text;
+} exit_uses[] = {
+#define DT_EXIT(id, value, meaning)
+#define DT_EXIT_FOR(command, id, text) {command, DT_EXIT_##id, text},
+#include "exitcodes.def"
+#undef DT_EXIT
+#undef DT_EXIT_FOR
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* "For run: ...; codex: ...." from the commands' own lines (the top-level
+ * help's lines summarise these and are left out). */
+static void exit_by_command(int status, const char *lead)
+{
+	char buf[4096];
+	size_t len = 0;
+	for (size_t i = 0; i < COUNT(exit_uses) && len < sizeof(buf); i++)
+		if (exit_uses[i].status == status && strcmp(exit_uses[i].command, "denytrace"))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s: %s",
+			                        len ? "; " : lead, exit_uses[i].command,
+			                        exit_uses[i].text);
+	if (len && len + 1 < sizeof(buf)) {
+		strcat(buf, ".");
+		roff_text(buf);
+	}
+}
+
+static void gen_exits(void)
+{
+	for (size_t i = 0; i < COUNT(exits); i++) {
+		if (exits[i].status < 0)
+			continue;
+		printf(".TP\n.B %d\n", exits[i].status);
+		roff_text(exits[i].meaning);
+		if (exits[i].status != DT_EXIT_OK)
+			exit_by_command(exits[i].status, "By command: ");
+	}
+	puts(".PP");
+	exit_by_command(DT_EXIT_PASSTHROUGH, "Otherwise these exit with their command's status: ");
+}
+
+static const struct {
 	const char *name;
 	void (*gen)(void);
 } regions[] = {
     {"causes", gen_causes},
+    {"exit-status", gen_exits},
 };
 
 int main(int argc, char **argv)
@@ -105,9 +165,9 @@ int main(int argc, char **argv)
 		char *name = line + sizeof(begin) - 1;
 		name[strcspn(name, "\n")] = 0;
 		size_t i = 0;
-		while (i < sizeof(regions) / sizeof(regions[0]) && strcmp(regions[i].name, name))
+		while (i < COUNT(regions) && strcmp(regions[i].name, name))
 			i++;
-		if (i == sizeof(regions) / sizeof(regions[0])) {
+		if (i == COUNT(regions)) {
 			fprintf(stderr, "mangen: %s: no table named %s\n", argv[1], name);
 			return 1;
 		}

@@ -65,9 +65,7 @@ static const char codex_usage[] =
     "  cd ~/work/project && denytrace codex -- sandbox -c 'sandbox_mode=\"workspace-write\"' \\\n"
     "      -- python3 worker.py\n"
     "  denytrace report\n"
-    "\n"
-    "exit status: Codex's; 125 denytrace itself failed (bad usage included: no\n"
-    "'--', an unknown option), 126 Codex not executable, 127 Codex not found.\n";
+    "\n";
 
 /* The Codex CLI to run, as an absolute path (not resolved through symlinks:
  * npm's bin/codex must keep its name for the report to know it). */
@@ -255,6 +253,7 @@ static int codex_parse(int argc, char **argv, struct dt_run_opts *o, const char 
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(codex_usage, stdout);
+			dt_exit_help(stdout, "codex");
 			return DT_EXIT_OK;
 		}
 		if ((m = dt_opt(argc, argv, &i, "--codex", &val))) {

@@ -42,10 +42,7 @@ static const char demo_usage[] =
     "\n"
     "Needs python3 with its sqlite3 module: $DENYTRACE_PYTHON (an absolute path),\n"
     "else /usr/bin/python3, else python3 on PATH.\n"
-    "\n"
-    "exit status: 0 the scenario ran and was reported, 2 bad usage, 5 the output\n"
-    "directory cannot be created or already holds files, 6 python3 (with sqlite3)\n"
-    "is missing, 125 a phase could not run.\n";
+    "\n";
 
 int cmd_demo(int argc, char **argv)
 {
@@ -56,6 +53,7 @@ int cmd_demo(int argc, char **argv)
 		int m;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(demo_usage, stdout);
+			dt_exit_help(stdout, "demo");
 			return DT_EXIT_OK;
 		} else if (!strcmp(a, "--emulate")) {
 			d.emulate = 1;

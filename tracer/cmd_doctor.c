@@ -37,8 +37,7 @@ static const char doctor_usage[] =
     "options:\n"
     "  --json       one JSON object: {\"ok\": bool, \"checks\": [{name, status, detail, fix}]}\n"
     "  -h, --help   this help\n"
-    "\n"
-    "exit status: 0 no check failed (warnings allowed), 1 a check failed, 2 bad usage.\n";
+    "\n";
 
 enum dt_check_status { DT_CHECK_OK, DT_CHECK_WARN, DT_CHECK_FAIL };
 
@@ -260,6 +259,7 @@ int cmd_doctor(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(doctor_usage, stdout);
+			dt_exit_help(stdout, "doctor");
 			return DT_EXIT_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;

@@ -43,10 +43,7 @@ static const char evidence_usage[] =
     "  --codex-config FILE   read Codex's config.toml from FILE\n"
     "  --codex-args 'ARGS'   the Codex command line, when the ring does not hold it\n"
     "  -h, --help            this help\n"
-    "\n"
-    "exit status: 0 bundle written, 2 bad usage, 3 a ring or the Codex config is\n"
-    "missing or unreadable, 4 a ring or the Codex config is invalid, 5 the bundle\n"
-    "could not be written (or DIR already holds files).\n";
+    "\n";
 
 struct dt_bundle {
 	char dir[PATH_MAX];
@@ -411,6 +408,7 @@ static int evidence_parse(int argc, char **argv, struct evidence_opts *e)
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(evidence_usage, stdout);
+			dt_exit_help(stdout, "evidence");
 			return DT_EXIT_OK;
 		} else if ((m = dt_opt(argc, argv, &i, "--out", &val))) {
 			if (m < 0 || !*val)

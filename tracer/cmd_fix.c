@@ -38,12 +38,7 @@ static const char fix_usage[] =
     "fix never changes files, permissions or configuration: it prints those\n"
     "changes. --verify writes the new ring beside the first one (RING.fixed.ring)\n"
     "and the proof for `denytrace evidence` (RING.fix.md).\n"
-    "\n"
-    "exit status: 0 ok (with --verify: every command-line fix verified), 1 some\n"
-    "finding not fixed, 2 bad usage (or --verify without --yes and no terminal),\n"
-    "3 ring unreadable or without a launch record, 4 not a ring or a launch that\n"
-    "cannot be run again (command line cut or redacted), 127 the launch's command\n"
-    "not found here; nothing is run in any of these cases.\n";
+    "\n";
 
 struct fix_opts {
 	int json, verify, yes;
@@ -63,6 +58,7 @@ static int fix_parse(int argc, char **argv, struct fix_opts *o)
 		char *end;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(fix_usage, stdout);
+			dt_exit_help(stdout, "fix");
 			return DT_EXIT_OK;
 		} else if (!strcmp(a, "--verify")) {
 			o->verify = 1;

@@ -32,11 +32,6 @@ static const char report_usage[] =
     "  --color WHEN          auto (default: on a terminal, unless NO_COLOR), always, never\n"
     "  -h, --help            this help\n";
 
-static const char report_usage_end[] =
-    "exit status: 0 report written, 1 refusals found with --fail-on-denial, 2 bad\n"
-    "usage, 3 a ring or the Codex config is missing or unreadable, 4 a ring or the\n"
-    "Codex config is invalid (after corrupt records too: the rest is reported).\n";
-
 /* The causes come from the classifier's own table, so the help cannot
  * list fewer than the report uses. */
 static void report_help(FILE *f)
@@ -47,7 +42,7 @@ static void report_help(FILE *f)
 		fprintf(f, "  %-18s %s\n", dt_cause_name((enum dt_cause)c),
 		        dt_cause_meaning((enum dt_cause)c));
 	fputc('\n', f);
-	fputs(report_usage_end, f);
+	dt_exit_help(f, "report");
 }
 
 static int report_color(const char *when)

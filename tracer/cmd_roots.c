@@ -25,9 +25,7 @@ static const char roots_usage[] =
     "  --codex-args 'ARGS'   a Codex command line to derive roots from\n"
     "  --json                JSON array of roots\n"
     "  -h, --help            this help\n"
-    "\n"
-    "exit status: 0 ok, 2 bad usage, 3 a ring is unreadable, 4 a ring or the Codex\n"
-    "config is invalid.\n";
+    "\n";
 
 int cmd_roots(int argc, char **argv)
 {
@@ -40,6 +38,7 @@ int cmd_roots(int argc, char **argv)
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(roots_usage, stdout);
+			dt_exit_help(stdout, "roots");
 			free(roots);
 			free(rings);
 			return DT_EXIT_OK;

@@ -62,9 +62,7 @@ static const char run_usage[] =
 	"Signals sent to denytrace (SIGTERM, SIGHUP, SIGINT from kill...) are\n"
 	"forwarded to COMMAND. The probe reaches a sandbox through an inherited\n"
 	"descriptor, so the ring stays writable even where the filesystem is not.\n"
-	"\n"
-	"exit status: COMMAND's (128+N when killed by signal N); 125 denytrace itself\n"
-	"failed (bad usage included), 126 COMMAND not executable, 127 not found.\n";
+	"\n";
 
 int cmd_run(int argc, char **argv)
 {
@@ -80,6 +78,7 @@ int cmd_run(int argc, char **argv)
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(run_usage, stdout);
+			dt_exit_help(stdout, "run");
 			dt_run_opts_free(&o);
 			return DT_EXIT_OK;
 		}

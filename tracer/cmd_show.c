@@ -28,9 +28,7 @@ static const char show_usage[] =
 	"                   exec, config\n"
 	"  --no-symbols     do not symbolize call stacks\n"
 	"  -h, --help       this help\n"
-	"\n"
-	"exit status: 0 ok, 2 bad usage, 3 ring unreadable, 4 not a ring, truncated,\n"
-	"a newer format, or corrupt records found (the valid ones are still printed).\n";
+	"\n";
 
 static volatile sig_atomic_t show_stop;
 
@@ -56,6 +54,7 @@ static int show_parse(int argc, char **argv, struct show_opts *o)
 		int m;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(show_usage, stdout);
+			dt_exit_help(stdout, "show");
 			return DT_EXIT_OK;
 		} else if (!strcmp(a, "--jsonl")) {
 			o->jsonl = 1;

@@ -55,10 +55,7 @@ static const char soak_usage[] =
     "A progress line (runs, failures, refusals, elapsed time, rate) is shown on a\n"
     "terminal. Ctrl-C stops the runs in flight and prints the summary of the\n"
     "runs that finished. The flake rate comes with a 95% Wilson interval.\n"
-    "\n"
-    "exit status: 0 every run passed, 1 some run failed, 125 denytrace itself\n"
-    "failed (bad usage, the command could not be run, the summary could not be\n"
-    "written), 130 interrupted before any run failed.\n";
+    "\n";
 
 static void soak_on_signal(int sig)
 {
@@ -199,6 +196,7 @@ static int soak_parse(int argc, char **argv, struct dt_soak_opts *o)
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(soak_usage, stdout);
+			dt_exit_help(stdout, "soak");
 			return DT_EXIT_OK;
 		} else if (!strcmp(a, "--until-fail")) {
 			o->until_fail = 1;
@@ -615,5 +613,5 @@ int cmd_soak(int argc, char **argv)
 	free(o.deny);
 	if (rc)
 		return rc;
-	return s.failures ? DT_EXIT_FOUND : interrupted ? 130 : DT_EXIT_OK;
+	return s.failures ? DT_EXIT_FOUND : interrupted ? DT_EXIT_INTERRUPTED : DT_EXIT_OK;
 }

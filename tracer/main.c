@@ -30,25 +30,30 @@ static const char dt_usage[] =
 	"options:\n"
 	"  -h, --help     this help; `denytrace help <command>` for a command\n"
 	"  -V, --version  print the version\n"
-	"\n"
-	"exit status: 0 ok, 1 refusals found (report --fail-on-denial), 2 bad usage,\n"
-	"3 input unreadable, 4 input not a valid ring, 5 output failed, 6 demo: no\n"
-	"python3. `run` and `codex` exit with the command's status, and use 125 for\n"
-	"every failure of denytrace itself (bad usage included), 126 command not\n"
-	"executable, 127 command not found; `soak` uses 125 the same way.\n"
+	"\n";
+
+static const char dt_usage_end[] =
 	"\n"
 	"`denytrace help <command>` is `denytrace <command> --help`. The manual:\n"
 	"man denytrace.\n";
 
+/* The exit statuses come from exitcodes.def, as every command's do. */
+static void dt_help(FILE *f)
+{
+	fputs(dt_usage, f);
+	dt_exit_help(f, "denytrace");
+	fputs(dt_usage_end, f);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs(dt_usage, stderr);
+		dt_help(stderr);
 		return DT_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || (!strcmp(cmd, "help") && argc < 3)) {
-		fputs(dt_usage, stdout);
+		dt_help(stdout);
 		return DT_EXIT_OK;
 	}
 	/* `denytrace help CMD` is `denytrace CMD --help`, as in git */
