@@ -277,6 +277,14 @@ Test(behaviour, same_calls_give_same_results_under_the_probe_without_backtraces)
 	same_with_and_without_probe(opts);
 }
 
+/* With --all every successful write takes the slow path too (mkstemp's
+ * template, tmpfile's FILE, errno after a success). */
+Test(behaviour, same_calls_give_same_results_when_successes_are_recorded_too)
+{
+	const char *opts[] = {"--all", NULL};
+	same_with_and_without_probe(opts);
+}
+
 /* ---- descriptors ----------------------------------------------------- */
 
 static void fds_case(const char *const *opts)
