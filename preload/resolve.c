@@ -66,9 +66,10 @@ static void dt_dir_identify(int fd, struct dt_dirid *id)
  * call). Refusals come in runs in one directory (SQLite's side files, a
  * retry loop), so a few recent answers are kept, keyed by mount id and
  * inode: a directory has one path within a mount, and a new mount
- * namespace has new mount ids. An entry is trusted for DT_DIRCACHE_NS after
- * the readlink that filled it, which bounds how long a renamed directory
- * keeps its old name. Entries are seqlocked: readers never wait (a busy or
+ * namespace has new mount ids. An entry is used for DT_DIRCACHE_NS after
+ * the readlink that filled it, and only while a lookup of its path still
+ * finds that directory (a rename, or a new directory with a removed one's
+ * inode, is a miss). Entries are seqlocked: readers never wait (a busy or
  * changed entry is a miss), a writer that finds an entry busy does not
  * cache; safe in signal handlers and in threads racing each other.
  */
@@ -136,6 +137,19 @@ static void dt_dircache_put(const struct dt_dirid *id, const char *path, size_t 
 	atomic_store_explicit(&e->seq, s + 2, memory_order_release);
 }
 
+/* Whether path still names the directory id: a cached name is checked by
+ * one lookup, because ext4 and xfs give a directory made after one was
+ * removed the very same inode (and mount), within the cache's lifetime. */
+static int dt_dir_still_named(const char *path, const struct dt_dirid *id)
+{
+	struct statx sx;
+	if (syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+	            STATX_INO | STATX_MNT_ID, &sx) != 0)
+		return 0;
+	return (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id == id->mnt && sx.stx_ino == id->ino &&
+	       (((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor) == id->dev;
+}
+
 /* The kernel's name for the open directory fd: dt_fd_path, or the cache. */
 static long dt_dir_path(int fd, struct dt_dirid *id, char *buf, size_t cap)
 {
@@ -143,8 +157,9 @@ static long dt_dir_path(int fd, struct dt_dirid *id, char *buf, size_t cap)
 		return dt_fd_path(fd, buf, cap);
 	id->now = dt_mono_ns();
 	long n = dt_dircache_get(id, id->now, buf, cap);
-	if (n >= 0)
+	if (n >= 0 && dt_dir_still_named(buf, id))
 		return n;
+	id->mount_flags = ~0ULL;
 	n = dt_fd_path(fd, buf, cap);
 	if (n > 0 && buf[0] == '/')
 		dt_dircache_put(id, buf, (size_t)n);

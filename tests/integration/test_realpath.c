@@ -90,3 +90,43 @@ Test(realpath, a_directory_renamed_between_two_refusals_is_found_under_its_new_n
 	cr_expect_str_eq(got2, want2);
 	dtt_free(&r);
 }
+
+/* ext4 and xfs give a new directory the inode number of one removed a
+ * moment before: the same mount and inode then name another directory.
+ * Each round refuses in A, replaces A by B (often the same inode) and
+ * refuses in B, all within the cache's lifetime. */
+Test(realpath, a_new_directory_that_reuses_a_removed_ones_inode_is_found_under_its_own_name)
+{
+	char script[4096];
+	size_t len = 0;
+	for (int i = 0; i < 6; i++)
+		len += (size_t)snprintf(script + len, sizeof(script) - len,
+		                        "mkdir %1$s/A%2$d; true > %1$s/A%2$d/missing/x%2$d 2>/dev/null; "
+		                        "ia=$(stat -c %%i %1$s/A%2$d); rmdir %1$s/A%2$d; "
+		                        "mkdir %1$s/B%2$d; true > %1$s/B%2$d/missing/y%2$d 2>/dev/null; "
+		                        "echo round %2$d $ia $(stat -c %%i %1$s/B%2$d); ",
+		                        dir, i);
+	snprintf(script + len, sizeof(script) - len, "true");
+	const char *argv[] = {"sh", "-c", script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, enoent, argv, NULL), 0, "ring unreadable: %s", r.out);
+	int reused = 0;
+	for (int i = 0; i < 6; i++) {
+		char round[32], want[700], suffix[32];
+		unsigned long ia = 0, ib = 1;
+		snprintf(round, sizeof(round), "round %d ", i);
+		const char *line = strstr(r.out, round);
+		cr_assert_not_null(line, "%s", r.out);
+		if (sscanf(line + strlen(round), "%lu %lu", &ia, &ib) != 2 || ia != ib)
+			continue;
+		reused++;
+		snprintf(suffix, sizeof(suffix), "/y%d", i);
+		snprintf(want, sizeof(want), "%s/B%d/missing/y%d", dir, i, i);
+		const char *got = realpath_of(&r, suffix);
+		cr_assert_not_null(got, "%s", r.out);
+		cr_expect_str_eq(got, want, "round %d: inode %lu reused", i, ia);
+	}
+	dtt_free(&r);
+	if (!reused)
+		cr_skip_test("this filesystem gave no new directory a removed one's inode");
+}
