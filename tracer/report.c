@@ -537,6 +537,23 @@ static void dt_report_index(struct dt_report *r)
 	}
 }
 
+/* A new, zeroed group. The array grows with the groups, not with the
+ * records: a group is several KiB (reason, advice, subject). NULL when out
+ * of memory. */
+static struct dt_report_group *dt_report_new_group(struct dt_report *r)
+{
+	if (r->ngroups == r->groups_cap) {
+		size_t cap = r->groups_cap ? 2 * r->groups_cap : 64;
+		struct dt_report_group *ng = realloc(r->groups, cap * sizeof(*ng));
+		if (!ng)
+			return NULL;
+		memset(ng + r->groups_cap, 0, (cap - r->groups_cap) * sizeof(*ng));
+		r->groups = ng;
+		r->groups_cap = cap;
+	}
+	return &r->groups[r->ngroups++];
+}
+
 /* Classifies refusal d and adds it to its group (path, op, errno, cause).
  * Returns 1 when the report shows it, 0 when it is hidden. */
 static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
@@ -558,8 +575,9 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 			g = c;
 	}
 	if (!g) {
-		dt_hidx_add(groups, gh, r->ngroups);
-		g = &r->groups[r->ngroups++];
+		if (!(g = dt_report_new_group(r)))
+			return 0;
+		dt_hidx_add(groups, gh, r->ngroups - 1);
 		g->id = gh;
 		g->rep = d;
 		g->path = path;
@@ -628,7 +646,6 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	dt_report_index(r);
 
 	/* classify and group */
-	r->groups = calloc(r->n + 1, sizeof(*r->groups));
 	r->group_of = calloc(r->n + 1, sizeof(*r->group_of));
 	struct dt_hidx groups;
 	dt_hidx_init(&groups, r->n);

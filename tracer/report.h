@@ -50,7 +50,7 @@ struct dt_report {
 	size_t nprocs;
 	struct dt_rootset roots;
 	struct dt_report_group *groups;
-	size_t ngroups;
+	size_t ngroups, groups_cap;
 	struct dt_findings findings; /* the groups by what would fix them (findings.h) */
 	size_t *group_of;            /* per record: 1 + the index of its group, 0 for none */
 	const char *const *rings;
