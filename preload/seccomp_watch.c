@@ -66,12 +66,14 @@ DT_EXPORT long syscall(long n, ...)
 		errno = ENOSYS;
 		return -1;
 	}
+	/* the kernel reads the operation as an unsigned int (and prctl's
+	 * option as an int): the upper half of the register does not count */
 	if (__builtin_expect(n == SYS_seccomp, 0) &&
-	    (a == SECCOMP_SET_MODE_FILTER || a == SECCOMP_SET_MODE_STRICT))
+	    ((unsigned)a == SECCOMP_SET_MODE_FILTER || (unsigned)a == SECCOMP_SET_MODE_STRICT))
 		return dt_install(fn, n, a, b, c, d, e, f);
 	/* prctl(PR_SET_SECCOMP) made as a system call of its own; prctl's
 	 * success is 0, anything else is a failure */
-	if (__builtin_expect(n == SYS_prctl, 0) && a == PR_SET_SECCOMP && dt_installs_filter(b))
+	if (__builtin_expect(n == SYS_prctl, 0) && (int)a == PR_SET_SECCOMP && dt_installs_filter(b))
 		return dt_install(fn, n, a, b, c, d, e, f);
 	return fn(n, a, b, c, d, e, f);
 }

@@ -9,6 +9,10 @@
  *   seccomp-late prctl PATH N    as after, the filter through prctl() itself
  *   seccomp-late rawprctl PATH N as after, through syscall(SYS_prctl, ...)
  *   seccomp-late twice PATH N    as prctl, then a second filter stacked on it
+ *   seccomp-late highbits PATH N as after, through syscall(SYS_seccomp, ...)
+ *                                with the operation in a full register whose
+ *                                upper half is not zero (the kernel reads
+ *                                an unsigned int)
  *   seccomp-late fork PATH N     as after, with a filter that kills only
  *                                getpid/getppid/gettid, then a fork whose
  *                                child exits 0 at once
@@ -48,7 +52,7 @@ static void with_libseccomp(void)
 
 /* The same allow-list as raw BPF (plus prctl, for "twice"), installed with
  * prctl(PR_SET_SECCOMP), or with syscall(SYS_prctl, ...) when raw. */
-static void with_prctl(int raw)
+static void with_prctl(int raw, int highbits)
 {
 	struct sock_filter prog[] = {
 	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -60,9 +64,11 @@ static void with_prctl(int raw)
 	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog fprog = {sizeof(prog) / sizeof(prog[0]), prog};
+	long op = SECCOMP_SET_MODE_FILTER | (1L << 32);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    (raw ? syscall(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0)
-	         : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0)) != 0) {
+	    (highbits ? syscall(SYS_seccomp, op, 0L, &fprog)
+	     : raw    ? syscall(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0)
+	              : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0)) != 0) {
 		fprintf(stderr, "seccomp-late: prctl: %s\n", strerror(errno));
 		exit(2);
 	}
@@ -99,15 +105,16 @@ static int with_denylist_then_fork(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = {"before",   "after", "prctl",
-	                                    "rawprctl", "twice", "fork"};
+	static const char *const modes[] = {"before", "after", "prctl",   "rawprctl",
+	                                    "twice",  "fork",  "highbits"};
 	const char *mode = argc == 4 ? argv[1] : "";
 	size_t m = 0;
 	while (m < sizeof(modes) / sizeof(modes[0]) && strcmp(mode, modes[m]))
 		m++;
 	if (m == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr,
-		        "usage: seccomp-late before|after|prctl|rawprctl|twice|fork PATH N\n");
+		fprintf(
+		    stderr,
+		    "usage: seccomp-late before|after|prctl|rawprctl|twice|fork|highbits PATH N\n");
 		return 2;
 	}
 	const char *path = argv[2];
@@ -115,15 +122,16 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "before"))
 		refused += open(path, O_WRONLY | O_CREAT, 0644) < 0;
 	fflush(stdout);
-	if (!strcmp(mode, "prctl") || !strcmp(mode, "twice") || !strcmp(mode, "rawprctl"))
-		with_prctl(!strcmp(mode, "rawprctl"));
+	if (!strcmp(mode, "prctl") || !strcmp(mode, "twice") || !strcmp(mode, "rawprctl") ||
+	    !strcmp(mode, "highbits"))
+		with_prctl(!strcmp(mode, "rawprctl"), !strcmp(mode, "highbits"));
 	else if (!strcmp(mode, "fork")) {
 		if (with_denylist_then_fork())
 			return 1;
 	} else
 		with_libseccomp();
 	if (!strcmp(mode, "twice"))
-		with_prctl(0);
+		with_prctl(0, 0);
 	for (int i = 0; i < n; i++)
 		refused += open(path, O_WRONLY | O_CREAT, 0644) < 0;
 	char line[64];

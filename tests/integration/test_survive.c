@@ -401,3 +401,8 @@ Test(survive, fork_after_a_seccomp_filter_that_forbids_getpid_is_not_fatal)
 {
 	survives_its_own_allow_list("fork", 1);
 }
+
+Test(survive, seccomp_filter_installed_with_a_full_register_operation_is_not_fatal)
+{
+	survives_its_own_allow_list("highbits", 1);
+}
