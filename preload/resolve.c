@@ -48,8 +48,18 @@ static void dt_dir_identify(int fd, struct dt_dirid *id)
 	id->mount_flags = ~0ULL;
 	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
 	            STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_MNT_ID,
-	            &sx) != 0)
+	            &sx) != 0) {
+		/* no statx (Linux < 4.11, or a seccomp profile older than it):
+		 * the owner and mode from a plain stat, and no cache */
+		struct stat st;
+		if (dt_sys_fstatat(fd, "", &st, AT_EMPTY_PATH) != 0)
+			return;
+		id->ok = 1;
+		id->mode = st.st_mode;
+		id->uid = st.st_uid;
+		id->gid = st.st_gid;
 		return;
+	}
 	id->ok = 1;
 	id->mode = sx.stx_mode;
 	id->uid = sx.stx_uid;

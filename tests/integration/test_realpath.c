@@ -130,3 +130,27 @@ Test(realpath, a_new_directory_that_reuses_a_removed_ones_inode_is_found_under_i
 	if (!reused)
 		cr_skip_test("this filesystem gave no new directory a removed one's inode");
 }
+
+/* Without statx (kernels before 4.11, older container seccomp profiles)
+ * the directory's name is read without the cache, and its owner and mode
+ * still come from a plain stat. */
+Test(realpath, without_statx_the_parent_directory_is_still_named_and_described)
+{
+	char script[2048], want[700];
+	snprintf(script, sizeof(script), "true > %s/missing/x1 2>/dev/null; true", dir);
+	const char *argv[] = {dtt_helper("nostatx"), "sh", "-c", script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, enoent, argv, NULL), 0, "ring unreadable: %s", r.out);
+	snprintf(want, sizeof(want), "%s/missing/x1", dir);
+	const struct dt_record *d = NULL;
+	for (size_t i = 0; i < r.n && !d; i++)
+		if (r.recs[i].type == DT_REC_DENIAL && r.recs[i].p[0].path &&
+		    strstr(r.recs[i].p[0].path, "/x1"))
+			d = &r.recs[i];
+	cr_assert_not_null(d, "%zu records: %s", r.n, r.out);
+	cr_expect_str_eq(d->p[0].realpath, want);
+	cr_expect(d->p[0].st.valid & DT_SF_PARENT, "the parent's owner and mode are missing");
+	cr_expect(S_ISDIR(d->p[0].st.parent_mode), "parent mode %o", d->p[0].st.parent_mode);
+	cr_expect(d->p[0].st.valid & DT_SF_MOUNT);
+	dtt_free(&r);
+}
