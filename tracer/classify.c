@@ -380,6 +380,16 @@ static int dt_rule_protected_path(const struct dt_cls *c, struct dt_verdict *v)
 	}
 	if (prot || ro_submount) {
 		v->cause = DT_CAUSE_PROTECTED_PATH;
+		/* The root it is protected inside: the expected one, else the
+		 * writable mount the read-only one sits in. It was granted;
+		 * only the subpath was not. */
+		if (!v->root && !prot && deep && deep->path[1]) {
+			char above[4096];
+			v->root = dt_root_for_path(rs, dt_parent(deep->path, above, sizeof(above)),
+						   1u << DT_ROOT_EFFECTIVE, 0);
+		}
+		if (v->root && !prot)
+			v->granted = 1;
 		if (prot)
 			snprintf(v->reason, sizeof(v->reason), "%s is inside %s, which stays read-only (%s)",
 				 shown, prot->path, prot->source);

@@ -580,6 +580,27 @@ Test(classify, readonly_mount_under_a_writable_mount_is_protected_path)
 	assert_has(v.advice, D "/proj/vendor is kept read-only");
 }
 
+/* A read-only .git bound over a workspace nobody named as a root: the
+ * workspace's writable mount is the root it is protected inside. */
+Test(classify, protected_path_keeps_the_writable_mount_it_sits_in_as_its_granted_root)
+{
+	struct dt_mount m[] = {
+		{"/", "ext4", 0},
+		{D "/ws", "ext4", 1},
+		{D "/ws/.git", "ext4", 0},
+	};
+	struct dt_record p = process(m, NMOUNTS(m));
+	dt_roots_from_mounts(&rs, &p);
+	struct dt_record d = denial("openat", EROFS, D "/ws/.git/index.lock");
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_PROTECTED_PATH);
+	cr_assert_not_null(v.root, "protected-path lost its root");
+	cr_assert_str_eq(v.root->path, D "/ws");
+	assert_has(v.root->source, "writable mount");
+	cr_assert_eq(v.granted, 1);
+}
+
 Test(classify, readonly_mount_under_only_a_pseudo_writable_mount_is_not_protected)
 {
 	struct dt_mount m[] = {
