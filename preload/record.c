@@ -48,6 +48,12 @@ DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
 	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));
 	dt_put_u64(b, DT_T_UID, (uint64_t)syscall(SYS_geteuid));
 	dt_put_u64(b, DT_T_GID, (uint64_t)syscall(SYS_getegid));
+	/* group bits apply through any of these; a list too long for the
+	 * buffer is left out rather than cut */
+	uint32_t groups[64];
+	long ng = syscall(SYS_getgroups, 64, groups);
+	if (ng >= 0)
+		dt_put(b, DT_T_GROUPS, groups, (uint32_t)ng * 4u);
 	comm[0] = 0;
 	if (syscall(SYS_prctl, PR_GET_NAME, comm, 0, 0, 0) == 0) {
 		comm[16] = 0;
@@ -160,6 +166,9 @@ static void dt_put_path(struct dt_buf *b, const struct dt_resolved *r, const cha
 	if (r->has_real)
 		dt_put_str(b, (uint16_t)(DT_T_REALPATH + o), r->realpath);
 	dt_put(b, (uint16_t)(DT_T_STAT + o), &r->st, sizeof(r->st));
+	if (r->has_search && !second)
+		dt_put(b, DT_T_SEARCH, &r->search,
+		       (uint32_t)(sizeof(r->search.f) + dt_strlen(r->search.path)));
 }
 
 static int dt_path_uses_cwd(int has_dirfd, int dirfd, const char *path)

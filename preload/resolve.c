@@ -261,6 +261,46 @@ static void dt_stat_leaf(int pfd, const char *leaf, int nofollow, int first_hop,
 		sf->valid |= DT_SF_SYMLINK;
 }
 
+/* The parent could not be opened with EACCES: some directory on the way
+ * denies search (x) to this process. Walks the absolute path from "/" with
+ * stat, which needs search on every directory above the one it names, and
+ * keeps the last directory it could stat before the first it could not. */
+static void dt_find_search_block(struct dt_resolved *out)
+{
+	char *p = out->scratch2;
+	size_t n = dt_strlen(out->abspath), last = 0;
+	struct stat st, prev;
+
+	if (out->abspath[0] != '/' || n >= sizeof(out->scratch2) ||
+	    dt_sys_fstatat(AT_FDCWD, "/", &prev, 0) != 0)
+		return;
+	__builtin_memcpy(p, out->abspath, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != 0)
+			continue;
+		char save = p[i];
+		p[i] = 0;
+		int r = dt_sys_fstatat(AT_FDCWD, p, &st, 0);
+		int e = errno;
+		p[i] = save;
+		if (r == 0) {
+			prev = st;
+			last = i;
+			continue;
+		}
+		if (e != EACCES)
+			return;
+		size_t k = last ? last : 1;
+		__builtin_memcpy(out->search.path, p, k);
+		out->search.path[k] = 0;
+		out->search.f.mode = prev.st_mode;
+		out->search.f.uid = prev.st_uid;
+		out->search.f.gid = prev.st_gid;
+		out->has_search = 1;
+		return;
+	}
+}
+
 void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolved *out)
 {
 	char *cur = out->scratch;
@@ -307,8 +347,11 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 			}
 			pfd = dt_sys_openat(cur_dirfd, pp, O_PATH | O_DIRECTORY);
 		}
-		if (pfd < 0)
+		if (pfd < 0) {
+			if (errno == EACCES && hop == 0)
+				dt_find_search_block(out);
 			break;
+		}
 		if (owned_fd >= 0)
 			dt_sys_close(owned_fd);
 		owned_fd = pfd;
@@ -367,6 +410,7 @@ void dt_resolve(const char *cwd, int has_dirfd, int dirfd, const char *path, int
 		struct dt_resolved *out)
 {
 	out->has_real = 0;
+	out->has_search = 0;
 	out->dirpath[0] = 0;
 	out->abspath[0] = 0;
 	out->realpath[0] = 0;
@@ -391,6 +435,7 @@ void dt_resolve(const char *cwd, int has_dirfd, int dirfd, const char *path, int
 void dt_resolve_fd(int fd, struct dt_resolved *out)
 {
 	out->has_real = 0;
+	out->has_search = 0;
 	out->dirpath[0] = 0;
 	__builtin_memset(&out->st, 0, sizeof(out->st));
 	if (dt_fd_path(fd, out->realpath, sizeof(out->realpath)) >= 0) {

@@ -15,6 +15,13 @@ struct dt_resolved {
 	char realpath[PATH_MAX]; /* as the kernel resolves it, "" if unknown */
 	struct dt_stat_facts st;
 	int has_real;
+	/* the directory that stopped the walk to the parent (EACCES), facts
+	 * first so that both go to the ring as one field */
+	struct {
+		struct dt_search_facts f;
+		char path[PATH_MAX];
+	} search;
+	int has_search;
 	char scratch[PATH_MAX];
 	char scratch2[PATH_MAX];
 };

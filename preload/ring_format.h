@@ -161,12 +161,18 @@ enum dt_tag {
 	DT_T_FD,      /* (u) descriptor argument (fd calls) or result */
 	DT_T_SQLITE,  /* (s) SQLite role its name suggests: a hint the reader re-judges */
 	DT_T_INJECTED, /* (u) 1 when a --deny rule produced the errno */
+	DT_T_GROUPS,   /* (b) supplementary groups (getgroups), u32 each; empty
+			* when there are none, absent when not known */
 	/* first path; for rename/link the second uses the *2 tags */
 	DT_T_PATH = 32, /* (s) path as the program passed it */
 	DT_T_DIRPATH,   /* (s) the directory fd's path, for *at calls */
 	DT_T_ABSPATH,   /* (s) joined with cwd or dirfd, lexically normalised */
 	DT_T_REALPATH,  /* (s) as the kernel resolves it */
 	DT_T_STAT,      /* (b) struct dt_stat_facts */
+	DT_T_SEARCH,    /* (b) struct dt_search_facts + the directory's path (no
+			 * NUL): the deepest directory of the path the process
+			 * could not search, when its parent could not be
+			 * reached (first path only) */
 	DT_T_PATH2 = 40,
 	DT_T_DIRPATH2,
 	DT_T_ABSPATH2,
@@ -222,6 +228,12 @@ struct dt_stat_facts {
 	uint32_t reserved;
 	uint64_t mount_flags;  /* statvfs f_flag of the parent (ST_RDONLY...) */
 };
+/* A directory on the path that stat could reach but not look into. */
+struct dt_search_facts {
+	uint32_t mode, uid, gid;
+	uint32_t reserved;
+};
+
 #define DT_SF_EXISTS 1u        /* target exists; mode/uid/gid valid */
 #define DT_SF_PARENT 2u        /* parent_* valid */
 #define DT_SF_MOUNT 4u         /* mount_flags valid */

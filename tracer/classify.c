@@ -67,13 +67,23 @@ static int dt_root_granted_to(const struct dt_root *root, const struct dt_record
 	return root->granted;
 }
 
+static enum dt_need dt_open_need(const struct dt_record *d)
+{
+	int acc = d->has_flags ? (int)(d->flags & O_ACCMODE) : d->writes ? O_WRONLY : O_RDONLY;
+	int trunc = d->has_flags && (d->flags & O_TRUNC);
+	if (acc == O_RDWR)
+		return DT_NEED_RW;
+	return acc == O_WRONLY || trunc ? DT_NEED_FILE : DT_NEED_READ;
+}
+
 enum dt_need dt_op_need(const struct dt_record *d)
 {
 	const char *op = d->op ? d->op : "";
 	int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
 	if (strstr(op, "open") || !strncmp(op, "creat", 5))
-		return exists ? (d->writes ? DT_NEED_FILE : DT_NEED_NONE) : DT_NEED_DIR;
-	if (strstr(op, "chmod") || strstr(op, "chown") || strstr(op, "utime") || strstr(op, "futimens"))
+		return exists ? dt_open_need(d) : DT_NEED_DIR;
+	if (strstr(op, "chmod") || strstr(op, "chown") || strstr(op, "utime") ||
+	    strstr(op, "futimens"))
 		return DT_NEED_OWNER;
 	if (strstr(op, "truncate") || strstr(op, "access"))
 		return DT_NEED_FILE;
@@ -82,68 +92,137 @@ enum dt_need dt_op_need(const struct dt_record *d)
 	return DT_NEED_DIR; /* mkdir, unlink, rmdir, rename, link, symlink, mknod */
 }
 
-static int dt_mode_allows(uint32_t mode, uint32_t uid, uint32_t gid, int64_t euid, int64_t egid,
-			  uint32_t want /* 2 = w, 3 = wx */)
+/* Do the mode bits give this process the wanted rights (4 r, 2 w, 1 x)?
+ * The owner's bits, else the group's for the primary or any supplementary
+ * group, else the others' (the kernel's order). A ring without the groups
+ * gives a group the process might be in the benefit of the doubt. */
+static int dt_mode_allows(const struct dt_record *d, uint32_t mode, uint32_t uid, uint32_t gid,
+                          unsigned want)
 {
-	uint32_t bits = (uint64_t)uid == (uint64_t)euid   ? (mode >> 6) & 7
-			: (uint64_t)gid == (uint64_t)egid ? (mode >> 3) & 7
-							  : mode & 7;
-	return (bits & want) == want;
+	int in_group = (uint64_t)gid == (uint64_t)d->gid;
+	for (int i = 0; i < d->ngroups && !in_group; i++)
+		in_group = d->groups[i] == gid;
+	unsigned bits = (uint64_t)uid == (uint64_t)d->uid ? (mode >> 6) & 7
+	                : in_group                        ? (mode >> 3) & 7
+	                                                  : mode & 7;
+	if ((bits & want) == want)
+		return 1;
+	return d->ngroups < 0 && (uint64_t)uid != (uint64_t)d->uid && ((mode >> 3) & want) == want;
 }
 
-/* An ordinary permission problem: a writable mount, and the mode bits
- * deny this (non-root) user. Supplementary groups are not recorded; a
- * group-writable directory is given the benefit of the doubt. */
-static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
+static const char *const dt_want_words[8] = {
+    "",         "search (x)", "write (w)",           "write and search (wx)",
+    "read (r)", "",           "read and write (rw)", ""};
+
+/* Search (x) on the directories of the path: the one the probe could not
+ * look into on the way, else the parent itself. */
+static int dt_denied_search(const struct dt_record *d, char *why, size_t cap)
+{
+	const struct dt_pathinfo *p = &d->p[0];
+	if (p->search_dir && !dt_mode_allows(d, p->search.mode, p->search.uid, p->search.gid, 1)) {
+		snprintf(why, cap,
+		         "uid %lld may not search (x) %s (mode %04o, owner %u:%u), so nothing "
+		         "beneath it can be reached",
+		         (long long)d->uid, p->search_dir, p->search.mode & 07777, p->search.uid,
+		         p->search.gid);
+		return 1;
+	}
+	if ((p->st.valid & DT_SF_PARENT) &&
+	    !dt_mode_allows(d, p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, 1)) {
+		snprintf(why, cap,
+		         "uid %lld may not search (x) the directory (mode %04o, owner %u:%u), so "
+		         "nothing in it can be reached",
+		         (long long)d->uid, p->st.parent_mode & 07777, p->st.parent_uid,
+		         p->st.parent_gid);
+		return 1;
+	}
+	return 0;
+}
+
+/* A sticky directory (/tmp): only the file's or the directory's owner may
+ * remove or rename an entry. */
+static int dt_denied_sticky(const struct dt_record *d, char *why, size_t cap)
 {
 	const struct dt_pathinfo *p = &d->p[0];
 	const char *op = d->op ? d->op : "";
-	if (!p->has_st || !(p->st.valid & DT_SF_MOUNT) || (p->st.mount_flags & ST_RDONLY))
+	if (!(p->st.parent_mode & S_ISVTX) || !(p->st.valid & DT_SF_EXISTS) ||
+	    p->st.uid == (uint32_t)d->uid || p->st.parent_uid == (uint32_t)d->uid ||
+	    !(strstr(op, "unlink") || strstr(op, "remove") || strstr(op, "rmdir") ||
+	      strstr(op, "rename")))
 		return 0;
-	if (d->err != EACCES && d->err != EPERM)
+	snprintf(why, cap,
+	         "the directory is sticky (mode %04o): only the owner of the file (uid %u) "
+	         "or of the directory may remove or rename it, and the process runs as uid %lld",
+	         p->st.parent_mode & 07777, p->st.uid, (long long)d->uid);
+	return 1;
+}
+
+/* An ordinary permission problem: a read-write mount, and the owner and
+ * mode bits deny this (non-root) user what the op needs. */
+static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
+{
+	const struct dt_pathinfo *p = &d->p[0];
+	/* unknown mount flags could hide a read-only mount; a directory the
+	 * walk could not search is known without them */
+	if (!p->has_st || (!(p->st.valid & DT_SF_MOUNT) && !p->search_dir) ||
+	    ((p->st.valid & DT_SF_MOUNT) && (p->st.mount_flags & ST_RDONLY)))
 		return 0;
-	if (d->uid == 0)
+	if ((d->err != EACCES && d->err != EPERM) || d->uid == 0)
 		return 0; /* root passes mode checks (CAP_DAC_OVERRIDE) */
-	switch (dt_op_need(d)) {
-	case DT_NEED_DIR:
-		if (!(p->st.valid & DT_SF_PARENT))
-			return 0;
-		/* a sticky directory (/tmp): only the file's or the directory's
-		 * owner may remove or rename an entry */
-		if ((p->st.parent_mode & S_ISVTX) && (p->st.valid & DT_SF_EXISTS) &&
-		    p->st.uid != (uint32_t)d->uid && p->st.parent_uid != (uint32_t)d->uid &&
-		    (strstr(op, "unlink") || strstr(op, "remove") || strstr(op, "rmdir") ||
-		     strstr(op, "rename"))) {
-			snprintf(why, cap,
-				 "the directory is sticky (mode %04o): only the owner of the file (uid %u) "
-				 "or of the directory may remove or rename it, and the process runs as uid %lld",
-				 p->st.parent_mode & 07777, p->st.uid, (long long)d->uid);
+	if (dt_denied_search(d, why, cap))
+		return 1;
+	enum dt_need need = dt_op_need(d);
+	unsigned want = need == DT_NEED_READ    ? 4
+	                : need == DT_NEED_FILE ? 2
+	                : need == DT_NEED_RW    ? 6
+	                                        : 0;
+	if (need == DT_NEED_DIR && (p->st.valid & DT_SF_PARENT)) {
+		if (dt_denied_sticky(d, why, cap))
 			return 1;
-		}
-		if (dt_mode_allows(p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, d->uid, d->gid, 3) ||
-		    ((p->st.parent_mode & 020) && p->st.parent_gid != (uint32_t)d->gid))
+		if (dt_mode_allows(d, p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, 3))
 			return 0;
-		snprintf(why, cap, "the directory is mode %04o owned by %u:%u and the process runs as uid %lld",
-			 p->st.parent_mode & 07777, p->st.parent_uid, p->st.parent_gid, (long long)d->uid);
+		snprintf(
+		    why, cap,
+		    "creating or removing an entry needs write and search (wx) on the directory, "
+		    "which is mode %04o owned by %u:%u, and the process runs as uid %lld",
+		    p->st.parent_mode & 07777, p->st.parent_uid, p->st.parent_gid,
+		    (long long)d->uid);
 		return 1;
-	case DT_NEED_FILE:
-		if (!(p->st.valid & DT_SF_EXISTS))
-			return 0;
-		if (dt_mode_allows(p->st.mode, p->st.uid, p->st.gid, d->uid, d->gid, 2) ||
-		    ((p->st.mode & 020) && p->st.gid != (uint32_t)d->gid))
-			return 0;
-		snprintf(why, cap, "the file is mode %04o owned by %u:%u and the process runs as uid %lld",
-			 p->st.mode & 07777, p->st.uid, p->st.gid, (long long)d->uid);
-		return 1;
-	case DT_NEED_OWNER:
-		if (!(p->st.valid & DT_SF_EXISTS) || p->st.uid == (uint32_t)d->uid)
-			return 0;
-		snprintf(why, cap, "the file belongs to uid %u and only its owner may change it (process uid %lld)",
-			 p->st.uid, (long long)d->uid);
-		return 1;
-	default:
-		return 0;
 	}
+	if (want && (p->st.valid & DT_SF_EXISTS)) {
+		if (dt_mode_allows(d, p->st.mode, p->st.uid, p->st.gid, want))
+			return 0;
+		snprintf(why, cap,
+		         "it needs %s on the file; the file is mode %04o owned by %u:%u and the "
+		         "process runs as uid %lld",
+		         dt_want_words[want], p->st.mode & 07777, p->st.uid, p->st.gid,
+		         (long long)d->uid);
+		return 1;
+	}
+	if (need == DT_NEED_OWNER && (p->st.valid & DT_SF_EXISTS) &&
+	    p->st.uid != (uint32_t)d->uid) {
+		snprintf(why, cap,
+		         "the file belongs to uid %u and only its owner may change it (process uid "
+		         "%lld)",
+		         p->st.uid, (long long)d->uid);
+		return 1;
+	}
+	return 0;
+}
+
+/* Sure that no sandbox was there for this process and path: the mount
+ * over the path is read-write, no seccomp filter, and no_new_privs off,
+ * without which an unprivileged process cannot enter a Landlock domain
+ * (root could, holding CAP_SYS_ADMIN: never sure for uid 0). */
+static int dt_no_sandbox(const struct dt_record *d, const struct dt_record *proc, const char *real)
+{
+	if (!proc || !proc->has_seccomp || proc->seccomp != 0 || proc->no_new_privs || d->uid == 0)
+		return 0;
+	const struct dt_mount *m = dt_mount_for_path(proc, real);
+	if (m && !m->rw)
+		return 0;
+	return !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
+	         (d->p[0].st.mount_flags & ST_RDONLY));
 }
 
 static const char *dt_parent(const char *path, char *buf, size_t cap)
@@ -203,6 +282,13 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir, const s
 			 rs->codex_override);
 }
 
+/* Was the process in some sandbox: read-only "/" (bubblewrap, Codex), or
+ * no_new_privs, which Landlock and unprivileged seccomp filters need? */
+static int dt_proc_confined(const struct dt_record *proc)
+{
+	return proc && (dt_proc_sandboxed(proc) || proc->no_new_privs);
+}
+
 /* What the rules look at, worked out once per refusal. */
 struct dt_cls {
 	const struct dt_record *d, *proc;
@@ -211,6 +297,7 @@ struct dt_cls {
 	const char *abspath, *real, *shown, *op;
 	const struct dt_root *lroot, *rroot; /* roots of the logical and the real path */
 	int sandboxed;
+	int no_sandbox; /* sure that no sandbox was there (dt_no_sandbox) */
 };
 
 /* Did this look like a sandbox's refusal rather than the filesystem's? */
@@ -294,6 +381,26 @@ static int dt_rule_cross_mount(const struct dt_cls *c, struct dt_verdict *v)
 	return 0;
 }
 
+/* No sandbox, and the mode bits allow it: whatever refused it, it was not
+ * a sandbox, and no cause that blames one may be given. */
+static int dt_rule_no_sandbox(const struct dt_cls *c, struct dt_verdict *v)
+{
+	if (!c->no_sandbox)
+		return 0;
+	v->cause = DT_CAUSE_UNKNOWN;
+	v->granted = -1;
+	snprintf(
+	    v->reason, sizeof(v->reason),
+	    "%s refused %s with %s and no sandbox (no read-only mount over it, no Landlock, no "
+	    "seccomp filter), while the mode bits allow uid %lld",
+	    c->op, c->shown, dt_errno_name(c->d->err), (long long)c->d->uid);
+	snprintf(v->advice, sizeof(v->advice),
+	         "Look at ACLs (getfacl), file attributes (lsattr: immutable, append-only) and "
+	         "security modules (AppArmor, SELinux) for %s; the sandbox is not involved.",
+	         c->shown);
+	return 1;
+}
+
 static int dt_rule_file_permissions(const struct dt_cls *c, struct dt_verdict *v)
 {
 	const struct dt_record *d = c->d;
@@ -302,17 +409,25 @@ static int dt_rule_file_permissions(const struct dt_cls *c, struct dt_verdict *v
 	char dir[4096];
 	if (dt_denied_by_mode(d, why, sizeof(why))) {
 		v->cause = DT_CAUSE_FILE_PERMISSIONS;
-		snprintf(v->reason, sizeof(v->reason), "%s was refused with %s on a read-write mount: %s",
-			 shown, dt_errno_name(d->err), why);
+		snprintf(v->reason, sizeof(v->reason), "%s was refused with %s%s: %s", shown,
+			 dt_errno_name(d->err),
+			 c->no_sandbox ? " and no sandbox (no read-only mount over it, no Landlock, "
+					 "no seccomp filter)"
+				       : " on a read-write mount",
+			 why);
 		snprintf(v->subject, sizeof(v->subject), "%s",
-			 dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir)) : shown);
+			 d->p[0].search_dir		 ? d->p[0].search_dir
+			 : dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir))
+							: shown);
 		snprintf(v->advice, sizeof(v->advice),
 			 "Fix ownership or mode (chown/chmod %s) or run the worker as the owner; "
 			 "the sandbox is not involved.",
 			 v->subject);
 		return 1;
 	}
-	return 0;
+	/* not the mode bits, and no sandbox either: no sandbox cause below
+	 * may be given */
+	return dt_rule_no_sandbox(c, v);
 }
 
 /* The sandbox rules below decide by the mount table: with part of it
@@ -446,6 +561,9 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 	const char *sfx = dt_sqlite_suffix(d->sqlite);
 	if (sfx && d->writes && !dt_op_is_lock(d->op) && ctx && ctx->db_writable == 1) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
+		/* the directory the side file goes in was refused: not granted */
+		if (v->root && v->granted == -1 && dt_sandbox_like(c))
+			v->granted = 0;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
 		snprintf(
 		    v->reason, sizeof(v->reason),
@@ -477,6 +595,10 @@ static int dt_rule_root_not_granted(const struct dt_cls *c, struct dt_verdict *v
 			 : v->granted == 0   ? "the sandbox did not make writable"
 					     : "was refused like a root the sandbox did not grant");
 		snprintf(v->subject, sizeof(v->subject), "%s", v->root->path);
+		/* no mount says (Landlock): a confined process refused a
+		 * write there is what not granting it means */
+		if (dt_proc_confined(c->proc))
+			v->granted = 0;
 		dt_advise_grant(v->root, v->root->path, rs, v->advice, sizeof(v->advice));
 		return 1;
 	}
@@ -562,6 +684,7 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	c.lroot = c.abspath ? dt_root_for_path(rs, c.abspath, DT_EXPECTED_KINDS, 0) : NULL;
 	c.rroot = c.real ? dt_root_for_path(rs, c.real, DT_EXPECTED_KINDS, 0) : NULL;
 	c.sandboxed = dt_proc_sandboxed(proc);
+	c.no_sandbox = dt_no_sandbox(d, proc, c.real);
 	v->root = c.lroot ? c.lroot : c.rroot;
 	/* Whether the root was granted, as the refusing process's own mounts
 	 * say: one run may hold several sandboxes, and a root granted to one

@@ -55,10 +55,11 @@ void dt_classify(const struct dt_record *denial, const struct dt_record *proc,
                  const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
                  struct dt_verdict *out);
 
-/* What kind of change the refused op makes to its path: create or remove
- * an entry in the parent directory (needs w+x on the parent), modify the
- * file itself (needs w on it), or change its metadata (needs ownership). */
-enum dt_need { DT_NEED_DIR, DT_NEED_FILE, DT_NEED_OWNER, DT_NEED_NONE };
+/* What the refused op needs of its path, besides search (x) on every
+ * directory on the way: create or remove an entry in the parent directory
+ * (w+x on the parent), write the file (w on it), read it (r), both (rw),
+ * or change its metadata (ownership). */
+enum dt_need { DT_NEED_DIR, DT_NEED_FILE, DT_NEED_READ, DT_NEED_RW, DT_NEED_OWNER, DT_NEED_NONE };
 enum dt_need dt_op_need(const struct dt_record *d);
 
 /* Is this op a lock call (fcntl locks, flock)? */

@@ -428,6 +428,14 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 		fix_set(&f->change, "let uid %lld write %s", (long long)d->uid, path);
 		fix_mode_bits(f, path, st->mode, st->uid, st->gid, d, 2);
 		return;
+	case DT_NEED_READ:
+	case DT_NEED_RW: {
+		int rw = dt_op_need(d) == DT_NEED_RW;
+		fix_set(&f->change, "let uid %lld %s %s", (long long)d->uid,
+		        rw ? "read and write" : "read", path);
+		fix_mode_bits(f, path, st->mode, st->uid, st->gid, d, rw ? 6 : 4);
+		return;
+	}
 	case DT_NEED_OWNER: {
 		char *q = sh_word(path);
 		fix_set(&f->change,

@@ -130,6 +130,19 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 			pi->has_st = 1;
 		}
 		break;
+	case DT_T_GROUPS:
+		if (n % 4 == 0 && n / 4 <= 64) {
+			memcpy(out->groups, v, n);
+			out->ngroups = n / 4;
+		}
+		break;
+	case DT_T_SEARCH:
+		if (n > sizeof(struct dt_search_facts)) {
+			memcpy(&out->p[0].search, v, sizeof(struct dt_search_facts));
+			out->p[0].search_dir = dt_bump_str(b, v + sizeof(struct dt_search_facts),
+							   n - sizeof(struct dt_search_facts));
+		}
+		break;
 	case DT_T_FRAME:
 		if (n == sizeof(struct dt_frame))
 			memcpy(&out->frames[out->nframes++], v, n);
@@ -195,6 +208,7 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 	out->pos = pos;
 	out->err = 0;
 	out->exec_static = -1;
+	out->ngroups = -1;
 	if (len < sizeof(struct dt_rec_header))
 		return -1;
 	const struct dt_rec_header *rh = (const void *)buf;

@@ -16,6 +16,10 @@ struct dt_pathinfo {
 	const char *realpath; /* NULL if unknown */
 	struct dt_stat_facts st;
 	int has_st;
+	/* the directory the process could not search on the way, if the
+	 * probe found one (first path only) */
+	const char *search_dir;
+	struct dt_search_facts search;
 };
 
 struct dt_mount {
@@ -29,6 +33,8 @@ struct dt_record {
 	int type;     /* enum dt_rec_type */
 	uint64_t time_real, time_mono;
 	int64_t pid, tid, ppid, uid, gid, ruid;
+	uint32_t groups[64]; /* supplementary groups */
+	int ngroups;         /* -1: not recorded */
 	const char *comm;
 	/* denial / write / reopen */
 	const char *op;

@@ -51,6 +51,7 @@ static struct dt_record denial(const char *op, int err, const char *path)
 	d.writes = 1;
 	d.uid = 1000;
 	d.gid = 1000;
+	d.ngroups = -1; /* not recorded, as in older rings */
 	d.p[0].path = path;
 	d.p[0].abspath = path;
 	d.p[0].realpath = path;
@@ -386,6 +387,87 @@ Test(classify, sticky_dir_record_without_op_does_not_crash)
 	struct dt_verdict v = classify(&d, NULL, 0);
 
 	cr_assert_lt((int)v.cause, DT_CAUSE_COUNT);
+}
+
+Test(classify, recorded_supplementary_groups_decide_the_group_bits)
+{
+	struct dt_record d = denial("mkdir", EACCES, D "/srv/shared/sub");
+	missing_in_dir(&d, 0775, 0, 50, 0);
+	d.ngroups = 1;
+	d.groups[0] = 60;
+	assert_cause(classify(&d, NULL, 0), DT_CAUSE_FILE_PERMISSIONS);
+	d.groups[0] = 50;
+	cr_assert_neq(classify(&d, NULL, 0).cause, DT_CAUSE_FILE_PERMISSIONS);
+}
+
+/* Issue 11, item 2: a read (not only a write) refused by the mode bits. */
+Test(classify, read_of_an_unreadable_file_is_file_permissions)
+{
+	root(D "/secret", -1, NULL);
+	struct dt_record d = denial("open", EACCES, D "/secret/f");
+	existing_file(&d, 0600, 0, 0, 0);
+	d.writes = 0;
+	d.has_flags = 1;
+	d.flags = O_RDONLY;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_FILE_PERMISSIONS);
+	assert_has(v.reason, "read (r)");
+}
+
+Test(classify, a_directory_without_search_for_the_uid_is_file_permissions)
+{
+	/* the probe could not reach the parent: D/gnupg (0700 root) stops
+	 * uid 1000 on the way */
+	struct dt_record d = denial("openat", EACCES, D "/gnupg/pubring.kbx");
+	d.p[0].has_st = 1;
+	d.p[0].realpath = NULL;
+	d.p[0].search_dir = D "/gnupg";
+	d.p[0].search.mode = 040700;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_FILE_PERMISSIONS);
+	assert_has(v.reason, "may not search (x) " D "/gnupg");
+	assert_has(v.advice, "chmod " D "/gnupg");
+
+	/* the parent itself without x for the uid */
+	struct dt_record e = denial("openat", EACCES, D "/dir/f");
+	existing_file(&e, 0644, 1000, 1000, 0);
+	e.p[0].st.valid &= ~DT_SF_EXISTS; /* stat could not look into it */
+	e.p[0].st.valid |= DT_SF_PARENT;
+	e.p[0].st.parent_mode = 040744;
+	e.writes = 0;
+	assert_cause(classify(&e, NULL, 0), DT_CAUSE_FILE_PERMISSIONS);
+}
+
+/* No read-only mount, no seccomp filter, no no_new_privs (so no Landlock):
+ * no sandbox cause may be given, even for a path under an expected root. */
+Test(classify, no_sandbox_never_gets_a_sandbox_cause)
+{
+	struct dt_mount m[] = {{"/", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	p.has_seccomp = 1;
+	p.seccomp = 0;
+	p.no_new_privs = 0;
+	root(D "/secret", -1, NULL);
+	struct dt_record d = denial("open", EACCES, D "/secret/f");
+	existing_file(&d, 0644, 0, 0, 0); /* the bits allow it: ACLs, attrs, LSM */
+	d.writes = 0;
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_UNKNOWN);
+	assert_has(v.reason, "no sandbox");
+	cr_assert_eq(v.granted, -1);
+
+	existing_file(&d, 0600, 0, 0, 0);
+	v = classify(&d, &p, 0);
+	assert_cause(v, DT_CAUSE_FILE_PERMISSIONS);
+	assert_has(v.reason, "no sandbox");
+
+	/* with no_new_privs a Landlock domain is possible: not sure */
+	p.no_new_privs = 1;
+	existing_file(&d, 0644, 0, 0, 0);
+	cr_assert_neq(classify(&d, &p, 0).cause, DT_CAUSE_UNKNOWN);
 }
 
 Test(classify, readonly_mount_is_never_file_permissions)
@@ -842,8 +924,9 @@ Test(classify, unknown_grant_and_a_sandbox_errno_is_root_not_granted)
 	struct dt_verdict v = classify(&d, NULL, 0);
 
 	assert_cause(v, DT_CAUSE_ROOT_NOT_GRANTED);
-	cr_assert_eq(v.granted, -1);
-	assert_has(v.reason, "refused like a root the sandbox did not grant");
+	/* no mount said; the sandbox's refusal is what "not granted" means */
+	cr_assert_eq(v.granted, 0);
+	assert_has(v.reason, "refused like a root it did not grant");
 }
 
 Test(classify, eacces_on_a_rw_mount_the_mode_allows_is_a_sandbox_refusal)
