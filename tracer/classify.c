@@ -562,7 +562,7 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 	if (sfx && d->writes && !dt_op_is_lock(d->op) && ctx && ctx->db_writable == 1) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
 		/* the directory the side file goes in was refused: not granted */
-		if (v->root && v->granted == -1 && dt_sandbox_like(c))
+		if (v->root && v->granted == -1 && dt_sandbox_like(c) && dt_proc_confined(c->proc))
 			v->granted = 0;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
 		snprintf(

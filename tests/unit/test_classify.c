@@ -924,9 +924,25 @@ Test(classify, unknown_grant_and_a_sandbox_errno_is_root_not_granted)
 	struct dt_verdict v = classify(&d, NULL, 0);
 
 	assert_cause(v, DT_CAUSE_ROOT_NOT_GRANTED);
-	/* no mount said; the sandbox's refusal is what "not granted" means */
+	cr_assert_eq(v.granted, -1);
+	assert_has(v.reason, "refused like a root the sandbox did not grant");
+}
+
+/* Landlock: "/" read-write, no_new_privs, EACCES the mode bits allow. No
+ * mount says the root was not granted; the refusal does. */
+Test(classify, landlock_refusal_under_a_root_means_it_was_not_granted)
+{
+	struct dt_mount m[] = {{"/", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	p.has_seccomp = 1;
+	p.no_new_privs = 1;
+	root(D "/board", -1, NULL);
+	struct dt_record d = denial("openat", EACCES, D "/board/kanban.db");
+	existing_file(&d, 0666, 0, 0, 0);
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_ROOT_NOT_GRANTED);
 	cr_assert_eq(v.granted, 0);
-	assert_has(v.reason, "refused like a root it did not grant");
 }
 
 Test(classify, eacces_on_a_rw_mount_the_mode_allows_is_a_sandbox_refusal)
