@@ -6,7 +6,8 @@ set -eu
 PKGS="build-essential pkg-config libseccomp-dev libcriterion-dev
 libdw-dev libelf-dev bubblewrap sqlite3 libsqlite3-dev python3 clang
 libclang-rt-14-dev cppcheck strace git tar coreutils valgrind fossil
-libxml2-utils chromium"
+libxml2-utils chromium
+gnupg rsync npm util-linux"
 
 missing=""
 for p in $PKGS; do
