@@ -27,7 +27,7 @@
 /* One scenario; field names are the table's keys. */
 struct scenario {
 	char scenario[128], program[64], sandbox[32], setup[FIELD_MAX], run[FIELD_MAX];
-	char roots[FIELD_MAX], expect[FIELD_MAX], pending[512], surprise[FIELD_MAX];
+	char roots[FIELD_MAX], options[256], expect[FIELD_MAX], pending[512], surprise[FIELD_MAX];
 	int line;
 };
 
@@ -51,7 +51,7 @@ static char *field_of(struct scenario *s, const char *key)
 #define KEY(k)                                                                                     \
 	if (!strcmp(key, #k))                                                                      \
 		return s->k;
-	KEY(scenario) KEY(program) KEY(sandbox) KEY(setup) KEY(run) KEY(roots) KEY(expect)
+	KEY(scenario) KEY(program) KEY(sandbox) KEY(setup) KEY(run) KEY(roots) KEY(options) KEY(expect)
 	KEY(pending) KEY(surprise)
 #undef KEY
 	return NULL;
@@ -60,7 +60,8 @@ static char *field_of(struct scenario *s, const char *key)
 static size_t field_cap(const char *key)
 {
 	return !strcmp(key, "scenario") ? 128 : !strcmp(key, "program") ? 64
-	       : !strcmp(key, "sandbox") ? 32 : !strcmp(key, "pending") ? 512 : FIELD_MAX;
+	       : !strcmp(key, "sandbox") ? 32 : !strcmp(key, "pending") ? 512
+	       : !strcmp(key, "options") ? 256 : FIELD_MAX;
 }
 
 /* Reads the table; returns the number of scenarios (at most max). A line
@@ -236,8 +237,15 @@ static void run_scenario(const struct scenario *s, const char *codex)
 
 	snprintf(script, sizeof(script), ". \"$CORPUS_LIB\"; %s", s->run);
 	const char *run[] = {"sh", "-c", script, NULL};
+	char options[256];
+	const char *opts[8] = {NULL};
+	snprintf(options, sizeof(options), "%s", s->options);
+	size_t nopts = 0;
+	for (char *save = NULL, *w = strtok_r(options, " ", &save); w && nopts < 7;
+	     w = strtok_r(NULL, " ", &save))
+		opts[nopts++] = w;
 	struct dtt_run r;
-	cr_assert_eq(dtt_run(&r, NULL, run, env), 0, "%s: ring unreadable: %s", s->scenario, r.out);
+	cr_assert_eq(dtt_run(&r, opts, run, env), 0, "%s: ring unreadable: %s", s->scenario, r.out);
 
 	char roots_buf[FIELD_MAX], expect[FIELD_MAX];
 	expand(roots_buf, sizeof(roots_buf), s->roots, t);
