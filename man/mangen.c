@@ -128,10 +128,81 @@ static void gen_exits(void)
 	exit_by_command(DT_EXIT_PASSTHROUGH, "Otherwise these exit with their command's status: ");
 }
 
+struct option_row {
+	const char *long_name;
+	char short_name;
+	const char *arg, *kind, *help, *doc;
+};
+
+#define DT_OPTION(long, short, arg, kind, field, value, help, doc)                                 \
+	{long, short, arg, #kind, help, doc},
+static const struct option_row report_options[] = {
+#include "opts_report.def"
+};
+static const struct option_row show_options[] = {
+#include "opts_show.def"
+};
+static const struct option_row roots_options[] = {
+#include "opts_roots.def"
+};
+#undef DT_OPTION
+
+/* Dashes as \-, for a name in a macro line. */
+static void put_name(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-')
+			putchar('\\');
+		putchar(*s);
+	}
+}
+
+/* One .TP per option with help, as --help lists them: the names of the
+ * rows after it without help of their own join its tag. */
+static void gen_options(const struct option_row *o, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (!o[k].help || !strcmp(o[k].kind, "HELP"))
+			continue;
+		fputs(".TP\n", stdout);
+		fputs(o[k].arg ? ".BI \"" : ".B \"", stdout);
+		if (o[k].short_name)
+			printf("\\-%c, ", o[k].short_name);
+		put_name(o[k].long_name);
+		for (size_t j = k + 1; j < n && !o[j].help; j++) {
+			fputs(", ", stdout);
+			put_name(o[j].long_name);
+		}
+		if (o[k].arg)
+			printf("\" \" %s\"\n", o[k].arg);
+		else
+			fputs("\"\n", stdout);
+		roff_text(o[k].doc ? o[k].doc : o[k].help);
+	}
+}
+
+static void gen_report_options(void)
+{
+	gen_options(report_options, COUNT(report_options));
+}
+
+static void gen_show_options(void)
+{
+	gen_options(show_options, COUNT(show_options));
+}
+
+static void gen_roots_options(void)
+{
+	gen_options(roots_options, COUNT(roots_options));
+}
+
 static const struct {
 	const char *name;
 	void (*gen)(void);
 } regions[] = {
+    {"options-report", gen_report_options},
+    {"options-show", gen_show_options},
+    {"options-roots", gen_roots_options},
     {"causes", gen_causes},
     {"exit-status", gen_exits},
 };

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "report.h"
 
 static const char roots_usage[] =
@@ -18,45 +19,41 @@ static const char roots_usage[] =
     "from inside), and whether each expected root was granted. Without a ring\n"
     "(and when ./denytrace.ring does not exist) it derives them from the options\n"
     "and this shell's environment.\n"
-    "\n"
-    "options:\n"
-    "  --root DIR            an expected writable root (repeatable)\n"
-    "  --codex-config FILE   read Codex's config.toml from FILE\n"
-    "  --codex-args 'ARGS'   a Codex command line to derive roots from\n"
-    "  --json                JSON array of roots\n"
-    "  -h, --help            this help\n"
     "\n";
+
+/* What the command line asked for. */
+struct roots_args {
+	struct dt_report_opts o;
+	const char **roots;
+	int json;
+};
+
+static const struct dt_option roots_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct roots_args, __VA_ARGS__)
+#include "opts_roots.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options roots_cmd = {
+    "roots", roots_usage, NULL, roots_options, sizeof(roots_options) / sizeof(roots_options[0]),
+    DT_EXIT_USAGE, NULL};
 
 int cmd_roots(int argc, char **argv)
 {
-	struct dt_report_opts o = {0};
-	const char **roots = calloc((size_t)argc + 1, sizeof(*roots));
+	struct roots_args ra = {0};
 	const char **rings = calloc((size_t)argc + 1, sizeof(*rings));
+	ra.roots = calloc((size_t)argc + 1, sizeof(*ra.roots));
 	size_t nrings = 0;
-	int json = 0, rc = 0;
-	for (int i = 1; i < argc && !rc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(roots_usage, stdout);
-			dt_exit_help(stdout, "roots");
-			free(roots);
-			free(rings);
-			return DT_EXIT_OK;
-		} else if (dt_report_opt(argc, argv, &i, &o, roots, &rc)) {
-			continue;
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (a[0] == '-' && a[1]) {
-			rc = dt_fail(DT_EXIT_USAGE, "roots: unknown option '%s'; see 'denytrace roots --help'", a);
-		} else {
-			rings[nrings++] = a;
-		}
-	}
-	if (rc) {
+	int rc = dt_parse_options(&roots_cmd, argc, argv, &ra, rings, &nrings);
+	struct dt_report_opts o = ra.o;
+	const char **roots = ra.roots;
+	int json = ra.json;
+	if (rc >= 0) {
 		free(roots);
 		free(rings);
 		return rc;
 	}
+	rc = 0;
 	if (!nrings && access(DT_DEFAULT_RING, F_OK) == 0)
 		rings[nrings++] = DT_DEFAULT_RING;
 	o.roots = roots;

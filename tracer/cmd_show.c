@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "json.h"
 #include "recfmt.h"
 #include "records.h"
@@ -19,15 +20,6 @@ static const char show_usage[] =
 	"\n"
 	"Prints the records of RING (default ./denytrace.ring), oldest first: refusals,\n"
 	"process records, read-only reopens, and with --all rings successful writes.\n"
-	"\n"
-	"options:\n"
-	"  --jsonl          one JSON object per record (schema: see man denytrace)\n"
-	"  -v, --verbose    text: add realpath, stat facts, call stack, environment\n"
-	"  -f, --follow     keep printing records as they are published (Ctrl-C stops)\n"
-	"  --type TYPE      only records of TYPE: denial, process, write, reopen, launch,\n"
-	"                   exec, config\n"
-	"  --no-symbols     do not symbolize call stacks\n"
-	"  -h, --help       this help\n"
 	"\n";
 
 static volatile sig_atomic_t show_stop;
@@ -44,43 +36,43 @@ struct show_opts {
 	const char *path;
 };
 
+static int show_type(void *args, const char *val)
+{
+	struct show_opts *o = args;
+	o->only = 0;
+	for (int t = DT_REC_DENIAL; t <= DT_REC_CONFIG; t++)
+		if (!strcmp(val, dt_rec_type_name(t)))
+			o->only = t;
+	if (!o->only)
+		return dt_fail(DT_EXIT_USAGE, "show: --type takes denial, process, write, "
+		                              "reopen, launch, exec or config");
+	return 0;
+}
+
+static const struct dt_option show_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct show_opts, __VA_ARGS__)
+#include "opts_show.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options show_cmd = {
+    "show", show_usage, NULL, show_options, sizeof(show_options) / sizeof(show_options[0]),
+    DT_EXIT_USAGE, NULL};
+
 /* Parses the options into o. Returns -1 to go on, else the exit status
  * (with the message printed, or the help). */
 static int show_parse(int argc, char **argv, struct show_opts *o)
 {
-	const char *val;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int m;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(show_usage, stdout);
-			dt_exit_help(stdout, "show");
-			return DT_EXIT_OK;
-		} else if (!strcmp(a, "--jsonl")) {
-			o->jsonl = 1;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			o->verbose = 1;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--follow")) {
-			o->follow = 1;
-		} else if (!strcmp(a, "--no-symbols")) {
-			o->symbols = 0;
-		} else if ((m = dt_opt(argc, argv, &i, "--type", &val))) {
-			o->only = 0;
-			for (int t = DT_REC_DENIAL; t <= DT_REC_CONFIG && m > 0; t++)
-				if (!strcmp(val, dt_rec_type_name(t)))
-					o->only = t;
-			if (!o->only)
-				return dt_fail(DT_EXIT_USAGE, "show: --type takes denial, process, write, "
-							      "reopen, launch, exec or config");
-		} else if (a[0] == '-' && a[1]) {
-			return dt_fail(DT_EXIT_USAGE, "show: unknown option '%s'; see 'denytrace show --help'", a);
-		} else if (o->path) {
-			return dt_fail(DT_EXIT_USAGE, "show: one ring at a time ('%s' and '%s')", o->path, a);
-		} else {
-			o->path = a;
-		}
-	}
-	int rc;
+	const char **rings = calloc((size_t)argc + 1, sizeof(*rings));
+	size_t nrings = 0;
+	int rc = dt_parse_options(&show_cmd, argc, argv, o, rings, &nrings);
+	if (rc < 0 && nrings > 1)
+		rc = dt_fail(DT_EXIT_USAGE, "show: one ring at a time ('%s' and '%s')", rings[0],
+		             rings[1]);
+	o->path = nrings ? rings[0] : NULL;
+	free(rings);
+	if (rc >= 0)
+		return rc;
 	if (!o->path && (rc = dt_default_ring_check("show")))
 		return rc;
 	if (!o->path)
