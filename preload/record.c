@@ -347,6 +347,26 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	dt_arena_give(lv);
 }
 
+/* The signal stack this thread last had armed. A handler installed with
+ * SS_AUTODISARM runs on it disarmed: sigaltstack() then reports no signal
+ * stack at all, and a level on the ordinary stack, below it or above, must
+ * still be seen as the live one the handler interrupted. Noted by every
+ * outermost level that records (one system call per record). */
+static __thread uintptr_t dt_alt_lo __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t dt_alt_hi __attribute__((tls_model("initial-exec")));
+
+/* Notes the armed signal stack, if any; returns 1 when here is on the
+ * signal stack (armed now, or disarmed for the handler running on it). */
+static int dt_alt_note(uintptr_t here)
+{
+	stack_t ss;
+	if (syscall(SYS_sigaltstack, NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+		dt_alt_lo = (uintptr_t)ss.ss_sp;
+		dt_alt_hi = dt_alt_lo + ss.ss_size;
+	}
+	return here >= dt_alt_lo && here < dt_alt_hi;
+}
+
 /* Entered with levels still marked active. Either they are live (this is
  * a signal handler that interrupted them, or the probe calling itself),
  * or a handler that interrupted them left by siglongjmp and they never
@@ -360,10 +380,8 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
  * Returns the number of live levels. */
 static __attribute__((noinline, cold)) int dt_levels_live(int depth, uintptr_t here)
 {
-	stack_t ss;
-	int alt = syscall(SYS_sigaltstack, NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE);
-	uintptr_t lo = alt ? (uintptr_t)ss.ss_sp : 0, hi = alt ? lo + ss.ss_size : 0;
-	int on_alt = alt && (ss.ss_flags & SS_ONSTACK);
+	int on_alt = dt_alt_note(here);
+	uintptr_t lo = dt_alt_lo, hi = dt_alt_hi;
 	while (depth > 0) {
 		uintptr_t f = dt_levels[depth - 1].frame;
 		int f_alt = f >= lo && f < hi;
@@ -440,6 +458,8 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	}
 
 	if (type) {
+		if (depth == 0)
+			dt_alt_note(here);
 		struct dt_ring *ring = dt_ring_get();
 		if (ring)
 			dt_emit(ring, c, type, ok ? 0 : err, result, lv);

@@ -19,6 +19,8 @@
  *                            of F drops the lock, and the check sees it
  *   behave refuse RO         one refused open, exit 0
  *   behave signal RO         refusals from a SIGALRM handler and main loop
+ *   behave signal-alt RO     the same in a thread whose signal stack (with
+ *                            SS_AUTODISARM) lies above its stack
  *   behave longjmp RO        a timer handler leaves refusals by siglongjmp
  *                            200 times; then 1000 refusals, all recorded;
  *                            prints how much the address space grew
@@ -33,10 +35,12 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -594,6 +598,77 @@ static int mode_signal(void)
 	return bad || handler_bad || handled < 20 ? 1 : 0;
 }
 
+/* The same from a thread whose stack lies below its signal stack (a static
+ * array; the signal stack is mapped, higher up), with SS_AUTODISARM: while
+ * the handler runs, sigaltstack() says there is no signal stack at all.
+ * Prints the exact counts: every refusal must be recorded once, whole. */
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* Linux 4.7; glibc does not name it */
+#endif
+static char alt_thread_stack[1 << 20] __attribute__((aligned(64)));
+static long alt_iterations, alt_bad;
+
+static void *alt_loop(void *arg)
+{
+	(void)arg;
+	stack_t ss = {.ss_sp = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE,
+	                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+	              .ss_size = 1 << 16,
+	              .ss_flags = SS_AUTODISARM};
+	sigset_t alrm;
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	if (ss.ss_sp == MAP_FAILED || sigaltstack(&ss, NULL) != 0 ||
+	    (uintptr_t)ss.ss_sp < (uintptr_t)alt_thread_stack) {
+		alt_bad = -1;
+		return NULL;
+	}
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/from-main", ro);
+	while ((alt_iterations < 500 || handled < 50) && alt_iterations < 20000) {
+		errno = 0;
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0 || errno != EROFS)
+			alt_bad++;
+		alt_iterations++;
+	}
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+	return NULL;
+}
+
+static int mode_signal_alt(void)
+{
+	snprintf(handler_path, sizeof(handler_path), "%s/from-handler", ro);
+	char first[4096];
+	snprintf(first, sizeof(first), "%s/first", ro);
+	if (open(first, O_WRONLY | O_CREAT, 0644) >= 0) /* attach before the timer */
+		return 1;
+	sigset_t alrm;
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL); /* the thread takes every tick */
+	struct sigaction sa = {0};
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, alt_thread_stack, sizeof(alt_thread_stack));
+	struct itimerval it = {{0, 2000}, {0, 2000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	pthread_t t;
+	if (pthread_create(&t, &attr, alt_loop, NULL) != 0)
+		return 1;
+	pthread_join(t, NULL);
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("main %ld refusals, %ld unexpected; handler %d refusals, %d unexpected\n",
+	       alt_iterations, alt_bad, (int)handled, (int)handler_bad);
+	return alt_bad || handler_bad || handled < 50 ? 1 : 0;
+}
+
 /* A timer whose handler leaves by siglongjmp, so that it often abandons
  * the probe in the middle of recording a refusal (nothing but refused
  * opens run meanwhile), 200 times; then 1000 refusals with the timer off,
@@ -693,11 +768,15 @@ int main(int argc, char **argv)
 		ro = argv[2];
 		return mode_signal();
 	}
+	if (!strcmp(mode, "signal-alt") && argc == 3) {
+		ro = argv[2];
+		return mode_signal_alt();
+	}
 	if (!strcmp(mode, "longjmp") && argc == 3) {
 		ro = argv[2];
 		return mode_longjmp();
 	}
 	fprintf(stderr, "usage: behave same|fds|closefrom RO RW | locks F ALIAS RO | "
-	                "locks-control F | refuse RO | signal RO | longjmp RO\n");
+	                "locks-control F | refuse RO | signal RO | signal-alt RO | longjmp RO\n");
 	return 2;
 }

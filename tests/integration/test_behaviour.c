@@ -782,3 +782,33 @@ Test(behaviour, siglongjmp_out_of_the_probe_leaves_later_refusals_recorded)
 	             dtt_count(&r, DT_REC_DENIAL, "open", want));
 	dtt_free(&r);
 }
+
+/* A handler on a signal stack that lies above the interrupted stack, armed
+ * with SS_AUTODISARM (sigaltstack then reports no signal stack while the
+ * handler runs): the refusal that it interrupted is still in progress, and
+ * each refusal of either is recorded exactly once, whole. */
+Test(behaviour, refusals_from_a_handler_on_an_autodisarmed_signal_stack_are_each_recorded_whole)
+{
+	struct cmd c;
+	bwrap(&c, 0);
+	behave(&c, "signal-alt");
+	add(&c, ro);
+	struct dtt_run r;
+	const char *opts[] = {"--size", "64M", "--no-backtrace", NULL};
+	cr_assert_eq(probe_run(&r, opts, c.argv, NULL, NULL, 0), 0, "ring unreadable: %s", r.out);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	long iterations = 0;
+	int handled = 0;
+	const char *line = strstr(r.out, "main ");
+	cr_assert(line && sscanf(line, "main %ld refusals, 0 unexpected; handler %d refusals, 0",
+	                         &iterations, &handled) == 2,
+	          "%s", r.out);
+	cr_expect_eq(r.stats.corrupt, 0);
+	cr_expect_eq(r.stats.torn + r.stats.skipped, 0);
+	char want[700];
+	snprintf(want, sizeof(want), "%s/from-main", ro);
+	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, "open", want), (size_t)iterations, "%s", r.out);
+	snprintf(want, sizeof(want), "%s/from-handler", ro);
+	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, "open", want), (size_t)handled, "%s", r.out);
+	dtt_free(&r);
+}
