@@ -236,15 +236,25 @@ static void dt_facts_roots(struct dt_facts *f, const struct dt_report *r)
 	f->roots = calloc(r->roots.n + 1, sizeof(*f->roots));
 	for (size_t i = 0; i < r->roots.n; i++) {
 		const struct dt_root *rt = &r->roots.v[i];
-		if (rt->readonly_sub)
-			continue; /* .git and friends themselves */
+		if (rt->readonly_sub || !dt_root_is_row(&r->roots, i))
+			continue; /* .git and friends themselves; a path listed already */
+		const char *src[16];
+		size_t nsrc = dt_root_sources(&r->roots, i, src, 16);
 		struct dt_fact_root *fr = &f->roots[f->nroots++];
 		char real[PATH_MAX];
 		fr->path = strdup(rt->path);
 		fr->realpath = rt->realpath               ? strdup(rt->realpath)
 		               : realpath(rt->path, real) ? strdup(real)
 		                                          : NULL;
-		fr->source = strdup(rt->source ? rt->source : "");
+		size_t len = 1;
+		for (size_t k = 0; k < nsrc; k++)
+			len += strlen(src[k]) + 2;
+		fr->source = calloc(1, len);
+		for (size_t k = 0; fr->source && k < nsrc; k++) {
+			if (k)
+				strcat(fr->source, "; ");
+			strcat(fr->source, src[k]);
+		}
 		fr->protected_by = dt_protected_component(rt->path);
 		if (!fr->protected_by)
 			fr->protected_by = dt_protected_component(fr->realpath);

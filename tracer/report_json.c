@@ -22,6 +22,10 @@ void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs)
 	dt_json_arr(j);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct dt_root *rt = &rs->v[i];
+		const char *src[16];
+		size_t nsrc = dt_root_sources(rs, i, src, 16);
+		if (!dt_root_is_row(rs, i))
+			continue; /* one object per path, with every source */
 		dt_json_obj(j);
 		dt_json_key(j, "path");
 		dt_json_str(j, rt->path);
@@ -29,10 +33,15 @@ void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs)
 		dt_json_str(j, rt->realpath);
 		dt_json_key(j, "source");
 		dt_json_str(j, rt->source);
+		dt_json_key(j, "sources");
+		dt_json_arr(j);
+		for (size_t k = 0; k < nsrc; k++)
+			dt_json_str(j, src[k]);
+		dt_json_end_arr(j);
 		dt_json_key(j, "kind");
 		dt_json_str(j, kind_names[rt->kind]);
 		dt_json_key(j, "granted");
-		dt_json_granted(j, rt->kind == DT_ROOT_EFFECTIVE ? 1 : rt->granted);
+		dt_json_granted(j, dt_root_row_granted(rs, i));
 		dt_json_key(j, "readonly");
 		dt_json_bool(j, rt->readonly_sub);
 		dt_json_key(j, "dropped_by");

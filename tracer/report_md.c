@@ -233,16 +233,28 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 	fputs("| root | source | granted |\n|---|---|---|\n", f);
 	for (size_t i = 0; i < r->roots.n; i++) {
 		const struct dt_root *rt = &r->roots.v[i];
+		const char *src[16];
+		size_t nsrc = dt_root_sources(&r->roots, i, src, 16);
+		if (!dt_root_is_row(&r->roots, i))
+			continue; /* one row per path, with every source */
 		fputs("| ", f);
 		dt_md_code_span(f, rt->path, 1);
 		fputs(rt->readonly_sub ? " (read-only)" : "", f);
 		fputs(" | ", f);
-		dt_md_text(f, rt->source);
+		for (size_t k = 0; k < nsrc; k++) {
+			fputs(k ? "; " : "", f);
+			dt_md_text(f, src[k]);
+		}
 		if (rt->dropped_by) {
 			fputs("; dropped by ", f);
 			dt_md_code_span(f, rt->dropped_by, 1);
 		}
-		fprintf(f, " | %s |\n", rt->kind == DT_ROOT_EFFECTIVE ? "(mount)" : rt->granted == 1 ? "yes" : rt->granted == 0 ? "**no**" : "unknown");
+		int granted = dt_root_row_granted(&r->roots, i);
+		fprintf(f, " | %s |\n",
+			rt->kind == DT_ROOT_EFFECTIVE && nsrc < 2 ? "(mount)"
+			: granted == 1				  ? "yes"
+			: granted == 0				  ? "**no**"
+								  : "unknown");
 	}
 	if (r->nexecs) {
 		fprintf(f, "\n### Exec coverage\n\n%zu exec%s seen, %zu blind (the probe could not enter).\n",

@@ -36,13 +36,21 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 	}
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct dt_root *rt = &rs->v[i];
+		const char *src[16];
+		size_t nsrc = dt_root_sources(rs, i, src, 16);
+		if (!dt_root_is_row(rs, i))
+			continue; /* listed once, with every source */
 		fputs("  ", f);
 		dt_put_safe(f, rt->path);
 		fprintf(f, "\n      %s", rt->readonly_sub ? "read-only subpath: " : "");
-		dt_put_safe(f, rt->source);
-		if (rt->kind != DT_ROOT_EFFECTIVE)
-			fprintf(f, "; %s%s%s", rt->granted == 1 ? s.green : rt->granted == 0 ? s.red : s.dim,
-				dt_granted_word(rt->granted), s.off);
+		for (size_t k = 0; k < nsrc; k++) {
+			fputs(k ? "; " : "", f);
+			dt_put_safe(f, src[k]);
+		}
+		int granted = dt_root_row_granted(rs, i);
+		if (rt->kind != DT_ROOT_EFFECTIVE || nsrc > 1)
+			fprintf(f, "; %s%s%s", granted == 1 ? s.green : granted == 0 ? s.red : s.dim,
+				dt_granted_word(granted), s.off);
 		if (rt->dropped_by) {
 			fprintf(f, "; %sdropped by%s ", s.red, s.off);
 			dt_put_safe(f, rt->dropped_by);

@@ -182,6 +182,66 @@ struct dt_root *find_root(const struct dt_rootset *rs, const char *norm,
 /* Relative paths are taken against this process's cwd: that is what a
  * user means by `--root ./data`. Derived roots are made absolute by their
  * source's own rules before they get here. */
+/* Another source naming a root already there. Every process's writable
+ * mounts name the same roots again: one of those is enough. */
+static void root_add_source(struct dt_root *r, const char *source)
+{
+	if (!nonempty(source) || r->kind == DT_ROOT_EFFECTIVE ||
+	    (r->source && !strcmp(r->source, source)) || r->nalso >= 8)
+		return;
+	for (size_t k = 0; k < r->nalso; k++)
+		if (!strcmp(r->also[k], source))
+			return;
+	r->also = xrealloc(r->also, (r->nalso + 1) * sizeof(*r->also));
+	r->also[r->nalso++] = xstrdup(source);
+}
+
+static bool same_row(const struct dt_root *a, const struct dt_root *b)
+{
+	return !strcmp(a->path, b->path) && a->readonly_sub == b->readonly_sub;
+}
+
+int dt_root_is_row(const struct dt_rootset *rs, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (same_row(&rs->v[k], &rs->v[i]))
+			return 0;
+	return 1;
+}
+
+static size_t push_source(const char **out, size_t n, size_t max, const char *s)
+{
+	if (!nonempty(s) || n >= max)
+		return n;
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(out[k], s))
+			return n;
+	out[n] = s;
+	return n + 1;
+}
+
+size_t dt_root_sources(const struct dt_rootset *rs, size_t i, const char **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = i; k < rs->n; k++) {
+		const struct dt_root *r = &rs->v[k];
+		if (k != i && !same_row(r, &rs->v[i]))
+			continue;
+		n = push_source(out, n, max, r->source);
+		for (size_t a = 0; a < r->nalso; a++)
+			n = push_source(out, n, max, r->also[a]);
+	}
+	return n;
+}
+
+int dt_root_row_granted(const struct dt_rootset *rs, size_t i)
+{
+	for (size_t k = i; k < rs->n; k++)
+		if ((k == i || same_row(&rs->v[k], &rs->v[i])) && rs->v[k].kind != DT_ROOT_EFFECTIVE)
+			return rs->v[k].granted;
+	return 1;
+}
+
 struct dt_root *dt_roots_add(struct dt_rootset *rs, const char *path, enum dt_root_kind kind,
                              const char *source, const char *knob)
 {
@@ -203,6 +263,7 @@ struct dt_root *dt_roots_add(struct dt_rootset *rs, const char *path, enum dt_ro
 		free(norm);
 		if (!r->knob && knob)
 			r->knob = xstrdup(knob);
+		root_add_source(r, source);
 		return r;
 	}
 	if (rs->n == rs->cap) {
@@ -243,6 +304,9 @@ void dt_rootset_free(struct dt_rootset *rs)
 		free(rs->v[i].source);
 		free(rs->v[i].knob);
 		free(rs->v[i].dropped_by);
+		for (size_t k = 0; k < rs->v[i].nalso; k++)
+			free(rs->v[i].also[k]);
+		free(rs->v[i].also);
 	}
 	free(rs->v);
 	free(rs->codex_sandbox_mode);

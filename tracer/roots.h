@@ -37,6 +37,8 @@ struct dt_root {
 			   * "-c sandbox_workspace_write.writable_roots=[\"/a\"]" */
 	int readonly_sub; /* 1 for a read-only subpath inside a root
 			   * (.git, .codex, .agents, .aws; a ro sub-mount) */
+	char **also;      /* further sources that named the same path and kind */
+	size_t nalso;
 };
 
 struct dt_rootset {
@@ -64,12 +66,24 @@ struct dt_rootset {
 };
 
 /* Adds a root (path is normalised and copied; duplicates of the same path
- * and kind are merged, keeping the first source). Returns the root. */
+ * and kind are merged: the first source stays `source`, the others go to
+ * `also`). Returns the root. */
 struct dt_root *dt_roots_add(struct dt_rootset *rs, const char *path, enum dt_root_kind kind,
 			     const char *source, const char *knob);
 void dt_roots_warn(struct dt_rootset *rs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dt_rootset_free(struct dt_rootset *rs);
+
+/* A listing shows each path once: 1 when v[i] is the first root with its
+ * path (and read-only-ness), the row that speaks for the others. */
+int dt_root_is_row(const struct dt_rootset *rs, size_t i);
+/* The sources of the row of v[i]: its own, those merged into it, those of
+ * later roots with the same path, without repeats. Fills out (at most
+ * max) and returns how many. */
+size_t dt_root_sources(const struct dt_rootset *rs, size_t i, const char **out, size_t max);
+/* The row's grant: of the first root of that path that is not an
+ * effective one (1 when only writable mounts name it). */
+int dt_root_row_granted(const struct dt_rootset *rs, size_t i);
 
 /* Codex: the workspace (cwd, or -C/--cd), /tmp and $TMPDIR in
  * workspace-write, --add-dir, [sandbox_workspace_write] writable_roots from

@@ -1521,3 +1521,35 @@ Test(report, svg_escapes_what_a_program_chose)
 	cr_expect_null(strchr(out, '\x01'));
 	assert_has(out, "&lt;w&gt;&amp;\\x1b pid 100");
 }
+
+/* Issue 11, item 7: a path several sources name is one row with all of
+ * them: the workspace from HERMES_KANBAN_WORKSPACE and from the mount
+ * table, the board directory from HERMES_KANBAN_DB and --root. */
+Test(report, roots_are_listed_once_with_all_their_sources)
+{
+	static const char *const env[] = {"HERMES_KANBAN_DB=" D "/board/kanban.db",
+	                                  "HERMES_KANBAN_WORKSPACE=" D "/work"};
+	static const char *const roots[] = {D "/board"};
+	struct dt_record *p = add_process(100, 1000, 1, 11);
+	p->env = (const char **)env;
+	p->nenv = 2;
+	add_denial(100, 2000, "openat", EROFS, D "/board/kanban.db");
+	build_opts(0, roots, 1);
+
+	const char *text = render(FMT_TEXT);
+	const char *work = strstr(text, "  " D "/work\n");
+	cr_assert_not_null(work, "no row for the workspace:\n%s", text);
+	cr_assert_null(strstr(work + 1, "  " D "/work\n"), "the workspace is listed twice:\n%s", text);
+	assert_has(work, "HERMES_KANBAN_WORKSPACE=" D "/work; writable mount (pid 100)");
+	const char *board = strstr(text, "  " D "/board\n");
+	cr_assert_not_null(board);
+	cr_assert_null(strstr(board + 1, "  " D "/board\n"), "the board is listed twice:\n%s", text);
+	assert_has(board, "--root; HERMES_KANBAN_DB=" D "/board/kanban.db");
+
+	json_flat();
+	assert_json("roots#", "2");
+	assert_json("roots[0].path", "\"" D "/board\"");
+	assert_json("roots[0].sources[1]", "\"HERMES_KANBAN_DB=" D "/board/kanban.db\"");
+	assert_json("roots[1].path", "\"" D "/work\"");
+	assert_json("roots[1].sources#", "2");
+}
