@@ -125,7 +125,7 @@ DT_HIDDEN DT_COLD void *dt_resolve_real(void **slot, const char *name)
 		DT_GET_REAL(fn, NULL)                                                 \
 		type r = dt_fn_ args;                                                 \
 		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))     \
-			dt_slow_##fn(DT_STRIP args, r != NULL, 0);                    \
+			dt_slow_##fn(DT_STRIP args, r != NULL, -1);                   \
 		return r;                                                             \
 	}
 #define DT_PTR0(fn, type, kind_, ...)                                                 \
@@ -133,7 +133,7 @@ DT_HIDDEN DT_COLD void *dt_resolve_real(void **slot, const char *name)
 	{                                                                             \
 		int dt_err_ = errno;                                                  \
 		struct dt_call dt_c_ = {.name = #fn, .kind = kind_, __VA_ARGS__};     \
-		dt_after_call(&dt_c_, dt_ok_, dt_err_, 0);                            \
+		dt_after_call(&dt_c_, dt_ok_, dt_err_, -1); /* no descriptor */       \
 		errno = dt_err_;                                                      \
 	}                                                                             \
 	DT_EXPORT type fn(void)                                                       \

@@ -289,7 +289,8 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		dt_put_u64(&b, DT_T_CMD, (uint64_t)c->cmd);
 	if (c->has_fd)
 		dt_put_u64(&b, DT_T_FD, (uint64_t)(unsigned)c->fd);
-	else if (type == DT_REC_REOPEN || (type == DT_REC_WRITE && c->kind == DT_K_OPEN))
+	else if ((type == DT_REC_REOPEN || (type == DT_REC_WRITE && c->kind == DT_K_OPEN)) &&
+	         result >= 0) /* a FILE (fopen, tmpfile) has none to tell */
 		dt_put_u64(&b, DT_T_FD, (uint64_t)result);
 
 	/* the cwd only for a relative path that resolves against it */

@@ -285,6 +285,39 @@ Test(behaviour, same_calls_give_same_results_when_successes_are_recorded_too)
 	same_with_and_without_probe(opts);
 }
 
+/* tmpfile returns a FILE, not a descriptor: its successful create under
+ * --all is recorded without an fd (it used to say 0, the program's stdin). */
+Test(behaviour, tmpfile_under_all_is_recorded_without_a_made_up_descriptor)
+{
+	struct cmd c;
+	const char *dir = fresh_rw("tmpfile");
+	c.n = 0;
+	add(&c, "bwrap");
+	add(&c, "--ro-bind"), add(&c, "/"), add(&c, "/");
+	add(&c, "--tmpfs"), add(&c, "/tmp"); /* where tmpfile makes its file */
+	add(&c, "--ro-bind"), add(&c, ro), add(&c, ro);
+	add(&c, "--bind"), add(&c, rw), add(&c, rw);
+	add(&c, "--dev"), add(&c, "/dev");
+	add(&c, "--proc"), add(&c, "/proc");
+	behave(&c, "same");
+	add(&c, ro);
+	add(&c, dir);
+	const char *opts[] = {"--all", NULL};
+	struct dtt_run r;
+	cr_assert_eq(probe_run(&r, opts, c.argv, NULL, NULL, 0), 0, "ring unreadable: %s", r.out);
+	cr_assert(strstr(r.out, "tmpfile                      FILE"), "%s", r.out);
+	size_t seen = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		const struct dt_record *d = &r.recs[i];
+		if (d->type != DT_REC_WRITE || !d->op || strncmp(d->op, "tmpfile", 7))
+			continue;
+		seen++;
+		cr_expect(!d->has_fd, "%s recorded with fd %lld", d->op, (long long)d->fd);
+	}
+	cr_expect_eq(seen, 1, "%zu tmpfile records", seen);
+	dtt_free(&r);
+}
+
 /* ---- descriptors ----------------------------------------------------- */
 
 static void fds_case(const char *const *opts)
