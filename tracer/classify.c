@@ -236,22 +236,87 @@ static const char *dt_parent(const char *path, char *buf, size_t cap)
 	return buf;
 }
 
-static void dt_advise_grant(const struct dt_root *root, const char *dir, const struct dt_rootset *rs,
-			    char *out, size_t cap)
+/* The directory the sandbox must make writable for this op: creating,
+ * removing or renaming an entry needs the parent; chmod, chown, utime,
+ * truncate or writing an existing directory need the path's own mount,
+ * which granting the path itself gives; for an existing file, its
+ * directory (the usual root) does too. */
+static const char *dt_need_target(const struct dt_record *d, const char *path, char *buf,
+				  size_t cap)
 {
+	const struct dt_stat_facts *st = d->p[0].has_st ? &d->p[0].st : NULL;
+	int is_dir = st && (st->valid & DT_SF_EXISTS) && S_ISDIR(st->mode);
+	if (dt_op_need(d) != DT_NEED_DIR && is_dir) {
+		snprintf(buf, cap, "%s", path);
+		return buf;
+	}
+	return dt_parent(path, buf, cap);
+}
+
+/* Which sandbox refused it, as far as the ring shows: advice speaks its
+ * language. Codex only when the ring shows Codex. */
+enum dt_sandbox_kind { DT_SBX_UNKNOWN, DT_SBX_CODEX, DT_SBX_BWRAP, DT_SBX_LANDLOCK };
+
+static enum dt_sandbox_kind dt_sandbox_kind(const struct dt_rootset *rs,
+					    const struct dt_record *proc)
+{
+	if (rs->codex_sandbox_mode)
+		return DT_SBX_CODEX;
+	if (dt_proc_sandboxed(proc))
+		return DT_SBX_BWRAP; /* "/" read-only: bubblewrap's way */
+	if (proc && proc->no_new_privs)
+		return DT_SBX_LANDLOCK; /* "/" writable, yet confined */
+	return DT_SBX_UNKNOWN;
+}
+
+/* How to grant dir in that sandbox, in parentheses, into out. */
+static void dt_grant_hint(const struct dt_rootset *rs, const struct dt_record *proc, int err,
+			  const char *dir, char *out, size_t cap)
+{
+	char hint[PATH_MAX + 256];
+	switch (dt_sandbox_kind(rs, proc)) {
+	case DT_SBX_CODEX:
+		dt_codex_grant_hint(rs, dir, hint, sizeof(hint));
+		snprintf(out, cap, " (%s)", hint);
+		break;
+	case DT_SBX_BWRAP:
+		snprintf(out, cap, " (bubblewrap: --bind %s %s after --ro-bind / /)", dir, dir);
+		break;
+	case DT_SBX_LANDLOCK:
+		snprintf(out, cap,
+			 " (Landlock: a path-beneath rule for %s with the write rights: WRITE_FILE, "
+			 "TRUNCATE, MAKE_*, REMOVE_*)",
+			 dir);
+		break;
+	default:
+		snprintf(out, cap, " (it was refused with %s: %s)", dt_errno_name(err),
+			 err == EROFS ? "a read-only mount over it" : "a sandbox rule or a security module");
+	}
+}
+
+/* Does the launch's config.toml (or -p layer) hold a writable_roots list a
+ * -c list could replace? */
+static int dt_codex_config_has_roots(const struct dt_rootset *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].kind == DT_ROOT_CODEX && rs->v[i].source &&
+		    strstr(rs->v[i].source, "config.toml") && strstr(rs->v[i].source, "writable_roots"))
+			return 1;
+	return 0;
+}
+
+static void dt_advise_grant(const struct dt_root *root, const char *dir, const struct dt_rootset *rs,
+			    const struct dt_record *d, const struct dt_record *proc, char *out,
+			    size_t cap)
+{
+	char hint[PATH_MAX + 512];
 	size_t n = (size_t)snprintf(out, cap, "Make %s writable in the sandbox", dir);
 	if (root && root->knob)
-		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, " (%s)", root->knob);
-	else if (rs->codex_sandbox_mode && n < cap) {
-		char hint[PATH_MAX + 256];
-		dt_codex_grant_hint(rs, dir, hint, sizeof(hint));
-		n += (size_t)snprintf(out + n, cap - n, " (%s)", hint);
-	}
+		snprintf(hint, sizeof(hint), " (%s)", root->knob);
 	else
-		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0,
-				      " (bubblewrap: --bind %s %s; Landlock: allow writes beneath it)", dir, dir);
+		dt_grant_hint(rs, proc, d->err, dir, hint, sizeof(hint));
 	if (n < cap)
-		n += (size_t)snprintf(out + n, cap - n, ".");
+		n += (size_t)snprintf(out + n, cap - n, "%s.", hint);
 	if (root && root->dropped_by && strstr(root->dropped_by, "={") && n < cap)
 		n += (size_t)snprintf(out + n, cap - n,
 				      " It was set by %s, but the later %s replaced that whole table "
@@ -276,7 +341,7 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir, const s
 				      " It was configured, but %s replaced the configured list: a -c "
 				      "list override does not merge, so it must repeat every root.",
 				      root->dropped_by);
-	else if (rs->codex_override && n < cap)
+	else if (rs->codex_override && dt_codex_config_has_roots(rs) && n < cap)
 		snprintf(out + n, cap - n,
 			 " Note: %s replaces writable_roots from config.toml rather than adding to it.",
 			 rs->codex_override);
@@ -463,10 +528,19 @@ static int dt_rule_read_only_sandbox(const struct dt_cls *c, struct dt_verdict *
 			 rs->codex_sandbox_mode ? " (codex sandbox mode " : "",
 			 rs->codex_sandbox_mode ? rs->codex_sandbox_mode : "",
 			 rs->codex_sandbox_mode ? ")" : "");
-		snprintf(v->advice, sizeof(v->advice),
-			 "Run the worker in workspace-write mode (codex -s workspace-write, or "
-			 "sandbox_mode = \"workspace-write\" in config.toml) with %s among its roots.",
-			 dt_parent(shown, dir, sizeof(dir)));
+		dt_need_target(c->d, shown, dir, sizeof(dir));
+		if (rs->codex_sandbox_mode)
+			snprintf(v->advice, sizeof(v->advice),
+				 "Run the worker in workspace-write mode (codex -s workspace-write, or "
+				 "sandbox_mode = \"workspace-write\" in config.toml) with %s among its "
+				 "roots.",
+				 dir);
+		else {
+			char hint[PATH_MAX + 512];
+			dt_grant_hint(rs, proc, c->d->err, dir, hint, sizeof(hint));
+			snprintf(v->advice, sizeof(v->advice),
+				 "Give the sandbox a writable root for %s%s.", dir, hint);
+		}
 		return 1;
 	}
 	return 0;
@@ -576,7 +650,7 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 		    ctx->db_writable_why ? ctx->db_writable_why : "",
 		    ctx->db_writable_why ? ")" : "", dir, sfx);
 		snprintf(v->subject, sizeof(v->subject), "%s", dir);
-		dt_advise_grant(v->root, dir, rs, v->advice, sizeof(v->advice));
+		dt_advise_grant(v->root, dir, rs, c->d, c->proc, v->advice, sizeof(v->advice));
 		return 1;
 	}
 	return 0;
@@ -599,7 +673,8 @@ static int dt_rule_root_not_granted(const struct dt_cls *c, struct dt_verdict *v
 		 * write there is what not granting it means */
 		if (dt_proc_confined(c->proc))
 			v->granted = 0;
-		dt_advise_grant(v->root, v->root->path, rs, v->advice, sizeof(v->advice));
+		dt_advise_grant(v->root, v->root->path, rs, c->d, c->proc, v->advice,
+				sizeof(v->advice));
 		return 1;
 	}
 	return 0;
@@ -615,7 +690,7 @@ static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
 	char dir[4096];
 	if (!v->root && sandbox_like) {
 		v->cause = DT_CAUSE_OUTSIDE_ROOTS;
-		dt_parent(real ? real : shown, dir, sizeof(dir));
+		dt_need_target(d, real ? real : shown, dir, sizeof(dir));
 		snprintf(v->subject, sizeof(v->subject), "%s", dir);
 		snprintf(v->reason, sizeof(v->reason),
 			 "%s is outside every expected root%s; the sandbox refused it with %s", shown,
@@ -625,13 +700,10 @@ static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
 					    "Either make the worker write under one of its roots, or "
 					    "add %s as a root",
 					    dir);
-		if (rs->codex_sandbox_mode && n < sizeof(v->advice)) {
-			char hint[PATH_MAX + 256];
-			dt_codex_grant_hint(rs, dir, hint, sizeof(hint));
-			snprintf(v->advice + n, sizeof(v->advice) - n, " (%s)", hint);
-		}
-		else if (n < sizeof(v->advice))
-			snprintf(v->advice + n, sizeof(v->advice) - n, ".");
+		char hint[PATH_MAX + 512];
+		dt_grant_hint(rs, c->proc, d->err, dir, hint, sizeof(hint));
+		if (n < sizeof(v->advice))
+			snprintf(v->advice + n, sizeof(v->advice) - n, "%s.", hint);
 		return 1;
 	}
 	return 0;

@@ -278,8 +278,12 @@ static struct dt_hidx dt_writes;         /* --all write records, by group path *
 static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 {
 	const struct dt_record *d = g->rep;
+	const char *op = d->op ? d->op : "";
+	int opens = strstr(op, "open") || !strncmp(op, "creat", 5);
 	uint64_t keys[2] = {dt_hash_str(d->p[0].path), dt_hash_str(d->p[0].realpath)};
-	for (int k = 0; k < 2; k++)
+	/* only a refused open has a read-only reopen as its sequel (an
+	 * fchown or a chmod of the same file has none) */
+	for (int k = 0; k < 2 && opens; k++)
 	for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j; j = dt_reopens.next[j - 1]) {
 		size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
 		const struct dt_record *x = &r->recs[i];
@@ -293,8 +297,6 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 			return;
 		}
 	}
-	const char *op = d->op ? d->op : "";
-	int opens = strstr(op, "open") || !strncmp(op, "creat", 5);
 	int wal = d->sqlite && !strcmp(d->sqlite, "wal");
 	int missing = !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
 	if (d->sqlite && !strcmp(d->sqlite, "journal") && opens)

@@ -531,8 +531,9 @@ Test(classify, readonly_root_and_no_writable_mount_is_read_only_sandbox)
 	struct dt_verdict v = classify(&d, &p, 0);
 
 	assert_cause(v, DT_CAUSE_READ_ONLY_SANDBOX);
-	assert_has(v.advice, "workspace-write");
-	assert_has(v.advice, D "/work ");
+	/* no Codex in the ring: bubblewrap's words, not Codex's */
+	cr_assert_null(strstr(v.advice, "workspace-write"), "%s", v.advice);
+	assert_has(v.advice, "--bind " D "/work " D "/work");
 }
 
 Test(classify, read_only_sandbox_names_the_codex_mode)
@@ -1004,18 +1005,70 @@ Test(classify, root_dropped_by_a_profile_layer_names_the_layer)
 
 Test(classify, advice_without_a_knob_depends_on_codex)
 {
+	struct dt_mount m[] = {{"/", "ext4", 0}, {"/tmp", "tmpfs", 1}};
+	struct dt_record p = process(m, NMOUNTS(m)); /* bubblewrap: "/" read-only */
 	root(D "/proj", 0, NULL);
 	struct dt_record d = denial("openat", EROFS, D "/proj/f");
 
-	struct dt_verdict v = classify(&d, NULL, 0);
+	struct dt_verdict v = classify(&d, &p, 0);
 	assert_has(v.advice, "--bind " D "/proj " D "/proj");
+	cr_assert_null(strstr(v.advice, "codex"), "%s", v.advice);
+	cr_assert_null(strstr(v.advice, "Landlock"), "%s", v.advice);
 
 	rs.codex_sandbox_mode = strdup("workspace-write");
 	rs.codex_add_dir_ok = 1; /* codex exec, or the TUI */
 	rs.codex_override = strdup("-c sandbox_workspace_write.writable_roots=[]");
-	v = classify(&d, NULL, 0);
+	v = classify(&d, &p, 0);
 	assert_has(v.advice, "codex --add-dir " D "/proj");
+	cr_assert_null(strstr(v.advice, "--bind"), "%s", v.advice);
+	/* no config.toml list for the -c to replace: no such note */
+	cr_assert_null(strstr(v.advice, "replaces"), "%s", v.advice);
+
+	dt_roots_add(&rs, D "/cfgroot", DT_ROOT_CODEX,
+		     "config.toml [sandbox_workspace_write] writable_roots", NULL);
+	v = classify(&d, &p, 0);
 	assert_has(v.advice, "Note: -c sandbox_workspace_write.writable_roots=[] replaces");
+}
+
+/* Issue 11, item 6: Landlock gets the rule, not bubblewrap's --bind. */
+Test(classify, landlock_advice_names_the_rule)
+{
+	struct dt_mount m[] = {{"/", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	p.has_seccomp = 1;
+	p.no_new_privs = 1;
+	root(D "/board", -1, NULL);
+	struct dt_record d = denial("openat", EACCES, D "/board/kanban.db");
+	existing_file(&d, 0666, 0, 0, 0);
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_ROOT_NOT_GRANTED);
+	assert_has(v.advice, "Landlock: a path-beneath rule for " D "/board");
+	cr_assert_null(strstr(v.advice, "--bind"), "%s", v.advice);
+	cr_assert_null(strstr(v.advice, "codex"), "%s", v.advice);
+}
+
+/* chmod of a directory needs that directory's own mount writable, not
+ * its parent's. */
+Test(classify, chmod_of_a_directory_advises_the_directory_itself)
+{
+	struct dt_mount m[] = {{"/", "ext4", 0}, {D "/ws", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	struct dt_record d = denial("chmod", EROFS, D "/data");
+	d.p[0].has_st = 1;
+	d.p[0].st.valid = DT_SF_EXISTS | DT_SF_MOUNT;
+	d.p[0].st.mode = S_IFDIR | 0755;
+	d.p[0].st.mount_flags = ST_RDONLY;
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_OUTSIDE_ROOTS);
+	assert_has(v.advice, "add " D "/data as a root");
+	assert_has(v.advice, "--bind " D "/data " D "/data");
+
+	/* a mkdir there needs the parent */
+	struct dt_record e = denial("mkdir", EROFS, D "/data/sub");
+	v = classify(&e, &p, 0);
+	assert_has(v.advice, "add " D "/data as a root");
 }
 
 Test(classify, granted_is_what_the_refusing_process_saw)
@@ -1082,7 +1135,7 @@ Test(classify, sandbox_errno_with_no_root_is_outside_roots)
 	cr_assert_eq(v.granted, -1);
 	assert_has(v.reason, "outside every expected root (none were derived");
 	assert_has(v.reason, "EROFS");
-	assert_has(v.advice, "add " D "/scratch/out as a root.");
+	assert_has(v.advice, "add " D "/scratch/out as a root (it was refused with EROFS");
 }
 
 Test(classify, outside_roots_with_roots_and_codex_advice)

@@ -1553,3 +1553,17 @@ Test(report, roots_are_listed_once_with_all_their_sources)
 	assert_json("roots[1].path", "\"" D "/work\"");
 	assert_json("roots[1].sources#", "2");
 }
+
+/* Issue 11, item 6: "next" only where it applies. A refused fchown of a
+ * file the process later opened read-only did not lead to that reopen. */
+Test(report, no_reopen_next_line_for_a_refusal_that_is_not_an_open)
+{
+	add_process(100, 1000, 1, 11);
+	struct dt_record *d = add_denial(100, 2000, "fchown", EROFS, D "/data/app.db");
+	d->p[0].path = NULL;
+	add_path_rec(DT_REC_REOPEN, 100, 2100, "openat", 0, D "/data/app.db");
+	build_opts(0, data_roots, 1);
+
+	cr_assert_eq(rep.ngroups, 1);
+	cr_assert_null(rep.groups[0].next, "next: %s", rep.groups[0].next);
+}
