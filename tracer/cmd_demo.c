@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "demo.h"
+#include "options.h"
 
 static const char demo_usage[] =
     "usage: denytrace demo [options]\n"
@@ -29,57 +30,61 @@ static const char demo_usage[] =
     "the worker again with it, to show its refusals gone (fix.json with --json).\n"
     "Everything goes into one output directory, whose path is printed; nothing\n"
     "is left anywhere else.\n"
-    "\n"
-    "options:\n"
-    "  --out DIR      output directory (default: a new denytrace-demo.XXXXXX\n"
-    "                 under $TMPDIR or /tmp); must not exist or be empty\n"
-    "  --phase N      run only phase 1 or 2 (default both)\n"
-    "  --writes N     worker writes per phase, 1 to 100 (default 20)\n"
-    "  --emulate      use the fallbacks even where the real thing works: the\n"
-    "                 --deny emulation in phase 1, the --deny sandbox in phase 2\n"
-    "  --json         print a JSON summary instead of the narrative and reports\n"
-    "  -h, --help     this help\n"
-    "\n"
+    "\n";
+
+static const char demo_after[] =
     "Needs python3 with its sqlite3 module: $DENYTRACE_PYTHON (an absolute path),\n"
     "else /usr/bin/python3, else python3 on PATH.\n"
     "\n";
 
+static int demo_out(void *args, const char *val)
+{
+	if (!*val)
+		return dt_fail(DT_EXIT_USAGE, "demo: --out needs a directory");
+	((struct dt_demo_opts *)args)->out = val;
+	return 0;
+}
+
+static int demo_phase(void *args, const char *val)
+{
+	if (strcmp(val, "1") && strcmp(val, "2"))
+		return dt_fail(DT_EXIT_USAGE, "demo: --phase takes 1 or 2");
+	((struct dt_demo_opts *)args)->phases = val[0] == '1' ? 1 : 2;
+	return 0;
+}
+
+static int demo_writes(void *args, const char *val)
+{
+	char *end;
+	long n = strtol(val, &end, 10);
+	if (!*val || *end || n < 1 || n > DT_DEMO_MAX_WRITES)
+		return dt_fail(DT_EXIT_USAGE, "demo: --writes takes a number from 1 to %d",
+		               DT_DEMO_MAX_WRITES);
+	((struct dt_demo_opts *)args)->writes = (int)n;
+	return 0;
+}
+
+static const struct dt_option demo_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct dt_demo_opts, __VA_ARGS__)
+#include "opts_demo.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options demo_cmd = {
+    "demo",        demo_usage, demo_after, demo_options, sizeof(demo_options) / sizeof(demo_options[0]),
+    DT_EXIT_USAGE, NULL};
+
 int cmd_demo(int argc, char **argv)
 {
 	struct dt_demo_opts d = {.writes = 20, .phases = 3};
-	const char *val;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int m;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(demo_usage, stdout);
-			dt_exit_help(stdout, "demo");
-			return DT_EXIT_OK;
-		} else if (!strcmp(a, "--emulate")) {
-			d.emulate = 1;
-		} else if (!strcmp(a, "--json")) {
-			d.json = 1;
-		} else if ((m = dt_opt(argc, argv, &i, "--out", &val))) {
-			if (m < 0 || !*val)
-				return dt_fail(DT_EXIT_USAGE, "demo: --out needs a directory");
-			d.out = val;
-		} else if ((m = dt_opt(argc, argv, &i, "--phase", &val))) {
-			if (m < 0 || (strcmp(val, "1") && strcmp(val, "2")))
-				return dt_fail(DT_EXIT_USAGE, "demo: --phase takes 1 or 2");
-			d.phases = val[0] == '1' ? 1 : 2;
-		} else if ((m = dt_opt(argc, argv, &i, "--writes", &val))) {
-			char *end;
-			long n = m < 0 ? 0 : strtol(val, &end, 10);
-			if (m < 0 || !*val || *end || n < 1 || n > DT_DEMO_MAX_WRITES)
-				return dt_fail(DT_EXIT_USAGE,
-				               "demo: --writes takes a number from 1 to %d",
-				               DT_DEMO_MAX_WRITES);
-			d.writes = (int)n;
-		} else {
-			return dt_fail(DT_EXIT_USAGE,
-			               "demo: unknown %s '%s'; see 'denytrace demo --help'",
-			               a[0] == '-' ? "option" : "argument", a);
-		}
-	}
+	const char **words = calloc((size_t)argc + 1, sizeof(*words));
+	size_t nwords = 0;
+	int rc = dt_parse_options(&demo_cmd, argc, argv, &d, words, &nwords);
+	if (rc < 0 && nwords)
+		rc = dt_fail(DT_EXIT_USAGE, "demo: unknown argument '%s'; see 'denytrace demo --help'",
+		             words[0]);
+	free(words);
+	if (rc >= 0)
+		return rc;
 	return dt_demo_run(&d);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "spawn.h"
 #include "json.h"
 #include "ring_format.h"
@@ -33,11 +34,21 @@ static const char doctor_usage[] =
     "check (ok, warn or FAIL) with a fix: the probe is found and loads, a ring\n"
     "can be created, bubblewrap can create a sandbox, Landlock and seccomp user\n"
     "notification are available, and Codex is on PATH (with its version).\n"
-    "\n"
-    "options:\n"
-    "  --json       one JSON object: {\"ok\": bool, \"checks\": [{name, status, detail, fix}]}\n"
-    "  -h, --help   this help\n"
     "\n";
+
+struct doctor_args {
+	int json;
+};
+
+static const struct dt_option doctor_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct doctor_args, __VA_ARGS__)
+#include "opts_doctor.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options doctor_cmd = {
+    "doctor", doctor_usage, NULL, doctor_options, sizeof(doctor_options) / sizeof(doctor_options[0]),
+    DT_EXIT_USAGE, NULL};
 
 enum dt_check_status { DT_CHECK_OK, DT_CHECK_WARN, DT_CHECK_FAIL };
 
@@ -255,21 +266,17 @@ static void check_codex(struct dt_check *c)
 
 int cmd_doctor(int argc, char **argv)
 {
-	int json = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(doctor_usage, stdout);
-			dt_exit_help(stdout, "doctor");
-			return DT_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else {
-			return dt_fail(
-			    DT_EXIT_USAGE,
-			    "doctor: unknown argument '%s'; see 'denytrace doctor --help'",
-			    argv[i]);
-		}
-	}
+	struct doctor_args da = {0};
+	const char **words = calloc((size_t)argc + 1, sizeof(*words));
+	size_t nwords = 0;
+	int rc = dt_parse_options(&doctor_cmd, argc, argv, &da, words, &nwords);
+	if (rc < 0 && nwords)
+		rc = dt_fail(DT_EXIT_USAGE,
+		             "doctor: unknown argument '%s'; see 'denytrace doctor --help'", words[0]);
+	free(words);
+	if (rc >= 0)
+		return rc;
+	int json = da.json;
 	struct dt_check checks[7];
 	memset(checks, 0, sizeof(checks));
 	check_probe(&checks[0], &checks[1]);

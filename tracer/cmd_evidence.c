@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "facts.h"
 #include "recfmt.h"
 #include "report.h"
@@ -32,17 +33,6 @@ static const char evidence_usage[] =
     "of Codex's config.toml that decide the sandbox, the realpath of HOME and of\n"
     "each root, whether a root sits under .git, .codex or .agents, and the launch\n"
     "command lines recorded.\n"
-    "\n"
-    "options:\n"
-    "  --out DIR             the bundle directory (default\n"
-    "                        ./denytrace-evidence-YYYYmmdd-HHMMSS); must not exist or be empty\n"
-    "  --redact              replace the home directory with ~ and the user name\n"
-    "                        with <user> in every file, drop secret-looking values,\n"
-    "                        and leave the raw rings out (records.jsonl stays)\n"
-    "  --root DIR            an expected writable root (repeatable)\n"
-    "  --codex-config FILE   read Codex's config.toml from FILE\n"
-    "  --codex-args 'ARGS'   the Codex command line, when the ring does not hold it\n"
-    "  -h, --help            this help\n"
     "\n";
 
 struct dt_bundle {
@@ -398,34 +388,32 @@ struct evidence_opts {
 	int redact;
 };
 
+static int evidence_out(void *args, const char *val)
+{
+	if (!*val)
+		return dt_fail(DT_EXIT_USAGE, "evidence: --out needs a directory");
+	((struct evidence_opts *)args)->out = val;
+	return 0;
+}
+
+static const struct dt_option evidence_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct evidence_opts, __VA_ARGS__)
+#include "opts_evidence.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options evidence_cmd = {
+    "evidence",    evidence_usage, NULL, evidence_options,
+    sizeof(evidence_options) / sizeof(evidence_options[0]), DT_EXIT_USAGE, NULL};
+
 /* Parses the options into e. Returns -1 to go on, else the exit status
  * (with the message printed, or the help). */
 static int evidence_parse(int argc, char **argv, struct evidence_opts *e)
 {
-	const char *val;
-	int rc = 0, m;
-	for (int i = 1; i < argc && !rc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(evidence_usage, stdout);
-			dt_exit_help(stdout, "evidence");
-			return DT_EXIT_OK;
-		} else if ((m = dt_opt(argc, argv, &i, "--out", &val))) {
-			if (m < 0 || !*val)
-				rc = dt_fail(DT_EXIT_USAGE, "evidence: --out needs a directory");
-			e->out = val;
-		} else if (!strcmp(a, "--redact")) {
-			e->redact = 1;
-		} else if (dt_report_opt(argc, argv, &i, &e->o, e->roots, &rc)) {
-			continue;
-		} else if (a[0] == '-' && a[1]) {
-			rc = dt_fail(
-			    DT_EXIT_USAGE,
-			    "evidence: unknown option '%s'; see 'denytrace evidence --help'", a);
-		} else {
-			e->rings[e->nrings++] = a;
-		}
-	}
+	int rc = dt_parse_options(&evidence_cmd, argc, argv, e, e->rings, &e->nrings);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
 	if (rc)
 		return rc;
 	if (!e->nrings && (rc = dt_default_ring_check("evidence")))
