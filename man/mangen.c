@@ -145,6 +145,15 @@ static const struct option_row show_options[] = {
 static const struct option_row roots_options[] = {
 #include "opts_roots.def"
 };
+static const struct option_row evidence_options[] = {
+#include "opts_evidence.def"
+};
+static const struct option_row doctor_options[] = {
+#include "opts_doctor.def"
+};
+static const struct option_row demo_options[] = {
+#include "opts_demo.def"
+};
 #undef DT_OPTION
 
 /* Dashes as \-, for a name in a macro line. */
@@ -162,7 +171,7 @@ static void put_name(const char *s)
 static void gen_options(const struct option_row *o, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		if (!o[k].help || !strcmp(o[k].kind, "HELP"))
+		if (!o[k].help || !*o[k].help || !strcmp(o[k].kind, "HELP"))
 			continue;
 		fputs(".TP\n", stdout);
 		fputs(o[k].arg ? ".BI \"" : ".B \"", stdout);
@@ -196,6 +205,21 @@ static void gen_roots_options(void)
 	gen_options(roots_options, COUNT(roots_options));
 }
 
+static void gen_evidence_options(void)
+{
+	gen_options(evidence_options, COUNT(evidence_options));
+}
+
+static void gen_doctor_options(void)
+{
+	gen_options(doctor_options, COUNT(doctor_options));
+}
+
+static void gen_demo_options(void)
+{
+	gen_options(demo_options, COUNT(demo_options));
+}
+
 static const struct {
 	const char *name;
 	void (*gen)(void);
@@ -203,6 +227,9 @@ static const struct {
     {"options-report", gen_report_options},
     {"options-show", gen_show_options},
     {"options-roots", gen_roots_options},
+    {"options-evidence", gen_evidence_options},
+    {"options-doctor", gen_doctor_options},
+    {"options-demo", gen_demo_options},
     {"causes", gen_causes},
     {"exit-status", gen_exits},
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "codexargs.h"
 #include "recfmt.h"
 #include "roots.h"
@@ -38,29 +39,9 @@ static const char codex_usage[] =
     "    splits keys at every '.'), and an HTTP server has no process: both are\n"
     "    left alone, and said so.\n"
     "Then it prints the summary and exits with Codex's status.\n"
-    "\n"
-    "options:\n"
-    "  --codex PATH        the Codex CLI to run (default: $DENYTRACE_CODEX, else\n"
-    "                      codex on PATH)\n"
-    "  --no-mcp            do not add the MCP server overrides\n"
-    "  -o, --output FILE   ring file to create (default ./denytrace.ring); --ring\n"
-    "                      FILE says the same. Codex closes inherited descriptors:\n"
-    "                      the probe inside its sandbox reaches the ring by its path,\n"
-    "                      so keep it under a writable root (the workspace, or /tmp\n"
-    "                      in workspace-write mode)\n"
-    "  --size N            ring size in bytes, K/M/G suffixes (default 8M)\n"
-    "  --all               also record successful writes\n"
-    "  --errnos LIST       errnos that count as refusals (default EPERM,EACCES,EROFS,EXDEV)\n"
-    "  --env NAMES         also record these environment variables (comma list)\n"
-    "  --no-backtrace      do not capture call stacks\n"
-    "  --deny RULE         refuse matching calls (see 'denytrace run --help')\n"
-    "  --seed N            seed for p= rules\n"
-    "  --watch-exec        record every exec and name the processes the probe cannot\n"
-    "                      enter (see 'denytrace run --help' for its costs)\n"
-    "  --no-watch-exec     do not (ignored with --deny)\n"
-    "  -q, --quiet         no summary, and no line about MCP servers\n"
-    "  -h, --help          this help\n"
-    "\n"
+    "\n";
+
+static const char codex_after[] =
     "example:\n"
     "  cd ~/work/project && denytrace codex -- sandbox -c 'sandbox_mode=\"workspace-write\"' \\\n"
     "      -- python3 worker.py\n"
@@ -237,48 +218,50 @@ static void codex_say_servers(const struct dt_codex_mcp_plan *plan)
 	}
 }
 
+/* What the command line asked for; run's options first (see
+ * opts_codex.def). */
+struct codex_args {
+	struct dt_run_opts run;
+	const char *given; /* --codex */
+	int no_mcp;
+};
+
+static int codex_opt_codex(void *args, const char *val)
+{
+	if (!*val)
+		return dt_fail(DT_EXIT_INTERNAL, "codex: --codex needs the path of the Codex CLI");
+	((struct codex_args *)args)->given = val;
+	return 0;
+}
+
+static const struct dt_option codex_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct codex_args, __VA_ARGS__)
+#include "opts_codex.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options codex_cmd = {
+    "codex",          codex_usage, codex_after, codex_options, sizeof(codex_options) / sizeof(codex_options[0]),
+    DT_EXIT_INTERNAL, NULL,        1,           "; Codex's own options go after '--'"};
+
 /* Parses denytrace's options (up to the "--" before Codex's arguments,
  * whose index goes to *first). Returns -1 to go on, else the exit status
  * (with the message printed, or the help). */
-static int codex_parse(int argc, char **argv, struct dt_run_opts *o, const char **given,
-                       int *no_mcp, int *first)
+static int codex_parse(int argc, char **argv, struct codex_args *a, int *first)
 {
-	int rc, i = 1;
-	for (; i < argc; i++) {
-		const char *a = argv[i], *val;
-		int m;
-		if (!strcmp(a, "--")) {
-			*first = i + 1;
-			return -1;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(codex_usage, stdout);
-			dt_exit_help(stdout, "codex");
-			return DT_EXIT_OK;
-		}
-		if ((m = dt_opt(argc, argv, &i, "--codex", &val))) {
-			if (m < 0 || !*val)
-				return dt_fail(DT_EXIT_INTERNAL,
-				               "codex: --codex needs the path of the Codex CLI");
-			*given = val;
-		} else if (!strcmp(a, "--no-mcp")) {
-			*no_mcp = 1;
-		} else if ((m = dt_run_opt(argc, argv, &i, o, "codex", &rc))) {
-			if (m < 0)
-				return rc;
-		} else {
-			if (a[0] == '-')
-				return dt_fail(
-				    DT_EXIT_INTERNAL,
-				    "codex: unknown option '%s'; Codex's own options go after "
-				    "'--'; see 'denytrace codex --help'",
-				    a);
-			return dt_fail(DT_EXIT_INTERNAL,
-			               "codex: Codex's arguments go after '--': denytrace codex "
-			               "[options] -- %s ...",
-			               a);
-		}
+	struct dt_parse_end end;
+	int rc = dt_parse_command(&codex_cmd, argc, argv, a, &end);
+	if (rc >= 0)
+		return rc;
+	if (end.dashdash) {
+		*first = end.index;
+		return -1;
 	}
+	if (end.index < argc)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "codex: Codex's arguments go after '--': denytrace codex "
+		               "[options] -- %s ...",
+		               argv[end.index]);
 	return dt_fail(DT_EXIT_INTERNAL, "codex: no '--'; usage: denytrace codex [options] -- "
 	                                 "[CODEX ARGS...]");
 }
@@ -350,15 +333,19 @@ static char **codex_run_argv(const char **cargv, size_t nargs, const struct dt_c
 
 int cmd_codex(int argc, char **argv)
 {
-	struct dt_run_opts o;
-	const char *given = NULL;
-	int no_mcp = 0, rc, i = 0;
-	dt_run_opts_init(&o);
-	o.size = DT_RING_LARGE_SIZE; /* a session runs many commands */
-	if ((rc = codex_parse(argc, argv, &o, &given, &no_mcp, &i)) >= 0) {
-		dt_run_opts_free(&o);
+	struct codex_args ca = {0};
+	int rc, i = 0;
+	dt_run_opts_init(&ca.run);
+	ca.run.cmd = "codex";
+	ca.run.size = DT_RING_LARGE_SIZE; /* a session runs many commands */
+	if ((rc = codex_parse(argc, argv, &ca, &i)) >= 0) {
+		dt_run_opts_free(&ca.run);
 		return rc;
 	}
+	/* the rest of this function predates codex_args */
+	struct dt_run_opts o = ca.run;
+	const char *given = ca.given;
+	int no_mcp = ca.no_mcp;
 	char codex[PATH_MAX];
 	int ferr = codex_find(given, codex, sizeof(codex));
 	if (ferr) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 #include "run.h"
 
 static const char run_usage[] =
@@ -13,34 +14,9 @@ static const char run_usage[] =
 	"operation that fails with EPERM, EACCES, EROFS or EXDEV into a ring file,\n"
 	"then prints a short summary on stderr and exits with COMMAND's status\n"
 	"(128+N when it was killed by signal N).\n"
-	"\n"
-	"options:\n"
-	"  -o, --output FILE   ring file to create (default ./denytrace.ring); an\n"
-	"                      existing one is kept as FILE.old; --ring FILE says the same\n"
-	"  --size N            ring size in bytes, K/M/G suffixes (default 1M, 8M\n"
-	"                      with --all); allocated before COMMAND starts\n"
-	"  --all               also record successful writes (creates, renames,\n"
-	"                      unlinks, mkdir, chmod, truncates): timelines of\n"
-	"                      intermittent failures\n"
-	"  --errnos LIST       errnos that count as refusals, comma-separated names\n"
-	"                      (default EPERM,EACCES,EROFS,EXDEV)\n"
-	"  --env NAMES         also record these environment variables (comma list)\n"
-	"  --no-backtrace      do not capture call stacks\n"
-	"  --deny RULE         refuse matching calls of the whole tree (seccomp; works\n"
-	"                      on static binaries too); repeatable, first match wins\n"
-	"  --seed N            seed for p= rules (default: random, printed)\n"
-	"  --watch-exec        record every exec of the tree and name the processes\n"
-	"                      the probe cannot enter (static binaries, cleared or\n"
-	"                      rewritten LD_PRELOAD). Off unless asked for (--deny\n"
-	"                      turns it on): it installs a seccomp filter with a\n"
-	"                      listener in the traced tree, which costs ~25% on\n"
-	"                      exec-heavy work, makes the tree's own seccomp\n"
-	"                      listeners fail with EBUSY and, unprivileged, sets\n"
-	"                      no_new_privs (setuid and file capabilities stop working)\n"
-	"  --no-watch-exec     do not (ignored with --deny, which needs it)\n"
-	"  -q, --quiet         no summary\n"
-	"  -h, --help          this help\n"
-	"\n"
+	"\n";
+
+static const char run_after[] =
 	"RULE is GLOB[,KEY=VALUE...]. GLOB is an fnmatch(3) pattern matched against\n"
 	"the absolute path (lexically resolved against the caller's cwd or dirfd;\n"
 	"'*' also matches '/'; write a comma as [,]). Keys:\n"
@@ -64,36 +40,28 @@ static const char run_usage[] =
 	"descriptor, so the ring stays writable even where the filesystem is not.\n"
 	"\n";
 
+static const struct dt_option run_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct dt_run_opts, __VA_ARGS__)
+#include "opts_run.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options run_cmd = {
+    "run", run_usage, run_after, run_options, sizeof(run_options) / sizeof(run_options[0]),
+    DT_EXIT_INTERNAL, NULL, 1, NULL};
+
 int cmd_run(int argc, char **argv)
 {
 	struct dt_run_opts o;
 	dt_run_opts_init(&o);
-	int i = 1, rc;
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		int m;
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(run_usage, stdout);
-			dt_exit_help(stdout, "run");
-			dt_run_opts_free(&o);
-			return DT_EXIT_OK;
-		}
-		if ((m = dt_run_opt(argc, argv, &i, &o, "run", &rc))) {
-			if (m < 0) {
-				dt_run_opts_free(&o);
-				return rc;
-			}
-		} else if (a[0] == '-') {
-			dt_run_opts_free(&o);
-			return dt_fail(DT_EXIT_INTERNAL, "run: unknown option '%s'; see 'denytrace run --help'", a);
-		} else {
-			break; /* the command starts here */
-		}
+	o.cmd = "run";
+	struct dt_parse_end end;
+	int rc = dt_parse_command(&run_cmd, argc, argv, &o, &end);
+	if (rc >= 0) {
+		dt_run_opts_free(&o);
+		return rc;
 	}
+	int i = end.index;
 	if (i >= argc) {
 		dt_run_opts_free(&o);
 		return dt_fail(DT_EXIT_INTERNAL, "run: no command given; usage: denytrace run [options] -- COMMAND...");

@@ -57,6 +57,14 @@ static const char *dt_arg_words(const char *arg)
 		return "a file";
 	if (!strcmp(arg, "'ARGS'"))
 		return "the arguments as one string";
+	if (!strcmp(arg, "RULE"))
+		return "a rule";
+	if (!strcmp(arg, "LIST"))
+		return "a list";
+	if (!strcmp(arg, "NAMES"))
+		return "a list of names";
+	if (!strcmp(arg, "PATH"))
+		return "a path";
 	return "a value";
 }
 
@@ -98,20 +106,29 @@ static int dt_option_store(const struct dt_cmd_options *c, const struct dt_optio
 	return 0;
 }
 
-int dt_parse_options(const struct dt_cmd_options *c, int argc, char **argv, void *args,
-                     const char **operands, size_t *noperands)
+/* The loop of both parsers; end is NULL for operands. */
+static int dt_parse(const struct dt_cmd_options *c, int argc, char **argv, void *args,
+                    const char **operands, size_t *noperands, struct dt_parse_end *end)
 {
-	for (int i = 1; i < argc; i++) {
+	int i = 1;
+	for (; i < argc; i++) {
 		const char *a = argv[i], *val;
-		if (a[0] != '-' || !a[1]) {
+		if (end && !strcmp(a, "--")) {
+			end->dashdash = 1;
+			i++;
+			break;
+		}
+		if (end ? a[0] != '-' : a[0] != '-' || !a[1]) {
+			if (end)
+				break; /* the command starts here */
 			operands[(*noperands)++] = a;
 			continue;
 		}
 		const struct dt_option *o = dt_option_find(c, a, &val);
 		if (!o)
-			return dt_fail(c->usage_status,
-			               "%s: unknown option '%s'; see 'denytrace %s --help'",
-			               c->command, a, c->command);
+			return dt_fail(
+			    c->usage_status, "%s: unknown option '%s'%s; see 'denytrace %s --help'",
+			    c->command, a, c->unknown_hint ? c->unknown_hint : "", c->command);
 		if (o->kind == DT_OPT_HELP) {
 			dt_options_help(stdout, c);
 			return DT_EXIT_OK;
@@ -122,7 +139,23 @@ int dt_parse_options(const struct dt_cmd_options *c, int argc, char **argv, void
 		if (rc)
 			return rc;
 	}
+	if (end)
+		end->index = i;
 	return -1;
+}
+
+int dt_parse_options(const struct dt_cmd_options *c, int argc, char **argv, void *args,
+                     const char **operands, size_t *noperands)
+{
+	return dt_parse(c, argc, argv, args, operands, noperands, NULL);
+}
+
+int dt_parse_command(const struct dt_cmd_options *c, int argc, char **argv, void *args,
+                     struct dt_parse_end *end)
+{
+	end->index = argc;
+	end->dashdash = 0;
+	return dt_parse(c, argc, argv, args, NULL, NULL, end);
 }
 
 /* "  -v, --verbose", "  --format FMT", with the names of the rows after it
@@ -146,14 +179,14 @@ void dt_options_help(FILE *f, const struct dt_cmd_options *c)
 	char label[128];
 	size_t width = 0;
 	for (size_t k = 0; k < c->n; k++)
-		if (c->opts[k].help) {
+		if (c->opts[k].help && *c->opts[k].help) {
 			size_t n = dt_option_label(c, k, label, sizeof(label));
 			width = n > width ? n : width;
 		}
 	fputs(c->usage, f);
 	fputs("options:\n", f);
 	for (size_t k = 0; k < c->n; k++) {
-		if (!c->opts[k].help)
+		if (!c->opts[k].help || !*c->opts[k].help)
 			continue;
 		size_t n = dt_option_label(c, k, label, sizeof(label));
 		fprintf(f, "%s%*s", label, (int)(width + 3 - n), "");

@@ -252,91 +252,54 @@ void dt_run_opts_free(struct dt_run_opts *o)
 	dt_deny_set_free(&o->deny);
 }
 
-int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char *cmd, int *rc)
+int dt_run_opt_deny(void *args, const char *val)
 {
-	const char *a = argv[*i], *val;
-	int m;
-	*rc = DT_EXIT_INTERNAL;
-	if (!strcmp(a, "--all")) {
-		o->all = 1;
-	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-		o->quiet = 1;
-	} else if (!strcmp(a, "--no-backtrace")) {
-		o->backtrace = 0;
-	} else if (!strcmp(a, "--watch-exec")) {
-		o->watch_exec = 1;
-	} else if (!strcmp(a, "--no-watch-exec")) {
-		o->watch_exec = 0;
-	} else if ((m = dt_opt(argc, argv, i, "--deny", &val))) {
-		struct dt_deny_rule rule;
-		char derr[1024];
-		if (m < 0) {
-			dt_fail(DT_EXIT_INTERNAL,
-			        "%s: --deny needs a rule; see 'denytrace %s --help'", cmd, cmd);
-			return -1;
+	struct dt_run_opts *o = args;
+	struct dt_deny_rule rule;
+	char derr[1024];
+	if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "%s: %s", o->cmd, derr);
+	dt_deny_add(&o->deny, &rule);
+	return 0;
+}
+
+int dt_run_opt_seed(void *args, const char *val)
+{
+	struct dt_run_opts *o = args;
+	char *end;
+	if (!*val || (o->seed = strtoull(val, &end, 0), *end))
+		return dt_fail(DT_EXIT_INTERNAL, "%s: --seed takes a whole number", o->cmd);
+	o->have_seed = 1;
+	return 0;
+}
+
+int dt_run_opt_size(void *args, const char *val)
+{
+	struct dt_run_opts *o = args;
+	if (dt_parse_size(val, &o->size) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "%s: --size takes a byte count such as 8M or 65536",
+		               o->cmd);
+	if (o->size < DT_RING_MIN_SIZE || o->size > DT_RING_MAX_SIZE)
+		return dt_fail(DT_EXIT_INTERNAL, "%s: --size must be between %u KiB and %llu MiB",
+		               o->cmd, DT_RING_MIN_SIZE / 1024,
+		               (unsigned long long)DT_RING_MAX_SIZE >> 20);
+	return 0;
+}
+
+int dt_run_opt_errnos(void *args, const char *val)
+{
+	struct dt_run_opts *o = args;
+	char *copy = strdup(val);
+	for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+		if (dt_errno_parse(tok) < 0) {
+			dt_fail(DT_EXIT_INTERNAL, "%s: --errnos: '%s' is not an errno name", o->cmd,
+			        tok);
+			free(copy);
+			return DT_EXIT_INTERNAL;
 		}
-		if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: %s", cmd, derr);
-			return -1;
-		}
-		dt_deny_add(&o->deny, &rule);
-	} else if ((m = dt_opt(argc, argv, i, "--seed", &val))) {
-		char *end;
-		if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end)) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: --seed takes a whole number", cmd);
-			return -1;
-		}
-		o->have_seed = 1;
-	} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, i, "--output", &val)) ||
-		   (m = dt_opt(argc, argv, i, "--ring", &val))) {
-		if (!strcmp(a, "-o")) {
-			m = *i + 1 < argc ? 1 : -1;
-			if (m > 0)
-				val = argv[++*i];
-		}
-		if (m < 0) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: %s needs a file name", cmd, a);
-			return -1;
-		}
-		o->out = val;
-	} else if ((m = dt_opt(argc, argv, i, "--size", &val))) {
-		if (m < 0 || dt_parse_size(val, &o->size) < 0) {
-			dt_fail(DT_EXIT_INTERNAL,
-			        "%s: --size takes a byte count such as 8M or 65536", cmd);
-			return -1;
-		}
-		if (o->size < DT_RING_MIN_SIZE || o->size > DT_RING_MAX_SIZE) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: --size must be between %u KiB and %llu MiB",
-			        cmd, DT_RING_MIN_SIZE / 1024,
-			        (unsigned long long)DT_RING_MAX_SIZE >> 20);
-			return -1;
-		}
-	} else if ((m = dt_opt(argc, argv, i, "--errnos", &val))) {
-		if (m < 0) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: --errnos needs a list", cmd);
-			return -1;
-		}
-		char *copy = strdup(val);
-		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
-			if (dt_errno_parse(tok) < 0) {
-				dt_fail(DT_EXIT_INTERNAL, "%s: --errnos: '%s' is not an errno name",
-				        cmd, tok);
-				free(copy);
-				return -1;
-			}
-		free(copy);
-		o->errnos = val;
-	} else if ((m = dt_opt(argc, argv, i, "--env", &val))) {
-		if (m < 0) {
-			dt_fail(DT_EXIT_INTERNAL, "%s: --env needs a list of names", cmd);
-			return -1;
-		}
-		o->env_extra = val;
-	} else {
-		return 0;
-	}
-	*rc = DT_EXIT_OK;
-	return 1;
+	free(copy);
+	o->errnos = val;
+	return 0;
 }
 
 /* The command inherits the ring's descriptor. Keep it out of the numbers

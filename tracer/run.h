@@ -13,6 +13,7 @@
 #include "ring.h"
 
 struct dt_run_opts {
+	const char *cmd;       /* "run", "codex": the command in messages */
 	const char *out;       /* -o/--output/--ring */
 	const char *errnos;    /* --errnos */
 	const char *env_extra; /* --env */
@@ -24,11 +25,13 @@ struct dt_run_opts {
 void dt_run_opts_init(struct dt_run_opts *o);
 void dt_run_opts_free(struct dt_run_opts *o);
 
-/* One of run's options at argv[*i] (its value may advance *i). cmd names
- * the subcommand in messages ("run", "codex"). Returns 1 when consumed, 0
- * when argv[*i] is not one of them, -1 on a bad value with the message
- * printed and *rc set. */
-int dt_run_opt(int argc, char **argv, int *i, struct dt_run_opts *o, const char *cmd, int *rc);
+/* The checks and stores of run's options that take more than a string
+ * (opts_run.def's CALL rows; args is the struct dt_run_opts). Each returns
+ * 0, or DT_EXIT_INTERNAL with the message printed. */
+int dt_run_opt_deny(void *args, const char *val);
+int dt_run_opt_seed(void *args, const char *val);
+int dt_run_opt_size(void *args, const char *val);
+int dt_run_opt_errnos(void *args, const char *val);
 
 /* The ring of one run, created and mapped, and the probe that writes it. */
 struct dt_run_ring {
