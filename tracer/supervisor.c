@@ -150,6 +150,83 @@ static void dt_target_openable(pid_t tid, int dirfd, const char *path, char *out
 		snprintf(out, cap, "/proc/%d/fd/%d/%s", (int)tid, dirfd, path);
 }
 
+/* dir (absolute, normalised, in the target's view) with its symbolic
+ * links resolved the way the kernel resolves them for the target: each
+ * link read through /proc/TID/root, an absolute target starting again
+ * at the target's root. Into out; -1 when a component cannot be read. */
+static int dt_target_resolve_dir(int rootfd, const char *dir, char *out, size_t cap)
+{
+	char rest[PATH_MAX], link[PATH_MAX], cur[PATH_MAX] = "";
+	size_t hops = 0;
+	snprintf(rest, sizeof(rest), "%s", dir);
+	while (rest[0]) {
+		char *p = rest + strspn(rest, "/");
+		size_t n = strcspn(p, "/");
+		char comp[NAME_MAX + 1];
+		if (n > NAME_MAX)
+			return -1;
+		memcpy(comp, p, n);
+		comp[n] = 0;
+		memmove(rest, p + n, strlen(p + n) + 1);
+		if (!n || !strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			char *slash = strrchr(cur, '/');
+			if (slash)
+				*slash = 0;
+			continue;
+		}
+		size_t cl = strlen(cur);
+		if (cl + 1 + n + 1 > sizeof(cur))
+			return -1;
+		snprintf(cur + cl, sizeof(cur) - cl, "/%s", comp);
+		/* relative to the target's root: never escapes it */
+		ssize_t ln = readlinkat(rootfd, cur + 1, link, sizeof(link) - 1);
+		if (ln < 0) {
+			if (errno == EINVAL)
+				continue; /* not a link */
+			return -1;
+		}
+		if (++hops > 40)
+			return -1;
+		link[ln] = 0;
+		cur[cl] = 0; /* the link's own directory */
+		if (link[0] == '/')
+			cur[0] = 0;
+		char next[PATH_MAX];
+		if (snprintf(next, sizeof(next), "%s/%s", link, rest) >= (int)sizeof(next))
+			return -1;
+		snprintf(rest, sizeof(rest), "%s", next);
+	}
+	snprintf(out, cap, "%s", cur[0] ? cur : "/");
+	return 0;
+}
+
+/* The realpath the probe would have recorded for abs (absolute, in the
+ * target's view): its directory resolved in the target's root and cwd,
+ * plus the leaf. 0, or -1 when it cannot be told. */
+static int dt_target_realpath(pid_t tid, const char *abs, char *out, size_t cap)
+{
+	char root[64], dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(abs, '/');
+	if (abs[0] != '/' || !slash)
+		return -1;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)tid);
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - abs), abs);
+	int rc = dt_target_resolve_dir(rootfd, dir[0] ? dir : "/", real, sizeof(real));
+	close(rootfd);
+	if (rc < 0)
+		return -1;
+	if (!slash[1])
+		snprintf(out, cap, "%s", real);
+	else
+		snprintf(out, cap, "%s%s%s", real, strcmp(real, "/") ? "/" : "", slash + 1);
+	return 0;
+}
+
 static void dt_rec_begin(struct dt_buf *b, struct dt_supervisor *s, int type, struct dt_target *t)
 {
 	struct dt_rec_header *rh = (struct dt_rec_header *)s->rec;
@@ -582,8 +659,9 @@ static int dt_handle_file(struct dt_supervisor *s, const struct dt_sc *sc,
 			dt_put_u64(&b, DT_T_FD, a[sc->dfd]);
 		dt_put_u64(&b, DT_T_ACCESS, 1);
 		dt_put_u64(&b, DT_T_INJECTED, 1);
-		static const uint16_t tags[2][3] = {{DT_T_PATH, DT_T_DIRPATH, DT_T_ABSPATH},
-		                                    {DT_T_PATH2, DT_T_DIRPATH2, DT_T_ABSPATH2}};
+		static const uint16_t tags[2][4] = {
+		    {DT_T_PATH, DT_T_DIRPATH, DT_T_ABSPATH, DT_T_REALPATH},
+		    {DT_T_PATH2, DT_T_DIRPATH2, DT_T_ABSPATH2, DT_T_REALPATH2}};
 		for (int k = 0; k < 2; k++) {
 			if (!cp[k].have)
 				continue;
@@ -592,6 +670,9 @@ static int dt_handle_file(struct dt_supervisor *s, const struct dt_sc *sc,
 			if (cp[k].has_dir)
 				dt_put_str(&b, tags[k][1], cp[k].dir);
 			dt_put_str(&b, tags[k][2], cp[k].abs);
+			char real[PATH_MAX];
+			if (dt_target_realpath(t->tid, cp[k].abs, real, sizeof(real)) == 0)
+				dt_put_str(&b, tags[k][3], real);
 		}
 		dt_rec_end(&b, s);
 		s->st.injected++;

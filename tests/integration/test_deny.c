@@ -116,6 +116,31 @@ Test(deny, a_rule_refuses_the_chosen_path_in_a_static_program)
 	dtt_free(&r);
 }
 
+/* Issue 11, item 4: the supervisor's record of a refusal it injected into
+ * a static binary carries the realpath the probe would have recorded: the
+ * directory resolved as the target sees it (a symlinked directory here),
+ * plus the leaf. */
+Test(deny, an_injected_refusal_in_a_static_program_has_a_realpath)
+{
+	struct dtt_run r;
+	char rule[1200], real_dir[1200], want[1400];
+	snprintf(real_dir, sizeof(real_dir), "%s", tmp_path("real"));
+	cr_assert_eq(mkdir(real_dir, 0755), 0);
+	cr_assert_eq(symlink(real_dir, tmp_path("link")), 0);
+	snprintf(rule, sizeof(rule), "%s,op=create,errno=EPERM", tmp_path("link/f.txt"));
+	const char *opts[] = {"--deny", rule, NULL};
+	const char *argv[] = {dtt_helper("static-writer"), tmp_path("link/f.txt"), NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	const struct dt_record *s = supervisor_denial(&r, tmp_path("link/f.txt"));
+	cr_assert_not_null(s, "no supervisor record: %s", r.out);
+	char resolved[1200];
+	cr_assert_not_null(realpath(real_dir, resolved));
+	snprintf(want, sizeof(want), "%s/f.txt", resolved);
+	cr_assert_not_null(s->p[0].realpath, "the injected refusal has no realpath");
+	cr_expect_str_eq(s->p[0].realpath, want);
+	dtt_free(&r);
+}
+
 Test(deny, plain_reads_and_other_ops_are_not_refused)
 {
 	struct dtt_run r;
