@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "denyrule.h"
 #include "json.h"
 #include "names.h"
@@ -32,26 +33,9 @@ static const char soak_usage[] =
     "Runs COMMAND many times, each under `denytrace run` with its own ring, J at\n"
     "a time, and reports how often it fails and which refusals were seen in\n"
     "failing runs but never in passing ones: the likely cause of the flake.\n"
-    "\n"
-    "options:\n"
-    "  --runs N        number of runs (default 20)\n"
-    "  --jobs J        runs at a time (default 1)\n"
-    "  --until-fail    stop starting runs after the first failure\n"
-    "  --timeout S     kill a run's process group after S seconds (counts as failed)\n"
-    "  --keep DIR      keep the rings (and output) of failing runs in DIR, for\n"
-    "                  `denytrace report` and `denytrace evidence`\n"
-    "  --deny RULE     passed to every run (see `denytrace run --help`); repeatable\n"
-    "  --seed N        run i (counted from 1) uses seed N+i-1 for p= rules\n"
-    "                  (default: random, printed)\n"
-    "  --json          print the summary as JSON instead of text\n"
-    "  --json=FILE     also write the summary as JSON to FILE\n"
-    "  -o, --output FILE  write the summary to FILE instead of stdout\n"
-    "  --junit FILE    also write JUnit XML to FILE ('-' for stdout): one testcase\n"
-    "                  per run; a failing one names the refusals seen only in\n"
-    "                  failing runs, and its kept ring\n"
-    "  -q, --quiet     no progress line and no report of the first failing run\n"
-    "  -h, --help      this help\n"
-    "\n"
+    "\n";
+
+static const char soak_after[] =
     "A progress line (runs, failures, refusals, elapsed time, rate) is shown on a\n"
     "terminal. Ctrl-C stops the runs in flight and prints the summary of the\n"
     "runs that finished. The flake rate comes with a 95% Wilson interval.\n"
@@ -180,90 +164,97 @@ static void soak_json(FILE *f, const struct dt_soak *s, uint64_t seed, int inter
 	fputc('\n', f);
 }
 
+/* --runs and --jobs: a whole number from 1 to max. */
+static int soak_number(const char *val, long max, unsigned *out, const char *what)
+{
+	char *end;
+	long v = strtol(val, &end, 10);
+	if (!*val || *end || v < 1 || v > max)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: %s takes a number from 1 to %ld", what, max);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int soak_opt_runs(void *args, const char *val)
+{
+	return soak_number(val, 1000000, &((struct dt_soak_opts *)args)->runs, "--runs");
+}
+
+static int soak_opt_jobs(void *args, const char *val)
+{
+	return soak_number(val, 256, &((struct dt_soak_opts *)args)->jobs, "--jobs");
+}
+
+static int soak_opt_timeout(void *args, const char *val)
+{
+	char *end;
+	double v = strtod(val, &end);
+	if (!*val || *end || !(v > 0))
+		return dt_fail(DT_EXIT_INTERNAL, "soak: --timeout takes seconds, such as 30 or 2.5");
+	((struct dt_soak_opts *)args)->timeout = v;
+	return 0;
+}
+
+/* --json is a switch, as everywhere; a file is --json=FILE */
+static int soak_opt_json(void *args, const char *val)
+{
+	struct dt_soak_opts *o = args;
+	if (!val) {
+		o->json = 1;
+		return 0;
+	}
+	if (!*val)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: --json= needs a file name");
+	o->json_file = val;
+	return 0;
+}
+
+static int soak_opt_seed(void *args, const char *val)
+{
+	struct dt_soak_opts *o = args;
+	char *end;
+	if (!*val || (o->seed = strtoull(val, &end, 0), *end))
+		return dt_fail(DT_EXIT_INTERNAL, "soak: --seed takes a whole number");
+	o->have_seed = 1;
+	return 0;
+}
+
+/* Checked here, kept as given: each run parses it again. */
+static int soak_opt_deny(void *args, const char *val)
+{
+	struct dt_soak_opts *o = args;
+	struct dt_deny_rule rule;
+	char derr[1024];
+	if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", derr);
+	dt_deny_rule_free(&rule);
+	o->deny[o->ndeny++] = val;
+	return 0;
+}
+
+static const struct dt_option soak_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct dt_soak_opts, __VA_ARGS__)
+#include "opts_soak.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options soak_cmd = {
+    "soak", soak_usage, soak_after, soak_options, sizeof(soak_options) / sizeof(soak_options[0]),
+    DT_EXIT_INTERNAL, NULL, 1, NULL};
+
 /* Parses the options into o. Returns -1 to go on, else the exit status
  * (with the message printed, or the help). */
 static int soak_parse(int argc, char **argv, struct dt_soak_opts *o)
 {
-	const char *val;
-	int i = 1;
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		int m;
-		char *end;
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(soak_usage, stdout);
-			dt_exit_help(stdout, "soak");
-			return DT_EXIT_OK;
-		} else if (!strcmp(a, "--until-fail")) {
-			o->until_fail = 1;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			o->quiet = 1;
-		} else if ((m = dt_opt(argc, argv, &i, "--runs", &val))) {
-			long v = m > 0 ? strtol(val, &end, 10) : 0;
-			if (m < 0 || !*val || *end || v < 1 || v > 1000000)
-				return dt_fail(DT_EXIT_INTERNAL,
-				               "soak: --runs takes a number from 1 to 1000000");
-			o->runs = (unsigned)v;
-		} else if ((m = dt_opt(argc, argv, &i, "--jobs", &val))) {
-			long v = m > 0 ? strtol(val, &end, 10) : 0;
-			if (m < 0 || !*val || *end || v < 1 || v > 256)
-				return dt_fail(DT_EXIT_INTERNAL,
-				               "soak: --jobs takes a number from 1 to 256");
-			o->jobs = (unsigned)v;
-		} else if ((m = dt_opt(argc, argv, &i, "--timeout", &val))) {
-			double v = m > 0 ? strtod(val, &end) : 0;
-			if (m < 0 || !*val || *end || !(v > 0))
-				return dt_fail(DT_EXIT_INTERNAL,
-				               "soak: --timeout takes seconds, such as 30 or 2.5");
-			o->timeout = v;
-		} else if ((m = dt_opt(argc, argv, &i, "--keep", &val))) {
-			if (m < 0)
-				return dt_fail(DT_EXIT_INTERNAL, "soak: --keep needs a directory");
-			o->keep = val;
-		} else if (!strcmp(a, "--json")) {
-			o->json = 1; /* a switch, as everywhere: a file is --json=FILE */
-		} else if (!strncmp(a, "--json=", 7)) {
-			if (!a[7])
-				return dt_fail(DT_EXIT_INTERNAL, "soak: --json= needs a file name");
-			o->json_file = a + 7;
-		} else if (!strcmp(a, "-o") || (m = dt_opt(argc, argv, &i, "--output", &val))) {
-			if (!strcmp(a, "-o"))
-				val = i + 1 < argc ? argv[++i] : NULL;
-			if (!val || m < 0)
-				return dt_fail(DT_EXIT_INTERNAL, "soak: %s needs a file name", a);
-			o->out = val;
-		} else if ((m = dt_opt(argc, argv, &i, "--junit", &val))) {
-			if (m < 0)
-				return dt_fail(DT_EXIT_INTERNAL, "soak: --junit needs a file name");
-			o->junit = val;
-		} else if ((m = dt_opt(argc, argv, &i, "--seed", &val))) {
-			if (m < 0 || !*val || (o->seed = strtoull(val, &end, 0), *end))
-				return dt_fail(DT_EXIT_INTERNAL, "soak: --seed takes a whole number");
-			o->have_seed = 1;
-		} else if ((m = dt_opt(argc, argv, &i, "--deny", &val))) {
-			struct dt_deny_rule rule;
-			char derr[1024];
-			if (m < 0 || dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0)
-				return dt_fail(DT_EXIT_INTERNAL, "soak: %s",
-				               m < 0 ? "--deny needs a rule" : derr);
-			dt_deny_rule_free(&rule);
-			o->deny[o->ndeny++] = val;
-		} else if (a[0] == '-') {
-			return dt_fail(DT_EXIT_INTERNAL,
-			               "soak: unknown option '%s'; see 'denytrace soak --help'", a);
-		} else {
-			break;
-		}
-	}
-	if (i >= argc)
+	struct dt_parse_end end;
+	int rc = dt_parse_command(&soak_cmd, argc, argv, o, &end);
+	if (rc >= 0)
+		return rc;
+	if (end.index >= argc)
 		return dt_fail(
 		    DT_EXIT_INTERNAL,
 		    "soak: no command given; usage: denytrace soak [options] -- COMMAND...");
-	o->cmd = argv + i;
+	o->cmd = argv + end.index;
 	return -1;
 }
 

@@ -14,7 +14,10 @@ static const struct dt_option *dt_option_find(const struct dt_cmd_options *c, co
 	for (size_t k = 0; k < c->n; k++) {
 		const struct dt_option *o = &c->opts[k];
 		size_t n = strlen(o->long_name);
-		if (!strncmp(a, o->long_name, n) && (!a[n] || (a[n] == '=' && o->arg))) {
+		int takes_inline = o->arg || o->kind == DT_OPT_CALL;
+		if (o->kind == DT_OPT_DOC)
+			continue;
+		if (!strncmp(a, o->long_name, n) && (!a[n] || (a[n] == '=' && takes_inline))) {
 			*inline_val = a[n] ? a + n + 1 : NULL;
 			return o;
 		}
@@ -92,7 +95,7 @@ static int dt_option_store(const struct dt_cmd_options *c, const struct dt_optio
 	default:
 		break;
 	}
-	if (!val)
+	if (!val && o->arg)
 		return dt_fail(c->usage_status, "%s: %s needs %s", c->command, o->long_name,
 		               dt_arg_words(o->arg));
 	if (o->kind == DT_OPT_STRING) {

@@ -11,7 +11,9 @@
  *          STRING (const char * = the argument; value, when not NULL, lists
  *          the accepted words "a|b|c"), LIST (appends to a const char **
  *          array at field, counting in the size_t named by value), CALL
- *          (value is a dt_opt_fn called with the argument), HELP
+ *          (value is a dt_opt_fn called with the argument; without arg,
+ *          "--name" calls it with NULL and "--name=VALUE" with VALUE), HELP,
+ *          DOC (a --help line only: never matches)
  *   help   the --help line (\n continues it; NULL: documented by the row
  *          above, whose label it joins; "": an alias left out of the help);
  *          doc: the man page's text for it (NULL: help)
@@ -32,7 +34,8 @@ enum dt_opt_kind {
 	DT_OPT_STRING,
 	DT_OPT_LIST,
 	DT_OPT_CALL,
-	DT_OPT_HELP
+	DT_OPT_HELP,
+	DT_OPT_DOC
 };
 
 /* An option's own check or store: returns 0, or an exit status with the
@@ -69,6 +72,7 @@ struct dt_option {
 #define DT_OPT_OFFSET_LIST(T, f) offsetof(T, f)
 #define DT_OPT_OFFSET_CALL(T, f) 0
 #define DT_OPT_OFFSET_HELP(T, f) 0
+#define DT_OPT_OFFSET_DOC(T, f) 0
 #define DT_OPT_VALUE_FLAG(T, v) NULL
 #define DT_OPT_VALUE_CLEAR(T, v) NULL
 #define DT_OPT_VALUE_SET(T, v) v
@@ -76,6 +80,7 @@ struct dt_option {
 #define DT_OPT_VALUE_LIST(T, v) NULL
 #define DT_OPT_VALUE_CALL(T, v) (const void *)(v)
 #define DT_OPT_VALUE_HELP(T, v) NULL
+#define DT_OPT_VALUE_DOC(T, v) NULL
 #define DT_OPT_COUNT_FLAG(T, v) 0
 #define DT_OPT_COUNT_CLEAR(T, v) 0
 #define DT_OPT_COUNT_SET(T, v) 0
@@ -83,6 +88,7 @@ struct dt_option {
 #define DT_OPT_COUNT_LIST(T, v) offsetof(T, v)
 #define DT_OPT_COUNT_CALL(T, v) 0
 #define DT_OPT_COUNT_HELP(T, v) 0
+#define DT_OPT_COUNT_DOC(T, v) 0
 
 /* Parses argv[1..] against opts (n rows) into args; other words go to
  * operands (which holds argc entries), "-" included. With stop_at_dashdash

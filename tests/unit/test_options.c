@@ -16,7 +16,14 @@ struct t_args {
 	size_t nlist;
 	const char *fmt, *name;
 	int flag, on, called;
+	const char *opt; /* --opt: "" bare, else its inline value */
 };
+
+static int t_opt(void *args, const char *val)
+{
+	((struct t_args *)args)->opt = val ? val : "";
+	return 0;
+}
 
 static int t_call(void *args, const char *val)
 {
@@ -27,13 +34,15 @@ static int t_call(void *args, const char *val)
 
 static const struct dt_option t_options[] = {
 #define DT_OPTION(...) DT_OPT_ROW(struct t_args, __VA_ARGS__)
-    DT_OPTION("--list", 0, "DIR", LIST, list, nlist, "a list", NULL)
-        DT_OPTION("--fmt", 0, "FMT", STRING, fmt, "a|bb|c", "one of three", NULL)
-            DT_OPTION("--bb", 0, NULL, SET, fmt, "bb", "short for --fmt bb", NULL)
-                DT_OPTION("--name", 'n', "NAME", STRING, name, NULL, "any word", NULL)
-                    DT_OPTION("--flag", 'f', NULL, FLAG, flag, NULL, "a flag", NULL)
-                        DT_OPTION("--off", 0, NULL, CLEAR, on, NULL, "clears on", NULL)
-                            DT_OPTION("--call", 0, "X", CALL, called, t_call, "calls back", NULL)
+    DT_OPTION("--list", 0, "DIR", LIST, list, nlist, "a list",
+              NULL) DT_OPTION("--fmt", 0, "FMT", STRING, fmt, "a|bb|c", "one of three", NULL)
+        DT_OPTION("--bb", 0, NULL, SET, fmt, "bb", "short for --fmt bb",
+                  NULL) DT_OPTION("--name", 'n', "NAME", STRING, name, NULL, "any word", NULL)
+            DT_OPTION("--flag", 'f', NULL, FLAG, flag, NULL, "a flag", NULL)
+                DT_OPTION("--off", 0, NULL, CLEAR, on, NULL, "clears on", NULL)
+                    DT_OPTION("--call", 0, "X", CALL, called, t_call, "calls back", NULL)
+                        DT_OPTION("--opt", 0, NULL, CALL, opt, t_opt, "a switch or --opt=V", NULL)
+                            DT_OPTION("--doc=V", 0, NULL, DOC, opt, NULL, "only a help line", NULL)
                                 DT_OPTION("--help", 'h', NULL, HELP, help, NULL, "this help", NULL)
 #undef DT_OPTION
 };
@@ -95,6 +104,23 @@ Test(options, bad_command_lines_are_usage_errors)
 	cr_expect_eq(parse(&a, ops, &n, prefix), DT_EXIT_USAGE, "a prefix is not the option");
 	cr_expect_eq(parse(&a, ops, &n, dashdash), DT_EXIT_USAGE);
 	cr_expect_eq(parse(&a, ops, &n, callback), DT_EXIT_USAGE);
+}
+
+Test(options,
+     a_call_without_argument_is_a_switch_that_takes_an_inline_value_and_doc_rows_never_match)
+{
+	struct t_args a;
+	const char *ops[16];
+	size_t n;
+	char *bare[] = {"t", "--opt", "x", NULL};
+	char *valued[] = {"t", "--opt=v", NULL};
+	char *doc[] = {"t", "--doc=V", NULL};
+	cr_assert_eq(parse(&a, ops, &n, bare), -1);
+	cr_expect_str_eq(a.opt, "");
+	cr_expect_eq(n, 1, "the word after a switch is an operand");
+	cr_assert_eq(parse(&a, ops, &n, valued), -1);
+	cr_expect_str_eq(a.opt, "v");
+	cr_expect_eq(parse(&a, ops, &n, doc), DT_EXIT_USAGE);
 }
 
 Test(options, help_lists_every_row_with_help_and_joins_the_rows_without)
