@@ -237,7 +237,8 @@ size_t dt_root_sources(const struct dt_rootset *rs, size_t i, const char **out, 
 int dt_root_row_granted(const struct dt_rootset *rs, size_t i)
 {
 	for (size_t k = i; k < rs->n; k++)
-		if ((k == i || same_row(&rs->v[k], &rs->v[i])) && rs->v[k].kind != DT_ROOT_EFFECTIVE)
+		if ((k == i || same_row(&rs->v[k], &rs->v[i])) &&
+		    rs->v[k].kind != DT_ROOT_EFFECTIVE)
 			return rs->v[k].granted;
 	return 1;
 }

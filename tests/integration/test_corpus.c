@@ -51,17 +51,21 @@ static char *field_of(struct scenario *s, const char *key)
 #define KEY(k)                                                                                     \
 	if (!strcmp(key, #k))                                                                      \
 		return s->k;
-	KEY(scenario) KEY(program) KEY(sandbox) KEY(setup) KEY(run) KEY(roots) KEY(options) KEY(expect)
-	KEY(pending) KEY(surprise)
+	KEY(scenario)
+	KEY(program) KEY(sandbox) KEY(setup) KEY(run) KEY(roots) KEY(options) KEY(expect)
+	    KEY(pending) KEY(surprise)
 #undef KEY
-	return NULL;
+	        return NULL;
 }
 
 static size_t field_cap(const char *key)
 {
-	return !strcmp(key, "scenario") ? 128 : !strcmp(key, "program") ? 64
-	       : !strcmp(key, "sandbox") ? 32 : !strcmp(key, "pending") ? 512
-	       : !strcmp(key, "options") ? 256 : FIELD_MAX;
+	return !strcmp(key, "scenario")  ? 128
+	       : !strcmp(key, "program") ? 64
+	       : !strcmp(key, "sandbox") ? 32
+	       : !strcmp(key, "pending") ? 512
+	       : !strcmp(key, "options") ? 256
+	                                 : FIELD_MAX;
 }
 
 /* Reads the table; returns the number of scenarios (at most max). A line
@@ -93,7 +97,7 @@ static size_t load_scenarios(struct scenario *v, size_t max)
 		}
 		char *dst = cur ? field_of(cur, line) : NULL;
 		cr_assert_not_null(dst, "%s:%d: unknown key '%s' (or no scenario line before it)",
-				   path, lineno, line);
+		                   path, lineno, line);
 		snprintf(dst, field_cap(line), "%s", val);
 	}
 	fclose(f);
@@ -146,8 +150,8 @@ static const char *codex_binary(char *why, size_t cap)
 	const char *last = strrchr(out, '\n');
 	snprintf(bin, sizeof(bin), "%s", last ? last + 1 : out);
 	if (rc != 0 || access(bin, X_OK) != 0) {
-		snprintf(why, cap, "the Codex CLI is not available (install-codex.sh exit %d): %s", rc,
-			 out);
+		snprintf(why, cap, "the Codex CLI is not available (install-codex.sh exit %d): %s",
+		         rc, out);
 		return NULL;
 	}
 	return bin;
@@ -159,7 +163,8 @@ static const char *check_runnable(const struct scenario *s)
 {
 	char why[8400];
 	if (!have_program(!strcmp(s->program, "codex") ? "node" : s->program)) {
-		snprintf(why, sizeof(why), "%s is not installed (scripts/install-deps.sh)", s->program);
+		snprintf(why, sizeof(why), "%s is not installed (scripts/install-deps.sh)",
+		         s->program);
 		skip_row(s, why);
 	}
 	if (!strcmp(s->sandbox, "bwrap") && !dtt_have_bwrap())
@@ -189,8 +194,8 @@ static const char *granted_word(int g)
 
 /* Compares every refusal under t with the expected triple; returns the
  * number of refusals judged, and the first mismatch in bad (else ""). */
-static size_t judge(const struct dt_report *rep, const char *t, const char *cause,
-		    const char *root, int granted, char *bad, size_t cap)
+static size_t judge(const struct dt_report *rep, const char *t, const char *cause, const char *root,
+                    int granted, char *bad, size_t cap)
 {
 	size_t judged = 0;
 	bad[0] = 0;
@@ -205,13 +210,13 @@ static size_t judge(const struct dt_report *rep, const char *t, const char *caus
 		}
 		judged++;
 		const char *got_root = g->v.root ? g->v.root->path : "null";
-		if (!bad[0] && (strcmp(dt_cause_name(g->v.cause), cause) || strcmp(got_root, root) ||
-				g->v.granted != granted))
+		if (!bad[0] && (strcmp(dt_cause_name(g->v.cause), cause) ||
+		                strcmp(got_root, root) || g->v.granted != granted))
 			snprintf(bad, cap,
-				 "%s %s (%s): got (%s, %s, %s), want (%s, %s, %s); reason: %s",
-				 g->rep->op, g->path, dt_errno_name(g->rep->err),
-				 dt_cause_name(g->v.cause), got_root, granted_word(g->v.granted), cause,
-				 root, granted_word(granted), g->v.reason);
+			         "%s %s (%s): got (%s, %s, %s), want (%s, %s, %s); reason: %s",
+			         g->rep->op, g->path, dt_errno_name(g->rep->err),
+			         dt_cause_name(g->v.cause), got_root, granted_word(g->v.granted),
+			         cause, root, granted_word(granted), g->v.reason);
 	}
 	return judged;
 }
@@ -222,7 +227,8 @@ static void run_scenario(const struct scenario *s, const char *codex)
 	cr_assert_not_null(mkdtemp(t));
 	cr_assert_eq(chmod(t, 0755), 0); /* uid 65534 must reach into it */
 
-	char env_t[128], env_lib[PATH_MAX + 32], env_helpers[PATH_MAX + 32], env_codex[PATH_MAX + 16];
+	char env_t[128], env_lib[PATH_MAX + 32], env_helpers[PATH_MAX + 32],
+	    env_codex[PATH_MAX + 16];
 	snprintf(env_t, sizeof(env_t), "T=%s", t);
 	snprintf(env_lib, sizeof(env_lib), "CORPUS_LIB=%s/lib.sh", corpus_dir());
 	snprintf(env_helpers, sizeof(env_helpers), "DT_HELPERS=%s/helpers", dtt_build());
@@ -257,7 +263,7 @@ static void run_scenario(const struct scenario *s, const char *codex)
 		roots[nroots++] = w;
 	char cause[64], root[PATH_MAX], granted[16];
 	cr_assert_eq(sscanf(expect, "%63s %4095s %15s", cause, root, granted), 3,
-		     "%s: expect needs CAUSE ROOT GRANTED: '%s'", s->scenario, expect);
+	             "%s: expect needs CAUSE ROOT GRANTED: '%s'", s->scenario, expect);
 
 	struct dt_report rep;
 	const char *rings[] = {r.ring};
@@ -269,7 +275,8 @@ static void run_scenario(const struct scenario *s, const char *codex)
 	char bad[4096];
 	size_t judged = judge(&rep, t, cause, root, granted_of(granted), bad, sizeof(bad));
 	if (!judged)
-		snprintf(bad, sizeof(bad), "no refusal under %s was recorded; output: %s", t, r.out);
+		snprintf(bad, sizeof(bad), "no refusal under %s was recorded; output: %s", t,
+		         r.out);
 	if (bad[0] && s->pending[0]) {
 		dt_report_free(&rep);
 		dtt_free(&r);
@@ -279,9 +286,9 @@ static void run_scenario(const struct scenario *s, const char *codex)
 	if (!bad[0] && s->pending[0])
 		printf("corpus: %s passes although marked pending (%s): remove the mark\n",
 		       s->scenario, s->pending);
-	cr_expect(!bad[0], "corpus %s (tests/corpus/scenarios:%d, %s under %s): %s%s%s", s->scenario,
-		  s->line, s->program, s->sandbox, bad, s->surprise[0] ? "; note: " : "",
-		  s->surprise);
+	cr_expect(!bad[0], "corpus %s (tests/corpus/scenarios:%d, %s under %s): %s%s%s",
+	          s->scenario, s->line, s->program, s->sandbox, bad,
+	          s->surprise[0] ? "; note: " : "", s->surprise);
 	dt_report_free(&rep);
 	dtt_free(&r);
 	const char *rm[] = {"rm", "-rf", t, NULL};
@@ -299,7 +306,7 @@ ParameterizedTestParameters(corpus, every_scenario_gets_the_expected_cause_root_
 }
 
 ParameterizedTest(int *i, corpus, every_scenario_gets_the_expected_cause_root_and_grant,
-		  .timeout = 60)
+                  .timeout = 60)
 {
 	static struct scenario all[MAX_SCENARIOS];
 	size_t n = load_scenarios(all, MAX_SCENARIOS);
@@ -321,8 +328,8 @@ Test(corpus, the_table_covers_at_least_25_scenarios_over_10_programs)
 	for (size_t i = 0; i < n; i++) {
 		const struct scenario *s = &all[i];
 		cr_expect(s->program[0] && s->sandbox[0] && s->run[0] && s->expect[0],
-			  "scenario %s (line %d) lacks program, sandbox, run or expect", s->scenario,
-			  s->line);
+		          "scenario %s (line %d) lacks program, sandbox, run or expect",
+		          s->scenario, s->line);
 		size_t k = 0;
 		while (k < np && strcmp(progs[k], s->program))
 			k++;
