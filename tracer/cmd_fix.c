@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "fix.h"
 #include "fixrun.h"
 #include "json.h"
@@ -23,18 +24,9 @@ static const char fix_usage[] =
     "holding every root (and the config.toml lines), a bubblewrap --bind, a\n"
     "Landlock rule, the chmod/chown for exactly the refused uid, or why no sandbox\n"
     "change fixes it. A fix grants only the findings' expected roots.\n"
-    "\n"
-    "options:\n"
-    "  --format F    text (default) or json\n"
-    "  --verify      run the recorded launch again (its argv and directory, the\n"
-    "                current environment) with the command-line fixes applied, under\n"
-    "                the probe, and say per finding: fixed, not fixed, cannot verify\n"
-    "  --runs N      with --verify: run it N times as recorded and N times fixed, and\n"
-    "                compare the flake rates (for intermittent findings)\n"
-    "  --yes         run it without asking (needed when stdin is not a terminal)\n"
-    "  --root DIR, --codex-config FILE, --codex-args ARGS   as for report\n"
-    "  -h, --help    this help\n"
-    "\n"
+    "\n";
+
+static const char fix_after[] =
     "fix never changes files, permissions or configuration: it prints those\n"
     "changes. --verify writes the new ring beside the first one (RING.fixed.ring)\n"
     "and the proof for `denytrace evidence` (RING.fix.md).\n"
@@ -43,53 +35,52 @@ static const char fix_usage[] =
 struct fix_opts {
 	int json, verify, yes;
 	unsigned runs;
-	struct dt_report_opts ro;
+	struct dt_report_opts o;
 	const char **roots;
 	const char **rings;
 	size_t nrings;
 };
 
+static int fix_opt_format(void *args, const char *val)
+{
+	if (strcmp(val, "text") && strcmp(val, "json"))
+		return dt_fail(DT_EXIT_USAGE, "fix: --format takes text or json");
+	((struct fix_opts *)args)->json = !strcmp(val, "json");
+	return 0;
+}
+
+static int fix_opt_runs(void *args, const char *val)
+{
+	char *end;
+	long v = strtol(val, &end, 10);
+	if (!*val || *end || v < 1 || v > 100000)
+		return dt_fail(DT_EXIT_USAGE, "fix: --runs takes a number from 1 to 100000");
+	((struct fix_opts *)args)->runs = (unsigned)v;
+	return 0;
+}
+
+static const struct dt_option fix_options[] = {
+#define DT_OPTION(...) DT_OPT_ROW(struct fix_opts, __VA_ARGS__)
+#include "opts_fix.def"
+#undef DT_OPTION
+};
+
+static const struct dt_cmd_options fix_cmd = {
+    "fix", fix_usage, fix_after, fix_options, sizeof(fix_options) / sizeof(fix_options[0]),
+    DT_EXIT_USAGE, NULL, 0, NULL};
+
 /* Returns -1 to go on, else the exit status. */
 static int fix_parse(int argc, char **argv, struct fix_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val;
-		int m, rc = 0;
-		char *end;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(fix_usage, stdout);
-			dt_exit_help(stdout, "fix");
-			return DT_EXIT_OK;
-		} else if (!strcmp(a, "--verify")) {
-			o->verify = 1;
-		} else if (!strcmp(a, "--yes")) {
-			o->yes = 1;
-		} else if ((m = dt_opt(argc, argv, &i, "--format", &val))) {
-			if (m < 0 || (strcmp(val, "text") && strcmp(val, "json")))
-				return dt_fail(DT_EXIT_USAGE, "fix: --format takes text or json");
-			o->json = !strcmp(val, "json");
-		} else if ((m = dt_opt(argc, argv, &i, "--runs", &val))) {
-			long v = m > 0 ? strtol(val, &end, 10) : 0;
-			if (m < 0 || !*val || *end || v < 1 || v > 100000)
-				return dt_fail(DT_EXIT_USAGE,
-				               "fix: --runs takes a number from 1 to 100000");
-			o->runs = (unsigned)v;
-		} else if (dt_report_opt(argc, argv, &i, &o->ro, o->roots, &rc)) {
-			if (rc)
-				return rc;
-		} else if (a[0] == '-' && a[1]) {
-			return dt_fail(DT_EXIT_USAGE,
-			               "fix: unknown option '%s'; see 'denytrace fix --help'", a);
-		} else {
-			o->rings[o->nrings++] = a;
-		}
-	}
+	int rc = dt_parse_options(&fix_cmd, argc, argv, o, o->rings, &o->nrings);
+	if (rc >= 0)
+		return rc;
 	if (o->runs && !o->verify)
 		return dt_fail(DT_EXIT_USAGE,
 		               "fix: --runs N soaks the launch for --verify; add --verify");
 	if (!o->nrings)
 		o->rings[o->nrings++] = DT_DEFAULT_RING;
-	o->ro.roots = o->roots;
+	o->o.roots = o->roots;
 	return -1;
 }
 
@@ -503,7 +494,7 @@ int cmd_fix(int argc, char **argv)
 		goto out;
 	rc = dt_report_load(&r, o.rings, o.nrings, err, sizeof(err));
 	if (!rc)
-		rc = dt_report_build(&r, &o.ro, err, sizeof(err));
+		rc = dt_report_build(&r, &o.o, err, sizeof(err));
 	if (rc) {
 		dt_fail(rc, "fix: %s", err);
 		goto out;

@@ -39,9 +39,10 @@ static const struct dt_option report_options[] = {
 static void report_causes_help(FILE *f)
 {
 	fputs("causes, in order of precedence (man denytrace says more):\n", f);
-	for (int c = 0; c < DT_CAUSE_COUNT; c++)
-		fprintf(f, "  %-18s %s\n", dt_cause_name((enum dt_cause)c),
-		        dt_cause_meaning((enum dt_cause)c));
+	for (int c = 0; c < DT_CAUSE_COUNT; c++) {
+		fprintf(f, "  %-18s ", dt_cause_name((enum dt_cause)c));
+		dt_wrap(f, dt_cause_meaning((enum dt_cause)c), 21, 21);
+	}
 	fputc('\n', f);
 }
 

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "options.h"
+
 static const struct {
 	const char *command;
 	int status;
@@ -14,29 +16,6 @@ static const struct {
 #undef DT_EXIT
 #undef DT_EXIT_FOR
 };
-
-/* Prints s word by word, breaking before a word that would pass column
- * 80; \001 is a space that does not break (a status and its first word). */
-static void dt_wrap(FILE *f, const char *s)
-{
-	size_t col = 0;
-	while (*s) {
-		size_t n = strcspn(s, " ");
-		if (col && col + 1 + n > 80) {
-			fputc('\n', f);
-			col = 0;
-		} else if (col) {
-			fputc(' ', f);
-			col++;
-		}
-		for (size_t k = 0; k < n; k++)
-			fputc(s[k] == '\001' ? ' ' : s[k], f);
-		col += n;
-		s += n;
-		s += strspn(s, " ");
-	}
-	fputc('\n', f);
-}
 
 void dt_exit_help(FILE *f, const char *command)
 {
@@ -57,5 +36,5 @@ void dt_exit_help(FILE *f, const char *command)
 	}
 	if (len + 1 < sizeof(buf))
 		strcat(buf, ".");
-	dt_wrap(f, buf);
+	dt_wrap(f, buf, 0, 0);
 }

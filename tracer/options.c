@@ -161,6 +161,27 @@ int dt_parse_command(const struct dt_cmd_options *c, int argc, char **argv, void
 	return dt_parse(c, argc, argv, args, NULL, NULL, end);
 }
 
+void dt_wrap(FILE *f, const char *s, size_t col, size_t indent)
+{
+	size_t start = col;
+	while (*s) {
+		size_t n = strcspn(s, " \n");
+		if (col > start && col + 1 + n > 80) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = start = indent;
+		} else if (col > start) {
+			fputc(' ', f);
+			col++;
+		}
+		for (size_t k = 0; k < n; k++)
+			fputc(s[k] == '\001' ? ' ' : s[k], f);
+		col += n;
+		s += n;
+		s += strspn(s, " \n");
+	}
+	fputc('\n', f);
+}
+
 /* "  -v, --verbose", "  --format FMT", with the names of the rows after it
  * that have no help of their own ("--json, --markdown"). */
 static size_t dt_option_label(const struct dt_cmd_options *c, size_t k, char *out, size_t cap)
@@ -193,13 +214,7 @@ void dt_options_help(FILE *f, const struct dt_cmd_options *c)
 			continue;
 		size_t n = dt_option_label(c, k, label, sizeof(label));
 		fprintf(f, "%s%*s", label, (int)(width + 3 - n), "");
-		for (const char *h = c->opts[k].help; *h;) {
-			size_t line = strcspn(h, "\n");
-			fprintf(f, "%.*s\n", (int)line, h);
-			h += line;
-			if (*h == '\n' && *++h)
-				fprintf(f, "%*s", (int)width + 3, "");
-		}
+		dt_wrap(f, c->opts[k].help, width + 3, width + 3);
 	}
 	fputc('\n', f);
 	if (c->after)

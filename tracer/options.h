@@ -124,4 +124,10 @@ int dt_parse_command(const struct dt_cmd_options *c, int argc, char **argv, void
                      struct dt_parse_end *end);
 void dt_options_help(FILE *f, const struct dt_cmd_options *c);
 
+/* Prints s from column col, word by word, breaking before a word that
+ * would pass column 80 and indenting continuation lines by indent; a
+ * newline in s counts as a space, \001 is a space that never breaks.
+ * Ends the line. */
+void dt_wrap(FILE *f, const char *s, size_t col, size_t indent);
+
 #endif
