@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -69,7 +70,11 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
  * a kernel older than 5.14 answers EINVAL, and is trusted as before. */
 int dt_ring_intact(const struct dt_ring *r)
 {
-	size_t page = 4096;
+	/* the kernel's page size, not 4096: on a 16K or 64K page kernel a
+	 * misaligned address makes madvise answer EINVAL, silencing the check */
+	size_t page = getauxval(AT_PAGESZ);
+	if (!page)
+		page = 4096;
 	unsigned char *last = (unsigned char *)r->hdr + ((r->map_len - 1) & ~(page - 1));
 	int saved = errno;
 	int rc = madvise(last, page, MADV_POPULATE_WRITE);
