@@ -21,8 +21,7 @@ static void roff_text(const char *s)
 {
 	size_t col = 0;
 	while (*s) {
-		const char *e = strchr(s, ' ');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
+		size_t n = strcspn(s, " \n");
 		if (col && col + 1 + n > 72) {
 			putchar('\n');
 			col = 0;
@@ -43,8 +42,7 @@ static void roff_text(const char *s)
 		}
 		col += n;
 		s += n;
-		while (*s == ' ')
-			s++;
+		s += strspn(s, " \n");
 	}
 	putchar('\n');
 }
@@ -154,6 +152,18 @@ static const struct option_row doctor_options[] = {
 static const struct option_row demo_options[] = {
 #include "opts_demo.def"
 };
+static const struct option_row run_options[] = {
+#include "opts_run.def"
+};
+static const struct option_row codex_options[] = {
+#include "opts_codex.def"
+};
+static const struct option_row soak_options[] = {
+#include "opts_soak.def"
+};
+static const struct option_row fix_options[] = {
+#include "opts_fix.def"
+};
 #undef DT_OPTION
 
 /* Dashes as \-, for a name in a macro line. */
@@ -178,7 +188,7 @@ static void gen_options(const struct option_row *o, size_t n)
 		if (o[k].short_name)
 			printf("\\-%c, ", o[k].short_name);
 		put_name(o[k].long_name);
-		for (size_t j = k + 1; j < n && !o[j].help; j++) {
+		for (size_t j = k + 1; j < n && (!o[j].help || !*o[j].help); j++) {
 			fputs(", ", stdout);
 			put_name(o[j].long_name);
 		}
@@ -220,6 +230,37 @@ static void gen_demo_options(void)
 	gen_options(demo_options, COUNT(demo_options));
 }
 
+static void gen_run_options(void)
+{
+	gen_options(run_options, COUNT(run_options));
+}
+
+/* codex's own options: the man page says it takes run's as well */
+static void gen_codex_options(void)
+{
+	struct option_row own[COUNT(codex_options)];
+	size_t n = 0;
+	for (size_t k = 0; k < COUNT(codex_options); k++) {
+		size_t j = 0;
+		while (j < COUNT(run_options) &&
+		       strcmp(run_options[j].long_name, codex_options[k].long_name))
+			j++;
+		if (j == COUNT(run_options))
+			own[n++] = codex_options[k];
+	}
+	gen_options(own, n);
+}
+
+static void gen_soak_options(void)
+{
+	gen_options(soak_options, COUNT(soak_options));
+}
+
+static void gen_fix_options(void)
+{
+	gen_options(fix_options, COUNT(fix_options));
+}
+
 static const struct {
 	const char *name;
 	void (*gen)(void);
@@ -230,6 +271,10 @@ static const struct {
     {"options-evidence", gen_evidence_options},
     {"options-doctor", gen_doctor_options},
     {"options-demo", gen_demo_options},
+    {"options-run", gen_run_options},
+    {"options-codex", gen_codex_options},
+    {"options-soak", gen_soak_options},
+    {"options-fix", gen_fix_options},
     {"causes", gen_causes},
     {"exit-status", gen_exits},
 };
