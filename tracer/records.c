@@ -90,6 +90,71 @@ static int dt_decode_count(const unsigned char *buf, uint32_t len, struct dt_fie
 	return 0;
 }
 
+/* recfields.def, indexed by tag: where each simple field goes. */
+enum dt_field_kind { DT_FK_NONE, DT_FK_U64, DT_FK_I64, DT_FK_INT, DT_FK_BOOL, DT_FK_STR };
+
+#define DT_FIELD_TAGS 256
+static const struct dt_field_row {
+	unsigned char kind;
+	unsigned short offset, has; /* has: 0 for none (offset 0 is pos, never a flag) */
+} dt_fields[DT_FIELD_TAGS] = {
+#define DT_FIELD(tag, kind, member) [tag] = {DT_FK_##kind, offsetof(struct dt_record, member), 0},
+#define DT_FIELD_HAS(tag, kind, member, has)                                                     \
+	[tag] = {DT_FK_##kind, offsetof(struct dt_record, member), offsetof(struct dt_record, has)},
+#include "recfields.def"
+#undef DT_FIELD
+#undef DT_FIELD_HAS
+};
+
+/* Each row's member has the size its kind writes, and its tag fits. */
+#define DT_FK_SIZE_U64 8
+#define DT_FK_SIZE_I64 8
+#define DT_FK_SIZE_INT sizeof(int)
+#define DT_FK_SIZE_BOOL sizeof(int)
+#define DT_FK_SIZE_STR sizeof(const char *)
+#define DT_FIELD(tag, kind, member)                                                                \
+	_Static_assert(sizeof(((struct dt_record *)0)->member) == DT_FK_SIZE_##kind &&             \
+	                   (tag) < DT_FIELD_TAGS,                                                  \
+	               #member ": size of its kind, tag in the table");
+#define DT_FIELD_HAS(tag, kind, member, has)                                                     \
+	DT_FIELD(tag, kind, member)                                                                \
+	_Static_assert(sizeof(((struct dt_record *)0)->has) == sizeof(int), #has ": an int");
+#include "recfields.def"
+#undef DT_FIELD
+#undef DT_FIELD_HAS
+_Static_assert(sizeof(struct dt_record) < 65536, "member offsets fit an unsigned short");
+
+/* A recfields.def field (u: its 8-byte value, or 0) into out. */
+static void dt_decode_simple(struct dt_record *out, struct dt_bump *b, const struct dt_field_row *f,
+                             const unsigned char *v, uint16_t n, uint64_t u)
+{
+	char *at = (char *)out + f->offset;
+	switch (f->kind) {
+	case DT_FK_U64: memcpy(at, &u, sizeof(u)); break;
+	case DT_FK_I64: {
+		int64_t i = (int64_t)u;
+		memcpy(at, &i, sizeof(i));
+		break;
+	}
+	case DT_FK_INT:
+	case DT_FK_BOOL: {
+		int i = f->kind == DT_FK_BOOL ? u != 0 : (int)u;
+		memcpy(at, &i, sizeof(i));
+		break;
+	}
+	case DT_FK_STR: {
+		const char *str = dt_bump_str(b, v, n);
+		memcpy(at, &str, sizeof(str));
+		break;
+	}
+	default: return;
+	}
+	if (f->has) {
+		int one = 1;
+		memcpy((char *)out + f->has, &one, sizeof(one));
+	}
+}
+
 /* One field (tag, n bytes at v) into out; strings go to b. A tag this
  * build does not know is a newer writer's field and is ignored. */
 static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t tag,
@@ -98,28 +163,13 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 	uint64_t u = 0;
 	if (n == 8)
 		memcpy(&u, v, 8);
+	if (tag < DT_FIELD_TAGS && dt_fields[tag].kind) {
+		dt_decode_simple(out, b, &dt_fields[tag], v, n, u);
+		return;
+	}
 	int second = tag >= DT_T_PATH2 && tag <= DT_T_STAT2;
 	struct dt_pathinfo *pi = &out->p[second];
 	switch (tag) {
-	case DT_T_TIME_REAL: out->time_real = u; break;
-	case DT_T_TIME_MONO: out->time_mono = u; break;
-	case DT_T_PID: out->pid = (int64_t)u; break;
-	case DT_T_TID: out->tid = (int64_t)u; break;
-	case DT_T_PPID: out->ppid = (int64_t)u; break;
-	case DT_T_UID: out->uid = (int64_t)u; break;
-	case DT_T_GID: out->gid = (int64_t)u; break;
-	case DT_T_EUID_REAL: out->ruid = (int64_t)u; break;
-	case DT_T_COMM: out->comm = dt_bump_str(b, v, n); break;
-	case DT_T_OP: out->op = dt_bump_str(b, v, n); break;
-	case DT_T_ERRNO: out->err = (int)u; break;
-	case DT_T_FLAGS: out->flags = u; out->has_flags = 1; break;
-	case DT_T_MODE: out->mode = u; out->has_mode = 1; break;
-	case DT_T_FMODE: out->fmode = dt_bump_str(b, v, n); break;
-	case DT_T_CMD: out->cmd = (int64_t)u; out->has_cmd = 1; break;
-	case DT_T_ACCESS: out->writes = u != 0; break;
-	case DT_T_FD: out->fd = (int64_t)u; out->has_fd = 1; break;
-	case DT_T_SQLITE: out->sqlite_hint = dt_bump_str(b, v, n); break;
-	case DT_T_INJECTED: out->injected = u != 0; break;
 	case DT_T_PATH: case DT_T_PATH2: pi->path = dt_bump_str(b, v, n); break;
 	case DT_T_DIRPATH: case DT_T_DIRPATH2: pi->dirpath = dt_bump_str(b, v, n); break;
 	case DT_T_ABSPATH: case DT_T_ABSPATH2: pi->abspath = dt_bump_str(b, v, n); break;
@@ -148,9 +198,6 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 			memcpy(&out->frames[out->nframes++], v, n);
 		break;
 	case DT_T_MODULE: out->modules[out->nmodules++] = dt_bump_str(b, v, n); break;
-	case DT_T_EXE: out->exe = dt_bump_str(b, v, n); break;
-	case DT_T_CWD: out->cwd = dt_bump_str(b, v, n); break;
-	case DT_T_VERSION: out->version = dt_bump_str(b, v, n); break;
 	case DT_T_ENV: out->env[out->nenv++] = dt_bump_str(b, v, n); break;
 	case DT_T_ARGV: {
 		size_t start = 0;
@@ -162,7 +209,6 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 			}
 		break;
 	}
-	case DT_T_ARGV_TRUNC: out->argv_trunc = u != 0; break;
 	case DT_T_MOUNT:
 		if (n > 8) {
 			struct dt_mount_fact mf;
@@ -176,28 +222,10 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 			m->rw = (mf.flags & DT_MF_RW) != 0;
 		}
 		break;
-	case DT_T_MOUNTS_TRUNC: out->mounts_trunc = u != 0; break;
-	case DT_T_SECCOMP: out->seccomp = (int64_t)u; out->has_seccomp = 1; break;
-	case DT_T_SECCOMP_FILTERS: out->seccomp_filters = (int64_t)u; break;
-	case DT_T_NO_NEW_PRIVS: out->no_new_privs = (int64_t)u; break;
-	case DT_T_MNT_NS: out->mnt_ns = u; break;
-	case DT_T_USER_NS: out->user_ns = u; break;
-	case DT_T_EXEC_STATIC: out->exec_static = u != 0; break;
-	case DT_T_EXEC_PROBE: out->exec_probe = u != 0; break;
-	case DT_T_EXEC_BLIND: out->exec_blind = dt_bump_str(b, v, n); break;
-	case DT_T_PRELOAD: out->preload = dt_bump_str(b, v, n); break;
-	case DT_T_SUPERVISOR: out->supervisor = u != 0; break;
-	case DT_T_NSPID: out->nspid = (int64_t)u; break;
-	case DT_T_CONFIG_PATH: out->cfg_path = dt_bump_str(b, v, n); break;
-	case DT_T_CONFIG_ROLE: out->cfg_role = dt_bump_str(b, v, n); break;
-	case DT_T_CONFIG_PROFILE: out->cfg_profile = dt_bump_str(b, v, n); break;
 	case DT_T_CONFIG_TEXT:
 		out->cfg_text = dt_bump_str(b, v, n);
 		out->cfg_len = n;
 		break;
-	case DT_T_CONFIG_SIZE: out->cfg_size = u; break;
-	case DT_T_CONFIG_TRUNC: out->cfg_trunc = u != 0; break;
-	case DT_T_CONFIG_ERRNO: out->cfg_errno = (int)u; break;
 	default: break; /* a newer writer's field: ignore */
 	}
 }
