@@ -468,11 +468,61 @@ static void dt_strings_json(struct dt_json *j, const char **v, size_t n)
 }
 
 /* A refusal, a successful write or a reopen: the call and its paths. */
+/* recfields.def's fields with a JSON key, indexed by tag: the key, how
+ * the value prints, and where it is. */
+enum dt_json_kind { DT_JK_NONE, DT_JK_U64, DT_JK_I64, DT_JK_INT, DT_JK_BOOL, DT_JK_STR };
+
+static const struct {
+	const char *key;
+	unsigned char kind;
+	unsigned short offset;
+} dt_json_fields[256] = {
+#define DT_FIELD(tag, kind, member, json) [tag] = {json, DT_JK_##kind, offsetof(struct dt_record, member)},
+#define DT_FIELD_HAS(tag, kind, member, has, json) DT_FIELD(tag, kind, member, json)
+#include "recfields.def"
+#undef DT_FIELD
+#undef DT_FIELD_HAS
+};
+
+/* The field with this tag, as its key and value. */
+static void dt_json_field(struct dt_json *j, const struct dt_record *r, int tag)
+{
+	const char *at = (const char *)r + dt_json_fields[tag].offset;
+	uint64_t u;
+	int64_t i;
+	int n;
+	const char *str;
+	if (!dt_json_fields[tag].key)
+		return; /* rendered by its own code, never through here */
+	dt_json_key(j, dt_json_fields[tag].key);
+	switch (dt_json_fields[tag].kind) {
+	case DT_JK_U64:
+		memcpy(&u, at, sizeof(u));
+		dt_json_uint(j, u);
+		break;
+	case DT_JK_I64:
+		memcpy(&i, at, sizeof(i));
+		dt_json_int(j, i);
+		break;
+	case DT_JK_INT:
+	case DT_JK_BOOL:
+		memcpy(&n, at, sizeof(n));
+		if (dt_json_fields[tag].kind == DT_JK_BOOL)
+			dt_json_bool(j, n);
+		else
+			dt_json_int(j, n);
+		break;
+	default:
+		memcpy(&str, at, sizeof(str));
+		dt_json_str(j, str);
+		break;
+	}
+}
+
 static void dt_record_json_file(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)
 {
 	char buf[256];
-	dt_json_key(j, "op");
-	dt_json_str(j, r->op);
+	dt_json_field(j, r, DT_T_OP);
 	dt_json_key(j, "errno");
 	dt_json_str(j, r->err ? dt_errno_name(r->err) : NULL);
 	dt_json_key(j, "flags");
@@ -485,18 +535,13 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r, st
 	} else {
 		dt_json_null(j);
 	}
-	if (r->fmode) {
-		dt_json_key(j, "fopen_mode");
-		dt_json_str(j, r->fmode);
-	}
-	if (r->has_fd) {
-		dt_json_key(j, "fd");
-		dt_json_int(j, r->fd);
-	}
+	if (r->fmode)
+		dt_json_field(j, r, DT_T_FMODE);
+	if (r->has_fd)
+		dt_json_field(j, r, DT_T_FD);
 	dt_json_key(j, "access");
 	dt_json_str(j, r->writes ? "write" : "read");
-	dt_json_key(j, "injected");
-	dt_json_bool(j, r->injected);
+	dt_json_field(j, r, DT_T_INJECTED);
 	if (r->supervisor) {
 		dt_json_key(j, "source");
 		dt_json_str(j, "supervisor");
@@ -530,39 +575,29 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r, st
 
 static void dt_record_json_exec(struct dt_json *j, const struct dt_record *r)
 {
-	dt_json_key(j, "exe");
-	dt_json_str(j, r->exe);
+	dt_json_field(j, r, DT_T_EXE);
 	dt_json_key(j, "path");
 	dt_json_str(j, r->p[0].path);
 	dt_json_key(j, "argv");
 	dt_strings_json(j, r->argv, r->argc);
-	dt_json_key(j, "argv_truncated");
-	dt_json_bool(j, r->argv_trunc);
+	dt_json_field(j, r, DT_T_ARGV_TRUNC);
 	dt_json_key(j, "static");
 	if (r->exec_static < 0)
 		dt_json_null(j);
 	else
 		dt_json_bool(j, r->exec_static);
-	dt_json_key(j, "probe_preloaded");
-	dt_json_bool(j, r->exec_probe);
-	dt_json_key(j, "ld_preload");
-	dt_json_str(j, r->preload);
-	dt_json_key(j, "blind");
-	dt_json_str(j, r->exec_blind);
+	dt_json_field(j, r, DT_T_EXEC_PROBE);
+	dt_json_field(j, r, DT_T_PRELOAD);
+	dt_json_field(j, r, DT_T_EXEC_BLIND);
 }
 
 static void dt_record_json_config(struct dt_json *j, const struct dt_record *r)
 {
-	dt_json_key(j, "role");
-	dt_json_str(j, r->cfg_role);
-	dt_json_key(j, "path");
-	dt_json_str(j, r->cfg_path);
-	dt_json_key(j, "profile");
-	dt_json_str(j, r->cfg_profile);
-	dt_json_key(j, "size");
-	dt_json_uint(j, r->cfg_size);
-	dt_json_key(j, "truncated");
-	dt_json_bool(j, r->cfg_trunc);
+	dt_json_field(j, r, DT_T_CONFIG_ROLE);
+	dt_json_field(j, r, DT_T_CONFIG_PATH);
+	dt_json_field(j, r, DT_T_CONFIG_PROFILE);
+	dt_json_field(j, r, DT_T_CONFIG_SIZE);
+	dt_json_field(j, r, DT_T_CONFIG_TRUNC);
 	dt_json_key(j, "errno");
 	dt_json_str(j, r->cfg_errno ? dt_errno_name(r->cfg_errno) : NULL);
 	dt_json_key(j, "text");
@@ -574,14 +609,11 @@ static void dt_record_json_config(struct dt_json *j, const struct dt_record *r)
 static void dt_record_json_process(struct dt_json *j, const struct dt_record *r)
 {
 	char buf[256];
-	dt_json_key(j, "exe");
-	dt_json_str(j, r->exe);
+	dt_json_field(j, r, DT_T_EXE);
 	dt_json_key(j, "argv");
 	dt_strings_json(j, r->argv, r->argc);
-	dt_json_key(j, "argv_truncated");
-	dt_json_bool(j, r->argv_trunc);
-	dt_json_key(j, "cwd");
-	dt_json_str(j, r->cwd);
+	dt_json_field(j, r, DT_T_ARGV_TRUNC);
+	dt_json_field(j, r, DT_T_CWD);
 	dt_json_key(j, "env");
 	dt_json_obj(j);
 	for (size_t i = 0; i < r->nenv; i++) {
@@ -606,8 +638,7 @@ static void dt_record_json_process(struct dt_json *j, const struct dt_record *r)
 			if (!r->mounts[i].rw)
 				dt_json_str(j, r->mounts[i].path);
 		dt_json_end_arr(j);
-		dt_json_key(j, "mounts_truncated");
-		dt_json_bool(j, r->mounts_trunc);
+		dt_json_field(j, r, DT_T_MOUNTS_TRUNC);
 		dt_json_key(j, "seccomp");
 		if (r->has_seccomp) {
 			dt_json_obj(j);
@@ -621,12 +652,9 @@ static void dt_record_json_process(struct dt_json *j, const struct dt_record *r)
 		} else {
 			dt_json_null(j);
 		}
-		dt_json_key(j, "mnt_ns");
-		dt_json_uint(j, r->mnt_ns);
-		dt_json_key(j, "user_ns");
-		dt_json_uint(j, r->user_ns);
-		dt_json_key(j, "version");
-		dt_json_str(j, r->version);
+		dt_json_field(j, r, DT_T_MNT_NS);
+		dt_json_field(j, r, DT_T_USER_NS);
+		dt_json_field(j, r, DT_T_VERSION);
 	}
 }
 
@@ -639,22 +667,10 @@ void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 	dt_json_key(j, "time");
 	dt_format_time(r->time_real, buf, sizeof(buf));
 	dt_json_str(j, buf);
-	dt_json_key(j, "time_ns");
-	dt_json_uint(j, r->time_real);
-	dt_json_key(j, "mono_ns");
-	dt_json_uint(j, r->time_mono);
-	dt_json_key(j, "pid");
-	dt_json_int(j, r->pid);
-	dt_json_key(j, "tid");
-	dt_json_int(j, r->tid);
-	dt_json_key(j, "ppid");
-	dt_json_int(j, r->ppid);
-	dt_json_key(j, "uid");
-	dt_json_int(j, r->uid);
-	dt_json_key(j, "gid");
-	dt_json_int(j, r->gid);
-	dt_json_key(j, "comm");
-	dt_json_str(j, r->comm);
+	static const int head[] = {DT_T_TIME_REAL, DT_T_TIME_MONO, DT_T_PID, DT_T_TID,
+	                           DT_T_PPID,      DT_T_UID,       DT_T_GID, DT_T_COMM};
+	for (size_t k = 0; k < sizeof(head) / sizeof(head[0]); k++)
+		dt_json_field(j, r, head[k]);
 	if (r->type == DT_REC_DENIAL || r->type == DT_REC_WRITE || r->type == DT_REC_REOPEN)
 		dt_record_json_file(j, r, sym);
 	else if (r->type == DT_REC_EXEC)

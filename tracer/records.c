@@ -98,8 +98,8 @@ static const struct dt_field_row {
 	unsigned char kind;
 	unsigned short offset, has; /* has: 0 for none (offset 0 is pos, never a flag) */
 } dt_fields[DT_FIELD_TAGS] = {
-#define DT_FIELD(tag, kind, member) [tag] = {DT_FK_##kind, offsetof(struct dt_record, member), 0},
-#define DT_FIELD_HAS(tag, kind, member, has)                                                     \
+#define DT_FIELD(tag, kind, member, json) [tag] = {DT_FK_##kind, offsetof(struct dt_record, member), 0},
+#define DT_FIELD_HAS(tag, kind, member, has, json)                                               \
 	[tag] = {DT_FK_##kind, offsetof(struct dt_record, member), offsetof(struct dt_record, has)},
 #include "recfields.def"
 #undef DT_FIELD
@@ -112,12 +112,12 @@ static const struct dt_field_row {
 #define DT_FK_SIZE_INT sizeof(int)
 #define DT_FK_SIZE_BOOL sizeof(int)
 #define DT_FK_SIZE_STR sizeof(const char *)
-#define DT_FIELD(tag, kind, member)                                                                \
+#define DT_FIELD(tag, kind, member, json)                                                          \
 	_Static_assert(sizeof(((struct dt_record *)0)->member) == DT_FK_SIZE_##kind &&             \
 	                   (tag) < DT_FIELD_TAGS,                                                  \
 	               #member ": size of its kind, tag in the table");
-#define DT_FIELD_HAS(tag, kind, member, has)                                                     \
-	DT_FIELD(tag, kind, member)                                                                \
+#define DT_FIELD_HAS(tag, kind, member, has, json)                                               \
+	DT_FIELD(tag, kind, member, json)                                                          \
 	_Static_assert(sizeof(((struct dt_record *)0)->has) == sizeof(int), #has ": an int");
 #include "recfields.def"
 #undef DT_FIELD
