@@ -42,7 +42,7 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
 	if (atomic_load_explicit((_Atomic uint64_t *)&h->magic, memory_order_acquire) !=
 	    DT_RING_MAGIC)
 		return DT_RING_E_MAGIC;
-	if (h->version != DT_RING_VERSION)
+	if (h->version < DT_RING_VERSION_OLDEST || h->version > DT_RING_VERSION)
 		return DT_RING_E_VERSION;
 	if (h->header_size != DT_RING_HEADER_SIZE || h->slot_size != DT_SLOT_SIZE ||
 	    h->nslots < 16 || (h->nslots & (h->nslots - 1)) ||
@@ -54,6 +54,7 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
 	r->slots = (unsigned char *)map + DT_RING_HEADER_SIZE;
 	r->nslots = h->nslots;
 	r->map_len = len;
+	r->version = h->version;
 	return 0;
 }
 
@@ -97,6 +98,8 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 	_Atomic uint64_t *lost = (_Atomic uint64_t *)&r->hdr->lost;
 	_Atomic uint64_t *dropped = (_Atomic uint64_t *)&r->hdr->dropped;
 
+	if (r->version != DT_RING_VERSION)
+		return -1; /* an older format, attached for reading: left as it is */
 	if (!dt_ring_intact(r))
 		return DT_RING_W_GONE;
 	uint32_t n = dt_rec_slots(rh->len);

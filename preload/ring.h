@@ -16,10 +16,13 @@ struct dt_ring {
 	unsigned char *slots;
 	uint64_t nslots;
 	size_t map_len;
+	uint32_t version; /* the file's format: dt_checksum_for's argument */
 };
 
 /* Checks a mapped file's header against its length and fills *r.
- * Returns 0, or a negative DT_RING_E_* code. */
+ * Returns 0, or a negative DT_RING_E_* code. A ring of an older format
+ * version (DT_RING_VERSION_OLDEST on) attaches for reading; dt_ring_write
+ * writes only to the current one. */
 int dt_ring_attach(struct dt_ring *r, void *map, size_t len);
 
 /* Initialises the header of a freshly created, zero-filled file of len

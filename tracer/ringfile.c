@@ -63,9 +63,9 @@ int dt_ringfile_open(const char *path, struct dt_ringfile *rf, char *err, size_t
 			break;
 		case DT_RING_E_VERSION:
 			snprintf(err, errlen,
-				 "%s is ring format version %u; this denytrace reads version %u "
+				 "%s is ring format version %u; this denytrace reads versions %u to %u "
 				 "(upgrade denytrace)",
-				 path, h->version, DT_RING_VERSION);
+				 path, h->version, DT_RING_VERSION_OLDEST, DT_RING_VERSION);
 			break;
 		case DT_RING_E_SHORT:
 			snprintf(err, errlen,
@@ -263,7 +263,8 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 		}
 		const struct dt_rec_header *got = (const struct dt_rec_header *)buf;
 		if (got->len != rh.len || got->pos32 != (uint32_t)p ||
-		    dt_checksum(buf + sizeof(rh), rh.len - (uint32_t)sizeof(rh)) != got->checksum) {
+		    dt_checksum_for(r->version, buf + sizeof(rh), rh.len - (uint32_t)sizeof(rh)) !=
+			    got->checksum) {
 			/* a writer lapped while copying can leave this behind;
 			 * only a ring that has wrapped can have one */
 			if (head > r->nslots)

@@ -142,7 +142,8 @@ struct readout {
 	uint64_t head, tail, lost, dropped, nslots;
 };
 
-static void readout_add(struct readout *o, const unsigned char *buf, uint32_t len, uint64_t end)
+static void readout_add(struct readout *o, uint32_t version, const unsigned char *buf, uint32_t len,
+			uint64_t end)
 {
 	const struct dt_rec_header *rh = (const struct dt_rec_header *)buf;
 	uint64_t p = end - rh->nslots;
@@ -150,7 +151,8 @@ static void readout_add(struct readout *o, const unsigned char *buf, uint32_t le
 	const char *why = NULL;
 	if (rh->nslots != dt_rec_slots(len) || rh->len != len)
 		why = "header nslots/len inconsistent";
-	else if (dt_checksum(buf + sizeof(*rh), len - (uint32_t)sizeof(*rh)) != rh->checksum)
+	else if (dt_checksum_for(version, buf + sizeof(*rh), len - (uint32_t)sizeof(*rh)) !=
+		 rh->checksum)
 		why = "checksum mismatch in a returned record";
 	else if (dt_record_decode(buf, len, p, &d) < 0)
 		why = "dt_record_decode failed";
@@ -187,7 +189,7 @@ static void read_ring(const char *path, struct readout *o)
 	o->tail = pos;
 	uint32_t len;
 	while (dt_ring_next(&rf.ring, &pos, buf, &len, &o->st, 0) == DT_NEXT_RECORD)
-		readout_add(o, buf, len, pos);
+		readout_add(o, rf.ring.version, buf, len, pos);
 	o->head = hdr_load(&rf.ring.hdr->head);
 	o->lost = hdr_load(&rf.ring.hdr->lost);
 	o->dropped = hdr_load(&rf.ring.hdr->dropped);
@@ -367,6 +369,40 @@ static unsigned long run_writer(const char *ring, unsigned long count, unsigned 
 }
 
 /* ==== one writer ======================================================= */
+
+Test(ring, a_version_1_ring_is_read_with_its_own_checksum_and_never_written)
+{
+	struct tring t;
+	tring_create(&t, "v1.ring", 64 * 1024);
+	unsigned char rec[DT_SLOT_DATA];
+	const unsigned n = 3;
+	for (unsigned s = 0; s < n; s++) {
+		build_rec(rec, sizeof(rec), 7, s, 10);
+		cr_assert_eq(dt_ring_write(&t.r, rec), 0);
+	}
+	/* what a version 1 probe would have left: FNV-1a checksums */
+	struct dt_ring_header *h = t.map;
+	h->version = 1;
+	for (unsigned s = 0; s < n; s++) {
+		struct dt_rec_header *rh = (struct dt_rec_header *)dt_slot_data(&t.r, s);
+		cr_assert_eq(rh->nslots, 1);
+		rh->checksum = dt_checksum_v1((unsigned char *)rh + sizeof(*rh),
+					      rh->len - (uint32_t)sizeof(*rh));
+	}
+	struct readout o;
+	read_ring(t.path, &o);
+	expect_clean(&o);
+	cr_expect_eq(o.n, n, "%zu of %u version 1 records read", o.n, n);
+	readout_free(&o);
+
+	struct dt_ring r1;
+	cr_assert_eq(dt_ring_attach(&r1, t.map, t.len), 0, "version 1 attaches for reading");
+	cr_expect_eq(r1.version, 1);
+	build_rec(rec, sizeof(rec), 7, n, 10);
+	cr_expect_eq(dt_ring_write(&r1, rec), -1, "a version 2 record written into a version 1 ring");
+	cr_expect_eq(hdr_load(&h->head), n, "head moved");
+	tring_unmap(&t);
+}
 
 Test(ring, one_writer_round_trips_records_in_order_with_valid_checksums)
 {
@@ -1448,7 +1484,7 @@ Test(ring, reader_on_a_live_ring_never_returns_a_torn_or_corrupt_record)
 		for (;;) {
 			int got = dt_ring_next(&rf.ring, &pos, buf, &len, &o.st, 0);
 			if (got == DT_NEXT_RECORD) {
-				readout_add(&o, buf, len, pos);
+				readout_add(&o, rf.ring.version, buf, len, pos);
 				continue;
 			}
 			if (joined)
@@ -1501,7 +1537,9 @@ Test(ring, attach_refuses_foreign_newer_short_and_inconsistent_headers)
 	h->slot_size = 512;
 	cr_expect_eq(dt_ring_attach(&r, img, sizeof(img)), DT_RING_E_HEADER);
 	h->slot_size = DT_SLOT_SIZE;
-	h->version = 2;
+	h->version = DT_RING_VERSION + 1;
+	cr_expect_eq(dt_ring_attach(&r, img, sizeof(img)), DT_RING_E_VERSION);
+	h->version = 0;
 	cr_expect_eq(dt_ring_attach(&r, img, sizeof(img)), DT_RING_E_VERSION);
 	h->version = DT_RING_VERSION;
 	h->magic ^= 1;
