@@ -40,11 +40,28 @@ struct dt_arena {
 	struct dt_proc_scratch proc;
 };
 
+/* This thread's id, with the pid it was asked in: a thread's id never
+ * changes, but a fork child inherits the word and a vfork child writes it
+ * in its parent's thread, both under a pid of their own, so it is used
+ * only while getpid still gives the pid it was stored with. One system
+ * call less per record (~0.2 us on a VM). */
+static __thread uint64_t dt_tid_cache __attribute__((tls_model("initial-exec")));
+
+static int dt_gettid(int pid)
+{
+	uint64_t c = dt_tid_cache;
+	if (c && (int)(uint32_t)(c >> 32) == pid)
+		return (int)(uint32_t)c;
+	int tid = (int)syscall(SYS_gettid);
+	dt_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+	return tid;
+}
+
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
 {
 	dt_put_times(b);
 	dt_put_u64(b, DT_T_PID, (uint64_t)pid);
-	dt_put_u64(b, DT_T_TID, (uint64_t)syscall(SYS_gettid));
+	dt_put_u64(b, DT_T_TID, (uint64_t)dt_gettid(pid));
 	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));
 	dt_put_u64(b, DT_T_UID, (uint64_t)syscall(SYS_geteuid));
 	dt_put_u64(b, DT_T_GID, (uint64_t)syscall(SYS_getegid));

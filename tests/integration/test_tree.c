@@ -260,10 +260,16 @@ Test(tree, vfork_child_refusing_before_exec_leaves_parent_with_one_process_recor
 	struct dtt_run r;
 	run_tree(&r, "--vfork-early");
 	long parent = out_num(&r, "parent"), child = out_num(&r, "vfork");
-	expect_refusal(&r, "parent", parent);
-	expect_refusal(&r, "vfork-early", child);
-	expect_refusal(&r, "vfork", child);
-	expect_refusal(&r, "parent-after", parent);
+	/* each from its process's only thread: tid == pid, although the vfork
+	 * child ran on its parent's thread memory (the probe's per-thread
+	 * copy of the tid must not cross between them) */
+	static const char *const names[] = {"parent", "vfork-early", "vfork", "parent-after"};
+	for (int k = 0; k < 4; k++) {
+		long pid = k == 0 || k == 3 ? parent : child;
+		const struct dt_record *d = expect_refusal(&r, names[k], pid);
+		cr_expect_eq(d->tid, pid, "%s recorded with tid %lld, expected %ld", names[k],
+		             (long long)d->tid, pid);
+	}
 	/* the child: the pre-exec image (parent's argv) and the exec'd one */
 	cr_expect_eq(tree_records(&r, child, NULL, NULL), 2, "vfork child");
 	cr_expect_eq(tree_records(&r, parent, NULL, NULL), 1,
