@@ -160,14 +160,17 @@ static int dt_dir_still_named(const char *path, const struct dt_dirid *id)
 	       (((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor) == id->dev;
 }
 
-/* The kernel's name for the open directory fd: dt_fd_path, or the cache. */
-static long dt_dir_path(int fd, struct dt_dirid *id, char *buf, size_t cap)
+/* The kernel's name for the open directory fd: dt_fd_path, or the cache.
+ * named: an absolute path fd was just opened by without following a final
+ * symbolic link (dt_open_dir), or NULL. A cached name equal to it needs no
+ * lookup to check: that open was the lookup dt_dir_still_named makes. */
+static long dt_dir_path(int fd, struct dt_dirid *id, const char *named, char *buf, size_t cap)
 {
 	if (!id->cachable)
 		return dt_fd_path(fd, buf, cap);
 	id->now = dt_mono_ns();
 	long n = dt_dircache_get(id, id->now, buf, cap);
-	if (n >= 0 && dt_dir_still_named(buf, id))
+	if (n >= 0 && ((named && !__builtin_strcmp(buf, named)) || dt_dir_still_named(buf, id)))
 		return n;
 	id->mount_flags = ~0ULL;
 	n = dt_fd_path(fd, buf, cap);
@@ -198,6 +201,24 @@ static void dt_stat_parent(int pfd, struct dt_dirid *id, const char *path, size_
 	}
 	sf->valid |= DT_SF_MOUNT;
 	sf->mount_flags = id->mount_flags;
+}
+
+/* openat(dirfd, path, O_PATH | O_DIRECTORY), the same answer; *named is
+ * set to path when it is absolute and its last component was no symbolic
+ * link (see dt_dir_path), else NULL. That is asked of the open itself with
+ * O_NOFOLLOW, which fails with ENOTDIR on a symbolic link (or a file): then
+ * the open is made again as asked, one system call more in that case only. */
+static int dt_open_dir(int dirfd, const char *path, const char **named)
+{
+	*named = NULL;
+	if (path[0] == '/') {
+		int fd = dt_sys_openat(dirfd, path, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+		if (fd >= 0)
+			*named = path;
+		if (fd >= 0 || (errno != ENOTDIR && errno != ELOOP))
+			return fd;
+	}
+	return dt_sys_openat(dirfd, path, O_PATH | O_DIRECTORY);
 }
 
 /* Splits path (a writable copy) into parent and leaf at the last slash,
@@ -321,7 +342,8 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 
 		/* Climb to the nearest existing ancestor when the parent is
 		 * missing, so that a refused mkdir -p still gets a real base. */
-		int pfd = dt_sys_openat(cur_dirfd, is_dot ? cur : parent, O_PATH | O_DIRECTORY);
+		const char *named;
+		int pfd = dt_open_dir(cur_dirfd, is_dot ? cur : parent, &named);
 		const char *missing = is_dot ? "" : leaf;
 		char *pp = (char *)parent;
 		while (pfd < 0 && errno == ENOENT && !is_dot && pp[0] && !(pp[0] == '/' && !pp[1]) &&
@@ -345,7 +367,7 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 			} else {
 				pp[n > 1 ? n - 1 : 1] = 0;
 			}
-			pfd = dt_sys_openat(cur_dirfd, pp, O_PATH | O_DIRECTORY);
+			pfd = dt_open_dir(cur_dirfd, pp, &named);
 		}
 		if (pfd < 0) {
 			if (errno == EACCES && hop == 0)
@@ -358,7 +380,7 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 
 		struct dt_dirid id;
 		dt_dir_identify(pfd, &id);
-		long rn = dt_dir_path(pfd, &id, out->realpath, sizeof(out->realpath));
+		long rn = dt_dir_path(pfd, &id, named, out->realpath, sizeof(out->realpath));
 		if (rn < 0 || out->realpath[0] != '/') {
 			out->realpath[0] = 0; /* no /proc, or an unreachable path */
 			break;
@@ -423,7 +445,7 @@ void dt_resolve(const char *cwd, int has_dirfd, int dirfd, const char *path, int
 		at = dirfd;
 		struct dt_dirid id;
 		dt_dir_identify(dirfd, &id);
-		if (dt_dir_path(dirfd, &id, out->dirpath, sizeof(out->dirpath)) < 0)
+		if (dt_dir_path(dirfd, &id, NULL, out->dirpath, sizeof(out->dirpath)) < 0)
 			out->dirpath[0] = 0;
 		base = out->dirpath[0] ? out->dirpath : NULL;
 	}

@@ -91,6 +91,30 @@ Test(realpath, a_directory_renamed_between_two_refusals_is_found_under_its_new_n
 	dtt_free(&r);
 }
 
+/* Within the cache's lifetime, the directory is moved away and a symbolic
+ * link to it takes its name: the old name still leads to the directory,
+ * but is no longer its name. */
+Test(realpath, a_directory_replaced_by_a_symlink_to_it_is_found_under_its_new_name)
+{
+	char script[2048];
+	snprintf(script, sizeof(script),
+	         "true > %s/missing/x1 2>/dev/null; mv %s %s/moved; ln -s %s/moved %s; "
+	         "true > %s/missing/x2 2>/dev/null; true",
+	         dir, dir, a, a, dir, dir);
+	const char *argv[] = {"sh", "-c", script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, enoent, argv, NULL), 0, "ring unreadable: %s", r.out);
+	char want1[700], want2[700];
+	snprintf(want1, sizeof(want1), "%s/missing/x1", dir);
+	snprintf(want2, sizeof(want2), "%s/moved/missing/x2", a);
+	const char *got1 = realpath_of(&r, "/x1"), *got2 = realpath_of(&r, "/x2");
+	cr_assert_not_null(got1, "%s", r.out);
+	cr_assert_not_null(got2, "%s", r.out);
+	cr_expect_str_eq(got1, want1);
+	cr_expect_str_eq(got2, want2);
+	dtt_free(&r);
+}
+
 /* ext4 and xfs give a new directory the inode number of one removed a
  * moment before: the same mount and inode then name another directory.
  * Each round refuses in A, replaces A by B (often the same inode) and
