@@ -474,13 +474,34 @@ static int run_seccomp_filter(const struct dt_deny_set *deny, int privileged,
 	return 0;
 }
 
+/* A vfork child shares our memory until it execs: a handler of ours run in
+ * it would act on the parent's state. Each signal that has one goes back
+ * to its default in the child (its table is its own), as posix_spawn does;
+ * an ignored one stays ignored, as it would across exec. */
+static void run_child_default_handlers(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0 ||
+		    sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+			continue;
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = 0;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sig, &sa, NULL);
+	}
+}
+
 /* In the child: install the filter (its listener goes to the parent and
- * never into the command), exec, and report an exec failure on pipefd. */
+ * never into the command), exec, and report an exec failure on pipefd.
+ * Without a filter the child is a vfork child (run_fork): it only execs. */
 __attribute__((noreturn)) static void run_child(char **cmd, const int pipefd[2],
                                                 struct dt_seccomp_filter *filter, const int sv[2],
                                                 const sigset_t *oldmask,
                                                 const struct dt_deny_set *deny)
 {
+	if (!filter)
+		run_child_default_handlers();
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	close(pipefd[0]);
 	if (filter) {
@@ -501,7 +522,10 @@ __attribute__((noreturn)) static void run_child(char **cmd, const int pipefd[2],
 }
 
 /* Forks the command (run_child) with the signals denytrace forwards
- * blocked until the handler that forwards them is in place. Returns the
+ * blocked until the handler that forwards them is in place. Without a
+ * seccomp filter to install the child only execs, and vfork spares copying
+ * this process (~0.13 ms of each `denytrace run` here); every signal is
+ * then blocked until the child has put our handlers aside. Returns the
  * child's pid, or -1 with errno set. */
 static pid_t run_fork(char **cmd, const int pipefd[2], struct dt_seccomp_filter *filter,
                       const int sv[2], const struct dt_deny_set *deny)
@@ -515,12 +539,18 @@ static pid_t run_fork(char **cmd, const int pipefd[2], struct dt_seccomp_filter 
 	sigemptyset(&block);
 	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
 		sigaddset(&block, forwarded[k]);
+	if (!filter)
+		sigfillset(&block);
 	sigprocmask(SIG_BLOCK, &block, &oldmask);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
+	pid_t pid = filter ? fork() : vfork();
 	if (pid == 0)
 		run_child(cmd, pipefd, filter, sv, &oldmask, deny);
+	if (pid < 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		errno = e;
+		return -1;
+	}
 	run_child_pid = pid;
 	for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
 		sigaction(forwarded[k], &sa, NULL);

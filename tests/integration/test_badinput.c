@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -499,6 +500,24 @@ Test(badinput, run_of_a_command_killed_by_a_signal_exits_128_plus_the_signal)
 	const char *kill9[] = {"sh", "-c", "kill -KILL $$", NULL};
 	st = run_cmd(out, sizeof(out), kill9);
 	cr_expect_eq(st, 137, "status %d: %s", st, out);
+}
+
+/* The command starts with the signal mask and the ignored signals it would
+ * have without denytrace: run blocks signals while it starts the child, and
+ * puts its own handlers aside in it (it shares run's memory until exec). */
+Test(badinput, run_starts_the_command_with_the_signals_it_would_have_alone)
+{
+	signal(SIGHUP, SIG_IGN); /* as under nohup: the command must keep it */
+	const char *argv[] = {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status", NULL};
+	char alone[4096], traced[4096];
+	int st = dtt_system(alone, sizeof(alone), argv, NULL);
+	cr_assert_eq(st, 0, "grep alone: %d: %s", st, alone);
+	const char *ign = strstr(alone, "SigIgn:");
+	cr_assert(ign && strtoull(ign + 7, NULL, 16) & 1, "SIGHUP not ignored: %s", alone);
+	st = run_cmd(traced, sizeof(traced), argv);
+	signal(SIGHUP, SIG_DFL);
+	cr_assert_eq(st, 0, "status %d: %s", st, traced);
+	cr_expect_str_eq(traced, alone);
 }
 
 /* ==== run: ring size ===================================================== */
