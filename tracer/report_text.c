@@ -13,13 +13,49 @@ struct dt_style {
 static struct dt_style dt_style_for(int color)
 {
 	if (color)
-		return (struct dt_style){"\033[1m", "\033[31m", "\033[33m", "\033[32m", "\033[2m", "\033[0m"};
+		return (struct dt_style){"\033[1m",  "\033[31m", "\033[33m",
+		                         "\033[32m", "\033[2m",  "\033[0m"};
 	return (struct dt_style){"", "", "", "", "", ""};
 }
 
 static const char *dt_granted_word(int g)
 {
 	return g == 1 ? "granted" : g == 0 ? "NOT granted" : "grant unknown";
+}
+
+/* Index of the listed root a read-only subpath sits directly in (its path
+ * is that root's path plus one component), or -1. Such subpaths (Codex's
+ * .git, .codex, .agents, .aws in every root) are named on their root's
+ * row instead of one row each, which buried the roots that matter. */
+static ssize_t dt_protected_parent(const struct dt_rootset *rs, const struct dt_root *sub)
+{
+	const char *slash = strrchr(sub->path, '/');
+	if (!slash || slash == sub->path)
+		return -1;
+	size_t plen = (size_t)(slash - sub->path);
+	for (size_t k = 0; k < rs->n; k++) {
+		const struct dt_root *p = &rs->v[k];
+		if (!p->readonly_sub && dt_root_is_row(rs, k) && strlen(p->path) == plen &&
+		    !strncmp(p->path, sub->path, plen))
+			return (ssize_t)k;
+	}
+	return -1;
+}
+
+/* "read-only inside: .git, .codex" under root row i, when it has any. */
+static void dt_protected_line(FILE *f, const struct dt_rootset *rs, size_t i)
+{
+	int n = 0;
+	for (size_t k = 0; k < rs->n; k++) {
+		const struct dt_root *sub = &rs->v[k];
+		if (!sub->readonly_sub || !dt_root_is_row(rs, k) ||
+		    dt_protected_parent(rs, sub) != (ssize_t)i)
+			continue;
+		fputs(n++ ? ", " : "      read-only inside: ", f);
+		dt_put_safe(f, strrchr(sub->path, '/') + 1);
+	}
+	if (n)
+		fputc('\n', f);
 }
 
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
@@ -31,7 +67,8 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		fprintf(f, "%s\n", s.off);
 	}
 	if (!rs->n && !rs->codex_refused) {
-		fputs("  (no roots: pass --root DIR, or run Codex/Hermes/hcom under the probe)\n", f);
+		fputs("  (no roots: pass --root DIR, or run Codex/Hermes/hcom under the probe)\n",
+		      f);
 		return;
 	}
 	for (size_t i = 0; i < rs->n; i++) {
@@ -40,6 +77,8 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		size_t nsrc = dt_root_sources(rs, i, src, 16);
 		if (!dt_root_is_row(rs, i))
 			continue; /* listed once, with every source */
+		if (rt->readonly_sub && dt_protected_parent(rs, rt) >= 0)
+			continue; /* named on its root's row */
 		fputs("  ", f);
 		dt_put_safe(f, rt->path);
 		fprintf(f, "\n      %s", rt->readonly_sub ? "read-only subpath: " : "");
@@ -49,8 +88,11 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		}
 		int granted = dt_root_row_granted(rs, i);
 		if (rt->kind != DT_ROOT_EFFECTIVE || nsrc > 1)
-			fprintf(f, "; %s%s%s", granted == 1 ? s.green : granted == 0 ? s.red : s.dim,
-				dt_granted_word(granted), s.off);
+			fprintf(f, "; %s%s%s",
+			        granted == 1   ? s.green
+			        : granted == 0 ? s.red
+			                       : s.dim,
+			        dt_granted_word(granted), s.off);
 		if (rt->dropped_by) {
 			fprintf(f, "; %sdropped by%s ", s.red, s.off);
 			dt_put_safe(f, rt->dropped_by);
@@ -60,6 +102,8 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 			dt_put_safe(f, rt->realpath);
 		}
 		fputc('\n', f);
+		if (!rt->readonly_sub)
+			dt_protected_line(f, rs, i);
 	}
 	if (rs->codex_sandbox_mode) {
 		fputs("  codex sandbox mode: ", f);
@@ -89,15 +133,18 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 {
 	struct dt_style s = dt_style_for(color);
 	if (!r->nexecs) {
-		fprintf(f, "\n%sExec coverage%s off: processes the probe could not enter (static "
-			"binaries, cleared environments) are not known; `denytrace run --watch-exec` "
-			"records them.\n",
-			s.bold, s.off);
+		fprintf(
+		    f,
+		    "\n%sExec coverage%s off: processes the probe could not enter (static "
+		    "binaries, cleared environments) are not known; `denytrace run --watch-exec` "
+		    "records them.\n",
+		    s.bold, s.off);
 		return;
 	}
-	fprintf(f, "\n%sExec coverage%s: %zu exec%s seen, %s%zu blind%s (the probe could not enter)\n",
-		s.bold, s.off, r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind ? s.yellow : "",
-		r->nblind, s.off);
+	fprintf(f,
+	        "\n%sExec coverage%s: %zu exec%s seen, %s%zu blind%s (the probe could not enter)\n",
+	        s.bold, s.off, r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind ? s.yellow : "",
+	        r->nblind, s.off);
 	for (size_t i = 0; i < r->nblind; i++) {
 		const struct dt_record *e = r->blind[i];
 		fprintf(f, "  %sBLIND%s pid %lld ", s.yellow, s.off, (long long)e->pid);
@@ -172,11 +219,12 @@ static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct
 	for (size_t i = 0; i < g->npids; i++)
 		fprintf(f, "%s%ld", i ? "," : " ", g->pids[i]);
 	fprintf(f, "%s; %s%s%s\n", g->more_pids ? ",..." : "", t1, g->count > 1 ? " .. " : "",
-		g->count > 1 ? t2 : "");
+	        g->count > 1 ? t2 : "");
 	if (g->next)
 		fprintf(f, "  next     %s\n", g->next);
 	if (g->intermittent) {
-		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow, s.off);
+		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow,
+		        s.off);
 		dt_put_safe(f, g->differed);
 		fputc('\n', f);
 	}
@@ -191,7 +239,7 @@ static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct
 /* One problem: its title, cause, root, what happened next, the fix once,
  * then its refused paths one per line. */
 static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_finding *fd,
-			    size_t nth, int verbose, const struct dt_style *st)
+                            size_t nth, int verbose, const struct dt_style *st)
 {
 	struct dt_style s = *st;
 	char t1[48], t2[48];
@@ -200,10 +248,11 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	dt_put_safe(f, fd->title);
 	dt_format_time(fd->first_ns, t1, sizeof(t1));
 	dt_format_time(fd->last_ns, t2, sizeof(t2));
-	fprintf(f, "\n  %llu refusal%s by ", (unsigned long long)fd->count, fd->count == 1 ? "" : "s");
+	fprintf(f, "\n  %llu refusal%s by ", (unsigned long long)fd->count,
+	        fd->count == 1 ? "" : "s");
 	dt_put_safe(f, g0->rep->comm);
 	fprintf(f, " pid %ld%s; %s%s%s\n", g0->pids[0], g0->npids > 1 ? " and others" : "", t1,
-		fd->count > 1 ? " .. " : "", fd->count > 1 ? t2 : "");
+	        fd->count > 1 ? " .. " : "", fd->count > 1 ? t2 : "");
 	fprintf(f, "  cause    %s%s%s: ", s.yellow, dt_cause_name(fd->cause), s.off);
 	dt_put_safe(f, fd->reason);
 	fputc('\n', f);
@@ -217,7 +266,8 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	if (fd->next)
 		fprintf(f, "  next     %s\n", fd->next);
 	if (fd->intermittent) {
-		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow, s.off);
+		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow,
+		        s.off);
 		dt_put_safe(f, fd->differed);
 		fputc('\n', f);
 	}
@@ -227,7 +277,8 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	for (size_t i = 0; i < fd->ngroups; i++) {
 		const struct dt_report_group *g = &r->groups[fd->groups[i]];
 		if (i == DT_FINDING_PATHS && !verbose) {
-			fprintf(f, "           ... and %zu more (-v shows them)\n", fd->ngroups - i);
+			fprintf(f, "           ... and %zu more (-v shows them)\n",
+			        fd->ngroups - i);
 			break;
 		}
 		fputs(i ? "           " : "  refused  ", f);
@@ -238,19 +289,20 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	}
 }
 
-void dt_report_hidden_lines(FILE *f, const struct dt_report *r, const char *before,
-                            const char *how, const char *after)
+void dt_report_hidden_lines(FILE *f, const struct dt_report *r, const char *before, const char *how,
+                            const char *after)
 {
 	if (r->hidden_denials)
 		fprintf(f, "%s%llu lock-contention failure%s hidden; %s shows them%s\n", before,
-		        (unsigned long long)r->hidden_denials, r->hidden_denials == 1 ? "" : "s", how,
-		        after);
-	if (r->hidden_setup)
-		fprintf(f,
-		        "%s%llu refusal%s by bubblewrap while setting up the sandbox hidden; %s shows "
-		        "them%s\n",
-		        before, (unsigned long long)r->hidden_setup, r->hidden_setup == 1 ? "" : "s",
+		        (unsigned long long)r->hidden_denials, r->hidden_denials == 1 ? "" : "s",
 		        how, after);
+	if (r->hidden_setup)
+		fprintf(
+		    f,
+		    "%s%llu refusal%s by bubblewrap while setting up the sandbox hidden; %s shows "
+		    "them%s\n",
+		    before, (unsigned long long)r->hidden_setup, r->hidden_setup == 1 ? "" : "s",
+		    how, after);
 }
 
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
@@ -262,12 +314,13 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 		shown += !r->groups[k].hidden;
 	dt_problems_phrase(r->findings.n, problems, sizeof(problems));
 	problems[0] = (char)(problems[0] == 'n' ? 'N' : problems[0]);
-	fprintf(f, "%s%s%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
-		"%llu record%s read, %llu lost\n",
-		s.bold, problems, s.off, (unsigned long long)r->denials, r->denials == 1 ? "" : "s",
-		shown, shown == 1 ? "" : "s", r->nprocs, r->nprocs == 1 ? "" : "es",
-		(unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
-		(unsigned long long)r->lost);
+	fprintf(f,
+	        "%s%s%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
+	        "%llu record%s read, %llu lost\n",
+	        s.bold, problems, s.off, (unsigned long long)r->denials, r->denials == 1 ? "" : "s",
+	        shown, shown == 1 ? "" : "s", r->nprocs, r->nprocs == 1 ? "" : "es",
+	        (unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
+	        (unsigned long long)r->lost);
 	char before[64], after[64];
 	snprintf(before, sizeof(before), "%s(", s.dim);
 	snprintf(after, sizeof(after), ")%s", s.off);
@@ -278,9 +331,11 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 	for (size_t i = 0; i < r->findings.n; i++)
 		dt_finding_text(f, r, &r->findings.v[i], i + 1, verbose, &s);
 	if (shown && !verbose)
-		fprintf(f, "\n%sDetails%s: -v shows each of the %zu group%s in full (call, flags, pids, "
-			"times, per-path cause).\n",
-			s.bold, s.off, shown, shown == 1 ? "" : "s");
+		fprintf(f,
+		        "\n%sDetails%s: -v shows %s%zu group%s in full (call, flags, pids, "
+		        "times, per-path cause).\n",
+		        s.bold, s.off, shown == 1 ? "the " : "each of the ", shown,
+		        shown == 1 ? "" : "s");
 	else if (shown) {
 		fprintf(f, "\n%sDetails%s\n", s.bold, s.off);
 		for (size_t k = 0; k < r->ngroups; k++)
@@ -295,7 +350,7 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 		for (int c = 0; c < DT_CAUSE_COUNT; c++)
 			if (r->by_cause[c])
 				fprintf(f, " %s %llu;", dt_cause_name((enum dt_cause)c),
-					(unsigned long long)r->by_cause[c]);
+				        (unsigned long long)r->by_cause[c]);
 		fputc('\n', f);
 	}
 	dt_blind_spots_text(f, r, color);
@@ -305,6 +360,8 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 		        "filter of its own, under which the probe makes no system call.\n",
 		        (unsigned long long)r->unseen, r->unseen == 1 ? "" : "s");
 	if (r->lost)
-		fprintf(f, "%s%llu records were overwritten before this report: rerun with a larger --size.%s\n",
-			s.yellow, (unsigned long long)r->lost, s.off);
+		fprintf(f,
+		        "%s%llu records were overwritten before this report: rerun with a larger "
+		        "--size.%s\n",
+		        s.yellow, (unsigned long long)r->lost, s.off);
 }

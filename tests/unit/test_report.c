@@ -1567,3 +1567,24 @@ Test(report, no_reopen_next_line_for_a_refusal_that_is_not_an_open)
 	cr_assert_eq(rep.ngroups, 1);
 	cr_assert_null(rep.groups[0].next, "next: %s", rep.groups[0].next);
 }
+
+/* Codex keeps .git, .codex, .agents and .aws read-only in every root: one
+ * line under each root, not four rows per root burying the roots. */
+Test(report, codex_protected_subpaths_are_named_on_their_roots_row)
+{
+	struct dt_report_opts o = {0};
+	char err[256] = "";
+
+	add_process(100, 1000, 1, 11);
+	add_denial(100, 2000, "openat", EROFS, D "/work/.git/index.lock");
+	o.codex_args = "codex sandbox -c 'sandbox_mode=\"workspace-write\"' -- true";
+	cr_assert_eq(dt_report_build(&rep, &o, err, sizeof(err)), 0, "%s", err);
+
+	const char *text = render(FMT_TEXT_SHORT);
+	const char *roots = strstr(text, "\nRoots\n");
+	cr_assert_not_null(roots, "%s", text);
+	cr_expect_null(strstr(roots, "read-only subpath"), "a row per subpath:\n%s", roots);
+	cr_expect_null(strstr(roots, "  /tmp/.git\n"), "a row per subpath:\n%s", roots);
+	assert_has(roots, "      read-only inside: .git, .codex, .agents, .aws\n");
+	assert_has(text, "Details: -v shows the 1 group in full");
+}
