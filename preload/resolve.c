@@ -221,6 +221,47 @@ static int dt_open_dir(int dirfd, const char *path, const char **named)
 	return dt_sys_openat(dirfd, path, O_PATH | O_DIRECTORY);
 }
 
+/* dt_climb_step's answer when the cache resolved the missing path. */
+#define DT_CLIMB_CACHED (-2)
+
+/* One step of the climb to the nearest existing ancestor: the directory
+ * pp, below which missing (a path) does not exist. A statx asks first, as
+ * it needs no descriptor: when the cache knows the directory and its
+ * mount's flags, the missing path's realpath and the parent's facts come
+ * from it and DT_CLIMB_CACHED is returned, without the open, statx and
+ * close of an opened directory (~1.5 us on a VM). Otherwise it is opened
+ * as dt_open_dir does; -1 with errno when it cannot be (ENOENT: climb on). */
+static int dt_climb_step(int dirfd, const char *pp, const char *missing, struct dt_resolved *out,
+                         const char **named)
+{
+	struct statx sx;
+	*named = NULL;
+	if (syscall(SYS_statx, dirfd, pp, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+	            STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_MNT_ID,
+	            &sx) != 0)
+		return errno == ENOSYS || errno == EPERM ? dt_open_dir(dirfd, pp, named) : -1;
+	if (!S_ISDIR(sx.stx_mode) || !(sx.stx_mask & STATX_MNT_ID))
+		return dt_open_dir(dirfd, pp, named); /* a link is followed there */
+	struct dt_dirid id = {.ok = 1, .cachable = 1, .mnt = sx.stx_mnt_id, .ino = sx.stx_ino,
+	                      .dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor,
+	                      .mode = sx.stx_mode, .uid = sx.stx_uid, .gid = sx.stx_gid,
+	                      .mount_flags = ~0ULL, .now = dt_mono_ns()};
+	/* no final link (AT_SYMLINK_NOFOLLOW): an absolute pp equal to the
+	 * cached name was the lookup dt_dir_still_named makes */
+	long n = dt_dircache_get(&id, id.now, out->realpath, sizeof(out->realpath));
+	if (n <= 0 || id.mount_flags == ~0ULL ||
+	    !((pp[0] == '/' && !__builtin_strcmp(out->realpath, pp)) ||
+	      dt_dir_still_named(out->realpath, &id)))
+		return dt_open_dir(dirfd, pp, named);
+	size_t rl = (size_t)n;
+	if (rl > 1)
+		rl = dt_strcat(out->realpath, rl, sizeof(out->realpath), "/");
+	dt_strcat(out->realpath, rl, sizeof(out->realpath), missing);
+	dt_stat_parent(-1, &id, out->realpath, (size_t)n, &out->st); /* flags known: no fd used */
+	out->has_real = 1;
+	return DT_CLIMB_CACHED;
+}
+
 /* Splits path (a writable copy) into parent and leaf at the last slash,
  * ignoring trailing slashes. Returns the leaf; *parent is "." or "/" when
  * the path has no directory part. */
@@ -367,8 +408,12 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 			} else {
 				pp[n > 1 ? n - 1 : 1] = 0;
 			}
-			pfd = dt_open_dir(cur_dirfd, pp, &named);
+			pfd = dt_climb_step(cur_dirfd, pp, missing, out, &named);
+			if (pfd == DT_CLIMB_CACHED)
+				break;
 		}
+		if (pfd == DT_CLIMB_CACHED)
+			break;
 		if (pfd < 0) {
 			if (errno == EACCES && hop == 0)
 				dt_find_search_block(out);
