@@ -191,6 +191,8 @@ man: $(BUILD)/mangen
 lint: $(BUILD)/mangen
 	@$(BUILD)/mangen man/denytrace.1 | cmp -s - man/denytrace.1 || \
 		{ echo "man/denytrace.1 is stale: its generated regions differ from the tables; run make man"; exit 1; }
+	@clang-format --dry-run -Werror $(FORMAT_SRC) || \
+		{ echo "C files differ from .clang-format: run make format"; exit 1; }
 	PYTHONPYCACHEPREFIX=$(BUILD)/pycache python3 -m py_compile $(DEMO_PY)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--inline-suppr --suppress=missingIncludeSystem -D__x86_64__ \
@@ -219,8 +221,11 @@ fuzz: $(FUZZERS)
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 
+# Every C file, in the style of .clang-format; make lint checks it.
+FORMAT_SRC := $(wildcard preload/*.c preload/*.h tracer/*.c tracer/*.h tests/*.c tests/*.h \
+	tests/*/*.c man/*.c)
 format:
-	clang-format -i preload/*.c preload/*.h tracer/*.c tracer/*.h tests/*/*.c
+	clang-format -i $(FORMAT_SRC)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/man/man1 \

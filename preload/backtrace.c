@@ -23,12 +23,12 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <unwind.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unwind.h>
 
 #include "probe_state.h"
 #include "sys.h"
@@ -102,8 +102,8 @@ static void dt_modmap_add_line(struct dt_modmap *m, const char *line, const char
 
 static struct dt_modmap *dt_modmap_build(void)
 {
-	struct dt_modmap *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct dt_modmap *m =
+	    mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	int fd = dt_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY);

@@ -14,9 +14,9 @@
 /* extra: DENYTRACE_ENV, a comma-separated list of further names. */
 static inline int dt_env_name_is_wanted(const char *name, size_t n, const char *extra)
 {
-	static const char *const exact[] = {"HOME", "PWD", "TMPDIR", "SQLITE_TMPDIR", "USER",
-					    "LD_PRELOAD", "XDG_DATA_HOME", "XDG_STATE_HOME",
-					    "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR"};
+	static const char *const exact[] = {
+	    "HOME",       "PWD",           "TMPDIR",         "SQLITE_TMPDIR",   "USER",
+	    "LD_PRELOAD", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR"};
 	static const char *const prefixes[] = {"CODEX_", "HERMES_", "HCOM_"};
 	if (dt_secret_env_name(name, n))
 		return 0;

@@ -32,11 +32,12 @@ static const struct {
 	const char *name;
 	int value;
 } dt_errno_names[] = {
-	{"EPERM", EPERM},   {"EACCES", EACCES}, {"EROFS", EROFS},   {"EXDEV", EXDEV},
-	{"ENOENT", ENOENT}, {"EEXIST", EEXIST}, {"ENOSPC", ENOSPC}, {"EDQUOT", EDQUOT},
-	{"EBUSY", EBUSY},   {"EAGAIN", EAGAIN}, {"ETXTBSY", ETXTBSY}, {"ENOTDIR", ENOTDIR},
-	{"EISDIR", EISDIR}, {"ELOOP", ELOOP},   {"ENAMETOOLONG", ENAMETOOLONG},
-	{"EINVAL", EINVAL}, {"ENOSYS", ENOSYS}, {"EOPNOTSUPP", EOPNOTSUPP},
+    {"EPERM", EPERM},   {"EACCES", EACCES},   {"EROFS", EROFS},
+    {"EXDEV", EXDEV},   {"ENOENT", ENOENT},   {"EEXIST", EEXIST},
+    {"ENOSPC", ENOSPC}, {"EDQUOT", EDQUOT},   {"EBUSY", EBUSY},
+    {"EAGAIN", EAGAIN}, {"ETXTBSY", ETXTBSY}, {"ENOTDIR", ENOTDIR},
+    {"EISDIR", EISDIR}, {"ELOOP", ELOOP},     {"ENAMETOOLONG", ENAMETOOLONG},
+    {"EINVAL", EINVAL}, {"ENOSYS", ENOSYS},   {"EOPNOTSUPP", EOPNOTSUPP},
 };
 
 /* The constructor's parsers: no libc string functions, so that loading
@@ -217,8 +218,8 @@ static int dt_ring_map_fd(int fd, int by_path)
 	    (st.st_uid != (uid_t)syscall(SYS_geteuid) || (st.st_mode & 022)))
 		return -1;
 	struct dt_ring_header h;
-	if (syscall(SYS_pread64, fd, &h, sizeof(h), 0) != (long)sizeof(h) || h.magic != DT_RING_MAGIC ||
-	    h.version != DT_RING_VERSION)
+	if (syscall(SYS_pread64, fd, &h, sizeof(h), 0) != (long)sizeof(h) ||
+	    h.magic != DT_RING_MAGIC || h.version != DT_RING_VERSION)
 		return -1;
 	size_t len = (size_t)st.st_size;
 	if (len != dt_ring_file_size(h.nslots))
@@ -325,6 +326,6 @@ DT_HIDDEN struct dt_ring *dt_ring_get(void)
 	errno = saved;
 	dt_attaching = 0;
 	atomic_store_explicit(&dt_ring_state, ok == 0 ? DT_RING_OK : DT_RING_OFF,
-			      memory_order_release);
+	                      memory_order_release);
 	return ok == 0 ? &dt_ring_mapped : NULL;
 }

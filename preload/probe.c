@@ -37,7 +37,7 @@
 
 /* Pointers to the real functions, resolved on first use (DT_GET_REAL). */
 #define DT_INT(fn, params, args, kind, ...) static int(*real_##fn) params;
-#define DT_PTR(fn, type, params, args, kind, ...) static type (*real_##fn) params;
+#define DT_PTR(fn, type, params, args, kind, ...) static type(*real_##fn) params;
 #define DT_PTR0(fn, type, kind, ...) static type (*real_##fn)(void);
 #define DT_OPEN(fn, params, args, ...) static int(*real_##fn) params;
 #define DT_FCNTL(fn) static int (*real_##fn)(int, int, ...);
@@ -78,113 +78,116 @@ DT_HIDDEN DT_COLD void *dt_resolve_real(void **slot, const char *name)
 
 /* Declares dt_fn_, the real function, or returns fail with ENOSYS. One
  * load and a compare once resolved. */
-#define DT_GET_REAL(fn, fail)                                                         \
-	__typeof__(real_##fn) dt_fn_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED); \
-	if (__builtin_expect(!dt_fn_, 0)) {                                           \
-		dt_fn_ = (__typeof__(dt_fn_))dt_resolve_real((void **)&real_##fn, #fn); \
-		if (!dt_fn_) {                                                        \
-			errno = ENOSYS;                                               \
-			return fail;                                                  \
-		}                                                                     \
+#define DT_GET_REAL(fn, fail)                                                                      \
+	__typeof__(real_##fn) dt_fn_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);              \
+	if (__builtin_expect(!dt_fn_, 0)) {                                                        \
+		dt_fn_ = (__typeof__(dt_fn_))dt_resolve_real((void **)&real_##fn, #fn);            \
+		if (!dt_fn_) {                                                                     \
+			errno = ENOSYS;                                                            \
+			return fail;                                                               \
+		}                                                                                  \
 	}
 
 /* Which dt_watch bits make a successful call of this kind take the slow
  * path: --all for everyone, the pending reopen only for openers. */
-#define DT_WATCH_MASK(kind)                                                           \
-	(((kind) == DT_K_OPEN || (kind) == DT_K_FOPEN) ? (DT_WATCH_ALL | DT_WATCH_REOPEN) \
-						       : DT_WATCH_ALL)
+#define DT_WATCH_MASK(kind)                                                                        \
+	(((kind) == DT_K_OPEN || (kind) == DT_K_FOPEN) ? (DT_WATCH_ALL | DT_WATCH_REOPEN)          \
+	                                               : DT_WATCH_ALL)
 
 #define DT_STRIP(...) __VA_ARGS__
 
 /* The slow path of each wrapper lives in its own cold function, so that a
  * call that succeeds costs the indirect call, one load and one compare: no
  * stack frame for a struct it never builds. */
-#define DT_SLOW_FN(fn, kind_, sig, ...)                                               \
-	static DT_COLD void dt_slow_##fn(DT_STRIP sig, int dt_ok_, long dt_r_)        \
-	{                                                                             \
-		int dt_err_ = errno;                                                  \
-		struct dt_call dt_c_ = {.name = #fn, .kind = kind_, __VA_ARGS__};     \
-		dt_after_call(&dt_c_, dt_ok_, dt_err_, dt_r_);                        \
-		errno = dt_err_;                                                      \
+#define DT_SLOW_FN(fn, kind_, sig, ...)                                                            \
+	static DT_COLD void dt_slow_##fn(DT_STRIP sig, int dt_ok_, long dt_r_)                     \
+	{                                                                                          \
+		int dt_err_ = errno;                                                               \
+		struct dt_call dt_c_ = {.name = #fn, .kind = kind_, __VA_ARGS__};                  \
+		dt_after_call(&dt_c_, dt_ok_, dt_err_, dt_r_);                                     \
+		errno = dt_err_;                                                                   \
 	}
 
-#define DT_INT(fn, params, args, kind_, ...)                                          \
-	DT_SLOW_FN(fn, kind_, params, __VA_ARGS__)                                    \
-	DT_EXPORT int fn params                                                       \
-	{                                                                             \
-		DT_GET_REAL(fn, -1)                                                   \
-		int r = dt_fn_ args;                                                  \
-		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_MASK(kind_)), 0)) \
-			dt_slow_##fn(DT_STRIP args, r != -1, r);                      \
-		return r;                                                             \
+#define DT_INT(fn, params, args, kind_, ...)                                                       \
+	DT_SLOW_FN(fn, kind_, params, __VA_ARGS__)                                                 \
+	DT_EXPORT int fn params                                                                    \
+	{                                                                                          \
+		DT_GET_REAL(fn, -1)                                                                \
+		int r = dt_fn_ args;                                                               \
+		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_MASK(kind_)), 0))             \
+			dt_slow_##fn(DT_STRIP args, r != -1, r);                                   \
+		return r;                                                                          \
 	}
-#define DT_PTR(fn, type, params, args, kind_, ...)                                    \
-	DT_SLOW_FN(fn, kind_, params, __VA_ARGS__)                                    \
-	DT_EXPORT type fn params                                                      \
-	{                                                                             \
-		DT_GET_REAL(fn, NULL)                                                 \
-		type r = dt_fn_ args;                                                 \
-		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))     \
-			dt_slow_##fn(DT_STRIP args, r != NULL, -1);                   \
-		return r;                                                             \
+#define DT_PTR(fn, type, params, args, kind_, ...)                                                 \
+	DT_SLOW_FN(fn, kind_, params, __VA_ARGS__)                                                 \
+	DT_EXPORT type fn params                                                                   \
+	{                                                                                          \
+		DT_GET_REAL(fn, NULL)                                                              \
+		type r = dt_fn_ args;                                                              \
+		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))                  \
+			dt_slow_##fn(DT_STRIP args, r != NULL, -1);                                \
+		return r;                                                                          \
 	}
-#define DT_PTR0(fn, type, kind_, ...)                                                 \
-	static DT_COLD void dt_slow_##fn(int dt_ok_)                                  \
-	{                                                                             \
-		int dt_err_ = errno;                                                  \
-		struct dt_call dt_c_ = {.name = #fn, .kind = kind_, __VA_ARGS__};     \
-		dt_after_call(&dt_c_, dt_ok_, dt_err_, -1); /* no descriptor */       \
-		errno = dt_err_;                                                      \
-	}                                                                             \
-	DT_EXPORT type fn(void)                                                       \
-	{                                                                             \
-		DT_GET_REAL(fn, NULL)                                                 \
-		type r = dt_fn_();                                                    \
-		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))     \
-			dt_slow_##fn(r != NULL);                                      \
-		return r;                                                             \
+#define DT_PTR0(fn, type, kind_, ...)                                                              \
+	static DT_COLD void dt_slow_##fn(int dt_ok_)                                               \
+	{                                                                                          \
+		int dt_err_ = errno;                                                               \
+		struct dt_call dt_c_ = {.name = #fn, .kind = kind_, __VA_ARGS__};                  \
+		dt_after_call(&dt_c_, dt_ok_, dt_err_, -1); /* no descriptor */                    \
+		errno = dt_err_;                                                                   \
+	}                                                                                          \
+	DT_EXPORT type fn(void)                                                                    \
+	{                                                                                          \
+		DT_GET_REAL(fn, NULL)                                                              \
+		type r = dt_fn_();                                                                 \
+		if (__builtin_expect(!r || (dt_watch & DT_WATCH_MASK(kind_)), 0))                  \
+			dt_slow_##fn(r != NULL);                                                   \
+		return r;                                                                          \
 	}
 /* The mode exists only with O_CREAT or a full O_TMPFILE; glibc reads it as
  * int, and so do we. The slow path gets it as a plain argument. */
-#define DT_OPEN(fn, params, args, sig, ...)                                           \
-	DT_SLOW_FN(fn, DT_K_OPEN, sig, __VA_ARGS__)                                   \
-	DT_EXPORT int fn params                                                       \
-	{                                                                             \
-		DT_GET_REAL(fn, -1)                                                   \
-		unsigned mode = 0;                                                    \
-		if ((flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) {      \
-			va_list ap;                                                   \
-			va_start(ap, flags);                                          \
-			mode = (unsigned)va_arg(ap, int);                             \
-			va_end(ap);                                                   \
-		}                                                                     \
-		int r = dt_fn_ args;                                                  \
-		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_MASK(DT_K_OPEN)), 0)) \
-			dt_slow_##fn(DT_STRIP args, r != -1, r);                      \
-		return r;                                                             \
+#define DT_OPEN(fn, params, args, sig, ...)                                                        \
+	DT_SLOW_FN(fn, DT_K_OPEN, sig, __VA_ARGS__)                                                \
+	DT_EXPORT int fn params                                                                    \
+	{                                                                                          \
+		DT_GET_REAL(fn, -1)                                                                \
+		unsigned mode = 0;                                                                 \
+		if ((flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) {                   \
+			va_list ap;                                                                \
+			va_start(ap, flags);                                                       \
+			mode = (unsigned)va_arg(ap, int);                                          \
+			va_end(ap);                                                                \
+		}                                                                                  \
+		int r = dt_fn_ args;                                                               \
+		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_MASK(DT_K_OPEN)), 0))         \
+			dt_slow_##fn(DT_STRIP args, r != -1, r);                                   \
+		return r;                                                                          \
 	}
 /* fcntl's third argument is an int or a pointer; like glibc, pass it on as
  * a pointer-sized value. Only failed lock commands are of interest. */
-#define DT_FCNTL(fn)                                                                  \
-	static DT_COLD void dt_slow_##fn(int fd, int cmd, void *arg)                  \
-	{                                                                             \
-		int dt_err_ = errno;                                                  \
-		struct dt_call dt_c_ = {.name = #fn, .kind = DT_K_LOCK, DT_FD(fd),    \
-					.cmd = cmd, .flags = dt_lock_type(arg)};      \
-		dt_after_call(&dt_c_, 0, dt_err_, -1);                                \
-		errno = dt_err_;                                                      \
-	}                                                                             \
-	DT_EXPORT int fn(int fd, int cmd, ...)                                        \
-	{                                                                             \
-		DT_GET_REAL(fn, -1)                                                   \
-		va_list ap;                                                           \
-		va_start(ap, cmd);                                                    \
-		void *arg = va_arg(ap, void *);                                       \
-		va_end(ap);                                                           \
-		int r = dt_fn_(fd, cmd, arg);                                         \
-		if (__builtin_expect(r == -1, 0) && dt_is_lock_cmd(cmd))              \
-			dt_slow_##fn(fd, cmd, arg);                                   \
-		return r;                                                             \
+#define DT_FCNTL(fn)                                                                               \
+	static DT_COLD void dt_slow_##fn(int fd, int cmd, void *arg)                               \
+	{                                                                                          \
+		int dt_err_ = errno;                                                               \
+		struct dt_call dt_c_ = {.name = #fn,                                               \
+		                        .kind = DT_K_LOCK,                                         \
+		                        DT_FD(fd),                                                 \
+		                        .cmd = cmd,                                                \
+		                        .flags = dt_lock_type(arg)};                               \
+		dt_after_call(&dt_c_, 0, dt_err_, -1);                                             \
+		errno = dt_err_;                                                                   \
+	}                                                                                          \
+	DT_EXPORT int fn(int fd, int cmd, ...)                                                     \
+	{                                                                                          \
+		DT_GET_REAL(fn, -1)                                                                \
+		va_list ap;                                                                        \
+		va_start(ap, cmd);                                                                 \
+		void *arg = va_arg(ap, void *);                                                    \
+		va_end(ap);                                                                        \
+		int r = dt_fn_(fd, cmd, arg);                                                      \
+		if (__builtin_expect(r == -1, 0) && dt_is_lock_cmd(cmd))                           \
+			dt_slow_##fn(fd, cmd, arg);                                                \
+		return r;                                                                          \
 	}
 
 static inline int dt_is_lock_cmd(int cmd)

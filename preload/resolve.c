@@ -242,10 +242,16 @@ static int dt_climb_step(int dirfd, const char *pp, const char *missing, struct 
 		return errno == ENOSYS || errno == EPERM ? dt_open_dir(dirfd, pp, named) : -1;
 	if (!S_ISDIR(sx.stx_mode) || !(sx.stx_mask & STATX_MNT_ID))
 		return dt_open_dir(dirfd, pp, named); /* a link is followed there */
-	struct dt_dirid id = {.ok = 1, .cachable = 1, .mnt = sx.stx_mnt_id, .ino = sx.stx_ino,
+	struct dt_dirid id = {.ok = 1,
+	                      .cachable = 1,
+	                      .mnt = sx.stx_mnt_id,
+	                      .ino = sx.stx_ino,
 	                      .dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor,
-	                      .mode = sx.stx_mode, .uid = sx.stx_uid, .gid = sx.stx_gid,
-	                      .mount_flags = ~0ULL, .now = dt_mono_ns()};
+	                      .mode = sx.stx_mode,
+	                      .uid = sx.stx_uid,
+	                      .gid = sx.stx_gid,
+	                      .mount_flags = ~0ULL,
+	                      .now = dt_mono_ns()};
 	/* no final link (AT_SYMLINK_NOFOLLOW): an absolute pp equal to the
 	 * cached name was the lookup dt_dir_still_named makes */
 	long n = dt_dircache_get(&id, id.now, out->realpath, sizeof(out->realpath));
@@ -387,8 +393,8 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 		int pfd = dt_open_dir(cur_dirfd, is_dot ? cur : parent, &named);
 		const char *missing = is_dot ? "" : leaf;
 		char *pp = (char *)parent;
-		while (pfd < 0 && errno == ENOENT && !is_dot && pp[0] && !(pp[0] == '/' && !pp[1]) &&
-		       !(pp[0] == '.' && !pp[1])) {
+		while (pfd < 0 && errno == ENOENT && !is_dot && pp[0] &&
+		       !(pp[0] == '/' && !pp[1]) && !(pp[0] == '.' && !pp[1])) {
 			/* drop the last component of the parent; remember it */
 			size_t n = dt_strlen(pp);
 			while (n > 0 && pp[n - 1] != '/')
@@ -474,7 +480,7 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 }
 
 void dt_resolve(const char *cwd, int has_dirfd, int dirfd, const char *path, int nofollow,
-		struct dt_resolved *out)
+                struct dt_resolved *out)
 {
 	out->has_real = 0;
 	out->has_search = 0;

@@ -30,7 +30,7 @@ struct dt_resolved {
 long dt_fd_path(int fd, char *buf, size_t cap);
 
 void dt_resolve(const char *cwd, int has_dirfd, int dirfd, const char *path, int nofollow,
-		struct dt_resolved *out);
+                struct dt_resolved *out);
 void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolved *out);
 void dt_resolve_fd(int fd, struct dt_resolved *out);
 

@@ -11,14 +11,12 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
-		 uint64_t creator_pid)
+int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns, uint64_t creator_pid)
 {
 	if (len <= DT_RING_HEADER_SIZE)
 		return -1;
 	uint64_t nslots = (len - DT_RING_HEADER_SIZE) / DT_SLOT_SIZE;
-	if (nslots < 16 || (nslots & (nslots - 1)) ||
-	    dt_ring_file_size(nslots) != len)
+	if (nslots < 16 || (nslots & (nslots - 1)) || dt_ring_file_size(nslots) != len)
 		return -1;
 	struct dt_ring_header *h = map;
 	h->version = DT_RING_VERSION;
@@ -29,8 +27,7 @@ int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
 	h->created_ns = created_ns;
 	h->creator_pid = creator_pid;
 	/* The magic goes last: a reader that sees it sees a whole header. */
-	atomic_store_explicit((_Atomic uint64_t *)&h->magic, DT_RING_MAGIC,
-			      memory_order_release);
+	atomic_store_explicit((_Atomic uint64_t *)&h->magic, DT_RING_MAGIC, memory_order_release);
 	return 0;
 }
 
@@ -110,8 +107,8 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 	uint64_t pos = atomic_fetch_add_explicit(head, n, memory_order_relaxed);
 	rh->nslots = (uint16_t)n;
 	rh->pos32 = (uint32_t)pos;
-	rh->checksum = dt_checksum((unsigned char *)rec + sizeof(*rh),
-				   rh->len - (uint32_t)sizeof(*rh));
+	rh->checksum =
+	    dt_checksum((unsigned char *)rec + sizeof(*rh), rh->len - (uint32_t)sizeof(*rh));
 
 	/* 2: claim, never taking a slot from a newer position */
 	uint32_t claimed = 0;
@@ -121,9 +118,8 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 		uint64_t old = atomic_load_explicit(seq, memory_order_relaxed);
 		int took = 0;
 		while ((old & DT_SEQ_POS_MASK) < pos + claimed + 1) {
-			if (atomic_compare_exchange_weak_explicit(seq, &old, mine,
-								  memory_order_relaxed,
-								  memory_order_relaxed)) {
+			if (atomic_compare_exchange_weak_explicit(
+			        seq, &old, mine, memory_order_relaxed, memory_order_relaxed)) {
 				took = 1;
 				break;
 			}
@@ -156,16 +152,16 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 	/* 4: publish continuations, then the first slot */
 	for (uint32_t k = n; ok && k-- > 1;) {
 		uint64_t want = (pos + k + 1) | DT_SEQ_BUSY;
-		if (!atomic_compare_exchange_strong_explicit(dt_slot_seq(r, pos + k), &want, pos + k + 1,
-							     memory_order_release,
-							     memory_order_relaxed))
+		if (!atomic_compare_exchange_strong_explicit(dt_slot_seq(r, pos + k), &want,
+		                                             pos + k + 1, memory_order_release,
+		                                             memory_order_relaxed))
 			ok = 0;
 	}
 	if (ok) {
 		uint64_t want = (pos + 1) | DT_SEQ_BUSY;
-		ok = atomic_compare_exchange_strong_explicit(dt_slot_seq(r, pos), &want,
-							     (pos + 1) | DT_SEQ_START,
-							     memory_order_release, memory_order_relaxed);
+		ok = atomic_compare_exchange_strong_explicit(
+		    dt_slot_seq(r, pos), &want, (pos + 1) | DT_SEQ_START, memory_order_release,
+		    memory_order_relaxed);
 	}
 	/* An abandoned record leaves its claimed slots BUSY at an old
 	 * position: readers skip them, and the next lap reclaims them. */

@@ -27,8 +27,7 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len);
 
 /* Initialises the header of a freshly created, zero-filled file of len
  * bytes. Returns 0, or -1 if len is not a valid ring size. */
-int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns,
-		 uint64_t creator_pid);
+int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns, uint64_t creator_pid);
 
 /* Appends one record. rec starts with a struct dt_rec_header whose len and
  * type are set; nslots and checksum are filled here. Returns 0 when

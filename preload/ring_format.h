@@ -97,23 +97,23 @@
 #define DT_RING_F_ALL 1u /* created for --all: successful writes recorded */
 
 struct dt_ring_header {
-	uint64_t magic;        /* DT_RING_MAGIC */
-	uint32_t version;      /* DT_RING_VERSION */
-	uint32_t header_size;  /* DT_RING_HEADER_SIZE */
-	uint32_t slot_size;    /* DT_SLOT_SIZE */
-	uint32_t flags;        /* DT_RING_F_* */
-	uint64_t nslots;       /* number of slots, a power of two */
-	uint64_t created_ns;   /* CLOCK_REALTIME when created */
-	uint64_t creator_pid;  /* the launcher */
+	uint64_t magic;       /* DT_RING_MAGIC */
+	uint32_t version;     /* DT_RING_VERSION */
+	uint32_t header_size; /* DT_RING_HEADER_SIZE */
+	uint32_t slot_size;   /* DT_SLOT_SIZE */
+	uint32_t flags;       /* DT_RING_F_* */
+	uint64_t nslots;      /* number of slots, a power of two */
+	uint64_t created_ns;  /* CLOCK_REALTIME when created */
+	uint64_t creator_pid; /* the launcher */
 	uint8_t pad0[64 - 40];
 	/* Own cache line: every writer touches it. */
-	uint64_t head;         /* atomic: next absolute position to reserve */
+	uint64_t head; /* atomic: next absolute position to reserve */
 	uint8_t pad1[56];
-	uint64_t lost;         /* atomic: published records overwritten */
-	uint64_t dropped;      /* atomic: records a writer gave up on */
-	uint64_t unseen;       /* atomic: refusals not recorded because their
-	                        * process had installed a seccomp filter of its
-	                        * own (the probe's calls could be killed by it) */
+	uint64_t lost;    /* atomic: published records overwritten */
+	uint64_t dropped; /* atomic: records a writer gave up on */
+	uint64_t unseen;  /* atomic: refusals not recorded because their
+	                   * process had installed a seccomp filter of its
+	                   * own (the probe's calls could be killed by it) */
 	uint8_t pad2[40];
 };
 
@@ -126,9 +126,9 @@ enum dt_rec_type {
 	DT_REC_LAUNCH = 5,  /* written by `denytrace run`: what it launched */
 	DT_REC_EXEC = 6,    /* written by the seccomp supervisor: an execve seen */
 	DT_REC_CONFIG = 7,  /* written by `denytrace codex`: a config file as it
-			     * was at launch (Codex's config.toml, a --profile
-			     * layer), which later reports read instead of the
-			     * file, since the file may change afterwards */
+	                     * was at launch (Codex's config.toml, a --profile
+	                     * layer), which later reports read instead of the
+	                     * file, since the file may change afterwards */
 };
 
 struct dt_rec_header {
@@ -154,18 +154,18 @@ enum dt_tag {
 	DT_T_GID,           /* (u) effective gid */
 	DT_T_COMM,          /* (s) /proc/self/comm */
 	/* denial, write, reopen */
-	DT_T_OP = 16, /* (s) libc entry point: "openat", "rename", ... */
-	DT_T_ERRNO,   /* (u) errno the call returned (0 for write/reopen) */
-	DT_T_FLAGS,   /* (u) open(2) flags, or fopen mode as open flags */
-	DT_T_MODE,    /* (u) mode argument (create, chmod, mkdir, mknod) */
-	DT_T_FMODE,   /* (s) fopen mode string as passed */
-	DT_T_CMD,     /* (u) fcntl command, flock operation, access mode */
-	DT_T_ACCESS,  /* (u) 1 = the call wanted to write, 0 = read only */
-	DT_T_FD,      /* (u) descriptor argument (fd calls) or result */
-	DT_T_SQLITE,  /* (s) SQLite role its name suggests: a hint the reader re-judges */
+	DT_T_OP = 16,  /* (s) libc entry point: "openat", "rename", ... */
+	DT_T_ERRNO,    /* (u) errno the call returned (0 for write/reopen) */
+	DT_T_FLAGS,    /* (u) open(2) flags, or fopen mode as open flags */
+	DT_T_MODE,     /* (u) mode argument (create, chmod, mkdir, mknod) */
+	DT_T_FMODE,    /* (s) fopen mode string as passed */
+	DT_T_CMD,      /* (u) fcntl command, flock operation, access mode */
+	DT_T_ACCESS,   /* (u) 1 = the call wanted to write, 0 = read only */
+	DT_T_FD,       /* (u) descriptor argument (fd calls) or result */
+	DT_T_SQLITE,   /* (s) SQLite role its name suggests: a hint the reader re-judges */
 	DT_T_INJECTED, /* (u) 1 when a --deny rule produced the errno */
 	DT_T_GROUPS,   /* (b) supplementary groups (getgroups), u32 each; empty
-			* when there are none, absent when not known */
+	                * when there are none, absent when not known */
 	/* first path; for rename/link the second uses the *2 tags */
 	DT_T_PATH = 32, /* (s) path as the program passed it */
 	DT_T_DIRPATH,   /* (s) the directory fd's path, for *at calls */
@@ -173,9 +173,9 @@ enum dt_tag {
 	DT_T_REALPATH,  /* (s) as the kernel resolves it */
 	DT_T_STAT,      /* (b) struct dt_stat_facts */
 	DT_T_SEARCH,    /* (b) struct dt_search_facts + the directory's path (no
-			 * NUL): the deepest directory of the path the process
-			 * could not search, when its parent could not be
-			 * reached (first path only) */
+	                 * NUL): the deepest directory of the path the process
+	                 * could not search, when its parent could not be
+	                 * reached (first path only) */
 	DT_T_PATH2 = 40,
 	DT_T_DIRPATH2,
 	DT_T_ABSPATH2,
@@ -185,12 +185,12 @@ enum dt_tag {
 	DT_T_FRAME = 48, /* (b) struct dt_frame, innermost first */
 	DT_T_MODULE,     /* (s) module path; dt_frame.module indexes these */
 	/* process and launch records */
-	DT_T_EXE = 64,   /* (s) /proc/self/exe */
-	DT_T_ARGV,       /* (s) arguments separated by NUL, bounded */
-	DT_T_CWD,        /* (s) */
-	DT_T_ENV,        /* (s) NAME=VALUE, one field each; never secrets */
-	DT_T_MOUNT,      /* (b) struct dt_mount_fact + mount point */
-	DT_T_SECCOMP,    /* (u) seccomp mode from /proc/self/status */
+	DT_T_EXE = 64,        /* (s) /proc/self/exe */
+	DT_T_ARGV,            /* (s) arguments separated by NUL, bounded */
+	DT_T_CWD,             /* (s) */
+	DT_T_ENV,             /* (s) NAME=VALUE, one field each; never secrets */
+	DT_T_MOUNT,           /* (b) struct dt_mount_fact + mount point */
+	DT_T_SECCOMP,         /* (u) seccomp mode from /proc/self/status */
 	DT_T_SECCOMP_FILTERS, /* (u) */
 	DT_T_NO_NEW_PRIVS,    /* (u) */
 	DT_T_MNT_NS,          /* (u) inode of /proc/self/ns/mnt */
@@ -201,35 +201,35 @@ enum dt_tag {
 	DT_T_EUID_REAL,       /* (u) real uid */
 	DT_T_VERSION,         /* (s) denytrace version that wrote it */
 	/* exec records (and DT_T_SUPERVISOR on the supervisor's denials) */
-	DT_T_EXEC_STATIC,     /* (u) 1 static binary, 0 dynamic; absent if unknown */
-	DT_T_EXEC_PROBE,      /* (u) 1 when the new image's LD_PRELOAD holds the probe */
-	DT_T_EXEC_BLIND,      /* (s) why the probe cannot enter: static, no-preload */
-	DT_T_SUPERVISOR,      /* (u) 1: written by the seccomp supervisor, not the probe */
-	DT_T_NSPID,           /* (u) supervisor: the pid as the process's own pid namespace
-			       * sees it (what its probe records), when it differs */
+	DT_T_EXEC_STATIC, /* (u) 1 static binary, 0 dynamic; absent if unknown */
+	DT_T_EXEC_PROBE,  /* (u) 1 when the new image's LD_PRELOAD holds the probe */
+	DT_T_EXEC_BLIND,  /* (s) why the probe cannot enter: static, no-preload */
+	DT_T_SUPERVISOR,  /* (u) 1: written by the seccomp supervisor, not the probe */
+	DT_T_NSPID,       /* (u) supervisor: the pid as the process's own pid namespace
+	                   * sees it (what its probe records), when it differs */
 	/* config records (and the common header fields of every record) */
 	DT_T_CONFIG_PATH = 96, /* (s) the file's absolute path */
 	DT_T_CONFIG_TEXT,      /* (s) its bytes as read (absent when unreadable); at
-				* most what fits the record, see CONFIG_TRUNC */
+	                        * most what fits the record, see CONFIG_TRUNC */
 	DT_T_CONFIG_SIZE,      /* (u) the file's full size in bytes */
 	DT_T_CONFIG_TRUNC,     /* (u) 1 when TEXT holds only the first part: the
-				* file did not fit in DT_REC_MAX (cut at a line end) */
+	                        * file did not fit in DT_REC_MAX (cut at a line end) */
 	DT_T_CONFIG_ERRNO,     /* (u) errno when the file could not be read;
-				* ENOENT: there was none at launch */
+	                        * ENOENT: there was none at launch */
 	DT_T_CONFIG_PROFILE,   /* (s) the profile whose layer this file is
-				* (codex --profile NAME); absent for config.toml */
+	                        * (codex --profile NAME); absent for config.toml */
 	DT_T_CONFIG_ROLE,      /* (s) "codex": whose configuration it is */
 };
 
 /* What stat said about the target (or, when it is missing, its parent). */
 struct dt_stat_facts {
-	uint32_t valid;        /* DT_SF_* bits below */
-	uint32_t mode;         /* st_mode of the target, when it exists */
-	uint32_t uid, gid;     /* owner of the target */
-	uint32_t parent_mode;  /* st_mode of the parent directory */
+	uint32_t valid;       /* DT_SF_* bits below */
+	uint32_t mode;        /* st_mode of the target, when it exists */
+	uint32_t uid, gid;    /* owner of the target */
+	uint32_t parent_mode; /* st_mode of the parent directory */
 	uint32_t parent_uid, parent_gid;
 	uint32_t reserved;
-	uint64_t mount_flags;  /* statvfs f_flag of the parent (ST_RDONLY...) */
+	uint64_t mount_flags; /* statvfs f_flag of the parent (ST_RDONLY...) */
 };
 /* A directory on the path that stat could reach but not look into. */
 struct dt_search_facts {
@@ -237,10 +237,10 @@ struct dt_search_facts {
 	uint32_t reserved;
 };
 
-#define DT_SF_EXISTS 1u        /* target exists; mode/uid/gid valid */
-#define DT_SF_PARENT 2u        /* parent_* valid */
-#define DT_SF_MOUNT 4u         /* mount_flags valid */
-#define DT_SF_SYMLINK 8u       /* the path itself is a symbolic link */
+#define DT_SF_EXISTS 1u  /* target exists; mode/uid/gid valid */
+#define DT_SF_PARENT 2u  /* parent_* valid */
+#define DT_SF_MOUNT 4u   /* mount_flags valid */
+#define DT_SF_SYMLINK 8u /* the path itself is a symbolic link */
 
 struct dt_frame {
 	uint64_t ip;     /* instruction pointer */

@@ -73,7 +73,8 @@ DT_EXPORT long syscall(long n, ...)
 		return dt_install(fn, n, a, b, c, d, e, f);
 	/* prctl(PR_SET_SECCOMP) made as a system call of its own; prctl's
 	 * success is 0, anything else is a failure */
-	if (__builtin_expect(n == SYS_prctl, 0) && (int)a == PR_SET_SECCOMP && dt_installs_filter(b))
+	if (__builtin_expect(n == SYS_prctl, 0) && (int)a == PR_SET_SECCOMP &&
+	    dt_installs_filter(b))
 		return dt_install(fn, n, a, b, c, d, e, f);
 	return fn(n, a, b, c, d, e, f);
 }

@@ -56,7 +56,8 @@ void dtt_cleanup(void)
 	if (!dtt_tmp[0])
 		return;
 	char cmd[PATH_MAX + 32];
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dtt_tmp, dtt_tmp);
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dtt_tmp,
+	         dtt_tmp);
 	if (system(cmd) != 0)
 		fprintf(stderr, "testlib: could not remove %s\n", dtt_tmp);
 	dtt_tmp[0] = 0;
@@ -138,7 +139,7 @@ int dtt_load(struct dtt_run *r, const char *ring)
 }
 
 int dtt_run(struct dtt_run *r, const char *const *opts, const char *const *argv,
-	    const char *const *env)
+            const char *const *env)
 {
 	static int seq;
 	memset(r, 0, sizeof(*r));
@@ -192,7 +193,7 @@ static int dtt_match(const struct dt_record *rec, int type, const char *op, cons
 }
 
 const struct dt_record *dtt_find(const struct dtt_run *r, int type, const char *op,
-				 const char *suffix)
+                                 const char *suffix)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (dtt_match(&r->recs[i], type, op, suffix))
@@ -368,7 +369,7 @@ void dtt_ring_close(struct dtt_ring *w)
 /* ---- Codex launch shapes ------------------------------------------------ */
 
 const struct dtt_codex_shape dtt_codex_shapes[] = {
-#define SHAPE(id, config, layer, tmpdir, args, writable, dropped, says)                    \
+#define SHAPE(id, config, layer, tmpdir, args, writable, dropped, says)                            \
 	{#id, config, layer, tmpdir, args, writable, dropped, says},
 #include "unit/codex_shapes.def"
 #undef SHAPE
@@ -376,8 +377,8 @@ const struct dtt_codex_shape dtt_codex_shapes[] = {
 const size_t dtt_ncodex_shapes = sizeof(dtt_codex_shapes) / sizeof(*dtt_codex_shapes);
 
 const char *const dtt_codex_probes[] = {
-    "A",         "B",          "C",      "W",    "W2",     "T",    "/tmp", "A/.git",
-    "W/.git",    "W/.codex",   "W/.agents", "W/.aws", "hh/r", "W/rel", "L",  "home/rel",
+    "A",      "B",        "C",         "W",      "W2",   "T",     "/tmp", "A/.git",
+    "W/.git", "W/.codex", "W/.agents", "W/.aws", "hh/r", "W/rel", "L",    "home/rel",
 };
 const size_t dtt_ncodex_probes = sizeof(dtt_codex_probes) / sizeof(*dtt_codex_probes);
 
@@ -424,9 +425,9 @@ static int dtt_write_expanded(const char *path, const char *text, const char *to
 
 int dtt_codex_shape_setup(const struct dtt_codex_shape *s, const char *top)
 {
-	static const char *const dirs[] = {"home", "home/rel", "hh", "hh/r", "A", "A/.git",
-	                                   "B",    "C",        "W",  "W/.git", "W/.codex",
-	                                   "W/.agents", "W/.aws", "W/rel", "W2", "T"};
+	static const char *const dirs[] = {
+	    "home", "home/rel", "hh",       "hh/r",      "A",      "A/.git", "B",  "C",
+	    "W",    "W/.git",   "W/.codex", "W/.agents", "W/.aws", "W/rel",  "W2", "T"};
 	char path[PATH_MAX];
 	if (mkdir(top, 0755) != 0)
 		return -1;
@@ -445,8 +446,8 @@ int dtt_codex_shape_setup(const struct dtt_codex_shape *s, const char *top)
 		return -1;
 	const char *colon = s->layer ? strchr(s->layer, ':') : NULL;
 	if (colon) {
-		snprintf(path, sizeof(path), "%s/home/%.*s.config.toml", top, (int)(colon - s->layer),
-		         s->layer);
+		snprintf(path, sizeof(path), "%s/home/%.*s.config.toml", top,
+		         (int)(colon - s->layer), s->layer);
 		if (dtt_write_expanded(path, colon + 1, top) != 0)
 			return -1;
 	}

@@ -20,19 +20,19 @@ const char *dtt_tmpdir(void);
 void dtt_cleanup(void);
 
 struct dtt_run {
-	int status;           /* exit status of denytrace run (the command's) */
-	char ring[4096];      /* the ring file */
+	int status;      /* exit status of denytrace run (the command's) */
+	char ring[4096]; /* the ring file */
 	struct dt_record *recs;
 	size_t n;
 	struct dt_read_stats stats;
-	char out[65536];      /* the command's stdout+stderr (and the summary) */
+	char out[65536]; /* the command's stdout+stderr (and the summary) */
 };
 
 /* Runs `denytrace run -q -o RING [opts...] -- argv...` (opts and argv are
  * NULL-terminated), with extra environment entries "NAME=VALUE" (may be
  * NULL), then loads the ring. Returns 0 when the ring could be read. */
 int dtt_run(struct dtt_run *r, const char *const *opts, const char *const *argv,
-	    const char *const *env);
+            const char *const *env);
 /* Loads the records of an existing ring into r (recs/n/stats). */
 int dtt_load(struct dtt_run *r, const char *ring);
 void dtt_free(struct dtt_run *r);
@@ -44,7 +44,7 @@ int dtt_system(char *out, size_t cap, const char *const *argv, const char *const
 /* First record of type with op (NULL = any) whose abspath or realpath ends
  * with suffix (NULL = any). */
 const struct dt_record *dtt_find(const struct dtt_run *r, int type, const char *op,
-				 const char *suffix);
+                                 const char *suffix);
 size_t dtt_count(const struct dtt_run *r, int type, const char *op, const char *suffix);
 /* The process record of pid, or NULL. */
 const struct dt_record *dtt_process(const struct dtt_run *r, long pid);

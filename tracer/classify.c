@@ -172,10 +172,10 @@ static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
 	if (dt_denied_search(d, why, cap))
 		return 1;
 	enum dt_need need = dt_op_need(d);
-	unsigned want = need == DT_NEED_READ    ? 4
+	unsigned want = need == DT_NEED_READ   ? 4
 	                : need == DT_NEED_FILE ? 2
-	                : need == DT_NEED_RW    ? 6
-	                                        : 0;
+	                : need == DT_NEED_RW   ? 6
+	                                       : 0;
 	if (need == DT_NEED_DIR && (p->st.valid & DT_SF_PARENT)) {
 		if (dt_denied_sticky(d, why, cap))
 			return 1;
@@ -242,7 +242,7 @@ static const char *dt_parent(const char *path, char *buf, size_t cap)
  * which granting the path itself gives; for an existing file, its
  * directory (the usual root) does too. */
 static const char *dt_need_target(const struct dt_record *d, const char *path, char *buf,
-				  size_t cap)
+                                  size_t cap)
 {
 	const struct dt_stat_facts *st = d->p[0].has_st ? &d->p[0].st : NULL;
 	int is_dir = st && (st->valid & DT_SF_EXISTS) && S_ISDIR(st->mode);
@@ -258,7 +258,7 @@ static const char *dt_need_target(const struct dt_record *d, const char *path, c
 enum dt_sandbox_kind { DT_SBX_UNKNOWN, DT_SBX_CODEX, DT_SBX_BWRAP, DT_SBX_LANDLOCK };
 
 static enum dt_sandbox_kind dt_sandbox_kind(const struct dt_rootset *rs,
-					    const struct dt_record *proc)
+                                            const struct dt_record *proc)
 {
 	if (rs->codex_sandbox_mode)
 		return DT_SBX_CODEX;
@@ -271,7 +271,7 @@ static enum dt_sandbox_kind dt_sandbox_kind(const struct dt_rootset *rs,
 
 /* How to grant dir in that sandbox, in parentheses, into out. */
 static void dt_grant_hint(const struct dt_rootset *rs, const struct dt_record *proc, int err,
-			  const char *dir, char *out, size_t cap)
+                          const char *dir, char *out, size_t cap)
 {
 	char hint[PATH_MAX + 256];
 	switch (dt_sandbox_kind(rs, proc)) {
@@ -283,14 +283,16 @@ static void dt_grant_hint(const struct dt_rootset *rs, const struct dt_record *p
 		snprintf(out, cap, " (bubblewrap: --bind %s %s after --ro-bind / /)", dir, dir);
 		break;
 	case DT_SBX_LANDLOCK:
-		snprintf(out, cap,
-			 " (Landlock: a path-beneath rule for %s with the write rights: WRITE_FILE, "
-			 "TRUNCATE, MAKE_*, REMOVE_*)",
-			 dir);
+		snprintf(
+		    out, cap,
+		    " (Landlock: a path-beneath rule for %s with the write rights: WRITE_FILE, "
+		    "TRUNCATE, MAKE_*, REMOVE_*)",
+		    dir);
 		break;
 	default:
 		snprintf(out, cap, " (it was refused with %s: %s)", dt_errno_name(err),
-			 err == EROFS ? "a read-only mount over it" : "a sandbox rule or a security module");
+		         err == EROFS ? "a read-only mount over it"
+		                      : "a sandbox rule or a security module");
 	}
 }
 
@@ -300,14 +302,15 @@ static int dt_codex_config_has_roots(const struct dt_rootset *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		if (rs->v[i].kind == DT_ROOT_CODEX && rs->v[i].source &&
-		    strstr(rs->v[i].source, "config.toml") && strstr(rs->v[i].source, "writable_roots"))
+		    strstr(rs->v[i].source, "config.toml") &&
+		    strstr(rs->v[i].source, "writable_roots"))
 			return 1;
 	return 0;
 }
 
-static void dt_advise_grant(const struct dt_root *root, const char *dir, const struct dt_rootset *rs,
-			    const struct dt_record *d, const struct dt_record *proc, char *out,
-			    size_t cap)
+static void dt_advise_grant(const struct dt_root *root, const char *dir,
+                            const struct dt_rootset *rs, const struct dt_record *d,
+                            const struct dt_record *proc, char *out, size_t cap)
 {
 	char hint[PATH_MAX + 512];
 	size_t n = (size_t)snprintf(out, cap, "Make %s writable in the sandbox", dir);
@@ -318,33 +321,36 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir, const s
 	if (n < cap)
 		n += (size_t)snprintf(out + n, cap - n, "%s.", hint);
 	if (root && root->dropped_by && strstr(root->dropped_by, "={") && n < cap)
-		n += (size_t)snprintf(out + n, cap - n,
-				      " It was set by %s, but the later %s replaced that whole table "
-				      "(a -c table value wipes what earlier -c flags set in it), so "
-				      "the list was lost.",
-				      root->source, root->dropped_by);
+		n += (size_t)snprintf(
+		    out + n, cap - n,
+		    " It was set by %s, but the later %s replaced that whole table "
+		    "(a -c table value wipes what earlier -c flags set in it), so "
+		    "the list was lost.",
+		    root->source, root->dropped_by);
 	else if (root && root->dropped_by && root->source && !strncmp(root->source, "-c ", 3) &&
-	    n < cap)
+	         n < cap)
 		n += (size_t)snprintf(out + n, cap - n,
-				      " It was passed as %s, but the later %s replaced it: the "
-				      "last -c for a key wins and lists do not merge, so one "
-				      "override must hold every root.",
-				      root->source, root->dropped_by);
+		                      " It was passed as %s, but the later %s replaced it: the "
+		                      "last -c for a key wins and lists do not merge, so one "
+		                      "override must hold every root.",
+		                      root->source, root->dropped_by);
 	else if (root && root->dropped_by && strncmp(root->dropped_by, "-c ", 3) && n < cap)
 		n += (size_t)snprintf(out + n, cap - n,
-				      " It was configured, but the profile layer %s (codex -p) "
-				      "gives its own writable_roots, which replace config.toml's "
-				      "rather than add to them.",
-				      root->dropped_by);
+		                      " It was configured, but the profile layer %s (codex -p) "
+		                      "gives its own writable_roots, which replace config.toml's "
+		                      "rather than add to them.",
+		                      root->dropped_by);
 	else if (root && root->dropped_by && n < cap)
-		n += (size_t)snprintf(out + n, cap - n,
-				      " It was configured, but %s replaced the configured list: a -c "
-				      "list override does not merge, so it must repeat every root.",
-				      root->dropped_by);
+		n += (size_t)snprintf(
+		    out + n, cap - n,
+		    " It was configured, but %s replaced the configured list: a -c "
+		    "list override does not merge, so it must repeat every root.",
+		    root->dropped_by);
 	else if (rs->codex_override && dt_codex_config_has_roots(rs) && n < cap)
-		snprintf(out + n, cap - n,
-			 " Note: %s replaces writable_roots from config.toml rather than adding to it.",
-			 rs->codex_override);
+		snprintf(
+		    out + n, cap - n,
+		    " Note: %s replaces writable_roots from config.toml rather than adding to it.",
+		    rs->codex_override);
 }
 
 /* Was the process in some sandbox: read-only "/" (bubblewrap, Codex), or
@@ -370,8 +376,8 @@ static int dt_sandbox_like(const struct dt_cls *c)
 {
 	const struct dt_record *d = c->d;
 	int sandbox_like = d->err == EROFS || d->err == EXDEV || c->sandboxed ||
-			   (d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
-			    (d->p[0].st.mount_flags & ST_RDONLY));
+	                   (d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
+	                    (d->p[0].st.mount_flags & ST_RDONLY));
 	/* EACCES on a rw mount that the mode bits allow is a Landlock-style refusal */
 	if (!sandbox_like && (d->err == EACCES || d->err == EPERM) && d->p[0].has_st &&
 	    (d->p[0].st.valid & DT_SF_MOUNT))
@@ -388,9 +394,10 @@ static int dt_rule_injected(const struct dt_cls *c, struct dt_verdict *v)
 	if (d->injected) {
 		v->cause = DT_CAUSE_INJECTED;
 		snprintf(v->reason, sizeof(v->reason), "a --deny rule refused %s with %s", op,
-			 dt_errno_name(d->err));
+		         dt_errno_name(d->err));
 		snprintf(v->advice, sizeof(v->advice),
-			 "Check that the worker handles this failure; nothing to change in the sandbox.");
+		         "Check that the worker handles this failure; nothing to change in the "
+		         "sandbox.");
 		return 1;
 	}
 	return 0;
@@ -404,11 +411,12 @@ static int dt_rule_lock_contention(const struct dt_cls *c, struct dt_verdict *v)
 	if (dt_op_is_lock(d->op) && (d->err == EACCES || d->err == EAGAIN)) {
 		v->cause = DT_CAUSE_LOCK_CONTENTION;
 		snprintf(v->reason, sizeof(v->reason),
-			 "%s returned %s: another process holds a conflicting lock on %s", op,
-			 dt_errno_name(d->err), shown);
-		snprintf(v->advice, sizeof(v->advice),
-			 "Not a sandbox refusal. If it persists, find the lock holder (SQLite: a long "
-			 "transaction; raise busy_timeout).");
+		         "%s returned %s: another process holds a conflicting lock on %s", op,
+		         dt_errno_name(d->err), shown);
+		snprintf(
+		    v->advice, sizeof(v->advice),
+		    "Not a sandbox refusal. If it persists, find the lock holder (SQLite: a long "
+		    "transaction; raise busy_timeout).");
 		return 1;
 	}
 	return 0;
@@ -427,19 +435,21 @@ static int dt_rule_cross_mount(const struct dt_cls *c, struct dt_verdict *v)
 	char dir[4096];
 	if (d->err == EXDEV && proc && d->p[1].realpath && real) {
 		char dir2[4096];
-		const struct dt_mount *m1 = dt_mount_for_path(proc, dt_parent(real, dir, sizeof(dir)));
+		const struct dt_mount *m1 =
+		    dt_mount_for_path(proc, dt_parent(real, dir, sizeof(dir)));
 		const struct dt_mount *m2 =
 		    dt_mount_for_path(proc, dt_parent(d->p[1].realpath, dir2, sizeof(dir2)));
 		if (m1 && m2 && m1 != m2) {
 			v->cause = DT_CAUSE_CROSS_MOUNT;
 			snprintf(v->reason, sizeof(v->reason),
-				 "%s returned EXDEV: %s is on the mount at %s and %s on the mount "
-				 "at %s, and a rename or link cannot cross mounts",
-				 op, shown, m1->path, d->p[1].realpath, m2->path);
-			snprintf(v->advice, sizeof(v->advice),
-				 "Not a sandbox refusal. Programs that move files fall back to copy "
-				 "and delete (mv does); one that does not must, or keep both paths "
-				 "on one mount (in a sandbox: under the same bind).");
+			         "%s returned EXDEV: %s is on the mount at %s and %s on the mount "
+			         "at %s, and a rename or link cannot cross mounts",
+			         op, shown, m1->path, d->p[1].realpath, m2->path);
+			snprintf(
+			    v->advice, sizeof(v->advice),
+			    "Not a sandbox refusal. Programs that move files fall back to copy "
+			    "and delete (mv does); one that does not must, or keep both paths "
+			    "on one mount (in a sandbox: under the same bind).");
 			return 1;
 		}
 	}
@@ -475,19 +485,20 @@ static int dt_rule_file_permissions(const struct dt_cls *c, struct dt_verdict *v
 	if (dt_denied_by_mode(d, why, sizeof(why))) {
 		v->cause = DT_CAUSE_FILE_PERMISSIONS;
 		snprintf(v->reason, sizeof(v->reason), "%s was refused with %s%s: %s", shown,
-			 dt_errno_name(d->err),
-			 c->no_sandbox ? " and no sandbox (no read-only mount over it, no Landlock, "
-					 "no seccomp filter)"
-				       : " on a read-write mount",
-			 why);
+		         dt_errno_name(d->err),
+		         c->no_sandbox
+		             ? " and no sandbox (no read-only mount over it, no Landlock, "
+		               "no seccomp filter)"
+		             : " on a read-write mount",
+		         why);
 		snprintf(v->subject, sizeof(v->subject), "%s",
-			 d->p[0].search_dir		 ? d->p[0].search_dir
-			 : dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir))
-							: shown);
+		         d->p[0].search_dir             ? d->p[0].search_dir
+		         : dt_op_need(d) == DT_NEED_DIR ? dt_parent(shown, dir, sizeof(dir))
+		                                        : shown);
 		snprintf(v->advice, sizeof(v->advice),
-			 "Fix ownership or mode (chown/chmod %s) or run the worker as the owner; "
-			 "the sandbox is not involved.",
-			 v->subject);
+		         "Fix ownership or mode (chown/chmod %s) or run the worker as the owner; "
+		         "the sandbox is not involved.",
+		         v->subject);
 		return 1;
 	}
 	/* not the mode bits, and no sandbox either: no sandbox cause below
@@ -524,22 +535,24 @@ static int dt_rule_read_only_sandbox(const struct dt_cls *c, struct dt_verdict *
 	if (sandboxed && !dt_proc_has_writable_mount(proc)) {
 		v->cause = DT_CAUSE_READ_ONLY_SANDBOX;
 		snprintf(v->reason, sizeof(v->reason),
-			 "the process sees the whole filesystem read-only: the sandbox granted no writable root%s%s%s",
-			 rs->codex_sandbox_mode ? " (codex sandbox mode " : "",
-			 rs->codex_sandbox_mode ? rs->codex_sandbox_mode : "",
-			 rs->codex_sandbox_mode ? ")" : "");
+		         "the process sees the whole filesystem read-only: the sandbox granted no "
+		         "writable root%s%s%s",
+		         rs->codex_sandbox_mode ? " (codex sandbox mode " : "",
+		         rs->codex_sandbox_mode ? rs->codex_sandbox_mode : "",
+		         rs->codex_sandbox_mode ? ")" : "");
 		dt_need_target(c->d, shown, dir, sizeof(dir));
 		if (rs->codex_sandbox_mode)
-			snprintf(v->advice, sizeof(v->advice),
-				 "Run the worker in workspace-write mode (codex -s workspace-write, or "
-				 "sandbox_mode = \"workspace-write\" in config.toml) with %s among its "
-				 "roots.",
-				 dir);
+			snprintf(
+			    v->advice, sizeof(v->advice),
+			    "Run the worker in workspace-write mode (codex -s workspace-write, or "
+			    "sandbox_mode = \"workspace-write\" in config.toml) with %s among its "
+			    "roots.",
+			    dir);
 		else {
 			char hint[PATH_MAX + 512];
 			dt_grant_hint(rs, proc, c->d->err, dir, hint, sizeof(hint));
 			snprintf(v->advice, sizeof(v->advice),
-				 "Give the sandbox a writable root for %s%s.", dir, hint);
+			         "Give the sandbox a writable root for %s%s.", dir, hint);
 		}
 		return 1;
 	}
@@ -554,7 +567,8 @@ static int dt_rule_protected_path(const struct dt_cls *c, struct dt_verdict *v)
 	const char *abspath = c->abspath;
 	const char *real = c->real;
 	const char *shown = c->shown;
-	const struct dt_root *prot = abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 1) : NULL;
+	const struct dt_root *prot =
+	    abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 1) : NULL;
 	if (prot && !prot->readonly_sub)
 		prot = NULL;
 	const struct dt_mount *deep = dt_mount_for_path(proc, real);
@@ -575,22 +589,24 @@ static int dt_rule_protected_path(const struct dt_cls *c, struct dt_verdict *v)
 		if (!v->root && !prot && deep && deep->path[1]) {
 			char above[4096];
 			v->root = dt_root_for_path(rs, dt_parent(deep->path, above, sizeof(above)),
-						   1u << DT_ROOT_EFFECTIVE, 0);
+			                           1u << DT_ROOT_EFFECTIVE, 0);
 		}
 		if (v->root && !prot)
 			v->granted = 1;
 		if (prot)
-			snprintf(v->reason, sizeof(v->reason), "%s is inside %s, which stays read-only (%s)",
-				 shown, prot->path, prot->source);
+			snprintf(v->reason, sizeof(v->reason),
+			         "%s is inside %s, which stays read-only (%s)", shown, prot->path,
+			         prot->source);
 		else
 			snprintf(v->reason, sizeof(v->reason),
-				 "%s is under %s, a read-only mount inside a writable root", shown,
-				 deep->path);
+			         "%s is under %s, a read-only mount inside a writable root", shown,
+			         deep->path);
 		snprintf(v->subject, sizeof(v->subject), "%s", prot ? prot->path : deep->path);
-		snprintf(v->advice, sizeof(v->advice),
-			 "Write somewhere else: %s is kept read-only on purpose (Codex protects .git, "
-			 ".codex, .agents and .aws inside writable roots).",
-			 v->subject);
+		snprintf(
+		    v->advice, sizeof(v->advice),
+		    "Write somewhere else: %s is kept read-only on purpose (Codex protects .git, "
+		    ".codex, .agents and .aws inside writable roots).",
+		    v->subject);
 		return 1;
 	}
 	return 0;
@@ -609,15 +625,18 @@ static int dt_rule_symlink_mismatch(const struct dt_cls *c, struct dt_verdict *v
 		v->cause = DT_CAUSE_SYMLINK_MISMATCH;
 		v->root = lroot ? lroot : rroot;
 		v->granted = dt_root_granted_to(v->root, proc);
-		snprintf(v->reason, sizeof(v->reason),
-			 "%s resolves to %s: the logical path is under %s but the real one is under %s; "
-			 "sandboxes bind real paths",
-			 abspath, real, lroot ? lroot->path : "no root", rroot ? rroot->path : "no root");
+		snprintf(
+		    v->reason, sizeof(v->reason),
+		    "%s resolves to %s: the logical path is under %s but the real one is under %s; "
+		    "sandboxes bind real paths",
+		    abspath, real, lroot ? lroot->path : "no root",
+		    rroot ? rroot->path : "no root");
 		snprintf(v->subject, sizeof(v->subject), "%s", dt_parent(real, dir, sizeof(dir)));
 		snprintf(v->advice, sizeof(v->advice),
-			 "Name the resolved directory %s as the root (or avoid the symlink): a root given "
-			 "through a symlink does not cover the path it points to.",
-			 v->subject);
+		         "Name the resolved directory %s as the root (or avoid the symlink): a "
+		         "root given "
+		         "through a symlink does not cover the path it points to.",
+		         v->subject);
 		return 1;
 	}
 	return 0;
@@ -664,17 +683,17 @@ static int dt_rule_root_not_granted(const struct dt_cls *c, struct dt_verdict *v
 	if (v->root && (v->granted == 0 || (v->granted == -1 && sandbox_like))) {
 		v->cause = DT_CAUSE_ROOT_NOT_GRANTED;
 		snprintf(v->reason, sizeof(v->reason), "%s is under %s (%s), which %s", shown,
-			 v->root->path, v->root->source,
-			 v->root->dropped_by ? "an override dropped from the sandbox's roots"
-			 : v->granted == 0   ? "the sandbox did not make writable"
-					     : "was refused like a root the sandbox did not grant");
+		         v->root->path, v->root->source,
+		         v->root->dropped_by ? "an override dropped from the sandbox's roots"
+		         : v->granted == 0   ? "the sandbox did not make writable"
+		                             : "was refused like a root the sandbox did not grant");
 		snprintf(v->subject, sizeof(v->subject), "%s", v->root->path);
 		/* no mount says (Landlock): a confined process refused a
 		 * write there is what not granting it means */
 		if (dt_proc_confined(c->proc))
 			v->granted = 0;
 		dt_advise_grant(v->root, v->root->path, rs, c->d, c->proc, v->advice,
-				sizeof(v->advice));
+		                sizeof(v->advice));
 		return 1;
 	}
 	return 0;
@@ -692,14 +711,16 @@ static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
 		v->cause = DT_CAUSE_OUTSIDE_ROOTS;
 		dt_need_target(d, real ? real : shown, dir, sizeof(dir));
 		snprintf(v->subject, sizeof(v->subject), "%s", dir);
-		snprintf(v->reason, sizeof(v->reason),
-			 "%s is outside every expected root%s; the sandbox refused it with %s", shown,
-			 rs->n ? "" : " (none were derived: pass --root or the Codex/Hermes/hcom facts)",
-			 dt_errno_name(d->err));
-		size_t n = (size_t)snprintf(v->advice, sizeof(v->advice),
-					    "Either make the worker write under one of its roots, or "
-					    "add %s as a root",
-					    dir);
+		snprintf(
+		    v->reason, sizeof(v->reason),
+		    "%s is outside every expected root%s; the sandbox refused it with %s", shown,
+		    rs->n ? "" : " (none were derived: pass --root or the Codex/Hermes/hcom facts)",
+		    dt_errno_name(d->err));
+		size_t n =
+		    (size_t)snprintf(v->advice, sizeof(v->advice),
+		                     "Either make the worker write under one of its roots, or "
+		                     "add %s as a root",
+		                     dir);
 		char hint[PATH_MAX + 512];
 		dt_grant_hint(rs, c->proc, d->err, dir, hint, sizeof(hint));
 		if (n < sizeof(v->advice))
@@ -716,19 +737,23 @@ static int dt_rule_unknown(const struct dt_cls *c, struct dt_verdict *v)
 	const char *op = c->op;
 	v->cause = DT_CAUSE_UNKNOWN;
 	if (d->err == EXDEV)
-		snprintf(v->reason, sizeof(v->reason),
-			 "%s returned EXDEV: the sandbox forbids moving files between these directories "
-			 "(Landlock's refer right) or they are different filesystems",
-			 op);
+		snprintf(
+		    v->reason, sizeof(v->reason),
+		    "%s returned EXDEV: the sandbox forbids moving files between these directories "
+		    "(Landlock's refer right) or they are different filesystems",
+		    op);
 	else if (v->root)
-		snprintf(v->reason, sizeof(v->reason),
-			 "%s is under %s (%s), which the sandbox granted, yet %s refused it with %s", shown,
-			 v->root->path, v->root->source, op, dt_errno_name(d->err));
+		snprintf(
+		    v->reason, sizeof(v->reason),
+		    "%s is under %s (%s), which the sandbox granted, yet %s refused it with %s",
+		    shown, v->root->path, v->root->source, op, dt_errno_name(d->err));
 	else
-		snprintf(v->reason, sizeof(v->reason), "%s refused %s with %s outside any sandbox facts",
-			 op, shown, dt_errno_name(d->err));
+		snprintf(v->reason, sizeof(v->reason),
+		         "%s refused %s with %s outside any sandbox facts", op, shown,
+		         dt_errno_name(d->err));
 	snprintf(v->advice, sizeof(v->advice),
-		 "Check the mount (read-only filesystem?), ACLs and security modules for %s.", shown);
+	         "Check the mount (read-only filesystem?), ACLs and security modules for %s.",
+	         shown);
 	return 1;
 }
 
@@ -743,8 +768,8 @@ static const struct {
 };
 
 void dt_classify(const struct dt_record *d, const struct dt_record *proc,
-		 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
-		 struct dt_verdict *v)
+                 const struct dt_rootset *rs, const struct dt_classify_ctx *ctx,
+                 struct dt_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->granted = -1;

@@ -89,4 +89,3 @@ int dt_find_probe(char *out, size_t cap)
 	}
 	return -1;
 }
-

@@ -70,9 +70,13 @@ static const struct dt_option demo_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options demo_cmd = {
-    "demo",        demo_usage, demo_after, demo_options, sizeof(demo_options) / sizeof(demo_options[0]),
-    DT_EXIT_USAGE, NULL};
+static const struct dt_cmd_options demo_cmd = {"demo",
+                                               demo_usage,
+                                               demo_after,
+                                               demo_options,
+                                               sizeof(demo_options) / sizeof(demo_options[0]),
+                                               DT_EXIT_USAGE,
+                                               NULL};
 
 int cmd_demo(int argc, char **argv)
 {
@@ -81,8 +85,8 @@ int cmd_demo(int argc, char **argv)
 	size_t nwords = 0;
 	int rc = dt_parse_options(&demo_cmd, argc, argv, &d, words, &nwords);
 	if (rc < 0 && nwords)
-		rc = dt_fail(DT_EXIT_USAGE, "demo: unknown argument '%s'; see 'denytrace demo --help'",
-		             words[0]);
+		rc = dt_fail(DT_EXIT_USAGE,
+		             "demo: unknown argument '%s'; see 'denytrace demo --help'", words[0]);
 	free(words);
 	if (rc >= 0)
 		return rc;

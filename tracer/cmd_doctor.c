@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "options.h"
-#include "spawn.h"
 #include "json.h"
+#include "options.h"
 #include "ring_format.h"
-#include "version.h"
 #include "ringfile.h"
 #include "sandbox.h"
+#include "spawn.h"
+#include "version.h"
 
 #ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
 #define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
@@ -46,9 +46,13 @@ static const struct dt_option doctor_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options doctor_cmd = {
-    "doctor", doctor_usage, NULL, doctor_options, sizeof(doctor_options) / sizeof(doctor_options[0]),
-    DT_EXIT_USAGE, NULL};
+static const struct dt_cmd_options doctor_cmd = {"doctor",
+                                                 doctor_usage,
+                                                 NULL,
+                                                 doctor_options,
+                                                 sizeof(doctor_options) / sizeof(doctor_options[0]),
+                                                 DT_EXIT_USAGE,
+                                                 NULL};
 
 enum dt_check_status { DT_CHECK_OK, DT_CHECK_WARN, DT_CHECK_FAIL };
 
@@ -272,7 +276,8 @@ int cmd_doctor(int argc, char **argv)
 	int rc = dt_parse_options(&doctor_cmd, argc, argv, &da, words, &nwords);
 	if (rc < 0 && nwords)
 		rc = dt_fail(DT_EXIT_USAGE,
-		             "doctor: unknown argument '%s'; see 'denytrace doctor --help'", words[0]);
+		             "doctor: unknown argument '%s'; see 'denytrace doctor --help'",
+		             words[0]);
 	free(words);
 	if (rc >= 0)
 		return rc;

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "options.h"
 #include "fix.h"
 #include "fixrun.h"
 #include "json.h"
+#include "options.h"
 #include "recfmt.h"
 #include "report.h"
 #include "soak.h"
@@ -66,8 +66,8 @@ static const struct dt_option fix_options[] = {
 };
 
 static const struct dt_cmd_options fix_cmd = {
-    "fix", fix_usage, fix_after, fix_options, sizeof(fix_options) / sizeof(fix_options[0]),
-    DT_EXIT_USAGE, NULL, 0, NULL};
+    "fix",         fix_usage, fix_after, fix_options, sizeof(fix_options) / sizeof(fix_options[0]),
+    DT_EXIT_USAGE, NULL,      0,         NULL};
 
 /* Returns -1 to go on, else the exit status. */
 static int fix_parse(int argc, char **argv, struct fix_opts *o)

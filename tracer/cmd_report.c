@@ -46,9 +46,13 @@ static void report_causes_help(FILE *f)
 	fputc('\n', f);
 }
 
-static const struct dt_cmd_options report_cmd = {
-    "report",       report_usage, NULL, report_options, sizeof(report_options) / sizeof(report_options[0]),
-    DT_EXIT_USAGE, report_causes_help};
+static const struct dt_cmd_options report_cmd = {"report",
+                                                 report_usage,
+                                                 NULL,
+                                                 report_options,
+                                                 sizeof(report_options) / sizeof(report_options[0]),
+                                                 DT_EXIT_USAGE,
+                                                 report_causes_help};
 
 static int report_color(const char *when)
 {

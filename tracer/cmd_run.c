@@ -8,37 +8,37 @@
 #include "run.h"
 
 static const char run_usage[] =
-	"usage: denytrace run [options] -- COMMAND [ARGS...]\n"
-	"\n"
-	"Runs COMMAND with libdenytrace.so in LD_PRELOAD and records every file\n"
-	"operation that fails with EPERM, EACCES, EROFS or EXDEV into a ring file,\n"
-	"then prints a short summary on stderr and exits with COMMAND's status\n"
-	"(128+N when it was killed by signal N).\n"
-	"\n";
+    "usage: denytrace run [options] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND with libdenytrace.so in LD_PRELOAD and records every file\n"
+    "operation that fails with EPERM, EACCES, EROFS or EXDEV into a ring file,\n"
+    "then prints a short summary on stderr and exits with COMMAND's status\n"
+    "(128+N when it was killed by signal N).\n"
+    "\n";
 
 static const char run_after[] =
-	"RULE is GLOB[,KEY=VALUE...]. GLOB is an fnmatch(3) pattern matched against\n"
-	"the absolute path (lexically resolved against the caller's cwd or dirfd;\n"
-	"'*' also matches '/'; write a comma as [,]). Keys:\n"
-	"  op=OPS      create, new, write, unlink, rename, mkdir, chmod or any\n"
-	"              (default), several joined with +; an open with O_CREAT is\n"
-	"              create, an open for writing or with O_TRUNC is write (plain\n"
-	"              reads never match); new is a create of a file that does not\n"
-	"              exist yet (checked when the call is made), so an open of an\n"
-	"              existing file never matches it: 'DIR/*,op=new' refuses what a\n"
-	"              directory the caller may not write would\n"
-	"  errno=NAME  the error to return (default EACCES)\n"
-	"  p=P         refuse each match with probability P (0..1; see --seed)\n"
-	"  nth=N       refuse only the Nth match\n"
-	"  first=N     refuse the first N matches\n"
-	"              (none of p, nth, first: refuse every match)\n"
-	"example: --deny '/srv/board/*.db-journal,op=create,errno=EROFS,p=0.2'\n"
-	"Injected refusals are recorded as such; `denytrace report` says injected.\n"
-	"\n"
-	"Signals sent to denytrace (SIGTERM, SIGHUP, SIGINT from kill...) are\n"
-	"forwarded to COMMAND. The probe reaches a sandbox through an inherited\n"
-	"descriptor, so the ring stays writable even where the filesystem is not.\n"
-	"\n";
+    "RULE is GLOB[,KEY=VALUE...]. GLOB is an fnmatch(3) pattern matched against\n"
+    "the absolute path (lexically resolved against the caller's cwd or dirfd;\n"
+    "'*' also matches '/'; write a comma as [,]). Keys:\n"
+    "  op=OPS      create, new, write, unlink, rename, mkdir, chmod or any\n"
+    "              (default), several joined with +; an open with O_CREAT is\n"
+    "              create, an open for writing or with O_TRUNC is write (plain\n"
+    "              reads never match); new is a create of a file that does not\n"
+    "              exist yet (checked when the call is made), so an open of an\n"
+    "              existing file never matches it: 'DIR/*,op=new' refuses what a\n"
+    "              directory the caller may not write would\n"
+    "  errno=NAME  the error to return (default EACCES)\n"
+    "  p=P         refuse each match with probability P (0..1; see --seed)\n"
+    "  nth=N       refuse only the Nth match\n"
+    "  first=N     refuse the first N matches\n"
+    "              (none of p, nth, first: refuse every match)\n"
+    "example: --deny '/srv/board/*.db-journal,op=create,errno=EROFS,p=0.2'\n"
+    "Injected refusals are recorded as such; `denytrace report` says injected.\n"
+    "\n"
+    "Signals sent to denytrace (SIGTERM, SIGHUP, SIGINT from kill...) are\n"
+    "forwarded to COMMAND. The probe reaches a sandbox through an inherited\n"
+    "descriptor, so the ring stays writable even where the filesystem is not.\n"
+    "\n";
 
 static const struct dt_option run_options[] = {
 #define DT_OPTION(...) DT_OPT_ROW(struct dt_run_opts, __VA_ARGS__)
@@ -46,9 +46,15 @@ static const struct dt_option run_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options run_cmd = {
-    "run", run_usage, run_after, run_options, sizeof(run_options) / sizeof(run_options[0]),
-    DT_EXIT_INTERNAL, NULL, 1, NULL};
+static const struct dt_cmd_options run_cmd = {"run",
+                                              run_usage,
+                                              run_after,
+                                              run_options,
+                                              sizeof(run_options) / sizeof(run_options[0]),
+                                              DT_EXIT_INTERNAL,
+                                              NULL,
+                                              1,
+                                              NULL};
 
 int cmd_run(int argc, char **argv)
 {
@@ -64,7 +70,9 @@ int cmd_run(int argc, char **argv)
 	int i = end.index;
 	if (i >= argc) {
 		dt_run_opts_free(&o);
-		return dt_fail(DT_EXIT_INTERNAL, "run: no command given; usage: denytrace run [options] -- COMMAND...");
+		return dt_fail(
+		    DT_EXIT_INTERNAL,
+		    "run: no command given; usage: denytrace run [options] -- COMMAND...");
 	}
 	struct dt_run_ring rr;
 	if ((rc = dt_run_ring_create(&o, &rr))) {

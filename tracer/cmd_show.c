@@ -8,19 +8,19 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "options.h"
 #include "json.h"
+#include "options.h"
 #include "recfmt.h"
 #include "records.h"
 #include "ringfile.h"
 #include "sqlite_role.h"
 
 static const char show_usage[] =
-	"usage: denytrace show [options] [RING]\n"
-	"\n"
-	"Prints the records of RING (default ./denytrace.ring), oldest first: refusals,\n"
-	"process records, read-only reopens, and with --all rings successful writes.\n"
-	"\n";
+    "usage: denytrace show [options] [RING]\n"
+    "\n"
+    "Prints the records of RING (default ./denytrace.ring), oldest first: refusals,\n"
+    "process records, read-only reopens, and with --all rings successful writes.\n"
+    "\n";
 
 static volatile sig_atomic_t show_stop;
 
@@ -56,7 +56,7 @@ static const struct dt_option show_options[] = {
 };
 
 static const struct dt_cmd_options show_cmd = {
-    "show", show_usage, NULL, show_options, sizeof(show_options) / sizeof(show_options[0]),
+    "show",        show_usage, NULL, show_options, sizeof(show_options) / sizeof(show_options[0]),
     DT_EXIT_USAGE, NULL};
 
 /* Parses the options into o. Returns -1 to go on, else the exit status
@@ -84,7 +84,7 @@ static int show_parse(int argc, char **argv, struct show_opts *o)
  * after the refusal it explains): feeds what the ring holds now, from pos
  * on, to judge. Returns the position after it. */
 static uint64_t show_prescan(struct dt_sqlite_judge *judge, struct dt_ring *ring,
-			     unsigned char *buf, int follow, uint64_t pos)
+                             unsigned char *buf, int follow, uint64_t pos)
 {
 	uint64_t seen = pos;
 	struct dt_read_stats scan = {0};
@@ -100,7 +100,7 @@ static uint64_t show_prescan(struct dt_sqlite_judge *judge, struct dt_ring *ring
 }
 
 static void show_record(const struct show_opts *o, const struct dt_record *r,
-			struct dt_symbolizer *sym)
+                        struct dt_symbolizer *sym)
 {
 	if (o->only && r->type != o->only)
 		return;
@@ -197,8 +197,10 @@ int cmd_show(int argc, char **argv)
 	}
 	uint64_t lost = __atomic_load_n(&rf.ring.hdr->lost, __ATOMIC_RELAXED);
 	if (lost && !o.jsonl)
-		fprintf(stderr, "denytrace: %llu older records were overwritten (ring too small; "
-				"use run --size)\n", (unsigned long long)lost);
+		fprintf(stderr,
+		        "denytrace: %llu older records were overwritten (ring too small; "
+		        "use run --size)\n",
+		        (unsigned long long)lost);
 	uint64_t unseen = __atomic_load_n(&rf.ring.hdr->unseen, __ATOMIC_RELAXED);
 	if (unseen && !o.jsonl)
 		fprintf(stderr,
@@ -211,6 +213,6 @@ int cmd_show(int argc, char **argv)
 	dt_ringfile_close(&rf);
 	if (st.corrupt)
 		return dt_fail(DT_EXIT_BADINPUT, "%s: %llu corrupt record%s skipped", path,
-			       (unsigned long long)st.corrupt, st.corrupt == 1 ? "" : "s");
+		               (unsigned long long)st.corrupt, st.corrupt == 1 ? "" : "s");
 	return DT_EXIT_OK;
 }

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "options.h"
 #include "denyrule.h"
 #include "json.h"
 #include "names.h"
+#include "options.h"
 #include "recfmt.h"
 #include "report.h"
 #include "soak.h"
@@ -170,7 +170,8 @@ static int soak_number(const char *val, long max, unsigned *out, const char *wha
 	char *end;
 	long v = strtol(val, &end, 10);
 	if (!*val || *end || v < 1 || v > max)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: %s takes a number from 1 to %ld", what, max);
+		return dt_fail(DT_EXIT_INTERNAL, "soak: %s takes a number from 1 to %ld", what,
+		               max);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -190,7 +191,8 @@ static int soak_opt_timeout(void *args, const char *val)
 	char *end;
 	double v = strtod(val, &end);
 	if (!*val || *end || !(v > 0))
-		return dt_fail(DT_EXIT_INTERNAL, "soak: --timeout takes seconds, such as 30 or 2.5");
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "soak: --timeout takes seconds, such as 30 or 2.5");
 	((struct dt_soak_opts *)args)->timeout = v;
 	return 0;
 }
@@ -238,9 +240,15 @@ static const struct dt_option soak_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options soak_cmd = {
-    "soak", soak_usage, soak_after, soak_options, sizeof(soak_options) / sizeof(soak_options[0]),
-    DT_EXIT_INTERNAL, NULL, 1, NULL};
+static const struct dt_cmd_options soak_cmd = {"soak",
+                                               soak_usage,
+                                               soak_after,
+                                               soak_options,
+                                               sizeof(soak_options) / sizeof(soak_options[0]),
+                                               DT_EXIT_INTERNAL,
+                                               NULL,
+                                               1,
+                                               NULL};
 
 /* Parses the options into o. Returns -1 to go on, else the exit status
  * (with the message printed, or the help). */
@@ -345,8 +353,7 @@ static void soak_print_separating(const struct dt_soak *s)
 /* "denytrace run --seed N [--deny RULE]... -- COMMAND", pasteable. */
 static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 {
-	fprintf(f, "denytrace run --seed %llu",
-	        (unsigned long long)dt_soak_seed(o, index));
+	fprintf(f, "denytrace run --seed %llu", (unsigned long long)dt_soak_seed(o, index));
 	for (size_t k = 0; k < o->ndeny; k++) {
 		fputs(" --deny ", f);
 		dt_shell_word(f, o->deny[k]);
@@ -551,7 +558,8 @@ static int soak_write_junit(struct dt_soak *s, const struct dt_soak_opts *o, tim
 {
 	FILE *jf = strcmp(o->junit, "-") ? fopen(o->junit, "w") : stdout;
 	if (!jf)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->junit, strerror(errno));
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->junit,
+		               strerror(errno));
 	soak_junit(jf, s, o, started, secs);
 	if (jf != stdout && fclose(jf) != 0)
 		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", o->junit);

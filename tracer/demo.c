@@ -168,10 +168,10 @@ static int demo_find_python(char *out, size_t cap)
 
 /* ---- children ---- */
 
-
 static int demo_system(char *const *argv, const char *cwd, int out, int timeout)
 {
-	struct dt_spawn sp = {.argv = argv, .cwd = cwd, .in = -2, .out = out, .err = -1, .who = "demo"};
+	struct dt_spawn sp = {
+	    .argv = argv, .cwd = cwd, .in = -2, .out = out, .err = -1, .who = "demo"};
 	pid_t pid = dt_spawn(&sp);
 	return pid < 0 ? -1 : dt_wait_timeout(pid, timeout);
 }

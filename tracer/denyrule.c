@@ -104,19 +104,16 @@ static int dt_deny_parse_ops(const char *text, const char *val, size_t vl, size_
 	while (o <= vl) {
 		size_t wl = strcspn(val + o, "+");
 		unsigned bits = 0;
-		for (size_t k = 0;
-		     k < sizeof(dt_deny_op_names) / sizeof(dt_deny_op_names[0]);
-		     k++)
+		for (size_t k = 0; k < sizeof(dt_deny_op_names) / sizeof(dt_deny_op_names[0]); k++)
 			if (strlen(dt_deny_op_names[k].name) == wl &&
 			    !strncmp(dt_deny_op_names[k].name, val + o, wl))
 				bits = dt_deny_op_names[k].bits;
 		if (!bits)
-			return dt_deny_error(
-			    err, errlen, text, voff + o, wl,
-			    "--deny: unknown op '%.*s' (ops: create, new, "
-			    "write, unlink, rename, mkdir, chmod, any; join "
-			    "several with +)",
-			    (int)wl, val + o);
+			return dt_deny_error(err, errlen, text, voff + o, wl,
+			                     "--deny: unknown op '%.*s' (ops: create, new, "
+			                     "write, unlink, rename, mkdir, chmod, any; join "
+			                     "several with +)",
+			                     (int)wl, val + o);
 		ops |= bits;
 		o += wl + 1;
 	}
@@ -131,16 +128,14 @@ static int dt_deny_parse_when(const char *text, const char *key, const char *val
 {
 	if (key[0] == 'p') {
 		if (dt_parse_prob(val, &out->p) < 0)
-			return dt_deny_error(
-			    err, errlen, text, voff, vl,
-			    "--deny: p takes a probability from 0 to 1, "
-			    "such as 0.25");
+			return dt_deny_error(err, errlen, text, voff, vl,
+			                     "--deny: p takes a probability from 0 to 1, "
+			                     "such as 0.25");
 		out->when = DT_DENY_PROB;
 	} else {
 		if (dt_parse_count(val, &out->n) < 0)
-			return dt_deny_error(
-			    err, errlen, text, voff, vl,
-			    "--deny: %s takes a whole number from 1", key);
+			return dt_deny_error(err, errlen, text, voff, vl,
+			                     "--deny: %s takes a whole number from 1", key);
 		out->when = key[0] == 'n' ? DT_DENY_NTH : DT_DENY_FIRST;
 	}
 	return 0;

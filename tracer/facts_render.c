@@ -147,7 +147,6 @@ void dt_facts_json(FILE *out, const struct dt_facts *f)
 	fputc('\n', out);
 }
 
-
 /* argv as one shell-quoted line */
 static void dt_shell_line(FILE *out, const struct dt_record *rec)
 {
@@ -252,8 +251,10 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 	if (!f->codex_path[0]) {
 		fputs("not found on PATH\n", out);
 	} else {
-		dt_md_code_span(out, f->codex_status == 0 && f->codex_version[0] ? f->codex_version
-		                                                              : "version unknown", 0);
+		dt_md_code_span(out,
+		                f->codex_status == 0 && f->codex_version[0] ? f->codex_version
+		                                                            : "version unknown",
+		                0);
 		fputs(" at ", out);
 		dt_md_code_span(out, f->codex_path, 0);
 		if (f->codex_status == -2)
@@ -264,8 +265,8 @@ void dt_facts_markdown(FILE *out, const struct dt_facts *f)
 		fputs(i ? ", " : "- **HOME of the traced processes**: ", out);
 		dt_md_code_span(out, f->rec_homes[i], 0);
 		fputs(" (realpath ", out);
-		dt_md_code_span(out, f->rec_homes_real[i] ? f->rec_homes_real[i] : "does not exist here",
-				0);
+		dt_md_code_span(
+		    out, f->rec_homes_real[i] ? f->rec_homes_real[i] : "does not exist here", 0);
 		fputc(')', out);
 		if (i + 1 == f->nrec_homes)
 			fputc('\n', out);

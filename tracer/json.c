@@ -56,10 +56,22 @@ static void dt_json_close(struct dt_json *j, char c)
 	fputc(c, j->out);
 }
 
-void dt_json_obj(struct dt_json *j) { dt_json_open(j, '{'); }
-void dt_json_arr(struct dt_json *j) { dt_json_open(j, '['); }
-void dt_json_end_obj(struct dt_json *j) { dt_json_close(j, '}'); }
-void dt_json_end_arr(struct dt_json *j) { dt_json_close(j, ']'); }
+void dt_json_obj(struct dt_json *j)
+{
+	dt_json_open(j, '{');
+}
+void dt_json_arr(struct dt_json *j)
+{
+	dt_json_open(j, '[');
+}
+void dt_json_end_obj(struct dt_json *j)
+{
+	dt_json_close(j, '}');
+}
+void dt_json_end_arr(struct dt_json *j)
+{
+	dt_json_close(j, ']');
+}
 
 /* Length of a valid UTF-8 sequence at s, or 0. */
 static int dt_utf8_len(const unsigned char *s)

@@ -15,8 +15,8 @@ struct dt_json {
 };
 
 void dt_json_init(struct dt_json *j, FILE *out, int pretty);
-void dt_json_obj(struct dt_json *j);  /* { */
-void dt_json_arr(struct dt_json *j);  /* [ */
+void dt_json_obj(struct dt_json *j); /* { */
+void dt_json_arr(struct dt_json *j); /* [ */
 void dt_json_end_obj(struct dt_json *j);
 void dt_json_end_arr(struct dt_json *j);
 void dt_json_key(struct dt_json *j, const char *k);

@@ -76,20 +76,28 @@ void dt_open_flags_name(uint64_t flags, char *out, size_t cap)
 		uint64_t bit;
 		const char *name;
 	} bits[] = {
-		{O_CREAT, "O_CREAT"},       {O_EXCL, "O_EXCL"},         {O_NOCTTY, "O_NOCTTY"},
-		{O_TRUNC, "O_TRUNC"},       {O_APPEND, "O_APPEND"},     {O_NONBLOCK, "O_NONBLOCK"},
-		{O_DSYNC, "O_DSYNC"},       {O_DIRECT, "O_DIRECT"},     {O_LARGEFILE, "O_LARGEFILE"},
-		{O_NOFOLLOW, "O_NOFOLLOW"}, {O_NOATIME, "O_NOATIME"},   {O_CLOEXEC, "O_CLOEXEC"},
-		{O_PATH, "O_PATH"},
+	    {O_CREAT, "O_CREAT"},       {O_EXCL, "O_EXCL"},       {O_NOCTTY, "O_NOCTTY"},
+	    {O_TRUNC, "O_TRUNC"},       {O_APPEND, "O_APPEND"},   {O_NONBLOCK, "O_NONBLOCK"},
+	    {O_DSYNC, "O_DSYNC"},       {O_DIRECT, "O_DIRECT"},   {O_LARGEFILE, "O_LARGEFILE"},
+	    {O_NOFOLLOW, "O_NOFOLLOW"}, {O_NOATIME, "O_NOATIME"}, {O_CLOEXEC, "O_CLOEXEC"},
+	    {O_PATH, "O_PATH"},
 	};
 	size_t len = 0;
 	out[0] = 0;
 	uint64_t rest = flags;
 	switch (flags & O_ACCMODE) {
-	case O_RDONLY: dt_append(out, cap, &len, "O_RDONLY"); break;
-	case O_WRONLY: dt_append(out, cap, &len, "O_WRONLY"); break;
-	case O_RDWR: dt_append(out, cap, &len, "O_RDWR"); break;
-	default: dt_append(out, cap, &len, "O_ACCMODE"); break;
+	case O_RDONLY:
+		dt_append(out, cap, &len, "O_RDONLY");
+		break;
+	case O_WRONLY:
+		dt_append(out, cap, &len, "O_WRONLY");
+		break;
+	case O_RDWR:
+		dt_append(out, cap, &len, "O_RDWR");
+		break;
+	default:
+		dt_append(out, cap, &len, "O_ACCMODE");
+		break;
 	}
 	rest &= ~(uint64_t)O_ACCMODE;
 	if ((rest & (uint64_t)__O_TMPFILE) == (uint64_t)__O_TMPFILE) {
@@ -121,19 +129,27 @@ void dt_flags_name(const struct dt_record *r, char *out, size_t cap)
 	out[0] = 0;
 	const char *op = r->op ? r->op : "";
 	if (!strcmp(op, "fcntl") || !strcmp(op, "fcntl64")) {
-		const char *c = r->cmd == F_SETLK ? "F_SETLK" : r->cmd == F_SETLKW ? "F_SETLKW"
-				: r->cmd == F_OFD_SETLK ? "F_OFD_SETLK" : r->cmd == F_OFD_SETLKW ? "F_OFD_SETLKW"
-				: "F_?";
+		const char *c = r->cmd == F_SETLK        ? "F_SETLK"
+		                : r->cmd == F_SETLKW     ? "F_SETLKW"
+		                : r->cmd == F_OFD_SETLK  ? "F_OFD_SETLK"
+		                : r->cmd == F_OFD_SETLKW ? "F_OFD_SETLKW"
+		                                         : "F_?";
 		dt_append(out, cap, &len, c);
 		if (r->has_flags)
-			dt_append(out, cap, &len, r->flags == F_RDLCK ? "F_RDLCK" : r->flags == F_WRLCK ? "F_WRLCK"
-						  : r->flags == F_UNLCK ? "F_UNLCK" : "F_?LCK");
+			dt_append(out, cap, &len,
+			          r->flags == F_RDLCK   ? "F_RDLCK"
+			          : r->flags == F_WRLCK ? "F_WRLCK"
+			          : r->flags == F_UNLCK ? "F_UNLCK"
+			                                : "F_?LCK");
 		return;
 	}
 	if (!strcmp(op, "flock")) {
 		int c = (int)r->cmd;
-		dt_append(out, cap, &len, (c & ~LOCK_NB) == LOCK_EX ? "LOCK_EX" : (c & ~LOCK_NB) == LOCK_SH ? "LOCK_SH"
-					   : (c & ~LOCK_NB) == LOCK_UN ? "LOCK_UN" : "LOCK_?");
+		dt_append(out, cap, &len,
+		          (c & ~LOCK_NB) == LOCK_EX   ? "LOCK_EX"
+		          : (c & ~LOCK_NB) == LOCK_SH ? "LOCK_SH"
+		          : (c & ~LOCK_NB) == LOCK_UN ? "LOCK_UN"
+		                                      : "LOCK_?");
 		if (c & LOCK_NB)
 			dt_append(out, cap, &len, "LOCK_NB");
 		return;

@@ -9,8 +9,8 @@
 
 #include "records.h"
 
-const char *dt_errno_name(int e);          /* "EROFS"; "E123" if unknown */
-int dt_errno_parse(const char *name);      /* "EROFS" or "30" -> 30; -1 if unknown */
+const char *dt_errno_name(int e);     /* "EROFS"; "E123" if unknown */
+int dt_errno_parse(const char *name); /* "EROFS" or "30" -> 30; -1 if unknown */
 /* The flags of r in symbolic form for its op: "O_RDWR|O_CREAT", "F_SETLK",
  * "LOCK_EX|LOCK_NB", "W_OK", "AT_REMOVEDIR"; "" when there are none. */
 void dt_flags_name(const struct dt_record *r, char *out, size_t cap);

@@ -129,14 +129,22 @@ void dt_format_time(uint64_t ns, char *out, size_t cap)
 static const char *dt_file_type(uint32_t mode)
 {
 	switch (mode & S_IFMT) {
-	case S_IFREG: return "file";
-	case S_IFDIR: return "directory";
-	case S_IFLNK: return "symlink";
-	case S_IFCHR: return "char-device";
-	case S_IFBLK: return "block-device";
-	case S_IFIFO: return "fifo";
-	case S_IFSOCK: return "socket";
-	default: return "unknown";
+	case S_IFREG:
+		return "file";
+	case S_IFDIR:
+		return "directory";
+	case S_IFLNK:
+		return "symlink";
+	case S_IFCHR:
+		return "char-device";
+	case S_IFBLK:
+		return "block-device";
+	case S_IFIFO:
+		return "fifo";
+	case S_IFSOCK:
+		return "socket";
+	default:
+		return "unknown";
 	}
 }
 
@@ -145,18 +153,18 @@ void dt_stat_text(const struct dt_stat_facts *st, char *out, size_t cap)
 	size_t n = 0;
 	out[0] = 0;
 	if (st->valid & DT_SF_EXISTS)
-		n += (size_t)snprintf(out + n, cap - n, "%s %04o owner %u:%u", dt_file_type(st->mode),
-				      st->mode & 07777, st->uid, st->gid);
+		n += (size_t)snprintf(out + n, cap - n, "%s %04o owner %u:%u",
+		                      dt_file_type(st->mode), st->mode & 07777, st->uid, st->gid);
 	else
 		n += (size_t)snprintf(out + n, cap - n, "does not exist");
 	if (n < cap && (st->valid & DT_SF_SYMLINK))
 		n += (size_t)snprintf(out + n, cap - n, " (via symlink)");
 	if (n < cap && (st->valid & DT_SF_PARENT))
 		n += (size_t)snprintf(out + n, cap - n, "; parent %04o owner %u:%u",
-				      st->parent_mode & 07777, st->parent_uid, st->parent_gid);
+		                      st->parent_mode & 07777, st->parent_uid, st->parent_gid);
 	if (n < cap && (st->valid & DT_SF_MOUNT))
 		snprintf(out + n, cap - n, "; mount %s",
-			 (st->mount_flags & ST_RDONLY) ? "read-only" : "read-write");
+		         (st->mount_flags & ST_RDONLY) ? "read-only" : "read-write");
 }
 
 static void dt_frame_text(FILE *f, const struct dt_record *r, size_t i, struct dt_symbolizer *sym)
@@ -207,10 +215,14 @@ static void dt_config_lines_text(FILE *f, const char *text, size_t len)
 }
 
 /* A refusal, a successful write or a reopen; verbose adds paths, stat and stack. */
-static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose, struct dt_symbolizer *sym)
+static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose,
+                                struct dt_symbolizer *sym)
 {
 	char flags[256];
-	fputs(r->type == DT_REC_DENIAL ? "REFUSED " : r->type == DT_REC_WRITE ? "wrote " : "REOPENED read-only ", f);
+	fputs(r->type == DT_REC_DENIAL  ? "REFUSED "
+	      : r->type == DT_REC_WRITE ? "wrote "
+	                                : "REOPENED read-only ",
+	      f);
 	dt_put_safe(f, r->op);
 	dt_flags_name(r, flags, sizeof(flags));
 	fputc('(', f);
@@ -218,14 +230,16 @@ static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose,
 	if (r->has_mode)
 		fprintf(f, "%s0%llo", flags[0] ? ", " : "", (unsigned long long)r->mode);
 	fputs(") ", f);
-	dt_put_safe(f, r->p[0].abspath ? r->p[0].abspath : r->p[0].path ? r->p[0].path : r->p[0].realpath);
+	dt_put_safe(f, r->p[0].abspath ? r->p[0].abspath
+	               : r->p[0].path  ? r->p[0].path
+	                               : r->p[0].realpath);
 	if (r->p[1].path || r->p[1].abspath) {
 		fputs(" -> ", f);
 		dt_put_safe(f, r->p[1].abspath ? r->p[1].abspath : r->p[1].path);
 	}
 	if (r->type == DT_REC_DENIAL)
 		fprintf(f, ": %s%s%s", dt_errno_name(r->err), r->writes ? "" : " (read)",
-			r->injected ? " (injected)" : "");
+		        r->injected ? " (injected)" : "");
 	if (r->sqlite) {
 		char ev[256];
 		fputs(" [sqlite ", f);
@@ -289,10 +303,12 @@ static void dt_record_text_process(FILE *f, const struct dt_record *r, int verbo
 	dt_put_safe(f, r->cwd);
 	fputc('\n', f);
 	if (r->has_seccomp)
-		fprintf(f, "    sandbox  seccomp %lld (%lld filters), no_new_privs %lld, mnt ns %llu, user ns %llu\n",
-			(long long)r->seccomp, (long long)r->seccomp_filters,
-			(long long)r->no_new_privs, (unsigned long long)r->mnt_ns,
-			(unsigned long long)r->user_ns);
+		fprintf(f,
+		        "    sandbox  seccomp %lld (%lld filters), no_new_privs %lld, mnt ns %llu, "
+		        "user ns %llu\n",
+		        (long long)r->seccomp, (long long)r->seccomp_filters,
+		        (long long)r->no_new_privs, (unsigned long long)r->mnt_ns,
+		        (unsigned long long)r->user_ns);
 	if (r->nmounts) {
 		fputs("    writable", f);
 		int any = 0;
@@ -322,9 +338,11 @@ static void dt_record_text_exec(FILE *f, const struct dt_record *r, int verbose)
 		dt_put_safe(f, r->argv[i]);
 	}
 	fprintf(f, "%s] %s%s%s", r->argv_trunc ? " ..." : "",
-		r->exec_static == 1 ? "static" : r->exec_static == 0 ? "dynamic" : "unknown binary",
-		r->exec_probe ? ", probe preloaded" : ", probe NOT preloaded",
-		r->exec_blind ? "; BLIND: " : "");
+	        r->exec_static == 1   ? "static"
+	        : r->exec_static == 0 ? "dynamic"
+	                              : "unknown binary",
+	        r->exec_probe ? ", probe preloaded" : ", probe NOT preloaded",
+	        r->exec_blind ? "; BLIND: " : "");
 	if (r->exec_blind)
 		dt_put_safe(f, r->exec_blind);
 	fputc('\n', f);
@@ -349,9 +367,8 @@ static void dt_record_text_config(FILE *f, const struct dt_record *r, int verbos
 	if (r->cfg_text)
 		fprintf(f, ": %llu bytes as launched", (unsigned long long)r->cfg_size);
 	else
-		fprintf(f, ": %s at launch (%s)",
-			r->cfg_errno == ENOENT ? "absent" : "unreadable",
-			dt_errno_name(r->cfg_errno));
+		fprintf(f, ": %s at launch (%s)", r->cfg_errno == ENOENT ? "absent" : "unreadable",
+		        dt_errno_name(r->cfg_errno));
 	if (r->cfg_trunc)
 		fprintf(f, ", recorded up to byte %zu (truncated)", r->cfg_len);
 	fputc('\n', f);
@@ -477,7 +494,8 @@ static const struct {
 	unsigned char kind;
 	unsigned short offset;
 } dt_json_fields[256] = {
-#define DT_FIELD(tag, kind, member, json) [tag] = {json, DT_JK_##kind, offsetof(struct dt_record, member)},
+#define DT_FIELD(tag, kind, member, json)                                                          \
+	[tag] = {json, DT_JK_##kind, offsetof(struct dt_record, member)},
 #define DT_FIELD_HAS(tag, kind, member, has, json) DT_FIELD(tag, kind, member, json)
 #include "recfields.def"
 #undef DT_FIELD
@@ -519,7 +537,8 @@ static void dt_json_field(struct dt_json *j, const struct dt_record *r, int tag)
 	}
 }
 
-static void dt_record_json_file(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)
+static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
+                                struct dt_symbolizer *sym)
 {
 	char buf[256];
 	dt_json_field(j, r, DT_T_OP);
@@ -547,7 +566,7 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r, st
 		dt_json_str(j, "supervisor");
 	}
 	const char *names[2][5] = {{"path", "dirpath", "abspath", "realpath", "stat"},
-				   {"path2", "dirpath2", "abspath2", "realpath2", "stat2"}};
+	                           {"path2", "dirpath2", "abspath2", "realpath2", "stat2"}};
 	for (int k = 0; k < 2; k++) {
 		const struct dt_pathinfo *p = &r->p[k];
 		if (k == 1 && !p->path && !p->abspath)

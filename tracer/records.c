@@ -98,8 +98,9 @@ static const struct dt_field_row {
 	unsigned char kind;
 	unsigned short offset, has; /* has: 0 for none (offset 0 is pos, never a flag) */
 } dt_fields[DT_FIELD_TAGS] = {
-#define DT_FIELD(tag, kind, member, json) [tag] = {DT_FK_##kind, offsetof(struct dt_record, member), 0},
-#define DT_FIELD_HAS(tag, kind, member, has, json)                                               \
+#define DT_FIELD(tag, kind, member, json)                                                          \
+	[tag] = {DT_FK_##kind, offsetof(struct dt_record, member), 0},
+#define DT_FIELD_HAS(tag, kind, member, has, json)                                                 \
 	[tag] = {DT_FK_##kind, offsetof(struct dt_record, member), offsetof(struct dt_record, has)},
 #include "recfields.def"
 #undef DT_FIELD
@@ -116,7 +117,7 @@ static const struct dt_field_row {
 	_Static_assert(sizeof(((struct dt_record *)0)->member) == DT_FK_SIZE_##kind &&             \
 	                   (tag) < DT_FIELD_TAGS,                                                  \
 	               #member ": size of its kind, tag in the table");
-#define DT_FIELD_HAS(tag, kind, member, has, json)                                               \
+#define DT_FIELD_HAS(tag, kind, member, has, json)                                                 \
 	DT_FIELD(tag, kind, member, json)                                                          \
 	_Static_assert(sizeof(((struct dt_record *)0)->has) == sizeof(int), #has ": an int");
 #include "recfields.def"
@@ -130,7 +131,9 @@ static void dt_decode_simple(struct dt_record *out, struct dt_bump *b, const str
 {
 	char *at = (char *)out + f->offset;
 	switch (f->kind) {
-	case DT_FK_U64: memcpy(at, &u, sizeof(u)); break;
+	case DT_FK_U64:
+		memcpy(at, &u, sizeof(u));
+		break;
 	case DT_FK_I64: {
 		int64_t i = (int64_t)u;
 		memcpy(at, &i, sizeof(i));
@@ -147,7 +150,8 @@ static void dt_decode_simple(struct dt_record *out, struct dt_bump *b, const str
 		memcpy(at, &str, sizeof(str));
 		break;
 	}
-	default: return;
+	default:
+		return;
 	}
 	if (f->has) {
 		int one = 1;
@@ -158,7 +162,7 @@ static void dt_decode_simple(struct dt_record *out, struct dt_bump *b, const str
 /* One field (tag, n bytes at v) into out; strings go to b. A tag this
  * build does not know is a newer writer's field and is ignored. */
 static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t tag,
-			    const unsigned char *v, uint16_t n, size_t nargv)
+                            const unsigned char *v, uint16_t n, size_t nargv)
 {
 	uint64_t u = 0;
 	if (n == 8)
@@ -170,11 +174,24 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 	int second = tag >= DT_T_PATH2 && tag <= DT_T_STAT2;
 	struct dt_pathinfo *pi = &out->p[second];
 	switch (tag) {
-	case DT_T_PATH: case DT_T_PATH2: pi->path = dt_bump_str(b, v, n); break;
-	case DT_T_DIRPATH: case DT_T_DIRPATH2: pi->dirpath = dt_bump_str(b, v, n); break;
-	case DT_T_ABSPATH: case DT_T_ABSPATH2: pi->abspath = dt_bump_str(b, v, n); break;
-	case DT_T_REALPATH: case DT_T_REALPATH2: pi->realpath = dt_bump_str(b, v, n); break;
-	case DT_T_STAT: case DT_T_STAT2:
+	case DT_T_PATH:
+	case DT_T_PATH2:
+		pi->path = dt_bump_str(b, v, n);
+		break;
+	case DT_T_DIRPATH:
+	case DT_T_DIRPATH2:
+		pi->dirpath = dt_bump_str(b, v, n);
+		break;
+	case DT_T_ABSPATH:
+	case DT_T_ABSPATH2:
+		pi->abspath = dt_bump_str(b, v, n);
+		break;
+	case DT_T_REALPATH:
+	case DT_T_REALPATH2:
+		pi->realpath = dt_bump_str(b, v, n);
+		break;
+	case DT_T_STAT:
+	case DT_T_STAT2:
 		if (n == sizeof(pi->st)) {
 			memcpy(&pi->st, v, n);
 			pi->has_st = 1;
@@ -190,21 +207,26 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 		if (n > sizeof(struct dt_search_facts)) {
 			memcpy(&out->p[0].search, v, sizeof(struct dt_search_facts));
 			out->p[0].search_dir = dt_bump_str(b, v + sizeof(struct dt_search_facts),
-							   n - sizeof(struct dt_search_facts));
+			                                   n - sizeof(struct dt_search_facts));
 		}
 		break;
 	case DT_T_FRAME:
 		if (n == sizeof(struct dt_frame))
 			memcpy(&out->frames[out->nframes++], v, n);
 		break;
-	case DT_T_MODULE: out->modules[out->nmodules++] = dt_bump_str(b, v, n); break;
-	case DT_T_ENV: out->env[out->nenv++] = dt_bump_str(b, v, n); break;
+	case DT_T_MODULE:
+		out->modules[out->nmodules++] = dt_bump_str(b, v, n);
+		break;
+	case DT_T_ENV:
+		out->env[out->nenv++] = dt_bump_str(b, v, n);
+		break;
 	case DT_T_ARGV: {
 		size_t start = 0;
 		for (size_t i = 0; i <= n; i++)
 			if (i == n || v[i] == 0) {
 				if (out->argc < nargv + 1)
-					out->argv[out->argc++] = dt_bump_str(b, v + start, i - start);
+					out->argv[out->argc++] =
+					    dt_bump_str(b, v + start, i - start);
 				start = i + 1;
 			}
 		break;
@@ -218,7 +240,7 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 			struct dt_mount *m = &out->mounts[out->nmounts++];
 			m->path = dt_bump_str(b, mp, ml);
 			m->fstype = ml + 1 < n - 8u ? dt_bump_str(b, mp + ml + 1, n - 8u - ml - 1)
-						    : dt_bump_str(b, (const unsigned char *)"", 0);
+			                            : dt_bump_str(b, (const unsigned char *)"", 0);
 			m->rw = (mf.flags & DT_MF_RW) != 0;
 		}
 		break;
@@ -226,7 +248,8 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 		out->cfg_text = dt_bump_str(b, v, n);
 		out->cfg_len = n;
 		break;
-	default: break; /* a newer writer's field: ignore */
+	default:
+		break; /* a newer writer's field: ignore */
 	}
 }
 
@@ -249,8 +272,8 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 	size_t nframes = c.nframes, nmods = c.nmods, nenv = c.nenv, nmounts = c.nmounts,
 	       nargv = c.nargv;
 	size_t cap = 2 * (size_t)len + 64 + (nframes + 1) * sizeof(struct dt_frame) +
-		     (nmods + nenv + nargv + 4) * sizeof(char *) +
-		     (nmounts + 1) * sizeof(struct dt_mount) + 256;
+	             (nmods + nenv + nargv + 4) * sizeof(char *) +
+	             (nmounts + 1) * sizeof(struct dt_mount) + 256;
 	struct dt_bump b = {malloc(cap), 0, cap};
 	if (!b.p)
 		return -1;

@@ -68,12 +68,12 @@ struct dt_record {
 	int64_t seccomp, seccomp_filters, no_new_privs;
 	uint64_t mnt_ns, user_ns;
 	/* exec (seccomp supervisor) */
-	int exec_static;         /* 1 static, 0 dynamic, -1 unknown */
-	int exec_probe;          /* the new image's LD_PRELOAD holds the probe */
-	const char *exec_blind;  /* "static", "no-preload", NULL when covered */
-	const char *preload;     /* LD_PRELOAD as passed, NULL if unset */
-	int supervisor;          /* written by the seccomp supervisor */
-	int64_t nspid;           /* supervisor: pid inside the target's pid namespace, 0 if same */
+	int exec_static;        /* 1 static, 0 dynamic, -1 unknown */
+	int exec_probe;         /* the new image's LD_PRELOAD holds the probe */
+	const char *exec_blind; /* "static", "no-preload", NULL when covered */
+	const char *preload;    /* LD_PRELOAD as passed, NULL if unset */
+	int supervisor;         /* written by the seccomp supervisor */
+	int64_t nspid;          /* supervisor: pid inside the target's pid namespace, 0 if same */
 	/* config (denytrace codex): a configuration file as it was at launch */
 	const char *cfg_path;
 	const char *cfg_role;    /* "codex" */

@@ -15,7 +15,7 @@
 static int dt_streq(const char *a, const char *b);
 
 int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
-		   size_t errlen)
+                   size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
 	r->rings = rings;
@@ -142,8 +142,9 @@ void dt_words_free(char **w)
 
 int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *sup_rec)
 {
-	if (probe_rec->type != DT_REC_DENIAL || probe_rec->supervisor || sup_rec->type != DT_REC_DENIAL ||
-	    !sup_rec->supervisor || !sup_rec->injected || probe_rec->err != sup_rec->err)
+	if (probe_rec->type != DT_REC_DENIAL || probe_rec->supervisor ||
+	    sup_rec->type != DT_REC_DENIAL || !sup_rec->supervisor || !sup_rec->injected ||
+	    probe_rec->err != sup_rec->err)
 		return 0;
 	/* in a pid namespace (bwrap --unshare-pid) the probe sees another pid */
 	if (probe_rec->pid != sup_rec->pid && !(sup_rec->nspid && probe_rec->pid == sup_rec->nspid))
@@ -153,8 +154,10 @@ int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *
 		return 0;
 	for (int k = 0; k < 2; k++) {
 		const char *s = sup_rec->p[k].abspath;
-		if (s && (dt_streq(s, probe_rec->p[0].abspath) || dt_streq(s, probe_rec->p[0].realpath) ||
-			  dt_streq(s, probe_rec->p[1].abspath) || dt_streq(s, probe_rec->p[1].realpath)))
+		if (s &&
+		    (dt_streq(s, probe_rec->p[0].abspath) ||
+		     dt_streq(s, probe_rec->p[0].realpath) ||
+		     dt_streq(s, probe_rec->p[1].abspath) || dt_streq(s, probe_rec->p[1].realpath)))
 			return 1;
 	}
 	return 0;
@@ -164,7 +167,7 @@ int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *
  * snapshot (profile non-NULL: any layer) `denytrace codex` wrote beside its
  * launch record (same writer pid), or NULL. */
 static const struct dt_record *dt_codex_config_record(const struct dt_report *r,
-						      const struct dt_record *launch, int profile)
+                                                      const struct dt_record *launch, int profile)
 {
 	if (launch->type != DT_REC_LAUNCH)
 		return NULL;
@@ -178,7 +181,7 @@ static const struct dt_record *dt_codex_config_record(const struct dt_report *r,
 }
 
 static const struct dt_record *dt_codex_snapshot(const struct dt_report *r,
-						 const struct dt_record *launch)
+                                                 const struct dt_record *launch)
 {
 	return dt_codex_config_record(r, launch, 0);
 }
@@ -212,7 +215,10 @@ static int dt_argv_mentions(const struct dt_record *rec, const char *word)
 
 const char *dt_report_path(const struct dt_record *d)
 {
-	return d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath ? d->p[0].abspath : d->p[0].path ? d->p[0].path : "";
+	return d->p[0].realpath  ? d->p[0].realpath
+	       : d->p[0].abspath ? d->p[0].abspath
+	       : d->p[0].path    ? d->p[0].path
+	                         : "";
 }
 
 static int dt_streq(const char *a, const char *b)
@@ -272,8 +278,8 @@ static void dt_hidx_free(struct dt_hidx *x)
 }
 
 /* Built by dt_report_build for the helpers below. */
-static struct dt_hidx dt_reopens;        /* reopen records, by path as passed and realpath */
-static struct dt_hidx dt_writes;         /* --all write records, by group path */
+static struct dt_hidx dt_reopens; /* reopen records, by path as passed and realpath */
+static struct dt_hidx dt_writes;  /* --all write records, by group path */
 
 static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 {
@@ -284,47 +290,53 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 	/* only a refused open has a read-only reopen as its sequel (an
 	 * fchown or a chmod of the same file has none) */
 	for (int k = 0; k < 2 && opens; k++)
-	for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j; j = dt_reopens.next[j - 1]) {
-		size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
-		const struct dt_record *x = &r->recs[i];
-		if (x->type == DT_REC_REOPEN && x->pid == d->pid && x->time_mono >= d->time_mono &&
-		    (dt_streq(x->p[0].path, d->p[0].path) || dt_streq(x->p[0].realpath, d->p[0].realpath))) {
-			g->next = d->sqlite && !strcmp(d->sqlite, "db")
-					  ? "SQLite reopened the database read-only: later writes fail with "
-					    "\"attempt to write a readonly database\""
-					  : "the program opened the same path read-only instead: later writes "
-					    "through it will fail";
-			return;
+		for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j;
+		     j = dt_reopens.next[j - 1]) {
+			size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
+			const struct dt_record *x = &r->recs[i];
+			if (x->type == DT_REC_REOPEN && x->pid == d->pid &&
+			    x->time_mono >= d->time_mono &&
+			    (dt_streq(x->p[0].path, d->p[0].path) ||
+			     dt_streq(x->p[0].realpath, d->p[0].realpath))) {
+				g->next = d->sqlite && !strcmp(d->sqlite, "db")
+				              ? "SQLite reopened the database read-only: later "
+				                "writes fail with "
+				                "\"attempt to write a readonly database\""
+				              : "the program opened the same path read-only "
+				                "instead: later writes "
+				                "through it will fail";
+				return;
+			}
 		}
-	}
 	int wal = d->sqlite && !strcmp(d->sqlite, "wal");
 	int missing = !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
 	if (d->sqlite && !strcmp(d->sqlite, "journal") && opens)
 		g->next = "SQLite cannot start a transaction without its journal: the write fails "
-			  "(\"unable to open database file\" or SQLITE_READONLY_DIRECTORY)";
+		          "(\"unable to open database file\" or SQLITE_READONLY_DIRECTORY)";
 	/* os_unix.c: a new WAL refused with EACCES is SQLITE_READONLY_DIRECTORY */
 	else if (wal && opens && d->err == EACCES && missing)
-		g->next = "SQLite could not create the WAL (SQLITE_READONLY_DIRECTORY): the write "
-			  "fails with \"attempt to write a readonly database\", though the database "
-			  "file itself is writable";
+		g->next =
+		    "SQLite could not create the WAL (SQLITE_READONLY_DIRECTORY): the write "
+		    "fails with \"attempt to write a readonly database\", though the database "
+		    "file itself is writable";
 	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) && opens)
 		g->next = "SQLite cannot open the database in WAL mode without -wal and -shm: "
-			  "reads and writes fail (\"unable to open database file\")";
+		          "reads and writes fail (\"unable to open database file\")";
 	/* closing the last connection deletes them; a failure there is benign */
 	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) &&
-		 (strstr(op, "unlink") || strstr(op, "remove")))
+	         (strstr(op, "unlink") || strstr(op, "remove")))
 		g->next = "SQLite could not delete it when the last connection closed: it stays "
-			  "beside the database, and writers that open the database meanwhile find "
-			  "it and succeed";
+		          "beside the database, and writers that open the database meanwhile find "
+		          "it and succeed";
 }
 
 /* Two calls of the same kind: both opens, both renames... ("openat" and
  * "open64" are the same kind; "chmod" and "fchmod" too). */
 static int dt_same_kind(const char *a, const char *b)
 {
-	static const char *const kinds[] = {"open", "creat", "rename", "link", "unlink", "remove",
-					    "rmdir", "mkdir", "mknod", "truncate", "chmod", "chown",
-					    "utime", "futimens", "symlink"};
+	static const char *const kinds[] = {"open",   "creat", "rename", "link",     "unlink",
+	                                    "remove", "rmdir", "mkdir",  "mknod",    "truncate",
+	                                    "chmod",  "chown", "utime",  "futimens", "symlink"};
 	if (!a || !b)
 		return 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -341,7 +353,8 @@ static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g
 	const struct dt_record *d = g->rep;
 	if (g->v.cause == DT_CAUSE_LOCK_CONTENTION || dt_op_is_lock(d->op) || !d->writes)
 		return;
-	for (size_t j = dt_hidx_first(&dt_writes, dt_hash_str(g->path)); j; j = dt_writes.next[j - 1]) {
+	for (size_t j = dt_hidx_first(&dt_writes, dt_hash_str(g->path)); j;
+	     j = dt_writes.next[j - 1]) {
 		const struct dt_record *w = &r->recs[j - 1];
 		if (w->type != DT_REC_WRITE || !dt_streq(dt_report_path(w), g->path) ||
 		    !dt_same_kind(w->op, d->op))
@@ -350,23 +363,27 @@ static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g
 		const struct dt_record *pw = dt_proc_for(r, w), *pd = dt_proc_for(r, d);
 		size_t n = 0;
 		n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
-				      "written by pid %lld (%s)", (long long)w->pid, w->comm ? w->comm : "?");
+		                      "written by pid %lld (%s)", (long long)w->pid,
+		                      w->comm ? w->comm : "?");
 		if (pw && pd && pw->mnt_ns != pd->mnt_ns && n < sizeof(g->differed))
-			n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
-					      ", in a different sandbox (mount namespace %llu vs %llu)",
-					      (unsigned long long)pw->mnt_ns, (unsigned long long)pd->mnt_ns);
+			n += (size_t)snprintf(
+			    g->differed + n, sizeof(g->differed) - n,
+			    ", in a different sandbox (mount namespace %llu vs %llu)",
+			    (unsigned long long)pw->mnt_ns, (unsigned long long)pd->mnt_ns);
 		else if (pw && pd && n < sizeof(g->differed))
 			n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
-					      ", in the same sandbox");
+			                      ", in the same sandbox");
 		int w_exists = w->p[0].has_st && (w->p[0].st.valid & DT_SF_EXISTS);
 		int d_exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
 		if (d->sqlite && w_exists != d_exists && n < sizeof(g->differed))
 			snprintf(g->differed + n, sizeof(g->differed) - n,
-				 "; the file %s when written and %s when refused",
-				 w_exists ? "existed" : "did not exist", d_exists ? "existed" : "did not exist");
+			         "; the file %s when written and %s when refused",
+			         w_exists ? "existed" : "did not exist",
+			         d_exists ? "existed" : "did not exist");
 		else if (d->sqlite && !d_exists && n < sizeof(g->differed))
 			snprintf(g->differed + n, sizeof(g->differed) - n,
-				 "; it did not exist when refused: the refused process had to create it");
+			         "; it did not exist when refused: the refused process had to "
+			         "create it");
 		return;
 	}
 }
@@ -398,7 +415,7 @@ static void dt_report_explicit_roots(struct dt_report *r, const struct dt_report
 /* The roots of the Codex command line --codex-args gives (with
  * --codex-config). Returns 0, or an exit status with err set. */
 static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts *o, char *err,
-				size_t errlen)
+                                size_t errlen)
 {
 	char cwd[PATH_MAX];
 	size_t nw = 0;
@@ -414,8 +431,12 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 		argv[k++] = "codex";
 	for (size_t i = 0; i < nw; i++)
 		argv[k++] = words[i];
-	struct dt_codex_launch l = {argv, k, getcwd(cwd, sizeof(cwd)), getenv("HOME"),
-				    getenv("CODEX_HOME"), getenv("TMPDIR")};
+	struct dt_codex_launch l = {argv,
+	                            k,
+	                            getcwd(cwd, sizeof(cwd)),
+	                            getenv("HOME"),
+	                            getenv("CODEX_HOME"),
+	                            getenv("TMPDIR")};
 	int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
 	free(argv);
 	dt_words_free(words);
@@ -445,8 +466,8 @@ static void dt_report_codex_seen(struct dt_report *r)
 
 /* Roots: explicit, Codex, Hermes/hcom from every environment seen,
  * effective from sandboxed processes. Returns 0, or an exit status. */
-static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, int hcom,
-			   char *err, size_t errlen)
+static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, int hcom, char *err,
+                           size_t errlen)
 {
 	dt_report_explicit_roots(r, o);
 	if (o->codex_args || o->codex_config) {
@@ -458,8 +479,10 @@ static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, 
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];
-		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH || rec->type == DT_REC_EXEC)
-			dt_roots_from_env(&r->roots, rec->env, rec->nenv, hcom && dt_argv_mentions(rec, "hcom"));
+		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH ||
+		    rec->type == DT_REC_EXEC)
+			dt_roots_from_env(&r->roots, rec->env, rec->nenv,
+			                  hcom && dt_argv_mentions(rec, "hcom"));
 	}
 	for (size_t i = 0; i < r->nprocs; i++)
 		if (dt_proc_sandboxed(r->procs[i]))
@@ -533,7 +556,8 @@ static void dt_report_index(struct dt_report *r)
 			uint64_t a = dt_hash_str(x->p[0].path), b = dt_hash_str(x->p[0].realpath);
 			dt_hidx_add(&dt_reopens, a, i);
 			if (b != a)
-				/* a second chain entry: positions r->n.. stand for the realpath key */
+				/* a second chain entry: positions r->n.. stand for the realpath key
+				 */
 				dt_hidx_add(&dt_reopens, b, r->n + i);
 		}
 	}
@@ -568,12 +592,12 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 	dt_classify(d, proc, &r->roots, &ctx, &v);
 	const char *path = dt_report_path(d);
 	uint64_t gh = dt_hash_str(path) * 31 + dt_hash_str(d->op) * 7 + (uint64_t)d->err * 131 +
-		      (uint64_t)v.cause;
+	              (uint64_t)v.cause;
 	struct dt_report_group *g = NULL;
 	for (size_t j = dt_hidx_first(groups, gh); j && !g; j = groups->next[j - 1]) {
 		struct dt_report_group *c = &r->groups[j - 1];
-		if (!strcmp(c->path, path) && dt_streq(c->rep->op, d->op) && c->rep->err == d->err &&
-		    c->v.cause == v.cause)
+		if (!strcmp(c->path, path) && dt_streq(c->rep->op, d->op) &&
+		    c->rep->err == d->err && c->v.cause == v.cause)
 			g = c;
 	}
 	if (!g) {
@@ -636,7 +660,8 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		struct dt_record *rec = &r->recs[i];
 		if (rec->type == DT_REC_PROCESS)
 			r->procs[r->nprocs++] = rec;
-		if ((rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH) && dt_argv_mentions(rec, "hcom"))
+		if ((rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH) &&
+		    dt_argv_mentions(rec, "hcom"))
 			hcom = 1;
 	}
 	int rc = dt_report_roots(r, o, hcom, err, errlen);
@@ -701,7 +726,7 @@ void dt_report_free(struct dt_report *r)
 /* Options shared by report, roots and evidence. Returns 1 if argv[*i] was
  * one (then *rc is set when its value was missing). */
 int dt_report_opt(int argc, char **argv, int *i, struct dt_report_opts *o, const char **roots,
-		  int *rc)
+                  int *rc)
 {
 	const char *val;
 	int m;
@@ -720,7 +745,8 @@ int dt_report_opt(int argc, char **argv, int *i, struct dt_report_opts *o, const
 	}
 	if ((m = dt_opt(argc, argv, i, "--codex-args", &val))) {
 		if (m < 0)
-			*rc = dt_fail(DT_EXIT_USAGE, "--codex-args needs the arguments as one string");
+			*rc = dt_fail(DT_EXIT_USAGE,
+			              "--codex-args needs the arguments as one string");
 		o->codex_args = val;
 		return 1;
 	}

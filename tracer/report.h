@@ -29,10 +29,10 @@ struct dt_report_group {
 	long pids[DT_GROUP_MAX_PIDS];
 	size_t npids;
 	int more_pids;
-	const char *next;            /* what the program did next, or NULL */
-	int intermittent;            /* also written successfully in this run */
-	char differed[512];          /* what differed between write and refusal */
-	int hidden;                  /* lock contention or sandbox set-up, without --all */
+	const char *next;   /* what the program did next, or NULL */
+	int intermittent;   /* also written successfully in this run */
+	char differed[512]; /* what differed between write and refusal */
+	int hidden;         /* lock contention or sandbox set-up, without --all */
 };
 
 struct dt_report_opts {
@@ -72,13 +72,13 @@ struct dt_report {
 	size_t nexecs;
 	const struct dt_record **blind;
 	size_t nblind;
-	uint64_t injected_merged; /* supervisor refusals folded into the probe's record */
+	uint64_t injected_merged;       /* supervisor refusals folded into the probe's record */
 	struct dt_sqlite_judge *sqlite; /* which paths are SQLite's (sqlite_role.h) */
 };
 
 /* Reads and merges the rings. Returns 0, or an exit status with err set. */
 int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
-		   size_t errlen);
+                   size_t errlen);
 /* Derives the roots and classifies. Returns 0, or an exit status with err
  * set (an unreadable --codex-config). */
 int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen);
@@ -121,7 +121,7 @@ void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs);
 /* Parses --root, --codex-config, --codex-args into o (roots is the array
  * o->roots will point to). Returns 1 when argv[*i] was one of them. */
 int dt_report_opt(int argc, char **argv, int *i, struct dt_report_opts *o, const char **roots,
-		  int *rc);
+                  int *rc);
 
 /* Splits a shell-like string into words ('...', "...", backslash); returns
  * a NULL-terminated malloc'ed array (free with dt_words_free), NULL on an

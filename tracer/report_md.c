@@ -88,12 +88,16 @@ static void dt_md_group_table(FILE *f, const struct dt_report *r)
 		fputs(" | ", f);
 		dt_md_text(f, g->rep->op);
 		fprintf(f, " | %s | %llu | `%s` | ", dt_errno_name(g->rep->err),
-			(unsigned long long)g->count, dt_cause_name(g->v.cause));
+		        (unsigned long long)g->count, dt_cause_name(g->v.cause));
 		if (g->v.root)
 			dt_md_code_span(f, g->v.root->path, 1);
 		else
 			fputs("none", f);
-		fprintf(f, " | %s |\n", !g->v.root ? "" : g->v.granted == 1 ? "yes" : g->v.granted == 0 ? "**no**" : "unknown");
+		fprintf(f, " | %s |\n",
+		        !g->v.root          ? ""
+		        : g->v.granted == 1 ? "yes"
+		        : g->v.granted == 0 ? "**no**"
+		                            : "unknown");
 	}
 	fputc('\n', f);
 }
@@ -131,7 +135,7 @@ static void dt_md_group(FILE *f, const struct dt_report_group *g)
 	}
 	dt_format_time(g->first_ns, t1, sizeof(t1));
 	fprintf(f, "- **seen**: %llu time%s, first %s, by ", (unsigned long long)g->count,
-		g->count == 1 ? "" : "s", t1);
+	        g->count == 1 ? "" : "s", t1);
 	dt_md_code_span(f, d->comm, 0); /* comm is the process's to choose (PR_SET_NAME) */
 	fprintf(f, " (pid %ld%s)\n", g->pids[0], g->npids > 1 ? " and others" : "");
 	if (g->next)
@@ -147,7 +151,8 @@ static void dt_md_group(FILE *f, const struct dt_report_group *g)
 }
 
 /* One problem: the fix once, its refused paths beneath. */
-static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_finding *fd, size_t nth)
+static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_finding *fd,
+                          size_t nth)
 {
 	char t1[48];
 	const struct dt_report_group *g0 = &r->groups[fd->groups[0]];
@@ -161,11 +166,14 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 		dt_md_code_span(f, fd->root->path, 0);
 		fputs(" from ", f);
 		dt_md_text(f, fd->root->source);
-		fprintf(f, ", %s\n", fd->granted == 1 ? "granted" : fd->granted == 0 ? "**not granted**" : "grant unknown");
+		fprintf(f, ", %s\n",
+		        fd->granted == 1   ? "granted"
+		        : fd->granted == 0 ? "**not granted**"
+		                           : "grant unknown");
 	}
 	dt_format_time(fd->first_ns, t1, sizeof(t1));
 	fprintf(f, "- **seen**: %llu refusal%s, first %s, by ", (unsigned long long)fd->count,
-		fd->count == 1 ? "" : "s", t1);
+	        fd->count == 1 ? "" : "s", t1);
 	dt_md_code_span(f, g0->rep->comm, 0);
 	fprintf(f, " (pid %ld%s)\n", g0->pids[0], g0->npids > 1 ? " and others" : "");
 	if (fd->next)
@@ -194,17 +202,18 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 	char problems[64];
 	fprintf(f, "## denytrace report\n\n");
 	fprintf(f, "**%s**: %llu refused file operation%s",
-		dt_problems_phrase(r->findings.n, problems, sizeof(problems)),
-		(unsigned long long)r->denials, r->denials == 1 ? "" : "s");
+	        dt_problems_phrase(r->findings.n, problems, sizeof(problems)),
+	        (unsigned long long)r->denials, r->denials == 1 ? "" : "s");
 	int first = 1;
 	for (int c = 0; c < DT_CAUSE_COUNT; c++)
 		if (r->by_cause[c]) {
-			fprintf(f, "%s`%s` %llu", first ? " (" : ", ", dt_cause_name((enum dt_cause)c),
-				(unsigned long long)r->by_cause[c]);
+			fprintf(f, "%s`%s` %llu", first ? " (" : ", ",
+			        dt_cause_name((enum dt_cause)c),
+			        (unsigned long long)r->by_cause[c]);
 			first = 0;
 		}
 	fprintf(f, "%s; %zu processes traced; %llu records read, %llu lost.\n\n", first ? "" : ")",
-		r->nprocs, (unsigned long long)r->stats.records, (unsigned long long)r->lost);
+	        r->nprocs, (unsigned long long)r->stats.records, (unsigned long long)r->lost);
 	if (r->unseen)
 		fprintf(
 		    f,
@@ -251,14 +260,16 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		}
 		int granted = dt_root_row_granted(&r->roots, i);
 		fprintf(f, " | %s |\n",
-			rt->kind == DT_ROOT_EFFECTIVE && nsrc < 2 ? "(mount)"
-			: granted == 1				  ? "yes"
-			: granted == 0				  ? "**no**"
-								  : "unknown");
+		        rt->kind == DT_ROOT_EFFECTIVE && nsrc < 2 ? "(mount)"
+		        : granted == 1                            ? "yes"
+		        : granted == 0                            ? "**no**"
+		                                                  : "unknown");
 	}
 	if (r->nexecs) {
-		fprintf(f, "\n### Exec coverage\n\n%zu exec%s seen, %zu blind (the probe could not enter).\n",
-			r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind);
+		fprintf(f,
+		        "\n### Exec coverage\n\n%zu exec%s seen, %zu blind (the probe could not "
+		        "enter).\n",
+		        r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind);
 		for (size_t i = 0; i < r->nblind; i++) {
 			fprintf(f, "%s- pid %lld ", i ? "" : "\n", (long long)r->blind[i]->pid);
 			dt_md_code_span(f, r->blind[i]->exe, 0);
@@ -267,7 +278,9 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 			fputc('\n', f);
 		}
 	} else {
-		fputs("\n### Exec coverage\n\nOff: processes the probe could not enter are not known.\n", f);
+		fputs("\n### Exec coverage\n\nOff: processes the probe could not enter are not "
+		      "known.\n",
+		      f);
 	}
 	fputs("\n<sub>Generated by denytrace.</sub>\n", f);
 }

@@ -37,13 +37,13 @@ int dt_ringfile_open(const char *path, struct dt_ringfile *rf, char *err, size_t
 	 * is not evidence we should trust or parse as root's. */
 	if (st.st_uid != geteuid() && geteuid() != 0) {
 		snprintf(err, errlen, "%s belongs to uid %u, not to you; refusing to read it", path,
-			 (unsigned)st.st_uid);
+		         (unsigned)st.st_uid);
 		close(fd);
 		return DT_EXIT_BADINPUT;
 	}
 	if ((size_t)st.st_size < sizeof(struct dt_ring_header)) {
 		snprintf(err, errlen, "%s is too short to be a denytrace ring (%lld bytes)", path,
-			 (long long)st.st_size);
+		         (long long)st.st_size);
 		close(fd);
 		return DT_EXIT_BADINPUT;
 	}
@@ -62,15 +62,16 @@ int dt_ringfile_open(const char *path, struct dt_ringfile *rf, char *err, size_t
 			snprintf(err, errlen, "%s is not a denytrace ring (bad magic)", path);
 			break;
 		case DT_RING_E_VERSION:
-			snprintf(err, errlen,
-				 "%s is ring format version %u; this denytrace reads versions %u to %u "
-				 "(upgrade denytrace)",
-				 path, h->version, DT_RING_VERSION_OLDEST, DT_RING_VERSION);
+			snprintf(
+			    err, errlen,
+			    "%s is ring format version %u; this denytrace reads versions %u to %u "
+			    "(upgrade denytrace)",
+			    path, h->version, DT_RING_VERSION_OLDEST, DT_RING_VERSION);
 			break;
 		case DT_RING_E_SHORT:
 			snprintf(err, errlen,
-				 "%s is truncated: its header says %llu bytes, the file has %zu", path,
-				 (unsigned long long)dt_ring_file_size(h->nslots), len);
+			         "%s is truncated: its header says %llu bytes, the file has %zu",
+			         path, (unsigned long long)dt_ring_file_size(h->nslots), len);
 			break;
 		default:
 			snprintf(err, errlen, "%s has an inconsistent ring header", path);
@@ -125,7 +126,7 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 {
 	if (size < DT_RING_MIN_SIZE || size > DT_RING_MAX_SIZE) {
 		snprintf(err, errlen, "ring size must be between %u KiB and %llu MiB",
-			 DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
+		         DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
 		return -1;
 	}
 	/* size is the record area; the 4 KiB header comes on top */
@@ -137,7 +138,7 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 	char tmp[4096];
 	char *dup = strdup(path);
 	if (!dup || snprintf(tmp, sizeof(tmp), "%s/.denytrace-ring.XXXXXX", dirname(dup)) >=
-			    (int)sizeof(tmp)) {
+	                (int)sizeof(tmp)) {
 		free(dup);
 		snprintf(err, errlen, "ring path too long: %s", path);
 		return -1;
@@ -182,7 +183,7 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	dt_ring_init(map, len, flags, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec,
-		     (uint64_t)getpid());
+	             (uint64_t)getpid());
 	munmap(map, len);
 	/* rename replaces a symbolic link at path instead of following it */
 	if (rename(tmp, path) < 0) {
@@ -198,16 +199,17 @@ fail:
 
 uint64_t dt_ring_tail(const struct dt_ring *r)
 {
-	uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head, memory_order_acquire);
+	uint64_t head =
+	    atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head, memory_order_acquire);
 	return head > r->nslots ? head - r->nslots : 0;
 }
 
 int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uint32_t *len,
-		 struct dt_read_stats *st, int stop_at_busy)
+                 struct dt_read_stats *st, int stop_at_busy)
 {
 	for (;;) {
-		uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head,
-						     memory_order_acquire);
+		uint64_t head =
+		    atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head, memory_order_acquire);
 		if (head > r->nslots && *pos < head - r->nslots)
 			*pos = head - r->nslots; /* overwritten meanwhile: counted in lost */
 		if (*pos >= head)
@@ -216,7 +218,7 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 		uint64_t s1 = atomic_load_explicit(dt_slot_seq(r, p), memory_order_acquire);
 		if (s1 != ((p + 1) | DT_SEQ_START)) {
 			if (stop_at_busy && (s1 == 0 || s1 == ((p + 1) | DT_SEQ_BUSY) ||
-					     (s1 & DT_SEQ_POS_MASK) < p + 1))
+			                     (s1 & DT_SEQ_POS_MASK) < p + 1))
 				return DT_NEXT_BUSY;
 			st->skipped++;
 			(*pos)++;
@@ -238,8 +240,8 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 		uint32_t left = rh.len;
 		unsigned char *dst = buf;
 		for (uint32_t k = 0; k < n && ok; k++) {
-			if (k > 0 && atomic_load_explicit(dt_slot_seq(r, p + k), memory_order_acquire) !=
-					     p + k + 1)
+			if (k > 0 && atomic_load_explicit(dt_slot_seq(r, p + k),
+			                                  memory_order_acquire) != p + k + 1)
 				ok = 0;
 			uint32_t chunk = left < DT_SLOT_DATA ? left : DT_SLOT_DATA;
 			memcpy(dst, dt_slot_data(r, p + k), chunk);
@@ -250,12 +252,13 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 		if (ok && atomic_load_explicit(dt_slot_seq(r, p), memory_order_relaxed) != s1)
 			ok = 0;
 		for (uint32_t k = 1; k < n && ok; k++)
-			if (atomic_load_explicit(dt_slot_seq(r, p + k), memory_order_relaxed) != p + k + 1)
+			if (atomic_load_explicit(dt_slot_seq(r, p + k), memory_order_relaxed) !=
+			    p + k + 1)
 				ok = 0;
 		if (!ok) {
-			if (stop_at_busy && atomic_load_explicit(dt_slot_seq(r, p + n - 1),
-								 memory_order_relaxed) ==
-						    ((p + n) | DT_SEQ_BUSY))
+			if (stop_at_busy &&
+			    atomic_load_explicit(dt_slot_seq(r, p + n - 1), memory_order_relaxed) ==
+			        ((p + n) | DT_SEQ_BUSY))
 				return DT_NEXT_BUSY;
 			st->torn++;
 			(*pos)++;
@@ -264,7 +267,7 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 		const struct dt_rec_header *got = (const struct dt_rec_header *)buf;
 		if (got->len != rh.len || got->pos32 != (uint32_t)p ||
 		    dt_checksum_for(r->version, buf + sizeof(rh), rh.len - (uint32_t)sizeof(rh)) !=
-			    got->checksum) {
+		        got->checksum) {
 			/* a writer lapped while copying can leave this behind;
 			 * only a ring that has wrapped can have one */
 			if (head > r->nslots)

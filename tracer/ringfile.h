@@ -32,10 +32,10 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 int dt_parse_size(const char *s, uint64_t *out);
 
 struct dt_read_stats {
-	uint64_t records;  /* returned */
-	uint64_t skipped;  /* positions holding no record start (unpublished, dead writer) */
-	uint64_t torn;     /* overwritten while being read */
-	uint64_t corrupt;  /* bad length, slot count or checksum */
+	uint64_t records; /* returned */
+	uint64_t skipped; /* positions holding no record start (unpublished, dead writer) */
+	uint64_t torn;    /* overwritten while being read */
+	uint64_t corrupt; /* bad length, slot count or checksum */
 };
 
 enum { DT_NEXT_END = 0, DT_NEXT_RECORD = 1, DT_NEXT_BUSY = 2 };
@@ -49,6 +49,6 @@ uint64_t dt_ring_tail(const struct dt_ring *r);
  * filling the slot at *pos; try again later. Never returns a torn or
  * corrupt record. */
 int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uint32_t *len,
-		 struct dt_read_stats *st, int stop_at_busy);
+                 struct dt_read_stats *st, int stop_at_busy);
 
 #endif

@@ -128,7 +128,6 @@ char *dir_name(const char *path)
 	return d;
 }
 
-
 void strlist_push(struct strlist *l, const char *s)
 {
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
@@ -170,8 +169,7 @@ int dt_path_under(const char *path, const char *root)
 	return path[rl] == 0 || path[rl] == '/';
 }
 
-struct dt_root *find_root(const struct dt_rootset *rs, const char *norm,
-                                 enum dt_root_kind kind)
+struct dt_root *find_root(const struct dt_rootset *rs, const char *norm, enum dt_root_kind kind)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		if (rs->v[i].kind == kind && !strcmp(rs->v[i].path, norm))

@@ -22,21 +22,21 @@ enum dt_root_kind {
 };
 
 struct dt_root {
-	char *path;       /* absolute, lexically normalised, no trailing slash */
-	char *realpath;   /* as resolved on this machine now; NULL if it does not exist */
-	char *source;     /* human-readable provenance: "codex --add-dir",
-			   * "HERMES_KANBAN_DB=/x/kanban.db", "config.toml
-			   * [sandbox_workspace_write] writable_roots", "--root",
-			   * "writable mount (pid 123)" ... */
-	char *knob;       /* how a user grants it, for advice, e.g.
-			   * "codex --add-dir /x" or "writable_roots in
-			   * ~/.codex/config.toml"; NULL when not applicable */
+	char *path;     /* absolute, lexically normalised, no trailing slash */
+	char *realpath; /* as resolved on this machine now; NULL if it does not exist */
+	char *source;   /* human-readable provenance: "codex --add-dir",
+	                 * "HERMES_KANBAN_DB=/x/kanban.db", "config.toml
+	                 * [sandbox_workspace_write] writable_roots", "--root",
+	                 * "writable mount (pid 123)" ... */
+	char *knob;     /* how a user grants it, for advice, e.g.
+	                 * "codex --add-dir /x" or "writable_roots in
+	                 * ~/.codex/config.toml"; NULL when not applicable */
 	enum dt_root_kind kind;
 	int granted;      /* 1 yes, 0 no, -1 unknown (no sandbox facts) */
 	char *dropped_by; /* set when an override removed it, e.g.
-			   * "-c sandbox_workspace_write.writable_roots=[\"/a\"]" */
+	                   * "-c sandbox_workspace_write.writable_roots=[\"/a\"]" */
 	int readonly_sub; /* 1 for a read-only subpath inside a root
-			   * (.git, .codex, .agents, .aws; a ro sub-mount) */
+	                   * (.git, .codex, .agents, .aws; a ro sub-mount) */
 	char **also;      /* further sources that named the same path and kind */
 	size_t nalso;
 };
@@ -45,23 +45,23 @@ struct dt_rootset {
 	struct dt_root *v;
 	size_t n, cap;
 	/* Codex facts found while deriving, for the report and advice */
-	char *codex_sandbox_mode;   /* "read-only", "workspace-write", ... or NULL */
-	char *codex_config_path;    /* the config.toml read, or NULL */
-	int codex_config_recorded;  /* it was read from the ring's snapshot (denytrace
-				     * codex), not from the file as it is now */
-	char *codex_override;       /* the -c writable_roots override text, or NULL */
-	char **codex_list;          /* the writable_roots list in effect (from the -c, the
-				     * -p layer or config.toml), resolved, in order; what a
-				     * new -c list must repeat (fix.c) */
+	char *codex_sandbox_mode;  /* "read-only", "workspace-write", ... or NULL */
+	char *codex_config_path;   /* the config.toml read, or NULL */
+	int codex_config_recorded; /* it was read from the ring's snapshot (denytrace
+	                            * codex), not from the file as it is now */
+	char *codex_override;      /* the -c writable_roots override text, or NULL */
+	char **codex_list;         /* the writable_roots list in effect (from the -c, the
+	                            * -p layer or config.toml), resolved, in order; what a
+	                            * new -c list must repeat (fix.c) */
 	size_t ncodex_list;
-	char *codex_profile_path;   /* the -p NAME layer ($CODEX_HOME/NAME.config.toml)
-				     * read, or NULL */
-	int codex_profile_recorded; /* it was read from the ring's snapshot */
-	char *codex_refused;        /* "Codex would refuse this command line: ..."
-				     * (it starts nothing, so no Codex roots), or NULL */
+	char *codex_profile_path;       /* the -p NAME layer ($CODEX_HOME/NAME.config.toml)
+	                                 * read, or NULL */
+	int codex_profile_recorded;     /* it was read from the ring's snapshot */
+	char *codex_refused;            /* "Codex would refuse this command line: ..."
+	                                 * (it starts nothing, so no Codex roots), or NULL */
 	char *codex_permission_profile; /* -P NAME or default_permissions in effect */
-	int codex_add_dir_ok;       /* the launch's subcommand takes --add-dir */
-	char **warnings;            /* messages worth showing (unreadable config...) */
+	int codex_add_dir_ok;           /* the launch's subcommand takes --add-dir */
+	char **warnings;                /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
 };
 
@@ -69,9 +69,9 @@ struct dt_rootset {
  * and kind are merged: the first source stays `source`, the others go to
  * `also`). Returns the root. */
 struct dt_root *dt_roots_add(struct dt_rootset *rs, const char *path, enum dt_root_kind kind,
-			     const char *source, const char *knob);
+                             const char *source, const char *knob);
 void dt_roots_warn(struct dt_rootset *rs, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void dt_rootset_free(struct dt_rootset *rs);
 
 /* A listing shows each path once: 1 when v[i] is the first root with its
@@ -118,7 +118,7 @@ struct dt_codex_launch {
 	const struct dt_record *profile_snapshot;
 };
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
-			const char *config_path, char *err, size_t errlen);
+                        const char *config_path, char *err, size_t errlen);
 
 /* One Codex -c KEY=VALUE as Codex 0.169 reads it: KEY is split at every
  * '.' (quotes are not special there, so no key segment can hold a '.'),
@@ -142,23 +142,23 @@ struct dt_codex_cli {
 	const char *cd_text;   /* as written, for the source */
 	const char **add_dirs; /* --add-dir, in order */
 	size_t nadd;
-	const char *mode;    /* from -s or --dangerously-... (the bypass wins) */
-	const char *sflag;   /* -s/--sandbox */
-	int bypass;          /* --dangerously-bypass-approvals-and-sandbox, --yolo */
-	const char *profile; /* -p/--profile */
-	const char *perm_profile; /* -P/--permission-profile (codex sandbox) */
-	const char *perm_text;    /* "-P" or "--permission-profile", as written */
+	const char *mode;             /* from -s or --dangerously-... (the bypass wins) */
+	const char *sflag;            /* -s/--sandbox */
+	int bypass;                   /* --dangerously-bypass-approvals-and-sandbox, --yolo */
+	const char *profile;          /* -p/--profile */
+	const char *perm_profile;     /* -P/--permission-profile (codex sandbox) */
+	const char *perm_text;        /* "-P" or "--permission-profile", as written */
 	struct dt_codex_override *ov; /* -c/--config, in order */
 	size_t nov;
-	size_t args_start; /* index of Codex's first own argument */
-	size_t config_end; /* index just past the last -c and its value; 0: none */
+	size_t args_start;      /* index of Codex's first own argument */
+	size_t config_end;      /* index just past the last -c and its value; 0: none */
 	const char *subcommand; /* "sandbox", "exec", ... as written, or NULL */
-	int sandbox_cmd;   /* `codex sandbox`: takes sandbox_mode from -c only */
-	int add_dir_ok;    /* the command line may take --add-dir (not sandbox,
-			    * not app-server) */
-	char *refused;     /* why Codex 0.169 would not start with this command
-			    * line (an option its subcommand rejects, -c without
-			    * '=', ...), or NULL */
+	int sandbox_cmd;        /* `codex sandbox`: takes sandbox_mode from -c only */
+	int add_dir_ok;         /* the command line may take --add-dir (not sandbox,
+	                         * not app-server) */
+	char *refused;          /* why Codex 0.169 would not start with this command
+	                         * line (an option its subcommand rejects, -c without
+	                         * '=', ...), or NULL */
 };
 /* Fills c from argv; rs (may be NULL) receives warnings. Free with
  * dt_codex_cli_free. */
@@ -208,13 +208,13 @@ void dt_roots_mark_granted(struct dt_rootset *rs, const struct dt_record *const 
  * kinds_mask (bit per enum dt_root_kind) limiting which roots count.
  * readonly_sub roots are skipped unless want_readonly. NULL if none. */
 const struct dt_root *dt_root_for_path(const struct dt_rootset *rs, const char *path,
-				       unsigned kinds_mask, int want_readonly);
+                                       unsigned kinds_mask, int want_readonly);
 
 /* 1 when path equals root or lies beneath it (component-wise). */
 int dt_path_under(const char *path, const char *root);
 
-#define DT_EXPECTED_KINDS                                                                 \
-	((1u << DT_ROOT_EXPLICIT) | (1u << DT_ROOT_CODEX) | (1u << DT_ROOT_HERMES) |      \
+#define DT_EXPECTED_KINDS                                                                          \
+	((1u << DT_ROOT_EXPLICIT) | (1u << DT_ROOT_CODEX) | (1u << DT_ROOT_HERMES) |               \
 	 (1u << DT_ROOT_HCOM))
 
 #endif

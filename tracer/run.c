@@ -160,8 +160,9 @@ static void run_summary_counts(const struct dt_report *r)
 	        (unsigned long long)r->lost, (unsigned long long)r->dropped);
 	dt_report_hidden_lines(stderr, r, "denytrace: ", "`denytrace report --all`", ".");
 	if (r->lost)
-		fputs("denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
-		      stderr);
+		fputs(
+		    "denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
+		    stderr);
 	uint64_t unseen = r->unseen;
 	if (unseen)
 		fprintf(
@@ -174,8 +175,8 @@ static void run_summary_counts(const struct dt_report *r)
 static void run_summary_coverage(const struct dt_report *r, int covered)
 {
 	if (covered)
-		fprintf(stderr, "denytrace: exec coverage: %zu exec%s seen, %zu blind%s\n", r->nexecs,
-		        r->nexecs == 1 ? "" : "s", r->nblind,
+		fprintf(stderr, "denytrace: exec coverage: %zu exec%s seen, %zu blind%s\n",
+		        r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind,
 		        r->nblind ? " (the probe could not enter these):"
 		                  : " (the probe entered every one)");
 	else
@@ -277,8 +278,8 @@ int dt_run_opt_size(void *args, const char *val)
 {
 	struct dt_run_opts *o = args;
 	if (dt_parse_size(val, &o->size) < 0)
-		return dt_fail(DT_EXIT_INTERNAL, "%s: --size takes a byte count such as 8M or 65536",
-		               o->cmd);
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "%s: --size takes a byte count such as 8M or 65536", o->cmd);
 	if (o->size < DT_RING_MIN_SIZE || o->size > DT_RING_MAX_SIZE)
 		return dt_fail(DT_EXIT_INTERNAL, "%s: --size must be between %u KiB and %llu MiB",
 		               o->cmd, DT_RING_MIN_SIZE / 1024,
@@ -368,8 +369,8 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	rr->old_ring = -1;
 	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
 		return dt_fail(DT_EXIT_INTERNAL,
-			       "cannot find libdenytrace.so beside the denytrace binary or in "
-			       "../lib/denytrace/; set DENYTRACE_PROBE to its path");
+		               "cannot find libdenytrace.so beside the denytrace binary or in "
+		               "../lib/denytrace/; set DENYTRACE_PROBE to its path");
 	const char *bad = dt_probe_path_problem(rr->probe);
 	if (bad)
 		return dt_fail(
@@ -398,12 +399,12 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	rr->map = map;
 	rr->map_len = (size_t)st.st_size;
 	snprintf(rr->id, sizeof(rr->id), "%llu:%llu", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
+	         (unsigned long long)st.st_ino);
 	return 0;
 }
 
 size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *rr,
-			const char **names, const char **values, size_t cap)
+                        const char **names, const char **values, size_t cap)
 {
 	size_t n = 0;
 #define DT_PROBE_ENV(name, value)                                                                  \
@@ -437,7 +438,7 @@ static void run_probe_environment(const struct dt_run_opts *o, const struct dt_r
 	char preload[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
 	snprintf(preload, sizeof(preload), "%s%s%s", rr->probe, old && *old ? ":" : "",
-		 old ? old : "");
+	         old ? old : "");
 	char num[64];
 	setenv("LD_PRELOAD", preload, 1);
 	snprintf(num, sizeof(num), "%d", fd);
@@ -468,7 +469,7 @@ static int run_seccomp_filter(const struct dt_deny_set *deny, int privileged,
 	}
 	if (!*filter && deny->n)
 		return dt_fail(DT_EXIT_INTERNAL, "run: --deny needs seccomp user notification: %s",
-			       serr);
+		               serr);
 	if (!*filter)
 		fprintf(stderr, "denytrace: exec coverage off: %s\n", serr);
 	return 0;
@@ -530,7 +531,8 @@ __attribute__((noreturn)) static void run_child(char **cmd, const int pipefd[2],
 static pid_t run_fork(char **cmd, const int pipefd[2], struct dt_seccomp_filter *filter,
                       const int sv[2], const struct dt_deny_set *deny)
 {
-	static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+	static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+	                                SIGUSR1, SIGUSR2, SIGWINCH};
 	struct sigaction sa = {0};
 	sa.sa_sigaction = run_forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -573,10 +575,10 @@ static struct dt_supervisor *run_start_supervisor(struct dt_seccomp_filter *filt
 		sup = dt_supervisor_start(lfd, ring, deny, serr, serrcap);
 	else
 		snprintf(serr, serrcap, "seccomp user notification is not available here (%s%s)",
-			 strerror(-lfd),
-			 lfd == -EBUSY ? ": already under a seccomp listener, e.g. denytrace "
-					 "inside denytrace"
-				       : "");
+		         strerror(-lfd),
+		         lfd == -EBUSY ? ": already under a seccomp listener, e.g. denytrace "
+		                         "inside denytrace"
+		                       : "");
 	return sup;
 }
 
@@ -679,7 +681,9 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 			return dt_fail(DT_EXIT_INTERNAL, "run: --deny cannot work: %s", serr);
 		}
 		if (!sup)
-			fprintf(stderr, "denytrace: exec coverage off: %s; carrying on without it.\n", serr);
+			fprintf(stderr,
+			        "denytrace: exec coverage off: %s; carrying on without it.\n",
+			        serr);
 	}
 	if (!sup)
 		run_note_setid_command(&rr->ring, cmd, pid);
@@ -702,8 +706,8 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	if (sup)
 		run_wait_supervisor(sup);
 	if (got == (ssize_t)sizeof(exec_err)) {
-		dt_fail(exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC, "cannot run '%s': %s",
-			cmd[0], strerror(exec_err));
+		dt_fail(exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC,
+		        "cannot run '%s': %s", cmd[0], strerror(exec_err));
 		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
 	}
 	if (!o->quiet && !dt_ring_intact(&rr->ring))

@@ -66,12 +66,11 @@ int dt_landlock_confine_writes(const char *dir)
 	return 0;
 }
 
-int dt_bwrap_try(const char *bwrap, const char *workdir, int timeout_ms, char *err,
-                 size_t errcap)
+int dt_bwrap_try(const char *bwrap, const char *workdir, int timeout_ms, char *err, size_t errcap)
 {
 	const char *plain[] = {bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "true", NULL};
-	const char *work[] = {bwrap,   "--ro-bind", "/",     "/",      "--bind", workdir,
-	                      workdir, "--dev",     "/dev",  "--proc", "/proc",  "--chdir",
-	                      workdir, "--",        "true",  NULL};
+	const char *work[] = {bwrap,   "--ro-bind", "/",    "/",      "--bind", workdir,
+	                      workdir, "--dev",     "/dev", "--proc", "/proc",  "--chdir",
+	                      workdir, "--",        "true", NULL};
 	return dt_capture(workdir ? work : plain, NULL, timeout_ms, NULL, 0, err, errcap);
 }

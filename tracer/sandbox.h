@@ -19,7 +19,6 @@ int dt_landlock_confine_writes(const char *dir);
  * /dev; with workdir also workdir writable, /proc, and workdir as cwd.
  * Returns bwrap's exit status (0: a sandbox was made), -1 when it could not
  * start, -2 on timeout; its stderr goes to err (may be NULL). */
-int dt_bwrap_try(const char *bwrap, const char *workdir, int timeout_ms, char *err,
-                 size_t errcap);
+int dt_bwrap_try(const char *bwrap, const char *workdir, int timeout_ms, char *err, size_t errcap);
 
 #endif

@@ -25,7 +25,8 @@ struct dt_sc {
 };
 
 #define DT_SC(...) +1
-enum { DT_NSYSCALLS = 0
+enum {
+	DT_NSYSCALLS = 0
 #include "syscalls.def"
 };
 #undef DT_SC

@@ -248,8 +248,8 @@ static int soak_keep_file(const char *src, const char *dst)
 int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *dir)
 {
 	if (o->keep && mkdir(o->keep, 0755) < 0 && errno != EEXIST)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot create --keep directory %s: %s", o->keep,
-		               strerror(errno));
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot create --keep directory %s: %s",
+		               o->keep, strerror(errno));
 	if (!o->have_seed) {
 		if (getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
 			o->seed = (uint64_t)time(NULL);

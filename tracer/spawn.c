@@ -131,7 +131,8 @@ int dt_capture(const char *const *argv, const char *const *env, int timeout_ms, 
 		close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
 		return -1;
 	}
-	struct dt_spawn sp = {(char *const *)argv, NULL, env, -2, po[1], pe[1], NULL, 1, 0, ex[1], NULL};
+	struct dt_spawn sp = {
+	    (char *const *)argv, NULL, env, -2, po[1], pe[1], NULL, 1, 0, ex[1], NULL};
 	pid_t pid = dt_spawn(&sp);
 	if (pid < 0) {
 		close(po[0]), close(po[1]), close(pe[0]), close(pe[1]), close(ex[0]), close(ex[1]);

@@ -23,8 +23,8 @@
 #include "envfilter.h"
 #include "pathnorm.h"
 #include "ring.h"
-#include "secrets.h"
 #include "seccomp_int.h"
+#include "secrets.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
@@ -414,8 +414,8 @@ static int dt_exec_argv(const struct dt_target *t, uint64_t argv_p, char *argv, 
  * into envs, recorded like a process record's (never a secret), so that
  * the report can derive Codex, Hermes and hcom roots from any exec of the
  * tree, even one the probe cannot enter. Returns 1 when LD_PRELOAD is set. */
-static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload,
-                       size_t preloadcap, char *envs, size_t envscap, size_t *envslen)
+static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload, size_t preloadcap,
+                       char *envs, size_t envscap, size_t *envslen)
 {
 	int have_preload = 0;
 	size_t envlen = 0;

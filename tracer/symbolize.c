@@ -29,11 +29,11 @@ struct dt_cached_module {
 	struct dt_file_identity identity;
 	/* One Dwfl per module: every file is reported at its own link-time
 	 * addresses, so modules would overlap inside a shared Dwfl. */
-	Dwfl *dwfl;         /* NULL for a file known not to be usable ELF */
+	Dwfl *dwfl; /* NULL for a file known not to be usable ELF */
 	Dwfl_Module *module;
-	uint64_t last_use;  /* symbolizer->use_clock value at the last lookup */
-	uint64_t open_id;   /* unique per open, so memo entries of a closed or
-			     * reopened module can never match again */
+	uint64_t last_use; /* symbolizer->use_clock value at the last lookup */
+	uint64_t open_id;  /* unique per open, so memo entries of a closed or
+	                    * reopened module can never match again */
 };
 
 /* dwfl_module_addrinfo scans the whole symbol table on every call (~0.1 ms
@@ -60,26 +60,26 @@ struct dt_symbolizer {
  * consults debuginfod when the user has set DEBUGINFOD_URLS). */
 static char *debuginfo_path;
 static Dwfl_Callbacks offline_callbacks = {
-	.debuginfo_path = &debuginfo_path,
+    .debuginfo_path = &debuginfo_path,
 };
 
 /* libdw is opened on the first symbolizer, not linked: linking it (with
  * libelf and four compression libraries behind it) cost every `denytrace
  * run` about 2 ms of start-up, and only show and evidence symbolize. The
  * headers still give each function's type. */
-#define DT_DW_FUNCS(X)                                                                        \
-	X(dwfl_begin)                                                                         \
-	X(dwfl_end)                                                                           \
-	X(dwfl_report_elf)                                                                    \
-	X(dwfl_report_end)                                                                    \
-	X(dwfl_module_getelf)                                                                 \
-	X(dwfl_module_addrinfo)                                                               \
-	X(dwfl_module_getsrc)                                                                 \
-	X(dwfl_lineinfo)                                                                      \
-	X(dwfl_build_id_find_elf)                                                             \
-	X(dwfl_standard_find_debuginfo)                                                       \
-	X(dwfl_offline_section_address)                                                       \
-	X(elf_getphdrnum)                                                                     \
+#define DT_DW_FUNCS(X)                                                                             \
+	X(dwfl_begin)                                                                              \
+	X(dwfl_end)                                                                                \
+	X(dwfl_report_elf)                                                                         \
+	X(dwfl_report_end)                                                                         \
+	X(dwfl_module_getelf)                                                                      \
+	X(dwfl_module_addrinfo)                                                                    \
+	X(dwfl_module_getsrc)                                                                      \
+	X(dwfl_lineinfo)                                                                           \
+	X(dwfl_build_id_find_elf)                                                                  \
+	X(dwfl_standard_find_debuginfo)                                                            \
+	X(dwfl_offline_section_address)                                                            \
+	X(elf_getphdrnum)                                                                          \
 	X(gelf_getphdr)
 
 static struct {
@@ -99,8 +99,8 @@ static int dt_dw_load(void)
 	void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return 0;
-#define DT_DW_SYM(f)                                                                          \
-	if (!(dw.f = (__typeof__(f) *)dlsym(h, #f)))                                          \
+#define DT_DW_SYM(f)                                                                               \
+	if (!(dw.f = (__typeof__(f) *)dlsym(h, #f)))                                               \
 		return 0;
 	DT_DW_FUNCS(DT_DW_SYM)
 #undef DT_DW_SYM
@@ -275,8 +275,8 @@ static bool file_offset_to_vaddr(Elf *elf, uint64_t file_offset, GElf_Addr *vadd
 	return false;
 }
 
-static struct dt_symbol_memo_entry *memo_slot(struct dt_symbolizer *symbolizer,
-					      uint64_t open_id, uint64_t file_offset)
+static struct dt_symbol_memo_entry *memo_slot(struct dt_symbolizer *symbolizer, uint64_t open_id,
+                                              uint64_t file_offset)
 {
 	/* Fibonacci hashing spreads nearby offsets and modules across slots. */
 	uint64_t hash = (file_offset ^ (open_id << 40)) * 0x9e3779b97f4a7c15ull;
@@ -286,7 +286,7 @@ static struct dt_symbol_memo_entry *memo_slot(struct dt_symbolizer *symbolizer,
 _Static_assert(DT_SYMBOL_MEMO_SLOTS == 1 << 10, "memo_slot takes the top 10 hash bits");
 
 static void symbolize_in_module(struct dt_cached_module *cached, uint64_t file_offset,
-				struct dt_symbol *out)
+                                struct dt_symbol *out)
 {
 	GElf_Addr bias;
 	Elf *elf = dw.dwfl_module_getelf(cached->module, &bias);
@@ -299,8 +299,8 @@ static void symbolize_in_module(struct dt_cached_module *cached, uint64_t file_o
 
 	GElf_Off symbol_offset = 0;
 	GElf_Sym symbol;
-	const char *func = dw.dwfl_module_addrinfo(cached->module, address, &symbol_offset,
-						&symbol, NULL, NULL, NULL);
+	const char *func = dw.dwfl_module_addrinfo(cached->module, address, &symbol_offset, &symbol,
+	                                           NULL, NULL, NULL);
 	if (func != NULL) {
 		copy_string(out->func, sizeof(out->func), func);
 		out->func_off = symbol_offset;
@@ -319,8 +319,8 @@ static void symbolize_in_module(struct dt_cached_module *cached, uint64_t file_o
 	}
 }
 
-int dt_symbolize(struct dt_symbolizer *symbolizer, const char *module_path,
-		 uint64_t file_offset, struct dt_symbol *out)
+int dt_symbolize(struct dt_symbolizer *symbolizer, const char *module_path, uint64_t file_offset,
+                 struct dt_symbol *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (symbolizer == NULL || module_path == NULL)

@@ -41,7 +41,7 @@ void dt_symbolizer_free(struct dt_symbolizer *symbolizer);
  *
  * Opened modules are cached per path; a cached module is reopened when the
  * file on disk changes (device, inode, size or mtime differ). */
-int dt_symbolize(struct dt_symbolizer *symbolizer, const char *module_path,
-		 uint64_t file_offset, struct dt_symbol *out);
+int dt_symbolize(struct dt_symbolizer *symbolizer, const char *module_path, uint64_t file_offset,
+                 struct dt_symbol *out);
 
 #endif

@@ -21,21 +21,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 /*
  * TOML forbids reopening or extending a table depending on how it came to
  * exist. The public struct has no room for that, but a table never uses its
  * integer or boolean fields, so they carry a table id (for the key index)
  * and the origin flags while parsing, and are zeroed before returning.
  */
-#define table_id(t)	((t)->i)
-#define table_origin(t)	((t)->b)
+#define table_id(t) ((t)->i)
+#define table_origin(t) ((t)->b)
 
 enum table_origin {
-	TABLE_IMPLICIT = 0,	/* only named as a prefix of a [header] */
-	TABLE_HEADER = 1,	/* has had its own [header] */
-	TABLE_DOTTED = 2,	/* created by a dotted key: a.b = 1 */
-	TABLE_INLINE = 4,	/* written as { ... }, closed to additions */
+	TABLE_IMPLICIT = 0, /* only named as a prefix of a [header] */
+	TABLE_HEADER = 1,   /* has had its own [header] */
+	TABLE_DOTTED = 2,   /* created by a dotted key: a.b = 1 */
+	TABLE_INLINE = 4,   /* written as { ... }, closed to additions */
 };
 
 /*
@@ -46,13 +45,13 @@ enum table_origin {
  */
 struct key_slot {
 	uint64_t hash;
-	uint32_t table;	/* 0 marks an empty slot; ids start at 1 */
+	uint32_t table; /* 0 marks an empty slot; ids start at 1 */
 	uint32_t entry;
 };
 
 struct key_index {
 	struct key_slot *slots;
-	size_t cap;	/* power of two, or 0 */
+	size_t cap; /* power of two, or 0 */
 	size_t used;
 };
 
@@ -97,8 +96,8 @@ static void vreport(struct parser *p, int line, const char *fmt, va_list ap)
 		vsnprintf(p->err + used, p->errlen - used, fmt, ap);
 }
 
-__attribute__((format(printf, 3, 4)))
-static bool fail_at(struct parser *p, int line, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static bool fail_at(struct parser *p, int line,
+                                                          const char *fmt, ...)
 {
 	va_list ap;
 
@@ -108,8 +107,7 @@ static bool fail_at(struct parser *p, int line, const char *fmt, ...)
 	return false;
 }
 
-__attribute__((format(printf, 2, 3)))
-static bool fail(struct parser *p, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static bool fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -177,8 +175,7 @@ static int peek(const struct parser *p)
 
 static int peek_at(const struct parser *p, size_t off)
 {
-	return (size_t)(p->end - p->cur) > off ?
-	       (unsigned char)p->cur[off] : -1;
+	return (size_t)(p->end - p->cur) > off ? (unsigned char)p->cur[off] : -1;
 }
 
 static bool looking_at(const struct parser *p, const char *s)
@@ -195,8 +192,8 @@ static bool is_digit(int c)
 
 static bool is_bare_key_char(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	       is_digit(c) || c == '_' || c == '-';
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' ||
+	       c == '-';
 }
 
 static void skip_ws(struct parser *p)
@@ -249,8 +246,7 @@ static bool expect_line_end(struct parser *p, const char *after)
 	skip_comment(p);
 	if (peek(p) < 0 || eat_newline(p))
 		return true;
-	return fail(p, "expected end of line after %s, found %s", after,
-		    shown_char(peek(p), cbuf));
+	return fail(p, "expected end of line after %s, found %s", after, shown_char(peek(p), cbuf));
 }
 
 /* Length of the UTF-8 sequence at s, or 0 if it is not well-formed
@@ -312,13 +308,13 @@ static bool validate_input(struct parser *p)
 				i++;
 				continue;
 			}
-			return fail_at(p, line,
-				       "carriage return not followed by a newline");
+			return fail_at(p, line, "carriage return not followed by a newline");
 		}
 		if ((c < 0x20 && c != '\t') || c == 0x7F)
-			return fail_at(p, line,
-				       "control character U+%04X is not allowed (inside strings, escape it)",
-				       c);
+			return fail_at(
+			    p, line,
+			    "control character U+%04X is not allowed (inside strings, escape it)",
+			    c);
 		seq = utf8_sequence_length(s + i, len - i);
 		if (!seq)
 			return fail_at(p, line, "invalid UTF-8");
@@ -412,8 +408,7 @@ static int hex_value(int c)
 	return -1;
 }
 
-static bool parse_unicode_escape(struct parser *p, struct strbuf *sb,
-				 char kind, int digits)
+static bool parse_unicode_escape(struct parser *p, struct strbuf *sb, char kind, int digits)
 {
 	uint32_t cp = 0;
 	int i;
@@ -422,14 +417,13 @@ static bool parse_unicode_escape(struct parser *p, struct strbuf *sb,
 		int h = hex_value(peek(p));
 
 		if (h < 0)
-			return fail(p, "\\%c escape needs exactly %d hexadecimal digits",
-				    kind, digits);
+			return fail(p, "\\%c escape needs exactly %d hexadecimal digits", kind,
+			            digits);
 		cp = cp * 16 + (uint32_t)h;
 		p->cur++;
 	}
 	if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return fail(p, "\\%c%0*X is not a Unicode scalar value", kind,
-			    digits, cp);
+		return fail(p, "\\%c%0*X is not a Unicode scalar value", kind, digits, cp);
 	/* Values are handed out as C strings; an embedded NUL would silently
 	 * cut them short, which for a path is worse than refusing. */
 	if (cp == 0)
@@ -445,13 +439,27 @@ static bool parse_escape(struct parser *p, struct strbuf *sb)
 	char plain;
 
 	switch (c) {
-	case 'b': plain = '\b'; break;
-	case 't': plain = '\t'; break;
-	case 'n': plain = '\n'; break;
-	case 'f': plain = '\f'; break;
-	case 'r': plain = '\r'; break;
-	case '"': plain = '"'; break;
-	case '\\': plain = '\\'; break;
+	case 'b':
+		plain = '\b';
+		break;
+	case 't':
+		plain = '\t';
+		break;
+	case 'n':
+		plain = '\n';
+		break;
+	case 'f':
+		plain = '\f';
+		break;
+	case 'r':
+		plain = '\r';
+		break;
+	case '"':
+		plain = '"';
+		break;
+	case '\\':
+		plain = '\\';
+		break;
 	case 'u':
 		p->cur++;
 		return parse_unicode_escape(p, sb, 'u', 4);
@@ -460,7 +468,7 @@ static bool parse_escape(struct parser *p, struct strbuf *sb)
 		return parse_unicode_escape(p, sb, 'U', 8);
 	default:
 		return fail(p, "invalid escape sequence: backslash followed by %s",
-			    shown_char(c, cbuf));
+		            shown_char(c, cbuf));
 	}
 	p->cur++;
 	return sb_putc(p, sb, plain);
@@ -533,8 +541,7 @@ static bool skip_line_ending_backslash(struct parser *p)
  * quotes may sit right before the closing delimiter and belong to the
  * content, which is why a run of quotes is measured as a whole.
  */
-static bool parse_multiline_string(struct parser *p, struct strbuf *sb,
-				   char quote)
+static bool parse_multiline_string(struct parser *p, struct strbuf *sb, char quote)
 {
 	int start_line = p->line;
 
@@ -545,8 +552,7 @@ static bool parse_multiline_string(struct parser *p, struct strbuf *sb,
 		int c = peek(p);
 
 		if (c < 0)
-			return fail_at(p, start_line,
-				       "unterminated multi-line string");
+			return fail_at(p, start_line, "unterminated multi-line string");
 		if (c == quote) {
 			size_t run = 0;
 
@@ -632,14 +638,12 @@ static size_t grown_capacity(size_t n)
 	return n ? n * 2 : 4;
 }
 
-static bool array_push(struct parser *p, struct toml_value *arr,
-		       struct toml_value *item)
+static bool array_push(struct parser *p, struct toml_value *arr, struct toml_value *item)
 {
 	if (buffer_full(arr->n)) {
 		struct toml_value *items;
 
-		items = realloc(arr->items,
-				grown_capacity(arr->n) * sizeof(*items));
+		items = realloc(arr->items, grown_capacity(arr->n) * sizeof(*items));
 		if (!items)
 			return fail_oom(p);
 		arr->items = items;
@@ -648,8 +652,7 @@ static bool array_push(struct parser *p, struct toml_value *arr,
 	return true;
 }
 
-static void table_init(struct parser *p, struct toml_value *t, int line,
-		       int origin)
+static void table_init(struct parser *p, struct toml_value *t, int line, int origin)
 {
 	memset(t, 0, sizeof(*t));
 	t->type = TOML_TABLE;
@@ -673,9 +676,8 @@ static uint64_t key_hash(uint32_t table, const char *key)
 	return h;
 }
 
-static struct toml_value *table_find(const struct parser *p,
-				     const struct toml_value *t,
-				     const char *key)
+static struct toml_value *table_find(const struct parser *p, const struct toml_value *t,
+                                     const char *key)
 {
 	const struct key_index *ix = &p->index;
 	uint32_t id = (uint32_t)table_id(t);
@@ -690,14 +692,12 @@ static struct toml_value *table_find(const struct parser *p,
 
 		if (!s->table)
 			return NULL;
-		if (s->table == id && s->hash == h &&
-		    !strcmp(t->keys[s->entry], key))
+		if (s->table == id && s->hash == h && !strcmp(t->keys[s->entry], key))
 			return &t->vals[s->entry];
 	}
 }
 
-static bool index_add(struct parser *p, uint32_t table, uint32_t entry,
-		      uint64_t h)
+static bool index_add(struct parser *p, uint32_t table, uint32_t entry, uint64_t h)
 {
 	struct key_index *ix = &p->index;
 	size_t i;
@@ -736,8 +736,7 @@ static bool index_add(struct parser *p, uint32_t table, uint32_t entry,
  * its zeroed value slot. The caller has already checked that the key is
  * new. The returned pointer is only good until t gains another entry.
  */
-static struct toml_value *table_add(struct parser *p, struct toml_value *t,
-				    char *key)
+static struct toml_value *table_add(struct parser *p, struct toml_value *t, char *key)
 {
 	uint32_t id = (uint32_t)table_id(t);
 	struct toml_value *slot;
@@ -770,12 +769,18 @@ static struct toml_value *table_add(struct parser *p, struct toml_value *t,
 static const char *type_name(enum toml_type type)
 {
 	switch (type) {
-	case TOML_STRING: return "a string";
-	case TOML_INT: return "an integer";
-	case TOML_BOOL: return "a boolean";
-	case TOML_ARRAY: return "an array";
-	case TOML_TABLE: return "a table";
-	case TOML_FLOAT: return "a float";
+	case TOML_STRING:
+		return "a string";
+	case TOML_INT:
+		return "an integer";
+	case TOML_BOOL:
+		return "a boolean";
+	case TOML_ARRAY:
+		return "an array";
+	case TOML_TABLE:
+		return "a table";
+	case TOML_FLOAT:
+		return "a float";
 	}
 	return "a value";
 }
@@ -783,8 +788,7 @@ static const char *type_name(enum toml_type type)
 static bool check_depth(struct parser *p, int depth)
 {
 	if (depth > TOML_MAX_DEPTH)
-		return fail(p, "nesting deeper than %d levels is not supported",
-			    TOML_MAX_DEPTH);
+		return fail(p, "nesting deeper than %d levels is not supported", TOML_MAX_DEPTH);
 	return true;
 }
 
@@ -801,15 +805,14 @@ static void key_path_free(struct key_path *k)
 
 static bool parse_simple_key(struct parser *p, char **out)
 {
-	struct strbuf sb = { 0 };
+	struct strbuf sb = {0};
 	char cbuf[16];
 	int c = peek(p);
 
 	if (c == '"' || c == '\'') {
 		if (looking_at(p, "\"\"\"") || looking_at(p, "'''"))
 			return fail(p, "a multi-line string cannot be a key");
-		if (!(c == '"' ? parse_basic_string(p, &sb)
-			       : parse_literal_string(p, &sb))) {
+		if (!(c == '"' ? parse_basic_string(p, &sb) : parse_literal_string(p, &sb))) {
 			sb_free(&sb);
 			return false;
 		}
@@ -836,8 +839,7 @@ static bool parse_key(struct parser *p, struct key_path *k)
 		skip_ws(p);
 		if (k->n == TOML_MAX_DEPTH) {
 			key_path_free(k);
-			return fail(p, "key has more than %d dotted parts",
-				    TOML_MAX_DEPTH);
+			return fail(p, "key has more than %d dotted parts", TOML_MAX_DEPTH);
 		}
 		if (!parse_simple_key(p, &k->parts[k->n])) {
 			key_path_free(k);
@@ -854,8 +856,7 @@ static bool parse_key(struct parser *p, struct key_path *k)
 /* ---- values ----------------------------------------------------------- */
 
 static bool parse_value(struct parser *p, struct toml_value *out, int depth);
-static bool parse_keyval(struct parser *p, struct toml_value *table,
-			 int depth);
+static bool parse_keyval(struct parser *p, struct toml_value *table, int depth);
 
 static bool parse_array(struct parser *p, struct toml_value *arr, int depth)
 {
@@ -866,7 +867,7 @@ static bool parse_array(struct parser *p, struct toml_value *arr, int depth)
 	arr->line = open_line;
 	p->cur++;
 	for (;;) {
-		struct toml_value item = { 0 };
+		struct toml_value item = {0};
 		int c;
 
 		skip_blank(p);
@@ -891,8 +892,7 @@ static bool parse_array(struct parser *p, struct toml_value *arr, int depth)
 			break;
 		if (c < 0)
 			goto unterminated;
-		fail(p, "expected ',' or ']' after array item, found %s",
-		     shown_char(c, cbuf));
+		fail(p, "expected ',' or ']' after array item, found %s", shown_char(c, cbuf));
 		goto failed;
 	}
 	p->cur++;
@@ -915,8 +915,7 @@ static bool inline_table_ws(struct parser *p)
 	return true;
 }
 
-static bool parse_inline_table(struct parser *p, struct toml_value *t,
-			       int depth)
+static bool parse_inline_table(struct parser *p, struct toml_value *t, int depth)
 {
 	int open_line = p->line;
 	char cbuf[16];
@@ -966,8 +965,7 @@ enum decimal_status {
 	DECIMAL_OUT_OF_RANGE,
 };
 
-static enum decimal_status parse_decimal(const char *s, size_t len,
-					 long long *out)
+static enum decimal_status parse_decimal(const char *s, size_t len, long long *out)
 {
 	unsigned long long magnitude = 0, limit = LLONG_MAX;
 	bool negative = false, after_underscore = false;
@@ -1004,8 +1002,8 @@ static enum decimal_status parse_decimal(const char *s, size_t len,
 		magnitude = magnitude * 10 + digit;
 	}
 	if (negative)
-		*out = magnitude > (unsigned long long)LLONG_MAX ?
-		       LLONG_MIN : -(long long)magnitude;
+		*out =
+		    magnitude > (unsigned long long)LLONG_MAX ? LLONG_MIN : -(long long)magnitude;
 	else
 		*out = (long long)magnitude;
 	return DECIMAL_OK;
@@ -1018,8 +1016,8 @@ static bool token_is(const char *s, size_t len, const char *word)
 
 static bool looks_like_date_or_time(const char *s, size_t len)
 {
-	if (len >= 5 && is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) &&
-	    is_digit(s[3]) && s[4] == '-')
+	if (len >= 5 && is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) &&
+	    s[4] == '-')
 		return true;
 	return len >= 3 && is_digit(s[0]) && is_digit(s[1]) && s[2] == ':';
 }
@@ -1051,7 +1049,8 @@ static bool parse_float(const char *s, size_t len, double *out)
 	if (s[i] == '+' || s[i] == '-')
 		buf[o++] = s[i++];
 	if (token_is(s + i, len - i, "inf") || token_is(s + i, len - i, "nan")) {
-		*out = s[i] == 'i' ? (s[0] == '-' ? -__builtin_inf() : __builtin_inf()) : __builtin_nan("");
+		*out = s[i] == 'i' ? (s[0] == '-' ? -__builtin_inf() : __builtin_inf())
+		                   : __builtin_nan("");
 		return true;
 	}
 	int digits = 0, seen_dot = 0, seen_exp = 0, exp_digits = 0, frac_digits = 0;
@@ -1075,7 +1074,8 @@ static bool parse_float(const char *s, size_t len, double *out)
 				return false;
 			seen_dot = 1;
 			buf[o++] = c;
-		} else if ((c == 'e' || c == 'E') && !seen_exp && digits && (!seen_dot || frac_digits)) {
+		} else if ((c == 'e' || c == 'E') && !seen_exp && digits &&
+		           (!seen_dot || frac_digits)) {
 			seen_exp = 1;
 			buf[o++] = 'e';
 			if (i + 1 < len && (s[i + 1] == '+' || s[i + 1] == '-'))
@@ -1120,8 +1120,7 @@ static bool parse_bare_value(struct parser *p, struct toml_value *out)
 		p->cur++;
 	len = p->cur - s;
 	if (!len)
-		return fail(p, "expected a value, found %s",
-			    shown_char(peek(p), cbuf));
+		return fail(p, "expected a value, found %s", shown_char(peek(p), cbuf));
 	if (token_is(s, len, "true") || token_is(s, len, "false")) {
 		out->type = TOML_BOOL;
 		out->b = s[0] == 't';
@@ -1133,21 +1132,21 @@ static bool parse_bare_value(struct parser *p, struct toml_value *out)
 		return true;
 	case DECIMAL_LEADING_ZERO:
 		return fail(p, "invalid integer '%.*s': leading zeros are not allowed",
-			    len > 40 ? 40 : (int)len, s);
+		            len > 40 ? 40 : (int)len, s);
 	case DECIMAL_BAD_UNDERSCORE:
 		return fail(p, "invalid integer '%.*s': '_' must sit between digits",
-			    len > 40 ? 40 : (int)len, s);
+		            len > 40 ? 40 : (int)len, s);
 	case DECIMAL_OUT_OF_RANGE:
-		return fail(p, "integer '%.*s' does not fit in 64 bits",
-			    len > 40 ? 40 : (int)len, s);
+		return fail(p, "integer '%.*s' does not fit in 64 bits", len > 40 ? 40 : (int)len,
+		            s);
 	case DECIMAL_NOT_INTEGER:
 		break;
 	}
 	/* Classify on the whole token, quote at most 40 bytes of it. */
 	shown = len > 40 ? 40 : (int)len;
 	if (looks_like_date_or_time(s, len))
-		return fail(p, "unsupported value '%.*s': dates and times are not supported",
-			    shown, s);
+		return fail(p, "unsupported value '%.*s': dates and times are not supported", shown,
+		            s);
 	if (looks_like_float(s, len)) {
 		if (!parse_float(s, len, &out->f))
 			return fail(p, "invalid float '%.*s'", shown, s);
@@ -1156,9 +1155,8 @@ static bool parse_bare_value(struct parser *p, struct toml_value *out)
 	}
 	if (looks_like_radix_integer(s, len))
 		return fail(p, "unsupported value '%.*s': only decimal integers are supported",
-			    shown, s);
-	return fail(p, "invalid value '%.*s' (strings must be quoted)",
-		    shown, s);
+		            shown, s);
+	return fail(p, "invalid value '%.*s' (strings must be quoted)", shown, s);
 }
 
 /* depth is the nesting level the value would have if it is an array or a
@@ -1170,7 +1168,7 @@ static bool parse_value(struct parser *p, struct toml_value *out, int depth)
 	memset(out, 0, sizeof(*out));
 	out->line = p->line;
 	if (c == '"' || c == '\'') {
-		struct strbuf sb = { 0 };
+		struct strbuf sb = {0};
 
 		if (!parse_string(p, &sb)) {
 			sb_free(&sb);
@@ -1185,8 +1183,7 @@ static bool parse_value(struct parser *p, struct toml_value *out, int depth)
 	if (c == '[' || c == '{') {
 		if (!check_depth(p, depth))
 			return false;
-		return c == '[' ? parse_array(p, out, depth)
-				: parse_inline_table(p, out, depth);
+		return c == '[' ? parse_array(p, out, depth) : parse_inline_table(p, out, depth);
 	}
 	return parse_bare_value(p, out);
 }
@@ -1197,8 +1194,7 @@ static bool parse_value(struct parser *p, struct toml_value *out, int depth)
  * them to add to a table that has (or will get) its own [header] or was
  * written inline.
  */
-static bool parse_keyval(struct parser *p, struct toml_value *table,
-			 int depth)
+static bool parse_keyval(struct parser *p, struct toml_value *table, int depth)
 {
 	struct toml_value *t = table, *slot, value;
 	char kbuf[SHOWN_KEY_MAX + 4], cbuf[16];
@@ -1209,8 +1205,7 @@ static bool parse_keyval(struct parser *p, struct toml_value *table,
 	if (!parse_key(p, &k))
 		return false;
 	if (peek(p) != '=') {
-		fail(p, "expected '=' after key, found %s",
-		     shown_char(peek(p), cbuf));
+		fail(p, "expected '=' after key, found %s", shown_char(peek(p), cbuf));
 		goto failed;
 	}
 	p->cur++;
@@ -1228,14 +1223,14 @@ static bool parse_keyval(struct parser *p, struct toml_value *table,
 			table_init(p, next, line, TABLE_DOTTED);
 		} else if (next->type != TOML_TABLE) {
 			fail_at(p, line, "key '%s' is already %s, not a table",
-				shown_key(k.parts[i], kbuf),
-				type_name(next->type));
+			        shown_key(k.parts[i], kbuf), type_name(next->type));
 			goto failed;
 		} else if (table_origin(next) != TABLE_DOTTED) {
-			fail_at(p, line, "cannot add keys to table '%s' with a dotted key: it is defined %s",
-				shown_key(k.parts[i], kbuf),
-				table_origin(next) & TABLE_INLINE ?
-				"inline" : "by a [table] header");
+			fail_at(p, line,
+			        "cannot add keys to table '%s' with a dotted key: it is defined %s",
+			        shown_key(k.parts[i], kbuf),
+			        table_origin(next) & TABLE_INLINE ? "inline"
+			                                          : "by a [table] header");
 			goto failed;
 		}
 		t = next;
@@ -1269,7 +1264,7 @@ failed:
  * not already have been defined by a header or by dotted keys.
  */
 static bool parse_table_header(struct parser *p, struct toml_value *root,
-			       struct toml_value **current, int *current_depth)
+                               struct toml_value **current, int *current_depth)
 {
 	char kbuf[SHOWN_KEY_MAX + 4], cbuf[16];
 	struct toml_value *t = root;
@@ -1298,11 +1293,10 @@ static bool parse_table_header(struct parser *p, struct toml_value *root,
 			k.parts[i] = NULL;
 			if (!next)
 				goto failed;
-			table_init(p, next, line,
-				   last ? TABLE_HEADER : TABLE_IMPLICIT);
+			table_init(p, next, line, last ? TABLE_HEADER : TABLE_IMPLICIT);
 		} else if (next->type != TOML_TABLE) {
-			fail(p, "key '%s' is already %s, not a table",
-			     shown_key(k.parts[i], kbuf), type_name(next->type));
+			fail(p, "key '%s' is already %s, not a table", shown_key(k.parts[i], kbuf),
+			     type_name(next->type));
 			goto failed;
 		} else if (table_origin(next) & TABLE_INLINE) {
 			fail(p, "table '%s' is defined inline and cannot be extended",
@@ -1343,11 +1337,10 @@ static bool parse_document(struct parser *p, struct toml_value *root)
 		if (peek(p) < 0)
 			return true;
 		if (peek(p) == '[') {
-			if (!parse_table_header(p, root, &current,
-						&current_depth))
+			if (!parse_table_header(p, root, &current, &current_depth))
 				return false;
 		} else if (!parse_keyval(p, current, current_depth) ||
-			   !expect_line_end(p, "value")) {
+		           !expect_line_end(p, "value")) {
 			return false;
 		}
 	}
@@ -1369,8 +1362,7 @@ static void scrub(struct toml_value *v)
 	}
 }
 
-static void parser_init(struct parser *p, const char *text, size_t len,
-			char *err, size_t errlen)
+static void parser_init(struct parser *p, const char *text, size_t len, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	/* Even empty input gets a real pointer: NULL + 0 is not valid C. */
@@ -1386,15 +1378,13 @@ static void parser_init(struct parser *p, const char *text, size_t len,
 static bool check_size(struct parser *p, size_t len)
 {
 	if (len > TOML_MAX_INPUT)
-		return fail_at(p, 0, "input is larger than %u bytes",
-			       TOML_MAX_INPUT);
+		return fail_at(p, 0, "input is larger than %u bytes", TOML_MAX_INPUT);
 	return true;
 }
 
 /* ---- public API ------------------------------------------------------- */
 
-struct toml_value *toml_parse(const char *text, size_t len, char *err,
-			      size_t errlen)
+struct toml_value *toml_parse(const char *text, size_t len, char *err, size_t errlen)
 {
 	struct toml_value *root;
 	struct parser p;
@@ -1423,8 +1413,7 @@ struct toml_value *toml_parse(const char *text, size_t len, char *err,
 	return root;
 }
 
-struct toml_value *toml_parse_value(const char *text, char *err,
-				    size_t errlen)
+struct toml_value *toml_parse_value(const char *text, char *err, size_t errlen)
 {
 	struct toml_value *value;
 	struct parser p;
@@ -1452,7 +1441,7 @@ struct toml_value *toml_parse_value(const char *text, char *err,
 		skip_blank(&p);
 		if (peek(&p) >= 0) {
 			ok = fail(&p, "expected end of input after the value, found %s",
-				  shown_char(peek(&p), cbuf));
+			          shown_char(peek(&p), cbuf));
 			value_clear(value);
 		}
 	}
@@ -1467,8 +1456,7 @@ struct toml_value *toml_parse_value(const char *text, char *err,
 
 /* Reads a whole file, refusing to hold more than TOML_MAX_INPUT bytes even
  * when the size is unknown up front (pipes, /proc). */
-static char *read_file(const char *path, size_t *out_len, char *err,
-		       size_t errlen)
+static char *read_file(const char *path, size_t *out_len, char *err, size_t errlen)
 {
 	size_t len = 0, cap = 64 * 1024;
 	const char *why = NULL;
@@ -1509,8 +1497,8 @@ static char *read_file(const char *path, size_t *out_len, char *err,
 				errno = EFBIG;
 				goto error;
 			}
-			cap = cap * 2 > (size_t)TOML_MAX_INPUT + 1 ?
-			      (size_t)TOML_MAX_INPUT + 1 : cap * 2;
+			cap = cap * 2 > (size_t)TOML_MAX_INPUT + 1 ? (size_t)TOML_MAX_INPUT + 1
+			                                           : cap * 2;
 			bigger = realloc(buf, cap);
 			if (!bigger) {
 				errno = ENOMEM;
@@ -1579,8 +1567,7 @@ void toml_free(struct toml_value *root)
 	free(root);
 }
 
-const struct toml_value *toml_table_get(const struct toml_value *t,
-					const char *key)
+const struct toml_value *toml_table_get(const struct toml_value *t, const char *key)
 {
 	size_t k;
 

@@ -51,8 +51,7 @@ struct toml_value {
  * no line (input too large, out of memory) carry no "line N: " prefix.
  * Table entries keep the order in which their keys first appeared.
  */
-struct toml_value *toml_parse(const char *text, size_t len, char *err,
-			      size_t errlen);
+struct toml_value *toml_parse(const char *text, size_t len, char *err, size_t errlen);
 
 /* As toml_parse(), reading the file at path; err also covers I/O errors,
  * which are reported as "PATH: reason". Opening never waits for a FIFO's
@@ -75,8 +74,7 @@ void toml_free(struct toml_value *root);
 
 /* Returns the value stored under key in table t, or NULL if t is NULL, not a
  * table, or has no such key. */
-const struct toml_value *toml_table_get(const struct toml_value *t,
-					const char *key);
+const struct toml_value *toml_table_get(const struct toml_value *t, const char *key);
 
 /*
  * Walks a path of keys from a table, one key per argument, terminated by
@@ -85,7 +83,6 @@ const struct toml_value *toml_table_get(const struct toml_value *t,
  * finds [projects."/srv/a.b"]. Returns NULL if any step is absent or is not
  * a table; with no keys at all it returns table itself.
  */
-const struct toml_value *toml_get(const struct toml_value *table, ...)
-	__attribute__((sentinel));
+const struct toml_value *toml_get(const struct toml_value *table, ...) __attribute__((sentinel));
 
 #endif /* DENYTRACE_TOML_H */

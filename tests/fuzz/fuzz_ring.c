@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t pos = dt_ring_tail(&r);
 		uint32_t rlen;
 		int guard = 0;
-		while (buf && guard++ < 100000 && dt_ring_next(&r, &pos, buf, &rlen, &st, 0) == DT_NEXT_RECORD) {
+		while (buf && guard++ < 100000 &&
+		       dt_ring_next(&r, &pos, buf, &rlen, &st, 0) == DT_NEXT_RECORD) {
 			struct dt_record rec;
 			if (dt_record_decode(buf, rlen, pos, &rec) == 0)
 				dt_record_free(&rec);

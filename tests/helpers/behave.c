@@ -155,7 +155,8 @@ static void same_temp_files(void)
 	CALL("lutimes ro", lutimes(P(ro, "existing"), NULL));
 	CALL("euidaccess ro W_OK", euidaccess(P(ro, "existing"), W_OK));
 	CALL("eaccess ro W_OK", eaccess(P(ro, "existing"), W_OK));
-	CALL("syscall openat ro", syscall(SYS_openat, AT_FDCWD, P(ro, "new"), O_WRONLY | O_CREAT, 0644));
+	CALL("syscall openat ro",
+	     syscall(SYS_openat, AT_FDCWD, P(ro, "new"), O_WRONLY | O_CREAT, 0644));
 	CALL("syscall bad number", syscall(-1L));
 	errno = EDOM;
 	long pid = syscall(SYS_getpid);

@@ -81,7 +81,8 @@ static int do_calls(const char *op, long n, const char *path, int after_refusal)
 		int fd = open(path, O_RDWR);
 		if (fd < 0)
 			return 1;
-		struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+		struct flock fl = {
+		    .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
 		for (long i = 0; i < n; i++)
 			if (fcntl(fd, F_SETLK, &fl) != 0)
 				return 1;
@@ -146,10 +147,10 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "calls"))
 		return do_calls(argv[2], atol(argv[3]), argc > 4 ? argv[4] : "/dev/null",
-				argc > 5 && !strcmp(argv[5], "after-refusal"));
+		                argc > 5 && !strcmp(argv[5], "after-refusal"));
 	if (argc == 4 && !strcmp(argv[1], "refuse"))
 		return do_refuse(atol(argv[2]), argv[3]);
 	fprintf(stderr, "usage: bench-calls calls OP N [PATH [after-refusal]] | "
-			"bench-calls refuse N PATH\n");
+	                "bench-calls refuse N PATH\n");
 	return 2;
 }

@@ -86,7 +86,7 @@ static void create_ring(const char *path, uint64_t nslots, struct dt_ring *r)
 	if (dt_ring_init(map, len, 0, now_ns(CLOCK_REALTIME), (uint64_t)getpid()) != 0 ||
 	    dt_ring_attach(r, map, len) != 0) {
 		fprintf(stderr, "bench-ring: %llu slots is not a valid ring\n",
-			(unsigned long long)nslots);
+		        (unsigned long long)nslots);
 		exit(1);
 	}
 }
@@ -131,7 +131,8 @@ static void init_frames(void *main_addr)
 		frames[i].module = exe_path;
 		frames[i].offset = 0x1000;
 		if (dladdr(addrs[i], &info) && info.dli_fbase) {
-			frames[i].offset = (uint64_t)((char *)addrs[i] - (char *)info.dli_fbase) + 0x1b;
+			frames[i].offset =
+			    (uint64_t)((char *)addrs[i] - (char *)info.dli_fbase) + 0x1b;
 			if (i < 2 && info.dli_fname && info.dli_fname[0] == '/')
 				frames[i].module = info.dli_fname;
 		}
@@ -155,14 +156,14 @@ static void put_common(struct dt_buf *b, uint64_t pid, const char *comm)
 static void make_path(char *path, size_t len, uint64_t id)
 {
 	int n = snprintf(path, len + 1, "/home/agent/work/proj-%llu/.hermes/kanban/%08llx-",
-			 (unsigned long long)(id % 97), (unsigned long long)id);
+	                 (unsigned long long)(id % 97), (unsigned long long)id);
 	for (size_t i = n > 0 ? (size_t)n : 0; i < len; i++)
 		path[i] = (char)('a' + (id + i) % 26);
 	path[len] = 0;
 }
 
 static uint32_t put_denial(unsigned char *buf, uint32_t cap, uint64_t pid, uint64_t seq,
-			   uint64_t id, size_t plen0, size_t plen1, int with_frames)
+                           uint64_t id, size_t plen0, size_t plen1, int with_frames)
 {
 	char path[2048];
 	struct dt_rec_header *rh = (struct dt_rec_header *)buf;
@@ -186,7 +187,7 @@ static uint32_t put_denial(unsigned char *buf, uint32_t cap, uint64_t pid, uint6
 	if (with_frames) {
 		for (int i = 0; i < 3; i++) {
 			struct dt_frame f = {0x7f0000000000ULL + frames[i].offset,
-					     frames[i].offset + (seq % 4) * 2, i < 2 ? 0 : 1, 0};
+			                     frames[i].offset + (seq % 4) * 2, i < 2 ? 0 : 1, 0};
 			dt_put(&b, DT_T_FRAME, &f, sizeof(f));
 		}
 		dt_put_str(&b, DT_T_MODULE, frames[0].module);
@@ -203,7 +204,7 @@ static uint32_t put_denial(unsigned char *buf, uint32_t cap, uint64_t pid, uint6
  * so that the record is exactly want bytes (0 when that is impossible);
  * want == 0: paths of 56 bytes. */
 static uint32_t build_denial(unsigned char *buf, uint32_t cap, uint64_t pid, uint64_t seq,
-			     uint64_t id, uint32_t want, int with_frames)
+                             uint64_t id, uint32_t want, int with_frames)
 {
 	uint32_t base = put_denial(buf, cap, pid, seq, id, 56, 56, with_frames);
 	if (!want || !base)
@@ -237,10 +238,24 @@ static uint32_t build_process(unsigned char *buf, uint32_t cap, uint64_t pid)
 	dt_put_u64(&b, DT_T_NO_NEW_PRIVS, 1);
 	dt_put_u64(&b, DT_T_MNT_NS, 4026532201ULL);
 	dt_put_u64(&b, DT_T_USER_NS, 4026532200ULL);
-	static const char *mounts[] = {"/", "/usr", "/etc", "/home/agent/work/proj", "/tmp",
-				       "/dev", "/proc", "/sys", "/dev/shm", "/home/agent/.cache",
-				       "/run", "/var", "/opt", "/home/agent/.config",
-				       "/home/agent/.local", "/dev/pts", "/dev/mqueue", "/srv"};
+	static const char *mounts[] = {"/",
+	                               "/usr",
+	                               "/etc",
+	                               "/home/agent/work/proj",
+	                               "/tmp",
+	                               "/dev",
+	                               "/proc",
+	                               "/sys",
+	                               "/dev/shm",
+	                               "/home/agent/.cache",
+	                               "/run",
+	                               "/var",
+	                               "/opt",
+	                               "/home/agent/.config",
+	                               "/home/agent/.local",
+	                               "/dev/pts",
+	                               "/dev/mqueue",
+	                               "/srv"};
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
 		unsigned char blob[256];
 		struct dt_mount_fact mf = {(i == 3 || i == 4) ? DT_MF_RW : 0, 0};
@@ -266,7 +281,7 @@ struct shared {
 };
 
 static int mode_write(const char *path, uint64_t nslots, int writers, uint64_t total,
-		      uint32_t recsize)
+                      uint32_t recsize)
 {
 	if (writers < 1 || writers > 64)
 		return 2;
@@ -275,15 +290,16 @@ static int mode_write(const char *path, uint64_t nslots, int writers, uint64_t t
 	static unsigned char rec[DT_REC_MAX];
 	uint32_t len = build_denial(rec, sizeof(rec), 1, 0, 0, recsize, 0);
 	if (len != recsize) {
-		fprintf(stderr, "bench-ring: cannot build a %u-byte record (got %u)\n", recsize, len);
+		fprintf(stderr, "bench-ring: cannot build a %u-byte record (got %u)\n", recsize,
+		        len);
 		return 1;
 	}
 	/* one lap: every page of the file exists, as in a ring in use */
 	for (uint64_t pos = 0; pos < nslots; pos += dt_rec_slots(len))
 		dt_ring_write(&ring, rec);
 
-	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct shared *sh =
+	    mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap shared");
 	uint64_t each = total / (uint64_t)writers;
@@ -296,7 +312,7 @@ static int mode_write(const char *path, uint64_t nslots, int writers, uint64_t t
 			map_ring(path, &r);
 			unsigned char *mine = malloc(DT_REC_MAX);
 			uint32_t l = build_denial(mine, DT_REC_MAX, (uint64_t)getpid(), (uint64_t)w,
-						  (uint64_t)w, recsize, 0);
+			                          (uint64_t)w, recsize, 0);
 			(void)l;
 			atomic_fetch_add(&sh->ready, 1);
 			while (!atomic_load(&sh->go))
@@ -314,7 +330,7 @@ static int mode_write(const char *path, uint64_t nslots, int writers, uint64_t t
 			double t1 = now_s();
 			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 			sh->w[w].cpu = (double)(c1.tv_sec - c0.tv_sec) +
-				       (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
+			               (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 			sh->w[w].start = t0;
 			sh->w[w].end = t1;
 			sh->w[w].ok = ok;
@@ -373,8 +389,8 @@ static int mode_fill(const char *path, uint64_t nslots, uint64_t distinct, void 
 			pid++;
 			len = build_process(rec, sizeof(rec), pid);
 		} else {
-			len = build_denial(rec, sizeof(rec), pid, n, distinct ? denials % distinct : denials,
-					   0, 1);
+			len = build_denial(rec, sizeof(rec), pid, n,
+			                   distinct ? denials % distinct : denials, 0, 1);
 		}
 		if (pos + dt_rec_slots(len) > nslots)
 			break;
@@ -390,13 +406,14 @@ static int mode_fill(const char *path, uint64_t nslots, uint64_t distinct, void 
 		else
 			denials++;
 	}
-	printf("{\"records\": %llu, \"denials\": %llu, \"processes\": %llu, \"distinct_paths\": %llu, "
-	       "\"slots_used\": %llu, \"nslots\": %llu, \"mean_record_bytes\": %.1f, "
-	       "\"file_bytes\": %zu}\n",
-	       (unsigned long long)n, (unsigned long long)denials, (unsigned long long)processes,
-	       (unsigned long long)(distinct && distinct < denials ? distinct : denials),
-	       (unsigned long long)pos, (unsigned long long)nslots,
-	       n ? (double)bytes / (double)n : 0.0, dt_ring_file_size(nslots));
+	printf(
+	    "{\"records\": %llu, \"denials\": %llu, \"processes\": %llu, \"distinct_paths\": %llu, "
+	    "\"slots_used\": %llu, \"nslots\": %llu, \"mean_record_bytes\": %.1f, "
+	    "\"file_bytes\": %zu}\n",
+	    (unsigned long long)n, (unsigned long long)denials, (unsigned long long)processes,
+	    (unsigned long long)(distinct && distinct < denials ? distinct : denials),
+	    (unsigned long long)pos, (unsigned long long)nslots,
+	    n ? (double)bytes / (double)n : 0.0, dt_ring_file_size(nslots));
 	return 0;
 }
 
@@ -437,7 +454,7 @@ static int mode_read(const char *path, int passes)
 		records = n;
 		if (st.corrupt || st.torn) {
 			fprintf(stderr, "bench-ring: %llu corrupt, %llu torn records\n",
-				(unsigned long long)st.corrupt, (unsigned long long)st.torn);
+			        (unsigned long long)st.corrupt, (unsigned long long)st.torn);
 			return 1;
 		}
 	}
@@ -455,14 +472,14 @@ int main(int argc, char **argv)
 {
 	if (argc == 7 && !strcmp(argv[1], "write"))
 		return mode_write(argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]),
-				  strtoull(argv[5], NULL, 10), (uint32_t)atoi(argv[6]));
+		                  strtoull(argv[5], NULL, 10), (uint32_t)atoi(argv[6]));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "fill"))
 		return mode_fill(argv[2], strtoull(argv[3], NULL, 10),
-				 argc == 5 ? strtoull(argv[4], NULL, 10) : 0, (void *)&main);
+		                 argc == 5 ? strtoull(argv[4], NULL, 10) : 0, (void *)&main);
 	if (argc == 4 && !strcmp(argv[1], "read"))
 		return mode_read(argv[2], atoi(argv[3]));
 	fprintf(stderr, "usage: bench-ring write RING SLOTS WRITERS TOTAL RECSIZE\n"
-			"       bench-ring fill RING SLOTS [DISTINCT]\n"
-			"       bench-ring read RING PASSES\n");
+	                "       bench-ring fill RING SLOTS [DISTINCT]\n"
+	                "       bench-ring read RING PASSES\n");
 	return 2;
 }

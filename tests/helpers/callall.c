@@ -116,18 +116,58 @@ static const struct {
 	const char *name;
 	long value;
 } symbols[] = {
-#define S(x) {#x, (long)(x)}
-	S(O_RDONLY), S(O_WRONLY), S(O_RDWR), S(O_CREAT), S(O_EXCL), S(O_NOCTTY), S(O_TRUNC),
-	S(O_APPEND), S(O_NONBLOCK), S(O_DSYNC), S(O_SYNC), S(O_DIRECTORY), S(O_NOFOLLOW),
-	S(O_CLOEXEC), S(O_PATH), S(O_TMPFILE), S(O_NOATIME), S(O_LARGEFILE),
-	S(AT_FDCWD), S(AT_REMOVEDIR), S(AT_SYMLINK_NOFOLLOW), S(AT_SYMLINK_FOLLOW),
-	S(AT_EMPTY_PATH), S(AT_EACCESS),
-	S(RENAME_NOREPLACE), S(RENAME_EXCHANGE), S(RENAME_WHITEOUT),
-	S(S_IFIFO), S(S_IFREG), S(S_IFCHR), S(S_IFBLK), S(S_IFSOCK),
-	S(F_OK), S(R_OK), S(W_OK), S(X_OK),
-	S(LOCK_SH), S(LOCK_EX), S(LOCK_UN), S(LOCK_NB),
-	S(F_SETLK), S(F_SETLKW), S(F_OFD_SETLK), S(F_OFD_SETLKW), S(F_GETLK),
-	S(F_RDLCK), S(F_WRLCK), S(F_UNLCK),
+#define S(x)                                                                                       \
+	{                                                                                          \
+#x, (long)(x)                                                                      \
+	}
+    S(O_RDONLY),
+    S(O_WRONLY),
+    S(O_RDWR),
+    S(O_CREAT),
+    S(O_EXCL),
+    S(O_NOCTTY),
+    S(O_TRUNC),
+    S(O_APPEND),
+    S(O_NONBLOCK),
+    S(O_DSYNC),
+    S(O_SYNC),
+    S(O_DIRECTORY),
+    S(O_NOFOLLOW),
+    S(O_CLOEXEC),
+    S(O_PATH),
+    S(O_TMPFILE),
+    S(O_NOATIME),
+    S(O_LARGEFILE),
+    S(AT_FDCWD),
+    S(AT_REMOVEDIR),
+    S(AT_SYMLINK_NOFOLLOW),
+    S(AT_SYMLINK_FOLLOW),
+    S(AT_EMPTY_PATH),
+    S(AT_EACCESS),
+    S(RENAME_NOREPLACE),
+    S(RENAME_EXCHANGE),
+    S(RENAME_WHITEOUT),
+    S(S_IFIFO),
+    S(S_IFREG),
+    S(S_IFCHR),
+    S(S_IFBLK),
+    S(S_IFSOCK),
+    S(F_OK),
+    S(R_OK),
+    S(W_OK),
+    S(X_OK),
+    S(LOCK_SH),
+    S(LOCK_EX),
+    S(LOCK_UN),
+    S(LOCK_NB),
+    S(F_SETLK),
+    S(F_SETLKW),
+    S(F_OFD_SETLK),
+    S(F_OFD_SETLKW),
+    S(F_GETLK),
+    S(F_RDLCK),
+    S(F_WRLCK),
+    S(F_UNLCK),
 #undef S
 };
 
@@ -269,21 +309,21 @@ int main(int argc, char **argv)
 
 	/* Everything that may touch errno (parsing, set-up) happens before
 	 * errno is cleared; the call is the last thing before saving it. */
-#define CALL(expr)                 \
-	do {                       \
-		errno = 0;         \
-		ret = (long)(expr); \
-		err = errno;       \
-		goto done;         \
+#define CALL(expr)                                                                                 \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		ret = (long)(expr);                                                                \
+		err = errno;                                                                       \
+		goto done;                                                                         \
 	} while (0)
-#define CALLP(expr)                      \
-	do {                             \
-		errno = 0;               \
-		f = (expr);              \
-		err = errno;             \
-		ret = f != NULL;         \
-		is_ptr = 1;              \
-		goto done;               \
+#define CALLP(expr)                                                                                \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		f = (expr);                                                                        \
+		err = errno;                                                                       \
+		ret = f != NULL;                                                                   \
+		is_ptr = 1;                                                                        \
+		goto done;                                                                         \
 	} while (0)
 
 	if (!strcmp(op, "open") || !strcmp(op, "open64")) {

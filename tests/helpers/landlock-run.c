@@ -94,33 +94,25 @@
 #define PROG "landlock-run"
 
 /* Every write-related right of ABI 1. */
-#define WRITE_RIGHTS_V1 \
-	(LANDLOCK_ACCESS_FS_WRITE_FILE | \
-	 LANDLOCK_ACCESS_FS_REMOVE_DIR | \
-	 LANDLOCK_ACCESS_FS_REMOVE_FILE | \
-	 LANDLOCK_ACCESS_FS_MAKE_CHAR | \
-	 LANDLOCK_ACCESS_FS_MAKE_DIR | \
-	 LANDLOCK_ACCESS_FS_MAKE_REG | \
-	 LANDLOCK_ACCESS_FS_MAKE_SOCK | \
-	 LANDLOCK_ACCESS_FS_MAKE_FIFO | \
-	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | \
-	 LANDLOCK_ACCESS_FS_MAKE_SYM)
+#define WRITE_RIGHTS_V1                                                                            \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |                           \
+	 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |                           \
+	 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |                               \
+	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |                             \
+	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
 /*
  * Rights that make sense on a non-directory; the kernel rejects a rule on a
  * file that names any directory-only right (EINVAL).  READ_FILE and EXECUTE
  * are file rights too but we never handle them.
  */
-#define FILE_RIGHTS \
-	(LANDLOCK_ACCESS_FS_WRITE_FILE | \
-	 LANDLOCK_ACCESS_FS_TRUNCATE | \
-	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define FILE_RIGHTS                                                                                \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: " PROG " [--rw PATH]... [--ro-everything] [--no-refer]"
-		" -- COMMAND [ARGS...]\n");
+	fprintf(out, "usage: " PROG " [--rw PATH]... [--ro-everything] [--no-refer]"
+	             " -- COMMAND [ARGS...]\n");
 }
 
 static _Noreturn void usage_error(const char *msg, const char *arg)
@@ -162,24 +154,19 @@ static void add_rw_rule(int ruleset_fd, const char *path, uint64_t dir_rights)
 	/* O_PATH so that even a write-only or unreadable path can be named. */
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, PROG ": cannot open --rw path %s: %s\n",
-			path, strerror(errno));
+		fprintf(stderr, PROG ": cannot open --rw path %s: %s\n", path, strerror(errno));
 		exit(2);
 	}
 	if (fstat(fd, &st) < 0) {
-		fprintf(stderr, PROG ": cannot stat --rw path %s: %s\n",
-			path, strerror(errno));
+		fprintf(stderr, PROG ": cannot stat --rw path %s: %s\n", path, strerror(errno));
 		exit(2);
 	}
 
 	memset(&attr, 0, sizeof(attr));
 	attr.parent_fd = fd;
-	attr.allowed_access = S_ISDIR(st.st_mode) ? dir_rights
-						  : (dir_rights & FILE_RIGHTS);
-	if (syscall(SYS_landlock_add_rule, ruleset_fd,
-		    LANDLOCK_RULE_PATH_BENEATH, &attr, 0) < 0) {
-		fprintf(stderr, PROG ": landlock_add_rule(%s): %s\n",
-			path, strerror(errno));
+	attr.allowed_access = S_ISDIR(st.st_mode) ? dir_rights : (dir_rights & FILE_RIGHTS);
+	if (syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) < 0) {
+		fprintf(stderr, PROG ": landlock_add_rule(%s): %s\n", path, strerror(errno));
 		exit(1);
 	}
 	close(fd);
@@ -236,24 +223,19 @@ int main(int argc, char **argv)
 	if (i >= argc)
 		usage_error("missing COMMAND", NULL);
 	if (n_rw == 0 && !ro_everything)
-		usage_error("need at least one --rw PATH, or --ro-everything",
-			    NULL);
+		usage_error("need at least one --rw PATH, or --ro-everything", NULL);
 	if (n_rw > 0 && ro_everything)
 		usage_error("--ro-everything contradicts --rw", NULL);
 
-	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
+	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 0) {
 		/* ENOSYS: not built in; EOPNOTSUPP: built in but disabled at
 		 * boot (lsm=).  Both mean "skip", not "fail". */
 		if (errno == ENOSYS || errno == EOPNOTSUPP) {
-			fprintf(stderr,
-				PROG ": Landlock is not available: %s\n",
-				strerror(errno));
+			fprintf(stderr, PROG ": Landlock is not available: %s\n", strerror(errno));
 			return 125;
 		}
-		fprintf(stderr, PROG ": landlock_create_ruleset(VERSION): %s\n",
-			strerror(errno));
+		fprintf(stderr, PROG ": landlock_create_ruleset(VERSION): %s\n", strerror(errno));
 		return 1;
 	}
 
@@ -274,11 +256,10 @@ int main(int argc, char **argv)
 	 */
 	memset(&ruleset_attr, 0, sizeof(ruleset_attr));
 	ruleset_attr.handled_access_fs = handled;
-	ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &ruleset_attr,
-				  sizeof(ruleset_attr), 0);
+	ruleset_fd =
+	    (int)syscall(SYS_landlock_create_ruleset, &ruleset_attr, sizeof(ruleset_attr), 0);
 	if (ruleset_fd < 0) {
-		fprintf(stderr, PROG ": landlock_create_ruleset: %s\n",
-			strerror(errno));
+		fprintf(stderr, PROG ": landlock_create_ruleset: %s\n", strerror(errno));
 		return 1;
 	}
 

@@ -59,17 +59,16 @@ static void stall(struct dt_ring *r, unsigned char *rec)
 	struct dt_rec_header *rh = (struct dt_rec_header *)rec;
 	uint32_t n = dt_rec_slots(rh->len);
 	rh->nslots = (uint16_t)n;
-	uint64_t pos = atomic_fetch_add_explicit((_Atomic uint64_t *)&r->hdr->head, n,
-						 memory_order_relaxed);
+	uint64_t pos =
+	    atomic_fetch_add_explicit((_Atomic uint64_t *)&r->hdr->head, n, memory_order_relaxed);
 	rh->pos32 = (uint32_t)pos;
 	rh->checksum = dt_checksum(rec + sizeof(*rh), rh->len - (uint32_t)sizeof(*rh));
 	for (uint32_t k = 0; k < n; k++) {
-		uint64_t old = atomic_exchange_explicit(dt_slot_seq(r, pos + k),
-							(pos + k + 1) | DT_SEQ_BUSY,
-							memory_order_relaxed);
+		uint64_t old = atomic_exchange_explicit(
+		    dt_slot_seq(r, pos + k), (pos + k + 1) | DT_SEQ_BUSY, memory_order_relaxed);
 		if ((old & (DT_SEQ_START | DT_SEQ_BUSY)) == DT_SEQ_START)
 			atomic_fetch_add_explicit((_Atomic uint64_t *)&r->hdr->lost, 1,
-						  memory_order_relaxed);
+			                          memory_order_relaxed);
 	}
 	atomic_thread_fence(memory_order_release);
 	uint32_t left = rh->len / 2;

@@ -40,7 +40,7 @@ static void expect_one_error_line(const struct dtt_cli *c, const char *needle)
 		lines += c->err[i] == '\n';
 	cr_expect_eq(lines, 1, "stderr should be one line, got %zu:\n%s", lines, c->err);
 	cr_expect(len > 0 && c->err[len - 1] == '\n', "stderr not newline-terminated: '%s'",
-		  c->err);
+	          c->err);
 	cr_expect_eq(strncmp(c->err, "denytrace: ", 11), 0, "stderr: '%s'", c->err);
 	if (needle)
 		cr_expect_not_null(strstr(c->err, needle), "stderr lacks '%s': %s", needle, c->err);
@@ -123,7 +123,8 @@ Test(badinput, show_of_a_text_file_exits_4_not_a_ring)
 	char text[1024];
 	size_t n = 0;
 	while (n + 40 < sizeof(text))
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "this is a plain text file, line\n");
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+		                      "this is a plain text file, line\n");
 	const char *path = tmp_path("notes.txt");
 	write_file(path, text, n);
 	struct dtt_cli c;
@@ -195,7 +196,8 @@ static void make_corrupt_ring(const char *path)
 	cr_assert_geq(fd, 0);
 	struct stat st;
 	cr_assert_eq(fstat(fd, &st), 0);
-	unsigned char *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	unsigned char *map =
+	    mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	cr_assert_neq(map, MAP_FAILED);
 	struct dt_ring r;
 	cr_assert_eq(dt_ring_attach(&r, map, (size_t)st.st_size), 0);
@@ -411,19 +413,18 @@ Test(badinput, run_without_a_command_exits_125)
 Test(badinput, every_help_exits_0_and_prints_usage)
 {
 	const char *cases[][3] = {
-		{"--help", NULL}, {"-h", NULL},	     {"help", NULL},
-		{"run", "--help"}, {"run", "-h"},    {"show", "--help"},
-		{"show", "-h"},
+	    {"--help", NULL}, {"-h", NULL},       {"help", NULL}, {"run", "--help"},
+	    {"run", "-h"},    {"show", "--help"}, {"show", "-h"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct dtt_cli c;
 		dtt_cli(&c, cases[i]);
 		cr_expect_eq(c.status, 0, "denytrace %s %s: status %d", cases[i][0],
-			     cases[i][1] ? cases[i][1] : "", c.status);
+		             cases[i][1] ? cases[i][1] : "", c.status);
 		cr_expect_eq(strncmp(c.out, "usage:", 6), 0, "denytrace %s %s: stdout '%.60s'",
-			     cases[i][0], cases[i][1] ? cases[i][1] : "", c.out);
+		             cases[i][0], cases[i][1] ? cases[i][1] : "", c.out);
 		cr_expect_str_empty(c.err, "denytrace %s %s: stderr '%s'", cases[i][0],
-				    cases[i][1] ? cases[i][1] : "", c.err);
+		                    cases[i][1] ? cases[i][1] : "", c.err);
 	}
 }
 

@@ -30,8 +30,8 @@ TestSuite(bwrap, .init = setup, .fini = teardown, .timeout = 60);
 /* sh -c SCRIPT inside bwrap with only rw/ writable */
 static void run_in_bwrap(struct dtt_run *r, const char *script)
 {
-	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--bind", rw, rw, "--dev", "/dev",
-			      "--proc", "/proc", "--", "sh", "-c", script, NULL};
+	const char *argv[] = {"bwrap", "--ro-bind", "/",     "/",  "--bind", rw,   rw,     "--dev",
+	                      "/dev",  "--proc",    "/proc", "--", "sh",     "-c", script, NULL};
 	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0, "ring unreadable: %s", r->out);
 }
 
@@ -88,8 +88,8 @@ Test(bwrap, successful_writes_leave_no_denial)
 {
 	struct dtt_run r;
 	char script[1024];
-	snprintf(script, sizeof(script), "echo x > %s/ok && mkdir %s/dir && mv %s/ok %s/dir/", rw, rw,
-		 rw, rw);
+	snprintf(script, sizeof(script), "echo x > %s/ok && mkdir %s/dir && mv %s/ok %s/dir/", rw,
+	         rw, rw, rw);
 	run_in_bwrap(&r, script);
 	cr_expect_eq(r.status, 0, "%s", r.out);
 	/* bwrap itself probes access("/newroot/proc/sys", W_OK): only the
@@ -97,6 +97,6 @@ Test(bwrap, successful_writes_leave_no_denial)
 	for (size_t i = 0; i < r.n; i++)
 		if (r.recs[i].type == DT_REC_DENIAL && r.recs[i].p[0].abspath)
 			cr_expect(strncmp(r.recs[i].p[0].abspath, rw, strlen(rw)),
-				  "unexpected denial of %s", r.recs[i].p[0].abspath);
+			          "unexpected denial of %s", r.recs[i].p[0].abspath);
 	dtt_free(&r);
 }

@@ -313,9 +313,9 @@ Test(codex, codex_behind_a_wrapper_is_found_through_exec_records)
 	char bf[PATH_MAX + 8], cmd[8 * PATH_MAX];
 	snprintf(bf, sizeof(bf), "%s/f", dir_b);
 	snprintf(cmd, sizeof(cmd),
-		 "%s sandbox -c 'sandbox_mode=\"workspace-write\"' "
-		 "-c 'sandbox_workspace_write.writable_roots=[\"%s\"]' -- sh -c 'echo x > %s'",
-		 codex, dir_a, bf);
+	         "%s sandbox -c 'sandbox_mode=\"workspace-write\"' "
+	         "-c 'sandbox_workspace_write.writable_roots=[\"%s\"]' -- sh -c 'echo x > %s'",
+	         codex, dir_a, bf);
 	const char *opts[] = {"--watch-exec", NULL};
 	const char *argv[] = {"sh", "-c", cmd, NULL};
 	const char *env[] = {env_home, env_codex_home, NULL};
@@ -390,9 +390,10 @@ Test(codex, denytrace_codex_reports_the_root_a_c_override_dropped)
 	snprintf(bf, sizeof(bf), "%s/f", dir_b);
 	snprintf(script, sizeof(script), "echo x > %s", bf);
 	snprintf(override, sizeof(override), "sandbox_workspace_write.writable_roots=[\"%s\"]",
-		 dir_a);
-	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", override,
-			      "--", "sh", "-c", script, NULL};
+	         dir_a);
+	const char *args[] = {
+	    "sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", override, "--", "sh", "-c",
+	    script,    NULL};
 	struct dtt_run run;
 	dt_codex(&run, NULL, args);
 	cr_expect_neq(run.status, 0, "the write to B should fail: %s", run.out);
@@ -436,8 +437,10 @@ Test(codex, an_earlier_c_override_replaced_by_a_later_one_is_named)
 	snprintf(script, sizeof(script), "echo x > %s", af);
 	snprintf(first, sizeof(first), "sandbox_workspace_write.writable_roots=[\"%s\"]", dir_a);
 	snprintf(second, sizeof(second), "sandbox_workspace_write.writable_roots=[\"%s\"]", dir_w);
-	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", first,
-			      "-c", second, "--", "sh", "-c", script, NULL};
+	const char *args[] = {"sandbox", "-c",   "sandbox_mode=\"workspace-write\"",
+	                      "-c",      first,  "-c",
+	                      second,    "--",   "sh",
+	                      "-c",      script, NULL};
 	struct dtt_run run;
 	dt_codex(&run, (const char *const[]){"-q", NULL}, args);
 	cr_expect_neq(run.status, 0, "the write to A should fail: %s", run.out);
@@ -465,9 +468,16 @@ Test(codex, a_table_override_keeps_the_config_roots_writable)
 	char bf[PATH_MAX + 8], script[2 * PATH_MAX];
 	snprintf(bf, sizeof(bf), "%s/f", dir_b);
 	snprintf(script, sizeof(script), "echo x > %s && echo wrote", bf);
-	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c",
-			      "sandbox_workspace_write={ network_access = false }", "--", "sh", "-c",
-			      script, NULL};
+	const char *args[] = {"sandbox",
+	                      "-c",
+	                      "sandbox_mode=\"workspace-write\"",
+	                      "-c",
+	                      "sandbox_workspace_write={ network_access = false }",
+	                      "--",
+	                      "sh",
+	                      "-c",
+	                      script,
+	                      NULL};
 	struct dtt_run run;
 	dt_codex(&run, (const char *const[]){"-q", NULL}, args);
 	cr_expect_eq(run.status, 0, "B from config.toml should stay writable: %s", run.out);
@@ -489,14 +499,13 @@ Test(codex, a_table_override_keeps_the_config_roots_writable)
 Test(codex, mcp_overrides_merge_into_each_servers_env_table_per_key)
 {
 	write_config("[mcp_servers.docs]\ncommand = \"/bin/cat\"\n"
-		     "env = { FOO = \"1\", LD_PRELOAD = \"/usr/lib/libfoo.so\" }\n"
-		     "[mcp_servers.\"sp ace\"]\ncommand = \"/bin/true\"\n");
+	             "env = { FOO = \"1\", LD_PRELOAD = \"/usr/lib/libfoo.so\" }\n"
+	             "[mcp_servers.\"sp ace\"]\ncommand = \"/bin/true\"\n");
 	char json[PATH_MAX + 16];
 	snprintf(json, sizeof(json), "%s/mcp.json", dtt_tmpdir());
-	const char *args[] = {"-c",   "mcp_servers.docs.env={ R = \"2\" }",
-			      "mcp",  "list",
-			      "--json", "-c",
-			      "mcp_servers.added.command=\"/bin/ls\"", NULL};
+	const char *args[] = {
+	    "-c", "mcp_servers.docs.env={ R = \"2\" }",    "mcp", "list", "--json",
+	    "-c", "mcp_servers.added.command=\"/bin/ls\"", NULL};
 	struct dtt_run run;
 	dt_codex(&run, NULL, args);
 	cr_assert_eq(run.status, 0, "codex mcp list failed: %s", run.out);
@@ -512,8 +521,8 @@ Test(codex, mcp_overrides_merge_into_each_servers_env_table_per_key)
 	cr_expect_str_eq(launch->argv[6], "-c");
 	cr_expect_str_eq(launch->argv[7], "mcp_servers.added.command=\"/bin/ls\"");
 	cr_expect(launch->argc > 9 && !strcmp(launch->argv[8], "-c") &&
-		      !strncmp(launch->argv[9], "mcp_servers.", 12),
-		  "the overrides do not follow the last -c");
+	              !strncmp(launch->argv[9], "mcp_servers.", 12),
+	          "the overrides do not follow the last -c");
 
 	/* Codex's own view of the configuration, with the same argv, through
 	 * sh so that its JSON lands in a file of its own */
@@ -537,10 +546,12 @@ Test(codex, mcp_overrides_merge_into_each_servers_env_table_per_key)
 	cr_assert_not_null(realpath(run.ring, ring));
 	static const char py[] =
 	    "import json, sys\n"
-	    "d = {s['name']: s['transport'].get('env') or {} for s in json.load(open(sys.argv[1]))}\n"
+	    "d = {s['name']: s['transport'].get('env') or {} for s in "
+	    "json.load(open(sys.argv[1]))}\n"
 	    "p, r = sys.argv[2], sys.argv[3]\n"
 	    "docs, sp, added = d['docs'], d['sp ace'], d['added']\n"
-	    "print(docs.get('FOO'), docs.get('R'), docs['LD_PRELOAD'] == p + ':/usr/lib/libfoo.so',\n"
+	    "print(docs.get('FOO'), docs.get('R'), docs['LD_PRELOAD'] == p + "
+	    "':/usr/lib/libfoo.so',\n"
 	    "      docs['DENYTRACE_RING'] == r, 'DENYTRACE_RING_ID' in docs,\n"
 	    "      sp.get('LD_PRELOAD') == p, added.get('LD_PRELOAD') == p, end='')\n";
 	const char *pargv[] = {PYTHON, "-c", py, json, probe, ring, NULL};
@@ -557,9 +568,10 @@ Test(codex, report_reads_the_config_snapshot_even_after_the_file_is_deleted)
 	snprintf(bf, sizeof(bf), "%s/f", dir_b);
 	snprintf(script, sizeof(script), "echo x > %s", bf);
 	snprintf(override, sizeof(override), "sandbox_workspace_write.writable_roots=[\"%s\"]",
-		 dir_a);
-	const char *args[] = {"sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", override,
-			      "--", "sh", "-c", script, NULL};
+	         dir_a);
+	const char *args[] = {
+	    "sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c", override, "--", "sh", "-c",
+	    script,    NULL};
 	struct dtt_run run;
 	dt_codex(&run, (const char *const[]){"-q", NULL}, args);
 	const struct dt_record *c = dtt_find(&run, DT_REC_CONFIG, NULL, NULL);
@@ -588,7 +600,7 @@ Test(codex, report_reads_the_config_snapshot_even_after_the_file_is_deleted)
 	/* changed, not deleted: still the launch's view */
 	char other[PATH_MAX + 64];
 	snprintf(other, sizeof(other), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
-		 dir_a);
+	         dir_a);
 	write_config(other);
 	build_report(&rep, run.ring);
 	g = group_for(&rep, bf);
@@ -600,7 +612,7 @@ Test(codex, report_reads_the_config_snapshot_even_after_the_file_is_deleted)
 	/* denytrace show prints it */
 	char cmd[3 * PATH_MAX], out[16384];
 	snprintf(cmd, sizeof(cmd), "'%s/denytrace' show -v --type config '%s'", dtt_build(),
-		 run.ring);
+	         run.ring);
 	const char *sh[] = {"sh", "-c", cmd, NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
 	cr_expect(strstr(out, "config ") && strstr(out, "bytes as launched"), "%s", out);
@@ -883,7 +895,8 @@ static void start_stub(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n)) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = 10000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		long left =
+		    10000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
 		struct pollfd pfd = {.fd = p[0], .events = POLLIN};
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
 			break;
@@ -895,8 +908,8 @@ static void start_stub(void)
 	}
 	close(p[0]);
 	stub_port = atoi(buf);
-	cr_assert_gt(stub_port, 0, "the stub model server did not start (printed '%s'; see %s)", buf,
-		     stub_log);
+	cr_assert_gt(stub_port, 0, "the stub model server did not start (printed '%s'; see %s)",
+	             buf, stub_log);
 }
 
 static void mcp_setup(void)
@@ -912,9 +925,9 @@ static void mcp_setup(void)
 	write_file(mcp_script, mcp_py);
 	char config[8 * PATH_MAX];
 	snprintf(config, sizeof(config),
-		 "[mcp_servers." MCP_NAME "]\ncommand = \"%s\"\n"
-		 "args = [\"%s\", \"%s\", \"%s\", \"%s\"]\n",
-		 PYTHON, mcp_script, mcp_src, mcp_dst, mcp_marker);
+	         "[mcp_servers." MCP_NAME "]\ncommand = \"%s\"\n"
+	         "args = [\"%s\", \"%s\", \"%s\", \"%s\"]\n",
+	         PYTHON, mcp_script, mcp_src, mcp_dst, mcp_marker);
 	write_config(config);
 	start_stub();
 }
@@ -943,10 +956,10 @@ static void run_exec(struct dtt_run *r, int no_mcp)
 	char dt[PATH_MAX + 16], provider[256];
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
 	snprintf(provider, sizeof(provider),
-		 "model_providers.dtstub={ name = \"dtstub\", base_url = "
-		 "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
-		 "request_max_retries = 0, stream_max_retries = 0 }",
-		 stub_port);
+	         "model_providers.dtstub={ name = \"dtstub\", base_url = "
+	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
+	         "request_max_retries = 0, stream_max_retries = 0 }",
+	         stub_port);
 	const char *argv[32];
 	size_t n = 0;
 	argv[n++] = "sh";
@@ -998,8 +1011,8 @@ static long mcp_server_ran(const struct dtt_run *r)
 	long pid = 0;
 	char err[32] = "";
 	cr_assert_eq(sscanf(marker, "%ld %31s", &pid, err), 2,
-		     "Codex did not start the MCP server (no marker %s); stub log: %s; output: %s",
-		     mcp_marker, log, r->out);
+	             "Codex did not start the MCP server (no marker %s); stub log: %s; output: %s",
+	             mcp_marker, log, r->out);
 	cr_assert_str_eq(err, "EPERM", "the MCP server's os.link got %s, not EPERM", err);
 	cr_expect(strstr(log, "responses") && strstr(log, "marker=1"), "stub log: %s", log);
 	return pid;
@@ -1024,16 +1037,16 @@ Test(codex_mcp, the_probe_records_a_refusal_inside_the_mcp_server_codex_starts)
 
 	/* the refused link, recorded by the probe in the server's process */
 	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/mcp-dir");
-	cr_assert_not_null(d, "no denial from the MCP server (pid %ld) in the ring; output: %s", pid,
-			   run.out);
+	cr_assert_not_null(d, "no denial from the MCP server (pid %ld) in the ring; output: %s",
+	                   pid, run.out);
 	cr_expect_eq(d->pid, pid, "the denial's pid %lld is not the MCP server's %ld",
-		     (long long)d->pid, pid);
+	             (long long)d->pid, pid);
 	cr_expect_str_eq(d->comm, "python3");
 	cr_expect(d->op && !strncmp(d->op, "link", 4), "op %s", d->op ? d->op : "(null)");
 	cr_expect_str_eq(dt_errno_name(d->err), "EPERM");
 	cr_expect_str_eq(d->p[0].abspath, mcp_src);
 	cr_expect(d->p[1].abspath && !strcmp(d->p[1].abspath, mcp_dst), "second path %s",
-		  d->p[1].abspath ? d->p[1].abspath : "(null)");
+	          d->p[1].abspath ? d->p[1].abspath : "(null)");
 
 	/* its process record: started by Codex (not by denytrace), with the
 	 * probe in LD_PRELOAD from the overrides (DENYTRACE_RING is not among
@@ -1045,9 +1058,9 @@ Test(codex_mcp, the_probe_records_a_refusal_inside_the_mcp_server_codex_starts)
 	cr_assert_not_null(realpath(probe_in, probe));
 	const char *pre = dt_record_env(p, "LD_PRELOAD");
 	cr_expect(pre && strstr(pre, probe), "LD_PRELOAD in the MCP server: %s",
-		  pre ? pre : "(unset)");
+	          pre ? pre : "(unset)");
 	cr_expect(p->argc >= 2 && !strcmp(p->argv[1], mcp_script), "argv[1] %s",
-		  p->argc >= 2 ? p->argv[1] : "(none)");
+	          p->argc >= 2 ? p->argv[1] : "(none)");
 	const struct dt_record *launch = dtt_find(&run, DT_REC_LAUNCH, NULL, NULL);
 	cr_assert_not_null(launch);
 	cr_expect_neq(p->ppid, launch->pid, "the MCP server's parent is denytrace, not Codex");

@@ -48,14 +48,22 @@ static const char *corpus_dir(void)
 
 static char *field_of(struct scenario *s, const char *key)
 {
+/* one if per field: the names are the struct's members */
 #define KEY(k)                                                                                     \
 	if (!strcmp(key, #k))                                                                      \
-		return s->k;
-	KEY(scenario)
-	KEY(program) KEY(sandbox) KEY(setup) KEY(run) KEY(roots) KEY(options) KEY(expect)
-	    KEY(pending) KEY(surprise)
+	return s->k
+	KEY(scenario);
+	KEY(program);
+	KEY(sandbox);
+	KEY(setup);
+	KEY(run);
+	KEY(roots);
+	KEY(options);
+	KEY(expect);
+	KEY(pending);
+	KEY(surprise);
 #undef KEY
-	        return NULL;
+	return NULL;
 }
 
 static size_t field_cap(const char *key)

@@ -179,7 +179,8 @@ static void expect_every_output_clean(const char *ring, const char *tag)
 	char svg[1300], out[4096];
 	snprintf(svg, sizeof(svg), "%s/timeline.svg", dir);
 	const char *xml[] = {"/usr/bin/python3", "-c",
-	                     "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])", svg, NULL};
+	                     "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])", svg,
+	                     NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), xml, NULL), 0, "%s: timeline.svg is not XML: %s",
 	             tag, out);
 	cr_expect_geq(checked, 4, "bundle files checked: %zu", checked);

@@ -158,8 +158,8 @@ Test(habits, run_codex_and_soak_exit_125_for_their_own_usage_errors_and_pass_the
 
 /* ---- 8, 12: help --------------------------------------------------------- */
 
-static const char *const commands[] = {"run",      "codex",  "show", "report", "roots", "fix",
-                                       "evidence", "doctor", "soak", "demo"};
+static const char *const commands[] = {"run", "codex",    "show",   "report", "roots",
+                                       "fix", "evidence", "doctor", "soak",   "demo"};
 
 Test(habits, help_cmd_prints_that_commands_help_and_every_help_has_exit_statuses)
 {

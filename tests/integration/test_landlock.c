@@ -141,7 +141,7 @@ static void expect_field(const char *op, const char *what, const char *got, cons
 		cr_expect_null(got, "%s: %s should be absent, is \"%s\"", op, what, got);
 	else
 		cr_expect(got && !strcmp(got, want), "%s: %s is \"%s\", expected \"%s\"", op, what,
-			  got ? got : "(absent)", want);
+		          got ? got : "(absent)", want);
 }
 
 static const char *flags_of(const struct dt_record *d)
@@ -164,56 +164,213 @@ struct ll_case {
 };
 
 static const struct ll_case cases[] = {
-	/* EACCES: a write outside the granted directory */
-	{"open", {"{ro}/new", "O_WRONLY|O_CREAT|O_TRUNC", "0644"}, 0, "EACCES",
-	 "{ro}/new", "{ro}/new", "{ro}/new", NULL, NULL, NULL, "O_WRONLY|O_CREAT|O_TRUNC"},
-	{"open", {"{ro}/f", "O_RDWR"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, "O_RDWR"},
-	{"openat", {"{ro}", "f", "O_WRONLY|O_TRUNC"}, 0, "EACCES",
-	 "f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, "O_WRONLY|O_TRUNC"},
-	{"creat", {"{ro}/new", "0644"}, 0, "EACCES",
-	 "{ro}/new", "{ro}/new", "{ro}/new", NULL, NULL, NULL, "O_WRONLY|O_CREAT|O_TRUNC"},
-	{"fopen", {"{ro}/f", "a"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, "O_WRONLY|O_CREAT|O_APPEND"},
-	{"mkdir", {"{ro}/newdir", "0755"}, 0, "EACCES",
-	 "{ro}/newdir", "{ro}/newdir", "{ro}/newdir", NULL, NULL, NULL, ""},
-	{"mkdirat", {"{ro}", "newdir", "0700"}, 0, "EACCES",
-	 "newdir", "{ro}/newdir", "{ro}/newdir", NULL, NULL, NULL, ""},
-	{"mknod", {"{ro}/fifo", "S_IFIFO|0644", "0"}, 0, "EACCES",
-	 "{ro}/fifo", "{ro}/fifo", "{ro}/fifo", NULL, NULL, NULL, ""},
-	{"unlink", {"{ro}/f"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, ""},
-	{"unlinkat", {"{ro}", "d", "AT_REMOVEDIR"}, 0, "EACCES",
-	 "d", "{ro}/d", "{ro}/d", NULL, NULL, NULL, "AT_REMOVEDIR"},
-	{"remove", {"{ro}/f"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, ""},
-	{"rmdir", {"{ro}/d"}, 0, "EACCES",
-	 "{ro}/d", "{ro}/d", "{ro}/d", NULL, NULL, NULL, ""},
-	{"symlink", {"f", "{ro}/s"}, 0, "EACCES",
-	 "{ro}/s", "{ro}/s", "{ro}/s", "f", NULL, NULL, ""},
-	{"truncate", {"{ro}/f", "0"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, ""},
-	{"truncate64", {"{ro}/f", "0"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, ""},
-	{"rename", {"{ro}/f", "{ro}/g"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", "{ro}/g", "{ro}/g", "{ro}/g", ""},
-	/* moving out of the read-only directory into the writable one is
-	 * EACCES, not EXDEV: more than REFER is missing */
-	{"renameat", {"{ro}", "f", "{rw}", "g"}, 0, "EACCES",
-	 "f", "{ro}/f", "{ro}/f", "g", "{rw}/g", "{rw}/g", ""},
-	{"link", {"{ro}/f", "{ro}/h"}, 0, "EACCES",
-	 "{ro}/f", "{ro}/f", "{ro}/f", "{ro}/h", "{ro}/h", "{ro}/h", ""},
-	/* EXDEV: both directories writable, REFER not granted */
-	{"rename", {"{rw}/a/f", "{rw}/b/f"}, 1, "EXDEV",
-	 "{rw}/a/f", "{rw}/a/f", "{rw}/a/f", "{rw}/b/f", "{rw}/b/f", "{rw}/b/f", ""},
-	{"renameat", {"{rw}/a", "f", "{rw}/b", "g"}, 1, "EXDEV",
-	 "f", "{rw}/a/f", "{rw}/a/f", "g", "{rw}/b/g", "{rw}/b/g", ""},
-	{"renameat2", {"{rw}/a", "f", "{rw}/b", "f", "RENAME_NOREPLACE"}, 1, "EXDEV",
-	 "f", "{rw}/a/f", "{rw}/a/f", "f", "{rw}/b/f", "{rw}/b/f", "RENAME_NOREPLACE"},
-	{"link", {"{rw}/a/f", "{rw}/b/h"}, 1, "EXDEV",
-	 "{rw}/a/f", "{rw}/a/f", "{rw}/a/f", "{rw}/b/h", "{rw}/b/h", "{rw}/b/h", ""},
-	{"linkat", {"{rw}/a", "f", "{rw}/b", "h", "0"}, 1, "EXDEV",
-	 "f", "{rw}/a/f", "{rw}/a/f", "h", "{rw}/b/h", "{rw}/b/h", ""},
+    /* EACCES: a write outside the granted directory */
+    {"open",
+     {"{ro}/new", "O_WRONLY|O_CREAT|O_TRUNC", "0644"},
+     0,
+     "EACCES",
+     "{ro}/new",
+     "{ro}/new",
+     "{ro}/new",
+     NULL,
+     NULL,
+     NULL,
+     "O_WRONLY|O_CREAT|O_TRUNC"},
+    {"open",
+     {"{ro}/f", "O_RDWR"},
+     0,
+     "EACCES",
+     "{ro}/f",
+     "{ro}/f",
+     "{ro}/f",
+     NULL,
+     NULL,
+     NULL,
+     "O_RDWR"},
+    {"openat",
+     {"{ro}", "f", "O_WRONLY|O_TRUNC"},
+     0,
+     "EACCES",
+     "f",
+     "{ro}/f",
+     "{ro}/f",
+     NULL,
+     NULL,
+     NULL,
+     "O_WRONLY|O_TRUNC"},
+    {"creat",
+     {"{ro}/new", "0644"},
+     0,
+     "EACCES",
+     "{ro}/new",
+     "{ro}/new",
+     "{ro}/new",
+     NULL,
+     NULL,
+     NULL,
+     "O_WRONLY|O_CREAT|O_TRUNC"},
+    {"fopen",
+     {"{ro}/f", "a"},
+     0,
+     "EACCES",
+     "{ro}/f",
+     "{ro}/f",
+     "{ro}/f",
+     NULL,
+     NULL,
+     NULL,
+     "O_WRONLY|O_CREAT|O_APPEND"},
+    {"mkdir",
+     {"{ro}/newdir", "0755"},
+     0,
+     "EACCES",
+     "{ro}/newdir",
+     "{ro}/newdir",
+     "{ro}/newdir",
+     NULL,
+     NULL,
+     NULL,
+     ""},
+    {"mkdirat",
+     {"{ro}", "newdir", "0700"},
+     0,
+     "EACCES",
+     "newdir",
+     "{ro}/newdir",
+     "{ro}/newdir",
+     NULL,
+     NULL,
+     NULL,
+     ""},
+    {"mknod",
+     {"{ro}/fifo", "S_IFIFO|0644", "0"},
+     0,
+     "EACCES",
+     "{ro}/fifo",
+     "{ro}/fifo",
+     "{ro}/fifo",
+     NULL,
+     NULL,
+     NULL,
+     ""},
+    {"unlink", {"{ro}/f"}, 0, "EACCES", "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, ""},
+    {"unlinkat",
+     {"{ro}", "d", "AT_REMOVEDIR"},
+     0,
+     "EACCES",
+     "d",
+     "{ro}/d",
+     "{ro}/d",
+     NULL,
+     NULL,
+     NULL,
+     "AT_REMOVEDIR"},
+    {"remove", {"{ro}/f"}, 0, "EACCES", "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, ""},
+    {"rmdir", {"{ro}/d"}, 0, "EACCES", "{ro}/d", "{ro}/d", "{ro}/d", NULL, NULL, NULL, ""},
+    {"symlink", {"f", "{ro}/s"}, 0, "EACCES", "{ro}/s", "{ro}/s", "{ro}/s", "f", NULL, NULL, ""},
+    {"truncate", {"{ro}/f", "0"}, 0, "EACCES", "{ro}/f", "{ro}/f", "{ro}/f", NULL, NULL, NULL, ""},
+    {"truncate64",
+     {"{ro}/f", "0"},
+     0,
+     "EACCES",
+     "{ro}/f",
+     "{ro}/f",
+     "{ro}/f",
+     NULL,
+     NULL,
+     NULL,
+     ""},
+    {"rename",
+     {"{ro}/f", "{ro}/g"},
+     0,
+     "EACCES",
+     "{ro}/f",
+     "{ro}/f",
+     "{ro}/f",
+     "{ro}/g",
+     "{ro}/g",
+     "{ro}/g",
+     ""},
+    /* moving out of the read-only directory into the writable one is
+     * EACCES, not EXDEV: more than REFER is missing */
+    {"renameat",
+     {"{ro}", "f", "{rw}", "g"},
+     0,
+     "EACCES",
+     "f",
+     "{ro}/f",
+     "{ro}/f",
+     "g",
+     "{rw}/g",
+     "{rw}/g",
+     ""},
+    {"link",
+     {"{ro}/f", "{ro}/h"},
+     0,
+     "EACCES",
+     "{ro}/f",
+     "{ro}/f",
+     "{ro}/f",
+     "{ro}/h",
+     "{ro}/h",
+     "{ro}/h",
+     ""},
+    /* EXDEV: both directories writable, REFER not granted */
+    {"rename",
+     {"{rw}/a/f", "{rw}/b/f"},
+     1,
+     "EXDEV",
+     "{rw}/a/f",
+     "{rw}/a/f",
+     "{rw}/a/f",
+     "{rw}/b/f",
+     "{rw}/b/f",
+     "{rw}/b/f",
+     ""},
+    {"renameat",
+     {"{rw}/a", "f", "{rw}/b", "g"},
+     1,
+     "EXDEV",
+     "f",
+     "{rw}/a/f",
+     "{rw}/a/f",
+     "g",
+     "{rw}/b/g",
+     "{rw}/b/g",
+     ""},
+    {"renameat2",
+     {"{rw}/a", "f", "{rw}/b", "f", "RENAME_NOREPLACE"},
+     1,
+     "EXDEV",
+     "f",
+     "{rw}/a/f",
+     "{rw}/a/f",
+     "f",
+     "{rw}/b/f",
+     "{rw}/b/f",
+     "RENAME_NOREPLACE"},
+    {"link",
+     {"{rw}/a/f", "{rw}/b/h"},
+     1,
+     "EXDEV",
+     "{rw}/a/f",
+     "{rw}/a/f",
+     "{rw}/a/f",
+     "{rw}/b/h",
+     "{rw}/b/h",
+     "{rw}/b/h",
+     ""},
+    {"linkat",
+     {"{rw}/a", "f", "{rw}/b", "h", "0"},
+     1,
+     "EXDEV",
+     "f",
+     "{rw}/a/f",
+     "{rw}/a/f",
+     "h",
+     "{rw}/b/h",
+     "{rw}/b/h",
+     ""},
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -221,7 +378,8 @@ static const struct ll_case cases[] = {
 static void check_case(const struct ll_case *c)
 {
 	char op[96];
-	snprintf(op, sizeof(op), "%s(%s%s)", c->op, expand(c->args[0]), c->no_refer ? ", no REFER" : "");
+	snprintf(op, sizeof(op), "%s(%s%s)", c->op, expand(c->args[0]),
+	         c->no_refer ? ", no REFER" : "");
 	const char *argv[MAXARGV];
 	build_argv(argv, c->no_refer, c->op, c->args);
 
@@ -231,7 +389,7 @@ static void check_case(const struct ll_case *c)
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s: ring unreadable: %s", op, r.out);
 	cr_expect_eq(r.status, 0, "%s: status %d: %s", op, r.status, r.out);
 	cr_expect_str_eq(r.out, direct, "%s: \"%s\" under the probe, \"%s\" without", op, r.out,
-			 direct);
+	                 direct);
 	char want[64];
 	snprintf(want, sizeof(want), "errno=%s\n", c->err);
 	cr_expect(strstr(r.out, want), "%s: expected a failure with %s, got %s", op, c->err, r.out);
@@ -242,7 +400,7 @@ static void check_case(const struct ll_case *c)
 	cr_expect_eq(n, 1, "%s: %zu denials", op, n);
 	cr_expect_str_eq(d->op, c->op, "%s: recorded as %s", op, d->op);
 	cr_expect_str_eq(dt_errno_name(d->err), c->err, "%s: recorded %s, the call failed with %s",
-			 op, dt_errno_name(d->err), c->err);
+	                 op, dt_errno_name(d->err), c->err);
 	cr_expect(d->writes, "%s: writes should be 1", op);
 	expect_field(op, "path", d->p[0].path, c->path);
 	expect_field(op, "abspath", d->p[0].abspath, c->abspath);
@@ -251,13 +409,15 @@ static void check_case(const struct ll_case *c)
 	expect_field(op, "second abspath", d->p[1].abspath, c->abspath2);
 	expect_field(op, "second realpath", d->p[1].realpath, c->realpath2);
 	cr_expect_str_eq(flags_of(d), c->flags, "%s: flags %s, expected %s", op, flags_of(d),
-			 c->flags);
+	                 c->flags);
 	/* Landlock is no read-only mount: the stat facts say read-write */
 	cr_expect(d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT), "%s: no mount facts", op);
 	cr_expect_eq(d->p[0].st.mount_flags & ST_RDONLY, 0, "%s: mount reported read-only", op);
 	if (c->realpath2) {
-		cr_expect(d->p[1].has_st && (d->p[1].st.valid & DT_SF_MOUNT), "%s: no mount facts", op);
-		cr_expect_eq(d->p[1].st.mount_flags & ST_RDONLY, 0, "%s: second mount read-only", op);
+		cr_expect(d->p[1].has_st && (d->p[1].st.valid & DT_SF_MOUNT), "%s: no mount facts",
+		          op);
+		cr_expect_eq(d->p[1].st.mount_flags & ST_RDONLY, 0, "%s: second mount read-only",
+		             op);
 	}
 	dtt_free(&r);
 }
@@ -311,8 +471,9 @@ Test(landlock, metadata_changes_and_access_checks_are_not_refused_so_nothing_is_
 		struct dtt_run r;
 		cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 		cr_expect(strstr(r.out, "errno=0\n") && !strstr(r.out, "ret=-1"),
-			  "%s should succeed under Landlock: %s", ok[i].op, r.out);
-		cr_expect_eq(helper_records(&r), 0, "%s: %zu records", ok[i].op, helper_records(&r));
+		          "%s should succeed under Landlock: %s", ok[i].op, r.out);
+		cr_expect_eq(helper_records(&r), 0, "%s: %zu records", ok[i].op,
+		             helper_records(&r));
 		dtt_free(&r);
 	}
 }
@@ -332,7 +493,8 @@ Test(landlock, process_record_shows_a_writable_root_and_no_new_privs)
 	cr_expect_str_eq(dt_errno_name(d->err), "EACCES");
 	const struct dt_record *p = NULL;
 	for (size_t i = 0; i < r.n; i++)
-		if (r.recs[i].type == DT_REC_PROCESS && r.recs[i].pid == d->pid && is_helper(&r.recs[i]))
+		if (r.recs[i].type == DT_REC_PROCESS && r.recs[i].pid == d->pid &&
+		    is_helper(&r.recs[i]))
 			p = &r.recs[i];
 	cr_assert_not_null(p, "no process record for the helper");
 	int root_rw = -1;
@@ -353,9 +515,24 @@ Test(landlock, same_refusal_under_bwrap_differs_in_errno_and_mount_flags)
 	const char *args[] = {"{ro}/new", "O_WRONLY|O_CREAT|O_TRUNC", "0644", NULL};
 	const char *ll[MAXARGV];
 	build_argv(ll, 0, "open", args);
-	const char *bw[] = {"bwrap", "--ro-bind", "/", "/", "--bind", rw, rw, "--dev", "/dev",
-			    "--proc", "/proc", "--", dtt_helper("callall"), "open",
-			    expand(args[0]), args[1], args[2], NULL};
+	const char *bw[] = {"bwrap",
+	                    "--ro-bind",
+	                    "/",
+	                    "/",
+	                    "--bind",
+	                    rw,
+	                    rw,
+	                    "--dev",
+	                    "/dev",
+	                    "--proc",
+	                    "/proc",
+	                    "--",
+	                    dtt_helper("callall"),
+	                    "open",
+	                    expand(args[0]),
+	                    args[1],
+	                    args[2],
+	                    NULL};
 	struct dtt_run a, b;
 	cr_assert_eq(dtt_run(&a, NULL, ll, NULL), 0, "%s", a.out);
 	cr_assert_eq(dtt_run(&b, NULL, bw, NULL), 0, "%s", b.out);
@@ -388,10 +565,10 @@ Test(landlock, writes_inside_the_granted_directory_succeed_and_record_nothing)
 	static const struct {
 		const char *op, *args[6];
 	} ok[] = {
-		{"open", {"{rw}/new", "O_WRONLY|O_CREAT|O_TRUNC", "0644"}},
-		{"mkdir", {"{rw}/dir", "0755"}},
-		{"truncate", {"{rw}/a/f", "1"}},
-		{"rename", {"{rw}/a/f", "{rw}/a/g"}},
+	    {"open", {"{rw}/new", "O_WRONLY|O_CREAT|O_TRUNC", "0644"}},
+	    {"mkdir", {"{rw}/dir", "0755"}},
+	    {"truncate", {"{rw}/a/f", "1"}},
+	    {"rename", {"{rw}/a/f", "{rw}/a/g"}},
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		const char *argv[MAXARGV];

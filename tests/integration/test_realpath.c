@@ -124,12 +124,13 @@ Test(realpath, a_new_directory_that_reuses_a_removed_ones_inode_is_found_under_i
 	char script[4096];
 	size_t len = 0;
 	for (int i = 0; i < 6; i++)
-		len += (size_t)snprintf(script + len, sizeof(script) - len,
-		                        "mkdir %1$s/A%2$d; true > %1$s/A%2$d/missing/x%2$d 2>/dev/null; "
-		                        "ia=$(stat -c %%i %1$s/A%2$d); rmdir %1$s/A%2$d; "
-		                        "mkdir %1$s/B%2$d; true > %1$s/B%2$d/missing/y%2$d 2>/dev/null; "
-		                        "echo round %2$d $ia $(stat -c %%i %1$s/B%2$d); ",
-		                        dir, i);
+		len += (size_t)snprintf(
+		    script + len, sizeof(script) - len,
+		    "mkdir %1$s/A%2$d; true > %1$s/A%2$d/missing/x%2$d 2>/dev/null; "
+		    "ia=$(stat -c %%i %1$s/A%2$d); rmdir %1$s/A%2$d; "
+		    "mkdir %1$s/B%2$d; true > %1$s/B%2$d/missing/y%2$d 2>/dev/null; "
+		    "echo round %2$d $ia $(stat -c %%i %1$s/B%2$d); ",
+		    dir, i);
 	snprintf(script + len, sizeof(script) - len, "true");
 	const char *argv[] = {"sh", "-c", script, NULL};
 	struct dtt_run r;

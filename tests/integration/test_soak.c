@@ -97,7 +97,8 @@ Test(soak, a_flaky_board_write_is_traced_to_the_refusal_that_separates_failing_r
 
 	/* and the problem they make, as the report names it */
 	json_eval(json,
-	          "[(p['cause'], p['failing_runs'], p['passing_runs']) for p in d['separating_problems']]",
+	          "[(p['cause'], p['failing_runs'], p['passing_runs']) for p in "
+	          "d['separating_problems']]",
 	          v, sizeof(v));
 	snprintf(want, sizeof(want), "[('injected', %d, 0)]", failures);
 	cr_expect_str_eq(v, want);

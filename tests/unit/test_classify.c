@@ -61,7 +61,7 @@ static struct dt_record denial(const char *op, int err, const char *path)
 /* The target does not exist; its parent directory is pmode owned by
  * puid:pgid on a mount that is read-only or not. */
 static void missing_in_dir(struct dt_record *d, unsigned pmode, unsigned puid, unsigned pgid,
-			   int ro)
+                           int ro)
 {
 	d->p[0].has_st = 1;
 	d->p[0].st.valid = DT_SF_PARENT | DT_SF_MOUNT;
@@ -116,9 +116,9 @@ static struct dt_verdict classify(const struct dt_record *d, const struct dt_rec
 	return v;
 }
 
-#define assert_cause(v, c)                                                                    \
-	cr_assert_eq((v).cause, (c), "cause %s, expected %s (reason: %s)",                    \
-		     dt_cause_name((v).cause), dt_cause_name(c), (v).reason)
+#define assert_cause(v, c)                                                                         \
+	cr_assert_eq((v).cause, (c), "cause %s, expected %s (reason: %s)",                         \
+	             dt_cause_name((v).cause), dt_cause_name(c), (v).reason)
 
 #define assert_has(s, sub) cr_assert_not_null(strstr((s), (sub)), "\"%s\" lacks \"%s\"", (s), (sub))
 
@@ -127,9 +127,9 @@ static struct dt_verdict classify(const struct dt_record *d, const struct dt_rec
 Test(classify, cause_names_are_the_documented_vocabulary)
 {
 	static const char *const want[DT_CAUSE_COUNT] = {
-		"injected",          "lock-contention", "cross-mount",      "file-permissions",
-		"read-only-sandbox", "protected-path",  "symlink-mismatch", "sqlite-side-file",
-		"root-not-granted",  "outside-roots",   "unknown",
+	    "injected",          "lock-contention", "cross-mount",      "file-permissions",
+	    "read-only-sandbox", "protected-path",  "symlink-mismatch", "sqlite-side-file",
+	    "root-not-granted",  "outside-roots",   "unknown",
 	};
 
 	for (int c = 0; c < DT_CAUSE_COUNT; c++) {
@@ -523,8 +523,11 @@ Test(classify, file_permissions_beats_read_only_sandbox)
 Test(classify, readonly_root_and_no_writable_mount_is_read_only_sandbox)
 {
 	struct dt_mount m[] = {
-		{"/", "ext4", 0},        {"/proc", "proc", 1},       {"/dev", "devtmpfs", 1},
-		{"/dev/shm", "tmpfs", 1}, {"/sys/fs/cgroup", "cgroup2", 1},
+	    {"/", "ext4", 0},
+	    {"/proc", "proc", 1},
+	    {"/dev", "devtmpfs", 1},
+	    {"/dev/shm", "tmpfs", 1},
+	    {"/sys/fs/cgroup", "cgroup2", 1},
 	};
 	struct dt_record p = process(m, NMOUNTS(m));
 	struct dt_record d = denial("openat", EROFS, D "/work/out.txt");
@@ -598,14 +601,15 @@ Test(classify, read_only_sandbox_beats_outside_roots_and_root_not_granted)
 	assert_cause(classify(&in, &p, 0), DT_CAUSE_READ_ONLY_SANDBOX);
 }
 
-/* ---- 5. protected-path ------------------------------------------------------------------------ */
+/* ---- 5. protected-path ------------------------------------------------------------------------
+ */
 
 static void codex_like_roots(int granted)
 {
 	root(D "/proj", granted, "codex --add-dir " D "/proj");
-	struct dt_root *git = dt_roots_add(&rs, D "/proj/.git", DT_ROOT_CODEX,
-					   "codex keeps .git read-only inside writable root " D "/proj",
-					   NULL);
+	struct dt_root *git =
+	    dt_roots_add(&rs, D "/proj/.git", DT_ROOT_CODEX,
+	                 "codex keeps .git read-only inside writable root " D "/proj", NULL);
 	cr_assert_not_null(git);
 	git->readonly_sub = 1;
 }
@@ -649,9 +653,9 @@ Test(classify, protected_path_beats_root_not_granted)
 Test(classify, readonly_mount_under_a_writable_mount_is_protected_path)
 {
 	struct dt_mount m[] = {
-		{"/", "ext4", 0},
-		{D "/proj", "ext4", 1},
-		{D "/proj/vendor", "ext4", 0},
+	    {"/", "ext4", 0},
+	    {D "/proj", "ext4", 1},
+	    {D "/proj/vendor", "ext4", 0},
 	};
 	struct dt_record p = process(m, NMOUNTS(m));
 	root(D "/proj", -1, NULL);
@@ -668,9 +672,9 @@ Test(classify, readonly_mount_under_a_writable_mount_is_protected_path)
 Test(classify, protected_path_keeps_the_writable_mount_it_sits_in_as_its_granted_root)
 {
 	struct dt_mount m[] = {
-		{"/", "ext4", 0},
-		{D "/ws", "ext4", 1},
-		{D "/ws/.git", "ext4", 0},
+	    {"/", "ext4", 0},
+	    {D "/ws", "ext4", 1},
+	    {D "/ws/.git", "ext4", 0},
 	};
 	struct dt_record p = process(m, NMOUNTS(m));
 	dt_roots_from_mounts(&rs, &p);
@@ -687,10 +691,10 @@ Test(classify, protected_path_keeps_the_writable_mount_it_sits_in_as_its_granted
 Test(classify, readonly_mount_under_only_a_pseudo_writable_mount_is_not_protected)
 {
 	struct dt_mount m[] = {
-		{"/", "ext4", 0},
-		{"/tmp", "tmpfs", 1},
-		{"/proc", "proc", 1},
-		{"/proc/sys", "proc", 0},
+	    {"/", "ext4", 0},
+	    {"/tmp", "tmpfs", 1},
+	    {"/proc", "proc", 1},
+	    {"/proc/sys", "proc", 0},
 	};
 	struct dt_record p = process(m, NMOUNTS(m));
 	struct dt_record d = denial("openat", EROFS, "/proc/sys/kernel/x");
@@ -703,9 +707,9 @@ Test(classify, writable_mount_below_a_readonly_one_does_not_make_it_protected)
 	/* /data ro with /data/cache rw inside: a refusal in /data/other is
 	 * not "a ro mount inside a writable root" */
 	struct dt_mount m[] = {
-		{"/", "ext4", 0},
-		{D "/data", "ext4", 0},
-		{D "/data/cache", "ext4", 1},
+	    {"/", "ext4", 0},
+	    {D "/data", "ext4", 0},
+	    {D "/data/cache", "ext4", 1},
 	};
 	struct dt_record p = process(m, NMOUNTS(m));
 	struct dt_record d = denial("openat", EROFS, D "/data/other/f");
@@ -716,9 +720,9 @@ Test(classify, writable_mount_below_a_readonly_one_does_not_make_it_protected)
 Test(classify, readonly_mount_stacked_on_the_same_path_is_not_a_submount)
 {
 	struct dt_mount m[] = {
-		{"/", "ext4", 0},
-		{D "/proj", "ext4", 1},
-		{D "/proj", "ext4", 0},
+	    {"/", "ext4", 0},
+	    {D "/proj", "ext4", 1},
+	    {D "/proj", "ext4", 0},
 	};
 	struct dt_record p = process(m, NMOUNTS(m));
 	struct dt_record d = denial("openat", EROFS, D "/proj/f");
@@ -726,7 +730,8 @@ Test(classify, readonly_mount_stacked_on_the_same_path_is_not_a_submount)
 	cr_assert_neq(classify(&d, &p, 0).cause, DT_CAUSE_PROTECTED_PATH);
 }
 
-/* ---- 6. symlink-mismatch ---------------------------------------------------------------------- */
+/* ---- 6. symlink-mismatch ----------------------------------------------------------------------
+ */
 
 Test(classify, logical_and_real_path_under_different_roots_is_symlink_mismatch)
 {
@@ -780,7 +785,8 @@ Test(classify, symlink_mismatch_beats_root_not_granted)
 	cr_assert_eq(v.granted, 0);
 }
 
-/* ---- 7. sqlite-side-file ---------------------------------------------------------------------- */
+/* ---- 7. sqlite-side-file ----------------------------------------------------------------------
+ */
 
 static struct dt_record journal_create(void)
 {
@@ -889,7 +895,8 @@ Test(classify, a_failed_lock_on_a_side_file_is_not_sqlite_side_file)
 	cr_assert_neq(classify(&d, NULL, 1).cause, DT_CAUSE_SQLITE_SIDE_FILE);
 }
 
-/* ---- 8. root-not-granted ---------------------------------------------------------------------- */
+/* ---- 8. root-not-granted ----------------------------------------------------------------------
+ */
 
 Test(classify, path_under_an_ungranted_root_is_root_not_granted)
 {
@@ -1025,7 +1032,7 @@ Test(classify, advice_without_a_knob_depends_on_codex)
 	cr_assert_null(strstr(v.advice, "replaces"), "%s", v.advice);
 
 	dt_roots_add(&rs, D "/cfgroot", DT_ROOT_CODEX,
-		     "config.toml [sandbox_workspace_write] writable_roots", NULL);
+	             "config.toml [sandbox_workspace_write] writable_roots", NULL);
 	v = classify(&d, &p, 0);
 	assert_has(v.advice, "Note: -c sandbox_workspace_write.writable_roots=[] replaces");
 }
@@ -1113,8 +1120,8 @@ Test(classify, unsandboxed_process_keeps_the_pooled_grant)
 
 Test(classify, effective_roots_are_not_expected_roots)
 {
-	struct dt_root *r = dt_roots_add(&rs, D "/mnt", DT_ROOT_EFFECTIVE, "writable mount (pid 1)",
-					 NULL);
+	struct dt_root *r =
+	    dt_roots_add(&rs, D "/mnt", DT_ROOT_EFFECTIVE, "writable mount (pid 1)", NULL);
 	r->granted = 1;
 	struct dt_record d = denial("openat", EROFS, D "/mnt/f");
 	struct dt_verdict v = classify(&d, NULL, 0);
@@ -1123,7 +1130,8 @@ Test(classify, effective_roots_are_not_expected_roots)
 	assert_cause(v, DT_CAUSE_OUTSIDE_ROOTS);
 }
 
-/* ---- 9. outside-roots / 10. unknown ------------------------------------------------------------ */
+/* ---- 9. outside-roots / 10. unknown ------------------------------------------------------------
+ */
 
 Test(classify, sandbox_errno_with_no_root_is_outside_roots)
 {
@@ -1303,9 +1311,9 @@ Test(proc_mounts, the_later_of_two_slash_mounts_decides)
 Test(proc_mounts, the_deepest_mount_decides_writability)
 {
 	struct dt_mount m[] = {
-		{D "/w/sub", "ext4", 0}, /* order in the table does not matter */
-		{"/", "ext4", 0},
-		{D "/w", "ext4", 1},
+	    {D "/w/sub", "ext4", 0}, /* order in the table does not matter */
+	    {"/", "ext4", 0},
+	    {D "/w", "ext4", 1},
 	};
 	struct dt_record p = process(m, NMOUNTS(m));
 

@@ -32,8 +32,8 @@
 #include "testlib.h"
 
 static struct dt_report rep;
-static char *out;   /* what an output function wrote */
-static char *flat;  /* the JSON, flattened by Python */
+static char *out;  /* what an output function wrote */
+static char *flat; /* the JSON, flattened by Python */
 
 static void teardown(void)
 {
@@ -76,13 +76,13 @@ static struct dt_record *add(int type, long pid, uint64_t t)
 
 /* Sandboxed: "/" read-only, D/work writable, /proc. */
 static struct dt_mount sandbox_mounts[] = {
-	{"/", "ext4", 0},
-	{"/proc", "proc", 1},
-	{D "/work", "ext4", 1},
+    {"/", "ext4", 0},
+    {"/proc", "proc", 1},
+    {D "/work", "ext4", 1},
 };
 /* Not sandboxed. */
 static struct dt_mount host_mounts[] = {
-	{"/", "ext4", 1},
+    {"/", "ext4", 1},
 };
 
 static const char *const worker_argv[] = {"python3", "worker.py"};
@@ -102,7 +102,7 @@ static struct dt_record *add_process(long pid, uint64_t t, int sandboxed, uint64
 }
 
 static struct dt_record *add_path_rec(int type, long pid, uint64_t t, const char *op, int err,
-				      const char *path)
+                                      const char *path)
 {
 	struct dt_record *d = add(type, pid, t);
 	d->op = op;
@@ -120,8 +120,7 @@ static struct dt_record *add_path_rec(int type, long pid, uint64_t t, const char
 	return d;
 }
 
-static struct dt_record *add_denial(long pid, uint64_t t, const char *op, int err,
-				    const char *path)
+static struct dt_record *add_denial(long pid, uint64_t t, const char *op, int err, const char *path)
 {
 	return add_path_rec(DT_REC_DENIAL, pid, t, op, err, path);
 }
@@ -225,12 +224,24 @@ static const char *render(enum fmt fmt)
 	f = open_memstream(&out, &len);
 	cr_assert_not_null(f);
 	switch (fmt) {
-	case FMT_JSON: dt_report_json(f, &rep); break;
-	case FMT_MD: dt_report_markdown(f, &rep); break;
-	case FMT_TEXT: dt_report_text(f, &rep, 0, 1); break;
-	case FMT_TEXT_COLOR: dt_report_text(f, &rep, 1, 1); break;
-	case FMT_TEXT_SHORT: dt_report_text(f, &rep, 0, 0); break;
-	case FMT_SVG: dt_report_svg(f, &rep); break;
+	case FMT_JSON:
+		dt_report_json(f, &rep);
+		break;
+	case FMT_MD:
+		dt_report_markdown(f, &rep);
+		break;
+	case FMT_TEXT:
+		dt_report_text(f, &rep, 0, 1);
+		break;
+	case FMT_TEXT_COLOR:
+		dt_report_text(f, &rep, 1, 1);
+		break;
+	case FMT_TEXT_SHORT:
+		dt_report_text(f, &rep, 0, 0);
+		break;
+	case FMT_SVG:
+		dt_report_svg(f, &rep);
+		break;
 	}
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_eq(strlen(out), len, "output holds a NUL byte");
@@ -239,23 +250,22 @@ static const char *render(enum fmt fmt)
 
 /* Flattens JSON: "a.b[0].c=<json.dumps(value)>" per leaf, "a#=<len>" per
  * array, "a{}=<sorted keys>" per object. Exit status 3 on invalid JSON. */
-static const char flatten_py[] =
-	"import json, sys\n"
-	"def f(p, v):\n"
-	"    if isinstance(v, dict):\n"
-	"        print(p + '{}=' + json.dumps(sorted(v)))\n"
-	"        for k in v: f((p + '.' if p else '') + k, v[k])\n"
-	"    elif isinstance(v, list):\n"
-	"        print(p + '#=' + str(len(v)))\n"
-	"        for i, x in enumerate(v): f(p + '[' + str(i) + ']', x)\n"
-	"    else:\n"
-	"        print(p + '=' + json.dumps(v))\n"
-	"try:\n"
-	"    d = json.load(sys.stdin)\n"
-	"except ValueError as e:\n"
-	"    print('INVALID JSON:', e)\n"
-	"    sys.exit(3)\n"
-	"f('', d)\n";
+static const char flatten_py[] = "import json, sys\n"
+                                 "def f(p, v):\n"
+                                 "    if isinstance(v, dict):\n"
+                                 "        print(p + '{}=' + json.dumps(sorted(v)))\n"
+                                 "        for k in v: f((p + '.' if p else '') + k, v[k])\n"
+                                 "    elif isinstance(v, list):\n"
+                                 "        print(p + '#=' + str(len(v)))\n"
+                                 "        for i, x in enumerate(v): f(p + '[' + str(i) + ']', x)\n"
+                                 "    else:\n"
+                                 "        print(p + '=' + json.dumps(v))\n"
+                                 "try:\n"
+                                 "    d = json.load(sys.stdin)\n"
+                                 "except ValueError as e:\n"
+                                 "    print('INVALID JSON:', e)\n"
+                                 "    sys.exit(3)\n"
+                                 "f('', d)\n";
 
 /* Renders the report as JSON, has Python parse it, and keeps the flat
  * form. Fails the test if Python rejects it. */
@@ -293,7 +303,7 @@ static void json_flat(void)
 	flat[len] = 0;
 	int st = pclose(p);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		  "python rejected the JSON (status %d):\n%s\n--- JSON ---\n%s", st, flat, out);
+	          "python rejected the JSON (status %d):\n%s\n--- JSON ---\n%s", st, flat, out);
 }
 
 /* The flattened value of key, as JSON text ("null", "\"x\"", "2"), or NULL. */
@@ -315,11 +325,11 @@ static const char *jget(const char *key)
 	return val;
 }
 
-#define assert_json(key, want)                                                              \
-	do {                                                                                  \
-		const char *got_ = jget(key);                                                 \
-		cr_assert_not_null(got_, "JSON has no %s", key);                              \
-		cr_assert_str_eq(got_, want, "JSON %s", key);                                 \
+#define assert_json(key, want)                                                                     \
+	do {                                                                                       \
+		const char *got_ = jget(key);                                                      \
+		cr_assert_not_null(got_, "JSON has no %s", key);                                   \
+		cr_assert_str_eq(got_, want, "JSON %s", key);                                      \
 	} while (0)
 
 /* Index of the JSON denial whose realpath is path (as JSON text), or -1. */
@@ -352,8 +362,10 @@ static const char *dkey(int i, const char *field)
 	return k;
 }
 
-#define assert_has(s, sub) cr_assert_not_null(strstr((s), (sub)), "output lacks \"%s\":\n%s", (sub), (s))
-#define assert_lacks(s, sub) cr_assert_null(strstr((s), (sub)), "output has \"%s\":\n%s", (sub), (s))
+#define assert_has(s, sub)                                                                         \
+	cr_assert_not_null(strstr((s), (sub)), "output lacks \"%s\":\n%s", (sub), (s))
+#define assert_lacks(s, sub)                                                                       \
+	cr_assert_null(strstr((s), (sub)), "output has \"%s\":\n%s", (sub), (s))
 
 /* ---- grouping ------------------------------------------------------------------------ */
 
@@ -567,7 +579,8 @@ Test(report, a_new_wal_refused_with_eacces_is_readonly_directory_and_a_refused_u
 	build_opts(0, data_roots, 1);
 
 	assert_has(group(D "/data/k.db-wal", "open64")->next, "SQLITE_READONLY_DIRECTORY");
-	assert_has(group(D "/data/k.db-wal", "open64")->next, "attempt to write a readonly database");
+	assert_has(group(D "/data/k.db-wal", "open64")->next,
+	           "attempt to write a readonly database");
 	assert_has(group(D "/data/k.db-shm", "unlink")->next, "could not delete it");
 	assert_has(group(D "/data/k.db-shm", "open64")->next, "WAL mode");
 }
@@ -767,7 +780,8 @@ Test(report, bwrap_refusal_under_a_sibling_of_newroot_is_not_hidden)
 	cr_assert_eq(rep.hidden_setup, 0);
 }
 
-/* ---- JSON -------------------------------------------------------------------------------------- */
+/* ---- JSON --------------------------------------------------------------------------------------
+ */
 
 Test(report, json_has_the_documented_keys_and_values)
 {
@@ -776,8 +790,8 @@ Test(report, json_has_the_documented_keys_and_values)
 
 	assert_json("version", "1");
 	/* the documented top-level keys (more may be added) */
-	static const char *const top[] = {"rings#", "summary{}", "denials#", "roots#",
-					  "codex",  "warnings#", "processes#"};
+	static const char *const top[] = {"rings#", "summary{}", "denials#",  "roots#",
+	                                  "codex",  "warnings#", "processes#"};
 	for (size_t k = 0; k < sizeof(top) / sizeof(*top); k++)
 		cr_assert_not_null(jget(top[k]), "JSON has no %s:\n%s", top[k], flat);
 	assert_json("summary.denials", "8");
@@ -907,7 +921,8 @@ Test(report, json_empty_report_is_valid)
 #define EVIL D "/a\"b\\c\x01\x1b[31m\n\t\x7f\xff\xc3(\xe2\x82\xac\xe2\x82"
 /* What Python's json.dumps makes of it once decoded: invalid bytes are
  * their Latin-1 reading, the euro sign stays a euro sign. */
-#define EVIL_JSON "\"" D "/a\\\"b\\\\c\\u0001\\u001b[31m\\n\\t\\u007f\\u00ff\\u00c3(\\u20ac\\u00e2\\u0082\""
+#define EVIL_JSON                                                                                  \
+	"\"" D "/a\\\"b\\\\c\\u0001\\u001b[31m\\n\\t\\u007f\\u00ff\\u00c3(\\u20ac\\u00e2\\u0082\""
 
 Test(report, json_stays_valid_whatever_bytes_a_path_holds)
 {
@@ -939,10 +954,11 @@ Test(report, json_stays_valid_whatever_bytes_a_path_holds)
 	/* raw control bytes never reach the output */
 	for (const char *c = out; *c; c++)
 		cr_assert(((unsigned char)*c >= 0x20 && *c != 0x7f) || *c == '\n',
-			  "raw control byte 0x%02x in JSON", (unsigned char)*c);
+		          "raw control byte 0x%02x in JSON", (unsigned char)*c);
 }
 
-/* ---- Markdown ---------------------------------------------------------------------------------- */
+/* ---- Markdown ----------------------------------------------------------------------------------
+ */
 
 /* Number of '|' in line not escaped by a backslash. */
 static int table_pipes(const char *line, size_t len)
@@ -977,7 +993,7 @@ Test(report, markdown_escapes_pipes_in_table_cells)
 
 	const char *row = line_with(m, "| openat | EROFS |", &len);
 	cr_assert_eq(table_pipes(row, len), 8, "a 7-column row has 8 cell pipes: %.*s", (int)len,
-		     row);
+	             row);
 	assert_has(m, D "/r\\|oot/a\\|b.txt");
 	const char *hdr = line_with(m, "| path | op |", &len);
 	cr_assert_eq(table_pipes(hdr, len), 8);
@@ -1051,15 +1067,17 @@ Test(report, markdown_summary_and_sections)
 	scenario(0);
 	const char *m = render(FMT_MD);
 
-	assert_has(m, "**3 problems**: 8 refused file operations (`sqlite-side-file` 1, `root-not-granted` 7)");
+	assert_has(m, "**3 problems**: 8 refused file operations (`sqlite-side-file` 1, "
+	              "`root-not-granted` 7)");
 	assert_has(m, "#### `root-not-granted` EROFS: ` " D "/data/app.db `");
 	assert_has(m, "- **then**: SQLite reopened the database read-only");
 	assert_has(m, "- **intermittent**: written by pid 300 (writer)");
 	assert_has(m, "| ` " D "/data/app.db ` | openat | EROFS | 2 | `root-not-granted` | ` " D
-		      "/data ` | **no** |");
+	              "/data ` | **no** |");
 }
 
-/* ---- text ---------------------------------------------------------------------------------------- */
+/* ---- text
+ * ---------------------------------------------------------------------------------------- */
 
 #define OSC D "/t\x1b]0;pwned\x07/f"
 
@@ -1089,8 +1107,8 @@ Test(report, text_without_color_has_no_escape_byte)
 
 Test(report, text_with_color_has_escapes_only_from_its_styles)
 {
-	static const char *const styles[] = {"\x1b[1m", "\x1b[31m", "\x1b[33m",
-					     "\x1b[32m", "\x1b[2m", "\x1b[0m"};
+	static const char *const styles[] = {"\x1b[1m",  "\x1b[31m", "\x1b[33m",
+	                                     "\x1b[32m", "\x1b[2m",  "\x1b[0m"};
 	evil_text_report();
 	const char *t = render(FMT_TEXT_COLOR);
 	int seen = 0;
@@ -1149,7 +1167,7 @@ Test(report, text_summary_counts_and_groups)
 	assert_has(t, "  cause    root-not-granted: ");
 	assert_has(t, "  root     " D "/data (--root), NOT granted");
 	assert_has(t, "  by       worker pid 100,200; 1970-01-01T00:00:00.000002Z .. "
-		      "1970-01-01T00:00:00.000003Z");
+	              "1970-01-01T00:00:00.000003Z");
 	assert_has(t, "  next     SQLite reopened");
 	assert_has(t, "intermittent: also written successfully in this run: written by pid 300");
 	assert_has(t, "By cause: sqlite-side-file 1; root-not-granted 7;");
@@ -1166,7 +1184,8 @@ Test(report, text_with_nothing_refused_says_so)
 	assert_lacks(t, "By cause");
 }
 
-/* ---- dt_put_safe ------------------------------------------------------------------------------ */
+/* ---- dt_put_safe ------------------------------------------------------------------------------
+ */
 
 static const char *put_safe(const char *s)
 {
@@ -1192,7 +1211,9 @@ Test(report, put_safe_escapes_controls_and_backslashes)
  * (\xNN)". A lone 0x9b is CSI to a terminal reading 8-bit controls. */
 Test(report, put_safe_escapes_bytes_that_are_not_utf8)
 {
-	cr_assert_str_eq(put_safe("a\x9b" "31mb\xff"), "a\\x9b31mb\\xff");
+	cr_assert_str_eq(put_safe("a\x9b"
+	                          "31mb\xff"),
+	                 "a\\x9b31mb\\xff");
 }
 
 /* ---- --codex-args ---------------------------------------------------------------------------- */
@@ -1266,8 +1287,8 @@ Test(split_words, nothing_is_zero_words)
 
 Test(split_words, many_words_grow_the_array)
 {
-	static const char *const w[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
-					"10", "11", "12", "13", "14", "15", "16", "17", "18", "19"};
+	static const char *const w[] = {"0",  "1",  "2",  "3",  "4",  "5",  "6",  "7",  "8",  "9",
+	                                "10", "11", "12", "13", "14", "15", "16", "17", "18", "19"};
 	assert_words("0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19", w, 20);
 }
 
@@ -1289,8 +1310,9 @@ Test(split_words, count_pointer_may_be_null)
 
 /* ---- findings ------------------------------------------------------------------------------ */
 
-#define assert_starts(s, prefix)                                                              \
-	cr_assert(!strncmp((s), (prefix), strlen(prefix)), "does not start with %s:\n%s", (prefix), (s))
+#define assert_starts(s, prefix)                                                                   \
+	cr_assert(!strncmp((s), (prefix), strlen(prefix)), "does not start with %s:\n%s",          \
+	          (prefix), (s))
 
 Test(report, findings_group_the_refusals_by_root_and_cause)
 {
@@ -1371,7 +1393,8 @@ Test(report, text_opens_with_the_problems_and_hides_the_groups_without_verbose)
 	assert_starts(t, "3 problems: 8 refusals in 7 groups;");
 	assert_has(t, "\nPROBLEM 1: " D "/data not granted to the sandbox\n  6 refusals by worker");
 	assert_has(t, "  refused  openat " D "/data/app.db EROFS x2\n");
-	assert_has(t, "\nPROBLEM 3: " D "/out not writable: SQLite cannot keep its side files there");
+	assert_has(t,
+	           "\nPROBLEM 3: " D "/out not writable: SQLite cannot keep its side files there");
 	assert_has(t, "Details: -v shows each of the 7 groups in full");
 	assert_lacks(t, "REFUSED");
 	/* the advice once per problem: D/data's appears once */
@@ -1539,11 +1562,13 @@ Test(report, roots_are_listed_once_with_all_their_sources)
 	const char *text = render(FMT_TEXT);
 	const char *work = strstr(text, "  " D "/work\n");
 	cr_assert_not_null(work, "no row for the workspace:\n%s", text);
-	cr_assert_null(strstr(work + 1, "  " D "/work\n"), "the workspace is listed twice:\n%s", text);
+	cr_assert_null(strstr(work + 1, "  " D "/work\n"), "the workspace is listed twice:\n%s",
+	               text);
 	assert_has(work, "HERMES_KANBAN_WORKSPACE=" D "/work; writable mount (pid 100)");
 	const char *board = strstr(text, "  " D "/board\n");
 	cr_assert_not_null(board);
-	cr_assert_null(strstr(board + 1, "  " D "/board\n"), "the board is listed twice:\n%s", text);
+	cr_assert_null(strstr(board + 1, "  " D "/board\n"), "the board is listed twice:\n%s",
+	               text);
 	assert_has(board, "--root; HERMES_KANBAN_DB=" D "/board/kanban.db");
 
 	json_flat();

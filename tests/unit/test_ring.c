@@ -73,7 +73,7 @@ static void tring_create(struct tring *t, const char *name, uint64_t size)
 	snprintf(t->path, sizeof(t->path), "%s/%s", dtt_tmpdir(), name);
 	int fd = dt_ringfile_create(t->path, size, 0, err, sizeof(err));
 	cr_assert_geq(fd, 0, "dt_ringfile_create(%s, %llu): %s", t->path, (unsigned long long)size,
-		      err);
+	              err);
 	struct stat st;
 	cr_assert_eq(fstat(fd, &st), 0);
 	t->len = (size_t)st.st_size;
@@ -96,7 +96,7 @@ static uint64_t hdr_load(const uint64_t *field)
 /* ---- records ---------------------------------------------------------- */
 
 static uint32_t build_rec(unsigned char *buf, uint32_t cap, uint64_t writer, uint64_t seq,
-			  uint32_t plen)
+                          uint32_t plen)
 {
 	struct dt_rec_header *rh = (struct dt_rec_header *)buf;
 	memset(rh, 0, sizeof(*rh));
@@ -143,7 +143,7 @@ struct readout {
 };
 
 static void readout_add(struct readout *o, uint32_t version, const unsigned char *buf, uint32_t len,
-			uint64_t end)
+                        uint64_t end)
 {
 	const struct dt_rec_header *rh = (const struct dt_rec_header *)buf;
 	uint64_t p = end - rh->nslots;
@@ -152,7 +152,7 @@ static void readout_add(struct readout *o, uint32_t version, const unsigned char
 	if (rh->nslots != dt_rec_slots(len) || rh->len != len)
 		why = "header nslots/len inconsistent";
 	else if (dt_checksum_for(version, buf + sizeof(*rh), len - (uint32_t)sizeof(*rh)) !=
-		 rh->checksum)
+	         rh->checksum)
 		why = "checksum mismatch in a returned record";
 	else if (dt_record_decode(buf, len, p, &d) < 0)
 		why = "dt_record_decode failed";
@@ -171,7 +171,7 @@ static void readout_add(struct readout *o, uint32_t version, const unsigned char
 	if (why) {
 		if (!o->bad++)
 			snprintf(o->why, sizeof(o->why), "record at %llu: %s",
-				 (unsigned long long)p, why);
+			         (unsigned long long)p, why);
 	}
 }
 
@@ -209,7 +209,7 @@ static void expect_clean(const struct readout *o)
 	cr_expect_eq(o->bad, 0, "%zu bad records returned; first: %s", o->bad, o->why);
 	cr_expect_eq(o->st.corrupt, 0, "%llu corrupt", (unsigned long long)o->st.corrupt);
 	cr_expect_eq(o->st.torn, 0, "%llu torn in a ring nobody writes",
-		     (unsigned long long)o->st.torn);
+	             (unsigned long long)o->st.torn);
 }
 
 /* Every (writer, seq) for writer < nwriters and seq < count read exactly
@@ -309,8 +309,8 @@ static struct proc spawn_writer(const char *ring, unsigned long count, unsigned 
 	snprintf(c, sizeof(c), "%lu", count);
 	snprintf(i, sizeof(i), "%u", id);
 	snprintf(s, sizeof(s), "%ld", stall);
-	const char *argv[] = {helper, ring, c, "--id", i, stall >= 0 ? "--stall-after" : NULL, s,
-			      NULL};
+	const char *argv[] = {helper, ring, c, "--id", i, stall >= 0 ? "--stall-after" : NULL,
+	                      s,      NULL};
 	int p[2];
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	pid_t pid = fork();
@@ -364,7 +364,8 @@ static unsigned long run_writer(const char *ring, unsigned long count, unsigned 
 	int st = wait_status(p.pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "ring-writer failed (status 0x%x)", st);
 	unsigned long ok, dropped;
-	cr_assert_eq(sscanf(line, "wrote %lu %lu", &ok, &dropped), 2, "ring-writer said '%s'", line);
+	cr_assert_eq(sscanf(line, "wrote %lu %lu", &ok, &dropped), 2, "ring-writer said '%s'",
+	             line);
 	return ok;
 }
 
@@ -387,7 +388,7 @@ Test(ring, a_version_1_ring_is_read_with_its_own_checksum_and_never_written)
 		struct dt_rec_header *rh = (struct dt_rec_header *)dt_slot_data(&t.r, s);
 		cr_assert_eq(rh->nslots, 1);
 		rh->checksum = dt_checksum_v1((unsigned char *)rh + sizeof(*rh),
-					      rh->len - (uint32_t)sizeof(*rh));
+		                              rh->len - (uint32_t)sizeof(*rh));
 	}
 	struct readout o;
 	read_ring(t.path, &o);
@@ -399,7 +400,8 @@ Test(ring, a_version_1_ring_is_read_with_its_own_checksum_and_never_written)
 	cr_assert_eq(dt_ring_attach(&r1, t.map, t.len), 0, "version 1 attaches for reading");
 	cr_expect_eq(r1.version, 1);
 	build_rec(rec, sizeof(rec), 7, n, 10);
-	cr_expect_eq(dt_ring_write(&r1, rec), -1, "a version 2 record written into a version 1 ring");
+	cr_expect_eq(dt_ring_write(&r1, rec), -1,
+	             "a version 2 record written into a version 1 ring");
 	cr_expect_eq(hdr_load(&h->head), n, "head moved");
 	tring_unmap(&t);
 }
@@ -423,15 +425,15 @@ Test(ring, one_writer_round_trips_records_in_order_with_valid_checksums)
 	read_ring(t.path, &o);
 	expect_clean(&o);
 	cr_expect_eq(o.head, head, "head %llu, slots written %llu", (unsigned long long)o.head,
-		     (unsigned long long)head);
+	             (unsigned long long)head);
 	cr_assert_eq(o.n, n);
 	uint64_t pos = 0;
 	for (unsigned i = 0; i < n; i++) {
 		cr_expect_eq(o.g[i].writer, 7);
 		cr_expect_eq(o.g[i].seq, i, "record %u has seq %llu", i,
-			     (unsigned long long)o.g[i].seq);
+		             (unsigned long long)o.g[i].seq);
 		cr_expect_eq(o.g[i].pos, pos, "record %u at position %llu, expected %llu", i,
-			     (unsigned long long)o.g[i].pos, (unsigned long long)pos);
+		             (unsigned long long)o.g[i].pos, (unsigned long long)pos);
 		pos += dt_rec_slots(o.g[i].len);
 	}
 	cr_expect_eq(o.st.records, n);
@@ -585,9 +587,9 @@ Test(ring, multi_slot_records_up_to_DT_REC_MAX_round_trip)
 	cr_assert_eq(t.r.nslots, 2048);
 	static unsigned char rec[DT_REC_MAX + 64];
 	/* exact slot boundaries, 10 KB, and the largest record allowed */
-	const uint32_t lens[] = {DT_SLOT_DATA,	   DT_SLOT_DATA + 1, 2 * DT_SLOT_DATA,
-				 2 * DT_SLOT_DATA + 1, REC_OVERHEAD + 10240, REC_OVERHEAD,
-				 DT_REC_MAX,	   REC_OVERHEAD + 10240, 3 * DT_SLOT_DATA};
+	const uint32_t lens[] = {DT_SLOT_DATA,         DT_SLOT_DATA + 1,     2 * DT_SLOT_DATA,
+	                         2 * DT_SLOT_DATA + 1, REC_OVERHEAD + 10240, REC_OVERHEAD,
+	                         DT_REC_MAX,           REC_OVERHEAD + 10240, 3 * DT_SLOT_DATA};
 	const unsigned n = sizeof(lens) / sizeof(lens[0]);
 	uint64_t head = 0;
 	for (unsigned s = 0; s < n; s++) {
@@ -604,7 +606,7 @@ Test(ring, multi_slot_records_up_to_DT_REC_MAX_round_trip)
 	for (unsigned i = 0; i < n; i++) {
 		cr_expect_eq(o.g[i].seq, i);
 		cr_expect_eq(o.g[i].len, lens[i], "record %u: %u bytes, wrote %u", i, o.g[i].len,
-			     lens[i]);
+		             lens[i]);
 	}
 	cr_expect_eq(o.dropped, 0);
 	readout_free(&o);
@@ -709,7 +711,8 @@ Test(ring, four_threads_writing_at_once_publish_every_record_exactly_once)
 		jobs[i] = (struct wjob){&t.r, i, 20000, 300, 0, 0};
 	run_threads(jobs, 4);
 	for (unsigned i = 0; i < 4; i++)
-		cr_assert_eq(jobs[i].failed, 0, "thread %u: %lu records dropped", i, jobs[i].failed);
+		cr_assert_eq(jobs[i].failed, 0, "thread %u: %lu records dropped", i,
+		             jobs[i].failed);
 	struct readout o;
 	read_ring(t.path, &o);
 	cr_assert_leq(o.head, o.nslots, "the ring wrapped; the test needs a bigger one");
@@ -787,16 +790,18 @@ Test(ring, wraparound_keeps_the_newest_records_and_counts_the_overwritten_as_los
 	read_ring(t.path, &o);
 	expect_clean(&o);
 	cr_expect_eq(o.head, head);
-	cr_assert_eq(o.n, n - first, "read %zu records; the %u whose start is in the last 128 "
-				     "slots were expected", o.n, n - first);
+	cr_assert_eq(o.n, n - first,
+	             "read %zu records; the %u whose start is in the last 128 "
+	             "slots were expected",
+	             o.n, n - first);
 	for (size_t i = 0; i < o.n; i++) {
 		cr_expect_eq(o.g[i].seq, first + i, "record %zu: seq %llu, expected %zu", i,
-			     (unsigned long long)o.g[i].seq, first + i);
+		             (unsigned long long)o.g[i].seq, first + i);
 		cr_expect_eq(o.g[i].pos, pos[first + i]);
 	}
 	cr_expect_eq(o.g[o.n - 1].seq, n - 1, "the newest record is missing");
 	cr_expect_eq(o.lost, (uint64_t)(n - o.n), "lost %llu, written %u, readable %zu",
-		     (unsigned long long)o.lost, n, o.n);
+	             (unsigned long long)o.lost, n, o.n);
 	cr_expect_eq(o.dropped, 0);
 	/* the positions before the first readable record are continuation
 	 * slots of a record whose start was overwritten */
@@ -819,7 +824,7 @@ Test(ring, wraparound_keeps_the_newest_records_and_counts_the_overwritten_as_los
 		}
 		cr_expect_eq(k, o.n);
 		cr_expect_eq(st.skipped, o.st.skipped, "from 0: %llu skipped",
-			     (unsigned long long)st.skipped);
+		             (unsigned long long)st.skipped);
 		dt_ringfile_close(&rf);
 	}
 	readout_free(&o);
@@ -855,22 +860,22 @@ Test(ring, concurrent_wraparound_never_counts_a_record_both_lost_and_readable)
 	read_ring(t.path, &o);
 	cr_expect_eq(o.bad, 0, "%zu bad records returned; first: %s", o.bad, o.why);
 	cr_expect_eq(o.dropped, failed, "dropped counter %llu, writers saw %lu failures",
-		     (unsigned long long)o.dropped, failed);
+	             (unsigned long long)o.dropped, failed);
 	cr_expect_gt(o.n, 0);
 	cr_expect_leq(o.lost + o.n, published, "lost %llu + readable %zu > published %lu",
-		      (unsigned long long)o.lost, o.n, published);
+	              (unsigned long long)o.lost, o.n, published);
 	/* each writer's readable records are in its order, without duplicates */
 	uint64_t next[4] = {0};
 	for (size_t i = 0; i < o.n; i++) {
 		cr_assert_lt(o.g[i].writer, 4);
 		cr_expect_geq(o.g[i].seq, next[o.g[i].writer], "writer %llu out of order",
-			      (unsigned long long)o.g[i].writer);
+		              (unsigned long long)o.g[i].writer);
 		next[o.g[i].writer] = o.g[i].seq + 1;
 	}
 	cr_log_info("concurrent wrap: published %lu dropped %lu lost %llu readable %zu torn %llu "
-		    "corrupt %llu",
-		    published, failed, (unsigned long long)o.lost, o.n,
-		    (unsigned long long)o.st.torn, (unsigned long long)o.st.corrupt);
+	            "corrupt %llu",
+	            published, failed, (unsigned long long)o.lost, o.n,
+	            (unsigned long long)o.st.torn, (unsigned long long)o.st.corrupt);
 	readout_free(&o);
 	tring_unmap(&t);
 }
@@ -918,7 +923,7 @@ Test(ring, writer_killed_mid_record_is_skipped_and_later_records_are_still_read)
 	read_ring(t.path, &o);
 	expect_clean(&o);
 	cr_expect_eq(o.st.skipped, stall_n, "skipped %llu positions; the dead record had %u",
-		     (unsigned long long)o.st.skipped, stall_n);
+	             (unsigned long long)o.st.skipped, stall_n);
 	cr_assert_eq(o.n, 90, "read %zu records", o.n);
 	for (size_t i = 0; i < o.n; i++) {
 		if (i < 40) {
@@ -961,7 +966,7 @@ Test(ring, dead_writers_record_is_not_counted_as_lost_when_overwritten)
 	cr_assert_gt(o.n, 0);
 	cr_expect_eq(o.g[o.n - 1].seq, n - 1);
 	cr_expect_eq(o.lost, 5 + n - o.n, "lost %llu; published %u, readable %zu",
-		     (unsigned long long)o.lost, 5 + n, o.n);
+	             (unsigned long long)o.lost, 5 + n, o.n);
 	cr_expect_eq(o.dropped, 0);
 	readout_free(&o);
 	tring_unmap(&t);
@@ -998,7 +1003,7 @@ Test(ring, writers_killed_at_random_moments_leave_only_valid_records)
 			close(w[i].out);
 			killed[i] = WIFSIGNALED(st);
 			cr_assert(killed[i] || (WIFEXITED(st) && WEXITSTATUS(st) == 0),
-				  "writer %d: status 0x%x (seed %u)", i, st, seed);
+			          "writer %d: status 0x%x (seed %u)", i, st, seed);
 		}
 		struct readout o;
 		read_ring(t.path, &o);
@@ -1009,7 +1014,7 @@ Test(ring, writers_killed_at_random_moments_leave_only_valid_records)
 		cr_expect_eq(o.lost, 0);
 		/* each killed writer leaves at most one record of two slots */
 		cr_expect_leq(o.st.skipped, 2 * W, "seed %u: %llu positions skipped", seed,
-			      (unsigned long long)o.st.skipped);
+		              (unsigned long long)o.st.skipped);
 		total_skipped += o.st.skipped;
 		/* a writer's records read back are 0 .. m-1 in ring order: all
 		 * it published, nothing after a gap; a writer that finished
@@ -1018,18 +1023,18 @@ Test(ring, writers_killed_at_random_moments_leave_only_valid_records)
 		for (size_t i = 0; i < o.n; i++) {
 			cr_assert_lt(o.g[i].writer, W);
 			cr_expect_eq(o.g[i].seq, next[o.g[i].writer], "seed %u: writer %llu gap",
-				     seed, (unsigned long long)o.g[i].writer);
+			             seed, (unsigned long long)o.g[i].writer);
 			next[o.g[i].writer] = o.g[i].seq + 1;
 		}
 		for (int i = 0; i < W; i++)
 			if (!killed[i])
 				cr_expect_eq(next[i], COUNT, "finished writer %d: %llu records", i,
-					     (unsigned long long)next[i]);
+				             (unsigned long long)next[i]);
 		readout_free(&o);
 		tring_unmap(&t);
 	}
 	cr_log_info("random kill: %llu positions skipped over %d rounds",
-		    (unsigned long long)total_skipped, (int)ROUNDS);
+	            (unsigned long long)total_skipped, (int)ROUNDS);
 }
 
 Test(ring, reader_counts_records_with_a_bad_checksum_or_header_as_corrupt_and_skips_them)
@@ -1059,7 +1064,7 @@ Test(ring, reader_counts_records_with_a_bad_checksum_or_header_as_corrupt_and_sk
 	const unsigned want[] = {0, 2, 4, 6};
 	for (unsigned i = 0; i < 4; i++)
 		cr_expect_eq(o.g[i].seq, want[i], "record %u: seq %llu", i,
-			     (unsigned long long)o.g[i].seq);
+		             (unsigned long long)o.g[i].seq);
 	readout_free(&o);
 	tring_unmap(&t);
 }
@@ -1155,20 +1160,20 @@ Test(ring, writer_lapped_before_claiming_its_slots_abandons_its_record_and_keeps
 	struct readout o;
 	read_ring(t.path, &o);
 	cr_expect_not(stale_published,
-		      "dt_ring_write returned 0 for a record reserved a full lap ago: it took "
-		      "slots newer records had published, and its own record is below the tail");
+	              "dt_ring_write returned 0 for a record reserved a full lap ago: it took "
+	              "slots newer records had published, and its own record is below the tail");
 	cr_expect_eq(o.bad, 0, "%s", o.why);
 	cr_expect_eq(o.st.corrupt, 0);
 	cr_expect_eq(o.st.torn, 0, "%llu torn records in a quiescent ring",
-		     (unsigned long long)o.st.torn);
+	             (unsigned long long)o.st.torn);
 	cr_expect_eq(o.n, n - first, "readable %zu, expected the newest %u", o.n, n - first);
 	size_t mine = 0;
 	for (size_t i = 0; i < o.n; i++)
 		mine += o.g[i].writer == 2 && o.g[i].seq >= first;
 	cr_expect_eq(mine, n - first, "%zu of the newest %u records survived", mine, n - first);
 	cr_expect_eq(o.lost + o.n, 10 + n + (unsigned)stale_published,
-		     "lost %llu + readable %zu != published %u", (unsigned long long)o.lost, o.n,
-		     10 + n + stale_published);
+	             "lost %llu + readable %zu != published %u", (unsigned long long)o.lost, o.n,
+	             10 + n + stale_published);
 	readout_free(&o);
 	free(pos);
 	tring_unmap(&t);
@@ -1197,7 +1202,7 @@ struct lap_result {
 };
 
 static void lap_while_copying(struct tring *t, uint32_t stale_plen, uint32_t newer_plen,
-			      struct lap_result *res)
+                              struct lap_result *res)
 {
 	unsigned char rec[4096];
 	for (unsigned s = 0; s < 5; s++) {
@@ -1268,19 +1273,19 @@ Test(ring, writer_lapped_while_copying_does_not_corrupt_the_newer_records)
 		first++;
 	cr_expect_eq(o.bad, 0, "%s", o.why);
 	cr_expect_eq(o.st.corrupt, 0,
-		     "%llu corrupt records: the abandoned payload was copied over newer ones",
-		     (unsigned long long)o.st.corrupt);
+	             "%llu corrupt records: the abandoned payload was copied over newer ones",
+	             (unsigned long long)o.st.corrupt);
 	cr_expect_eq(o.st.torn, 0, "%llu torn records in a quiescent ring",
-		     (unsigned long long)o.st.torn);
+	             (unsigned long long)o.st.torn);
 	size_t newest = 0;
 	for (size_t i = 0; i < o.n; i++)
 		newest += o.g[i].writer == 2 && o.g[i].seq >= first;
 	uint64_t published = 5 + res.newer;
 	cr_expect(newest == res.newer - first || o.lost + o.n == published,
-		  "%zu of the newest %u records readable, and the missing ones are not counted "
-		  "lost (lost %llu + readable %zu, published %llu)",
-		  newest, res.newer - first, (unsigned long long)o.lost, o.n,
-		  (unsigned long long)published);
+	          "%zu of the newest %u records readable, and the missing ones are not counted "
+	          "lost (lost %llu + readable %zu, published %llu)",
+	          newest, res.newer - first, (unsigned long long)o.lost, o.n,
+	          (unsigned long long)published);
 	readout_free(&o);
 	free(res.newer_pos);
 	tring_unmap(&t);
@@ -1301,14 +1306,15 @@ Test(ring, record_abandoned_by_a_lapped_writer_is_never_returned_in_place_of_a_n
 	size_t ghosts = 0;
 	for (size_t i = 0; i < o.n; i++)
 		ghosts += o.g[i].writer == 9;
-	cr_expect_eq(ghosts, 0, "the reader returned a record whose writer abandoned it (at %llu, "
-				"a position a newer record had published)",
-		     (unsigned long long)res.stale_pos + t.r.nslots);
+	cr_expect_eq(ghosts, 0,
+	             "the reader returned a record whose writer abandoned it (at %llu, "
+	             "a position a newer record had published)",
+	             (unsigned long long)res.stale_pos + t.r.nslots);
 	unsigned first = 0;
 	while (res.newer_pos[first] < res.head - t.r.nslots)
 		first++;
 	cr_expect_eq(o.n, res.newer - first, "readable %zu, expected the newest %u", o.n,
-		     res.newer - first);
+	             res.newer - first);
 	readout_free(&o);
 	free(res.newer_pos);
 	tring_unmap(&t);
@@ -1393,7 +1399,7 @@ static void read_stalled_mid_record(unsigned more, struct stalled_read *res)
 	cr_assert_eq(write(go_pipe[1], "g", 1), 1);
 	memset(res, 0, sizeof(*res));
 	cr_assert_eq(read(res_pipe[0], res, sizeof(*res)), (ssize_t)sizeof(*res),
-		     "the reader died");
+	             "the reader died");
 	int st = wait_status(pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "reader: status 0x%x", st);
 	close(res_pipe[0]);
@@ -1408,9 +1414,10 @@ Test(ring, reader_discards_a_record_whose_first_slot_is_overwritten_while_it_cop
 	read_stalled_mid_record(127, &r);
 	cr_assert_eq(r.got, DT_NEXT_RECORD);
 	cr_expect_neq(r.writer, 5, "the overwritten record was returned");
-	cr_expect(r.writer == 6 && r.seq == 0, "returned writer %llu seq %llu, expected the oldest "
-					       "record still held (writer 6 seq 0)",
-		  (unsigned long long)r.writer, (unsigned long long)r.seq);
+	cr_expect(r.writer == 6 && r.seq == 0,
+	          "returned writer %llu seq %llu, expected the oldest "
+	          "record still held (writer 6 seq 0)",
+	          (unsigned long long)r.writer, (unsigned long long)r.seq);
 	cr_expect_eq(r.st.torn, 1, "torn %llu", (unsigned long long)r.st.torn);
 	cr_expect_eq(r.st.corrupt, 0);
 	cr_expect_eq(r.st.records, 1);
@@ -1425,7 +1432,7 @@ Test(ring, reader_discards_a_record_whose_slots_are_all_reused_while_it_copies)
 	cr_assert_eq(r.got, DT_NEXT_RECORD);
 	cr_expect_neq(r.writer, 5, "the overwritten record was returned");
 	cr_expect(r.writer == 6 && r.seq == 0, "returned writer %llu seq %llu",
-		  (unsigned long long)r.writer, (unsigned long long)r.seq);
+	          (unsigned long long)r.writer, (unsigned long long)r.seq);
 	cr_expect_eq(r.st.torn, 1, "torn %llu", (unsigned long long)r.st.torn);
 	cr_expect_eq(r.st.corrupt, 0);
 }
@@ -1510,8 +1517,8 @@ Test(ring, reader_on_a_live_ring_never_returns_a_torn_or_corrupt_record)
 		tring_unmap(&t);
 	}
 	cr_log_info("live reader, %d rounds: %zu records, %llu torn, %llu corrupt, %llu skipped",
-		    round, o.n, (unsigned long long)o.st.torn, (unsigned long long)o.st.corrupt,
-		    (unsigned long long)o.st.skipped);
+	            round, o.n, (unsigned long long)o.st.torn, (unsigned long long)o.st.corrupt,
+	            (unsigned long long)o.st.skipped);
 	cr_expect_eq(o.bad, 0, "%zu torn or wrong records returned; first: %s", o.bad, o.why);
 	cr_expect_eq(order, 0, "%zu records read twice or out of their writer's order", order);
 	cr_expect_gt(o.n, 0);
@@ -1523,7 +1530,8 @@ Test(ring, reader_on_a_live_ring_never_returns_a_torn_or_corrupt_record)
 
 Test(ring, attach_refuses_foreign_newer_short_and_inconsistent_headers)
 {
-	static unsigned char img[DT_RING_HEADER_SIZE + 16 * DT_SLOT_SIZE] __attribute__((aligned(8)));
+	static unsigned char img[DT_RING_HEADER_SIZE + 16 * DT_SLOT_SIZE]
+	    __attribute__((aligned(8)));
 	struct dt_ring r;
 	cr_assert_eq(dt_ring_init(img, sizeof(img), 0, 1, 2), 0);
 	cr_assert_eq(dt_ring_attach(&r, img, sizeof(img)), 0);
@@ -1532,7 +1540,8 @@ Test(ring, attach_refuses_foreign_newer_short_and_inconsistent_headers)
 	cr_expect_eq(dt_ring_attach(&r, img, 100), DT_RING_E_SHORT);
 	struct dt_ring_header *h = (struct dt_ring_header *)img;
 	h->nslots = 24;
-	cr_expect_eq(dt_ring_attach(&r, img, sizeof(img)), DT_RING_E_HEADER, "nslots not a power of 2");
+	cr_expect_eq(dt_ring_attach(&r, img, sizeof(img)), DT_RING_E_HEADER,
+	             "nslots not a power of 2");
 	h->nslots = 16;
 	h->slot_size = 512;
 	cr_expect_eq(dt_ring_attach(&r, img, sizeof(img)), DT_RING_E_HEADER);
@@ -1545,7 +1554,7 @@ Test(ring, attach_refuses_foreign_newer_short_and_inconsistent_headers)
 	h->magic ^= 1;
 	cr_expect_eq(dt_ring_attach(&r, img, sizeof(img)), DT_RING_E_MAGIC);
 	cr_expect_eq(dt_ring_init(img, sizeof(img) - DT_SLOT_SIZE, 0, 1, 2), -1,
-		     "15 slots is not a power of two");
+	             "15 slots is not a power of two");
 }
 
 Test(ring, ringfile_create_makes_a_0600_ring_of_a_power_of_two_slots)
@@ -1649,11 +1658,11 @@ Test(ring, ringfile_create_refuses_sizes_outside_the_allowed_range)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
 		cr_expect_eq(dt_ringfile_create(path, bad[i], 0, err, sizeof(err)), -1,
-			     "size %llu accepted", (unsigned long long)bad[i]);
+		             "size %llu accepted", (unsigned long long)bad[i]);
 		cr_expect_neq(err[0], 0, "no reason given for size %llu",
-			      (unsigned long long)bad[i]);
+		              (unsigned long long)bad[i]);
 		cr_expect_eq(count_entries(dir), 0, "size %llu left a file behind",
-			     (unsigned long long)bad[i]);
+		             (unsigned long long)bad[i]);
 	}
 	int fd = dt_ringfile_create(path, DT_RING_MIN_SIZE, 0, err, sizeof(err));
 	cr_expect_geq(fd, 0, "minimum size refused: %s", err);
@@ -1695,11 +1704,19 @@ Test(ring, parse_size_accepts_plain_numbers_and_binary_suffixes)
 		const char *s;
 		uint64_t v;
 	} ok[] = {
-		{"8M", 8ULL << 20},	  {"65536", 65536},	  {"64K", 65536},
-		{"64k", 65536},		  {"1G", 1ULL << 30},	  {"2g", 2ULL << 30},
-		{"8m", 8ULL << 20},	  {"8MiB", 8ULL << 20},	  {"8MB", 8ULL << 20},
-		{"16KiB", 16384},	  {"0", 0},		  {"18446744073709551615", UINT64_MAX},
-		{"17179869183G", 17179869183ULL << 30},
+	    {"8M", 8ULL << 20},
+	    {"65536", 65536},
+	    {"64K", 65536},
+	    {"64k", 65536},
+	    {"1G", 1ULL << 30},
+	    {"2g", 2ULL << 30},
+	    {"8m", 8ULL << 20},
+	    {"8MiB", 8ULL << 20},
+	    {"8MB", 8ULL << 20},
+	    {"16KiB", 16384},
+	    {"0", 0},
+	    {"18446744073709551615", UINT64_MAX},
+	    {"17179869183G", 17179869183ULL << 30},
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		uint64_t v = 12345;
@@ -1710,13 +1727,26 @@ Test(ring, parse_size_accepts_plain_numbers_and_binary_suffixes)
 
 Test(ring, parse_size_refuses_garbage_negatives_and_overflow)
 {
-	const char *bad[] = {"",     "M",    "-1",	 "-8M",   "8X",	   "8Mx",   "8 M",
-			     "8M ",  "8iB",  "0x10", "1.5M",  "8KK",   "8MiBs",
-			     "18446744073709551616", "17179869184G", "99999999999999999999999K"};
+	const char *bad[] = {"",
+	                     "M",
+	                     "-1",
+	                     "-8M",
+	                     "8X",
+	                     "8Mx",
+	                     "8 M",
+	                     "8M ",
+	                     "8iB",
+	                     "0x10",
+	                     "1.5M",
+	                     "8KK",
+	                     "8MiBs",
+	                     "18446744073709551616",
+	                     "17179869184G",
+	                     "99999999999999999999999K"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t v = 12345;
 		cr_expect_eq(dt_parse_size(bad[i], &v), -1, "'%s' accepted as %llu", bad[i],
-			     (unsigned long long)v);
+		             (unsigned long long)v);
 		cr_expect_eq(v, 12345, "'%s' refused but *out changed", bad[i]);
 	}
 }
@@ -1729,7 +1759,7 @@ Test(ring, parse_size_refuses_a_negative_number_behind_leading_blanks)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t v = 12345;
 		cr_expect_eq(dt_parse_size(bad[i], &v), -1, "'%s' accepted as %llu", bad[i],
-			     (unsigned long long)v);
+		             (unsigned long long)v);
 	}
 }
 

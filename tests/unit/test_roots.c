@@ -246,7 +246,8 @@ Test(roots, argv_is_codex_recognises_codex_launchers)
 
 Test(roots, codex_exec_workspace_write_gives_workspace_tmp_and_tmpdir)
 {
-	const char *argv[] = {"codex", "exec", "-s", "workspace-write", "-C", "/work", "fix it", NULL};
+	const char *argv[] = {"codex", "exec",  "-s",     "workspace-write",
+	                      "-C",    "/work", "fix it", NULL};
 	struct launch o = {.cwd = "/home/u", .tmpdir = "/var/tmp/u/"};
 	const struct dt_root *w;
 
@@ -348,8 +349,12 @@ Test(roots, codex_config_roots_exclusions_and_knobs)
 
 Test(roots, codex_exclude_slash_tmp_from_dotted_override)
 {
-	const char *argv[] = {"codex", "-s", "workspace-write", "-c",
-	                      "sandbox_workspace_write.exclude_slash_tmp=true", NULL};
+	const char *argv[] = {"codex",
+	                      "-s",
+	                      "workspace-write",
+	                      "-c",
+	                      "sandbox_workspace_write.exclude_slash_tmp=true",
+	                      NULL};
 	struct launch o = {.cwd = "/work", .tmpdir = "/var/tmp"};
 
 	codex(&o, argv);
@@ -390,12 +395,14 @@ Test(roots, codex_override_replaces_config_roots_and_marks_dropped)
 Test(roots, a_later_override_drops_the_roots_of_an_earlier_one)
 {
 	/* Hermes passes its board, then hcom its directory: the last -c wins */
-	const char *argv[] = {"codex", "sandbox",
-	                      "-c", "sandbox_mode=\"workspace-write\"",
-	                      "-c", "sandbox_workspace_write.writable_roots=[\"/board\"]",
-	                      "-c", "sandbox_workspace_write.writable_roots=[\"/hcom\", \"/both\"]",
-	                      "-c", "sandbox_workspace_write.network_access=false",
-	                      "--", "worker", NULL};
+	const char *argv[] = {
+	    "codex", "sandbox",
+	    "-c",    "sandbox_mode=\"workspace-write\"",
+	    "-c",    "sandbox_workspace_write.writable_roots=[\"/board\"]",
+	    "-c",    "sandbox_workspace_write.writable_roots=[\"/hcom\", \"/both\"]",
+	    "-c",    "sandbox_workspace_write.network_access=false",
+	    "--",    "worker",
+	    NULL};
 	const char *later = "-c sandbox_workspace_write.writable_roots=[\"/hcom\", \"/both\"]";
 	struct launch o = {.cwd = "/work"};
 
@@ -415,8 +422,12 @@ Test(roots, codex_table_override_merges_with_the_config_table)
 	 * file's writable_roots stay */
 	write_file("ch/config.toml", "[sandbox_workspace_write]\n"
 	                             "writable_roots = [\"/b\"]\n");
-	const char *argv[] = {"codex", "-s", "workspace-write", "--config",
-	                      "sandbox_workspace_write={ network_access = true }", NULL};
+	const char *argv[] = {"codex",
+	                      "-s",
+	                      "workspace-write",
+	                      "--config",
+	                      "sandbox_workspace_write={ network_access = true }",
+	                      NULL};
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
 	codex(&o, argv);
@@ -430,8 +441,12 @@ Test(roots, codex_table_override_that_holds_the_list_replaces_it)
 {
 	write_file("ch/config.toml", "[sandbox_workspace_write]\n"
 	                             "writable_roots = [\"/b\"]\n");
-	const char *argv[] = {"codex", "-s", "workspace-write", "-c",
-	                      "sandbox_workspace_write={ writable_roots = [\"/a\"] }", NULL};
+	const char *argv[] = {"codex",
+	                      "-s",
+	                      "workspace-write",
+	                      "-c",
+	                      "sandbox_workspace_write={ writable_roots = [\"/a\"] }",
+	                      NULL};
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
 	codex(&o, argv);
@@ -716,7 +731,8 @@ Test(roots, codex_legacy_profile_key_is_refused)
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
 	codex(&o, argv);
-	assert_contains(rs.codex_refused, "legacy `profile = \"work\"` config is no longer supported");
+	assert_contains(rs.codex_refused,
+	                "legacy `profile = \"work\"` config is no longer supported");
 	cr_assert_null(rs.codex_sandbox_mode);
 	cr_assert_eq(rs.n, 0);
 }
@@ -759,10 +775,15 @@ Test(roots, codex_trust_of_the_enclosing_git_repository_counts)
 
 Test(roots, codex_node_entry_point)
 {
-	const char *argv[] = {"node", "/usr/lib/node_modules/@openai/codex/bin/codex.js",
-	                      "exec", "-s", "workspace-write",
-	                      "-C",   "/w",
-	                      "task", NULL};
+	const char *argv[] = {"node",
+	                      "/usr/lib/node_modules/@openai/codex/bin/codex.js",
+	                      "exec",
+	                      "-s",
+	                      "workspace-write",
+	                      "-C",
+	                      "/w",
+	                      "task",
+	                      NULL};
 	struct launch o = {.cwd = "/"};
 
 	codex(&o, argv);
@@ -773,14 +794,15 @@ Test(roots, codex_node_entry_point)
 
 Test(roots, codex_sandbox_ignores_the_commands_options)
 {
-	const char *argv[] = {"codex",       "sandbox",
-	                      "-c",          "sandbox_mode=\"workspace-write\"",
-	                      "--",          "sh",
-	                      "-c",          "true",
-	                      "-C",          "/evil",
-	                      "--add-dir",   "/evil2",
-	                      "-s",          "danger-full-access",
-	                      "-s", "workspace-write", NULL};
+	const char *argv[] = {"codex",     "sandbox",
+	                      "-c",        "sandbox_mode=\"workspace-write\"",
+	                      "--",        "sh",
+	                      "-c",        "true",
+	                      "-C",        "/evil",
+	                      "--add-dir", "/evil2",
+	                      "-s",        "danger-full-access",
+	                      "-s",        "workspace-write",
+	                      NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -818,16 +840,9 @@ Test(roots, codex_sandbox_ignores_sandbox_mode_from_config_toml)
 /* Codex 0.169 has no `codex sandbox linux`: the word is the command. */
 Test(roots, codex_sandbox_takes_linux_as_the_command)
 {
-	const char *argv[] = {"codex",
-	                      "sandbox",
-	                      "linux",
-	                      "-s", "workspace-write",
-	                      "sh",
-	                      "-c",
-	                      "sandbox_mode=\"read-only\"",
-	                      "--add-dir",
-	                      "/evil",
-	                      NULL};
+	const char *argv[] = {"codex",           "sandbox", "linux", "-s",
+	                      "workspace-write", "sh",      "-c",    "sandbox_mode=\"read-only\"",
+	                      "--add-dir",       "/evil",   NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -967,7 +982,8 @@ Test(roots, hermes_profile_homes_share_the_board_of_their_root)
 	dt_rootset_free(&rs);
 
 	dt_roots_from_env(&rs, custom, 2, 0);
-	assert_contains(must_find("/srv/hermes", DT_ROOT_HERMES)->source, "a profile of /srv/hermes");
+	assert_contains(must_find("/srv/hermes", DT_ROOT_HERMES)->source,
+	                "a profile of /srv/hermes");
 	cr_assert_eq(rs.n, 1);
 }
 
@@ -1272,8 +1288,8 @@ Test(roots, root_for_path_matches_through_a_symlinked_root)
 
 Test(roots, codex_prompt_after_double_dash_is_not_an_option)
 {
-	const char *argv[] = {"codex", "exec", "-s", "workspace-write", "--", "--add-dir=/evil", "-C",
-	                      "/evil2", NULL};
+	const char *argv[] = {"codex", "exec",   "-s", "workspace-write", "--", "--add-dir=/evil",
+	                      "-C",    "/evil2", NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -1284,8 +1300,12 @@ Test(roots, codex_prompt_after_double_dash_is_not_an_option)
 
 Test(roots, codex_override_key_and_value_may_be_spaced)
 {
-	const char *argv[] = {"codex", "-c", " sandbox_mode = \"workspace-write\" ", "-c",
-	                      "sandbox_workspace_write.writable_roots = [ \"/k\" ] # board", NULL};
+	const char *argv[] = {"codex",
+	                      "-c",
+	                      " sandbox_mode = \"workspace-write\" ",
+	                      "-c",
+	                      "sandbox_workspace_write.writable_roots = [ \"/k\" ] # board",
+	                      NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -1300,9 +1320,11 @@ Test(roots, codex_override_key_and_value_may_be_spaced)
 Test(roots, a_c_table_wipes_what_earlier_c_flags_set_in_that_table)
 {
 	write_file("ch/config.toml", "[sandbox_workspace_write]\nwritable_roots = [\"/b\"]\n");
-	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
-	                      "-c", "sandbox_workspace_write.writable_roots=[\"/a\"]",
-	                      "-c", "sandbox_workspace_write={network_access=true}", "--", "sh",
+	const char *argv[] = {"codex", "sandbox",
+	                      "-c",    "sandbox_mode=\"workspace-write\"",
+	                      "-c",    "sandbox_workspace_write.writable_roots=[\"/a\"]",
+	                      "-c",    "sandbox_workspace_write={network_access=true}",
+	                      "--",    "sh",
 	                      NULL};
 	struct launch o = {.cwd = "/work", .codex_home = tmp_path("ch")};
 
@@ -1318,9 +1340,13 @@ Test(roots, a_c_table_wipes_what_earlier_c_flags_set_in_that_table)
  * says what it made irrelevant. */
 Test(roots, permission_profile_workspace_grants_the_workspace_and_tmp_only)
 {
-	const char *argv[] = {"codex", "sandbox", "-C", "/w2", "-P", ":workspace", "-c",
-	                      "sandbox_mode=\"read-only\"", "-c",
-	                      "sandbox_workspace_write.writable_roots=[\"/a\"]", "--", "sh", NULL};
+	const char *argv[] = {"codex", "sandbox",
+	                      "-C",    "/w2",
+	                      "-P",    ":workspace",
+	                      "-c",    "sandbox_mode=\"read-only\"",
+	                      "-c",    "sandbox_workspace_write.writable_roots=[\"/a\"]",
+	                      "--",    "sh",
+	                      NULL};
 	struct launch o = {.cwd = "/work", .tmpdir = "/var/tmp/t"};
 	bool said = false;
 
@@ -1343,10 +1369,12 @@ Test(roots, permission_profile_workspace_grants_the_workspace_and_tmp_only)
 /* Item 3: codex sandbox takes no --add-dir; Codex exits 2, nothing runs. */
 Test(roots, codex_sandbox_with_add_dir_is_refused_and_lists_no_roots)
 {
-	const char *argv[] = {"codex", "sandbox", "--add-dir", "/a", "-c",
-	                      "sandbox_mode=\"workspace-write\"", "--", "sh", NULL};
-	const char *no_p[] = {"codex", "sandbox", "-C", "/w2", "-c",
-	                      "sandbox_mode=\"workspace-write\"", "--", "sh", NULL};
+	const char *argv[] = {"codex", "sandbox", "--add-dir",
+	                      "/a",    "-c",      "sandbox_mode=\"workspace-write\"",
+	                      "--",    "sh",      NULL};
+	const char *no_p[] = {"codex", "sandbox", "-C",
+	                      "/w2",   "-c",      "sandbox_mode=\"workspace-write\"",
+	                      "--",    "sh",      NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -1364,10 +1392,13 @@ Test(roots, codex_sandbox_with_add_dir_is_refused_and_lists_no_roots)
  * is granted. */
 Test(roots, dropped_by_names_the_flag_that_removed_the_list)
 {
-	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"", "-c",
-	                      "sandbox_workspace_write.writable_roots=[\"/c\"]", "-c",
-	                      "sandbox_workspace_write.writable_roots=[\"/b\"]", "-c",
-	                      "sandbox_workspace_write={exclude_slash_tmp=true}", "--", "sh", NULL};
+	const char *argv[] = {"codex", "sandbox",
+	                      "-c",    "sandbox_mode=\"workspace-write\"",
+	                      "-c",    "sandbox_workspace_write.writable_roots=[\"/c\"]",
+	                      "-c",    "sandbox_workspace_write.writable_roots=[\"/b\"]",
+	                      "-c",    "sandbox_workspace_write={exclude_slash_tmp=true}",
+	                      "--",    "sh",
+	                      NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -1395,8 +1426,8 @@ Test(roots, codex_full_auto_is_refused)
 /* -s before `sandbox` belongs to the TUI: codex sandbox runs read-only. */
 Test(roots, tui_options_before_sandbox_are_ignored_with_a_warning)
 {
-	const char *argv[] = {"codex", "-s", "workspace-write", "--add-dir", "/a", "sandbox",
-	                      "--", "sh", NULL};
+	const char *argv[] = {"codex", "-s", "workspace-write", "--add-dir", "/a", "sandbox", "--",
+	                      "sh",    NULL};
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
@@ -1420,7 +1451,8 @@ Test(roots, each_subcommand_refuses_the_options_it_does_not_take)
 	    {{"codex", "exec", "-P", ":workspace", "task"}, "codex exec does not accept -P"},
 	    {{"codex", "-P", ":workspace"}, "does not accept -P"},
 	    {{"codex", "exec", "-a", "never", "task"}, "codex exec does not accept -a"},
-	    {{"codex", "app-server", "--add-dir", "/x"}, "codex app-server does not accept --add-dir"},
+	    {{"codex", "app-server", "--add-dir", "/x"},
+	     "codex app-server does not accept --add-dir"},
 	    {{"codex", "app-server", "-C", "/x"}, "codex app-server does not accept -C"},
 	    {{"codex", "exec", "-s", "workspace-write", "--add-dir", "/x", "task"}, NULL},
 	    {{"codex", "-a", "never", "-C", "/w", "--add-dir", "/x"}, NULL},

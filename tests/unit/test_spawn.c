@@ -8,8 +8,8 @@
 Test(spawn, child_with_stdin_from_dev_null_holds_no_second_dev_null_descriptor)
 {
 	/* one line per descriptor of find itself: "NUMBER TARGET" */
-	const char *argv[] = {"find", "/proc/self/fd", "-mindepth", "1", "-printf", "%f %l\n",
-	                      NULL};
+	const char *argv[] = {"find",    "/proc/self/fd", "-mindepth", "1",
+	                      "-printf", "%f %l\n",       NULL};
 	char out[4096] = "", err[256] = "";
 	int st = dt_capture(argv, NULL, 10000, out, sizeof(out), err, sizeof(err));
 	cr_assert_eq(st, 0, "find failed: %s", err);

@@ -34,12 +34,12 @@ static const int target_last_line = __LINE__;
 /* Lives in the RW segment, whose p_offset and p_vaddr differ (by a page on
  * typical x86-64 links), so resolving it proves the file offset really is
  * translated through the program headers rather than used as an address. */
-int dt_test_symbolize_data_object[64] = { 1 };
+int dt_test_symbolize_data_object[64] = {1};
 
 /* Finds the file-backed mapping containing ADDRESS and converts the address
  * to a file offset, exactly like the probe does. */
 static void address_to_module_offset(const void *address, char *path, size_t path_size,
-				     uint64_t *file_offset)
+                                     uint64_t *file_offset)
 {
 	FILE *maps = fopen("/proc/self/maps", "r");
 	cr_assert_not_null(maps, "cannot open /proc/self/maps");
@@ -52,13 +52,15 @@ static void address_to_module_offset(const void *address, char *path, size_t pat
 		unsigned long long offset;
 		int path_start = 0;
 		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %llx %*s %*s %n", &start, &end,
-			   &offset, &path_start) != 3 || path_start == 0)
+		           &offset, &path_start) != 3 ||
+		    path_start == 0)
 			continue;
 		if (target < start || target >= end)
 			continue;
 		char *mapped_path = line + path_start;
 		mapped_path[strcspn(mapped_path, "\n")] = '\0';
-		cr_assert(mapped_path[0] == '/', "address %p is not file-backed: %s", address, line);
+		cr_assert(mapped_path[0] == '/', "address %p is not file-backed: %s", address,
+		          line);
 		snprintf(path, path_size, "%s", mapped_path);
 		*file_offset = target - start + offset;
 		found = true;
@@ -112,12 +114,12 @@ Test(symbolize, libc_exported_function_by_file_offset_gives_its_name)
 	cr_assert_not_null(symbolizer);
 	struct dt_symbol symbol;
 	cr_assert_eq(dt_symbolize(symbolizer, path, file_offset, &symbol), 0,
-		     "cannot symbolize %s+0x%" PRIx64, path, file_offset);
+	             "cannot symbolize %s+0x%" PRIx64, path, file_offset);
 
 	void *libc = libc_handle();
 	cr_expect(name_denotes_address(libc, symbol.func, address),
-		  "%s+0x%" PRIx64 " gave '%s', not getpid or an alias", path, file_offset,
-		  symbol.func);
+	          "%s+0x%" PRIx64 " gave '%s', not getpid or an alias", path, file_offset,
+	          symbol.func);
 	cr_expect_eq(symbol.func_off, 0, "func_off %" PRIu64, symbol.func_off);
 
 	/* An address inside the function reports the distance from its start. */
@@ -134,23 +136,23 @@ Test(symbolize, own_function_gives_name_source_file_and_line)
 	char path[PATH_MAX];
 	uint64_t file_offset;
 	address_to_module_offset((const void *)&dt_test_symbolize_target, path, sizeof(path),
-				 &file_offset);
+	                         &file_offset);
 
 	struct dt_symbolizer *symbolizer = dt_symbolizer_new();
 	struct dt_symbol symbol;
 	cr_assert_eq(dt_symbolize(symbolizer, path, file_offset, &symbol), 0,
-		     "cannot symbolize %s+0x%" PRIx64, path, file_offset);
+	             "cannot symbolize %s+0x%" PRIx64, path, file_offset);
 	cr_expect_str_eq(symbol.func, "dt_test_symbolize_target");
 	cr_expect_eq(symbol.func_off, 0);
 
 	const char *suffix = "test_symbolize.c";
 	size_t file_len = strlen(symbol.file);
 	cr_expect(file_len >= strlen(suffix) &&
-			  strcmp(symbol.file + file_len - strlen(suffix), suffix) == 0,
-		  "source file '%s' is not %s (built without -g?)", symbol.file, suffix);
+	              strcmp(symbol.file + file_len - strlen(suffix), suffix) == 0,
+	          "source file '%s' is not %s (built without -g?)", symbol.file, suffix);
 	cr_expect(symbol.line >= target_first_line && symbol.line <= target_last_line,
-		  "line %d outside the target's lines %d..%d", symbol.line, target_first_line,
-		  target_last_line);
+	          "line %d outside the target's lines %d..%d", symbol.line, target_first_line,
+	          target_last_line);
 	dt_symbolizer_free(symbolizer);
 	/* Keeps the target referenced as a real call, not only by address. */
 	cr_expect_eq(dt_test_symbolize_target(2), 7);
@@ -161,13 +163,13 @@ Test(symbolize, file_offset_is_translated_through_program_headers)
 	char path[PATH_MAX];
 	uint64_t file_offset;
 	address_to_module_offset((const void *)&dt_test_symbolize_data_object[5], path,
-				 sizeof(path), &file_offset);
+	                         sizeof(path), &file_offset);
 
 	struct dt_symbolizer *symbolizer = dt_symbolizer_new();
 	struct dt_symbol symbol;
 	cr_assert_eq(dt_symbolize(symbolizer, path, file_offset, &symbol), 0);
-	cr_expect_str_eq(symbol.func, "dt_test_symbolize_data_object",
-			 "offset 0x%" PRIx64 " in %s", file_offset, path);
+	cr_expect_str_eq(symbol.func, "dt_test_symbolize_data_object", "offset 0x%" PRIx64 " in %s",
+	                 file_offset, path);
 	cr_expect_eq(symbol.func_off, 5 * sizeof(int));
 	dt_symbolizer_free(symbolizer);
 }
@@ -177,9 +179,8 @@ Test(symbolize, missing_module_returns_error)
 	struct dt_symbolizer *symbolizer = dt_symbolizer_new();
 	struct dt_symbol symbol;
 	memset(&symbol, 'x', sizeof(symbol));
-	cr_expect_eq(dt_symbolize(symbolizer, "/nonexistent/denytrace/libnothing.so", 0x1000,
-				  &symbol),
-		     -1);
+	cr_expect_eq(
+	    dt_symbolize(symbolizer, "/nonexistent/denytrace/libnothing.so", 0x1000, &symbol), -1);
 	cr_expect_str_empty(symbol.func, "output must be cleared on failure");
 	dt_symbolizer_free(symbolizer);
 }
@@ -190,7 +191,7 @@ Test(symbolize, non_elf_file_returns_error)
 	struct dt_symbol symbol;
 	cr_expect_eq(dt_symbolize(symbolizer, "/etc/passwd", 0, &symbol), -1);
 	cr_expect_eq(dt_symbolize(symbolizer, "/etc/passwd", 16, &symbol), -1,
-		     "cached negative result must still fail");
+	             "cached negative result must still fail");
 	cr_expect_eq(dt_symbolize(symbolizer, "/etc", 0, &symbol), -1, "directory");
 	cr_expect_eq(dt_symbolize(symbolizer, "/dev/null", 0, &symbol), -1, "empty device");
 	dt_symbolizer_free(symbolizer);
@@ -206,14 +207,14 @@ Test(symbolize, offset_beyond_file_gives_error_or_empty_func)
 	cr_assert_eq(stat(path, &st), 0);
 
 	struct dt_symbolizer *symbolizer = dt_symbolizer_new();
-	const uint64_t bad_offsets[] = { (uint64_t)st.st_size + 0x100000, UINT64_MAX,
-					 UINT64_MAX - 0x1000 };
+	const uint64_t bad_offsets[] = {(uint64_t)st.st_size + 0x100000, UINT64_MAX,
+	                                UINT64_MAX - 0x1000};
 	for (size_t i = 0; i < sizeof(bad_offsets) / sizeof(bad_offsets[0]); i++) {
 		struct dt_symbol symbol;
 		int rc = dt_symbolize(symbolizer, path, bad_offsets[i], &symbol);
 		cr_expect(rc == -1 || symbol.func[0] == '\0',
-			  "offset 0x%" PRIx64 " gave rc %d func '%s'", bad_offsets[i], rc,
-			  symbol.func);
+		          "offset 0x%" PRIx64 " gave rc %d func '%s'", bad_offsets[i], rc,
+		          symbol.func);
 	}
 	dt_symbolizer_free(symbolizer);
 }
@@ -232,8 +233,8 @@ Test(symbolize, many_lookups_in_one_module_use_the_cache)
 		struct dt_symbol symbol;
 		/* Spread over nearby code so lookups are not all identical. */
 		uint64_t offset = file_offset + (uint64_t)(i % 4096);
-		cr_assert_eq(dt_symbolize(symbolizer, path, offset, &symbol), 0,
-			     "lookup %d failed", i);
+		cr_assert_eq(dt_symbolize(symbolizer, path, offset, &symbol), 0, "lookup %d failed",
+		             i);
 		if (i % 4096 == 0)
 			cr_assert_str_eq(symbol.func, first.func, "lookup %d", i);
 	}
@@ -249,7 +250,7 @@ Test(symbolize, more_modules_than_cache_slots_still_resolve)
 	char own_path[PATH_MAX];
 	uint64_t file_offset;
 	address_to_module_offset((const void *)&dt_test_symbolize_target, own_path,
-				 sizeof(own_path), &file_offset);
+	                         sizeof(own_path), &file_offset);
 
 	char dir[] = "/tmp/dt_symbolize_test.XXXXXX";
 	cr_assert_not_null(mkdtemp(dir));
@@ -264,10 +265,10 @@ Test(symbolize, more_modules_than_cache_slots_still_resolve)
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i < link_count; i++) {
 			struct dt_symbol symbol;
-			cr_assert_eq(dt_symbolize(symbolizer, link_paths[i], file_offset, &symbol), 0,
-				     "round %d module %d", round, i);
-			cr_assert_str_eq(symbol.func, "dt_test_symbolize_target", "round %d module %d",
-					 round, i);
+			cr_assert_eq(dt_symbolize(symbolizer, link_paths[i], file_offset, &symbol),
+			             0, "round %d module %d", round, i);
+			cr_assert_str_eq(symbol.func, "dt_test_symbolize_target",
+			                 "round %d module %d", round, i);
 		}
 	}
 	dt_symbolizer_free(symbolizer);
@@ -315,7 +316,7 @@ Test(symbolize, module_replaced_on_disk_is_reopened)
 	copy_file("/etc/passwd", staging_path);
 	cr_assert_eq(rename(staging_path, module_path), 0);
 	cr_expect_eq(dt_symbolize(symbolizer, module_path, file_offset, &symbol), -1,
-		     "stale cache entry used after the file was replaced");
+	             "stale cache entry used after the file was replaced");
 
 	copy_file(libc_path, staging_path);
 	cr_assert_eq(rename(staging_path, module_path), 0);

@@ -52,11 +52,9 @@ static void assert_error(const char *err, int line, const char *fragment)
 
 	snprintf(prefix, sizeof(prefix), "line %d: ", line);
 	cr_assert(!strncmp(err, prefix, strlen(prefix)),
-		  "expected the error to start with '%s', got '%s'", prefix,
-		  err);
-	cr_assert(strstr(err, fragment),
-		  "expected the error to mention '%s', got '%s'", fragment,
-		  err);
+	          "expected the error to start with '%s', got '%s'", prefix, err);
+	cr_assert(strstr(err, fragment), "expected the error to mention '%s', got '%s'", fragment,
+	          err);
 }
 
 static void expect_error(const char *text, int line, const char *fragment)
@@ -65,13 +63,11 @@ static void expect_error(const char *text, int line, const char *fragment)
 	struct toml_value *root;
 
 	root = toml_parse(text, strlen(text), err, sizeof(err));
-	cr_assert_null(root, "expected a parse error mentioning '%s' for:\n%s",
-		       fragment, text);
+	cr_assert_null(root, "expected a parse error mentioning '%s' for:\n%s", fragment, text);
 	assert_error(err, line, fragment);
 }
 
-static void expect_fixture_error(const char *name, int line,
-				 const char *fragment)
+static void expect_fixture_error(const char *name, int line, const char *fragment)
 {
 	char path[512], err[256] = "";
 	struct toml_value *root;
@@ -103,8 +99,7 @@ static int bool_of(const struct toml_value *v)
 	return v->b;
 }
 
-static const struct toml_value *array_of(const struct toml_value *v,
-					 size_t n)
+static const struct toml_value *array_of(const struct toml_value *v, size_t n)
 {
 	cr_assert_not_null(v, "value is missing");
 	cr_assert_eq(v->type, TOML_ARRAY, "value is not an array");
@@ -112,8 +107,7 @@ static const struct toml_value *array_of(const struct toml_value *v,
 	return v;
 }
 
-static const struct toml_value *table_of(const struct toml_value *v,
-					 size_t n)
+static const struct toml_value *table_of(const struct toml_value *v, size_t n)
 {
 	cr_assert_not_null(v, "value is missing");
 	cr_assert_eq(v->type, TOML_TABLE, "value is not a table");
@@ -142,12 +136,9 @@ Test(codex_config, top_level_scalars_are_read)
 	const struct toml_value *notify;
 
 	cr_assert_str_eq(str_of(toml_get(root, "model", NULL)), "gpt-5-codex");
-	cr_assert_str_eq(str_of(toml_get(root, "approval_policy", NULL)),
-			 "on-request");
-	cr_assert_str_eq(str_of(toml_get(root, "sandbox_mode", NULL)),
-			 "workspace-write");
-	cr_assert_eq(int_of(toml_get(root, "model_context_window", NULL)),
-		     272000);
+	cr_assert_str_eq(str_of(toml_get(root, "approval_policy", NULL)), "on-request");
+	cr_assert_str_eq(str_of(toml_get(root, "sandbox_mode", NULL)), "workspace-write");
+	cr_assert_eq(int_of(toml_get(root, "model_context_window", NULL)), 272000);
 	notify = array_of(toml_get(root, "notify", NULL), 2);
 	cr_assert_str_eq(str_of(&notify->items[1]), "/home/u/.codex/notify.py");
 	toml_free(root);
@@ -158,16 +149,14 @@ Test(codex_config, sandbox_workspace_write_roots_and_network)
 	struct toml_value *root = parse_fixture("codex_config.toml");
 	const struct toml_value *roots;
 
-	roots = array_of(toml_get(root, "sandbox_workspace_write",
-				  "writable_roots", NULL), 2);
+	roots = array_of(toml_get(root, "sandbox_workspace_write", "writable_roots", NULL), 2);
 	cr_assert_str_eq(str_of(&roots->items[0]), "/srv/a");
 	cr_assert_str_eq(str_of(&roots->items[1]), "/home/u/.hermes/kanban");
 	cr_assert_eq(roots->line, 14);
 	cr_assert_eq(roots->items[1].line, 16);
-	cr_assert_eq(bool_of(toml_get(root, "sandbox_workspace_write",
-				      "network_access", NULL)), 0);
-	cr_assert_eq(bool_of(toml_get(root, "sandbox_workspace_write",
-				      "exclude_slash_tmp", NULL)), 1);
+	cr_assert_eq(bool_of(toml_get(root, "sandbox_workspace_write", "network_access", NULL)), 0);
+	cr_assert_eq(bool_of(toml_get(root, "sandbox_workspace_write", "exclude_slash_tmp", NULL)),
+	             1);
 	toml_free(root);
 }
 
@@ -184,9 +173,8 @@ Test(codex_config, mcp_server_command_args_and_env_inline_table)
 	cr_assert_str_eq(str_of(&args->items[3]), "C:\\keys\\ctx7");
 	env = table_of(toml_table_get(docs, "env"), 2);
 	cr_assert_str_eq(str_of(toml_table_get(env, "LD_PRELOAD")),
-			 "/usr/lib/denytrace/libdenytrace.so");
-	cr_assert_str_eq(str_of(toml_table_get(env, "NODE_OPTIONS")),
-			 "--max-old-space-size=4096");
+	                 "/usr/lib/denytrace/libdenytrace.so");
+	cr_assert_str_eq(str_of(toml_table_get(env, "NODE_OPTIONS")), "--max-old-space-size=4096");
 	cr_assert_eq(int_of(toml_table_get(docs, "startup_timeout_sec")), 20);
 	toml_free(root);
 }
@@ -195,13 +183,12 @@ Test(codex_config, quoted_header_keys_keep_their_dots_and_slashes)
 {
 	struct toml_value *root = parse_fixture("codex_config.toml");
 
-	cr_assert_str_eq(str_of(toml_get(root, "mcp_servers", "figma.remote",
-					 "url", NULL)),
-			 "https://mcp.figma.com/mcp");
+	cr_assert_str_eq(str_of(toml_get(root, "mcp_servers", "figma.remote", "url", NULL)),
+	                 "https://mcp.figma.com/mcp");
 	cr_assert_null(toml_get(root, "mcp_servers", "figma", NULL));
-	cr_assert_str_eq(str_of(toml_get(root, "projects",
-					 "/home/u/src/denytrace",
-					 "trust_level", NULL)), "trusted");
+	cr_assert_str_eq(
+	    str_of(toml_get(root, "projects", "/home/u/src/denytrace", "trust_level", NULL)),
+	    "trusted");
 	toml_free(root);
 }
 
@@ -215,13 +202,10 @@ Test(codex_config, profiles_are_separate_tables)
 	cr_assert_str_eq(profiles->keys[1], "deep");
 	fast = toml_table_get(profiles, "fast");
 	cr_assert_eq(fast->line, 39);
-	cr_assert_str_eq(str_of(toml_table_get(fast, "approval_policy")),
-			 "never");
-	cr_assert_str_eq(str_of(toml_table_get(fast, "sandbox_mode")),
-			 "read-only");
+	cr_assert_str_eq(str_of(toml_table_get(fast, "approval_policy")), "never");
+	cr_assert_str_eq(str_of(toml_table_get(fast, "sandbox_mode")), "read-only");
 	/* A profile's model must not leak into or from the top level. */
-	cr_assert_str_eq(str_of(toml_table_get(fast, "model")),
-			 "gpt-5-codex-mini");
+	cr_assert_str_eq(str_of(toml_table_get(fast, "model")), "gpt-5-codex-mini");
 	cr_assert_str_eq(str_of(toml_get(root, "model", NULL)), "gpt-5-codex");
 	toml_free(root);
 }
@@ -229,11 +213,20 @@ Test(codex_config, profiles_are_separate_tables)
 Test(codex_config, table_entries_keep_file_order)
 {
 	static const char *const expected[] = {
-		"model", "model_provider", "model_reasoning_effort",
-		"approval_policy", "sandbox_mode", "notify",
-		"model_context_window", "sandbox_workspace_write",
-		"shell_environment_policy", "mcp_servers", "profiles",
-		"projects", "tui", "history",
+	    "model",
+	    "model_provider",
+	    "model_reasoning_effort",
+	    "approval_policy",
+	    "sandbox_mode",
+	    "notify",
+	    "model_context_window",
+	    "sandbox_workspace_write",
+	    "shell_environment_policy",
+	    "mcp_servers",
+	    "profiles",
+	    "projects",
+	    "tui",
+	    "history",
 	};
 	struct toml_value *root = parse_fixture("codex_config.toml");
 	size_t k;
@@ -250,30 +243,23 @@ Test(codex_config, permission_profiles_with_quoted_and_dotted_keys)
 	const struct toml_value *fs, *roots, *domains, *edit, *project_roots;
 
 	cr_assert_str_eq(str_of(toml_get(root, "default_permissions", NULL)),
-			 "restricted-workspace");
-	fs = toml_get(root, "permissions", "restricted-workspace",
-		      "filesystem", NULL);
+	                 "restricted-workspace");
+	fs = toml_get(root, "permissions", "restricted-workspace", "filesystem", NULL);
 	cr_assert_str_eq(str_of(toml_table_get(fs, ":minimal")), "read");
-	cr_assert_str_eq(str_of(toml_table_get(fs, "/home/u/.hermes/kanban")),
-			 "write");
+	cr_assert_str_eq(str_of(toml_table_get(fs, "/home/u/.hermes/kanban")), "write");
 	cr_assert_eq(int_of(toml_table_get(fs, "glob_scan_max_depth")), 3);
 	roots = table_of(toml_table_get(fs, ":workspace_roots"), 3);
 	cr_assert_str_eq(str_of(toml_table_get(roots, "private/**")), "deny");
-	cr_assert_eq(bool_of(toml_get(root, "permissions",
-				      "restricted-workspace",
-				      "workspace_roots", "/home/u/project",
-				      NULL)), 1);
-	domains = table_of(toml_get(root, "permissions",
-				    "restricted-workspace", "network",
-				    "domains", NULL), 2);
-	cr_assert_str_eq(str_of(toml_table_get(domains, "*.internal.example")),
-			 "allow");
+	cr_assert_eq(bool_of(toml_get(root, "permissions", "restricted-workspace",
+	                              "workspace_roots", "/home/u/project", NULL)),
+	             1);
+	domains = table_of(
+	    toml_get(root, "permissions", "restricted-workspace", "network", "domains", NULL), 2);
+	cr_assert_str_eq(str_of(toml_table_get(domains, "*.internal.example")), "allow");
 
 	edit = toml_get(root, "permissions", "project-edit", NULL);
-	project_roots = table_of(toml_get(edit, "filesystem", ":project_roots",
-					  NULL), 2);
-	cr_assert_str_eq(str_of(toml_table_get(project_roots, "**/*.env")),
-			 "none");
+	project_roots = table_of(toml_get(edit, "filesystem", ":project_roots", NULL), 2);
+	cr_assert_str_eq(str_of(toml_table_get(project_roots, "**/*.env")), "none");
 	cr_assert_eq(bool_of(toml_get(edit, "network", "enabled", NULL)), 0);
 	toml_free(root);
 }
@@ -297,8 +283,7 @@ Test(codex_config, crlf_file_reads_like_lf_file)
 	}
 	root = toml_parse(crlf, out, err, sizeof(err));
 	cr_assert_not_null(root, "CRLF config should parse, got: %s", err);
-	roots = array_of(toml_get(root, "sandbox_workspace_write",
-				  "writable_roots", NULL), 2);
+	roots = array_of(toml_get(root, "sandbox_workspace_write", "writable_roots", NULL), 2);
 	cr_assert_str_eq(str_of(&roots->items[1]), "/home/u/.hermes/kanban");
 	cr_assert_eq(roots->items[1].line, 16);
 	toml_free(root);
@@ -310,10 +295,9 @@ Test(codex_config, crlf_file_reads_like_lf_file)
 
 Test(keys, dotted_keys_create_nested_tables)
 {
-	struct toml_value *root = parse_ok(
-		"a.b.c = 1\n"
-		"a.b.d = \"x\"\n"
-		"a.e = true\n");
+	struct toml_value *root = parse_ok("a.b.c = 1\n"
+	                                   "a.b.d = \"x\"\n"
+	                                   "a.e = true\n");
 	const struct toml_value *a, *b;
 
 	a = table_of(toml_get(root, "a", NULL), 2);
@@ -327,9 +311,8 @@ Test(keys, dotted_keys_create_nested_tables)
 
 Test(keys, dotted_keys_allow_spaces_and_quoted_parts)
 {
-	struct toml_value *root = parse_ok(
-		"site . \"google.com\" = true\n"
-		"'lit.key' .x = 1\n");
+	struct toml_value *root = parse_ok("site . \"google.com\" = true\n"
+	                                   "'lit.key' .x = 1\n");
 
 	cr_assert_eq(bool_of(toml_get(root, "site", "google.com", NULL)), 1);
 	cr_assert_eq(int_of(toml_get(root, "lit.key", "x", NULL)), 1);
@@ -338,14 +321,13 @@ Test(keys, dotted_keys_allow_spaces_and_quoted_parts)
 
 Test(keys, dotted_keys_inside_a_header_table)
 {
-	struct toml_value *root = parse_ok(
-		"[mcp_servers.docs]\n"
-		"env.LD_PRELOAD = \"/x.so\"\n"
-		"env.HOME = \"/h\"\n");
+	struct toml_value *root = parse_ok("[mcp_servers.docs]\n"
+	                                   "env.LD_PRELOAD = \"/x.so\"\n"
+	                                   "env.HOME = \"/h\"\n");
 
 	table_of(toml_get(root, "mcp_servers", "docs", "env", NULL), 2);
-	cr_assert_str_eq(str_of(toml_get(root, "mcp_servers", "docs", "env",
-					 "LD_PRELOAD", NULL)), "/x.so");
+	cr_assert_str_eq(str_of(toml_get(root, "mcp_servers", "docs", "env", "LD_PRELOAD", NULL)),
+	                 "/x.so");
 	toml_free(root);
 }
 
@@ -388,16 +370,13 @@ Test(keys, implicit_table_may_be_defined_later)
 
 Test(keys, header_may_add_subtable_below_dotted_table)
 {
-	struct toml_value *root = parse_ok(
-		"[fruit]\n"
-		"apple.color = \"red\"\n"
-		"[fruit.apple.texture]\n"
-		"smooth = true\n");
+	struct toml_value *root = parse_ok("[fruit]\n"
+	                                   "apple.color = \"red\"\n"
+	                                   "[fruit.apple.texture]\n"
+	                                   "smooth = true\n");
 
-	cr_assert_str_eq(str_of(toml_get(root, "fruit", "apple", "color",
-					 NULL)), "red");
-	cr_assert_eq(bool_of(toml_get(root, "fruit", "apple", "texture",
-				      "smooth", NULL)), 1);
+	cr_assert_str_eq(str_of(toml_get(root, "fruit", "apple", "color", NULL)), "red");
+	cr_assert_eq(bool_of(toml_get(root, "fruit", "apple", "texture", "smooth", NULL)), 1);
 	toml_free(root);
 }
 
@@ -412,14 +391,12 @@ Test(keys, empty_header_table_exists)
 
 Test(keys, header_cannot_reopen_dotted_table)
 {
-	expect_error("[fruit]\napple.color = \"red\"\n[fruit.apple]\n", 3,
-		     "dotted keys");
+	expect_error("[fruit]\napple.color = \"red\"\n[fruit.apple]\n", 3, "dotted keys");
 }
 
 Test(keys, dotted_key_cannot_extend_header_table)
 {
-	expect_error("[a.b]\nz = 9\n[a]\nb.t = 1\n", 4,
-		     "cannot add keys to table 'b'");
+	expect_error("[a.b]\nz = 9\n[a]\nb.t = 1\n", 4, "cannot add keys to table 'b'");
 }
 
 Test(keys, dotted_key_through_non_table_is_rejected)
@@ -446,21 +423,18 @@ Test(keys, key_redefining_implicit_table_is_duplicate)
 
 Test(strings, basic_escapes_decode)
 {
-	struct toml_value *root = parse_ok(
-		"s = \"q\\\" bs\\\\ n\\n t\\t r\\r b\\b f\\f\"\n");
+	struct toml_value *root = parse_ok("s = \"q\\\" bs\\\\ n\\n t\\t r\\r b\\b f\\f\"\n");
 
-	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)),
-			 "q\" bs\\ n\n t\t r\r b\b f\f");
+	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)), "q\" bs\\ n\n t\t r\r b\b f\f");
 	toml_free(root);
 }
 
 Test(strings, unicode_escapes_become_utf8)
 {
-	struct toml_value *root = parse_ok(
-		"s = \"\\u00e9\\u20AC\\U0001F600\\u007f\"\n");
+	struct toml_value *root = parse_ok("s = \"\\u00e9\\u20AC\\U0001F600\\u007f\"\n");
 
 	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)),
-			 "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\x7F");
+	                 "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\x7F");
 	toml_free(root);
 }
 
@@ -468,14 +442,11 @@ Test(strings, raw_utf8_passes_through)
 {
 	/* Two-, three- (incl. an E0 lead) and four-byte sequences, in a value
 	 * and in a quoted key. */
-	struct toml_value *root = parse_ok(
-		"s = \"h\xC3\xA9 \xE2\x82\xAC \xE0\xA4\x85\"\n"
-		"\"\xF0\x9F\x98\x80\" = '\xF4\x8F\xBF\xBF'\n");
+	struct toml_value *root = parse_ok("s = \"h\xC3\xA9 \xE2\x82\xAC \xE0\xA4\x85\"\n"
+	                                   "\"\xF0\x9F\x98\x80\" = '\xF4\x8F\xBF\xBF'\n");
 
-	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)),
-			 "h\xC3\xA9 \xE2\x82\xAC \xE0\xA4\x85");
-	cr_assert_str_eq(str_of(toml_get(root, "\xF0\x9F\x98\x80", NULL)),
-			 "\xF4\x8F\xBF\xBF");
+	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)), "h\xC3\xA9 \xE2\x82\xAC \xE0\xA4\x85");
+	cr_assert_str_eq(str_of(toml_get(root, "\xF0\x9F\x98\x80", NULL)), "\xF4\x8F\xBF\xBF");
 	toml_free(root);
 }
 
@@ -483,23 +454,20 @@ Test(strings, literal_strings_keep_backslashes_and_double_quotes)
 {
 	struct toml_value *root = parse_ok("s = 'C:\\n\\t \"quoted\"'\ne = ''\n");
 
-	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)),
-			 "C:\\n\\t \"quoted\"");
+	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)), "C:\\n\\t \"quoted\"");
 	cr_assert_str_eq(str_of(toml_get(root, "e", NULL)), "");
 	toml_free(root);
 }
 
 Test(strings, multiline_basic_trims_first_newline_and_joins_lines)
 {
-	struct toml_value *root = parse_ok(
-		"s = \"\"\"\n"
-		"one\n"
-		"two \\\n"
-		"     three\\t\"\"\"\n"
-		"after = 1\n");
+	struct toml_value *root = parse_ok("s = \"\"\"\n"
+	                                   "one\n"
+	                                   "two \\\n"
+	                                   "     three\\t\"\"\"\n"
+	                                   "after = 1\n");
 
-	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)),
-			 "one\ntwo three\t");
+	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)), "one\ntwo three\t");
 	cr_assert_eq(toml_get(root, "s", NULL)->line, 1);
 	cr_assert_eq(toml_get(root, "after", NULL)->line, 5);
 	toml_free(root);
@@ -507,9 +475,8 @@ Test(strings, multiline_basic_trims_first_newline_and_joins_lines)
 
 Test(strings, multiline_quotes_before_closing_delimiter_are_content)
 {
-	struct toml_value *root = parse_ok(
-		"a = \"\"\"say \"hi\"\"\"\"\"\n"
-		"b = '''it''s'''''\n");
+	struct toml_value *root = parse_ok("a = \"\"\"say \"hi\"\"\"\"\"\n"
+	                                   "b = '''it''s'''''\n");
 
 	cr_assert_str_eq(str_of(toml_get(root, "a", NULL)), "say \"hi\"\"");
 	cr_assert_str_eq(str_of(toml_get(root, "b", NULL)), "it''s''");
@@ -518,14 +485,12 @@ Test(strings, multiline_quotes_before_closing_delimiter_are_content)
 
 Test(strings, multiline_literal_keeps_everything)
 {
-	struct toml_value *root = parse_ok(
-		"s = '''\r\n"
-		"C:\\path\\ \r\n"
-		"  # not a comment\r\n"
-		"'''\n");
+	struct toml_value *root = parse_ok("s = '''\r\n"
+	                                   "C:\\path\\ \r\n"
+	                                   "  # not a comment\r\n"
+	                                   "'''\n");
 
-	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)),
-			 "C:\\path\\ \n  # not a comment\n");
+	cr_assert_str_eq(str_of(toml_get(root, "s", NULL)), "C:\\path\\ \n  # not a comment\n");
 	toml_free(root);
 }
 
@@ -557,8 +522,7 @@ Test(strings, toml_1_1_escapes_are_rejected)
 
 Test(strings, unterminated_multiline_reports_opening_line)
 {
-	expect_error("a = 1\ns = \"\"\"\nline\nline\n", 2,
-		     "unterminated multi-line string");
+	expect_error("a = 1\ns = \"\"\"\nline\nline\n", 2, "unterminated multi-line string");
 	expect_error("s = '''\nline\n", 1, "unterminated multi-line string");
 }
 
@@ -577,9 +541,9 @@ Test(strings, control_characters_must_be_escaped)
 
 Test(numbers, decimal_integers_with_signs_and_underscores)
 {
-	struct toml_value *root = parse_ok(
-		"a = +42\nb = -17\nc = 1_000_000\nd = 0\ne = -0\n"
-		"max = 9223372036854775807\nmin = -9223372036854775808\n");
+	struct toml_value *root =
+	    parse_ok("a = +42\nb = -17\nc = 1_000_000\nd = 0\ne = -0\n"
+	             "max = 9223372036854775807\nmin = -9223372036854775808\n");
 
 	cr_assert_eq(int_of(toml_get(root, "a", NULL)), 42);
 	cr_assert_eq(int_of(toml_get(root, "b", NULL)), -17);
@@ -674,14 +638,13 @@ Test(numbers, booleans_and_lookalikes)
 
 Test(arrays, multiline_with_comments_and_trailing_comma)
 {
-	struct toml_value *root = parse_ok(
-		"roots = [ # opening comment\n"
-		"  \"/a\",   # first\n"
-		"\n"
-		"  # a whole-line comment\n"
-		"  '/b' ,\n"
-		"]\n"
-		"next = 1\n");
+	struct toml_value *root = parse_ok("roots = [ # opening comment\n"
+	                                   "  \"/a\",   # first\n"
+	                                   "\n"
+	                                   "  # a whole-line comment\n"
+	                                   "  '/b' ,\n"
+	                                   "]\n"
+	                                   "next = 1\n");
 	const struct toml_value *roots;
 
 	roots = array_of(toml_get(root, "roots", NULL), 2);
@@ -695,11 +658,10 @@ Test(arrays, multiline_with_comments_and_trailing_comma)
 
 Test(arrays, empty_nested_and_mixed)
 {
-	struct toml_value *root = parse_ok(
-		"e = []\n"
-		"c = [ # nothing\n"
-		"]\n"
-		"n = [[1, 2], [\"x\"], [], {k = true}]\n");
+	struct toml_value *root = parse_ok("e = []\n"
+	                                   "c = [ # nothing\n"
+	                                   "]\n"
+	                                   "n = [[1, 2], [\"x\"], [], {k = true}]\n");
 	const struct toml_value *n;
 
 	array_of(toml_get(root, "e", NULL), 0);
@@ -733,16 +695,16 @@ Test(arrays, input_ending_after_an_item_reports_opening_line)
 
 Test(inline_tables, empty_nested_and_dotted)
 {
-	struct toml_value *root = parse_ok(
-		"e = {}\n"
-		"o = { exporter = { otlp-http = { endpoint = \"https://x\", "
-		"headers = { \"x-key\" = \"${T}\" } } } }\n"
-		"d = { a.b = 1, a.c = 2 }\n");
+	struct toml_value *root =
+	    parse_ok("e = {}\n"
+	             "o = { exporter = { otlp-http = { endpoint = \"https://x\", "
+	             "headers = { \"x-key\" = \"${T}\" } } } }\n"
+	             "d = { a.b = 1, a.c = 2 }\n");
 	const struct toml_value *d;
 
 	table_of(toml_get(root, "e", NULL), 0);
-	cr_assert_str_eq(str_of(toml_get(root, "o", "exporter", "otlp-http",
-					 "headers", "x-key", NULL)), "${T}");
+	cr_assert_str_eq(
+	    str_of(toml_get(root, "o", "exporter", "otlp-http", "headers", "x-key", NULL)), "${T}");
 	d = table_of(toml_get(root, "d", "a", NULL), 2);
 	cr_assert_eq(int_of(toml_table_get(d, "c")), 2);
 	toml_free(root);
@@ -750,15 +712,13 @@ Test(inline_tables, empty_nested_and_dotted)
 
 Test(inline_tables, cannot_be_extended_by_header)
 {
-	expect_error("env = { A = \"1\" }\n[env]\nB = \"2\"\n", 2,
-		     "defined inline");
+	expect_error("env = { A = \"1\" }\n[env]\nB = \"2\"\n", 2, "defined inline");
 	expect_error("env = { A = \"1\" }\n[env.sub]\n", 2, "defined inline");
 }
 
 Test(inline_tables, cannot_be_extended_by_dotted_key)
 {
-	expect_error("env = { A = \"1\" }\nenv.B = \"2\"\n", 2,
-		     "defined inline");
+	expect_error("env = { A = \"1\" }\nenv.B = \"2\"\n", 2, "defined inline");
 }
 
 Test(inline_tables, nested_inline_cannot_be_extended_inside)
@@ -768,8 +728,7 @@ Test(inline_tables, nested_inline_cannot_be_extended_inside)
 
 Test(inline_tables, duplicate_keys_inside_are_rejected)
 {
-	expect_error("x = 1\nenv = { A = \"1\", A = \"2\" }\n", 2,
-		     "duplicate key 'A'");
+	expect_error("x = 1\nenv = { A = \"1\", A = \"2\" }\n", 2, "duplicate key 'A'");
 }
 
 Test(inline_tables, must_stay_on_one_line)
@@ -794,8 +753,7 @@ Test(inline_tables, unterminated_is_rejected)
 Test(parse_value, array_of_paths)
 {
 	char err[256] = "";
-	struct toml_value *v = toml_parse_value("[\"/a\", \"/b\"]", err,
-						sizeof(err));
+	struct toml_value *v = toml_parse_value("[\"/a\", \"/b\"]", err, sizeof(err));
 
 	cr_assert_not_null(v, "%s", err);
 	array_of(v, 2);
@@ -821,18 +779,15 @@ Test(parse_value, strings_booleans_integers_tables)
 	v = toml_parse_value("-3", err, sizeof(err));
 	cr_assert_eq(int_of(v), -3);
 	toml_free(v);
-	v = toml_parse_value("{ LD_PRELOAD = \"/x.so\" } # note\n", err,
-			     sizeof(err));
-	cr_assert_str_eq(str_of(toml_table_get(table_of(v, 1), "LD_PRELOAD")),
-			 "/x.so");
+	v = toml_parse_value("{ LD_PRELOAD = \"/x.so\" } # note\n", err, sizeof(err));
+	cr_assert_str_eq(str_of(toml_table_get(table_of(v, 1), "LD_PRELOAD")), "/x.so");
 	toml_free(v);
 }
 
 Test(parse_value, multiline_array_value)
 {
 	char err[256] = "";
-	struct toml_value *v = toml_parse_value("[\n  \"/a\",\n  \"/b\",\n]\n",
-						err, sizeof(err));
+	struct toml_value *v = toml_parse_value("[\n  \"/a\",\n  \"/b\",\n]\n", err, sizeof(err));
 
 	cr_assert_not_null(v, "%s", err);
 	array_of(v, 2);
@@ -864,8 +819,7 @@ Test(parse_value, empty_and_unsupported_are_rejected)
 
 	cr_assert_null(toml_parse_value("", err, sizeof(err)));
 	assert_error(err, 1, "expected a value, found end of input");
-	cr_assert_null(toml_parse_value("   # only a comment", err,
-					sizeof(err)));
+	cr_assert_null(toml_parse_value("   # only a comment", err, sizeof(err)));
 	assert_error(err, 1, "expected a value");
 	cr_assert_null(toml_parse_value("1979-05-27", err, sizeof(err)));
 	assert_error(err, 1, "unsupported value");
@@ -877,34 +831,33 @@ Test(parse_value, empty_and_unsupported_are_rejected)
 
 Test(errors, unterminated_string)
 {
-	expect_fixture_error("bad_unterminated_string.toml", 5,
-			     "unterminated string");
+	expect_fixture_error("bad_unterminated_string.toml", 5, "unterminated string");
 }
 
 Test(errors, missing_equals)
 {
-	expect_fixture_error("bad_missing_equals.toml", 5,
-			     "expected '=' after key");
+	expect_fixture_error("bad_missing_equals.toml", 5, "expected '=' after key");
 }
 
 Test(errors, duplicate_key)
 {
-	expect_fixture_error("bad_duplicate_key.toml", 4,
-			     "duplicate key 'sandbox_mode'");
+	expect_fixture_error("bad_duplicate_key.toml", 4, "duplicate key 'sandbox_mode'");
 }
 
 Test(errors, redefined_table)
 {
 	expect_fixture_error("bad_redefined_table.toml", 7,
-			     "table 'sandbox_workspace_write' is defined more than once");
+	                     "table 'sandbox_workspace_write' is defined more than once");
 }
 
 Test(config, a_float_timeout_does_not_refuse_the_config)
 {
 	char err[256] = "";
-	struct toml_value *root = toml_parse_file("tests/unit/toml/float_timeout.toml", err, sizeof(err));
+	struct toml_value *root =
+	    toml_parse_file("tests/unit/toml/float_timeout.toml", err, sizeof(err));
 	cr_assert_not_null(root, "%s", err);
-	const struct toml_value *t = toml_get(root, "mcp_servers", "docs", "tool_timeout_sec", NULL);
+	const struct toml_value *t =
+	    toml_get(root, "mcp_servers", "docs", "tool_timeout_sec", NULL);
 	cr_assert_not_null(t);
 	cr_expect_eq(t->type, TOML_FLOAT);
 	cr_expect_float_eq(t->f, 60.5, 1e-12);
@@ -914,25 +867,23 @@ Test(config, a_float_timeout_does_not_refuse_the_config)
 Test(errors, bad_escape)
 {
 	expect_fixture_error("bad_escape.toml", 3,
-			     "invalid escape sequence: backslash followed by 'P'");
+	                     "invalid escape sequence: backslash followed by 'P'");
 }
 
 Test(errors, unterminated_array_reports_opening_line)
 {
-	expect_fixture_error("bad_unterminated_array.toml", 4,
-			     "unterminated array");
+	expect_fixture_error("bad_unterminated_array.toml", 4, "unterminated array");
 }
 
 Test(errors, garbage_after_value)
 {
-	expect_fixture_error("bad_garbage_after_value.toml", 2,
-			     "expected end of line after value");
+	expect_fixture_error("bad_garbage_after_value.toml", 2, "expected end of line after value");
 }
 
 Test(errors, array_of_tables)
 {
 	expect_fixture_error("bad_array_of_tables.toml", 3,
-			     "arrays of tables ([[...]]) are not supported");
+	                     "arrays of tables ([[...]]) are not supported");
 }
 
 Test(errors, date_value)
@@ -1027,8 +978,7 @@ Test(errors, long_key_is_shortened_in_message)
 	at = strstr(err, "...'");
 	cr_assert_not_null(at, "long key should end in '...': %s", err);
 	cr_assert_eq(at - strchr(err, '\'') - 1, 47,
-		     "expected 'x' and 23 whole characters before '...': %s",
-		     err);
+	             "expected 'x' and 23 whole characters before '...': %s", err);
 }
 
 /* ---- API behaviour ---------------------------------------------------- */
@@ -1103,8 +1053,7 @@ Test(api, parse_file_reports_io_errors_with_path)
 {
 	char err[256] = "";
 
-	cr_assert_null(toml_parse_file(TOML_FIXTURES "/no-such-file.toml",
-				       err, sizeof(err)));
+	cr_assert_null(toml_parse_file(TOML_FIXTURES "/no-such-file.toml", err, sizeof(err)));
 	cr_assert(strstr(err, "no-such-file.toml: No such file"), "%s", err);
 	cr_assert_null(toml_parse_file(TOML_FIXTURES, err, sizeof(err)));
 	cr_assert(strstr(err, "Is a directory"), "%s", err);
@@ -1122,8 +1071,7 @@ Test(api, parse_file_reads_non_regular_files)
 
 /* Feeds size bytes of text (repeating unit) into a pipe from a child
  * process and parses it through /dev/fd, where no size is known up front. */
-static struct toml_value *parse_from_pipe(const char *unit, size_t size,
-					  char *err, size_t errlen)
+static struct toml_value *parse_from_pipe(const char *unit, size_t size, char *err, size_t errlen)
 {
 	struct toml_value *root;
 	char path[64];
@@ -1160,8 +1108,8 @@ Test(api, parse_file_reads_a_pipe_larger_than_its_first_buffer)
 	struct toml_value *root;
 
 	/* 200 KiB of comments, then nothing else: grows the buffer twice. */
-	root = parse_from_pipe("# padding padding padding padding padding\n",
-			       200 * 1024 - 9, err, sizeof(err));
+	root = parse_from_pipe("# padding padding padding padding padding\n", 200 * 1024 - 9, err,
+	                       sizeof(err));
 	cr_assert_not_null(root, "%s", err);
 	table_of(root, 0);
 	toml_free(root);
@@ -1171,15 +1119,13 @@ Test(limits, oversized_pipe_is_rejected)
 {
 	char err[256] = "";
 
-	cr_assert_null(parse_from_pipe("\n", TOML_MAX_INPUT + 4096, err,
-				       sizeof(err)));
+	cr_assert_null(parse_from_pipe("\n", TOML_MAX_INPUT + 4096, err, sizeof(err)));
 	cr_assert(strstr(err, "larger than 4 MiB"), "%s", err);
 }
 
 /* ---- limits ----------------------------------------------------------- */
 
-static char *repeat(const char *head, const char *unit, int count,
-		    const char *tail)
+static char *repeat(const char *head, const char *unit, int count, const char *tail)
 {
 	size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
 	char *s = malloc(hl + ul * count + tl + 1), *p = s;
