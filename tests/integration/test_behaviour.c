@@ -295,6 +295,15 @@ Test(behaviour, tmpfile_under_all_is_recorded_without_a_made_up_descriptor)
 	add(&c, "bwrap");
 	add(&c, "--ro-bind"), add(&c, "/"), add(&c, "/");
 	add(&c, "--tmpfs"), add(&c, "/tmp"); /* where tmpfile makes its file */
+	/* the build directory again (helper, probe), in case the checkout
+	 * itself lives under /tmp */
+	static char build[4096];
+	snprintf(build, sizeof(build), "%s", dtt_helper("behave"));
+	for (int up = 0; up < 2; up++)
+		*strrchr(build, '/') = '\0';
+	add(&c, "--ro-bind");
+	add(&c, build);
+	add(&c, build);
 	add(&c, "--ro-bind"), add(&c, ro), add(&c, ro);
 	add(&c, "--bind"), add(&c, rw), add(&c, rw);
 	add(&c, "--dev"), add(&c, "/dev");
