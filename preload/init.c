@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 
 #include "probe_state.h"
@@ -124,7 +125,13 @@ static void dt_config_var(int which, const char *v)
 		if (end != v && *end == ':') {
 			const char *ino = end + 1;
 			dt_config.ring_ino = dt_parse_ull(ino, &end);
-			dt_config.has_ring_id = end != ino && *end == 0;
+			dt_config.has_ring_id = end != ino && (*end == 0 || *end == ':');
+			if (dt_config.has_ring_id && *end == ':') {
+				const char *created = end + 1;
+				dt_config.ring_created = dt_parse_ull(created, &end);
+				dt_config.has_ring_created = end != created && *end == 0;
+				dt_config.has_ring_id = dt_config.has_ring_created;
+			}
 		}
 		break;
 	case DT_V_RING:
@@ -217,16 +224,32 @@ static int dt_ring_map_fd(int fd, int by_path)
 	if (by_path && !dt_config.has_ring_id &&
 	    (st.st_uid != (uid_t)syscall(SYS_geteuid) || (st.st_mode & 022)))
 		return -1;
+	/* Opened by path, the mapping holds a shared flock of its own, as the
+	 * launcher's descriptor does for those who inherit it: a later run
+	 * reuses a ring only when nobody holds one (tracer/ringfile.c). Held
+	 * exclusively means being reused right now: not ours any more. A lock
+	 * refused for another reason (a filter) leaves the header's creation
+	 * time, checked below and before every record, to tell. */
+	if (by_path && syscall(SYS_flock, fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+		return -1;
 	struct dt_ring_header h;
 	if (syscall(SYS_pread64, fd, &h, sizeof(h), 0) != (long)sizeof(h) ||
 	    h.magic != DT_RING_MAGIC || h.version != DT_RING_VERSION)
 		return -1;
+	if (dt_config.has_ring_created && h.created_ns != dt_config.ring_created)
+		return -1; /* an earlier run's ring, reused since: not this run's */
 	size_t len = (size_t)st.st_size;
 	if (len != dt_ring_file_size(h.nslots))
 		return -1;
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -1;
+	/* each record touches a slot or two: read-ahead on its fault would
+	 * zero-fill dozens of pages of the fallocated file (ext4), in the
+	 * program's time. Advice only: nothing depends on it taking. */
+	int saved = errno;
+	(void)madvise(m, len, MADV_RANDOM);
+	errno = saved;
 	if (dt_ring_attach(&dt_ring_mapped, m, len) != 0) {
 		munmap(m, len);
 		return -1;
@@ -240,15 +263,32 @@ DT_HIDDEN void dt_ring_after_fork(void)
 	atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
 }
 
+/* Whether the mapped ring is still this run's: a ring reused by a later
+ * run (its writers' locks notwithstanding: one that could not lock) has a
+ * new creation time, and what is written from here would be taken for
+ * that run's. Turns the ring off when not. */
+static int dt_ring_still_ours(const struct dt_ring *ring)
+{
+	if (!dt_config.has_ring_created ||
+	    atomic_load_explicit((_Atomic uint64_t *)&ring->hdr->created_ns,
+	                         memory_order_relaxed) == dt_config.ring_created)
+		return 1;
+	atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
+	return 0;
+}
+
 DT_HIDDEN struct dt_ring *dt_ring_peek(void)
 {
-	if (atomic_load_explicit(&dt_ring_state, memory_order_acquire) == DT_RING_OK)
+	if (atomic_load_explicit(&dt_ring_state, memory_order_acquire) == DT_RING_OK &&
+	    dt_ring_still_ours(&dt_ring_mapped))
 		return &dt_ring_mapped;
 	return NULL;
 }
 
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec)
 {
+	if (!dt_ring_still_ours(ring))
+		return;
 	if (dt_ring_write(ring, rec) == DT_RING_W_GONE)
 		atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
 }

@@ -68,6 +68,8 @@ struct dt_config {
 	int ring_fd;                           /* DENYTRACE_FD, -1 if none */
 	unsigned long long ring_dev, ring_ino; /* DENYTRACE_RING_ID */
 	int has_ring_id;
+	unsigned long long ring_created; /* its third field: the header's created_ns */
+	int has_ring_created;
 	char ring_path[PATH_MAX]; /* DENYTRACE_RING */
 	int backtrace;            /* DENYTRACE_BACKTRACE != 0 */
 	char env_names[1024];     /* DENYTRACE_ENV: extra variables, comma list */

@@ -95,6 +95,12 @@
 
 /* Header flags (informational, set by the launcher). */
 #define DT_RING_F_ALL 1u /* created for --all: successful writes recorded */
+/* Every writer holds flock(LOCK_SH) on the ring while it maps it: the
+ * launcher's lock on the descriptor it hands down (a mapping keeps that
+ * open file, and so the lock), or the probe's own when it opens the ring
+ * by path. A ring with this flag that nobody locks is nobody's, and the
+ * next run may reuse its blocks (tracer/ringfile.c). */
+#define DT_RING_F_LOCKED 2u
 
 struct dt_ring_header {
 	uint64_t magic;       /* DT_RING_MAGIC */

@@ -4,6 +4,7 @@
 #ifndef DENYTRACE_RINGFILE_H
 #define DENYTRACE_RINGFILE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,33 @@ void dt_ringfile_close(struct dt_ringfile *rf);
  * was there without following a symbolic link. Returns an O_RDWR fd (not
  * close-on-exec: it is meant to be inherited) or -1 with err set. */
 int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen);
+
+/* A finished ring that the next one may reuse: allocating a ring and later
+ * freeing the one it displaces cost ~0.7 ms per `denytrace run` on tmpfs
+ * and ~0.4 ms on ext4, more than the rest of its start-up. */
+struct dt_ring_spare {
+	int fd;             /* O_RDWR, holding flock(LOCK_EX); -1 when none */
+	char tmp[PATH_MAX]; /* the hidden name it was moved to */
+};
+
+/* Takes old (a ring about to be displaced: PATH.old when run keeps the
+ * previous ring) as a spare, moving it to a hidden name in its directory,
+ * when it is provably nobody's: a ring of this version, ours (mode 0600,
+ * one link), on a local file system whose flock is real, created with
+ * DT_RING_F_LOCKED, and no process holding it (every writer's mapping
+ * holds the launcher's shared flock, or its own). Returns 0, or -1 with
+ * spare->fd -1 and old left where it was. */
+int dt_ringfile_spare_take(const char *old, struct dt_ring_spare *spare);
+
+/* As dt_ringfile_create, reusing spare (when given and usable: the same
+ * size, every block still allocated) instead of allocating a new file;
+ * a spare used is consumed (fd -1). */
+int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
+                               struct dt_ring_spare *spare, char *err, size_t errlen);
+
+/* Gives up an unused spare: removes its hidden name and returns its
+ * descriptor, whose closing frees the blocks (-1 when there was none). */
+int dt_ringfile_spare_drop(struct dt_ring_spare *spare);
 
 /* Parses "8M", "65536", "1G" into bytes; returns 0 or -1. */
 int dt_parse_size(const char *s, uint64_t *out);

@@ -339,17 +339,22 @@ static int dt_ring_fd_out_of_the_way(int fd)
 
 /* The previous ring at path becomes path.old (as perf keeps perf.data.old):
  * a second run in the same directory must not silently lose the first.
- * Returns an O_PATH descriptor of the file this displaces (the older
- * path.old, or path itself when it cannot be kept), or -1: freeing its
- * blocks waits until the command has started (see dt_run_ring). */
-static int run_keep_old_ring(const char *path, int quiet)
+ * The older path.old this displaces becomes *spare when nobody holds it
+ * (dt_ringfile_spare_take), for the new ring to reuse. Returns an O_PATH
+ * descriptor of a displaced file that is not the spare (path itself when
+ * it cannot be kept), or -1: freeing its blocks waits until the command
+ * has started (see dt_run_launch). */
+static int run_keep_old_ring(const char *path, int quiet, struct dt_ring_spare *spare)
 {
 	struct stat st;
 	char old[PATH_MAX];
+	spare->fd = -1;
 	if (lstat(path, &st) < 0 || S_ISDIR(st.st_mode) ||
 	    snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
 		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	int held = open(old, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int held = -1;
+	if (dt_ringfile_spare_take(old, spare) < 0)
+		held = open(old, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (rename(path, old) < 0) {
 		dt_fail(0, "could not keep the previous %s as %s (%s); it is replaced", path, old,
 		        strerror(errno));
@@ -380,9 +385,18 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		    "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
 		    rr->probe, bad);
 	char err[1024];
-	rr->old_ring = run_keep_old_ring(o->out, o->quiet);
+	struct dt_ring_spare spare;
+	rr->old_ring = run_keep_old_ring(o->out, o->quiet, &spare);
 	uint64_t size = o->size ? o->size : o->all ? DT_RING_LARGE_SIZE : DT_RING_DEFAULT_SIZE;
-	int fd = dt_ringfile_create(o->out, size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
+	int fd = dt_ringfile_create_reusing(o->out, size, o->all ? DT_RING_F_ALL : 0, &spare, err,
+	                                    sizeof(err));
+	int unused = dt_ringfile_spare_drop(&spare);
+	if (unused >= 0) {
+		if (rr->old_ring < 0)
+			rr->old_ring = unused; /* freed once the command runs */
+		else
+			close(unused);
+	}
 	if (fd < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "%s", err);
 	if (!realpath(o->out, rr->abs))
@@ -391,6 +405,10 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	void *map = MAP_FAILED;
 	if (fstat(fd, &st) == 0)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* no read-ahead: a fault into the fallocated ring would zero-fill the
+	 * pages around it on ext4, for records that mostly never come */
+	if (map != MAP_FAILED)
+		(void)madvise(map, (size_t)st.st_size, MADV_RANDOM);
 	if (map == MAP_FAILED || dt_ring_attach(&rr->ring, map, (size_t)st.st_size) != 0) {
 		close(fd);
 		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", o->out);
@@ -398,8 +416,10 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	rr->fd = dt_ring_fd_out_of_the_way(fd);
 	rr->map = map;
 	rr->map_len = (size_t)st.st_size;
-	snprintf(rr->id, sizeof(rr->id), "%llu:%llu", (unsigned long long)st.st_dev,
-	         (unsigned long long)st.st_ino);
+	/* DEV:INO:CREATED: the creation time tells this run's ring from an
+	 * earlier one whose file was reused (same device and inode) */
+	snprintf(rr->id, sizeof(rr->id), "%llu:%llu:%llu", (unsigned long long)st.st_dev,
+	         (unsigned long long)st.st_ino, (unsigned long long)rr->ring.hdr->created_ns);
 	return 0;
 }
 

@@ -36,14 +36,14 @@ int dt_run_opt_errnos(void *args, const char *val);
 /* The ring of one run, created and mapped, and the probe that writes it. */
 struct dt_run_ring {
 	int fd;
-	int old_ring; /* the ring this one replaces, held (O_PATH) until the
-	               * command has started: freeing its blocks (1-6 ms on
-	               * ext4) then overlaps with the command, -1 if none */
+	int old_ring; /* a ring this one displaces and does not reuse, held
+	               * until the command has started: freeing its blocks
+	               * (0.1-0.4 ms) then overlaps with the command, -1 if none */
 	void *map;
 	size_t map_len;
 	struct dt_ring ring;
 	char abs[PATH_MAX];   /* the ring's absolute path */
-	char id[48];          /* "DEV:INO", for DENYTRACE_RING_ID */
+	char id[72];          /* "DEV:INO:CREATED_NS", for DENYTRACE_RING_ID */
 	char probe[PATH_MAX]; /* libdenytrace.so */
 };
 

@@ -6,10 +6,13 @@
  * as the report does; soak numbers runs from 1. Real CLI, real processes. */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "classify.h"
@@ -133,6 +136,178 @@ Test(habits, a_second_run_keeps_the_previous_ring_as_ring_old_and_says_so)
 	cr_assert_eq(stat(old, &kept), 0, "no denytrace.ring.old after a second run: %s", out);
 	cr_expect_eq(kept.st_ino, first.st_ino, "denytrace.ring.old is not the first ring");
 	cr_expect(strstr(out, "kept the previous denytrace.ring as denytrace.ring.old"), "%s", out);
+}
+
+/* ---- 6b: a third run reuses the ring it displaces, when nobody holds it -- */
+
+static ino_t ino_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* Rings are reused only on tmpfs, ext4 and XFS (tracer/ringfile.c). */
+static void need_reusable(const char *dir)
+{
+	struct statfs sf;
+	cr_assert_eq(statfs(dir, &sf), 0);
+	if (sf.f_type != TMPFS_MAGIC && sf.f_type != EXT4_SUPER_MAGIC &&
+	    sf.f_type != XFS_SUPER_MAGIC)
+		cr_skip_test("%s is not tmpfs, ext4 or XFS: rings are never reused there", dir);
+}
+
+/* Waits up to 10 s for dir/name to exist. */
+static int appears(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (int i = 0; i < 1000; i++) {
+		if (access(path, F_OK) == 0)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+static long pid_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	long pid = 0;
+	if (f) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return pid;
+}
+
+/* `run -q -- touch /sys/NAME` from dir: a refusal of one's own (EACCES
+ * from sysfs, root or not), which touch reports with status 1. */
+static void run_refusing(const char *dir, const char *name, char *out, size_t cap)
+{
+	char target[128];
+	snprintf(target, sizeof(target), "/sys/%s", name);
+	const char *a[] = {"run", "-q", "--", "touch", target, NULL};
+	cr_assert_eq(in_dir(dir, out, cap, a), 1, "%s", out);
+}
+
+Test(habits, a_third_run_reuses_the_ring_it_displaces_holding_only_its_own_records)
+{
+	const char *dir = sub("reuse");
+	need_reusable(dir);
+	static char out[65536];
+	run_refusing(dir, "dt-reuse-first", out, sizeof(out));
+	ino_t first = ino_in(dir, "denytrace.ring");
+	run_refusing(dir, "dt-reuse-second", out, sizeof(out));
+	run_refusing(dir, "dt-reuse-third", out, sizeof(out));
+	cr_expect_eq(ino_in(dir, "denytrace.ring"), first,
+	             "the third ring is a new file, not the first one reused");
+	const char *show[] = {"show", "denytrace.ring", NULL};
+	cr_assert_eq(in_dir(dir, out, sizeof(out), show), 0, "%s", out);
+	cr_expect(strstr(out, "/sys/dt-reuse-third"), "%s", out);
+	cr_expect(!strstr(out, "dt-reuse-first"), "the first run's record survived: %s", out);
+	const char *show_old[] = {"show", "denytrace.ring.old", NULL};
+	cr_assert_eq(in_dir(dir, out, sizeof(out), show_old), 0, "%s", out);
+	cr_expect(strstr(out, "/sys/dt-reuse-second"), "%s", out);
+}
+
+/* A process of the first run that holds its ring: the descriptor it
+ * inherited (sleep), or a mapping it made by path after closing that
+ * descriptor (python). Neither ring may be reused while they live. */
+Test(habits, a_ring_a_lingering_process_still_holds_is_not_reused)
+{
+	static char out[65536];
+	const char *by_fd = sub("linger-fd"), *by_path = sub("linger-path");
+	need_reusable(by_fd);
+	const char *hold_fd[] = {"run", "-q", "--",
+	                         "sh",  "-c", "sleep 30 </dev/null >/dev/null 2>&1 & echo $! > pid",
+	                         NULL};
+	cr_assert_eq(in_dir(by_fd, out, sizeof(out), hold_fd), 0, "%s", out);
+	const char *hold_path[] = {
+	    "run",
+	    "-q",
+	    "--",
+	    "python3",
+	    "-c",
+	    "import os, sys, time\n"
+	    "os.close(int(os.environ['DENYTRACE_FD']))\n"
+	    "if os.fork(): sys.exit(0)\n"
+	    "os.setsid()\n"
+	    "for fd in (0, 1, 2): os.dup2(os.open(os.devnull, os.O_RDWR), fd)\n"
+	    "try: open('/sys/dt-linger-path', 'w')\n"
+	    "except OSError: pass\n"
+	    "open('pid', 'w').write(str(os.getpid()))\n"
+	    "time.sleep(30)\n",
+	    NULL};
+	cr_assert_eq(in_dir(by_path, out, sizeof(out), hold_path), 0, "%s", out);
+	int up = appears(by_path, "pid");
+	ino_t first_fd = ino_in(by_fd, "denytrace.ring"),
+	      first_path = ino_in(by_path, "denytrace.ring");
+	for (int i = 0; i < 2; i++) {
+		run_refusing(by_fd, "dt-linger-next", out, sizeof(out));
+		run_refusing(by_path, "dt-linger-next", out, sizeof(out));
+	}
+	ino_t third_fd = ino_in(by_fd, "denytrace.ring"),
+	      third_path = ino_in(by_path, "denytrace.ring");
+	long pids[] = {pid_in(by_fd, "pid"), pid_in(by_path, "pid")};
+	for (int i = 0; i < 2; i++)
+		if (pids[i] > 0)
+			kill((pid_t)pids[i], SIGKILL);
+	cr_assert(up, "the python process never mapped its ring");
+	cr_expect_neq(third_fd, first_fd, "reused while a process held its descriptor");
+	cr_expect_neq(third_path, first_path, "reused while a process mapped it by path");
+	/* once they are gone it is reused again */
+	usleep(100000);
+	run_refusing(by_fd, "dt-linger-last", out, sizeof(out));
+	run_refusing(by_fd, "dt-linger-last", out, sizeof(out));
+	cr_expect_eq(ino_in(by_fd, "denytrace.ring"), third_fd,
+	             "not reused after its holders are gone");
+}
+
+/* A process of the first run that attaches only after a third run reused
+ * that ring: its path and its device and inode now name the third run's
+ * ring, and only the creation time in DENYTRACE_RING_ID tells them apart. */
+Test(habits, a_late_writer_of_an_earlier_run_stays_out_of_the_ring_that_reused_its_file)
+{
+	static char out[65536];
+	const char *dir = sub("late");
+	need_reusable(dir);
+	const char *late[] = {"run",
+	                      "-q",
+	                      "--",
+	                      "python3",
+	                      "-c",
+	                      "import os, sys, time\n"
+	                      "os.close(int(os.environ['DENYTRACE_FD']))\n"
+	                      "if os.fork(): sys.exit(0)\n"
+	                      "os.setsid()\n"
+	                      "for fd in (0, 1, 2): os.dup2(os.open(os.devnull, os.O_RDWR), fd)\n"
+	                      "for i in range(1000):\n"
+	                      "    if os.path.exists('go'): break\n"
+	                      "    time.sleep(0.01)\n"
+	                      "try: open('/sys/dt-late-writer', 'w')\n"
+	                      "except OSError: pass\n"
+	                      "open('done', 'w').close()\n",
+	                      NULL};
+	cr_assert_eq(in_dir(dir, out, sizeof(out), late), 0, "%s", out);
+	ino_t first = ino_in(dir, "denytrace.ring");
+	run_refusing(dir, "dt-late-second", out, sizeof(out));
+	run_refusing(dir, "dt-late-third", out, sizeof(out));
+	cr_assert_eq(ino_in(dir, "denytrace.ring"), first, "the first ring was not reused");
+	char go[PATH_MAX + 8];
+	snprintf(go, sizeof(go), "%s/go", dir);
+	FILE *f = fopen(go, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert(appears(dir, "done"), "the late writer never finished");
+	const char *show[] = {"show", "denytrace.ring", NULL};
+	cr_assert_eq(in_dir(dir, out, sizeof(out), show), 0, "%s", out);
+	cr_expect(strstr(out, "/sys/dt-late-third"), "%s", out);
+	cr_expect(!strstr(out, "dt-late-writer"), "an earlier run's process wrote here: %s", out);
 }
 
 /* ---- 7: 125 for denytrace's own failures ---------------------------------- */

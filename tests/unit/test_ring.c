@@ -17,18 +17,22 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1578,12 +1582,119 @@ Test(ring, ringfile_create_makes_a_0600_ring_of_a_power_of_two_slots)
 	struct dt_ringfile rf;
 	cr_assert_eq(dt_ringfile_open(path, &rf, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(rf.ring.nslots, 8192);
-	cr_expect_eq(rf.ring.hdr->flags, DT_RING_F_ALL);
+	cr_expect_eq(rf.ring.hdr->flags, DT_RING_F_ALL | DT_RING_F_LOCKED,
+	             "flags %#x: the one asked for, and the launcher's lock", rf.ring.hdr->flags);
 	cr_expect_eq(rf.ring.hdr->creator_pid, (uint64_t)getpid());
 	cr_expect_neq(rf.ring.hdr->created_ns, 0);
 	cr_expect_eq(hdr_load(&rf.ring.hdr->head), 0);
 	dt_ringfile_close(&rf);
 	close(fd);
+}
+
+/* ---- reusing a displaced ring ------------------------------------------- */
+
+/* Whether the test directory's file system is one a ring may be reused on
+ * (tmpfs, ext4, XFS: tracer/ringfile.c): elsewhere every ring is new. */
+static int reusable_here(void)
+{
+	struct statfs sf;
+	cr_assert_eq(statfs(dtt_tmpdir(), &sf), 0);
+	return sf.f_type == TMPFS_MAGIC || sf.f_type == EXT4_SUPER_MAGIC ||
+	       sf.f_type == XFS_SUPER_MAGIC;
+}
+
+/* A finished ring at name holding n records of one slot; returns its inode. */
+static ino_t finished_ring(const char *name, int n, char *path, size_t cap)
+{
+	struct tring t;
+	tring_create(&t, name, DT_RING_MIN_SIZE);
+	unsigned char rec[256];
+	for (int i = 0; i < n; i++) {
+		build_rec(rec, sizeof(rec), 1, (uint64_t)i, 8);
+		cr_assert_eq(dt_ring_write(&t.r, rec), 0);
+	}
+	tring_unmap(&t);
+	snprintf(path, cap, "%s", t.path);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+Test(ring, a_displaced_ring_nobody_holds_is_reused_zeroed_with_a_new_header)
+{
+	if (!reusable_here())
+		cr_skip_test("%s is not tmpfs, ext4 or XFS: rings are never reused there",
+		             dtt_tmpdir());
+	char old[512], path[512], err[512];
+	ino_t ino = finished_ring("spare.ring", 40, old, sizeof(old));
+	struct stat st0;
+	cr_assert_eq(stat(old, &st0), 0);
+	struct dt_ring_spare spare;
+	cr_assert_eq(dt_ringfile_spare_take(old, &spare), 0);
+	cr_expect_neq(access(old, F_OK), 0, "the spare still has its old name");
+	snprintf(path, sizeof(path), "%s/next.ring", dtt_tmpdir());
+	int fd = dt_ringfile_create_reusing(path, DT_RING_MIN_SIZE, DT_RING_F_ALL, &spare, err,
+	                                    sizeof(err));
+	cr_assert_geq(fd, 0, "%s", err);
+	cr_expect_eq(spare.fd, -1, "a spare used is consumed");
+	cr_expect_eq(dt_ringfile_spare_drop(&spare), -1);
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_expect_eq(st.st_ino, ino, "a new file: the spare was not reused");
+	cr_expect_eq(st.st_mode & 07777, 0600);
+	cr_expect_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0, "the fd is meant to be inherited");
+	cr_expect_eq(flock(fd, LOCK_SH | LOCK_NB), 0);
+	struct dt_ringfile rf;
+	cr_assert_eq(dt_ringfile_open(path, &rf, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(hdr_load(&rf.ring.hdr->head), 0, "the old head survived");
+	cr_expect_eq(rf.ring.hdr->flags, DT_RING_F_ALL | DT_RING_F_LOCKED);
+	cr_expect_eq(rf.ring.hdr->creator_pid, (uint64_t)getpid());
+	/* every slot the old run used is zero again: a writer claims it */
+	const unsigned char *slots = (const unsigned char *)rf.map + DT_RING_HEADER_SIZE;
+	size_t nonzero = 0;
+	for (size_t i = 0; i < rf.ring.nslots * DT_SLOT_SIZE; i++)
+		nonzero += slots[i] != 0;
+	cr_expect_eq(nonzero, 0, "%zu bytes of the old records left", nonzero);
+	dt_ringfile_close(&rf);
+	close(fd);
+}
+
+Test(ring, a_ring_held_or_not_ours_is_not_taken_as_a_spare)
+{
+	if (!reusable_here())
+		cr_skip_test("%s is not tmpfs, ext4 or XFS: rings are never reused there",
+		             dtt_tmpdir());
+	char path[512], other[600];
+	struct dt_ring_spare spare;
+
+	/* a writer's shared lock, on another open file of it */
+	finished_ring("held.ring", 3, path, sizeof(path));
+	int holder = open(path, O_RDONLY);
+	cr_assert_eq(flock(holder, LOCK_SH), 0);
+	cr_expect_eq(dt_ringfile_spare_take(path, &spare), -1, "taken while locked");
+	cr_expect_eq(spare.fd, -1);
+	cr_expect_eq(access(path, F_OK), 0, "moved although not taken");
+	close(holder);
+	cr_expect_eq(dt_ringfile_spare_take(path, &spare), 0, "not taken once free");
+	cr_expect_geq(dt_ringfile_spare_drop(&spare), 0);
+
+	/* readable by others, hard-linked, written without the lock flag */
+	finished_ring("wide.ring", 1, path, sizeof(path));
+	cr_assert_eq(chmod(path, 0644), 0);
+	cr_expect_eq(dt_ringfile_spare_take(path, &spare), -1, "a 0644 ring taken");
+	finished_ring("linked.ring", 1, path, sizeof(path));
+	snprintf(other, sizeof(other), "%s.link", path);
+	cr_assert_eq(link(path, other), 0);
+	cr_expect_eq(dt_ringfile_spare_take(path, &spare), -1, "a hard-linked ring taken");
+	finished_ring("unflagged.ring", 1, path, sizeof(path));
+	int fd = open(path, O_RDWR);
+	uint32_t flags = 0;
+	cr_assert_eq(pwrite(fd, &flags, sizeof(flags), offsetof(struct dt_ring_header, flags)),
+	             (ssize_t)sizeof(flags));
+	close(fd);
+	cr_expect_eq(dt_ringfile_spare_take(path, &spare), -1,
+	             "a ring whose writers may hold no lock taken");
+	cr_expect_eq(access(path, F_OK), 0);
 }
 
 Test(ring, ringfile_create_replaces_a_symlink_instead_of_following_it)
