@@ -41,16 +41,19 @@ PROBE_LIBS := -ldl
 PROBE_LDFLAGS := -Wl,-z,lazy -Wl,-z,nodelete -Wl,-z,noseparate-code -Wl,--as-needed
 endif
 CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer \
-	-I$(BUILD)/gen
+	-I$(BUILD)/gen -fno-math-errno
 CLI_LIBS := -ldl -lm -lseccomp
-# The denytrace binary links libseccomp and libm statically where their
-# archives are installed (libseccomp-dev, libc6-dev): every `denytrace run`
-# is one more exec in the worker's loop, and each shared library the loader
-# maps and relocates costs about 0.1 ms of it (make bench, section 7).
-# Tests link the shared ones.
+# The denytrace binary links libseccomp statically where its archive is
+# installed (libseccomp-dev), and needs no libm (-fno-math-errno makes
+# sqrt an instruction): every `denytrace run` is one more exec in the
+# worker's loop, and each shared library the loader maps and relocates
+# costs about 0.1 ms of it (make bench, section 7). libseccomp is LGPL-2.1:
+# this source tree and Makefile are what relinking it needs. Not libm.a:
+# it would bind the binary to glibc's private errno symbol. Tests link the
+# shared libraries.
 CLI_STATIC_LIBS := $(CLI_LIBS)
 ifneq ($(filter /%,$(shell $(CC) -print-file-name=libseccomp.a)),)
-CLI_STATIC_LIBS := -Wl,-Bstatic -lseccomp -lm -Wl,-Bdynamic -ldl
+CLI_STATIC_LIBS := -Wl,-Bstatic -lseccomp -Wl,-Bdynamic -ldl
 endif
 
 PROBE_SRC := $(wildcard preload/*.c)

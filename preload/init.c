@@ -226,15 +226,16 @@ static int dt_ring_map_fd(int fd, int by_path)
 		return -1;
 	/* Opened by path, the mapping holds a shared flock of its own, as the
 	 * launcher's descriptor does for those who inherit it: a later run
-	 * reuses a ring only when nobody holds one (tracer/ringfile.c). Held
-	 * exclusively means being reused right now: not ours any more. A lock
-	 * refused for another reason (a filter) leaves the header's creation
-	 * time, checked below and before every record, to tell. */
-	if (by_path && syscall(SYS_flock, fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
-		return -1;
+	 * reuses a ring only when nobody holds one (tracer/ringfile.c). A
+	 * ring that asks for the lock (DT_RING_F_LOCKED) is not written
+	 * without it: held exclusively, it is being reused right now; refused
+	 * (a filter), nothing would keep it from being reused under us. */
+	int unlocked = by_path && syscall(SYS_flock, fd, LOCK_SH | LOCK_NB) < 0;
 	struct dt_ring_header h;
 	if (syscall(SYS_pread64, fd, &h, sizeof(h), 0) != (long)sizeof(h) ||
 	    h.magic != DT_RING_MAGIC || h.version != DT_RING_VERSION)
+		return -1;
+	if (unlocked && (h.flags & DT_RING_F_LOCKED))
 		return -1;
 	if (dt_config.has_ring_created && h.created_ns != dt_config.ring_created)
 		return -1; /* an earlier run's ring, reused since: not this run's */
@@ -248,7 +249,7 @@ static int dt_ring_map_fd(int fd, int by_path)
 	 * zero-fill dozens of pages of the fallocated file (ext4), in the
 	 * program's time. Advice only: nothing depends on it taking. */
 	int saved = errno;
-	(void)madvise(m, len, MADV_RANDOM);
+	syscall(SYS_madvise, m, len, MADV_RANDOM);
 	errno = saved;
 	if (dt_ring_attach(&dt_ring_mapped, m, len) != 0) {
 		munmap(m, len);

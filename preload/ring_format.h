@@ -68,7 +68,10 @@
 #include <stdint.h>
 
 #define DT_RING_MAGIC 0x314752544e594e44ULL /* "DNYNTRG1" read as bytes */
-#define DT_RING_VERSION 2u
+/* 3: rings are reused (DT_RING_F_LOCKED): a writer must hold a flock and
+ * check created_ns, which a version 2 probe does not; same records and
+ * checksum as 2, so dt_checksum_for is unchanged. */
+#define DT_RING_VERSION 3u
 /* The oldest version a reader still reads (writers write only the current). */
 #define DT_RING_VERSION_OLDEST 1u
 #define DT_RING_HEADER_SIZE 4096u
@@ -82,6 +85,9 @@
  * nslots is always a power of two. */
 #define DT_RING_MIN_SIZE (32u * 1024u)
 #define DT_RING_MAX_SIZE (1024ULL * 1024u * 1024u)
+/* A displaced ring is reused only when its last run used at most this much
+ * of it: zeroing more costs about what allocating a new ring does. */
+#define DT_RING_REUSE_ZERO_MAX (8u * 1024u * 1024u)
 /* The default is small because the whole ring is allocated before the
  * command starts (a full disk must not kill the traced program): 8 MiB
  * cost ~2.3 ms of tmpfs page clearing per `denytrace run`, more than the

@@ -87,7 +87,7 @@ TARGET_EXEC_VS_SHIM = 1.015         # exec loop, LD_PRELOAD probe / LD_PRELOAD e
 TARGET_SQLITE_PRELOAD = 1.01        # sqlite, LD_PRELOAD probe alone / no probe
 TARGET_RUN_FIXED_MS = 1.5           # denytrace run -- /bin/true over LD_PRELOAD alone
 RUN_FIXED_RUNS = 21
-STARTUP_ROUNDS = 21                 # rounds of the exec-loop and SQLite start-up ratios
+STARTUP_ROUNDS = 31                 # rounds of the exec-loop and SQLite start-up ratios
 LOAD_RUNS = 3                       # callgrind runs of /bin/true per variant
 TARGET_RING_2W = 1_000_000          # records/s with 2 writers
 TARGET_REPORT_64M_S = 2.0           # seconds for a full 64 MiB ring
@@ -799,14 +799,23 @@ class Bench:
                    "cpu_ratio": statistics.median(cpu),
                    "wall_s": {v: summary([x[0] for x in samples[(name, v)]])
                               for v, _ in variants}}
+            if kind == "sqlite" and shutil.which("valgrind"):
+                # what the wall ratio cannot resolve below its noise: the
+                # user-space instructions the probe adds (kernel time not seen)
+                progress("start-up ratios: callgrind of %s" % name)
+                ia = self.callgrind(argv, True, enoent=False)
+                ib = self.callgrind(argv, False, enoent=False)
+                row["instructions"] = {"preload": ia, "baseline": ib, "ratio": ia / ib}
             out["pairs"].append(row)
             label = ("exec loop, LD_PRELOAD probe / empty shim (%s)" % name if kind == "exec"
                      else "%s, LD_PRELOAD probe alone / no probe" % name)
             self.target(label, row["ratio"], "x wall", "<= %.3f" % limit, row["ratio"] <= limit,
                         "median of %d per-round ratios; IQR %.3f-%.3f, min-max %.3f-%.3f; "
-                        "ratio of medians %.3f, cpu x%.3f"
+                        "ratio of medians %.3f, cpu x%.3f%s"
                         % (n, q[0], q[2], min(per), max(per), row["ratio_of_medians"],
-                           row["cpu_ratio"]), group="start-up")
+                           row["cpu_ratio"],
+                           "; instructions x%.4f" % row["instructions"]["ratio"]
+                           if "instructions" in row else ""), group="start-up")
         self.results["startup_ratios"] = out
 
     def print_startup_ratios(self):
@@ -828,6 +837,12 @@ class Bench:
                          " ".join("%s %s" % (v, fmt_num(w[v]["median"])) for v in w)])
         table(["workload", "a / b", "ratio", "IQR", "min-max", "ratio of medians", "cpu",
                "median wall s"], rows)
+        for p in out["pairs"]:
+            i = p.get("instructions")
+            if i:
+                log("  %s: callgrind, user-space instructions of the whole run: %s with the probe,"
+                    " %s without: x%.4f" % (p["workload"], "{:,}".format(i["preload"]),
+                                           "{:,}".format(i["baseline"]), i["ratio"]))
 
     def print_workloads(self):
         out = self.results.get("workloads")
@@ -878,10 +893,10 @@ class Bench:
 
     # ---- 3: instructions per successful call -----------------------------
 
-    def callgrind(self, argv, preload):
+    def callgrind(self, argv, preload, enoent=True):
         # ENOENT counts as a refusal so that the after-refusal runs can
         # refuse a write-open of a missing path; it changes nothing else.
-        env = clean_env({"DENYTRACE_ERRNOS": "ENOENT"})
+        env = clean_env({"DENYTRACE_ERRNOS": "ENOENT"} if enoent else None)
         if preload:
             env["LD_PRELOAD"] = self.probe
         p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,

@@ -40,6 +40,11 @@ int dt_ringfile_open(const char *path, struct dt_ringfile *rf, char *err, size_t
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return DT_EXIT_NOINPUT;
 	}
+	/* A reader holds a shared lock as writers do: a later run does not
+	 * reuse the file under it (ringfile_reuse). Not having it (a reuse in
+	 * progress, a file system without flock) changes nothing here: the
+	 * reader never trusts what it reads. */
+	flock(fd, LOCK_SH | LOCK_NB);
 	/* A ring is written by traced programs: one another user could write
 	 * is not evidence we should trust or parse as root's. */
 	if (st.st_uid != geteuid() && geteuid() != 0) {
@@ -134,27 +139,31 @@ int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *er
 	return dt_ringfile_create_reusing(path, size, flags, NULL, err, errlen);
 }
 
-/* Fills a fresh header for a ring of len bytes into hdr. */
-static void ringfile_header(unsigned char *hdr, size_t len, uint32_t flags)
+/* Fills a fresh header for a ring of len bytes into hdr, created after
+ * `after` (the creation time of the ring whose file it reuses, else 0):
+ * the probe tells runs apart by it, so it must change even when the
+ * clock stands still or goes back. */
+static void ringfile_header(unsigned char *hdr, size_t len, uint32_t flags, uint64_t after)
 {
 	memset(hdr, 0, DT_RING_HEADER_SIZE);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	dt_ring_init(hdr, len, flags, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec,
-	             (uint64_t)getpid());
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	dt_ring_init(hdr, len, flags, now > after ? now : after + 1, (uint64_t)getpid());
 }
 
 /* Whether the file system under fd has real flock (a lock another open
- * file sees) and writes in place into allocated blocks: tmpfs, ext2/3/4,
- * XFS. Not NFS (flock emulated by POSIX locks, dropped at any close) nor
- * copy-on-write file systems, where an overwrite needs new blocks. */
+ * file sees) and writes in place into the blocks a file has: tmpfs and
+ * ext2/3/4. Not NFS (flock emulated by POSIX locks, dropped at any close),
+ * nor copy-on-write file systems, nor XFS: a reflink copy (cp's default
+ * since coreutils 9) shares the ring's extents, and the first store into
+ * a shared one needs a new block, a SIGBUS on a full disk. */
 static int ringfile_reusable_fs(int fd)
 {
 	struct statfs sf;
 	if (fstatfs(fd, &sf) < 0)
 		return 0;
-	return sf.f_type == TMPFS_MAGIC || sf.f_type == EXT4_SUPER_MAGIC ||
-	       sf.f_type == XFS_SUPER_MAGIC;
+	return sf.f_type == TMPFS_MAGIC || sf.f_type == EXT4_SUPER_MAGIC;
 }
 
 int dt_ringfile_spare_take(const char *old, struct dt_ring_spare *spare)
@@ -172,8 +181,9 @@ int dt_ringfile_spare_take(const char *old, struct dt_ring_spare *spare)
 	    h.version != DT_RING_VERSION || h.header_size != DT_RING_HEADER_SIZE ||
 	    h.slot_size != DT_SLOT_SIZE || !(h.flags & DT_RING_F_LOCKED) ||
 	    h.nslots > DT_RING_MAX_SIZE / DT_SLOT_SIZE ||
-	    (uint64_t)st.st_size != dt_ring_file_size(h.nslots) || flock(fd, LOCK_EX | LOCK_NB) < 0)
-		goto no;
+	    (uint64_t)st.st_size != dt_ring_file_size(h.nslots) ||
+	    flock(fd, LOCK_EX | LOCK_NB) < 0 || fcntl(fd, F_SETFL, 0) < 0)
+		goto no; /* F_SETFL: no O_NONBLOCK on a descriptor to be handed down */
 	/* out of the way of the rename that makes the current ring PATH.old,
 	 * under a name nobody else can have taken */
 	char *dup = strdup(old);
@@ -211,6 +221,17 @@ no:
 	return -1;
 }
 
+void dt_ringfile_spare_return(struct dt_ring_spare *spare, const char *old)
+{
+	if (spare->fd < 0)
+		return;
+	if (renameat2(AT_FDCWD, spare->tmp, AT_FDCWD, old, RENAME_NOREPLACE) == 0)
+		spare->tmp[0] = 0; /* back where it was: not to be unlinked */
+	int fd = dt_ringfile_spare_drop(spare);
+	if (fd >= 0)
+		close(fd);
+}
+
 int dt_ringfile_spare_drop(struct dt_ring_spare *spare)
 {
 	if (!spare || spare->fd < 0)
@@ -227,8 +248,9 @@ int dt_ringfile_spare_drop(struct dt_ring_spare *spare)
  * used are zeroed (the rest are zero already: every ring starts zeroed and
  * is zeroed up to its head when reused), a new header written, the
  * exclusive lock turned into the launcher's shared one, and the file
- * renamed into place. Returns its descriptor, or -1 (spare untouched but
- * for its content, to be dropped). */
+ * renamed into place. Returns its descriptor; -1 when it cannot be used
+ * (spare untouched but for its content, to be dropped); -2 when it is in
+ * place but could not be made inheritable (errno set). */
 static int ringfile_reuse(const char *path, size_t len, uint32_t flags, struct dt_ring_spare *spare)
 {
 	static const unsigned char zeros[64 * 1024];
@@ -240,6 +262,8 @@ static int ringfile_reuse(const char *path, size_t len, uint32_t flags, struct d
 		return -1;
 	uint64_t nslots = (len - DT_RING_HEADER_SIZE) / DT_SLOT_SIZE;
 	uint64_t used = h.head < nslots ? h.head : nslots;
+	if (used * DT_SLOT_SIZE > DT_RING_REUSE_ZERO_MAX)
+		return -1; /* allocating anew costs no more than zeroing that much */
 	off_t end = (off_t)DT_RING_HEADER_SIZE + (off_t)(used * DT_SLOT_SIZE);
 	for (off_t at = DT_RING_HEADER_SIZE; at < end;) {
 		size_t n = (size_t)(end - at) < sizeof(zeros) ? (size_t)(end - at) : sizeof(zeros);
@@ -249,12 +273,20 @@ static int ringfile_reuse(const char *path, size_t len, uint32_t flags, struct d
 		at += w;
 	}
 	unsigned char hdr[DT_RING_HEADER_SIZE];
-	ringfile_header(hdr, len, flags | DT_RING_F_LOCKED);
+	ringfile_header(hdr, len, flags | DT_RING_F_LOCKED, h.created_ns);
 	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || flock(fd, LOCK_SH) < 0 ||
-	    fcntl(fd, F_SETFD, 0) < 0 || rename(spare->tmp, path) < 0)
+	    rename(spare->tmp, path) < 0)
 		return -1;
 	spare->fd = -1;
 	spare->tmp[0] = 0;
+	/* inherited from here on, not before: a spare given up is closed only
+	 * once the command runs, and must not reach it */
+	if (fcntl(fd, F_SETFD, 0) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -2;
+	}
 	return fd;
 }
 
@@ -275,6 +307,11 @@ int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
 		int fd = ringfile_reuse(path, len, flags, spare);
 		if (fd >= 0)
 			return fd;
+		if (fd == -2) {
+			snprintf(err, errlen, "cannot hand the ring %s down: %s", path,
+			         strerror(errno));
+			return -1;
+		}
 	}
 
 	char tmp[4096];
@@ -325,7 +362,7 @@ int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
 	if (flock(fd, LOCK_SH) == 0)
 		flags |= DT_RING_F_LOCKED;
 	unsigned char hdr[DT_RING_HEADER_SIZE];
-	ringfile_header(hdr, len, flags);
+	ringfile_header(hdr, len, flags, 0);
 	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
 		snprintf(err, errlen, "cannot write the header of ring %s: %s", path,
 		         strerror(errno));

@@ -52,6 +52,10 @@ int dt_ringfile_spare_take(const char *old, struct dt_ring_spare *spare);
 int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
                                struct dt_ring_spare *spare, char *err, size_t errlen);
 
+/* Puts a spare that is not needed after all back at old (unless old has
+ * been created meanwhile) and releases it. */
+void dt_ringfile_spare_return(struct dt_ring_spare *spare, const char *old);
+
 /* Gives up an unused spare: removes its hidden name and returns its
  * descriptor, whose closing frees the blocks (-1 when there was none). */
 int dt_ringfile_spare_drop(struct dt_ring_spare *spare);

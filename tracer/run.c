@@ -360,6 +360,7 @@ static int run_keep_old_ring(const char *path, int quiet, struct dt_ring_spare *
 		        strerror(errno));
 		if (held >= 0)
 			close(held);
+		dt_ringfile_spare_return(spare, old); /* PATH.old stays what it was */
 		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (!quiet)

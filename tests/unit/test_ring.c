@@ -1594,13 +1594,12 @@ Test(ring, ringfile_create_makes_a_0600_ring_of_a_power_of_two_slots)
 /* ---- reusing a displaced ring ------------------------------------------- */
 
 /* Whether the test directory's file system is one a ring may be reused on
- * (tmpfs, ext4, XFS: tracer/ringfile.c): elsewhere every ring is new. */
+ * (tmpfs, ext4: tracer/ringfile.c): elsewhere every ring is new. */
 static int reusable_here(void)
 {
 	struct statfs sf;
 	cr_assert_eq(statfs(dtt_tmpdir(), &sf), 0);
-	return sf.f_type == TMPFS_MAGIC || sf.f_type == EXT4_SUPER_MAGIC ||
-	       sf.f_type == XFS_SUPER_MAGIC;
+	return sf.f_type == TMPFS_MAGIC || sf.f_type == EXT4_SUPER_MAGIC;
 }
 
 /* A finished ring at name holding n records of one slot; returns its inode. */
@@ -1620,15 +1619,41 @@ static ino_t finished_ring(const char *name, int n, char *path, size_t cap)
 	return st.st_ino;
 }
 
+static uint64_t created_of(const char *path)
+{
+	struct dt_ring_header h;
+	int fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	close(fd);
+	return h.created_ns;
+}
+
+/* Takes path as a spare and reuses it as dir/name with size bytes;
+ * returns the new ring's descriptor (-1 when a new file was made). */
+static int reuse_as(const char *old, const char *name, uint64_t size, char *path, size_t cap)
+{
+	char err[512];
+	struct dt_ring_spare spare;
+	cr_assert_eq(dt_ringfile_spare_take(old, &spare), 0, "%s not taken", old);
+	snprintf(path, cap, "%s/%s", dtt_tmpdir(), name);
+	int fd = dt_ringfile_create_reusing(path, size, 0, &spare, err, sizeof(err));
+	cr_assert_geq(fd, 0, "%s", err);
+	int unused = dt_ringfile_spare_drop(&spare);
+	if (unused < 0)
+		return fd;
+	close(unused);
+	close(fd);
+	return -1;
+}
+
 Test(ring, a_displaced_ring_nobody_holds_is_reused_zeroed_with_a_new_header)
 {
 	if (!reusable_here())
-		cr_skip_test("%s is not tmpfs, ext4 or XFS: rings are never reused there",
-		             dtt_tmpdir());
+		cr_skip_test("%s is not tmpfs or ext4: rings are never reused there", dtt_tmpdir());
 	char old[512], path[512], err[512];
 	ino_t ino = finished_ring("spare.ring", 40, old, sizeof(old));
-	struct stat st0;
-	cr_assert_eq(stat(old, &st0), 0);
+	uint64_t old_created = created_of(old);
 	struct dt_ring_spare spare;
 	cr_assert_eq(dt_ringfile_spare_take(old, &spare), 0);
 	cr_expect_neq(access(old, F_OK), 0, "the spare still has its old name");
@@ -1648,7 +1673,8 @@ Test(ring, a_displaced_ring_nobody_holds_is_reused_zeroed_with_a_new_header)
 	cr_assert_eq(dt_ringfile_open(path, &rf, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(hdr_load(&rf.ring.hdr->head), 0, "the old head survived");
 	cr_expect_eq(rf.ring.hdr->flags, DT_RING_F_ALL | DT_RING_F_LOCKED);
-	cr_expect_eq(rf.ring.hdr->creator_pid, (uint64_t)getpid());
+	cr_expect_gt(rf.ring.hdr->created_ns, old_created,
+	             "the creation time, which tells runs apart, did not move on");
 	/* every slot the old run used is zero again: a writer claims it */
 	const unsigned char *slots = (const unsigned char *)rf.map + DT_RING_HEADER_SIZE;
 	size_t nonzero = 0;
@@ -1662,8 +1688,7 @@ Test(ring, a_displaced_ring_nobody_holds_is_reused_zeroed_with_a_new_header)
 Test(ring, a_ring_held_or_not_ours_is_not_taken_as_a_spare)
 {
 	if (!reusable_here())
-		cr_skip_test("%s is not tmpfs, ext4 or XFS: rings are never reused there",
-		             dtt_tmpdir());
+		cr_skip_test("%s is not tmpfs or ext4: rings are never reused there", dtt_tmpdir());
 	char path[512], other[600];
 	struct dt_ring_spare spare;
 
@@ -1695,6 +1720,65 @@ Test(ring, a_ring_held_or_not_ours_is_not_taken_as_a_spare)
 	cr_expect_eq(dt_ringfile_spare_take(path, &spare), -1,
 	             "a ring whose writers may hold no lock taken");
 	cr_expect_eq(access(path, F_OK), 0);
+}
+
+Test(ring, a_wrapped_ring_is_zeroed_whole_and_a_later_creation_time_wins_over_the_clock)
+{
+	if (!reusable_here())
+		cr_skip_test("%s is not tmpfs or ext4: rings are never reused there", dtt_tmpdir());
+	char old[512], path[512];
+	/* 300 one-slot records in 128 slots: every slot holds one */
+	finished_ring("wrapped.ring", 300, old, sizeof(old));
+	/* a creation time from the future: a clock stepped back since */
+	uint64_t future = created_of(old) + 1000000000000ULL;
+	int w = open(old, O_RDWR);
+	cr_assert_eq(
+	    pwrite(w, &future, sizeof(future), offsetof(struct dt_ring_header, created_ns)),
+	    (ssize_t)sizeof(future));
+	close(w);
+	int fd = reuse_as(old, "unwrapped.ring", DT_RING_MIN_SIZE, path, sizeof(path));
+	cr_assert_geq(fd, 0, "not reused");
+	cr_expect_eq(created_of(path), future + 1, "the clock went back, and so did the ring");
+	unsigned char buf[DT_RING_MIN_SIZE];
+	cr_assert_eq(pread(fd, buf, sizeof(buf), DT_RING_HEADER_SIZE), (ssize_t)sizeof(buf));
+	size_t nonzero = 0;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		nonzero += buf[i] != 0;
+	cr_expect_eq(nonzero, 0, "%zu bytes of the wrapped ring's records left", nonzero);
+	close(fd);
+}
+
+Test(ring, a_ring_being_read_or_of_another_size_or_version_is_not_reused)
+{
+	if (!reusable_here())
+		cr_skip_test("%s is not tmpfs or ext4: rings are never reused there", dtt_tmpdir());
+	char path[512], next[512], err[512];
+	struct dt_ring_spare spare;
+
+	/* a reader (show --follow) keeps it */
+	finished_ring("read.ring", 2, path, sizeof(path));
+	struct dt_ringfile rf;
+	cr_assert_eq(dt_ringfile_open(path, &rf, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(dt_ringfile_spare_take(path, &spare), -1, "taken while being read");
+	dt_ringfile_close(&rf);
+
+	/* a different --size: a new file, the spare left to free */
+	ino_t ino = finished_ring("sized.ring", 2, path, sizeof(path));
+	cr_expect_eq(reuse_as(path, "bigger.ring", 2 * DT_RING_MIN_SIZE, next, sizeof(next)), -1,
+	             "a ring of another size reused");
+	struct stat st;
+	cr_assert_eq(stat(next, &st), 0);
+	cr_expect_neq(st.st_ino, ino);
+	cr_expect_neq(access(path, F_OK), 0, "the spare's name is left");
+
+	/* a ring of the previous format (its probes take no lock) */
+	finished_ring("v2.ring", 2, path, sizeof(path));
+	int fd = open(path, O_RDWR);
+	uint32_t v = DT_RING_VERSION - 1;
+	cr_assert_eq(pwrite(fd, &v, sizeof(v), offsetof(struct dt_ring_header, version)),
+	             (ssize_t)sizeof(v));
+	close(fd);
+	cr_expect_eq(dt_ringfile_spare_take(path, &spare), -1, "a version %u ring taken", v);
 }
 
 Test(ring, ringfile_create_replaces_a_symlink_instead_of_following_it)
