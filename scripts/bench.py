@@ -1115,28 +1115,46 @@ class Bench:
         """`denytrace run -q -o RING -- /bin/true` against LD_PRELOAD=probe
         /bin/true, interleaved, RUN_FIXED_RUNS runs each: the fixed cost of
         run (ring creation and mapping, spawning, reading back), with the
-        ring in the bench's directory and on the build directory's disk."""
+        ring in the bench's directory and on the build directory's disk.
+        The same -o each time is a run repeated in one directory: from the
+        third on it reuses the ring it displaces. A new name each time is
+        the first run in a directory: a ring allocated, none freed (the
+        files are removed after the timing)."""
         if not self.want("run"):
             return
         n = 11 if self.quick else RUN_FIXED_RUNS
         disk = os.path.join(self.build, "bench-run.ring")
+        fresh_tmp = os.path.join(self.tmp, "fresh")
+        fresh_disk = os.path.join(self.build, "bench-run-fresh")
+        for d in (fresh_tmp, fresh_disk):
+            os.makedirs(d, exist_ok=True)
+        kind = "tmpfs" if self.tmp.startswith("/dev/shm") else "disk"
+        run = [self.dt, "run", "-q", "-o"]
         cases = [("LD_PRELOAD alone", ["/bin/true"], {"LD_PRELOAD": self.probe}),
-                 ("run, ring in the bench directory (%s)"
-                  % ("tmpfs" if self.tmp.startswith("/dev/shm") else "disk"),
-                  [self.dt, "run", "-q", "-o", os.path.join(self.tmp, "run.ring"), "--", "/bin/true"],
-                  None),
+                 ("run, ring in the bench directory (%s)" % kind,
+                  run + [os.path.join(self.tmp, "run.ring"), "--", "/bin/true"], None),
                  ("run, ring in the build directory (disk)",
-                  [self.dt, "run", "-q", "-o", disk, "--", "/bin/true"], None)]
+                  run + [disk, "--", "/bin/true"], None),
+                 ("run, a new ring each time in the bench directory (%s)" % kind,
+                  run + [os.path.join(fresh_tmp, "{i}.ring"), "--", "/bin/true"], None),
+                 ("run, a new ring each time in the build directory (disk)",
+                  run + [os.path.join(fresh_disk, "{i}.ring"), "--", "/bin/true"], None)]
         samples = {c[0]: [] for c in cases}
+
+        def argv_for(argv, i):
+            return [a.replace("{i}", str(i)) for a in argv]
         for _, argv, env in cases:  # warm-up
-            run_timed(argv, env=clean_env(env))
+            run_timed(argv_for(argv, "warm"), env=clean_env(env))
+        k = len(cases)
         for i in range(n):
-            for name, argv, env in cases[i % 3:] + cases[:i % 3]:
-                samples[name].append(run_timed(argv, env=clean_env(env))["wall"] * 1e3)
-        try:
-            os.unlink(disk)
-        except OSError:
-            pass
+            for name, argv, env in cases[i % k:] + cases[:i % k]:
+                samples[name].append(run_timed(argv_for(argv, i), env=clean_env(env))["wall"] * 1e3)
+        for f in (disk, disk + ".old"):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+        shutil.rmtree(fresh_disk, ignore_errors=True)
         base = summary(samples[cases[0][0]])
         res = {"runs": n, "cases": {}}
         for name, _, _ in cases:
@@ -1146,6 +1164,8 @@ class Bench:
             c = res["cases"][name]
             fixed = c["median"] - base["median"]
             c["fixed_ms"] = fixed
+            if "new ring" in name:
+                continue  # the first run in a directory: shown in section 7, not judged
             self.target("`denytrace run -- /bin/true` over LD_PRELOAD alone, %s" % name[5:],
                         fixed, "ms", "<= %g" % TARGET_RUN_FIXED_MS, fixed <= TARGET_RUN_FIXED_MS,
                         "median of %d: %.2f ms (IQR %.2f-%.2f) vs %.2f ms (IQR %.2f-%.2f)"
@@ -1165,6 +1185,10 @@ class Bench:
                          "%.2f-%.2f" % (c["min"], c["max"]),
                          "%+.2f" % c["fixed_ms"] if "fixed_ms" in c else "-"])
         table(["command", "median ms", "IQR", "min-max", "fixed cost ms"], rows)
+        log("  (the same ring path each time: a run repeated in one directory, which from the")
+        log("   third run on reuses the ring it displaces; a new path each time: the first run")
+        log("   in a directory, which allocates a ring, ~0.5 ms per MiB on tmpfs. The target is")
+        log("   judged on the former.)")
 
     # ---- 5 + 6 preparation: full rings -------------------------------------
 
