@@ -44,8 +44,8 @@ CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreloa
 	-I$(BUILD)/gen -fno-math-errno
 CLI_LIBS := -ldl -lm -lseccomp
 # The denytrace binary links libseccomp statically where its archive is
-# installed (libseccomp-dev), and needs no libm (-fno-math-errno makes
-# sqrt an instruction): every `denytrace run` is one more exec in the
+# installed (libseccomp-dev), and loads no libm (-fno-math-errno makes
+# sqrt an instruction when optimizing; -lm is there as needed for -O0): every `denytrace run` is one more exec in the
 # worker's loop, and each shared library the loader maps and relocates
 # costs about 0.1 ms of it (make bench, section 7). libseccomp is LGPL-2.1:
 # this source tree and Makefile are what relinking it needs. Not libm.a:
@@ -53,7 +53,7 @@ CLI_LIBS := -ldl -lm -lseccomp
 # shared libraries.
 CLI_STATIC_LIBS := $(CLI_LIBS)
 ifneq ($(filter /%,$(shell $(CC) -print-file-name=libseccomp.a)),)
-CLI_STATIC_LIBS := -Wl,-Bstatic -lseccomp -Wl,-Bdynamic -ldl
+CLI_STATIC_LIBS := -Wl,-Bstatic -lseccomp -Wl,-Bdynamic -ldl -Wl,--as-needed -lm -Wl,--no-as-needed
 endif
 
 PROBE_SRC := $(wildcard preload/*.c)

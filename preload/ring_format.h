@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The denytrace ring file, format version 2 (version 1 differed only in
- * the record checksum, dt_checksum_v1; readers still read it).
+ * The denytrace ring file, format version 3 (version 2 had the same
+ * layout but writers that take no lock: see DT_RING_F_LOCKED; version 1
+ * also differed in the record checksum, dt_checksum_v1; readers still
+ * read both).
  *
  * This header is the specification of the file. The probe (writer) and the
  * CLI (reader) both include it; nothing else defines the layout.

@@ -176,7 +176,7 @@ int dt_ringfile_spare_take(const char *old, struct dt_ring_spare *spare)
 	struct stat st;
 	struct dt_ring_header h;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077) || st.st_nlink != 1 || !ringfile_reusable_fs(fd) ||
+	    (st.st_mode & 07777) != 0600 || st.st_nlink != 1 || !ringfile_reusable_fs(fd) ||
 	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != DT_RING_MAGIC ||
 	    h.version != DT_RING_VERSION || h.header_size != DT_RING_HEADER_SIZE ||
 	    h.slot_size != DT_SLOT_SIZE || !(h.flags & DT_RING_F_LOCKED) ||
@@ -274,8 +274,10 @@ static int ringfile_reuse(const char *path, size_t len, uint32_t flags, struct d
 	}
 	unsigned char hdr[DT_RING_HEADER_SIZE];
 	ringfile_header(hdr, len, flags | DT_RING_F_LOCKED, h.created_ns);
-	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || flock(fd, LOCK_SH) < 0 ||
-	    rename(spare->tmp, path) < 0)
+	/* LOCK_NB: turning the exclusive lock into a shared one may let
+	 * another taker in between; then this file is not ours to hand out */
+	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    flock(fd, LOCK_SH | LOCK_NB) < 0 || rename(spare->tmp, path) < 0)
 		return -1;
 	spare->fd = -1;
 	spare->tmp[0] = 0;

@@ -404,8 +404,7 @@ Test(ring, a_version_1_ring_is_read_with_its_own_checksum_and_never_written)
 	cr_assert_eq(dt_ring_attach(&r1, t.map, t.len), 0, "version 1 attaches for reading");
 	cr_expect_eq(r1.version, 1);
 	build_rec(rec, sizeof(rec), 7, n, 10);
-	cr_expect_eq(dt_ring_write(&r1, rec), -1,
-	             "a version 2 record written into a version 1 ring");
+	cr_expect_eq(dt_ring_write(&r1, rec), -1, "a current record written into a version 1 ring");
 	cr_expect_eq(hdr_load(&h->head), n, "head moved");
 	tring_unmap(&t);
 }
