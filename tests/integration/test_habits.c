@@ -5,6 +5,7 @@
  * previous ring is kept; errors say what to do next; run's summary counts
  * as the report does; soak numbers runs from 1. Real CLI, real processes. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
@@ -187,6 +188,38 @@ static long pid_in(const char *dir, const char *name)
 	return pid;
 }
 
+/* `run -q -- python3 -c SCRIPT` from dir: its status, output in out. */
+static int run_python(const char *dir, const char *script, char *out, size_t cap)
+{
+	const char *a[] = {"run", "-q", "--", "python3", "-c", script, NULL};
+	return in_dir(dir, out, cap, a);
+}
+
+/* Preludes of the lingering processes below. PY_DETACH: the script goes
+ * on in a detached child (its parent exits, so `run` returns) writing to
+ * /dev/null (no pipe of the test's kept open). PY_CLOSE_RING: it keeps no
+ * inherited descriptor of the ring, and reaches it by path. PY_WAIT_GO:
+ * it waits until the test creates `go` in its directory (touch_in). */
+#define PY_DETACH                                                                                  \
+	"import os, sys, time\n"                                                                   \
+	"if os.fork(): sys.exit(0)\n"                                                              \
+	"os.setsid()\n"                                                                            \
+	"for fd in (0, 1, 2): os.dup2(os.open(os.devnull, os.O_RDWR), fd)\n"
+#define PY_CLOSE_RING "os.close(int(os.environ['DENYTRACE_FD']))\n"
+#define PY_WAIT_GO                                                                                 \
+	"for i in range(1000):\n"                                                                  \
+	"    if os.path.exists('go'): break\n"                                                     \
+	"    time.sleep(0.01)\n"
+
+static void touch_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fclose(f);
+}
+
 /* `run -q -- touch /sys/NAME` from dir: a refusal of one's own (EACCES
  * from sysfs, root or not), which touch reports with status 1. */
 static void run_refusing(const char *dir, const char *name, char *out, size_t cap)
@@ -217,18 +250,11 @@ Test(habits, a_third_run_reuses_the_ring_it_displaces_holding_only_its_own_recor
 	cr_assert_eq(in_dir(dir, out, sizeof(out), show_old), 0, "%s", out);
 	cr_expect(strstr(out, "/sys/dt-reuse-second"), "%s", out);
 	/* what the command inherits is what a fresh ring's descriptor is */
-	const char *flags[] = {
-	    "run",
-	    "-q",
-	    "--",
-	    "python3",
-	    "-c",
-	    "import fcntl, os\n"
-	    "fd = int(os.environ['DENYTRACE_FD'])\n"
-	    "print('flags', fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_NONBLOCK | 3),"
-	    " fcntl.fcntl(fd, fcntl.F_GETFD))\n",
-	    NULL};
-	cr_assert_eq(in_dir(dir, out, sizeof(out), flags), 0, "%s", out);
+	const char *flags = "import fcntl, os\n"
+	                    "fd = int(os.environ['DENYTRACE_FD'])\n"
+	                    "print('flags', fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_NONBLOCK | 3),"
+	                    " fcntl.fcntl(fd, fcntl.F_GETFD))\n";
+	cr_assert_eq(run_python(dir, flags, out, sizeof(out)), 0, "%s", out);
 	cr_expect(strstr(out, "flags 2 0"), "O_RDWR, no O_NONBLOCK, inherited: %s", out);
 	cr_expect_eq(ino_in(dir, "denytrace.ring"), second,
 	             "the fourth run's ring is not the second's reused");
@@ -246,23 +272,11 @@ Test(habits, a_ring_a_lingering_process_still_holds_is_not_reused)
 	                         "sh",  "-c", "sleep 30 </dev/null >/dev/null 2>&1 & echo $! > pid",
 	                         NULL};
 	cr_assert_eq(in_dir(by_fd, out, sizeof(out), hold_fd), 0, "%s", out);
-	const char *hold_path[] = {
-	    "run",
-	    "-q",
-	    "--",
-	    "python3",
-	    "-c",
-	    "import os, sys, time\n"
-	    "os.close(int(os.environ['DENYTRACE_FD']))\n"
-	    "if os.fork(): sys.exit(0)\n"
-	    "os.setsid()\n"
-	    "for fd in (0, 1, 2): os.dup2(os.open(os.devnull, os.O_RDWR), fd)\n"
-	    "try: open('/sys/dt-linger-path', 'w')\n"
-	    "except OSError: pass\n"
-	    "open('pid', 'w').write(str(os.getpid()))\n"
-	    "time.sleep(30)\n",
-	    NULL};
-	cr_assert_eq(in_dir(by_path, out, sizeof(out), hold_path), 0, "%s", out);
+	const char *hold_path = PY_DETACH PY_CLOSE_RING "try: open('/sys/dt-linger-path', 'w')\n"
+	                                                "except OSError: pass\n"
+	                                                "open('pid', 'w').write(str(os.getpid()))\n"
+	                                                "time.sleep(30)\n";
+	cr_assert_eq(run_python(by_path, hold_path, out, sizeof(out)), 0, "%s", out);
 	int up = appears(by_path, "pid");
 	ino_t first_fd = ino_in(by_fd, "denytrace.ring"),
 	      first_path = ino_in(by_path, "denytrace.ring");
@@ -295,33 +309,16 @@ Test(habits, a_late_writer_of_an_earlier_run_stays_out_of_the_ring_that_reused_i
 	static char out[65536];
 	const char *dir = sub("late");
 	need_reusable(dir);
-	const char *late[] = {"run",
-	                      "-q",
-	                      "--",
-	                      "python3",
-	                      "-c",
-	                      "import os, sys, time\n"
-	                      "os.close(int(os.environ['DENYTRACE_FD']))\n"
-	                      "if os.fork(): sys.exit(0)\n"
-	                      "os.setsid()\n"
-	                      "for fd in (0, 1, 2): os.dup2(os.open(os.devnull, os.O_RDWR), fd)\n"
-	                      "for i in range(1000):\n"
-	                      "    if os.path.exists('go'): break\n"
-	                      "    time.sleep(0.01)\n"
-	                      "try: open('/sys/dt-late-writer', 'w')\n"
-	                      "except OSError: pass\n"
-	                      "open('done', 'w').close()\n",
-	                      NULL};
-	cr_assert_eq(in_dir(dir, out, sizeof(out), late), 0, "%s", out);
+	const char *late =
+	    PY_DETACH PY_CLOSE_RING PY_WAIT_GO "try: open('/sys/dt-late-writer', 'w')\n"
+	                                       "except OSError: pass\n"
+	                                       "open('done', 'w').close()\n";
+	cr_assert_eq(run_python(dir, late, out, sizeof(out)), 0, "%s", out);
 	ino_t first = ino_in(dir, "denytrace.ring");
 	run_refusing(dir, "dt-late-second", out, sizeof(out));
 	run_refusing(dir, "dt-late-third", out, sizeof(out));
 	cr_assert_eq(ino_in(dir, "denytrace.ring"), first, "the first ring was not reused");
-	char go[PATH_MAX + 8];
-	snprintf(go, sizeof(go), "%s/go", dir);
-	FILE *f = fopen(go, "w");
-	cr_assert_not_null(f);
-	fclose(f);
+	touch_in(dir, "go");
 	cr_assert(appears(dir, "done"), "the late writer never finished");
 	const char *show[] = {"show", "denytrace.ring", NULL};
 	cr_assert_eq(in_dir(dir, out, sizeof(out), show), 0, "%s", out);
@@ -337,26 +334,14 @@ Test(habits, a_writer_stops_at_the_first_record_after_its_ring_changed_hands)
 {
 	static char out[65536];
 	const char *dir = sub("handover");
-	const char *w[] = {"run",
-	                   "-q",
-	                   "--",
-	                   "python3",
-	                   "-c",
-	                   "import os, sys, time\n"
-	                   "if os.fork(): sys.exit(0)\n"
-	                   "for fd in (0, 1, 2): os.dup2(os.open(os.devnull, os.O_RDWR), fd)\n"
-	                   "def refuse(p):\n"
-	                   "    try: open(p, 'w')\n"
-	                   "    except OSError: pass\n"
-	                   "refuse('/sys/dt-before-handover')\n"
-	                   "open('attached', 'w').close()\n"
-	                   "for i in range(1000):\n"
-	                   "    if os.path.exists('go'): break\n"
-	                   "    time.sleep(0.01)\n"
-	                   "refuse('/sys/dt-after-handover')\n"
-	                   "open('done', 'w').close()\n",
-	                   NULL};
-	cr_assert_eq(in_dir(dir, out, sizeof(out), w), 0, "%s", out);
+	const char *w = PY_DETACH "def refuse(p):\n"
+	                          "    try: open(p, 'w')\n"
+	                          "    except OSError: pass\n"
+	                          "refuse('/sys/dt-before-handover')\n"
+	                          "open('attached', 'w').close()\n" PY_WAIT_GO
+	                          "refuse('/sys/dt-after-handover')\n"
+	                          "open('done', 'w').close()\n";
+	cr_assert_eq(run_python(dir, w, out, sizeof(out)), 0, "%s", out);
 	cr_assert(appears(dir, "attached"), "the writer never refused");
 	char ring[PATH_MAX + 32];
 	snprintf(ring, sizeof(ring), "%s/denytrace.ring", dir);
@@ -368,11 +353,7 @@ Test(habits, a_writer_stops_at_the_first_record_after_its_ring_changed_hands)
 	created++;
 	cr_assert_eq(pwrite(fd, &created, sizeof(created), at), (ssize_t)sizeof(created));
 	close(fd);
-	char go[PATH_MAX + 8];
-	snprintf(go, sizeof(go), "%s/go", dir);
-	FILE *f = fopen(go, "w");
-	cr_assert_not_null(f);
-	fclose(f);
+	touch_in(dir, "go");
 	cr_assert(appears(dir, "done"), "the writer never finished");
 	const char *show[] = {"show", "denytrace.ring", NULL};
 	cr_assert_eq(in_dir(dir, out, sizeof(out), show), 0, "%s", out);
