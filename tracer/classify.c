@@ -157,6 +157,29 @@ static int dt_denied_sticky(const struct dt_record *d, char *why, size_t cap)
 	return 1;
 }
 
+/* An open that may create, refused although the file it found allows the
+ * access: the file was not there at the call, which needed write and search
+ * on a directory that denies them, and another process created it before
+ * the probe looked (a root writer beside an unprivileged one). */
+static int dt_created_since(const struct dt_record *d, char *why, size_t cap)
+{
+	const struct dt_pathinfo *p = &d->p[0];
+	const char *op = d->op ? d->op : "";
+	int creates = !strncmp(op, "creat", 5) ||
+	              (strstr(op, "open") && d->has_flags && (d->flags & O_CREAT));
+	if (!creates || !(p->st.valid & DT_SF_PARENT) ||
+	    dt_mode_allows(d, p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, 3))
+		return 0;
+	snprintf(why, cap,
+	         "the file did not exist at the call (it exists now, mode %04o owned by %u:%u, "
+	         "which would have allowed it: another process created it since); creating it "
+	         "needs write and search (wx) on the directory, which is mode %04o owned by "
+	         "%u:%u, and the process runs as uid %lld",
+	         p->st.mode & 07777, p->st.uid, p->st.gid, p->st.parent_mode & 07777,
+	         p->st.parent_uid, p->st.parent_gid, (long long)d->uid);
+	return 1;
+}
+
 /* An ordinary permission problem: a read-write mount, and the owner and
  * mode bits deny this (non-root) user what the op needs. */
 static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
@@ -191,7 +214,7 @@ static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
 	}
 	if (want && (p->st.valid & DT_SF_EXISTS)) {
 		if (dt_mode_allows(d, p->st.mode, p->st.uid, p->st.gid, want))
-			return 0;
+			return dt_created_since(d, why, cap);
 		snprintf(why, cap,
 		         "it needs %s on the file; the file is mode %04o owned by %u:%u and the "
 		         "process runs as uid %lld",
