@@ -524,6 +524,19 @@ void dt_resolve_fd(int fd, struct dt_resolved *out)
 		out->st.mode = st.st_mode;
 		out->st.uid = st.st_uid;
 		out->st.gid = st.st_gid;
+		/* unlinked since it was opened (SQLite's last connection deletes
+		 * the -wal another holds): the kernel appends " (deleted)", which
+		 * would make the same file another path in the report. A memfd
+		 * never had a path: its name keeps the mark. */
+		static const char mark[] = " (deleted)", memfd[] = "/memfd:";
+		size_t n = dt_strlen(out->realpath), m = sizeof(mark) - 1;
+		if (st.st_nlink == 0 && out->has_real && n > m &&
+		    !__builtin_memcmp(out->realpath + n - m, mark, m) &&
+		    __builtin_memcmp(out->realpath, memfd, sizeof(memfd) - 1)) {
+			out->realpath[n - m] = 0;
+			out->abspath[n - m] = 0;
+			out->st.valid |= DT_SF_UNLINKED;
+		}
 	}
 	struct statfs fs;
 	if (syscall(SYS_fstatfs, fd, &fs) == 0) {

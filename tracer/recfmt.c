@@ -159,6 +159,8 @@ void dt_stat_text(const struct dt_stat_facts *st, char *out, size_t cap)
 		n += (size_t)snprintf(out + n, cap - n, "does not exist");
 	if (n < cap && (st->valid & DT_SF_SYMLINK))
 		n += (size_t)snprintf(out + n, cap - n, " (via symlink)");
+	if (n < cap && (st->valid & DT_SF_UNLINKED))
+		n += (size_t)snprintf(out + n, cap - n, " (unlinked while open)");
 	if (n < cap && (st->valid & DT_SF_PARENT))
 		n += (size_t)snprintf(out + n, cap - n, "; parent %04o owner %u:%u",
 		                      st->parent_mode & 07777, st->parent_uid, st->parent_gid);
@@ -460,6 +462,8 @@ static void dt_stat_json(struct dt_json *j, const struct dt_pathinfo *p)
 	}
 	dt_json_key(j, "symlink");
 	dt_json_bool(j, (st->valid & DT_SF_SYMLINK) != 0);
+	dt_json_key(j, "unlinked");
+	dt_json_bool(j, (st->valid & DT_SF_UNLINKED) != 0);
 	if (st->valid & DT_SF_PARENT) {
 		dt_json_key(j, "parent_mode");
 		dt_json_uint(j, st->parent_mode & 07777);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testlib.h"
 
@@ -177,5 +178,49 @@ Test(realpath, without_statx_the_parent_directory_is_still_named_and_described)
 	cr_expect(d->p[0].st.valid & DT_SF_PARENT, "the parent's owner and mode are missing");
 	cr_expect(S_ISDIR(d->p[0].st.parent_mode), "parent mode %o", d->p[0].st.parent_mode);
 	cr_expect(d->p[0].st.valid & DT_SF_MOUNT);
+	dtt_free(&r);
+}
+
+/* A descriptor's refusal names the file the descriptor is open on. When
+ * that file has been unlinked since (SQLite's last connection deletes the
+ * -wal another still holds), the kernel's name for it ends in
+ * " (deleted)": recorded as such it would be a second path for one file.
+ * The record keeps the name and says the file is unlinked. */
+Test(realpath, a_descriptor_whose_file_was_unlinked_is_named_without_the_kernels_mark)
+{
+	int root = geteuid() == 0;
+	if (root && access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs setpriv (util-linux) to leave root");
+	cr_assert_eq(chmod(dtt_tmpdir(), 0755), 0);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	/* fchown to root is refused to anyone else (EPERM) */
+	const char *py = "import os, sys\n"
+	                 "for name, drop in (('gone', 1), ('kept', 0)):\n"
+	                 "    p = os.path.join(sys.argv[1], name)\n"
+	                 "    fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o600)\n"
+	                 "    if drop:\n"
+	                 "        os.unlink(p)\n"
+	                 "    try:\n"
+	                 "        os.fchown(fd, 0, 0)\n"
+	                 "    except PermissionError:\n"
+	                 "        print('refused', name)\n";
+	const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+	                      "/usr/bin/python3", "-c", py, dir, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, root ? argv : argv + 4, NULL), 0, "ring unreadable: %s",
+	             r.out);
+	cr_assert(strstr(r.out, "refused gone") && strstr(r.out, "refused kept"), "%s", r.out);
+	char gone[700], kept[700];
+	snprintf(gone, sizeof(gone), "%s/gone", dir);
+	snprintf(kept, sizeof(kept), "%s/kept", dir);
+	const struct dt_record *g = dtt_find(&r, DT_REC_DENIAL, "fchown", "/gone");
+	const struct dt_record *k = dtt_find(&r, DT_REC_DENIAL, "fchown", "/kept");
+	cr_assert_not_null(g, "no fchown refusal named .../gone: %zu records: %s", r.n, r.out);
+	cr_assert_not_null(k, "%s", r.out);
+	cr_expect_str_eq(g->p[0].realpath, gone);
+	cr_expect_str_eq(g->p[0].abspath, gone);
+	cr_expect(g->p[0].st.valid & DT_SF_UNLINKED, "the unlinked file is not marked so");
+	cr_expect_str_eq(k->p[0].realpath, kept);
+	cr_expect_not(k->p[0].st.valid & DT_SF_UNLINKED, "a linked file is marked unlinked");
 	dtt_free(&r);
 }
