@@ -4,9 +4,12 @@
  * file offset it falls in. Symbolizing is left to the CLI (looking names up
  * here would open ELF files inside the traced process).
  *
- * The unwinder is libgcc's _Unwind_Backtrace, the one C++ exceptions use:
- * it opens nothing and allocates nothing, and with glibc 2.35+ finds
- * modules through the lock-free _dl_find_object. libunwind 1.6 (Debian 12)
+ * The unwinder is unwind.c's, which keeps the rule of each return address
+ * it has seen, and where it declines libgcc's _Unwind_Backtrace, the one
+ * C++ exceptions use. Both open nothing and allocate nothing, and with
+ * glibc 2.35+ find modules through the lock-free _dl_find_object (unwind.c
+ * is used only after libgcc_s loaded, and looks that up beside it).
+ * libunwind 1.6 (Debian 12)
  * was tried first and rejected: on its first unwind it opens a pipe it
  * keeps for the life of the process, then reads and writes those
  * descriptor numbers to test memory, even after the program has closed and
@@ -208,6 +211,8 @@ static dt_unwind_fn dt_unwinder(void)
 	    !atomic_compare_exchange_strong(&dt_unw_state, &st, DT_UNW_LOADING))
 		return NULL; /* not now, or another thread is loading it */
 	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+	/* by version: a program's own symbol of that name is not glibc's */
+	dt_unwind_fast_init(dlvsym(RTLD_DEFAULT, "_dl_find_object", "GLIBC_2.35"));
 	dt_unw_getip = h ? (dt_getip_fn)dlsym(h, "_Unwind_GetIP") : NULL;
 	fn = h && dt_unw_getip ? (dt_unwind_fn)dlsym(h, "_Unwind_Backtrace") : NULL;
 	atomic_store_explicit(&dt_unw_backtrace, fn, memory_order_release);
@@ -240,9 +245,13 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b)
 	if (!unwind)
 		return;
 	void *ips[DT_MAX_FRAMES + 8];
-	struct dt_trace t = {ips, 0, DT_MAX_FRAMES + 8};
-	unwind(dt_trace_frame, &t);
-	int n = t.n;
+	/* the cached unwinder (unwind.c), or libgcc where it declines */
+	int n = dt_config.backtrace != DT_BT_LIBGCC ? dt_unwind_fast(ips, DT_MAX_FRAMES + 8) : -1;
+	if (n < 0 && dt_config.backtrace != DT_BT_FAST) {
+		struct dt_trace t = {ips, 0, DT_MAX_FRAMES + 8};
+		unwind(dt_trace_frame, &t);
+		n = t.n;
+	}
 	if (n <= 0)
 		return;
 

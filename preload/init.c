@@ -21,7 +21,7 @@ DT_HIDDEN _Atomic int dt_self_pid;
 /* EPERM, EACCES, EROFS and EXDEV unless DENYTRACE_ERRNOS says otherwise. */
 DT_HIDDEN uint64_t dt_errno_set[4] = {(1ULL << EPERM) | (1ULL << EACCES) | (1ULL << EROFS) |
                                       (1ULL << EXDEV)};
-DT_HIDDEN struct dt_config dt_config = {.ring_fd = -1, .backtrace = 1};
+DT_HIDDEN struct dt_config dt_config = {.ring_fd = -1, .backtrace = DT_BT_ON};
 
 static void dt_errno_add(int e)
 {
@@ -113,7 +113,11 @@ static void dt_config_var(int which, const char *v)
 		break;
 	case DT_V_BACKTRACE:
 		if (v[0] == '0' && !v[1])
-			dt_config.backtrace = 0;
+			dt_config.backtrace = DT_BT_OFF;
+		else if (dt_streq(v, "libgcc"))
+			dt_config.backtrace = DT_BT_LIBGCC;
+		else if (dt_streq(v, "fast"))
+			dt_config.backtrace = DT_BT_FAST;
 		break;
 	case DT_V_FD:
 		if (*v)

@@ -40,6 +40,13 @@ DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scr
 /* Appends DT_T_FRAME and DT_T_MODULE fields for the current call stack,
  * skipping the probe's own frames. */
 DT_HIDDEN void dt_put_backtrace(struct dt_buf *b);
+/* unwind.c: return addresses from the caller's frame out, or -1 where
+ * libgcc's unwinder must be asked; init takes glibc's _dl_find_object. */
+DT_HIDDEN int dt_unwind_fast(void **ips, int max);
+DT_HIDDEN void dt_unwind_fast_init(void *find_object);
+/* DENYTRACE_BACKTRACE: 0 none; "libgcc" or "fast" one unwinder only (to
+ * compare them); anything else the cached one, libgcc where it declines. */
+enum { DT_BT_OFF, DT_BT_ON, DT_BT_LIBGCC, DT_BT_FAST };
 
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid);
 DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind);
@@ -71,7 +78,7 @@ struct dt_config {
 	unsigned long long ring_created; /* its third field: the header's created_ns */
 	int has_ring_created;
 	char ring_path[PATH_MAX]; /* DENYTRACE_RING */
-	int backtrace;            /* DENYTRACE_BACKTRACE != 0 */
+	int backtrace;            /* DENYTRACE_BACKTRACE: DT_BT_* */
 	char env_names[1024];     /* DENYTRACE_ENV: extra variables, comma list */
 };
 DT_HIDDEN extern struct dt_config dt_config;

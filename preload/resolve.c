@@ -528,11 +528,10 @@ void dt_resolve_fd(int fd, struct dt_resolved *out)
 		 * the -wal another holds): the kernel appends " (deleted)", which
 		 * would make the same file another path in the report. A memfd
 		 * never had a path: its name keeps the mark. */
-		static const char mark[] = " (deleted)", memfd[] = "/memfd:";
+		static const char mark[] = " (deleted)";
 		size_t n = dt_strlen(out->realpath), m = sizeof(mark) - 1;
-		if (st.st_nlink == 0 && out->has_real && n > m &&
-		    !__builtin_memcmp(out->realpath + n - m, mark, m) &&
-		    __builtin_memcmp(out->realpath, memfd, sizeof(memfd) - 1)) {
+		if (st.st_nlink == 0 && out->has_real && dt_has_suffix(out->realpath, n, mark) &&
+		    !dt_has_prefix(out->realpath, "/memfd:")) {
 			out->realpath[n - m] = 0;
 			out->abspath[n - m] = 0;
 			out->st.valid |= DT_SF_UNLINKED;

@@ -94,6 +94,13 @@ static inline int dt_has_prefix(const char *s, const char *prefix)
 	return 1;
 }
 
+static inline int dt_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 static inline int dt_has_suffix(const char *s, size_t len, const char *suffix)
 {
 	size_t n = dt_strlen(suffix);
