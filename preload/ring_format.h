@@ -255,8 +255,9 @@ struct dt_search_facts {
 #define DT_SF_PARENT 2u  /* parent_* valid */
 #define DT_SF_MOUNT 4u   /* mount_flags valid */
 #define DT_SF_SYMLINK 8u /* the path itself is a symbolic link */
-#define DT_SF_UNLINKED 16u /* a descriptor's file had no name left: its path is
-                            * the one it had, without the kernel's " (deleted)" */
+#define DT_SF_UNLINKED                                                                             \
+	16u /* a descriptor's file had no name left: its path is                                   \
+	     * the one it had, without the kernel's " (deleted)" */
 
 struct dt_frame {
 	uint64_t ip;     /* instruction pointer */

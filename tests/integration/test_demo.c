@@ -120,9 +120,9 @@ static struct demo_findings phase_findings(const char *dir, int phase)
 	cr_assert_eq(st, 0, "python3 could not read %s: %s", path, res);
 	struct demo_findings f;
 	int used = 0;
-	cr_assert_eq(sscanf(res, "%d %d %d %d %n", &f.n, &f.groups0, &f.denials, &f.intermittent0,
-	                    &used),
-	             4, "%s", res);
+	cr_assert_eq(
+	    sscanf(res, "%d %d %d %d %n", &f.n, &f.groups0, &f.denials, &f.intermittent0, &used), 4,
+	    "%s", res);
 	snprintf(f.groups, sizeof(f.groups), "%s", res + used);
 	return f;
 }

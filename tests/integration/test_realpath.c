@@ -204,8 +204,15 @@ Test(realpath, a_descriptor_whose_file_was_unlinked_is_named_without_the_kernels
 	                 "        os.fchown(fd, 0, 0)\n"
 	                 "    except PermissionError:\n"
 	                 "        print('refused', name)\n";
-	const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-	                      "/usr/bin/python3", "-c", py, dir, NULL};
+	const char *argv[] = {"setpriv",
+	                      "--reuid=65534",
+	                      "--regid=65534",
+	                      "--clear-groups",
+	                      "/usr/bin/python3",
+	                      "-c",
+	                      py,
+	                      dir,
+	                      NULL};
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, root ? argv : argv + 4, NULL), 0, "ring unreadable: %s",
 	             r.out);
