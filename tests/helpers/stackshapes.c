@@ -20,6 +20,11 @@
  *              a plain refusal first, as the probe loads no unwinder
  *              inside a handler
  *     thread   a second thread (its stack ends at clone's frame)
+ *     threads  8 threads released at once, thread i refusing DIR/tI from
+ *              i + 1 calls deep, 25 times each (the unwinder's cache is
+ *              filled and read by all of them at the same time); a plain
+ *              refusal first, so that the unwinder is loaded (threads
+ *              that refuse while another loads it record no stack)
  *
  * Exits 0 when the open failed as it should (EACCES or EROFS), else 1.
  */
@@ -128,6 +133,29 @@ static NOINLINE void raise_in_b(void)
 	__asm__ volatile("");
 }
 
+static pthread_barrier_t start;
+
+static NOINLINE int nested(int n, const char *name)
+{
+	if (n == 0)
+		refuse(name);
+	else
+		nested(n - 1, name);
+	__asm__ volatile("");
+	return n;
+}
+
+static void *racer(void *arg)
+{
+	long i = (long)arg;
+	char name[16];
+	snprintf(name, sizeof(name), "t%ld", i);
+	pthread_barrier_wait(&start);
+	for (int k = 0; k < 25; k++)
+		nested((int)i + 1, name);
+	return NULL;
+}
+
 static void *thread_main(void *arg)
 {
 	a(arg);
@@ -137,9 +165,8 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(
-		    stderr,
-		    "usage: stackshapes plain|deep|alloca|realign|drap|huge|signal|thread DIR\n");
+		fprintf(stderr, "usage: stackshapes "
+		                "plain|deep|alloca|realign|drap|huge|signal|thread|threads DIR\n");
 		return 2;
 	}
 	dir = argv[2];
@@ -162,6 +189,15 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, &at, huge_main, NULL) != 0)
 			return 1;
 		pthread_join(t, NULL);
+	} else if (!strcmp(shape, "threads")) {
+		pthread_t t[8];
+		a("plain");
+		pthread_barrier_init(&start, NULL, 8);
+		for (long i = 0; i < 8; i++)
+			if (pthread_create(&t[i], NULL, racer, (void *)i) != 0)
+				return 1;
+		for (int i = 0; i < 8; i++)
+			pthread_join(t[i], NULL);
 	} else if (!strcmp(shape, "signal")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));

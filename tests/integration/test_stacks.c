@@ -44,13 +44,14 @@ static void teardown(void)
 
 TestSuite(stacks, .init = setup, .fini = teardown, .timeout = 120);
 
-#define MAXDEN 16
+#define MAXDEN 256
 
 /* The stack of each refusal under the directories above, as "module+offset"
  * words (module by file name), in the order they were recorded. */
 struct stacks {
 	size_t n;
 	char s[MAXDEN][2048];
+	char path[MAXDEN][64]; /* the refused file's name */
 	int status;
 	char out[2048];
 };
@@ -83,6 +84,8 @@ static void run_stacks(struct stacks *st, const char *mode, const char *const *c
 		    (strncmp(d->p[0].abspath, ro, strlen(ro)) &&
 		     strncmp(d->p[0].abspath, ro_files, strlen(ro_files))))
 			continue;
+		const char *leaf = strrchr(d->p[0].abspath, '/');
+		snprintf(st->path[st->n], sizeof(st->path[0]), "%s", leaf ? leaf + 1 : "");
 		char *s = st->s[st->n++];
 		size_t len = (size_t)snprintf(s, 2048, "%s:", d->op);
 		for (size_t f = 0; f < d->nframes && len < 2048; f++) {
@@ -155,6 +158,41 @@ Test(stacks, a_function_that_realigns_its_stack)
 Test(stacks, a_second_thread)
 {
 	shape("thread");
+}
+
+/* Eight threads refusing at once, each from its own depth: every one of
+ * their 200 stacks is its thread's, the same from the cached unwinder
+ * alone as from libgcc; the cache, filled and read by all of them
+ * together, never answers one thread with another's rule. */
+Test(stacks, eight_threads_at_once_each_get_their_own_stack)
+{
+	const char *cmd[] = {dtt_helper("stackshapes"), "threads", ro, NULL};
+	static struct stacks gcc, fast;
+	run_stacks(&gcc, "libgcc", cmd);
+	run_stacks(&fast, "fast", cmd);
+	cr_assert_eq(gcc.n, 201, "%s", gcc.out);
+	cr_assert_eq(fast.n, 201, "%s", fast.out);
+	/* libgcc's stack of each thread's file (after the plain refusal
+	 * that loaded it), then every record against it */
+	const char *want[8] = {0};
+	for (size_t i = 1; i < gcc.n; i++) {
+		int t = gcc.path[i][0] == 't' ? gcc.path[i][1] - '0' : -1;
+		cr_assert(t >= 0 && t < 8, "%s", gcc.path[i]);
+		if (!want[t])
+			want[t] = gcc.s[i];
+		cr_expect_str_eq(gcc.s[i], want[t], "libgcc itself differs for t%d", t);
+	}
+	for (int t = 0; t < 8; t++)
+		cr_assert_not_null(want[t], "no refusal of t%d", t);
+	/* thread t is t + 1 calls deeper than no nesting: t + 2 frames of
+	 * stackshapes more than thread 0 would have with none */
+	cr_expect_gt(words(want[7]), words(want[0]), "%s / %s", want[7], want[0]);
+	for (size_t i = 1; i < fast.n; i++) {
+		int t = fast.path[i][1] - '0';
+		cr_assert(fast.path[i][0] == 't' && t >= 0 && t < 8, "%s", fast.path[i]);
+		cr_expect_str_eq(fast.s[i], want[t], "record %zu of t%d: %s, not %s", i, t,
+		                 fast.s[i], want[t]);
+	}
 }
 
 /* Stacks the cached unwinder declines: alone it records none for the
