@@ -210,9 +210,10 @@ static dt_unwind_fn dt_unwinder(void)
 	if (!dt_safe_to_dlopen() ||
 	    !atomic_compare_exchange_strong(&dt_unw_state, &st, DT_UNW_LOADING))
 		return NULL; /* not now, or another thread is loading it */
-	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-	/* by version: a program's own symbol of that name is not glibc's */
+	/* by version: a program's own symbol of that name is not glibc's;
+	 * first, so that threads refusing while libgcc_s loads have stacks */
 	dt_unwind_fast_init(dlvsym(RTLD_DEFAULT, "_dl_find_object", "GLIBC_2.35"));
+	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
 	dt_unw_getip = h ? (dt_getip_fn)dlsym(h, "_Unwind_GetIP") : NULL;
 	fn = h && dt_unw_getip ? (dt_unwind_fn)dlsym(h, "_Unwind_Backtrace") : NULL;
 	atomic_store_explicit(&dt_unw_backtrace, fn, memory_order_release);
@@ -241,13 +242,14 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b)
 {
 	if (!dt_config.backtrace)
 		return;
+	/* NULL while another thread loads it, or where loading could
+	 * deadlock; the cached unwinder works as soon as it has
+	 * _dl_find_object (dt_unwinder looks that up first) */
 	dt_unwind_fn unwind = dt_unwinder();
-	if (!unwind)
-		return;
 	void *ips[DT_MAX_FRAMES + 8];
 	/* the cached unwinder (unwind.c), or libgcc where it declines */
 	int n = dt_config.backtrace != DT_BT_LIBGCC ? dt_unwind_fast(ips, DT_MAX_FRAMES + 8) : -1;
-	if (n < 0 && dt_config.backtrace != DT_BT_FAST) {
+	if (n < 0 && unwind && dt_config.backtrace != DT_BT_FAST) {
 		struct dt_trace t = {ips, 0, DT_MAX_FRAMES + 8};
 		unwind(dt_trace_frame, &t);
 		n = t.n;

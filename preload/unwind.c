@@ -44,11 +44,12 @@
 #if defined(__x86_64__) && !defined(__ILP32__) && defined(DLFO_STRUCT_HAS_EH_DBASE)
 
 typedef int (*dt_find_object_fn)(void *, struct dl_find_object *);
-static dt_find_object_fn dt_find_object;
+static _Atomic(dt_find_object_fn) dt_find_object;
 
 DT_HIDDEN void dt_unwind_fast_init(void *find_object)
 {
-	dt_find_object = (dt_find_object_fn)find_object;
+	atomic_store_explicit(&dt_find_object, (dt_find_object_fn)find_object,
+	                      memory_order_release);
 }
 
 /* DWARF register numbers on x86_64 (System V psABI, figure 3.36). */
@@ -524,10 +525,10 @@ static int dt_rule_at(const unsigned char *hdr, uint64_t pc, struct dt_cfa_rule 
 }
 
 /* The rule for pc: from the cache, or found and kept. */
-static int dt_rule_for(uint64_t pc, struct dt_cfa_rule *rule)
+static int dt_rule_for(dt_find_object_fn find, uint64_t pc, struct dt_cfa_rule *rule)
 {
 	struct dl_find_object fo;
-	if (dt_find_object((void *)(uintptr_t)pc, &fo) != 0 || !fo.dlfo_eh_frame)
+	if (find((void *)(uintptr_t)pc, &fo) != 0 || !fo.dlfo_eh_frame)
 		return DT_UNW_DECLINE;
 	uint64_t mod = (uint64_t)(uintptr_t)fo.dlfo_link_map ^
 	               (uint64_t)(uintptr_t)fo.dlfo_eh_frame << 17 ^
@@ -560,7 +561,8 @@ static int dt_rule_for(uint64_t pc, struct dt_cfa_rule *rule)
  * or -1 where libgcc should do it. */
 DT_HIDDEN __attribute__((noinline)) int dt_unwind_fast(void **ips, int max)
 {
-	if (!dt_find_object)
+	dt_find_object_fn find = atomic_load_explicit(&dt_find_object, memory_order_acquire);
+	if (!find)
 		return -1;
 	uint64_t pc, sp, fp;
 	__asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"
@@ -569,7 +571,7 @@ DT_HIDDEN __attribute__((noinline)) int dt_unwind_fast(void **ips, int max)
 	for (int first = 1; n < max; first = 0) {
 		struct dt_cfa_rule r;
 		/* a return address is past its call: its row is the call's */
-		if (dt_rule_for(first ? pc : pc - 1, &r) == DT_UNW_DECLINE)
+		if (dt_rule_for(find, first ? pc : pc - 1, &r) == DT_UNW_DECLINE)
 			return -1;
 		if (r.ra_undefined)
 			break;
