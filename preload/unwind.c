@@ -260,6 +260,91 @@ static int dt_restore(struct dt_cfa_state *s, const struct dt_cfa_state *init, u
 	return 0;
 }
 
+/* One instruction that sets a rule (the CFA's or a register's), op
+ * already read: 0, or -1 on what this unwinder does not know. */
+static int dt_cfa_rule_op(struct dt_cur *c, const struct dt_cie *cie, unsigned op,
+                          struct dt_cfa_state *s, const struct dt_cfa_state *init)
+{
+	uint64_t reg;
+	switch (op & 0xc0) {
+	case 0x80: /* offset */
+		dt_set_rule(s, op & 0x3f, DT_R_OFFSET, (int64_t)dt_uleb(c) * cie->data_align);
+		return 0;
+	case 0xc0: /* restore */
+		return dt_restore(s, init, op & 0x3f);
+	}
+	switch (op) {
+	case 0x00: /* nop */
+		return 0;
+	case 0x2e: /* GNU_args_size */
+		dt_uleb(c);
+		return 0;
+	case 0x05: /* offset_extended */
+		reg = dt_uleb(c);
+		dt_set_rule(s, reg, DT_R_OFFSET, (int64_t)dt_uleb(c) * cie->data_align);
+		return 0;
+	case 0x06: /* restore_extended */
+		return dt_restore(s, init, dt_uleb(c));
+	case 0x07: /* undefined */
+		dt_set_rule(s, dt_uleb(c), DT_R_UNDEF, 0);
+		return 0;
+	case 0x08: /* same_value */
+		dt_set_rule(s, dt_uleb(c), DT_R_SAME, 0);
+		return 0;
+	case 0x09: /* register */
+	case 0x14: /* val_offset */
+		reg = dt_uleb(c);
+		dt_uleb(c);
+		dt_set_rule(s, reg, DT_R_OTHER, 0);
+		return 0;
+	case 0x15: /* val_offset_sf */
+		reg = dt_uleb(c);
+		dt_sleb(c);
+		dt_set_rule(s, reg, DT_R_OTHER, 0);
+		return 0;
+	case 0x0c: /* def_cfa */
+		s->cfa_reg = dt_uleb(c);
+		s->cfa_off = (int64_t)dt_uleb(c);
+		s->cfa_expr = 0;
+		return 0;
+	case 0x0d: /* def_cfa_register */
+		s->cfa_reg = dt_uleb(c);
+		s->cfa_expr = 0;
+		return 0;
+	case 0x0e: /* def_cfa_offset */
+		s->cfa_off = (int64_t)dt_uleb(c);
+		return 0;
+	case 0x0f: /* def_cfa_expression */
+		s->cfa_expr = 1;
+		dt_skip(c, dt_uleb(c));
+		return 0;
+	case 0x10: /* expression */
+	case 0x16: /* val_expression */
+		reg = dt_uleb(c);
+		dt_set_rule(s, reg, DT_R_OTHER, 0);
+		dt_skip(c, dt_uleb(c));
+		return 0;
+	case 0x11: /* offset_extended_sf */
+		reg = dt_uleb(c);
+		dt_set_rule(s, reg, DT_R_OFFSET, dt_sleb(c) * cie->data_align);
+		return 0;
+	case 0x12: /* def_cfa_sf */
+		s->cfa_reg = dt_uleb(c);
+		s->cfa_off = dt_sleb(c) * cie->data_align;
+		s->cfa_expr = 0;
+		return 0;
+	case 0x13: /* def_cfa_offset_sf */
+		s->cfa_off = dt_sleb(c) * cie->data_align;
+		return 0;
+	case 0x2f: /* GNU_negative_offset_extended */
+		reg = dt_uleb(c);
+		dt_set_rule(s, reg, DT_R_OFFSET, -(int64_t)dt_uleb(c) * cie->data_align);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* Runs the program in c from location loc until the row that covers
  * target; init is the state after the CIE's program (for restore), or NULL
  * while running that. Returns 0, or -1 on what it does not follow. */
@@ -270,122 +355,32 @@ static int dt_cfa_run(struct dt_cur *c, const struct dt_cie *cie, uint64_t loc, 
 	int nsaved = 0;
 	while (c->p < c->end && !c->bad) {
 		unsigned op = *c->p++;
-		uint64_t reg, delta = 0;
-		switch (op & 0xc0) {
-		case 0x40: /* advance_loc */
+		uint64_t delta;
+		if ((op & 0xc0) == 0x40) /* advance_loc */
 			delta = (op & 0x3f) * cie->code_align;
-			goto advance;
-		case 0x80: /* offset */
-			dt_set_rule(s, op & 0x3f, DT_R_OFFSET,
-			            (int64_t)dt_uleb(c) * cie->data_align);
-			continue;
-		case 0xc0: /* restore */
-			if (dt_restore(s, init, op & 0x3f) != 0)
-				return -1;
-			continue;
-		}
-		switch (op) {
-		case 0x00: /* nop */
-			continue;
-		case 0x01: /* set_loc */
+		else if (op >= 0x02 && op <= 0x04) /* advance_loc1, 2, 4 */
+			delta = dt_fixed(c, op == 0x04 ? 4 : op - 1) * cie->code_align;
+		else if (op == 0x01) { /* set_loc */
 			loc = dt_encoded(c, cie->fde_enc);
 			if (loc > target)
 				return 0;
 			continue;
-		case 0x02:
-			delta = dt_fixed(c, 1) * cie->code_align;
-			goto advance;
-		case 0x03:
-			delta = dt_fixed(c, 2) * cie->code_align;
-			goto advance;
-		case 0x04:
-			delta = dt_fixed(c, 4) * cie->code_align;
-			goto advance;
-		case 0x05: /* offset_extended */
-			reg = dt_uleb(c);
-			dt_set_rule(s, reg, DT_R_OFFSET, (int64_t)dt_uleb(c) * cie->data_align);
-			continue;
-		case 0x06: /* restore_extended */
-			if (dt_restore(s, init, dt_uleb(c)) != 0)
-				return -1;
-			continue;
-		case 0x07: /* undefined */
-			dt_set_rule(s, dt_uleb(c), DT_R_UNDEF, 0);
-			continue;
-		case 0x08: /* same_value */
-			dt_set_rule(s, dt_uleb(c), DT_R_SAME, 0);
-			continue;
-		case 0x09: /* register */
-			reg = dt_uleb(c);
-			dt_uleb(c);
-			dt_set_rule(s, reg, DT_R_OTHER, 0);
-			continue;
-		case 0x0a: /* remember_state */
+		} else if (op == 0x0a) { /* remember_state */
 			if (nsaved == 8)
 				return -1;
 			saved[nsaved++] = *s;
 			continue;
-		case 0x0b: /* restore_state */
+		} else if (op == 0x0b) { /* restore_state */
 			if (!nsaved)
 				return -1;
 			/* with the CFA, as libgcc does (its frame_state_reg_info) */
 			*s = saved[--nsaved];
 			continue;
-		case 0x0c: /* def_cfa */
-			s->cfa_reg = dt_uleb(c);
-			s->cfa_off = (int64_t)dt_uleb(c);
-			s->cfa_expr = 0;
-			continue;
-		case 0x0d: /* def_cfa_register */
-			s->cfa_reg = dt_uleb(c);
-			s->cfa_expr = 0;
-			continue;
-		case 0x0e: /* def_cfa_offset */
-			s->cfa_off = (int64_t)dt_uleb(c);
-			continue;
-		case 0x0f: /* def_cfa_expression */
-			s->cfa_expr = 1;
-			dt_skip(c, dt_uleb(c));
-			continue;
-		case 0x10: /* expression */
-		case 0x16: /* val_expression */
-			reg = dt_uleb(c);
-			dt_set_rule(s, reg, DT_R_OTHER, 0);
-			dt_skip(c, dt_uleb(c));
-			continue;
-		case 0x11: /* offset_extended_sf */
-			reg = dt_uleb(c);
-			dt_set_rule(s, reg, DT_R_OFFSET, dt_sleb(c) * cie->data_align);
-			continue;
-		case 0x12: /* def_cfa_sf */
-			s->cfa_reg = dt_uleb(c);
-			s->cfa_off = dt_sleb(c) * cie->data_align;
-			s->cfa_expr = 0;
-			continue;
-		case 0x13: /* def_cfa_offset_sf */
-			s->cfa_off = dt_sleb(c) * cie->data_align;
-			continue;
-		case 0x14: /* val_offset */
-			reg = dt_uleb(c);
-			dt_uleb(c);
-			dt_set_rule(s, reg, DT_R_OTHER, 0);
-			continue;
-		case 0x15: /* val_offset_sf */
-			reg = dt_uleb(c);
-			dt_sleb(c);
-			dt_set_rule(s, reg, DT_R_OTHER, 0);
-			continue;
-		case 0x2e: /* GNU_args_size */
-			dt_uleb(c);
-			continue;
-		case 0x2f: /* GNU_negative_offset_extended */
-			reg = dt_uleb(c);
-			dt_set_rule(s, reg, DT_R_OFFSET, -(int64_t)dt_uleb(c) * cie->data_align);
-			continue;
-		default:
+		} else if (dt_cfa_rule_op(c, cie, op, s, init) != 0) {
 			return -1;
+		} else {
+			continue;
 		}
-	advance:
 		if (loc + delta > target)
 			return 0;
 		loc += delta;
