@@ -252,6 +252,16 @@ int dtt_have_bwrap(void)
 	return dtt_spawn(NULL, 0, argv, NULL) == 0;
 }
 
+size_t dtt_bwrap_rw(const char **argv, const char *rw)
+{
+	const char *const pre[DTT_BWRAP_RW_WORDS] = {"bwrap",  "--ro-bind", "/",     "/",
+	                                             "--bind", rw,          rw,      "--dev",
+	                                             "/dev",   "--proc",    "/proc", "--"};
+	for (size_t i = 0; i < DTT_BWRAP_RW_WORDS; i++)
+		argv[i] = pre[i];
+	return DTT_BWRAP_RW_WORDS;
+}
+
 int dtt_have_landlock(void)
 {
 	const char *argv[] = {dtt_helper("landlock-run"), "--ro-everything", "--", "true", NULL};

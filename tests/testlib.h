@@ -86,6 +86,12 @@ const char *dtt_codex(char *why, size_t cap);
 
 /* 1 when bubblewrap can create a sandbox here, 0 otherwise (skip). */
 int dtt_have_bwrap(void);
+/* The sandbox most integration tests use: writes into argv
+ * `bwrap --ro-bind / / --bind RW RW --dev /dev --proc /proc --` (all but
+ * rw read-only) and returns how many words, DTT_BWRAP_RW_WORDS; the
+ * command goes after them. */
+enum { DTT_BWRAP_RW_WORDS = 12 };
+size_t dtt_bwrap_rw(const char **argv, const char *rw);
 /* 1 when Landlock works here. */
 int dtt_have_landlock(void);
 

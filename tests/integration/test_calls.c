@@ -113,13 +113,7 @@ enum { MAXARGV = 40 };
 static void build_argv(const char **argv, int sandbox, const char *helper, const char *op,
                        const char *const *args)
 {
-	size_t n = 0;
-	if (sandbox) {
-		const char *pre[] = {"bwrap", "--ro-bind", "/",    "/",      "--bind", rw,
-		                     rw,      "--dev",     "/dev", "--proc", "/proc",  "--"};
-		for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-			argv[n++] = pre[i];
-	}
+	size_t n = sandbox ? dtt_bwrap_rw(argv, rw) : 0;
 	argv[n++] = dtt_helper(helper);
 	argv[n++] = op;
 	for (size_t i = 0; args[i] && n < MAXARGV - 1; i++)
@@ -667,28 +661,12 @@ Test(calls_bwrap, link_resolves_a_symlink_oldpath_the_way_the_kernel_does)
 Test(calls_bwrap, relative_path_is_joined_with_the_cwd_and_normalised)
 {
 	struct dtt_run r;
-	const char *args[] = {"../ro/./d/../new", "0755", NULL};
-	const char *argv[MAXARGV] = {"bwrap",
-	                             "--ro-bind",
-	                             "/",
-	                             "/",
-	                             "--bind",
-	                             rw,
-	                             rw,
-	                             "--dev",
-	                             "/dev",
-	                             "--proc",
-	                             "/proc",
-	                             "--",
-	                             dtt_helper("callall"),
-	                             "-C",
-	                             rw,
-	                             "mkdir",
-	                             NULL};
-	size_t k = 16;
-	for (size_t i = 0; args[i]; i++)
-		argv[k++] = args[i];
-	argv[k] = NULL;
+	const char *argv[MAXARGV];
+	size_t k = dtt_bwrap_rw(argv, rw);
+	const char *rest[] = {dtt_helper("callall"), "-C",   rw,  "mkdir",
+	                      "../ro/./d/../new",    "0755", NULL};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		argv[k++] = rest[i];
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	size_t n;
 	const struct dt_record *d = helper_record(&r, DT_REC_DENIAL, &n);
@@ -781,26 +759,12 @@ Test(calls_bwrap, missing_ancestors_are_kept_in_realpath)
 Test(calls_bwrap, at_call_with_at_fdcwd_is_joined_with_the_cwd)
 {
 	struct dtt_run r;
-	const char *argv[] = {"bwrap",
-	                      "--ro-bind",
-	                      "/",
-	                      "/",
-	                      "--bind",
-	                      rw,
-	                      rw,
-	                      "--dev",
-	                      "/dev",
-	                      "--proc",
-	                      "/proc",
-	                      "--",
-	                      dtt_helper("callall"),
-	                      "-C",
-	                      ro,
-	                      "openat",
-	                      "AT_FDCWD",
-	                      "f",
-	                      "O_WRONLY",
-	                      NULL};
+	const char *argv[MAXARGV];
+	size_t k = dtt_bwrap_rw(argv, rw);
+	const char *rest[] = {
+	    dtt_helper("callall"), "-C", ro, "openat", "AT_FDCWD", "f", "O_WRONLY", NULL};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		argv[k++] = rest[i];
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	size_t n;
 	const struct dt_record *d = helper_record(&r, DT_REC_DENIAL, &n);

@@ -37,24 +37,11 @@ TestSuite(firstcall, .init = setup, .fini = teardown, .timeout = 120);
 
 static void run_firstcall(struct dtt_run *r, const char *mode, const char *n)
 {
-	const char *argv[] = {"bwrap",
-	                      "--ro-bind",
-	                      "/",
-	                      "/",
-	                      "--bind",
-	                      rw,
-	                      rw,
-	                      "--dev",
-	                      "/dev",
-	                      "--proc",
-	                      "/proc",
-	                      "--",
-	                      dtt_helper("firstcall"),
-	                      mode,
-	                      ro,
-	                      rw,
-	                      n,
-	                      NULL};
+	const char *argv[DTT_BWRAP_RW_WORDS + 6];
+	size_t k = dtt_bwrap_rw(argv, rw);
+	const char *rest[] = {dtt_helper("firstcall"), mode, ro, rw, n, NULL};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		argv[k++] = rest[i];
 	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0, "ring unreadable: %s", r->out);
 	cr_assert_eq(r->status, 0, "firstcall %s: %s", mode, r->out);
 	cr_assert(strstr(r->out, "status OK\n"), "%s", r->out);

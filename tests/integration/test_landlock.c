@@ -361,24 +361,12 @@ Test(landlock, same_refusal_under_bwrap_differs_in_errno_and_mount_flags)
 	const char *args[] = {"{ro}/new", "O_WRONLY|O_CREAT|O_TRUNC", "0644", NULL};
 	const char *ll[MAXARGV];
 	build_argv(ll, 0, "open", args);
-	const char *bw[] = {"bwrap",
-	                    "--ro-bind",
-	                    "/",
-	                    "/",
-	                    "--bind",
-	                    rw,
-	                    rw,
-	                    "--dev",
-	                    "/dev",
-	                    "--proc",
-	                    "/proc",
-	                    "--",
-	                    dtt_helper("callall"),
-	                    "open",
-	                    expand(args[0]),
-	                    args[1],
-	                    args[2],
-	                    NULL};
+	const char *bw[MAXARGV];
+	size_t k = dtt_bwrap_rw(bw, rw);
+	const char *rest[] = {
+	    dtt_helper("callall"), "open", expand(args[0]), args[1], args[2], NULL};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		bw[k++] = rest[i];
 	struct dtt_run a, b;
 	cr_assert_eq(dtt_run(&a, NULL, ll, NULL), 0, "%s", a.out);
 	cr_assert_eq(dtt_run(&b, NULL, bw, NULL), 0, "%s", b.out);

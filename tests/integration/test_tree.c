@@ -35,22 +35,11 @@ TestSuite(tree, .init = setup, .fini = teardown, .timeout = 60);
 
 static void run_tree(struct dtt_run *r, const char *mode)
 {
-	const char *argv[] = {"bwrap",
-	                      "--ro-bind",
-	                      "/",
-	                      "/",
-	                      "--bind",
-	                      rw,
-	                      rw,
-	                      "--dev",
-	                      "/dev",
-	                      "--proc",
-	                      "/proc",
-	                      "--",
-	                      dtt_helper("tree"),
-	                      mode ? mode : ro,
-	                      mode ? ro : NULL,
-	                      NULL};
+	const char *argv[DTT_BWRAP_RW_WORDS + 4];
+	size_t k = dtt_bwrap_rw(argv, rw);
+	const char *rest[] = {dtt_helper("tree"), mode ? mode : ro, mode ? ro : NULL, NULL};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		argv[k++] = rest[i];
 	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0, "ring unreadable: %s", r->out);
 	cr_assert_eq(r->status, 0, "tree failed: %s", r->out);
 	cr_assert(strstr(r->out, "status OK\n"), "%s", r->out);
