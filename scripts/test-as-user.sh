@@ -34,6 +34,17 @@ if [ "${DT_USER_CODEX:-}" = share ] && [ -e "$src/build/codex" ]; then
 fi
 chown -R "$user:" "$dir"
 
+# Criterion's runner binds /tmp/criterion_PID.sock and does not always
+# remove it. One left by a root run cannot be replaced by the user whose
+# runner gets that PID again (pid_max 32768 wraps within a CI run): the
+# suite aborts with "Could not initialize the message server: Address
+# already in use". Sockets of runners no longer alive go first.
+for sock in /tmp/criterion_*.sock; do
+	[ -S "$sock" ] || continue
+	pid=${sock##*_}
+	kill -0 "${pid%.sock}" 2>/dev/null || rm -f "$sock"
+done
+
 echo "test-as-user: make ${*:-test} as $user (uid $(id -u "$user")) in $dir"
 keep=()
 for v in npm_config_registry http_proxy https_proxy no_proxy; do
