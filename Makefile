@@ -40,7 +40,11 @@ ifneq ($(shell test "$(GLIBC_MINOR)" -ge 34 2>/dev/null && echo new),new)
 PROBE_LIBS := -ldl
 PROBE_LDFLAGS := -Wl,-z,lazy -Wl,-z,nodelete -Wl,-z,noseparate-code -Wl,--as-needed
 endif
-CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload -Itracer \
+# tracer/ is one folder per stage of the pipeline (tracer/README.md); every
+# folder is on the include path, so a header is named by its file name.
+TRACER_DIRS := tracer $(patsubst %/,%,$(sort $(wildcard tracer/*/)))
+TRACER_INC := $(addprefix -I,$(TRACER_DIRS))
+CLI_FLAGS := $(BASEFLAGS) -D_FILE_OFFSET_BITS=64 -Wno-format-truncation -Ipreload $(TRACER_INC) \
 	-I$(BUILD)/gen -fno-math-errno
 CLI_LIBS := -ldl -lm -lseccomp
 # The denytrace binary links libseccomp statically where its archive is
@@ -58,8 +62,8 @@ endif
 
 PROBE_SRC := $(wildcard preload/*.c)
 PROBE_HDR := $(wildcard preload/*.h) preload/calls.def
-CLI_SRC := $(wildcard tracer/*.c) preload/ring.c preload/pathnorm.c preload/secrets.c
-CLI_HDR := $(wildcard tracer/*.h tracer/*.def) preload/ring.h preload/ring_format.h
+CLI_SRC := $(wildcard tracer/*.c tracer/*/*.c) preload/ring.c preload/pathnorm.c preload/secrets.c
+CLI_HDR := $(wildcard tracer/*/*.h tracer/*/*.def) preload/ring.h preload/ring_format.h
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -98,7 +102,7 @@ $(BUILD)/gen/demo_py.h: $(DEMO_PY) Makefile
 	@for f in $(DEMO_PY); do echo "static const char demo_$$(basename $$f .py)_py[] ="; \
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $$f; \
 		echo "    ;"; done > $@
-$(BUILD)/obj/tracer/demo.o: $(BUILD)/gen/demo_py.h
+$(BUILD)/obj/tracer/demo/demo.o: $(BUILD)/gen/demo_py.h
 
 $(CLI_LIB): $(filter-out $(BUILD)/obj/tracer/main.o,$(CLI_OBJ))
 	@rm -f $@
@@ -164,7 +168,7 @@ USER_SUITES = $(sort $(notdir $(basename $(UNIT_SRC) $(shell grep -l -e geteuid 
 test-as-user:
 	@./scripts/test-as-user.sh test SUITES="$(USER_SUITES)"
 
-# The scenario is built into the CLI (tracer/demo.c): nothing else to install.
+# The scenario is built into the CLI (tracer/demo/demo.c): nothing else to install.
 demo: deps
 	@$(MAKE) --no-print-directory -s all
 	@$(BUILD)/denytrace demo
@@ -208,7 +212,7 @@ lint: $(BUILD)/mangen
 	PYTHONPYCACHEPREFIX=$(BUILD)/pycache python3 -m py_compile $(DEMO_PY)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--inline-suppr --suppress=missingIncludeSystem -D__x86_64__ \
-		-Ipreload -Itracer preload tracer
+		-Ipreload $(TRACER_INC) preload tracer
 
 # libFuzzer targets: tests/fuzz/fuzz_NAME.c, whose "// fuzz-sources:" line
 # names what it links, seeded from tests/fuzz/corpus/NAME/. New inputs go
@@ -219,7 +223,7 @@ FUZZ_SECONDS ?= 300
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CLI_SRC) $(CLI_HDR) $(PROBE_HDR)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-		-Ipreload -Itracer -o $@ $< $(shell sed -n 's|^// fuzz-sources: ||p' $<)
+		-Ipreload $(TRACER_INC) -o $@ $< $(shell sed -n 's|^// fuzz-sources: ||p' $<)
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do n=$${f#build-fuzz/fuzz_}; mkdir -p build-fuzz/corpus-$$n; \
@@ -234,7 +238,7 @@ fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 
 # Every C file, in the style of .clang-format; make lint checks it.
-FORMAT_SRC := $(wildcard preload/*.c preload/*.h tracer/*.c tracer/*.h tests/*.c tests/*.h \
+FORMAT_SRC := $(wildcard preload/*.c preload/*.h tracer/*.c tracer/*/*.c tracer/*/*.h tests/*.c tests/*.h \
 	tests/*/*.c man/*.c)
 format:
 	clang-format -i $(FORMAT_SRC)

@@ -230,7 +230,7 @@ static int dt_ring_map_fd(int fd, int by_path)
 		return -1;
 	/* Opened by path, the mapping holds a shared flock of its own, as the
 	 * launcher's descriptor does for those who inherit it: a later run
-	 * reuses a ring only when nobody holds one (tracer/ringfile.c). A
+	 * reuses a ring only when nobody holds one (tracer/read/ringfile.c). A
 	 * ring that asks for the lock (DT_RING_F_LOCKED) is not written
 	 * without it: held exclusively, it is being reused right now; refused
 	 * (a filter), nothing would keep it from being reused under us. */

@@ -107,7 +107,7 @@
  * launcher's lock on the descriptor it hands down (a mapping keeps that
  * open file, and so the lock), or the probe's own when it opens the ring
  * by path. A ring with this flag that nobody locks is nobody's, and the
- * next run may reuse its blocks (tracer/ringfile.c). */
+ * next run may reuse its blocks (tracer/read/ringfile.c). */
 #define DT_RING_F_LOCKED 2u
 
 struct dt_ring_header {

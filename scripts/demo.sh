@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo is built into the CLI (tracer/demo.c): `denytrace demo`.
+# The demo is built into the CLI (tracer/demo/demo.c): `denytrace demo`.
 # This wrapper stays for old habits: scripts/demo.sh [BUILD] [demo options].
 set -euo pipefail
 BUILD=${1:-build}

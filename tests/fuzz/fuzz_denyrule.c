@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// fuzz-sources: tracer/denyrule.c tracer/names.c
+// fuzz-sources: tracer/launch/denyrule.c tracer/render/names.c
 /*
- * libFuzzer harness for tracer/denyrule.c (the --deny grammar).
+ * libFuzzer harness for tracer/launch/denyrule.c (the --deny grammar).
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ipreload -Itracer \
- *         tracer/denyrule.c tracer/names.c tracer/records.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ipreload -Itracer/* \
+ *         tracer/launch/denyrule.c tracer/render/names.c tracer/read/records.c \
  *         tests/fuzz/fuzz_denyrule.c -o /tmp/fuzz_denyrule
  *   /tmp/fuzz_denyrule -max_total_time=60 tests/fuzz/corpus/denyrule/
  *
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tracer/denyrule.h"
+#include "denyrule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

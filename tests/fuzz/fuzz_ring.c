@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-// fuzz-sources: tracer/ringfile.c tracer/safeopen.c tracer/records.c preload/ring.c
+// fuzz-sources: tracer/read/ringfile.c tracer/read/safeopen.c tracer/read/records.c preload/ring.c
 /*
  * libFuzzer target: an arbitrary file handed to the ring reader. A ring is
  * written by the traced programs, so the CLI must survive any bytes: attach

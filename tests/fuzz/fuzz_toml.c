@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// fuzz-sources: tracer/toml.c
+// fuzz-sources: tracer/read/toml.c
 /*
- * libFuzzer harness for tracer/toml.c.
+ * libFuzzer harness for tracer/read/toml.c.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined tracer/toml.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined tracer/read/toml.c \
  *         tests/fuzz/fuzz_toml.c -o /tmp/fuzz_toml
  *   /tmp/fuzz_toml -max_total_time=60 tests/fuzz/corpus/toml/
  *
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tracer/toml.h"
+#include "toml.h"
 
 static size_t walk(const struct toml_value *v, int depth)
 {

@@ -1,8 +1,8 @@
-// build-flags: -Ipreload -Itracer preload/ring.c tracer/ringfile.c tracer/safeopen.c tracer/records.c
+// build-flags: -Ipreload -Itracer/read -Itracer/render -Itracer/util preload/ring.c tracer/read/ringfile.c tracer/read/safeopen.c tracer/read/records.c
 /*
  * bench-ring: the ring file's writer and reader at full speed, for the
  * benchmark (scripts/bench.py). It uses preload/ring.c (dt_ring_write, the
- * probe's own writer) and tracer/ringfile.c + tracer/records.c (the CLI's
+ * probe's own writer) and tracer/read/ringfile.c + tracer/read/records.c (the CLI's
  * reader) directly.
  *
  *   bench-ring write RING SLOTS WRITERS TOTAL RECSIZE

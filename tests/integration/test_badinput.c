@@ -4,7 +4,7 @@
  * that are not (whole, current, intact, own) rings, and the exit statuses of
  * usage errors and of `denytrace run` for commands that cannot run or fail.
  *
- * Exit statuses (tracer/exitcodes.h): 2 usage, 3 input unreadable, 4 input
+ * Exit statuses (tracer/util/exitcodes.h): 2 usage, 3 input unreadable, 4 input
  * not a valid ring; run: the command's status, 126 not executable, 127 not
  * found, 128+N killed by signal N. Errors are one line, "denytrace: ...".
  */

@@ -152,7 +152,7 @@ static ino_t ino_in(const char *dir, const char *name)
 	return stat(path, &st) == 0 ? st.st_ino : 0;
 }
 
-/* Rings are reused only on tmpfs and ext4 (tracer/ringfile.c). */
+/* Rings are reused only on tmpfs and ext4 (tracer/read/ringfile.c). */
 static void need_reusable(const char *dir)
 {
 	struct statfs sf;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which refused paths are SQLite's, judged by what the files are and what
- * SQLite did, not by their names (tracer/sqlite_role.c). Real SQLite (the
+ * SQLite did, not by their names (tracer/diagnose/sqlite_role.c). Real SQLite (the
  * sqlite3 shell and Python's sqlite3 module) writes to databases named
  * board.kanban, .state, data and x.db, and to y.db, a text file that is no
  * database, in a directory a real sandbox refuses: a read-only bind in

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for tracer/classify.c: one refusal + its process record + the roots
+ * Tests for tracer/diagnose/classify.c: one refusal + its process record + the roots
  * -> one cause. Each cause has a minimal case that yields it, and the
  * precedence written at the top of classify.c is checked pairwise: a case
  * that satisfies two rules must get the earlier one.

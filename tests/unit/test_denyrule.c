@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The --deny grammar (tracer/denyrule.c): good rules, bad rules and the
+/* The --deny grammar (tracer/launch/denyrule.c): good rules, bad rules and the
  * messages that point at the bad part, and the decider's schedules. */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for tracer/findings.c: the report's groups regrouped into findings,
+ * Tests for tracer/diagnose/findings.c: the report's groups regrouped into findings,
  * one per fix, keyed by (expected root, cause, grant, subject). The groups
  * are built by hand, as plain data: findings read nothing else.
  *

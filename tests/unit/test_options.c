@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Option tables (tracer/options.c): one row per option gives the parser
+/* Option tables (tracer/util/options.c): one row per option gives the parser
  * and --help; the commands' own rows are checked by test_badinput and
  * test_habits through the binary. */
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for tracer/report.c and its three outputs (report_json.c,
+ * Tests for tracer/diagnose/report.c and its three outputs (report_json.c,
  * report_md.c, report_text.c): refusals grouped by (path, op, errno, cause),
  * what the program did next, intermittent failures, what is hidden without
  * --all, and output that stays well-formed whatever bytes a path holds.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ring file: preload/ring.c writes it, tracer/ringfile.c reads it,
- * tracer/records.c decodes what was read. preload/ring_format.h is the spec
+ * The ring file: preload/ring.c writes it, tracer/read/ringfile.c reads it,
+ * tracer/read/records.c decodes what was read. preload/ring_format.h is the spec
  * these tests hold the code to.
  *
  * Most tests write records of one self-checking layout (build_rec): a
@@ -1593,7 +1593,7 @@ Test(ring, ringfile_create_makes_a_0600_ring_of_a_power_of_two_slots)
 /* ---- reusing a displaced ring ------------------------------------------- */
 
 /* Whether the test directory's file system is one a ring may be reused on
- * (tmpfs, ext4: tracer/ringfile.c): elsewhere every ring is new. */
+ * (tmpfs, ext4: tracer/read/ringfile.c): elsewhere every ring is new. */
 static int reusable_here(void)
 {
 	struct statfs sf;

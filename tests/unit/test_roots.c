@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for tracer/roots.c: where a launch expected to write (Codex argv and
+ * Tests for tracer/roots/roots.c: where a launch expected to write (Codex argv and
  * config.toml, Hermes, hcom, --root) and what the sandbox granted (writable
  * mounts seen from inside).
  *

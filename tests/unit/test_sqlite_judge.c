@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for tracer/sqlite_role.c: which paths are SQLite's and in which
+ * Tests for tracer/diagnose/sqlite_role.c: which paths are SQLite's and in which
  * role, from real files' first bytes and from what records show, and
  * whether a companion's database was writable for the refused process.
  * Records are built by hand (string literals); files live in a fresh

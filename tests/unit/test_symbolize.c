@@ -1,9 +1,9 @@
-/* Unit tests for tracer/symbolize.c. Offsets are derived at runtime the same
+/* Unit tests for tracer/read/symbolize.c. Offsets are derived at runtime the same
  * way the preload probe derives them (address -> /proc/self/maps line ->
  * file offset), so the tests exercise the real contract rather than
  * hard-coded offsets of one particular libc build.
  *
- * Build: gcc -std=gnu11 -g -Itracer tracer/symbolize.c tests/unit/test_symbolize.c \
+ * Build: gcc -std=gnu11 -g -Itracer/read tracer/read/symbolize.c tests/unit/test_symbolize.c \
  *        -ldw -lelf -lcriterion -ldl
  */
 #include <criterion/criterion.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for tracer/toml.c, the TOML subset reader for Codex's config.toml.
+ * Tests for tracer/read/toml.c, the TOML subset reader for Codex's config.toml.
  *
  * Build from the repository root (fixture paths are relative to it):
- *   gcc -std=gnu11 -Wall -Wextra -Werror -Itracer tracer/toml.c \
+ *   gcc -std=gnu11 -Wall -Wextra -Werror -Itracer/read tracer/read/toml.c \
  *       tests/unit/test_toml.c -lcriterion -o /tmp/test_toml && /tmp/test_toml
  */
 #include <criterion/criterion.h>

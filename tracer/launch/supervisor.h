@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The seccomp supervisor (tracer/seccomp.c, the filter, and supervisor.c,
+/* The seccomp supervisor (tracer/launch/seccomp.c, the filter, and supervisor.c,
  * the thread; this header is not named seccomp.h, which
  * would hide libseccomp's <seccomp.h> behind -Itracer): a user-notification filter installed in the
  * launched command (between fork and exec) and a thread of denytrace that
