@@ -197,9 +197,9 @@ test-asan:
 
 # man/denytrace.1's generated regions (causes, exit statuses, options)
 # come from the CLI's own tables through man/mangen.c.
-$(BUILD)/mangen: man/mangen.c $(CLI_HDR) Makefile
+$(BUILD)/mangen: man/mangen.c $(CLI_LIB) $(CLI_HDR) Makefile
 	@mkdir -p $(@D)
-	$(CC) $(CLI_FLAGS) $(CFLAGS) -o $@ man/mangen.c
+	$(CC) $(CLI_FLAGS) $(CFLAGS) -o $@ man/mangen.c $(CLI_LIB) $(CLI_LIBS)
 man: $(BUILD)/mangen
 	$(BUILD)/mangen man/denytrace.1 > $(BUILD)/denytrace.1.new
 	mv $(BUILD)/denytrace.1.new man/denytrace.1
@@ -249,11 +249,17 @@ install: all
 	install -m 0755 $(BUILD)/denytrace $(DESTDIR)$(PREFIX)/bin/denytrace
 	install -m 0755 $(BUILD)/libdenytrace.so $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
 	install -m 0644 man/denytrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
+	$(BUILD)/denytrace completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/denytrace
+	$(BUILD)/denytrace completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_denytrace
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so \
 		$(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/denytrace \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_denytrace \
 		$(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
 	-rmdir $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/doc/denytrace
 

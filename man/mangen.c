@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "exitcodes.h"
+#include "options.h"
 
 /* Text as roff: an option's dashes (a word's leading ones) as \-, other
  * hyphens kept, backslashes as \e, wrapped near 72 columns, no line
@@ -126,46 +128,6 @@ static void gen_exits(void)
 	exit_by_command(DT_EXIT_PASSTHROUGH, "Otherwise these exit with their command's status: ");
 }
 
-struct option_row {
-	const char *long_name;
-	char short_name;
-	const char *arg, *kind, *help, *doc;
-};
-
-#define DT_OPTION(long, short, arg, kind, field, value, help, doc)                                 \
-	{long, short, arg, #kind, help, doc},
-static const struct option_row report_options[] = {
-#include "opts_report.def"
-};
-static const struct option_row show_options[] = {
-#include "opts_show.def"
-};
-static const struct option_row roots_options[] = {
-#include "opts_roots.def"
-};
-static const struct option_row evidence_options[] = {
-#include "opts_evidence.def"
-};
-static const struct option_row doctor_options[] = {
-#include "opts_doctor.def"
-};
-static const struct option_row demo_options[] = {
-#include "opts_demo.def"
-};
-static const struct option_row run_options[] = {
-#include "opts_run.def"
-};
-static const struct option_row codex_options[] = {
-#include "opts_codex.def"
-};
-static const struct option_row soak_options[] = {
-#include "opts_soak.def"
-};
-static const struct option_row fix_options[] = {
-#include "opts_fix.def"
-};
-#undef DT_OPTION
-
 /* Dashes as \-, for a name in a macro line. */
 static void put_name(const char *s)
 {
@@ -176,105 +138,63 @@ static void put_name(const char *s)
 	}
 }
 
+/* Whether row k of c is also one of run's options (codex takes run's
+ * options; its man section lists only its own). */
+static int also_run_option(const struct dt_cmd_options *c, size_t k)
+{
+	if (c == &run_cmd)
+		return 0;
+	for (size_t j = 0; j < run_cmd.n; j++)
+		if (!strcmp(run_cmd.opts[j].long_name, c->opts[k].long_name))
+			return 1;
+	return 0;
+}
+
 /* One .TP per option with help, as --help lists them: the names of the
  * rows after it without help of their own join its tag. */
-static void gen_options(const struct option_row *o, size_t n)
+static void gen_options(const struct dt_cmd_options *c)
 {
-	for (size_t k = 0; k < n; k++) {
-		if (!o[k].help || !*o[k].help || !strcmp(o[k].kind, "HELP"))
+	int own_only = !strcmp(c->command, "codex");
+	for (size_t k = 0; k < c->n; k++) {
+		const struct dt_option *o = &c->opts[k];
+		if (!o->help || !*o->help || o->kind == DT_OPT_HELP ||
+		    (own_only && also_run_option(c, k)))
 			continue;
 		fputs(".TP\n", stdout);
-		fputs(o[k].arg ? ".BI \"" : ".B \"", stdout);
-		if (o[k].short_name)
-			printf("\\-%c, ", o[k].short_name);
-		put_name(o[k].long_name);
-		for (size_t j = k + 1; j < n && (!o[j].help || !*o[j].help); j++) {
+		fputs(o->arg ? ".BI \"" : ".B \"", stdout);
+		if (o->short_name)
+			printf("\\-%c, ", o->short_name);
+		put_name(o->long_name);
+		for (size_t j = k + 1; j < c->n && (!c->opts[j].help || !*c->opts[j].help); j++) {
 			fputs(", ", stdout);
-			put_name(o[j].long_name);
+			put_name(c->opts[j].long_name);
 		}
-		if (o[k].arg)
-			printf("\" \" %s\"\n", o[k].arg);
+		if (o->arg)
+			printf("\" \" %s\"\n", o->arg);
 		else
 			fputs("\"\n", stdout);
-		roff_text(o[k].doc ? o[k].doc : o[k].help);
+		roff_text(o->doc ? o->doc : o->help);
 	}
 }
 
-static void gen_report_options(void)
+/* "options-NAME": the options of the command called NAME. */
+static int gen_command_options(const char *region)
 {
-	gen_options(report_options, COUNT(report_options));
-}
-
-static void gen_show_options(void)
-{
-	gen_options(show_options, COUNT(show_options));
-}
-
-static void gen_roots_options(void)
-{
-	gen_options(roots_options, COUNT(roots_options));
-}
-
-static void gen_evidence_options(void)
-{
-	gen_options(evidence_options, COUNT(evidence_options));
-}
-
-static void gen_doctor_options(void)
-{
-	gen_options(doctor_options, COUNT(doctor_options));
-}
-
-static void gen_demo_options(void)
-{
-	gen_options(demo_options, COUNT(demo_options));
-}
-
-static void gen_run_options(void)
-{
-	gen_options(run_options, COUNT(run_options));
-}
-
-/* codex's own options: the man page says it takes run's as well */
-static void gen_codex_options(void)
-{
-	struct option_row own[COUNT(codex_options)];
-	size_t n = 0;
-	for (size_t k = 0; k < COUNT(codex_options); k++) {
-		size_t j = 0;
-		while (j < COUNT(run_options) &&
-		       strcmp(run_options[j].long_name, codex_options[k].long_name))
-			j++;
-		if (j == COUNT(run_options))
-			own[n++] = codex_options[k];
-	}
-	gen_options(own, n);
-}
-
-static void gen_soak_options(void)
-{
-	gen_options(soak_options, COUNT(soak_options));
-}
-
-static void gen_fix_options(void)
-{
-	gen_options(fix_options, COUNT(fix_options));
+	static const char prefix[] = "options-";
+	if (strncmp(region, prefix, sizeof(prefix) - 1))
+		return 0;
+	for (size_t i = 0; i < dt_ncommands; i++)
+		if (!strcmp(dt_commands[i].name, region + sizeof(prefix) - 1)) {
+			gen_options(dt_commands[i].options);
+			return 1;
+		}
+	return 0;
 }
 
 static const struct {
 	const char *name;
 	void (*gen)(void);
 } regions[] = {
-    {"options-report", gen_report_options},
-    {"options-show", gen_show_options},
-    {"options-roots", gen_roots_options},
-    {"options-evidence", gen_evidence_options},
-    {"options-doctor", gen_doctor_options},
-    {"options-demo", gen_demo_options},
-    {"options-run", gen_run_options},
-    {"options-codex", gen_codex_options},
-    {"options-soak", gen_soak_options},
-    {"options-fix", gen_fix_options},
     {"causes", gen_causes},
     {"exit-status", gen_exits},
 };
@@ -307,6 +227,11 @@ int main(int argc, char **argv)
 			continue;
 		char *name = line + sizeof(begin) - 1;
 		name[strcspn(name, "\n")] = 0;
+		static char region[256];
+		snprintf(region, sizeof(region), "%s", name);
+		skipping = region;
+		if (gen_command_options(region))
+			continue;
 		size_t i = 0;
 		while (i < COUNT(regions) && strcmp(regions[i].name, name))
 			i++;
@@ -315,7 +240,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		regions[i].gen();
-		skipping = regions[i].name;
 	}
 	if (skipping) {
 		fprintf(stderr, "mangen: %s: region %s has no END line\n", argv[1], skipping);

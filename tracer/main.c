@@ -13,19 +13,9 @@ static const char dt_usage[] =
     "Records the file operations a sandbox refuses (EPERM, EACCES, EROFS, EXDEV)\n"
     "from inside the traced programs, with an LD_PRELOAD probe, into a ring file.\n"
     "\n"
-    "commands:\n"
-    "  run      run a command under the probe and record refusals\n"
-    "  codex    run the real Codex CLI under the probe, into its MCP servers too\n"
-    "  show     print the records of a ring file (text, or --jsonl)\n"
-    "  report   link each refusal to its writable root, name the cause, advise\n"
-    "  roots    list the writable roots a launch should get, and where they came from\n"
-    "  soak     run a command many times (with --deny rules): flake rate, and the\n"
-    "           refusals that separate failing runs from passing ones\n"
-    "  fix      per finding, the change that fixes it; --verify runs the launch\n"
-    "           again with it and says which findings are gone\n"
-    "  evidence write a bundle for a maintainer (reports, facts, rings; --redact)\n"
-    "  doctor   check that the probe, rings and sandboxes work on this machine\n"
-    "  demo     run a self-contained Hermes board-DB scenario and report on it\n"
+    "commands:\n";
+
+static const char dt_usage_options[] =
     "\n"
     "options:\n"
     "  -h, --help     this help; `denytrace help <command>` for a command\n"
@@ -41,6 +31,18 @@ static const char dt_usage_end[] =
 static void dt_help(FILE *f)
 {
 	fputs(dt_usage, f);
+	int width = 0;
+	for (size_t i = 0; i < dt_ncommands; i++)
+		if ((int)strlen(dt_commands[i].name) > width)
+			width = (int)strlen(dt_commands[i].name);
+	for (size_t i = 0; i < dt_ncommands; i++) {
+		const char *line = dt_commands[i].summary;
+		fprintf(f, "  %-*s  ", width, dt_commands[i].name);
+		for (size_t n; (n = strcspn(line, "\n")), line[n]; line += n + 1)
+			fprintf(f, "%.*s\n%*s", (int)n, line, width + 4, "");
+		fprintf(f, "%s\n", line);
+	}
+	fputs(dt_usage_options, f);
 	dt_exit_help(f, "denytrace");
 	fputs(dt_usage_end, f);
 }
@@ -69,16 +71,15 @@ int main(int argc, char **argv)
 		printf("denytrace %s (ring format %u)\n", DT_VERSION_STRING, DT_RING_VERSION);
 		return DT_EXIT_OK;
 	}
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **);
-	} cmds[] = {{"run", cmd_run},      {"show", cmd_show},   {"report", cmd_report},
-	            {"roots", cmd_roots},  {"codex", cmd_codex}, {"soak", cmd_soak},
-	            {"fix", cmd_fix},      {"demo", cmd_demo},   {"evidence", cmd_evidence},
-	            {"doctor", cmd_doctor}};
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(cmd, cmds[i].name))
-			return cmds[i].fn(sub_argc, sub_argv);
+	for (size_t i = 0; i < dt_ncommands; i++)
+		if (!strcmp(cmd, dt_commands[i].name))
+			return dt_commands[i].fn(sub_argc, sub_argv);
+	const char *near = dt_command_nearest(cmd);
+	if (near)
+		return dt_fail(DT_EXIT_USAGE,
+		               "'%s' is not a denytrace command; did you mean '%s'? See 'denytrace "
+		               "--help'",
+		               cmd, near);
 	return dt_fail(DT_EXIT_USAGE, "'%s' is not a denytrace command; see 'denytrace --help'",
 	               cmd);
 }

@@ -56,6 +56,10 @@ Test(install, installed_cli_traces_with_the_installed_probe_and_uninstall_remove
 	cr_expect(exists("bin/denytrace"), "bin/denytrace not installed");
 	cr_expect(exists("lib/denytrace/libdenytrace.so"), "the probe not installed");
 	cr_expect(exists("share/man/man1/denytrace.1"), "the man page not installed");
+	cr_expect(exists("share/bash-completion/completions/denytrace"),
+	          "the bash completion not installed");
+	cr_expect(exists("share/zsh/vendor-completions/_denytrace"),
+	          "the zsh completion not installed");
 	cr_expect(exists("share/doc/denytrace/README.md"), "the README (which the man page "
 	                                                   "cites) not installed");
 
@@ -103,5 +107,7 @@ Test(install, installed_cli_traces_with_the_installed_probe_and_uninstall_remove
 	cr_expect(!exists("lib/denytrace/libdenytrace.so"), "the probe left behind");
 	cr_expect(!exists("lib/denytrace"), "lib/denytrace/ left behind");
 	cr_expect(!exists("share/man/man1/denytrace.1"), "the man page left behind");
+	cr_expect(!exists("share/bash-completion/completions/denytrace"),
+	          "the bash completion left behind");
 	cr_expect(!exists("share/doc/denytrace"), "share/doc/denytrace/ left behind");
 }

@@ -6,6 +6,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,22 +38,51 @@ int dt_default_ring_check(const char *cmd)
 	               cmd, DT_DEFAULT_RING, cwd, cmd);
 }
 
-int dt_opt(int argc, char **argv, int *i, const char *name, const char **val)
+/* Damerau-Levenshtein (optimal string alignment) distance of a and b,
+ * both under 64 bytes; larger inputs count as far. */
+static size_t dt_edit_distance(const char *a, const char *b)
 {
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, n))
-		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
+	size_t la = strlen(a), lb = strlen(b);
+	if (la >= 64 || lb >= 64)
+		return 64;
+	size_t d[64][64];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t best = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *dt_nearest_word(const char *typed, const char *const *words, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (size_t k = 0; k < n; k++) {
+		size_t d = dt_edit_distance(typed, words[k]);
+		if (d < best_d) {
+			best_d = d;
+			best = words[k];
+		}
 	}
-	if (a[n])
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
+	/* git's rule of thumb: a third of the word, at least one edit */
+	size_t len = strlen(typed);
+	size_t limit = len / 3 > 1 ? len / 3 : 1;
+	if (len > 3 && limit < 2)
+		limit = 2;
+	return best && best_d <= limit ? best : NULL;
 }
 
 const char *dt_probe_path_problem(const char *path)

@@ -10,16 +10,27 @@
 
 #define DT_DEFAULT_RING "denytrace.ring"
 
-int cmd_run(int argc, char **argv);
-int cmd_show(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_roots(int argc, char **argv);
-int cmd_soak(int argc, char **argv);
-int cmd_evidence(int argc, char **argv);
-int cmd_doctor(int argc, char **argv);
-int cmd_codex(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_fix(int argc, char **argv);
+struct dt_cmd_options;
+
+/* Each command's entry point and option table (cmd/commands.def). */
+#define DT_COMMAND(name, summary)                                                                  \
+	int cmd_##name(int argc, char **argv);                                                     \
+	extern const struct dt_cmd_options name##_cmd;
+#include "commands.def"
+#undef DT_COMMAND
+
+/* The commands in commands.def's order, for dispatch, --help, "did you
+ * mean" and the completion scripts. */
+struct dt_command {
+	const char *name;
+	int (*fn)(int, char **);
+	const struct dt_cmd_options *options;
+	const char *summary;
+};
+extern const struct dt_command dt_commands[];
+extern const size_t dt_ncommands;
+/* The command a mistyped one most likely meant, or NULL. */
+const char *dt_command_nearest(const char *typed);
 
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -36,9 +47,9 @@ int dt_find_probe(char *out, size_t cap);
  * "a colon"): the loader splits the variable there. */
 const char *dt_probe_path_problem(const char *path);
 
-/* Matches a long option "--name" or "--name=value"; sets *val to the value
- * (next argument when not inline, advancing *i). Returns 1 on match, -1 when
- * a value is missing, 0 otherwise. */
-int dt_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* The word of words[0..n) nearest to typed (edit distance, a swap of two
+ * letters counting one), when it is near enough to be a likely typo; else
+ * NULL. For "did you mean". */
+const char *dt_nearest_word(const char *typed, const char *const *words, size_t n);
 
 #endif

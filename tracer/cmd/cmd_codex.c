@@ -240,15 +240,15 @@ static const struct dt_option codex_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options codex_cmd = {"codex",
-                                                codex_usage,
-                                                codex_after,
-                                                codex_options,
-                                                sizeof(codex_options) / sizeof(codex_options[0]),
-                                                DT_EXIT_INTERNAL,
-                                                NULL,
-                                                1,
-                                                "; Codex's own options go after '--'"};
+const struct dt_cmd_options codex_cmd = {"codex",
+                                         codex_usage,
+                                         codex_after,
+                                         codex_options,
+                                         sizeof(codex_options) / sizeof(codex_options[0]),
+                                         DT_EXIT_INTERNAL,
+                                         NULL,
+                                         1,
+                                         "; Codex's own options go after '--'"};
 
 /* Parses denytrace's options (up to the "--" before Codex's arguments,
  * whose index goes to *first). Returns -1 to go on, else the exit status

@@ -70,13 +70,13 @@ static const struct dt_option demo_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options demo_cmd = {"demo",
-                                               demo_usage,
-                                               demo_after,
-                                               demo_options,
-                                               sizeof(demo_options) / sizeof(demo_options[0]),
-                                               DT_EXIT_USAGE,
-                                               NULL};
+const struct dt_cmd_options demo_cmd = {"demo",
+                                        demo_usage,
+                                        demo_after,
+                                        demo_options,
+                                        sizeof(demo_options) / sizeof(demo_options[0]),
+                                        DT_EXIT_USAGE,
+                                        NULL};
 
 int cmd_demo(int argc, char **argv)
 {

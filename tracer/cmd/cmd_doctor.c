@@ -46,13 +46,13 @@ static const struct dt_option doctor_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options doctor_cmd = {"doctor",
-                                                 doctor_usage,
-                                                 NULL,
-                                                 doctor_options,
-                                                 sizeof(doctor_options) / sizeof(doctor_options[0]),
-                                                 DT_EXIT_USAGE,
-                                                 NULL};
+const struct dt_cmd_options doctor_cmd = {"doctor",
+                                          doctor_usage,
+                                          NULL,
+                                          doctor_options,
+                                          sizeof(doctor_options) / sizeof(doctor_options[0]),
+                                          DT_EXIT_USAGE,
+                                          NULL};
 
 enum dt_check_status { DT_CHECK_OK, DT_CHECK_WARN, DT_CHECK_FAIL };
 

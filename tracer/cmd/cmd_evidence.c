@@ -402,14 +402,13 @@ static const struct dt_option evidence_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options evidence_cmd = {"evidence",
-                                                   evidence_usage,
-                                                   NULL,
-                                                   evidence_options,
-                                                   sizeof(evidence_options) /
-                                                       sizeof(evidence_options[0]),
-                                                   DT_EXIT_USAGE,
-                                                   NULL};
+const struct dt_cmd_options evidence_cmd = {"evidence",
+                                            evidence_usage,
+                                            NULL,
+                                            evidence_options,
+                                            sizeof(evidence_options) / sizeof(evidence_options[0]),
+                                            DT_EXIT_USAGE,
+                                            NULL};
 
 /* Parses the options into e. Returns -1 to go on, else the exit status
  * (with the message printed, or the help). */

@@ -65,7 +65,7 @@ static const struct dt_option fix_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options fix_cmd = {
+const struct dt_cmd_options fix_cmd = {
     "fix",         fix_usage, fix_after, fix_options, sizeof(fix_options) / sizeof(fix_options[0]),
     DT_EXIT_USAGE, NULL,      0,         NULL};
 

@@ -46,13 +46,13 @@ static void report_causes_help(FILE *f)
 	fputc('\n', f);
 }
 
-static const struct dt_cmd_options report_cmd = {"report",
-                                                 report_usage,
-                                                 NULL,
-                                                 report_options,
-                                                 sizeof(report_options) / sizeof(report_options[0]),
-                                                 DT_EXIT_USAGE,
-                                                 report_causes_help};
+const struct dt_cmd_options report_cmd = {"report",
+                                          report_usage,
+                                          NULL,
+                                          report_options,
+                                          sizeof(report_options) / sizeof(report_options[0]),
+                                          DT_EXIT_USAGE,
+                                          report_causes_help};
 
 static int report_color(const char *when)
 {
@@ -103,7 +103,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!strcmp(format, "json"))
 		dt_report_json(stdout, &r);
-	else if (!strcmp(format, "markdown"))
+	else if (!strcmp(format, "markdown") || !strcmp(format, "md"))
 		dt_report_markdown(stdout, &r);
 	else if (!strcmp(format, "svg"))
 		dt_report_svg(stdout, &r);

@@ -34,13 +34,13 @@ static const struct dt_option roots_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options roots_cmd = {"roots",
-                                                roots_usage,
-                                                NULL,
-                                                roots_options,
-                                                sizeof(roots_options) / sizeof(roots_options[0]),
-                                                DT_EXIT_USAGE,
-                                                NULL};
+const struct dt_cmd_options roots_cmd = {"roots",
+                                         roots_usage,
+                                         NULL,
+                                         roots_options,
+                                         sizeof(roots_options) / sizeof(roots_options[0]),
+                                         DT_EXIT_USAGE,
+                                         NULL};
 
 int cmd_roots(int argc, char **argv)
 {

@@ -46,15 +46,15 @@ static const struct dt_option run_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options run_cmd = {"run",
-                                              run_usage,
-                                              run_after,
-                                              run_options,
-                                              sizeof(run_options) / sizeof(run_options[0]),
-                                              DT_EXIT_INTERNAL,
-                                              NULL,
-                                              1,
-                                              NULL};
+const struct dt_cmd_options run_cmd = {"run",
+                                       run_usage,
+                                       run_after,
+                                       run_options,
+                                       sizeof(run_options) / sizeof(run_options[0]),
+                                       DT_EXIT_INTERNAL,
+                                       NULL,
+                                       1,
+                                       NULL};
 
 int cmd_run(int argc, char **argv)
 {

@@ -55,7 +55,7 @@ static const struct dt_option show_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options show_cmd = {
+const struct dt_cmd_options show_cmd = {
     "show",        show_usage, NULL, show_options, sizeof(show_options) / sizeof(show_options[0]),
     DT_EXIT_USAGE, NULL};
 

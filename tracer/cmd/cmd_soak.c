@@ -241,15 +241,15 @@ static const struct dt_option soak_options[] = {
 #undef DT_OPTION
 };
 
-static const struct dt_cmd_options soak_cmd = {"soak",
-                                               soak_usage,
-                                               soak_after,
-                                               soak_options,
-                                               sizeof(soak_options) / sizeof(soak_options[0]),
-                                               DT_EXIT_INTERNAL,
-                                               NULL,
-                                               1,
-                                               NULL};
+const struct dt_cmd_options soak_cmd = {"soak",
+                                        soak_usage,
+                                        soak_after,
+                                        soak_options,
+                                        sizeof(soak_options) / sizeof(soak_options[0]),
+                                        DT_EXIT_INTERNAL,
+                                        NULL,
+                                        1,
+                                        NULL};
 
 /* Parses the options into o. Returns -1 to go on, else the exit status
  * (with the message printed, or the help). */

@@ -722,33 +722,3 @@ void dt_report_free(struct dt_report *r)
 	dt_sqlite_judge_free(r->sqlite);
 	memset(r, 0, sizeof(*r));
 }
-
-/* Options shared by report, roots and evidence. Returns 1 if argv[*i] was
- * one (then *rc is set when its value was missing). */
-int dt_report_opt(int argc, char **argv, int *i, struct dt_report_opts *o, const char **roots,
-                  int *rc)
-{
-	const char *val;
-	int m;
-	if ((m = dt_opt(argc, argv, i, "--root", &val))) {
-		if (m < 0)
-			*rc = dt_fail(DT_EXIT_USAGE, "--root needs a directory");
-		else
-			roots[o->nroots++] = val;
-		return 1;
-	}
-	if ((m = dt_opt(argc, argv, i, "--codex-config", &val))) {
-		if (m < 0)
-			*rc = dt_fail(DT_EXIT_USAGE, "--codex-config needs a file");
-		o->codex_config = val;
-		return 1;
-	}
-	if ((m = dt_opt(argc, argv, i, "--codex-args", &val))) {
-		if (m < 0)
-			*rc = dt_fail(DT_EXIT_USAGE,
-			              "--codex-args needs the arguments as one string");
-		o->codex_args = val;
-		return 1;
-	}
-	return 0;
-}

@@ -118,11 +118,6 @@ void dt_md_fence(FILE *f, const char *lang, const char *text);
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color);
 void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs);
 
-/* Parses --root, --codex-config, --codex-args into o (roots is the array
- * o->roots will point to). Returns 1 when argv[*i] was one of them. */
-int dt_report_opt(int argc, char **argv, int *i, struct dt_report_opts *o, const char **roots,
-                  int *rc);
-
 /* Splits a shell-like string into words ('...', "...", backslash); returns
  * a NULL-terminated malloc'ed array (free with dt_words_free), NULL on an
  * unterminated quote. */

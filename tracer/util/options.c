@@ -109,6 +109,27 @@ static int dt_option_store(const struct dt_cmd_options *c, const struct dt_optio
 	return 0;
 }
 
+/* "unknown option", with the option the user most likely meant. */
+static int dt_unknown_option(const struct dt_cmd_options *c, const char *a)
+{
+	const char *names[256];
+	size_t n = 0;
+	for (size_t k = 0; k < c->n && n < 256; k++)
+		if (c->opts[k].kind != DT_OPT_DOC && c->opts[k].help && *c->opts[k].help)
+			names[n++] = c->opts[k].long_name;
+	char typed[64];
+	snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(a, "="), a);
+	const char *near = strncmp(typed, "--", 2) ? NULL : dt_nearest_word(typed, names, n);
+	if (near)
+		return dt_fail(c->usage_status,
+		               "%s: unknown option '%s'%s; did you mean '%s'? See 'denytrace %s "
+		               "--help'",
+		               c->command, a, c->unknown_hint ? c->unknown_hint : "", near,
+		               c->command);
+	return dt_fail(c->usage_status, "%s: unknown option '%s'%s; see 'denytrace %s --help'",
+	               c->command, a, c->unknown_hint ? c->unknown_hint : "", c->command);
+}
+
 /* The loop of both parsers; end is NULL for operands. */
 static int dt_parse(const struct dt_cmd_options *c, int argc, char **argv, void *args,
                     const char **operands, size_t *noperands, struct dt_parse_end *end)
@@ -129,9 +150,7 @@ static int dt_parse(const struct dt_cmd_options *c, int argc, char **argv, void 
 		}
 		const struct dt_option *o = dt_option_find(c, a, &val);
 		if (!o)
-			return dt_fail(
-			    c->usage_status, "%s: unknown option '%s'%s; see 'denytrace %s --help'",
-			    c->command, a, c->unknown_hint ? c->unknown_hint : "", c->command);
+			return dt_unknown_option(c, a);
 		if (o->kind == DT_OPT_HELP) {
 			dt_options_help(stdout, c);
 			return DT_EXIT_OK;
