@@ -142,8 +142,7 @@ SUITES ?=
 test: deps
 	@$(MAKE) --no-print-directory all helpers $(UNIT_BINS) $(INTEG_BINS)
 	@$(MAKE) --no-print-directory codex
-	@DT_SUITES="$(SUITES)" ./tests/run-tests.sh $(BUILD)
-	@[ -n "$(SUITES)" ] || $(MAKE) --no-print-directory fuzz-smoke
+	@DT_SUITES="$(SUITES)" DT_FUZZ=$(if $(SUITES),0,1) ./tests/run-tests.sh $(BUILD)
 
 # The Codex suites need the real Codex CLI (from npm, the only step of make
 # test that uses the network). It is installed or found once, before the

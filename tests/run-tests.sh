@@ -7,6 +7,9 @@
 set -u
 # usage: run-tests.sh BUILD [--unit-only]
 # env:   DT_SUITES="test_a test_b" runs only the suites so named
+#        DT_FUZZ=1 also runs `make fuzz-smoke` (each libFuzzer target for a
+#        few seconds) after the suites, before the tally, so that the tally
+#        and the skipped tests are the last lines printed
 BUILD=${1:-build}
 SUITES=("$BUILD"/unit/test_* "$BUILD"/integration/test_*)
 [ "${2:-}" = "--unit-only" ] && SUITES=("$BUILD"/unit/test_*)
@@ -31,6 +34,11 @@ for t in "${SUITES[@]}"; do
 		failed+=("$t")
 	fi
 done
+
+if [ "${DT_FUZZ:-}" = 1 ]; then
+	echo "== fuzz: each libFuzzer target for 15 s (make fuzz-smoke)"
+	make --no-print-directory fuzz-smoke || failed+=(fuzz-smoke)
+fi
 
 # The skipped tests, grouped by reason, from Criterion's JSON reports.
 python3 - "$results" <<'EOF'

@@ -3,6 +3,7 @@
  * and --help; the commands' own rows are checked by test_badinput and
  * test_habits through the binary. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,7 +86,18 @@ Test(options, each_kind_lands_in_its_field_and_words_that_are_not_options_are_op
 	cr_expect_str_eq(ops[1], "ring");
 }
 
-Test(options, bad_command_lines_are_usage_errors)
+/* What the parser printed to stderr (redirected by the test's .init). */
+static void redirected_stderr(char *out, size_t cap)
+{
+	fflush(stderr);
+	FILE *f = cr_get_redirected_stderr();
+	size_t n = fread(out, 1, cap - 1, f);
+	out[n] = 0;
+}
+
+/* Bad usage prints its message; redirected so that make test's output
+ * holds no alarming lines from a test that passes. */
+Test(options, bad_command_lines_are_usage_errors, .init = cr_redirect_stderr)
 {
 	struct t_args a;
 	const char *ops[16];
@@ -104,10 +116,15 @@ Test(options, bad_command_lines_are_usage_errors)
 	cr_expect_eq(parse(&a, ops, &n, prefix), DT_EXIT_USAGE, "a prefix is not the option");
 	cr_expect_eq(parse(&a, ops, &n, dashdash), DT_EXIT_USAGE);
 	cr_expect_eq(parse(&a, ops, &n, callback), DT_EXIT_USAGE);
+	char err[4096];
+	redirected_stderr(err, sizeof(err));
+	cr_expect(strstr(err, "unknown option '--bogus'; see 'denytrace t --help'"), "%s", err);
+	cr_expect(strstr(err, "unknown option '--fm'; did you mean '--fmt'?"), "%s", err);
 }
 
 Test(options,
-     a_call_without_argument_is_a_switch_that_takes_an_inline_value_and_doc_rows_never_match)
+     a_call_without_argument_is_a_switch_that_takes_an_inline_value_and_doc_rows_never_match,
+     .init = cr_redirect_stderr)
 {
 	struct t_args a;
 	const char *ops[16];
