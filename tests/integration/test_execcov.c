@@ -3,7 +3,9 @@
  * report names the processes the probe could not enter (blind spots). */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "testlib.h"
@@ -150,4 +152,68 @@ Test(execcov, the_listener_does_not_leak_into_the_command)
 	cr_expect_null(strstr(r.out, "socket:"), "the fd-passing socket reached the command: %s",
 	               r.out);
 	dtt_free(&r);
+}
+
+/* Runs argv as uid 65534 (no probe); its exit status. */
+static int run_as_nobody(const char *const *argv)
+{
+	const char *sp[16] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+	size_t n = 4;
+	for (const char *const *a = argv; *a && n < 15; a++)
+		sp[n++] = *a;
+	sp[n] = NULL;
+	char out[4096];
+	return dtt_system(out, sizeof(out), sp, NULL);
+}
+
+/* The supervisor sets no_new_privs when it is not privileged, so a
+ * set-uid program loses its privilege: that must be said before the run
+ * and in the report, and its refusals never be blamed on the file. */
+Test(execcov, a_setuid_program_without_its_privilege_is_denytraces_doing_not_the_files)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to make a set-uid-root program");
+	const char *top = dtt_tmpdir();
+	char suid[1024], secret[1024], udir[1024], ring[1100], cmd[4096];
+	snprintf(suid, sizeof(suid), "%s/suid-cat", top);
+	snprintf(secret, sizeof(secret), "%s/secret", top);
+	snprintf(udir, sizeof(udir), "%s/u", top);
+	snprintf(ring, sizeof(ring), "%s/r.ring", udir);
+	snprintf(cmd, sizeof(cmd),
+	         "cp /bin/cat '%s' && chmod 4755 '%s' && echo s > '%s' && chmod "
+	         "600 '%s' && chmod 755 '%s' && mkdir '%s' && chown 65534:65534 '%s'",
+	         suid, suid, secret, secret, top, udir, udir);
+	cr_assert_eq(system(cmd), 0);
+	const char *alone[] = {suid, secret, NULL};
+	if (run_as_nobody(alone) != 0)
+		cr_skip_test("set-uid programs do not gain their privilege here (nosuid?)");
+
+	struct dtt_cli c;
+	const char *args[] = {"run", "--watch-exec", "-o", ring, "--", suid, secret, NULL};
+	dtt_cli_as(&c, 65534, args);
+	cr_expect_neq(c.status, 0, "the program kept its privilege: %s", c.err);
+	const char *before = strstr(c.err, "no_new_privs");
+	const char *summary = strstr(c.err, "denytrace: 1 refusal");
+	cr_expect(before && summary && before < summary, "not said before the run: %s", c.err);
+
+	struct dt_report rep;
+	load_report(&rep, ring);
+	cr_expect_eq(rep.nsetid_lost, 1, "the exec is not named as without privilege");
+	if (rep.nsetid_lost)
+		cr_expect_eq(rep.setid_lost[0]->setid_euid, 0);
+	cr_assert_eq(rep.ngroups, 1);
+	cr_expect_str_eq(dt_cause_name(rep.groups[0].v.cause), "setid-lost", "blamed: %s",
+	                 rep.groups[0].v.reason);
+	dt_report_free(&rep);
+
+	/* fix: no change proposed (no chown, no chmod) */
+	char fixjson[8192], py[1400];
+	snprintf(py, sizeof(py),
+	         "import json, subprocess; d = json.loads(subprocess.run(['%s/denytrace', 'fix', "
+	         "'--format', 'json', '%s'], capture_output=True).stdout); "
+	         "print([(f['kind'], f.get('copy')) for f in d['fixes']])",
+	         dtt_build(), ring);
+	const char *pyargv[] = {"/usr/bin/python3", "-c", py, NULL};
+	cr_assert_eq(dtt_system(fixjson, sizeof(fixjson), pyargv, NULL), 0, "%s", fixjson);
+	cr_expect_str_eq(fixjson, "[('none', [])]\n");
 }

@@ -186,6 +186,19 @@ static void run_summary_coverage(const struct dt_report *r, int covered)
 		        r->nblind ? "; the probe could not enter the command itself:" : ".");
 	for (size_t k = 0; k < r->nblind; k++)
 		run_blind_line(r->blind[k], k + 1);
+	if (r->nsetid_lost)
+		fprintf(stderr,
+		        "denytrace: %zu set-id program%s ran without %s privilege (no_new_privs, "
+		        "set by the supervisor); %s refusals are denytrace's doing (setid-lost):\n",
+		        r->nsetid_lost, r->nsetid_lost == 1 ? "" : "s",
+		        r->nsetid_lost == 1 ? "its" : "their",
+		        r->nsetid_lost == 1 ? "its" : "their");
+	for (size_t k = 0; k < r->nsetid_lost && k < 10; k++) {
+		fprintf(stderr, "  pid %lld ", (long long)r->setid_lost[k]->pid);
+		dt_put_safe(stderr, r->setid_lost[k]->exe ? r->setid_lost[k]->exe : "?");
+		fprintf(stderr, " (would have run as uid %lld)\n",
+		        (long long)r->setid_lost[k]->setid_euid);
+	}
 }
 
 /* The summary on stderr, read back from the ring with the report's rules. */
@@ -676,10 +689,14 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	char serr[512] = "";
 	if (watch_exec) {
 		/* (reading /proc/self/status only when a filter is built) */
-		int rc = run_seccomp_filter(deny, dt_seccomp_privileged(), &filter, sv, serr,
-		                            sizeof(serr));
+		int privileged = dt_seccomp_privileged();
+		int rc = run_seccomp_filter(deny, privileged, &filter, sv, serr, sizeof(serr));
 		if (rc)
 			return rc;
+		if (filter && !privileged && !o->quiet)
+			fputs("denytrace: --watch-exec/--deny set no_new_privs: set-user-ID and "
+			      "set-group-ID programs run without their privilege under them.\n",
+			      stderr);
 	}
 
 	int pipefd[2];

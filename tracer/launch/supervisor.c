@@ -342,7 +342,10 @@ static int dt_status_numbers(const char *status, const char *key, unsigned long 
 	return 0;
 }
 
-int dt_exec_setid(pid_t pid, const char *path)
+/* Would pid exec'ing path change its ids (set-id bits on a mount that
+ * honours them)? 1 with the effective uid it would get in *euid, and
+ * whether no_new_privs keeps it from happening in *nnp; else 0. */
+static int dt_exec_setid_ids(pid_t pid, const char *path, unsigned long *euid_out, int *nnp_out)
 {
 	struct stat st;
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
@@ -365,13 +368,27 @@ int dt_exec_setid(pid_t pid, const char *path)
 	    dt_status_numbers(status, "\nGid:", gid, 2) < 0)
 		return 0;
 	dt_status_numbers(status, "\nNoNewPrivs:", &nnp, 1);
-	if (nnp)
-		return 0; /* the set-id bits are ignored: nothing changes */
 	/* the loader's secure mode: effective ids after exec differ from the
 	 * real ones (a set-uid-root program run by root is not) */
 	unsigned long euid = st.st_mode & S_ISUID ? st.st_uid : uid[1];
 	unsigned long egid = st.st_mode & S_ISGID ? st.st_gid : gid[1];
+	*euid_out = euid;
+	*nnp_out = nnp != 0;
 	return euid != uid[0] || egid != gid[0];
+}
+
+int dt_exec_setid(pid_t pid, const char *path)
+{
+	unsigned long euid;
+	int nnp;
+	/* under no_new_privs the set-id bits are ignored: nothing changes */
+	return dt_exec_setid_ids(pid, path, &euid, &nnp) && !nnp;
+}
+
+int dt_exec_setid_lost(pid_t pid, const char *path, unsigned long *euid)
+{
+	int nnp;
+	return dt_exec_setid_ids(pid, path, euid, &nnp) && nnp;
 }
 
 /* execve/execveat: who runs what, and can the probe go in with it. */
@@ -487,6 +504,8 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	                    : dt_exec_setid(t->tid, openable) ? "setid"
 	                    : !probe                          ? "no-preload"
 	                                                      : NULL;
+	unsigned long lost_euid = 0;
+	int lost = dt_exec_setid_lost(t->tid, openable, &lost_euid);
 
 	char dir[PATH_MAX], abs[PATH_MAX];
 	if (path[0] != '/' && dt_target_dir(t->tid, dirfd, dir, sizeof(dir)) == 0)
@@ -511,6 +530,8 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 		dt_put_str(&b, DT_T_PRELOAD, preload);
 	if (blind)
 		dt_put_str(&b, DT_T_EXEC_BLIND, blind);
+	if (lost)
+		dt_put_u64(&b, DT_T_EXEC_SETID_LOST, lost_euid);
 	char cwd[PATH_MAX];
 	if (dt_target_dir(t->tid, AT_FDCWD, cwd, sizeof(cwd)) == 0)
 		dt_put_str(&b, DT_T_CWD, cwd);
@@ -519,6 +540,7 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	dt_rec_end(&b, s);
 	s->st.execs++;
 	s->st.blind += blind != NULL;
+	s->st.setid_lost += lost;
 }
 
 static unsigned dt_open_ops(uint64_t flags)

@@ -29,6 +29,10 @@ int dt_seccomp_privileged(void);
  * no_new_privs, not on a nosuid mount): the loader's secure mode, which
  * drops LD_PRELOAD, so the probe cannot enter. */
 int dt_exec_setid(pid_t pid, const char *path);
+/* 1 when the same exec would change ids but the no_new_privs of pid keeps
+ * it from happening (the program runs without its privilege, as under
+ * the supervisor's own filter); *euid: the effective uid it would get. */
+int dt_exec_setid_lost(pid_t pid, const char *path, unsigned long *euid);
 
 /* Builds the filter before fork: execve/execveat when exec is set, and the
  * file calls of the op classes in deny_ops (plain read-only opens are not
@@ -54,6 +58,7 @@ struct dt_supervisor_stats {
 	uint64_t notifications; /* answered */
 	uint64_t execs;         /* exec records written */
 	uint64_t blind;         /* of which the probe could not enter */
+	uint64_t setid_lost;    /* set-id programs run without their privilege */
 	uint64_t injected;      /* refusals injected */
 };
 
