@@ -34,13 +34,15 @@
 
 extern char **environ;
 
-static volatile sig_atomic_t run_child_pid;
+static volatile sig_atomic_t run_child_pid, run_last_signal;
 
 /* A signal sent to us with kill() is forwarded. One the terminal sent to the
- * whole foreground group (si_code SI_KERNEL) has reached the child already. */
+ * whole foreground group (si_code SI_KERNEL) has reached the child already.
+ * Once the command is gone, it stops the wait for what it left behind. */
 static void run_forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	run_last_signal = sig;
 	if (run_child_pid > 0 && si->si_code <= 0)
 		kill((pid_t)run_child_pid, sig);
 }
@@ -112,6 +114,10 @@ static void run_blind_line(const struct dt_record *r, uint64_t nth)
 		fputs(" (static binary)\n", stderr);
 	else if (!strcmp(r->exec_blind, "setid"))
 		fputs(" (set-id: the loader drops LD_PRELOAD; its refusals are not recorded)\n",
+		      stderr);
+	else if (!strcmp(r->exec_blind, "non-dumpable"))
+		fputs(" (non-dumpable: denytrace may not read its memory, so its execs and the "
+		      "calls --deny names went unjudged)\n",
 		      stderr);
 	else if (r->preload)
 		fputs(" (no-preload: LD_PRELOAD rewritten without the probe)\n", stderr);
@@ -616,18 +622,37 @@ static struct dt_supervisor *run_start_supervisor(struct dt_seccomp_filter *filt
 	return sup;
 }
 
-/* The filter stays with processes the command left behind; they must be
- * answered until they are gone. */
+/* A signal that ends the wait for what the command left behind. */
+static int run_stops_waiting(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
+
+/* The filter stays with processes the command left behind; they are
+ * answered until they are gone, or until a signal says to stop waiting:
+ * then they go on unsupervised (the supervisor's heir lets their calls
+ * through), never failing with ENOSYS. */
 static void run_wait_supervisor(struct dt_supervisor *sup)
 {
 	struct dt_supervisor_stats sst = {0};
-	for (int k = 0; k < 20 && dt_supervisor_busy(sup); k++)
+	run_last_signal = 0; /* one sent while the command ran was for it */
+	for (int k = 0; dt_supervisor_busy(sup) && !run_stops_waiting(run_last_signal); k++) {
+		if (k == 20)
+			fputs("denytrace: waiting for the background processes the command left "
+			      "(their calls are still supervised; Ctrl-C stops waiting and leaves "
+			      "them running)...\n",
+			      stderr);
 		usleep(50 * 1000);
-	if (dt_supervisor_busy(sup))
-		fputs("denytrace: waiting for the background processes the command left "
-		      "(their calls are still supervised)...\n",
-		      stderr);
-	dt_supervisor_wait(sup, &sst);
+	}
+	if (!dt_supervisor_busy(sup)) {
+		dt_supervisor_wait(sup, &sst);
+		return;
+	}
+	dt_supervisor_abandon(sup, &sst);
+	fprintf(stderr,
+	        "denytrace: stopped waiting (%s): the background processes keep running, "
+	        "unsupervised: their calls are no longer recorded or refused.\n",
+	        strsignal(run_last_signal));
 }
 
 /* Without exec coverage nothing sees the execs of the tree, but run sees

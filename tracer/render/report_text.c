@@ -181,6 +181,10 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 		    : !strcmp(e->exec_blind, "setid")
 		        ? "a set-user-ID or set-group-ID program: the loader drops LD_PRELOAD; "
 		          "its refusals are not recorded"
+		    : !strcmp(e->exec_blind, "non-dumpable")
+		        ? "it made itself non-dumpable: denytrace (without CAP_SYS_PTRACE) may not "
+		          "read its memory, so what it ran and the paths of its calls are unknown; "
+		          "--deny let them through"
 		    : e->preload
 		        ? "LD_PRELOAD was rewritten without the probe"
 		        : "the environment was cleared (LD_PRELOAD unset), as Codex does for MCP "
