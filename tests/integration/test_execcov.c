@@ -2,9 +2,13 @@
 /* Exec coverage: the seccomp listener sees every exec of the tree; the
  * report names the processes the probe could not enter (blind spots). */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -216,4 +220,57 @@ Test(execcov, a_setuid_program_without_its_privilege_is_denytraces_doing_not_the
 	const char *pyargv[] = {"/usr/bin/python3", "-c", py, NULL};
 	cr_assert_eq(dtt_system(fixjson, sizeof(fixjson), pyargv, NULL), 0, "%s", fixjson);
 	cr_expect_str_eq(fixjson, "[('none', [])]\n");
+}
+
+/* /proc/self/exe names the exec'ing process's own binary, not denytrace's:
+ * a static program that re-executes itself stays blind. */
+Test(execcov, a_static_program_reexecuting_itself_through_proc_self_exe_is_blind_twice)
+{
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {dtt_helper("static-writer"), "--reexec", NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	size_t execs = 0, blind_static = 0;
+	for (size_t i = 0; i < r.n; i++)
+		if (r.recs[i].type == DT_REC_EXEC) {
+			execs++;
+			blind_static +=
+			    r.recs[i].exec_blind && !strcmp(r.recs[i].exec_blind, "static");
+		}
+	cr_expect_eq(execs, 2, "%zu execs", execs);
+	cr_expect_eq(blind_static, 2, "the re-exec was judged by another binary");
+	dtt_free(&r);
+}
+
+/* Root's supervisor must not open what an exec names before knowing it is
+ * a regular file: opening a FIFO would release a writer blocked on it. */
+Test(execcov, an_exec_of_a_fifo_does_not_open_it)
+{
+	char fifo[1024], marker[1024], script[2400];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dtt_tmpdir());
+	snprintf(marker, sizeof(marker), "%s/released", dtt_tmpdir());
+	cr_assert_eq(mkfifo(fifo, 0755), 0);
+	pid_t writer = fork();
+	if (writer == 0) {
+		int fd = open(fifo, O_WRONLY); /* blocks until someone opens it to read */
+		if (fd >= 0)
+			close(open(marker, O_WRONLY | O_CREAT, 0600));
+		_exit(0);
+	}
+	struct dtt_run r;
+	snprintf(script, sizeof(script), "'%s' 2>/dev/null; true", fifo);
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	dtt_free(&r);
+	/* a released writer makes the marker at once: give it a moment */
+	int released = 0;
+	for (int k = 0; k < 50 && !released; k++) {
+		released = access(marker, F_OK) == 0;
+		usleep(10 * 1000);
+	}
+	kill(writer, SIGKILL);
+	waitpid(writer, NULL, 0);
+	cr_expect(!released, "the supervisor opened the FIFO the command tried to exec");
 }
