@@ -428,6 +428,31 @@ Test(badinput, every_help_exits_0_and_prints_usage)
 	}
 }
 
+static size_t count_lines(const char *s);
+
+/* A full standard output is a failed command, said once, never exit 0. */
+Test(badinput, a_full_stdout_exits_5_with_one_message)
+{
+	char ring[1024], cmd[4096];
+	snprintf(ring, sizeof(ring), "%s", tmp_path("full.ring"));
+	const char *mk[] = {"sh", "-c", NULL, NULL};
+	snprintf(cmd, sizeof(cmd), "'%s/denytrace' run -q -o '%s' -- true", dtt_build(), ring);
+	mk[2] = cmd;
+	char out[4096];
+	cr_assert_eq(dtt_system(out, sizeof(out), mk, NULL), 0, "%s", out);
+	const char *cases[] = {"roots", "--help", "--version", "roots --help", "fix", "report"};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int with_ring = !strcmp(cases[i], "fix") || !strcmp(cases[i], "report");
+		snprintf(cmd, sizeof(cmd), "'%s/denytrace' %s %s >/dev/full", dtt_build(), cases[i],
+		         with_ring ? ring : "");
+		const char *sh[] = {"sh", "-c", cmd, NULL};
+		int st = dtt_system(out, sizeof(out), sh, NULL);
+		cr_expect_eq(st, 5, "denytrace %s >/dev/full: status %d: %s", cases[i], st, out);
+		cr_expect(!strncmp(out, "denytrace: ", 11) && count_lines(out) == 1,
+		          "denytrace %s >/dev/full: not one message: '%s'", cases[i], out);
+	}
+}
+
 /* ==== run: the command's fate becomes denytrace's exit status =========== */
 
 /* denytrace run -q -o RING -- argv..., through dtt_system (stdout and

@@ -12,8 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Set once a message has said what failed: dt_finish_stdout adds none. */
+static int dt_failure_said;
+
 int dt_fail(int status, const char *fmt, ...)
 {
+	dt_failure_said = 1;
 	va_list ap;
 	va_start(ap, fmt);
 	fputs("denytrace: ", stderr);
@@ -21,6 +25,16 @@ int dt_fail(int status, const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	return status;
+}
+
+int dt_finish_stdout(int status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	int e = errno;
+	if (!dt_failure_said)
+		dt_fail(0, "writing the output failed: %s", strerror(e));
+	return status ? status : DT_EXIT_IO;
 }
 
 int dt_default_ring_check(const char *cmd)

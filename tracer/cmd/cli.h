@@ -23,6 +23,10 @@ int cmd_fix(int argc, char **argv);
 
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What a command returns, checked against standard output: a write that
+ * failed (a full disk, a closed pipe's EPIPE) turns success into
+ * DT_EXIT_IO, with a message unless one was given already. */
+int dt_finish_stdout(int status);
 
 /* For a command that reads ./denytrace.ring when no ring is named: 0 when
  * it exists (or is there but unreadable: opening it says why), else
