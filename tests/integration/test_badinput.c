@@ -559,6 +559,33 @@ static void expect_size_refused(const char *size)
 	cr_expect_neq(access(ring, F_OK), 0, "--size '%s': a ring was created", size);
 }
 
+/* strtoull reads "-1" as 2^64-1 and wraps past it: a seed that is not the
+ * number given is refused, in run and in soak. */
+Test(badinput, a_seed_with_a_sign_or_past_2_to_the_64_exits_125)
+{
+	static const char *const bad[] = {"-1", "18446744073709551616", "+5", " 5", "5x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *run[] = {"run", "-q",   "-o", tmp_path("seed.ring"), "--seed", bad[i],
+		                     "--",  "true", NULL};
+		const char *soak[] = {"soak", "--runs", "1",    "-q", "--seed",
+		                      bad[i], "--",     "true", NULL};
+		const char *const *cases[] = {run, soak};
+		for (size_t k = 0; k < 2; k++) {
+			struct dtt_cli c;
+			dtt_cli(&c, cases[k]);
+			cr_expect_eq(c.status, 125, "%s --seed '%s': status %d", cases[k][0],
+			             bad[i], c.status);
+			expect_one_error_line(&c, "--seed");
+		}
+	}
+	const char *max[] = {
+	    "run", "-q",   "-o", tmp_path("seed.ring"), "--seed", "18446744073709551615",
+	    "--",  "true", NULL};
+	struct dtt_cli c;
+	dtt_cli(&c, max);
+	cr_expect_eq(c.status, 0, "the largest seed was refused: %s", c.err);
+}
+
 Test(badinput, run_with_a_malformed_ring_size_exits_125)
 {
 	expect_size_refused("-1");

@@ -37,6 +37,20 @@ int dt_finish_stdout(int status)
 	return status ? status : DT_EXIT_IO;
 }
 
+int dt_parse_u64(const char *s, uint64_t *out)
+{
+	/* strtoull takes "-1" as 2^64-1 and leading blanks and a "+" too */
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (*end || errno)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int dt_default_ring_check(const char *cmd)
 {
 	struct stat st;

@@ -217,9 +217,9 @@ static int soak_opt_json(void *args, const char *val)
 static int soak_opt_seed(void *args, const char *val)
 {
 	struct dt_soak_opts *o = args;
-	char *end;
-	if (!*val || (o->seed = strtoull(val, &end, 0), *end))
-		return dt_fail(DT_EXIT_INTERNAL, "soak: --seed takes a whole number");
+	if (dt_parse_u64(val, &o->seed) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "soak: --seed takes a whole number from 0 to 18446744073709551615");
 	o->have_seed = 1;
 	return 0;
 }

@@ -286,9 +286,10 @@ int dt_run_opt_deny(void *args, const char *val)
 int dt_run_opt_seed(void *args, const char *val)
 {
 	struct dt_run_opts *o = args;
-	char *end;
-	if (!*val || (o->seed = strtoull(val, &end, 0), *end))
-		return dt_fail(DT_EXIT_INTERNAL, "%s: --seed takes a whole number", o->cmd);
+	if (dt_parse_u64(val, &o->seed) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "%s: --seed takes a whole number from 0 to 18446744073709551615",
+		               o->cmd);
 	o->have_seed = 1;
 	return 0;
 }
