@@ -274,3 +274,20 @@ Test(execcov, an_exec_of_a_fifo_does_not_open_it)
 	waitpid(writer, NULL, 0);
 	cr_expect(!released, "the supervisor opened the FIFO the command tried to exec");
 }
+
+/* LD_PRELOAD after the 4096th variable still counts: the probe is in. */
+Test(execcov, an_exec_with_5000_variables_before_ld_preload_is_not_blind)
+{
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"/bin/sh", "-c",
+	                      "exec env -i $(seq -f V%g=x 1 5000) LD_PRELOAD=\"$LD_PRELOAD\" "
+	                      "/bin/true",
+	                      NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	const struct dt_record *e = exec_of(&r, "/true");
+	cr_assert_not_null(e, "no exec of /bin/true recorded");
+	cr_expect(e->exec_probe, "LD_PRELOAD was not found among the variables");
+	cr_expect_null(e->exec_blind, "named blind: %s", e->exec_blind);
+	dtt_free(&r);
+}

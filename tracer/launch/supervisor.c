@@ -34,6 +34,10 @@
 #define O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
 
+/* Environment variables read from one exec: more than execve takes
+ * (its strings and pointers share ARG_MAX, 2 MiB by default). */
+#define DT_EXEC_MAX_ENV (1 << 20)
+
 /* Processes that made themselves non-dumpable, named once each. */
 #define DT_SUP_MAX_UNREADABLE 256
 
@@ -121,6 +125,37 @@ static ssize_t dt_mem_str(int mem, uint64_t addr, char *out, size_t cap)
 	}
 	out[cap - 1] = 0;
 	return -1; /* too long */
+}
+
+/* A window of the target's memory read at once for many strings: an
+ * exec's environment strings usually sit side by side, and one read per
+ * variable made an exec with thousands of them several times slower. */
+struct dt_memwin {
+	uint64_t base;
+	size_t len;
+	char buf[65536];
+};
+
+/* dt_mem_str through the window (refilled from addr when the string is
+ * not whole in it). */
+static ssize_t dt_memwin_str(int mem, struct dt_memwin *w, uint64_t addr, char *out, size_t cap)
+{
+	int inside = addr >= w->base && addr < w->base + w->len;
+	if (!inside || !memchr(w->buf + (addr - w->base), 0, w->len - (addr - w->base))) {
+		/* a read into an unmapped page stops there: a short count */
+		ssize_t n = mem < 0 ? -1 : pread(mem, w->buf, sizeof(w->buf), (off_t)addr);
+		w->base = addr;
+		w->len = n > 0 ? (size_t)n : 0;
+	}
+	size_t at = (size_t)(addr - w->base);
+	char *z = w->len > at ? memchr(w->buf + at, 0, w->len - at) : NULL;
+	if (!z)
+		return dt_mem_str(mem, addr, out, cap); /* longer than the window */
+	size_t l = (size_t)(z - (w->buf + at));
+	if (l + 1 > cap)
+		return -1; /* too long */
+	memcpy(out, w->buf + at, l + 1);
+	return (ssize_t)l;
 }
 
 static int dt_mem_u64s(int mem, uint64_t addr, uint64_t *out, size_t n)
@@ -473,7 +508,10 @@ static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload
 	size_t envlen = 0;
 	uint64_t env[256];
 	uint64_t off = 0;
-	for (int round = 0; envp_p && round < 16; round++) {
+	struct dt_memwin *win = calloc(1, sizeof(*win));
+	/* every variable, as many as the kernel takes (ARG_MAX bounds them):
+	 * LD_PRELOAD may come after the 4096th */
+	for (int round = 0; envp_p && win && round < DT_EXEC_MAX_ENV / 256; round++) {
 		int ne = dt_mem_u64s(t->mem, envp_p + off * 8, env, 256);
 		int end = ne < 256;
 		for (int i = 0; i < ne; i++) {
@@ -482,7 +520,7 @@ static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload
 				break;
 			}
 			char e[2048];
-			ssize_t el = dt_mem_str(t->mem, env[i], e, sizeof(e));
+			ssize_t el = dt_memwin_str(t->mem, win, env[i], e, sizeof(e));
 			if (el < 0)
 				continue;
 			const char *eq = strchr(e, '=');
@@ -502,6 +540,7 @@ static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload
 			break;
 		off += 256;
 	}
+	free(win);
 	*envslen = envlen;
 	return have_preload;
 }
