@@ -471,16 +471,17 @@ static int appears(const char *path)
 }
 
 /* `denytrace run --deny` of a command that leaves a daemon behind, which
- * waits for GO, then execs and creates DONE. Returns denytrace's pid once
- * it says it is waiting for the daemon; its stderr goes to err. */
+ * waits for GO, then execs and creates DONE; a SIGTERM makes it create
+ * GOT and go on. Returns denytrace's pid once it says it is waiting for
+ * the daemon; its stderr goes to err. */
 static pid_t run_leaving_a_daemon(const char *go, const char *done, const char *err)
 {
 	char rule[1200], script[4096];
 	snprintf(rule, sizeof(rule), "%s,op=create", tmp_path("never"));
 	snprintf(script, sizeof(script),
-	         "setsid sh -c 'while [ ! -e %s ]; do sleep 0.05; done; /bin/true && touch %s' "
-	         "</dev/null >/dev/null 2>&1 &",
-	         go, done);
+	         "setsid sh -c 'trap \"touch %s\" TERM; while [ ! -e %s ]; do sleep 0.05; done; "
+	         "/bin/true && touch %s' </dev/null >/dev/null 2>&1 &",
+	         tmp_path("got"), go, done);
 	char cli[1024];
 	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
 	pid_t pid = fork();
@@ -528,6 +529,18 @@ Test(deny, ctrl_c_stops_the_wait_for_a_daemon_which_keeps_working)
 	cr_expect(st != -1, "SIGINT did not stop denytrace's wait");
 	cr_expect(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
 	cr_expect(appears(done), "the daemon could not exec or create a file after denytrace left");
+}
+
+Test(deny, sigterm_while_waiting_is_passed_on_to_the_daemon_which_goes_on)
+{
+	const char *go = tmp_path("go"), *done = tmp_path("done"), *err = tmp_path("err");
+	pid_t pid = run_leaving_a_daemon(go, done, err);
+	kill(pid, SIGTERM);
+	int st = reaped(pid);
+	cr_expect(st != -1, "SIGTERM did not stop denytrace's wait");
+	cr_expect(appears(tmp_path("got")), "the daemon did not get the SIGTERM");
+	fclose(fopen(go, "w"));
+	cr_expect(appears(done), "the daemon could not go on after denytrace left");
 }
 
 Test(deny, a_daemon_keeps_working_after_denytrace_is_killed)

@@ -34,7 +34,7 @@
 
 extern char **environ;
 
-static volatile sig_atomic_t run_child_pid, run_last_signal;
+static volatile sig_atomic_t run_child_pid, run_last_signal, run_last_by_kill;
 
 /* A signal sent to us with kill() is forwarded. One the terminal sent to the
  * whole foreground group (si_code SI_KERNEL) has reached the child already.
@@ -43,6 +43,7 @@ static void run_forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	run_last_signal = sig;
+	run_last_by_kill = si->si_code <= 0;
 	if (run_child_pid > 0 && si->si_code <= 0)
 		kill((pid_t)run_child_pid, sig);
 }
@@ -649,11 +650,12 @@ static void run_wait_supervisor(struct dt_supervisor *sup)
 		dt_supervisor_wait(sup, &sst);
 		return;
 	}
-	dt_supervisor_abandon(sup, &sst);
+	/* as while the command ran: what the terminal sent reached them */
+	dt_supervisor_abandon(sup, run_last_by_kill ? run_last_signal : 0, &sst);
 	fprintf(stderr,
-	        "denytrace: stopped waiting (%s): the background processes keep running, "
+	        "denytrace: stopped waiting (%s%s): the background processes go on "
 	        "unsupervised: their calls are no longer recorded or refused.\n",
-	        strsignal(run_last_signal));
+	        strsignal(run_last_signal), run_last_by_kill ? ", passed on to them" : "");
 }
 
 /* Without exec coverage nothing sees the execs of the tree, but run sees

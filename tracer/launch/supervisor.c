@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +39,9 @@
  * (its strings and pointers share ARG_MAX, 2 MiB by default). */
 #define DT_EXEC_MAX_ENV (1 << 20)
 
+/* Processes of the tree held by pidfd, for dt_supervisor_signal. */
+#define DT_SUP_MAX_KNOWN 256
+
 /* Processes that made themselves non-dumpable, named once each. */
 #define DT_SUP_MAX_UNREADABLE 256
 
@@ -49,6 +53,9 @@ struct dt_supervisor {
 	pthread_t thread;
 	pid_t unreadable[DT_SUP_MAX_UNREADABLE];
 	size_t nunreadable;
+	pid_t known[DT_SUP_MAX_KNOWN]; /* with a pidfd each: no reused pid is signalled */
+	int known_fd[DT_SUP_MAX_KNOWN];
+	size_t nknown;
 	struct dt_ring *ring;
 	struct dt_deny_set *deny;
 	int nr[DT_NSYSCALLS];
@@ -777,6 +784,42 @@ static int dt_handle_file(struct dt_supervisor *s, const struct dt_sc *sc,
 	return err;
 }
 
+/* Drops the processes that have exited (their pidfd reads ready). */
+static void dt_known_prune(struct dt_supervisor *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->nknown; i++) {
+		struct pollfd p = {s->known_fd[i], POLLIN, 0};
+		if (poll(&p, 1, 0) == 1) {
+			close(s->known_fd[i]);
+			continue;
+		}
+		s->known[k] = s->known[i];
+		s->known_fd[k++] = s->known_fd[i];
+	}
+	s->nknown = k;
+}
+
+/* Remembers the process behind a notification (a thread-group leader;
+ * the caller checks that the notification is still valid, so the pidfd
+ * is the caller's, not a process that reused its pid). */
+static void dt_known_add(struct dt_supervisor *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nknown; i++)
+		if (s->known[i] == pid)
+			return;
+	if (s->nknown == DT_SUP_MAX_KNOWN)
+		dt_known_prune(s);
+	if (s->nknown == DT_SUP_MAX_KNOWN)
+		return;
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return; /* a thread, not a leader; or gone */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	s->known[s->nknown] = pid;
+	s->known_fd[s->nknown++] = fd;
+}
+
 /* A process whose memory denytrace may not read (it made itself
  * non-dumpable, and denytrace lacks CAP_SYS_PTRACE): its exec paths and
  * the paths of its calls are unknown, so --deny cannot judge them and
@@ -830,6 +873,7 @@ static void dt_handle(struct dt_supervisor *s, const struct seccomp_notif *req,
 			dt_note_unreadable(s, sc, &t);
 		return;
 	}
+	dt_known_add(s, t.pid);
 	if (sc->kind == SC_EXEC) {
 		dt_handle_exec(s, sc, req, &t);
 	} else {
@@ -1005,6 +1049,8 @@ int dt_supervisor_busy(struct dt_supervisor *s)
  * once); otherwise it stays behind, answering. */
 static void dt_supervisor_release(struct dt_supervisor *s, int tree_gone)
 {
+	for (size_t i = 0; i < s->nknown; i++)
+		close(s->known_fd[i]);
 	close(s->fd);
 	close(s->wake[0]);
 	close(s->wake[1]);
@@ -1026,7 +1072,7 @@ void dt_supervisor_wait(struct dt_supervisor *s, struct dt_supervisor_stats *st)
 	dt_supervisor_release(s, 1);
 }
 
-void dt_supervisor_abandon(struct dt_supervisor *s, struct dt_supervisor_stats *st)
+void dt_supervisor_abandon(struct dt_supervisor *s, int sig, struct dt_supervisor_stats *st)
 {
 	if (!s)
 		return;
@@ -1034,6 +1080,12 @@ void dt_supervisor_abandon(struct dt_supervisor *s, struct dt_supervisor_stats *
 	if (write(s->wake[1], &c, 1) < 0)
 		return; /* cannot stop the thread: the process's exit will */
 	pthread_join(s->thread, NULL);
+	for (size_t i = 0; i < s->nknown; i++) {
+		if (sig)
+			syscall(SYS_pidfd_send_signal, s->known_fd[i], sig, NULL, 0);
+		close(s->known_fd[i]);
+	}
+	s->nknown = 0;
 	if (st)
 		*st = s->st;
 	dt_supervisor_release(s, 0);

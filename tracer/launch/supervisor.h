@@ -76,10 +76,11 @@ int dt_supervisor_busy(struct dt_supervisor *s);
  * hangs up), then frees s. st may be NULL. */
 void dt_supervisor_wait(struct dt_supervisor *s, struct dt_supervisor_stats *st);
 /* Stops supervising now (a signal while waiting for processes the
- * command left behind): they go on unsupervised, their calls let through
- * by the heir, a process dt_supervisor_start forked that holds the
- * listener until the last of them exits (also when denytrace is killed).
- * Frees s. */
-void dt_supervisor_abandon(struct dt_supervisor *s, struct dt_supervisor_stats *st);
+ * command left behind): sig (0: none) goes to each process of the tree
+ * still alive that the supervisor has seen (at an exec or a notified
+ * call), and they go on unsupervised, their calls let through by the
+ * heir, a process dt_supervisor_start forked that holds the listener
+ * until the last of them exits (also when denytrace is killed). Frees s. */
+void dt_supervisor_abandon(struct dt_supervisor *s, int sig, struct dt_supervisor_stats *st);
 
 #endif
