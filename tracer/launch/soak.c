@@ -216,49 +216,49 @@ static void soak_keeper_kill_tree(pid_t run)
 	}
 }
 
-static volatile sig_atomic_t soak_keeper_stop;
-
-static void soak_keeper_on_term(int sig)
-{
-	(void)sig;
-	soak_keeper_stop = 1;
-}
-
 /* The keeper: reaps what is reparented to it while the run lasts; when
  * the run ends, or soak sends SIGTERM (timeout, Ctrl-C), kills the whole
  * tree and exits with the run's status (128+N for signal N, as soak
- * counts it). */
-__attribute__((noreturn)) static void soak_keeper(pid_t run)
+ * counts it). SIGCHLD and SIGTERM are blocked (soak_keeper_signals) and
+ * taken with sigwaitinfo: none can slip in between a check and a wait. */
+__attribute__((noreturn)) static void soak_keeper(pid_t run, const sigset_t *waited)
 {
 	int code = 128 + SIGKILL;
 	setpgid(run, run);
 	for (;;) {
-		if (soak_keeper_stop)
+		int st, done = 0;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			if (p == run) {
+				code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				done = 1;
+			}
+		if (done || (p < 0 && errno == ECHILD))
 			break;
-		int st;
-		pid_t p = waitpid(-1, &st, 0);
-		if (p == run) {
-			code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
-		}
-		if (p < 0 && errno != EINTR)
+		int sig = sigwaitinfo(waited, NULL);
+		if (sig == SIGTERM)
 			break;
 	}
 	soak_keeper_kill_tree(run);
 	_exit(code);
 }
 
-/* In the keeper, before the run starts: SIGTERM ends the run, nothing
- * else soak handles reaches it (a Ctrl-C goes to soak, which decides). */
-static void soak_keeper_signals(void)
+/* In the keeper, before the run is forked: SIGCHLD and SIGTERM blocked
+ * for sigwaitinfo (into waited; the run gets old back), and nothing else
+ * soak handles reaches it (a Ctrl-C goes to soak, which decides). */
+static void soak_keeper_signals(sigset_t *waited, sigset_t *old)
 {
 	struct sigaction sa = {0};
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = soak_keeper_on_term; /* no SA_RESTART: waitpid returns */
-	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_DFL; /* soak's handler, inherited, would only set a flag */
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(waited);
+	sigaddset(waited, SIGCHLD);
+	sigaddset(waited, SIGTERM);
+	sigprocmask(SIG_BLOCK, waited, old);
 }
 
 static pid_t soak_spawn(const char *self, const char *dir, int index, uint64_t seed,
@@ -271,7 +271,8 @@ static pid_t soak_spawn(const char *self, const char *dir, int index, uint64_t s
 	if (pid != 0)
 		return pid;
 	setpgid(0, 0);
-	soak_keeper_signals();
+	sigset_t waited, old;
+	soak_keeper_signals(&waited, &old);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		fprintf(stderr, "denytrace: soak: cannot become a subreaper: %s\n",
 		        strerror(errno));
@@ -281,7 +282,8 @@ static pid_t soak_spawn(const char *self, const char *dir, int index, uint64_t s
 	if (run < 0)
 		_exit(DT_EXIT_INTERNAL);
 	if (run > 0)
-		soak_keeper(run);
+		soak_keeper(run, &waited);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	setpgid(0, 0);
 	if (o->cwd && chdir(o->cwd) < 0) {
 		fprintf(stderr, "denytrace: soak: cannot enter %s: %s\n", o->cwd, strerror(errno));
