@@ -215,12 +215,15 @@ enum dt_tag {
 	DT_T_EUID_REAL,       /* (u) real uid */
 	DT_T_VERSION,         /* (s) denytrace version that wrote it */
 	/* exec records (and DT_T_SUPERVISOR on the supervisor's denials) */
-	DT_T_EXEC_STATIC, /* (u) 1 static binary, 0 dynamic; absent if unknown */
-	DT_T_EXEC_PROBE,  /* (u) 1 when the new image's LD_PRELOAD holds the probe */
-	DT_T_EXEC_BLIND,  /* (s) why the probe cannot enter: static, no-preload */
-	DT_T_SUPERVISOR,  /* (u) 1: written by the seccomp supervisor, not the probe */
-	DT_T_NSPID,       /* (u) supervisor: the pid as the process's own pid namespace
-	                   * sees it (what its probe records), when it differs */
+	DT_T_EXEC_STATIC,     /* (u) 1 static binary, 0 dynamic; absent if unknown */
+	DT_T_EXEC_PROBE,      /* (u) 1 when the new image's LD_PRELOAD holds the probe */
+	DT_T_EXEC_BLIND,      /* (s) why the probe cannot enter: static, no-preload */
+	DT_T_SUPERVISOR,      /* (u) 1: written by the seccomp supervisor, not the probe */
+	DT_T_NSPID,           /* (u) supervisor: the pid as the process's own pid namespace
+	                       * sees it (what its probe records), when it differs */
+	DT_T_EXEC_SETID_LOST, /* (u) supervisor: the exec'd program is set-id and would
+	                       * have run with this effective uid, but no_new_privs (which
+	                       * the supervisor sets unprivileged) kept its own ids */
 	/* config records (and the common header fields of every record) */
 	DT_T_CONFIG_PATH = 96, /* (s) the file's absolute path */
 	DT_T_CONFIG_TEXT,      /* (s) its bytes as read (absent when unreadable); at

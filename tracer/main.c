@@ -47,7 +47,7 @@ static void dt_help(FILE *f)
 	fputs(dt_usage_end, f);
 }
 
-int main(int argc, char **argv)
+static int dt_main(int argc, char **argv)
 {
 	if (argc < 2) {
 		dt_help(stderr);
@@ -82,4 +82,9 @@ int main(int argc, char **argv)
 		               cmd, near);
 	return dt_fail(DT_EXIT_USAGE, "'%s' is not a denytrace command; see 'denytrace --help'",
 	               cmd);
+}
+
+int main(int argc, char **argv)
+{
+	return dt_finish_stdout(dt_main(argc, argv));
 }

@@ -10,6 +10,7 @@
  *       each is SIGKILLed after a short, growing delay (mid-call, often)
  *   static-writer --exit-mid-call N PATH  N children: a thread creates
  *       PATH.I in a loop while the main thread exits the process
+ *   static-writer --reexec   execs /proc/self/exe once (with no arguments)
  * Exit status 0 when every call succeeded (or for the storms), 1 otherwise. */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +80,12 @@ int main(int argc, char **argv)
 		return storm(atoi(argv[2]), argv[3], 0);
 	if (argc > 3 && !strcmp(argv[1], "--exit-mid-call"))
 		return storm(atoi(argv[2]), argv[3], 1);
+	if (argc > 1 && !strcmp(argv[1], "--reexec")) {
+		/* itself again, by the name that is always this program */
+		char *again[] = {argv[0], NULL};
+		execv("/proc/self/exe", again);
+		return 127;
+	}
 	if (argc > 2 && !strcmp(argv[1], "-n")) {
 		count = atoi(argv[2]);
 		i = 3;

@@ -428,6 +428,31 @@ Test(badinput, every_help_exits_0_and_prints_usage)
 	}
 }
 
+static size_t count_lines(const char *s);
+
+/* A full standard output is a failed command, said once, never exit 0. */
+Test(badinput, a_full_stdout_exits_5_with_one_message)
+{
+	char ring[1024], cmd[4096];
+	snprintf(ring, sizeof(ring), "%s", tmp_path("full.ring"));
+	const char *mk[] = {"sh", "-c", NULL, NULL};
+	snprintf(cmd, sizeof(cmd), "'%s/denytrace' run -q -o '%s' -- true", dtt_build(), ring);
+	mk[2] = cmd;
+	char out[4096];
+	cr_assert_eq(dtt_system(out, sizeof(out), mk, NULL), 0, "%s", out);
+	const char *cases[] = {"roots", "--help", "--version", "roots --help", "fix", "report"};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int with_ring = !strcmp(cases[i], "fix") || !strcmp(cases[i], "report");
+		snprintf(cmd, sizeof(cmd), "'%s/denytrace' %s %s >/dev/full", dtt_build(), cases[i],
+		         with_ring ? ring : "");
+		const char *sh[] = {"sh", "-c", cmd, NULL};
+		int st = dtt_system(out, sizeof(out), sh, NULL);
+		cr_expect_eq(st, 5, "denytrace %s >/dev/full: status %d: %s", cases[i], st, out);
+		cr_expect(!strncmp(out, "denytrace: ", 11) && count_lines(out) == 1,
+		          "denytrace %s >/dev/full: not one message: '%s'", cases[i], out);
+	}
+}
+
 /* ==== run: the command's fate becomes denytrace's exit status =========== */
 
 /* denytrace run -q -o RING -- argv..., through dtt_system (stdout and
@@ -532,6 +557,33 @@ static void expect_size_refused(const char *size)
 	cr_expect_eq(c.status, 125, "--size '%s': status %d; stderr: %s", size, c.status, c.err);
 	expect_one_error_line(&c, NULL);
 	cr_expect_neq(access(ring, F_OK), 0, "--size '%s': a ring was created", size);
+}
+
+/* strtoull reads "-1" as 2^64-1 and wraps past it: a seed that is not the
+ * number given is refused, in run and in soak. */
+Test(badinput, a_seed_with_a_sign_or_past_2_to_the_64_exits_125)
+{
+	static const char *const bad[] = {"-1", "18446744073709551616", "+5", " 5", "5x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *run[] = {"run", "-q",   "-o", tmp_path("seed.ring"), "--seed", bad[i],
+		                     "--",  "true", NULL};
+		const char *soak[] = {"soak", "--runs", "1",    "-q", "--seed",
+		                      bad[i], "--",     "true", NULL};
+		const char *const *cases[] = {run, soak};
+		for (size_t k = 0; k < 2; k++) {
+			struct dtt_cli c;
+			dtt_cli(&c, cases[k]);
+			cr_expect_eq(c.status, 125, "%s --seed '%s': status %d", cases[k][0],
+			             bad[i], c.status);
+			expect_one_error_line(&c, "--seed");
+		}
+	}
+	const char *max[] = {
+	    "run", "-q",   "-o", tmp_path("seed.ring"), "--seed", "18446744073709551615",
+	    "--",  "true", NULL};
+	struct dtt_cli c;
+	dtt_cli(&c, max);
+	cr_expect_eq(c.status, 0, "the largest seed was refused: %s", c.err);
 }
 
 Test(badinput, run_with_a_malformed_ring_size_exits_125)

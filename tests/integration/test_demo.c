@@ -349,3 +349,41 @@ Test(demo, a_missing_python_exits_6_with_what_to_install)
 	cr_expect_eq(dtt_system(out, sizeof(out), argv, env), 6, "%s", out);
 	cr_expect(strstr(out, "apt-get install python3"), "%s", out);
 }
+
+/* demo --out DIR runs python from DIR, as root too: a directory that
+ * another user owns or can write, or below a parent another user can
+ * change, is refused before anything is written into it or run from it. */
+static void expect_out_refused(long uid, const char *dir, const char *made)
+{
+	struct dtt_cli c;
+	const char *args[] = {"demo", "--out", dir, NULL};
+	dtt_cli_as(&c, uid, args);
+	cr_expect_eq(c.status, 5, "demo --out %s as uid %ld: exit %d: %s", dir, uid, c.status,
+	             c.err);
+	cr_expect(strstr(c.err, "denytrace: demo: --out: "), "no message: %s", c.err);
+	char first[256] = "";
+	cr_expect_eq(entries(made, first, sizeof(first)), 0, "%s holds %s", made, first);
+}
+
+Test(demo, an_out_directory_another_user_can_change_is_refused_and_nothing_runs_from_it)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to make directories of other users");
+	const char *top = dtt_tmpdir();
+	chmod(top, 0755); /* reachable by the ordinary users below */
+	char theirs[PATH_MAX], open_[PATH_MAX], parent[PATH_MAX], below[PATH_MAX + 8];
+	snprintf(theirs, sizeof(theirs), "%s/theirs", top);
+	snprintf(open_, sizeof(open_), "%s/open", top);
+	snprintf(parent, sizeof(parent), "%s/parent", top);
+	snprintf(below, sizeof(below), "%s/new", parent);
+	cr_assert_eq(mkdir(theirs, 0755) | chown(theirs, 65533, 65533), 0);
+	cr_assert_eq(mkdir(open_, 0755) | chmod(open_, 0777), 0);
+	cr_assert_eq(mkdir(parent, 0755) | chown(parent, 65533, 65533), 0);
+	/* root, and an ordinary user, given another ordinary user's directory */
+	expect_out_refused(-1, theirs, theirs);
+	expect_out_refused(65534, theirs, theirs);
+	/* root's own directory that everybody may write */
+	expect_out_refused(-1, open_, open_);
+	/* a new directory whose parent another user can rename or replace */
+	expect_out_refused(-1, below, parent);
+}

@@ -3,9 +3,12 @@
  * dynamic programs (the probe records them too) and static ones (only the
  * supervisor sees them); schedules; and targets that never hang. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "names.h"
@@ -454,4 +457,151 @@ Test(deny, an_injected_refusal_in_a_pid_namespace_is_still_merged_with_the_probe
 	             (long long)s->nspid);
 	dt_report_free(&rep);
 	dtt_free(&r);
+}
+
+/* 1 when path exists within about 10 s (a hang guard, not a timing). */
+static int appears(const char *path)
+{
+	for (int k = 0; k < 1000; k++) {
+		if (access(path, F_OK) == 0)
+			return 1;
+		usleep(10 * 1000);
+	}
+	return 0;
+}
+
+/* `denytrace run --deny` of a command that leaves a daemon behind, which
+ * waits for GO, then execs and creates DONE; a SIGTERM makes it create
+ * GOT and go on. Returns denytrace's pid once it says it is waiting for
+ * the daemon; its stderr goes to err. */
+static pid_t run_leaving_a_daemon(const char *go, const char *done, const char *err)
+{
+	char rule[1200], script[4096];
+	snprintf(rule, sizeof(rule), "%s,op=create", tmp_path("never"));
+	snprintf(script, sizeof(script),
+	         "setsid sh -c 'trap \"touch %s\" TERM; while [ ! -e %s ]; do sleep 0.05; done; "
+	         "/bin/true && touch %s' </dev/null >/dev/null 2>&1 &",
+	         tmp_path("got"), go, done);
+	char cli[1024];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(cli, cli, "run", "-o", tmp_path("daemon.ring"), "--deny", rule, "--", "sh",
+		      "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	char text[8192] = "";
+	for (int k = 0; k < 1000 && !strstr(text, "waiting for the background"); k++) {
+		usleep(10 * 1000);
+		FILE *f = fopen(err, "r");
+		if (f) {
+			text[fread(text, 1, sizeof(text) - 1, f)] = 0;
+			fclose(f);
+		}
+	}
+	cr_assert(strstr(text, "waiting for the background"), "%s", text);
+	return pid;
+}
+
+/* Waits for pid at most about 10 s; its wait status, or -1 (then killed). */
+static int reaped(pid_t pid)
+{
+	int st;
+	for (int k = 0; k < 1000; k++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		usleep(10 * 1000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+Test(deny, ctrl_c_stops_the_wait_for_a_daemon_which_keeps_working)
+{
+	const char *go = tmp_path("go"), *done = tmp_path("done"), *err = tmp_path("err");
+	pid_t pid = run_leaving_a_daemon(go, done, err);
+	kill(pid, SIGINT);
+	int st = reaped(pid);
+	fclose(fopen(go, "w"));
+	cr_expect(st != -1, "SIGINT did not stop denytrace's wait");
+	cr_expect(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	cr_expect(appears(done), "the daemon could not exec or create a file after denytrace left");
+}
+
+Test(deny, sigterm_while_waiting_is_passed_on_to_the_daemon_which_goes_on)
+{
+	const char *go = tmp_path("go"), *done = tmp_path("done"), *err = tmp_path("err");
+	pid_t pid = run_leaving_a_daemon(go, done, err);
+	kill(pid, SIGTERM);
+	int st = reaped(pid);
+	cr_expect(st != -1, "SIGTERM did not stop denytrace's wait");
+	cr_expect(appears(tmp_path("got")), "the daemon did not get the SIGTERM");
+	fclose(fopen(go, "w"));
+	cr_expect(appears(done), "the daemon could not go on after denytrace left");
+}
+
+Test(deny, a_daemon_keeps_working_after_denytrace_is_killed)
+{
+	const char *go = tmp_path("go"), *done = tmp_path("done"), *err = tmp_path("err");
+	pid_t pid = run_leaving_a_daemon(go, done, err);
+	kill(pid, SIGKILL);
+	reaped(pid);
+	fclose(fopen(go, "w"));
+	cr_expect(appears(done), "the daemon could not exec or create a file after denytrace died");
+}
+
+Test(deny, deny_refuses_to_start_where_proc_shows_another_pid_namespace)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root for a pid namespace");
+	char cli[1024], rule[1200], out[8192];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	snprintf(rule, sizeof(rule), "%s,op=create", tmp_path("nsx"));
+	const char *argv[] = {"unshare", "--pid", "--fork",        cli,      "run",
+	                      "-q",      "-o",    tmp_path("r"),   "--deny", rule,
+	                      "--",      "touch", tmp_path("nsx"), NULL};
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	if (strstr(out, "unshare failed"))
+		cr_skip_test("no pid namespaces here: %s", out);
+	cr_expect_eq(st, 125, "%s", out);
+	cr_expect(strstr(out, "--mount-proc"), "%s", out);
+	cr_expect_neq(access(tmp_path("nsx"), F_OK), 0, "the command ran unrefused");
+}
+
+/* Unprivileged, denytrace may not read a non-dumpable process's memory,
+ * so it cannot tell which path a call names: the process must be named
+ * blind, never pass for one --deny judged. */
+Test(deny, a_non_dumpable_process_is_named_blind_not_passed_as_judged)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to run the command as another user");
+	char udir[1024], ring[1100], target[1100], rule[1200], py[1400], cmd[2400];
+	snprintf(udir, sizeof(udir), "%s/u", dtt_tmpdir());
+	snprintf(ring, sizeof(ring), "%s/r.ring", udir);
+	snprintf(target, sizeof(target), "%s/nd.txt", udir);
+	snprintf(rule, sizeof(rule), "%s,op=create", target);
+	snprintf(py, sizeof(py),
+	         "import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); open('%s', 'w')", target);
+	snprintf(cmd, sizeof(cmd), "chmod 755 '%s' && mkdir '%s' && chown 65534:65534 '%s'",
+	         dtt_tmpdir(), udir, udir);
+	cr_assert_eq(system(cmd), 0);
+	struct dtt_cli c;
+	const char *args[] = {"run", "-o", ring, "--deny", rule, "--", "/usr/bin/python3",
+	                      "-c",  py,   NULL};
+	dtt_cli_as(&c, 65534, args);
+	struct dt_report rep;
+	char err[512];
+	const char *rings[] = {ring};
+	struct dt_report_opts o = {0};
+	cr_assert_eq(dt_report_load(&rep, rings, 1, err, sizeof(err)), 0, "%s: %s", err, c.err);
+	cr_assert_eq(dt_report_build(&rep, &o, err, sizeof(err)), 0, "%s", err);
+	int named = 0;
+	for (size_t i = 0; i < rep.nblind; i++)
+		named |= !strcmp(rep.blind[i]->exec_blind, "non-dumpable");
+	int refused = access(target, F_OK) != 0;
+	cr_expect(refused || named, "created unrefused and not named blind: %s", c.err);
+	dt_report_free(&rep);
 }

@@ -2,8 +2,14 @@
 /* Exec coverage: the seccomp listener sees every exec of the tree; the
  * report names the processes the probe could not enter (blind spots). */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "testlib.h"
@@ -149,5 +155,139 @@ Test(execcov, the_listener_does_not_leak_into_the_command)
 	               r.out);
 	cr_expect_null(strstr(r.out, "socket:"), "the fd-passing socket reached the command: %s",
 	               r.out);
+	dtt_free(&r);
+}
+
+/* Runs argv as uid 65534 (no probe); its exit status. */
+static int run_as_nobody(const char *const *argv)
+{
+	const char *sp[16] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+	size_t n = 4;
+	for (const char *const *a = argv; *a && n < 15; a++)
+		sp[n++] = *a;
+	sp[n] = NULL;
+	char out[4096];
+	return dtt_system(out, sizeof(out), sp, NULL);
+}
+
+/* The supervisor sets no_new_privs when it is not privileged, so a
+ * set-uid program loses its privilege: that must be said before the run
+ * and in the report, and its refusals never be blamed on the file. */
+Test(execcov, a_setuid_program_without_its_privilege_is_denytraces_doing_not_the_files)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to make a set-uid-root program");
+	const char *top = dtt_tmpdir();
+	char suid[1024], secret[1024], udir[1024], ring[1100], cmd[4096];
+	snprintf(suid, sizeof(suid), "%s/suid-cat", top);
+	snprintf(secret, sizeof(secret), "%s/secret", top);
+	snprintf(udir, sizeof(udir), "%s/u", top);
+	snprintf(ring, sizeof(ring), "%s/r.ring", udir);
+	snprintf(cmd, sizeof(cmd),
+	         "cp /bin/cat '%s' && chmod 4755 '%s' && echo s > '%s' && chmod "
+	         "600 '%s' && chmod 755 '%s' && mkdir '%s' && chown 65534:65534 '%s'",
+	         suid, suid, secret, secret, top, udir, udir);
+	cr_assert_eq(system(cmd), 0);
+	const char *alone[] = {suid, secret, NULL};
+	if (run_as_nobody(alone) != 0)
+		cr_skip_test("set-uid programs do not gain their privilege here (nosuid?)");
+
+	struct dtt_cli c;
+	const char *args[] = {"run", "--watch-exec", "-o", ring, "--", suid, secret, NULL};
+	dtt_cli_as(&c, 65534, args);
+	cr_expect_neq(c.status, 0, "the program kept its privilege: %s", c.err);
+	const char *before = strstr(c.err, "no_new_privs");
+	const char *summary = strstr(c.err, "denytrace: 1 refusal");
+	cr_expect(before && summary && before < summary, "not said before the run: %s", c.err);
+
+	struct dt_report rep;
+	load_report(&rep, ring);
+	cr_expect_eq(rep.nsetid_lost, 1, "the exec is not named as without privilege");
+	if (rep.nsetid_lost)
+		cr_expect_eq(rep.setid_lost[0]->setid_euid, 0);
+	cr_assert_eq(rep.ngroups, 1);
+	cr_expect_str_eq(dt_cause_name(rep.groups[0].v.cause), "setid-lost", "blamed: %s",
+	                 rep.groups[0].v.reason);
+	dt_report_free(&rep);
+
+	/* fix: no change proposed (no chown, no chmod) */
+	char fixjson[8192], py[1400];
+	snprintf(py, sizeof(py),
+	         "import json, subprocess; d = json.loads(subprocess.run(['%s/denytrace', 'fix', "
+	         "'--format', 'json', '%s'], capture_output=True).stdout); "
+	         "print([(f['kind'], f.get('copy')) for f in d['fixes']])",
+	         dtt_build(), ring);
+	const char *pyargv[] = {"/usr/bin/python3", "-c", py, NULL};
+	cr_assert_eq(dtt_system(fixjson, sizeof(fixjson), pyargv, NULL), 0, "%s", fixjson);
+	cr_expect_str_eq(fixjson, "[('none', [])]\n");
+}
+
+/* /proc/self/exe names the exec'ing process's own binary, not denytrace's:
+ * a static program that re-executes itself stays blind. */
+Test(execcov, a_static_program_reexecuting_itself_through_proc_self_exe_is_blind_twice)
+{
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {dtt_helper("static-writer"), "--reexec", NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	size_t execs = 0, blind_static = 0;
+	for (size_t i = 0; i < r.n; i++)
+		if (r.recs[i].type == DT_REC_EXEC) {
+			execs++;
+			blind_static +=
+			    r.recs[i].exec_blind && !strcmp(r.recs[i].exec_blind, "static");
+		}
+	cr_expect_eq(execs, 2, "%zu execs", execs);
+	cr_expect_eq(blind_static, 2, "the re-exec was judged by another binary");
+	dtt_free(&r);
+}
+
+/* Root's supervisor must not open what an exec names before knowing it is
+ * a regular file: opening a FIFO would release a writer blocked on it. */
+Test(execcov, an_exec_of_a_fifo_does_not_open_it)
+{
+	char fifo[1024], marker[1024], script[2400];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dtt_tmpdir());
+	snprintf(marker, sizeof(marker), "%s/released", dtt_tmpdir());
+	cr_assert_eq(mkfifo(fifo, 0755), 0);
+	pid_t writer = fork();
+	if (writer == 0) {
+		int fd = open(fifo, O_WRONLY); /* blocks until someone opens it to read */
+		if (fd >= 0)
+			close(open(marker, O_WRONLY | O_CREAT, 0600));
+		_exit(0);
+	}
+	struct dtt_run r;
+	snprintf(script, sizeof(script), "'%s' 2>/dev/null; true", fifo);
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	dtt_free(&r);
+	/* a released writer makes the marker at once: give it a moment */
+	int released = 0;
+	for (int k = 0; k < 50 && !released; k++) {
+		released = access(marker, F_OK) == 0;
+		usleep(10 * 1000);
+	}
+	kill(writer, SIGKILL);
+	waitpid(writer, NULL, 0);
+	cr_expect(!released, "the supervisor opened the FIFO the command tried to exec");
+}
+
+/* LD_PRELOAD after the 4096th variable still counts: the probe is in. */
+Test(execcov, an_exec_with_5000_variables_before_ld_preload_is_not_blind)
+{
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	const char *argv[] = {"/bin/sh", "-c",
+	                      "exec env -i $(seq -f V%g=x 1 5000) LD_PRELOAD=\"$LD_PRELOAD\" "
+	                      "/bin/true",
+	                      NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	const struct dt_record *e = exec_of(&r, "/true");
+	cr_assert_not_null(e, "no exec of /bin/true recorded");
+	cr_expect(e->exec_probe, "LD_PRELOAD was not found among the variables");
+	cr_expect_null(e->exec_blind, "named blind: %s", e->exec_blind);
 	dtt_free(&r);
 }

@@ -3,6 +3,8 @@
  * its board-DB journal; timeouts; Ctrl-C. The JSON summary is checked with
  * Python's json module. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,4 +284,224 @@ Test(soak, the_summary_names_the_problem_present_only_in_failing_runs)
 	cr_expect(strstr(p, "\nPROBLEM 1: refused on purpose by a --deny rule\n"), "%s", out);
 	cr_expect(strstr(p, "  cause    injected\n"), "%s", out);
 	cr_expect(strstr(p, "-journal EROFS (injected): in "), "%s", out);
+}
+
+/* How many processes run `sleep ARG` (ARG exact): the marks of a test's
+ * own processes, whoever their parent is now. */
+static int sleepers(const char *arg)
+{
+	DIR *d = opendir("/proc");
+	cr_assert_not_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d))) {
+		char path[300], buf[256];
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = 0;
+		if (len > 6 && !strcmp(buf, "sleep") && !strcmp(buf + 6, arg))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* A sleep argument no other test uses at the same time. */
+static void sleep_mark(char *out, size_t cap, int k)
+{
+	snprintf(out, cap, "%d.%d", 900 + k, (int)getpid());
+}
+
+Test(soak, a_timeout_leaves_no_process_of_the_run_behind)
+{
+	char cli[1024], out[65536], a[32], b[32], c[32], script[256];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	sleep_mark(a, sizeof(a), 1);
+	sleep_mark(b, sizeof(b), 2);
+	sleep_mark(c, sizeof(c), 3);
+	/* setsid: a session of its own; timeout(1): a process group of its own */
+	snprintf(script, sizeof(script), "setsid sleep %s & timeout 60 sleep %s & sleep %s", a, b,
+	         c);
+	const char *argv[] = {cli, "soak", "--runs", "1",  "-q",   "--timeout",
+	                      "1", "--",   "sh",     "-c", script, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 1, "%s", out);
+	cr_expect_eq(sleepers(a) + sleepers(b) + sleepers(c), 0,
+	             "left behind: setsid %d, timeout %d, plain %d", sleepers(a), sleepers(b),
+	             sleepers(c));
+}
+
+Test(soak, ctrl_c_leaves_no_process_of_the_runs_behind)
+{
+	char cli[1024], a[32], b[32], script[256];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	sleep_mark(a, sizeof(a), 4);
+	sleep_mark(b, sizeof(b), 5);
+	snprintf(script, sizeof(script), "setsid sleep %s & sleep %s", a, b);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(cli, cli, "soak", "--runs", "4", "--jobs", "2", "-q", "--", "sh", "-c",
+		      script, (char *)NULL);
+		_exit(127);
+	}
+	for (int k = 0; k < 1000 && (sleepers(a) < 2 || sleepers(b) < 2); k++)
+		usleep(10 * 1000);
+	cr_assert_eq(sleepers(a), 2, "the runs did not start");
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d", st);
+	cr_expect_eq(sleepers(a) + sleepers(b), 0, "left behind: setsid %d, plain %d", sleepers(a),
+	             sleepers(b));
+}
+
+static void soak_expect_refused(const char *const *argv, const char *const *env, const char *needle,
+                                const char *marker)
+{
+	char out[65536];
+	int st = dtt_system(out, sizeof(out), argv, env);
+	cr_expect_eq(st, 125, "exit %d: %s", st, out);
+	cr_expect(strstr(out, needle), "no '%s' in: %s", needle, out);
+	cr_expect_neq(access(marker, F_OK), 0, "a run started: %s exists", marker);
+}
+
+Test(soak, keep_accepts_only_a_directory_of_the_callers_own)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to make a directory of another user");
+	char cli[1024], theirs[1024], file[1024], dangling[1024], marker[1024], script[1200];
+	const char *top = dtt_tmpdir();
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	snprintf(theirs, sizeof(theirs), "%s/theirs", top);
+	snprintf(file, sizeof(file), "%s/file", top);
+	snprintf(dangling, sizeof(dangling), "%s/dangling", top);
+	snprintf(marker, sizeof(marker), "%s/ran", top);
+	snprintf(script, sizeof(script), "touch '%s'; exit 1", marker);
+	cr_assert_eq(mkdir(theirs, 0700) | chown(theirs, 65533, 65533), 0);
+	cr_assert_eq(close(open(file, O_WRONLY | O_CREAT, 0600)), 0);
+	cr_assert_eq(symlink("/nonexistent/keep", dangling), 0);
+	const char *dirs[] = {theirs, file, dangling};
+	for (size_t i = 0; i < 3; i++) {
+		const char *argv[] = {cli,     "soak", "--runs", "1",  "-q",   "--keep",
+		                      dirs[i], "--",   "sh",     "-c", script, NULL};
+		soak_expect_refused(argv, NULL, "soak: --keep: ", marker);
+	}
+}
+
+Test(soak, keep_never_writes_through_a_symlink_planted_in_it)
+{
+	char cli[1024], keep[256], victim[1024], planted[300], out[65536];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	/* tmpfs: another filesystem than the runs' rings, so they are copied */
+	snprintf(keep, sizeof(keep), "/dev/shm/dtt-keep.%d", (int)getpid());
+	snprintf(victim, sizeof(victim), "%s/victim", dtt_tmpdir());
+	snprintf(planted, sizeof(planted), "%s/run-1.ring", keep);
+	cr_assert_eq(mkdir(keep, 0700), 0);
+	FILE *f = fopen(victim, "w");
+	cr_assert_not_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	cr_assert_eq(symlink(victim, planted), 0);
+	const char *argv[] = {cli,      "soak", "--runs", "1",     "-q",
+	                      "--keep", keep,   "--",     "false", NULL};
+	const char *env[] = {"TMPDIR=/tmp", NULL};
+	int st = dtt_system(out, sizeof(out), argv, env);
+	char buf[64] = "";
+	f = fopen(victim, "r");
+	cr_assert_not_null(f);
+	cr_expect(fgets(buf, sizeof(buf), f) && !strcmp(buf, "precious\n"),
+	          "the file behind the symlink was overwritten");
+	fclose(f);
+	struct stat sb;
+	int kept = lstat(planted, &sb) == 0 && S_ISREG(sb.st_mode);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", keep);
+	cr_expect_eq(system(cmd), 0);
+	cr_expect_eq(st, 1, "%s", out);
+	cr_expect(kept, "the failing run's ring was not kept as a file of its own");
+}
+
+Test(soak, an_output_that_cannot_be_written_is_refused_before_the_first_run)
+{
+	char cli[1024], bad[1024], marker[1024], script[1200], json_opt[1100];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	snprintf(bad, sizeof(bad), "%s/missing/out", dtt_tmpdir());
+	snprintf(marker, sizeof(marker), "%s/ran", dtt_tmpdir());
+	snprintf(script, sizeof(script), "touch '%s'", marker);
+	snprintf(json_opt, sizeof(json_opt), "--json=%s", bad);
+	const char *outs[][2] = {{"-o", bad}, {"--junit", bad}, {json_opt, NULL}};
+	for (size_t i = 0; i < 3; i++) {
+		const char *argv[] = {cli,
+		                      "soak",
+		                      "--runs",
+		                      "1",
+		                      "-q",
+		                      outs[i][0],
+		                      outs[i][1] ? outs[i][1] : "--",
+		                      outs[i][1] ? "--" : "sh",
+		                      outs[i][1] ? "sh" : "-c",
+		                      outs[i][1] ? "-c" : script,
+		                      outs[i][1] ? script : NULL,
+		                      NULL};
+		soak_expect_refused(argv, NULL, "soak: cannot write ", marker);
+	}
+}
+
+Test(soak, a_command_that_does_not_exist_exits_125_not_a_flake)
+{
+	char cli[1024], out[65536];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *argv[] = {cli, "soak", "--runs", "3", "-q", "--", "/nonexistent/worker", NULL};
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_expect_eq(st, 125, "exit %d: %s", st, out);
+	cr_expect(strstr(out, "cannot run '/nonexistent/worker'"), "%s", out);
+}
+
+Test(soak, its_files_go_under_tmpdir_and_none_is_left_after_sighup)
+{
+	char cli[1024], tmp[1024], env_tmp[1100], a[32], script[256], first[256];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	snprintf(tmp, sizeof(tmp), "%s/t", dtt_tmpdir());
+	snprintf(env_tmp, sizeof(env_tmp), "TMPDIR=%s", tmp);
+	cr_assert_eq(mkdir(tmp, 0700), 0);
+	sleep_mark(a, sizeof(a), 6);
+	snprintf(script, sizeof(script), "sleep %s", a);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		putenv(env_tmp);
+		execl(cli, cli, "soak", "--runs", "1", "-q", "--", "sh", "-c", script,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int k = 0; k < 1000 && !sleepers(a); k++)
+		usleep(10 * 1000);
+	DIR *d = opendir(tmp);
+	cr_assert_not_null(d);
+	struct dirent *e;
+	first[0] = 0;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "denytrace-soak.", 15))
+			snprintf(first, sizeof(first), "%s", e->d_name);
+	closedir(d);
+	cr_expect(first[0], "soak's directory is not under $TMPDIR");
+	kill(pid, SIGHUP);
+	int st;
+	waitpid(pid, &st, 0);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d", st);
+	d = opendir(tmp);
+	cr_assert_not_null(d);
+	int left = 0;
+	while ((e = readdir(d)))
+		left += e->d_name[0] != '.';
+	closedir(d);
+	cr_expect_eq(left, 0, "soak left files in $TMPDIR");
 }

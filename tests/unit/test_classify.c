@@ -127,9 +127,9 @@ static struct dt_verdict classify(const struct dt_record *d, const struct dt_rec
 Test(classify, cause_names_are_the_documented_vocabulary)
 {
 	static const char *const want[DT_CAUSE_COUNT] = {
-	    "injected",          "lock-contention", "cross-mount",      "file-permissions",
-	    "read-only-sandbox", "protected-path",  "symlink-mismatch", "sqlite-side-file",
-	    "root-not-granted",  "outside-roots",   "unknown",
+	    "injected",         "setid-lost",        "lock-contention", "cross-mount",
+	    "file-permissions", "read-only-sandbox", "protected-path",  "symlink-mismatch",
+	    "sqlite-side-file", "root-not-granted",  "outside-roots",   "unknown",
 	};
 
 	for (int c = 0; c < DT_CAUSE_COUNT; c++) {
@@ -138,6 +138,24 @@ Test(classify, cause_names_are_the_documented_vocabulary)
 	}
 	cr_assert_str_eq(dt_cause_name(DT_CAUSE_COUNT), "unknown");
 	cr_assert_str_eq(dt_cause_meaning((enum dt_cause)99), dt_cause_meaning(DT_CAUSE_UNKNOWN));
+}
+
+Test(classify, a_permission_refusal_after_a_setid_exec_without_privilege_is_setid_lost)
+{
+	struct dt_record d = denial("openat", EACCES, D "/root/secret");
+	struct dt_record e;
+	memset(&e, 0, sizeof(e));
+	e.type = DT_REC_EXEC;
+	e.exe = "/usr/bin/suid";
+	e.setid_lost = 1;
+	struct dt_classify_ctx ctx = {0, NULL, &e};
+	struct dt_verdict v;
+	dt_classify(&d, NULL, &rs, &ctx, &v);
+	assert_cause(v, DT_CAUSE_SETID_LOST);
+	/* a read-only mount refuses the privileged program too */
+	d.err = EROFS;
+	dt_classify(&d, NULL, &rs, &ctx, &v);
+	cr_assert_neq(v.cause, DT_CAUSE_SETID_LOST);
 }
 
 Test(classify, lock_ops_are_fcntl_fcntl64_and_flock_only)

@@ -153,6 +153,22 @@ Test(denyrule, try_again_errnos_are_refused_unless_nth_or_first_bounds_the_rule)
 	}
 }
 
+/* first=2^64-1 bounds nothing a retry loop will ever reach. */
+Test(denyrule, try_again_errnos_with_a_huge_first_are_refused)
+{
+	static const char *const huge[] = {"/x,errno=EAGAIN,first=18446744073709551615",
+	                                   "/x,first=1000001,errno=EINTR"};
+	for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+		cr_expect_eq(parse(huge[i]), -1, "'%s' was accepted", huge[i]);
+		dt_deny_rule_free(&rule);
+	}
+	cr_expect_eq(parse("/x,errno=EAGAIN,first=1000000"), 0, "%s", err);
+	dt_deny_rule_free(&rule);
+	/* other errnos take any count */
+	cr_expect_eq(parse("/x,errno=EROFS,first=18446744073709551615"), 0, "%s", err);
+	dt_deny_rule_free(&rule);
+}
+
 static struct dt_deny_set set_of(const char *text, uint64_t seed)
 {
 	struct dt_deny_set s = {0};

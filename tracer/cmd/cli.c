@@ -13,8 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Set once a message has said what failed: dt_finish_stdout adds none. */
+static int dt_failure_said;
+
 int dt_fail(int status, const char *fmt, ...)
 {
+	dt_failure_said = 1;
 	va_list ap;
 	va_start(ap, fmt);
 	fputs("denytrace: ", stderr);
@@ -22,6 +26,30 @@ int dt_fail(int status, const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	return status;
+}
+
+int dt_finish_stdout(int status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	int e = errno;
+	if (!dt_failure_said)
+		dt_fail(0, "writing the output failed: %s", strerror(e));
+	return status ? status : DT_EXIT_IO;
+}
+
+int dt_parse_u64(const char *s, uint64_t *out)
+{
+	/* strtoull takes "-1" as 2^64-1 and leading blanks and a "+" too */
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (*end || errno)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int dt_default_ring_check(const char *cmd)

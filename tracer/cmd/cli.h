@@ -5,6 +5,7 @@
 #define DENYTRACE_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "exitcodes.h"
 
@@ -34,6 +35,13 @@ const char *dt_command_nearest(const char *typed);
 
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What a command returns, checked against standard output: a write that
+ * failed (a full disk, a closed pipe's EPIPE) turns success into
+ * DT_EXIT_IO, with a message unless one was given already. */
+int dt_finish_stdout(int status);
+/* A whole number from 0 to 2^64-1 (decimal, 0x hex, 0 octal), nothing
+ * before or after it: 0, or -1 (a sign, an overflow, junk). */
+int dt_parse_u64(const char *s, uint64_t *out);
 
 /* For a command that reads ./denytrace.ring when no ring is named: 0 when
  * it exists (or is there but unreadable: opening it says why), else

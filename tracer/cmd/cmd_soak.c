@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* denytrace soak: run a worker many times under the probe (and --deny
  * rules), and name the refusals that separate failing runs from passing
- * ones. Each run is a `denytrace run` of its own, in its own process group
- * (so --timeout and Ctrl-C can kill the whole tree), with its own ring. */
+ * ones. Each run is a `denytrace run` of its own, under a keeper that
+ * kills its whole tree (soak.c), with its own ring. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,8 +37,10 @@ static const char soak_usage[] =
 
 static const char soak_after[] =
     "A progress line (runs, failures, refusals, elapsed time, rate) is shown on a\n"
-    "terminal. Ctrl-C stops the runs in flight and prints the summary of the\n"
-    "runs that finished. The flake rate comes with a 95% Wilson interval.\n"
+    "terminal. Ctrl-C (or SIGTERM, SIGHUP) stops the runs in flight, with every\n"
+    "process they started, and prints the summary of the runs that finished. The\n"
+    "flake rate comes with a 95% Wilson interval. -o, --json=FILE and --junit are\n"
+    "opened before the first run. Temporary files go under $TMPDIR (else /tmp).\n"
     "\n";
 
 static void soak_on_signal(int sig)
@@ -215,9 +217,9 @@ static int soak_opt_json(void *args, const char *val)
 static int soak_opt_seed(void *args, const char *val)
 {
 	struct dt_soak_opts *o = args;
-	char *end;
-	if (!*val || (o->seed = strtoull(val, &end, 0), *end))
-		return dt_fail(DT_EXIT_INTERNAL, "soak: --seed takes a whole number");
+	if (dt_parse_u64(val, &o->seed) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "soak: --seed takes a whole number from 0 to 18446744073709551615");
 	o->have_seed = 1;
 	return 0;
 }
@@ -403,27 +405,45 @@ static void soak_print_failures(const struct dt_soak *s, const struct dt_soak_op
 	dt_report_free(&rep);
 }
 
-/* --json=FILE. Returns 0 or an exit status. */
-static int soak_write_json(const struct dt_soak *s, const struct dt_soak_opts *o, int interrupted)
+/* The files the summary goes to, opened before the first run: a path
+ * that cannot be written must not cost the summary of a long soak. */
+struct soak_outputs {
+	FILE *json, *junit; /* --json=FILE, --junit FILE (stdout for "-") */
+};
+
+/* Opens -o (as stdout), --json=FILE and --junit. Returns -1 to go on, else
+ * the exit status with the message printed. */
+static int soak_open_outputs(const struct dt_soak_opts *o, struct soak_outputs *f)
 {
-	FILE *jf = fopen(o->json_file, "w");
-	if (!jf)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->json_file,
-		               strerror(errno));
-	soak_json(jf, s, o->seed, interrupted);
-	if (fclose(jf) != 0)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", o->json_file);
+	const char *bad = NULL;
+	if (o->out && !freopen(o->out, "w", stdout))
+		bad = o->out;
+	else if (o->json_file && !(f->json = fopen(o->json_file, "w")))
+		bad = o->json_file;
+	else if (o->junit && !(f->junit = strcmp(o->junit, "-") ? fopen(o->junit, "w") : stdout))
+		bad = o->junit;
+	if (bad)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", bad, strerror(errno));
+	return -1;
+}
+
+/* Closes what soak_open_outputs opened; 0, or an exit status when a
+ * write failed. */
+static int soak_close_output(FILE *f, const char *name)
+{
+	if (!f || f == stdout)
+		return 0;
+	if (ferror(f) | fclose(f))
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", name);
 	return 0;
 }
 
-/* The summary, as text or (--json) JSON, on stdout or -o FILE; and
- * --json=FILE. Returns 0 or an exit status. */
-static int soak_summary(const struct dt_soak *s, const struct dt_soak_opts *o, const char *dir,
-                        double elapsed, int interrupted)
+/* The summary, as text or (--json) JSON, on stdout (-o FILE already put
+ * there); and --json=FILE. Returns 0 or an exit status. */
+static int soak_summary(const struct dt_soak *s, const struct dt_soak_opts *o,
+                        const struct soak_outputs *f, const char *dir, double elapsed,
+                        int interrupted)
 {
-	if (o->out && !freopen(o->out, "w", stdout))
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->out,
-		               strerror(errno));
 	if (o->json) {
 		soak_json(stdout, s, o->seed, interrupted);
 	} else {
@@ -439,7 +459,9 @@ static int soak_summary(const struct dt_soak *s, const struct dt_soak_opts *o, c
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return dt_fail(DT_EXIT_INTERNAL, "soak: writing the summary failed");
-	return o->json_file ? soak_write_json(s, o, interrupted) : 0;
+	if (f->json)
+		soak_json(f->json, s, o->seed, interrupted);
+	return 0;
 }
 
 static int soak_result_order(const void *a, const void *b)
@@ -553,29 +575,28 @@ static void soak_junit(FILE *f, struct dt_soak *s, const struct dt_soak_opts *o,
 	fputs("    <system-out/>\n    <system-err/>\n  </testsuite>\n</testsuites>\n", f);
 }
 
-/* --junit FILE ("-": stdout). Returns 0 or an exit status. */
-static int soak_write_junit(struct dt_soak *s, const struct dt_soak_opts *o, time_t started,
-                            double secs)
+/* The temporary directory's template: under $TMPDIR, else /tmp. */
+static void soak_tmp_template(char *dir, size_t cap)
 {
-	FILE *jf = strcmp(o->junit, "-") ? fopen(o->junit, "w") : stdout;
-	if (!jf)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->junit,
-		               strerror(errno));
-	soak_junit(jf, s, o, started, secs);
-	if (jf != stdout && fclose(jf) != 0)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", o->junit);
-	return 0;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, cap, "%s/denytrace-soak.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
 }
 
 int cmd_soak(int argc, char **argv)
 {
 	struct dt_soak_opts o = {.runs = 20, .jobs = 1};
+	struct soak_outputs files = {0};
 	o.deny = calloc((size_t)argc + 1, sizeof(*o.deny));
-	char self[PATH_MAX], dir[] = "/tmp/denytrace-soak.XXXXXX";
+	char self[PATH_MAX], dir[PATH_MAX];
+	soak_tmp_template(dir, sizeof(dir));
 	int rc = soak_parse(argc, argv, &o);
+	if (rc < 0)
+		rc = soak_open_outputs(&o, &files);
 	if (rc < 0)
 		rc = dt_soak_prepare(&o, self, sizeof(self), dir);
 	if (rc >= 0) {
+		soak_close_output(files.json, o.json_file);
+		soak_close_output(files.junit, o.junit);
 		free(o.deny);
 		return rc;
 	}
@@ -583,9 +604,10 @@ int cmd_soak(int argc, char **argv)
 	struct sigaction sa = {0};
 	sa.sa_handler = soak_on_signal;
 	sigemptyset(&sa.sa_mask);
-	struct sigaction old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction old[3];
+	for (int k = 0; k < 3; k++)
+		sigaction(stops[k], &sa, &old[k]);
 	struct dt_soak s = {0};
 	s.first_fail = -1;
 	char infra_msg[1024] = "";
@@ -593,22 +615,24 @@ int cmd_soak(int argc, char **argv)
 	time_t started = time(NULL);
 	int infra = dt_soak_loop(&s, &o, self, dir, t0, infra_msg, sizeof(infra_msg));
 	int interrupted = dt_soak_stop != 0;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	for (int k = 0; k < 3; k++)
+		sigaction(stops[k], &old[k], NULL);
 
 	if (infra && !s.done) {
-		rmdir(dir);
+		dt_soak_remove_dir(dir);
+		soak_close_output(files.json, o.json_file);
+		soak_close_output(files.junit, o.junit);
 		free(o.deny);
 		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", infra_msg);
 	}
 	double el = dt_soak_now() - t0;
-	rc = soak_summary(&s, &o, dir, el, interrupted);
-	if (!rc && o.junit)
-		rc = soak_write_junit(&s, &o, started, el);
-	/* temporary files: the first failing run's (when not kept) and the dir */
-	if (s.first_fail >= 0 && !o.keep)
-		dt_soak_unlink_run(dir, s.first_fail);
-	rmdir(dir);
+	rc = soak_summary(&s, &o, &files, dir, el, interrupted);
+	if (!rc && files.junit)
+		soak_junit(files.junit, &s, &o, started, el);
+	int rc_json = soak_close_output(files.json, o.json_file);
+	int rc_junit = soak_close_output(files.junit, o.junit);
+	rc = rc ? rc : rc_json ? rc_json : rc_junit;
+	dt_soak_remove_dir(dir); /* the first failing run's files, unless kept */
 	dt_soak_free(&s);
 	free(o.deny);
 	if (rc)

@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "privdir.h"
 #include "report.h"
 #include "sandbox.h"
 #include "spawn.h"
@@ -757,10 +758,30 @@ static void demo_summary_json(const struct demo *d, struct demo_phase *ph, int n
 	fputc('\n', stdout);
 }
 
+/* Is the directory empty? 1, 0, or -1 (message printed). */
+static int demo_dir_empty(const char *path)
+{
+	DIR *dir = opendir(path);
+	if (!dir) {
+		dt_fail(0, "demo: cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct dirent *e;
+	int empty = 1;
+	while ((e = readdir(dir)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = 0;
+	closedir(dir);
+	return empty;
+}
+
 /* The output directory: made here (mode 0755, so that nobody can reach the
- * board in phase 1), or given and empty. */
+ * board in phase 1), or given and empty. The demo runs python scripts from
+ * it, as root too: only a directory no other user can change will do
+ * (privdir.h). */
 static int demo_outdir(struct demo *d, const char *given)
 {
+	char why[PATH_MAX + 256];
 	if (!given) {
 		const char *tmp = getenv("TMPDIR");
 		snprintf(d->out, sizeof(d->out), "%s/denytrace-demo.XXXXXX",
@@ -769,20 +790,21 @@ static int demo_outdir(struct demo *d, const char *given)
 			return dt_fail(DT_EXIT_IO,
 			               "demo: cannot create %s: %s (set TMPDIR or --out)", d->out,
 			               strerror(errno));
-	} else if (mkdir(given, 0755) < 0) {
-		if (errno != EEXIST)
-			return dt_fail(DT_EXIT_IO, "demo: cannot create %s: %s", given,
-			               strerror(errno));
-		DIR *dir = opendir(given);
-		if (!dir)
-			return dt_fail(DT_EXIT_IO, "demo: cannot open %s: %s", given,
-			               strerror(errno));
-		struct dirent *e;
-		int empty = 1;
-		while ((e = readdir(dir)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				empty = 0;
-		closedir(dir);
+		char real[PATH_MAX];
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		if (!realpath(d->out, real) || dt_private_parents(real, why, sizeof(why)) < 0) {
+			rmdir(d->out);
+			return dt_fail(DT_EXIT_IO,
+			               "demo: not running from %s: %s (set TMPDIR or --out)",
+			               d->out, why);
+		}
+	} else {
+		int made = dt_private_dir(given, 0755, why, sizeof(why));
+		if (made < 0)
+			return dt_fail(DT_EXIT_IO, "demo: --out: %s", why);
+		int empty = made ? 1 : demo_dir_empty(given);
+		if (empty < 0)
+			return DT_EXIT_IO;
 		if (!empty)
 			return dt_fail(
 			    DT_EXIT_IO,

@@ -426,6 +426,27 @@ static int dt_rule_injected(const struct dt_cls *c, struct dt_verdict *v)
 	return 0;
 }
 
+/* The supervisor's no_new_privs kept a set-id program from its ids: a
+ * refusal by permissions is then denytrace's doing, never the file's. A
+ * read-only mount or a sandbox (EROFS, EXDEV) refuses the privileged too. */
+static int dt_rule_setid_lost(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d, *e = c->ctx ? c->ctx->setid_lost : NULL;
+	if (!e || (d->err != EACCES && d->err != EPERM))
+		return 0;
+	v->cause = DT_CAUSE_SETID_LOST;
+	snprintf(v->reason, sizeof(v->reason),
+	         "%s ran %s, a set-id program that would have run as uid %lld, without that "
+	         "privilege: denytrace's seccomp supervisor (--watch-exec, --deny) set "
+	         "no_new_privs, so %s was refused with %s as uid %lld",
+	         d->comm ? d->comm : "the process", e->exe ? e->exe : "?", (long long)e->setid_euid,
+	         c->op, dt_errno_name(d->err), (long long)d->uid);
+	snprintf(v->advice, sizeof(v->advice),
+	         "Nothing to change: denytrace caused this refusal. Run without --watch-exec "
+	         "and --deny (or as root) to see the program with its privilege.");
+	return 1;
+}
+
 static int dt_rule_lock_contention(const struct dt_cls *c, struct dt_verdict *v)
 {
 	const struct dt_record *d = c->d;

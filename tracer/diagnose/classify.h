@@ -33,6 +33,9 @@ struct dt_classify_ctx {
 	 * SQLite's problem. Otherwise the root decides. */
 	int db_writable;
 	const char *db_writable_why;
+	/* The exec record of the set-id program this process ran without its
+	 * privilege (no_new_privs, set by the supervisor), or NULL. */
+	const struct dt_record *setid_lost;
 };
 
 struct dt_verdict {

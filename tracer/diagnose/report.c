@@ -496,12 +496,34 @@ static void dt_report_exec_coverage(struct dt_report *r)
 	/* exec coverage */
 	r->execs = calloc(r->n + 1, sizeof(*r->execs));
 	r->blind = calloc(r->n + 1, sizeof(*r->blind));
+	r->setid_lost = calloc(r->n + 1, sizeof(*r->setid_lost));
 	for (size_t i = 0; i < r->n; i++)
 		if (r->recs[i].type == DT_REC_EXEC) {
 			r->execs[r->nexecs++] = &r->recs[i];
 			if (r->recs[i].exec_blind)
 				r->blind[r->nblind++] = &r->recs[i];
+			if (r->recs[i].setid_lost)
+				r->setid_lost[r->nsetid_lost++] = &r->recs[i];
 		}
+}
+
+/* The image refusal d's process ran when it was refused, when that is a
+ * set-id program the supervisor's no_new_privs kept from its privilege:
+ * the process's last exec before d (the supervisor names it by the pid of
+ * denytrace's namespace, and by the process's own as well). */
+static const struct dt_record *dt_report_setid_lost_for(const struct dt_report *r,
+                                                        const struct dt_record *d)
+{
+	const struct dt_record *last = NULL;
+	if (!r->nsetid_lost)
+		return NULL;
+	for (size_t i = 0; i < r->nexecs; i++) {
+		const struct dt_record *e = r->execs[i];
+		if ((e->pid == d->pid || (e->nspid && e->nspid == d->pid)) &&
+		    e->time_mono <= d->time_mono)
+			last = e;
+	}
+	return last && last->setid_lost ? last : NULL;
 }
 
 /* A refusal the supervisor injected into a process the probe is in is
@@ -588,6 +610,7 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 	const struct dt_record *proc = dt_proc_for(r, d);
 	struct dt_classify_ctx ctx = {0};
 	ctx.db_writable = dt_sqlite_db_writable(r->sqlite, d, proc, &ctx.db_writable_why);
+	ctx.setid_lost = dt_report_setid_lost_for(r, d);
 	struct dt_verdict v;
 	dt_classify(d, proc, &r->roots, &ctx, &v);
 	const char *path = dt_report_path(d);
@@ -718,6 +741,7 @@ void dt_report_free(struct dt_report *r)
 	dt_findings_free(&r->findings);
 	free(r->execs);
 	free(r->blind);
+	free(r->setid_lost);
 	dt_rootset_free(&r->roots);
 	dt_sqlite_judge_free(r->sqlite);
 	memset(r, 0, sizeof(*r));

@@ -72,6 +72,10 @@ struct dt_report {
 	size_t nexecs;
 	const struct dt_record **blind;
 	size_t nblind;
+	/* set-id programs that ran without their privilege: the supervisor's
+	 * no_new_privs kept their ids (their refusals: cause setid-lost) */
+	const struct dt_record **setid_lost;
+	size_t nsetid_lost;
 	uint64_t injected_merged;       /* supervisor refusals folded into the probe's record */
 	struct dt_sqlite_judge *sqlite; /* which paths are SQLite's (sqlite_role.h) */
 };

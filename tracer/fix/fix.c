@@ -653,7 +653,11 @@ static void fix_program(struct dt_fix *f, const struct dt_fix_problem *p)
 static void fix_none(struct dt_fix *f, const struct dt_fix_problem *p)
 {
 	f->kind = DT_FIX_NONE;
-	if (p->cause == DT_CAUSE_OUTSIDE_ROOTS)
+	if (p->cause == DT_CAUSE_SETID_LOST)
+		fix_set(&f->why, "denytrace caused these refusals: its seccomp supervisor set "
+		                 "no_new_privs, so a set-id program ran without its privilege; "
+		                 "nothing on disk needs to change");
+	else if (p->cause == DT_CAUSE_OUTSIDE_ROOTS)
 		fix_set(&f->why,
 		        "no expected root contains %s: granting it would widen the sandbox beyond "
 		        "what anyone planned; make the worker write under its roots, or name the "

@@ -159,7 +159,7 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 		                     "--deny: the glob is matched against absolute paths: start it "
 		                     "with '/' (or '*')");
 	int seen_op = 0, seen_errno = 0, seen_when = 0;
-	size_t when_off = 0, errno_off = 0, errno_len = 0;
+	size_t when_off = 0, when_len = 0, errno_off = 0, errno_len = 0;
 	const char *s = text + gl;
 	while (*s == ',') {
 		s++;
@@ -218,6 +218,7 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 				    "column %zu)",
 				    when_off + 1);
 			when_off = off;
+			when_len = len;
 			if (dt_deny_parse_when(text, key, val, vl, voff, out, err, errlen) < 0)
 				return -1;
 		} else {
@@ -236,6 +237,14 @@ int dt_deny_parse(const char *text, struct dt_deny_rule *out, char *err, size_t 
 		    "--deny: errno=%s means \"try again\": a program that retries "
 		    "would never get past it; bound the rule with nth=N or first=N",
 		    dt_errno_name(out->err));
+	/* first=2^64-1 is as unbounded as no bound at all */
+	if ((out->err == EINTR || out->err == EAGAIN) && out->when == DT_DENY_FIRST &&
+	    out->n > DT_DENY_RETRY_MAX)
+		return dt_deny_error(err, errlen, text, when_off, when_len,
+		                     "--deny: errno=%s with first=%llu: a program that retries "
+		                     "would spin that many times; first= is at most %d here",
+		                     dt_errno_name(out->err), (unsigned long long)out->n,
+		                     DT_DENY_RETRY_MAX);
 	out->text = strdup(text);
 	out->glob = strndup(text, gl);
 	if (!out->text || !out->glob) {

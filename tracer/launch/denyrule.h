@@ -13,6 +13,7 @@
  *   p     = probability in [0,1]: each match fires with it (see --seed)
  *   nth   = N: only the Nth match fires
  *   first = N: the first N matches fire
+ *   errno=EAGAIN or EINTR only with nth, or first up to DT_DENY_RETRY_MAX
  *   (none of p, nth, first: every match fires)
  */
 #ifndef DENYTRACE_DENYRULE_H
@@ -20,6 +21,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The most first= may refuse with a "try again" errno (EAGAIN, EINTR). */
+#define DT_DENY_RETRY_MAX 1000000
 
 /* Operation classes a call belongs to; a call may be in several (an
  * open with O_CREAT|O_WRONLY is create and write). */

@@ -34,13 +34,16 @@
 
 extern char **environ;
 
-static volatile sig_atomic_t run_child_pid;
+static volatile sig_atomic_t run_child_pid, run_last_signal, run_last_by_kill;
 
 /* A signal sent to us with kill() is forwarded. One the terminal sent to the
- * whole foreground group (si_code SI_KERNEL) has reached the child already. */
+ * whole foreground group (si_code SI_KERNEL) has reached the child already.
+ * Once the command is gone, it stops the wait for what it left behind. */
 static void run_forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	run_last_signal = sig;
+	run_last_by_kill = si->si_code <= 0;
 	if (run_child_pid > 0 && si->si_code <= 0)
 		kill((pid_t)run_child_pid, sig);
 }
@@ -112,6 +115,10 @@ static void run_blind_line(const struct dt_record *r, uint64_t nth)
 		fputs(" (static binary)\n", stderr);
 	else if (!strcmp(r->exec_blind, "setid"))
 		fputs(" (set-id: the loader drops LD_PRELOAD; its refusals are not recorded)\n",
+		      stderr);
+	else if (!strcmp(r->exec_blind, "non-dumpable"))
+		fputs(" (non-dumpable: denytrace may not read its memory, so its execs and the "
+		      "calls --deny names went unjudged)\n",
 		      stderr);
 	else if (r->preload)
 		fputs(" (no-preload: LD_PRELOAD rewritten without the probe)\n", stderr);
@@ -186,6 +193,19 @@ static void run_summary_coverage(const struct dt_report *r, int covered)
 		        r->nblind ? "; the probe could not enter the command itself:" : ".");
 	for (size_t k = 0; k < r->nblind; k++)
 		run_blind_line(r->blind[k], k + 1);
+	if (r->nsetid_lost)
+		fprintf(stderr,
+		        "denytrace: %zu set-id program%s ran without %s privilege (no_new_privs, "
+		        "set by the supervisor); %s refusals are denytrace's doing (setid-lost):\n",
+		        r->nsetid_lost, r->nsetid_lost == 1 ? "" : "s",
+		        r->nsetid_lost == 1 ? "its" : "their",
+		        r->nsetid_lost == 1 ? "its" : "their");
+	for (size_t k = 0; k < r->nsetid_lost && k < 10; k++) {
+		fprintf(stderr, "  pid %lld ", (long long)r->setid_lost[k]->pid);
+		dt_put_safe(stderr, r->setid_lost[k]->exe ? r->setid_lost[k]->exe : "?");
+		fprintf(stderr, " (would have run as uid %lld)\n",
+		        (long long)r->setid_lost[k]->setid_euid);
+	}
 }
 
 /* The summary on stderr, read back from the ring with the report's rules. */
@@ -267,9 +287,10 @@ int dt_run_opt_deny(void *args, const char *val)
 int dt_run_opt_seed(void *args, const char *val)
 {
 	struct dt_run_opts *o = args;
-	char *end;
-	if (!*val || (o->seed = strtoull(val, &end, 0), *end))
-		return dt_fail(DT_EXIT_INTERNAL, "%s: --seed takes a whole number", o->cmd);
+	if (dt_parse_u64(val, &o->seed) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "%s: --seed takes a whole number from 0 to 18446744073709551615",
+		               o->cmd);
 	o->have_seed = 1;
 	return 0;
 }
@@ -603,18 +624,38 @@ static struct dt_supervisor *run_start_supervisor(struct dt_seccomp_filter *filt
 	return sup;
 }
 
-/* The filter stays with processes the command left behind; they must be
- * answered until they are gone. */
+/* A signal that ends the wait for what the command left behind. */
+static int run_stops_waiting(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
+
+/* The filter stays with processes the command left behind; they are
+ * answered until they are gone, or until a signal says to stop waiting:
+ * then they go on unsupervised (the supervisor's heir lets their calls
+ * through), never failing with ENOSYS. */
 static void run_wait_supervisor(struct dt_supervisor *sup)
 {
 	struct dt_supervisor_stats sst = {0};
-	for (int k = 0; k < 20 && dt_supervisor_busy(sup); k++)
+	run_last_signal = 0; /* one sent while the command ran was for it */
+	for (int k = 0; dt_supervisor_busy(sup) && !run_stops_waiting(run_last_signal); k++) {
+		if (k == 20)
+			fputs("denytrace: waiting for the background processes the command left "
+			      "(their calls are still supervised; Ctrl-C stops waiting and leaves "
+			      "them running)...\n",
+			      stderr);
 		usleep(50 * 1000);
-	if (dt_supervisor_busy(sup))
-		fputs("denytrace: waiting for the background processes the command left "
-		      "(their calls are still supervised)...\n",
-		      stderr);
-	dt_supervisor_wait(sup, &sst);
+	}
+	if (!dt_supervisor_busy(sup)) {
+		dt_supervisor_wait(sup, &sst);
+		return;
+	}
+	/* as while the command ran: what the terminal sent reached them */
+	dt_supervisor_abandon(sup, run_last_by_kill ? run_last_signal : 0, &sst);
+	fprintf(stderr,
+	        "denytrace: stopped waiting (%s%s): the background processes go on "
+	        "unsupervised: their calls are no longer recorded or refused.\n",
+	        strsignal(run_last_signal), run_last_by_kill ? ", passed on to them" : "");
 }
 
 /* Without exec coverage nothing sees the execs of the tree, but run sees
@@ -676,10 +717,14 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	char serr[512] = "";
 	if (watch_exec) {
 		/* (reading /proc/self/status only when a filter is built) */
-		int rc = run_seccomp_filter(deny, dt_seccomp_privileged(), &filter, sv, serr,
-		                            sizeof(serr));
+		int privileged = dt_seccomp_privileged();
+		int rc = run_seccomp_filter(deny, privileged, &filter, sv, serr, sizeof(serr));
 		if (rc)
 			return rc;
+		if (filter && !privileged && !o->quiet)
+			fputs("denytrace: --watch-exec/--deny set no_new_privs: set-user-ID and "
+			      "set-group-ID programs run without their privilege under them.\n",
+			      stderr);
 	}
 
 	int pipefd[2];

@@ -41,9 +41,27 @@ int dt_seccomp_privileged(void)
 	return found ? (cap >> 21) & 1 : geteuid() == 0; /* CAP_SYS_ADMIN */
 }
 
+int dt_proc_is_ours(char *err, size_t errlen)
+{
+	char self[32] = "";
+	ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n > 0)
+		self[n] = 0;
+	if (n > 0 && atol(self) == (long)getpid())
+		return 1;
+	snprintf(err, errlen,
+	         "/proc here is not this pid namespace's (it shows this process as %s, its pid "
+	         "is %ld): the pids the filter reports would name other processes there; "
+	         "mount a /proc of its own (unshare --pid --fork --mount-proc)",
+	         n > 0 ? self : "nobody", (long)getpid());
+	return 0;
+}
+
 struct dt_seccomp_filter *dt_seccomp_build(int exec, unsigned deny_ops, int nnp, char *err,
                                            size_t errlen)
 {
+	if (!dt_proc_is_ours(err, errlen))
+		return NULL;
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
 		snprintf(err, errlen, "libseccomp could not create a filter");

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The soak runner (soak.h). Each run is a `denytrace run` of its own, in its
- * own process group (so --timeout and Ctrl-C can kill the whole tree), with
- * its own ring. */
+/* The soak runner (soak.h). Each run is a `denytrace run` of its own, with
+ * its own ring, under a keeper process of its own: a child subreaper, so
+ * that whatever the run leaves behind (setsid daemons, timeout(1)'s own
+ * process group) is reparented to the keeper, which kills it when the run
+ * ends, times out or is interrupted. */
 #include "soak.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "privdir.h"
 #include "report.h"
 
 volatile sig_atomic_t dt_soak_stop;
@@ -153,6 +159,108 @@ static void soak_account(struct dt_soak *s, const char *ring, int failed,
 	dt_report_free(&rep);
 }
 
+/* The ppid field of /proc/PID/stat (after the comm, which may hold
+ * anything up to its last ')'), or -1. */
+static pid_t soak_ppid_of(const char *pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *paren = strrchr(buf, ')');
+	char state;
+	int ppid;
+	if (!paren || sscanf(paren + 1, " %c %d", &state, &ppid) != 2)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/* SIGKILLs every child of this process; returns how many there were. */
+static int soak_kill_children(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	pid_t me = getpid();
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (isdigit((unsigned char)e->d_name[0]) && soak_ppid_of(e->d_name) == me) {
+			kill((pid_t)atoi(e->d_name), SIGKILL);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* Kills the run's process group, then every process reparented to the
+ * keeper, again as their own children are reparented in turn, until
+ * none is left. */
+static void soak_keeper_kill_tree(pid_t run)
+{
+	kill(-run, SIGKILL);
+	for (;;) {
+		soak_kill_children();
+		pid_t p;
+		while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (p < 0 && errno == ECHILD)
+			return;
+		usleep(5 * 1000);
+	}
+}
+
+/* The keeper: reaps what is reparented to it while the run lasts; when
+ * the run ends, or soak sends SIGTERM (timeout, Ctrl-C), kills the whole
+ * tree and exits with the run's status (128+N for signal N, as soak
+ * counts it). SIGCHLD and SIGTERM are blocked (soak_keeper_signals) and
+ * taken with sigwaitinfo: none can slip in between a check and a wait. */
+__attribute__((noreturn)) static void soak_keeper(pid_t run, const sigset_t *waited)
+{
+	int code = 128 + SIGKILL;
+	setpgid(run, run);
+	for (;;) {
+		int st, done = 0;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			if (p == run) {
+				code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				done = 1;
+			}
+		if (done || (p < 0 && errno == ECHILD))
+			break;
+		int sig = sigwaitinfo(waited, NULL);
+		if (sig == SIGTERM)
+			break;
+	}
+	soak_keeper_kill_tree(run);
+	_exit(code);
+}
+
+/* In the keeper, before the run is forked: SIGCHLD and SIGTERM blocked
+ * for sigwaitinfo (into waited; the run gets old back), and nothing else
+ * soak handles reaches it (a Ctrl-C goes to soak, which decides). */
+static void soak_keeper_signals(sigset_t *waited, sigset_t *old)
+{
+	struct sigaction sa = {0};
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_DFL; /* soak's handler, inherited, would only set a flag */
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(waited);
+	sigaddset(waited, SIGCHLD);
+	sigaddset(waited, SIGTERM);
+	sigprocmask(SIG_BLOCK, waited, old);
+}
+
 static pid_t soak_spawn(const char *self, const char *dir, int index, uint64_t seed,
                         const struct dt_soak_opts *o)
 {
@@ -163,12 +271,27 @@ static pid_t soak_spawn(const char *self, const char *dir, int index, uint64_t s
 	if (pid != 0)
 		return pid;
 	setpgid(0, 0);
+	sigset_t waited, old;
+	soak_keeper_signals(&waited, &old);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		fprintf(stderr, "denytrace: soak: cannot become a subreaper: %s\n",
+		        strerror(errno));
+		_exit(DT_EXIT_INTERNAL);
+	}
+	pid_t run = fork();
+	if (run < 0)
+		_exit(DT_EXIT_INTERNAL);
+	if (run > 0)
+		soak_keeper(run, &waited);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	setpgid(0, 0);
 	if (o->cwd && chdir(o->cwd) < 0) {
 		fprintf(stderr, "denytrace: soak: cannot enter %s: %s\n", o->cwd, strerror(errno));
 		_exit(DT_EXIT_INTERNAL);
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	char path[PATH_MAX], ring[PATH_MAX], seedbuf[32];
 	snprintf(path, sizeof(path), "%s/run-%d.log", dir, index);
 	snprintf(ring, sizeof(ring), "%s/run-%d.ring", dir, index);
@@ -216,17 +339,28 @@ static void soak_progress(const struct dt_soak *s, unsigned runs, double t0, int
 	        s->refusals == 1 ? "" : "s", el, el > 0 ? s->done / el : 0.0, final ? "\n" : "");
 }
 
-/* Copies src to dst (rename when on the same filesystem). */
-static int soak_keep_file(const char *src, const char *dst)
+/* Moves src into the --keep directory as name: rename when on the same
+ * filesystem, else a copy into a new file there. Never through a
+ * symbolic link: the directory is opened without following one, a link
+ * at name is replaced, not written through. */
+static int soak_keep_file(const char *src, const char *keep, const char *name)
 {
-	if (rename(src, dst) == 0)
-		return 0;
-	int in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
+	int dfd = open(keep, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
 		return -1;
-	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (out < 0) {
-		close(in);
+	if (renameat(AT_FDCWD, src, dfd, name) == 0) {
+		close(dfd);
+		return 0;
+	}
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	unlinkat(dfd, name, 0);
+	int out =
+	    in < 0 ? -1
+	           : openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	close(dfd);
+	if (in < 0 || out < 0) {
+		if (in >= 0)
+			close(in);
 		return -1;
 	}
 	char buf[65536];
@@ -238,18 +372,19 @@ static int soak_keep_file(const char *src, const char *dst)
 			break;
 		}
 	close(in);
-	close(out);
+	if (close(out) != 0)
+		rc = -1;
+	if (rc == 0)
+		unlink(src);
 	return rc;
 }
 
-/* The --keep directory, the seed, this binary (self) and the temporary
- * directory (dir, "/tmp/denytrace-soak.XXXXXX" on entry). Returns -1 to go
- * on, else the exit status with the message printed. */
 int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *dir)
 {
-	if (o->keep && mkdir(o->keep, 0755) < 0 && errno != EEXIST)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot create --keep directory %s: %s",
-		               o->keep, strerror(errno));
+	char why[PATH_MAX + 256];
+	/* the rings of failing runs are written there, and read back */
+	if (o->keep && dt_private_dir(o->keep, 0700, why, sizeof(why)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: --keep: %s", why);
 	if (!o->have_seed) {
 		if (getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
 			o->seed = (uint64_t)time(NULL);
@@ -265,6 +400,21 @@ int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *di
 	return -1;
 }
 
+void dt_soak_remove_dir(const char *dir)
+{
+	/* everything in it is soak's: rings, logs, a ring a killed run left
+	 * half created */
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
 void dt_soak_unlink_run(const char *dir, int index)
 {
 	char p[PATH_MAX];
@@ -272,6 +422,18 @@ void dt_soak_unlink_run(const char *dir, int index)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/run-%d.log", dir, index);
 	unlink(p);
+}
+
+/* Does the log's first line start with prefix? */
+static int soak_log_starts(const char *log, const char *prefix)
+{
+	FILE *lf = fopen(log, "re");
+	char line[256] = "";
+	if (!lf)
+		return 0;
+	int yes = fgets(line, sizeof(line), lf) && !strncmp(line, prefix, strlen(prefix));
+	fclose(lf);
+	return yes;
 }
 
 /* A run that denytrace itself could not start (e.g. --deny without
@@ -307,12 +469,12 @@ static void soak_add_failed(struct dt_soak *s, const struct dt_soak_opts *o,
 	fr->timed_out = r->timed_out;
 	fr->seed = dt_soak_seed(o, r->index);
 	if (o->keep) {
-		char dst[PATH_MAX];
-		snprintf(dst, sizeof(dst), "%s/run-%d.ring", o->keep, r->index);
-		if (soak_keep_file(ring, dst) == 0)
-			snprintf(fr->ring, sizeof(fr->ring), "%s", dst);
-		snprintf(dst, sizeof(dst), "%s/run-%d.log", o->keep, r->index);
-		soak_keep_file(log, dst);
+		char name[64];
+		snprintf(name, sizeof(name), "run-%d.ring", r->index);
+		if (soak_keep_file(ring, o->keep, name) == 0)
+			snprintf(fr->ring, sizeof(fr->ring), "%s/%s", o->keep, name);
+		snprintf(name, sizeof(name), "run-%d.log", r->index);
+		soak_keep_file(log, o->keep, name);
 	}
 }
 
@@ -325,7 +487,12 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 	char ring[PATH_MAX], log[PATH_MAX];
 	snprintf(ring, sizeof(ring), "%s/run-%d.ring", dir, r->index);
 	snprintf(log, sizeof(log), "%s/run-%d.log", dir, r->index);
-	if (code == DT_EXIT_INTERNAL && !r->timed_out && soak_infra_failure(log, msg, msgcap)) {
+	/* 125: denytrace failed; 126, 127: it could not start the command
+	 * (its own message says so, not the command's status) */
+	int infra =
+	    code == DT_EXIT_INTERNAL || ((code == DT_EXIT_NOTFOUND || code == DT_EXIT_NOEXEC) &&
+	                                 soak_log_starts(log, "denytrace: cannot run '"));
+	if (infra && !r->timed_out && soak_infra_failure(log, msg, msgcap)) {
 		unlink(ring);
 		unlink(log);
 		return 1;
@@ -375,7 +542,7 @@ static void soak_enforce_timeout(struct dt_soak_run *running, unsigned nrunning,
 	for (unsigned k = 0; k < nrunning; k++)
 		if (timeout > 0 && !running[k].timed_out && now - running[k].start > timeout) {
 			running[k].timed_out = 1;
-			kill(-running[k].pid, SIGKILL);
+			kill(running[k].pid, SIGTERM); /* its keeper kills the tree */
 		}
 }
 
@@ -396,7 +563,7 @@ int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *se
 			pid_t pid = soak_spawn(self, dir, index, o->seed + started, o);
 			if (pid < 0)
 				break;
-			setpgid(pid, pid); /* also here: no race with a timeout kill */
+			setpgid(pid, pid); /* also here, as the keeper does it itself */
 			running[nrunning++] = (struct dt_soak_run){pid, index, dt_soak_now(), 0};
 			started++;
 		}
@@ -420,13 +587,11 @@ int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *se
 			continue;
 		struct dt_soak_run r = running[k];
 		running[k] = running[--nrunning];
-		/* whatever the run left in its group goes with it */
-		kill(-r.pid, SIGKILL);
 		infra |= soak_finish_run(s, o, dir, &r, st, msg, msgcap);
 	}
 	if (dt_soak_stop && running) {
 		for (unsigned k = 0; k < nrunning; k++)
-			kill(-running[k].pid, SIGKILL);
+			kill(running[k].pid, SIGTERM); /* each keeper kills its tree */
 		for (unsigned k = 0; k < nrunning; k++) {
 			while (waitpid(running[k].pid, NULL, 0) < 0 && errno == EINTR)
 				;

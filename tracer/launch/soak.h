@@ -92,9 +92,10 @@ double dt_soak_now(void);
 uint64_t dt_soak_seed(const struct dt_soak_opts *o, int index);
 /* 95% Wilson score interval for k failures out of n. */
 void dt_soak_wilson(unsigned k, unsigned n, double *lo, double *hi);
-/* The --keep directory, the seed, this binary (self) and the temporary
- * directory (dir, "/tmp/denytrace-soak.XXXXXX" on entry). Returns -1 to go
- * on, else the exit status with the message printed. */
+/* The --keep directory (privdir.h: the caller's alone, or created), the
+ * seed, this binary (self) and the temporary directory (dir, a mkdtemp
+ * template on entry). Returns -1 to go on, else the exit status with the
+ * message printed. */
 int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *dir);
 /* Runs the command until o->runs are done (or --until-fail, a signal, or a
  * run denytrace could not start: then returns 1 with msg set). s starts
@@ -102,6 +103,8 @@ int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *di
 int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *self, const char *dir,
                  double t0, char *msg, size_t msgcap);
 void dt_soak_unlink_run(const char *dir, int index);
+/* Removes the temporary directory and whatever is left in it. */
+void dt_soak_remove_dir(const char *dir);
 void dt_soak_free(struct dt_soak *s);
 
 #endif

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,9 +35,27 @@
 #define O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
 
+/* Environment variables read from one exec: more than execve takes
+ * (its strings and pointers share ARG_MAX, 2 MiB by default). */
+#define DT_EXEC_MAX_ENV (1 << 20)
+
+/* Processes of the tree held by pidfd, for dt_supervisor_signal. */
+#define DT_SUP_MAX_KNOWN 256
+
+/* Processes that made themselves non-dumpable, named once each. */
+#define DT_SUP_MAX_UNREADABLE 256
+
 struct dt_supervisor {
 	int fd;
+	int wake[2]; /* written to stop the thread early (dt_supervisor_abandon) */
+	int heir_fd; /* closing it hands the listener to the heir */
+	pid_t heir;  /* answers the filter once denytrace is gone; -1: none */
 	pthread_t thread;
+	pid_t unreadable[DT_SUP_MAX_UNREADABLE];
+	size_t nunreadable;
+	pid_t known[DT_SUP_MAX_KNOWN]; /* with a pidfd each: no reused pid is signalled */
+	int known_fd[DT_SUP_MAX_KNOWN];
+	size_t nknown;
 	struct dt_ring *ring;
 	struct dt_deny_set *deny;
 	int nr[DT_NSYSCALLS];
@@ -114,6 +134,37 @@ static ssize_t dt_mem_str(int mem, uint64_t addr, char *out, size_t cap)
 	return -1; /* too long */
 }
 
+/* A window of the target's memory read at once for many strings: an
+ * exec's environment strings usually sit side by side, and one read per
+ * variable made an exec with thousands of them several times slower. */
+struct dt_memwin {
+	uint64_t base;
+	size_t len;
+	char buf[65536];
+};
+
+/* dt_mem_str through the window (refilled from addr when the string is
+ * not whole in it). */
+static ssize_t dt_memwin_str(int mem, struct dt_memwin *w, uint64_t addr, char *out, size_t cap)
+{
+	int inside = addr >= w->base && addr < w->base + w->len;
+	if (!inside || !memchr(w->buf + (addr - w->base), 0, w->len - (addr - w->base))) {
+		/* a read into an unmapped page stops there: a short count */
+		ssize_t n = mem < 0 ? -1 : pread(mem, w->buf, sizeof(w->buf), (off_t)addr);
+		w->base = addr;
+		w->len = n > 0 ? (size_t)n : 0;
+	}
+	size_t at = (size_t)(addr - w->base);
+	char *z = w->len > at ? memchr(w->buf + at, 0, w->len - at) : NULL;
+	if (!z)
+		return dt_mem_str(mem, addr, out, cap); /* longer than the window */
+	size_t l = (size_t)(z - (w->buf + at));
+	if (l + 1 > cap)
+		return -1; /* too long */
+	memcpy(out, w->buf + at, l + 1);
+	return (ssize_t)l;
+}
+
 static int dt_mem_u64s(int mem, uint64_t addr, uint64_t *out, size_t n)
 {
 	ssize_t r = pread(mem, out, n * 8, (off_t)addr);
@@ -140,7 +191,16 @@ static int dt_target_dir(pid_t tid, int dirfd, char *out, size_t cap)
  * the filesystem (its root, cwd and descriptors). */
 static void dt_target_openable(pid_t tid, int dirfd, const char *path, char *out, size_t cap)
 {
-	if (path[0] == '/')
+	/* /proc/self through /proc/TID/root would be denytrace itself: the
+	 * target's own entry instead (its /proc is ours: dt_proc_is_ours) */
+	const char *rest = NULL;
+	if (!strncmp(path, "/proc/self/", 11))
+		rest = path + 10;
+	else if (!strncmp(path, "/proc/thread-self/", 18))
+		rest = path + 17;
+	if (rest)
+		snprintf(out, cap, "/proc/%d%s", (int)tid, rest);
+	else if (path[0] == '/')
 		snprintf(out, cap, "/proc/%d/root%s", (int)tid, path);
 	else if (dirfd == AT_FDCWD)
 		snprintf(out, cap, "/proc/%d/cwd/%s", (int)tid, path);
@@ -261,17 +321,34 @@ static void dt_rec_end(struct dt_buf *b, struct dt_supervisor *s)
 /* ELF without PT_INTERP is static; a script is judged by its interpreter.
  * Returns 1 static, 0 dynamic, -1 unknown, -2 cannot be opened (the exec
  * will fail: a PATH search trying directories). */
-static int dt_exec_static(pid_t tid, const char *openable, int depth)
+/* Opens openable for reading only when it is a regular file: the type is
+ * checked on an O_PATH descriptor, which opens nothing (as root, opening
+ * a device a less privileged process names could rewind a tape), and
+ * the same inode is then reopened through it. -2 when it is missing or
+ * not a regular file (the exec will fail), -1 unreadable. */
+static int dt_open_regular_at(const char *openable)
 {
-	int fd = open(openable, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) /* execute-only binaries exist: unknown, not absent */
+	int pfd = open(openable, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -2 : -1;
 	struct stat st;
-	unsigned char buf[512];
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
 		return -2;
 	}
+	char again[64];
+	snprintf(again, sizeof(again), "/proc/self/fd/%d", pfd);
+	int fd = open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	close(pfd);
+	return fd < 0 ? -1 : fd; /* execute-only binaries exist: unknown, not absent */
+}
+
+static int dt_exec_static(pid_t tid, const char *openable, int depth)
+{
+	int fd = dt_open_regular_at(openable);
+	if (fd < 0)
+		return fd;
+	unsigned char buf[512];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 	int res = -1;
 	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
@@ -342,7 +419,10 @@ static int dt_status_numbers(const char *status, const char *key, unsigned long 
 	return 0;
 }
 
-int dt_exec_setid(pid_t pid, const char *path)
+/* Would pid exec'ing path change its ids (set-id bits on a mount that
+ * honours them)? 1 with the effective uid it would get in *euid, and
+ * whether no_new_privs keeps it from happening in *nnp; else 0. */
+static int dt_exec_setid_ids(pid_t pid, const char *path, unsigned long *euid_out, int *nnp_out)
 {
 	struct stat st;
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
@@ -365,13 +445,27 @@ int dt_exec_setid(pid_t pid, const char *path)
 	    dt_status_numbers(status, "\nGid:", gid, 2) < 0)
 		return 0;
 	dt_status_numbers(status, "\nNoNewPrivs:", &nnp, 1);
-	if (nnp)
-		return 0; /* the set-id bits are ignored: nothing changes */
 	/* the loader's secure mode: effective ids after exec differ from the
 	 * real ones (a set-uid-root program run by root is not) */
 	unsigned long euid = st.st_mode & S_ISUID ? st.st_uid : uid[1];
 	unsigned long egid = st.st_mode & S_ISGID ? st.st_gid : gid[1];
+	*euid_out = euid;
+	*nnp_out = nnp != 0;
 	return euid != uid[0] || egid != gid[0];
+}
+
+int dt_exec_setid(pid_t pid, const char *path)
+{
+	unsigned long euid;
+	int nnp;
+	/* under no_new_privs the set-id bits are ignored: nothing changes */
+	return dt_exec_setid_ids(pid, path, &euid, &nnp) && !nnp;
+}
+
+int dt_exec_setid_lost(pid_t pid, const char *path, unsigned long *euid)
+{
+	int nnp;
+	return dt_exec_setid_ids(pid, path, euid, &nnp) && nnp;
 }
 
 /* execve/execveat: who runs what, and can the probe go in with it. */
@@ -421,7 +515,10 @@ static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload
 	size_t envlen = 0;
 	uint64_t env[256];
 	uint64_t off = 0;
-	for (int round = 0; envp_p && round < 16; round++) {
+	struct dt_memwin *win = calloc(1, sizeof(*win));
+	/* every variable, as many as the kernel takes (ARG_MAX bounds them):
+	 * LD_PRELOAD may come after the 4096th */
+	for (int round = 0; envp_p && win && round < DT_EXEC_MAX_ENV / 256; round++) {
 		int ne = dt_mem_u64s(t->mem, envp_p + off * 8, env, 256);
 		int end = ne < 256;
 		for (int i = 0; i < ne; i++) {
@@ -430,7 +527,7 @@ static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload
 				break;
 			}
 			char e[2048];
-			ssize_t el = dt_mem_str(t->mem, env[i], e, sizeof(e));
+			ssize_t el = dt_memwin_str(t->mem, win, env[i], e, sizeof(e));
 			if (el < 0)
 				continue;
 			const char *eq = strchr(e, '=');
@@ -450,6 +547,7 @@ static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload
 			break;
 		off += 256;
 	}
+	free(win);
 	*envslen = envlen;
 	return have_preload;
 }
@@ -487,6 +585,8 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	                    : dt_exec_setid(t->tid, openable) ? "setid"
 	                    : !probe                          ? "no-preload"
 	                                                      : NULL;
+	unsigned long lost_euid = 0;
+	int lost = dt_exec_setid_lost(t->tid, openable, &lost_euid);
 
 	char dir[PATH_MAX], abs[PATH_MAX];
 	if (path[0] != '/' && dt_target_dir(t->tid, dirfd, dir, sizeof(dir)) == 0)
@@ -511,6 +611,8 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 		dt_put_str(&b, DT_T_PRELOAD, preload);
 	if (blind)
 		dt_put_str(&b, DT_T_EXEC_BLIND, blind);
+	if (lost)
+		dt_put_u64(&b, DT_T_EXEC_SETID_LOST, lost_euid);
 	char cwd[PATH_MAX];
 	if (dt_target_dir(t->tid, AT_FDCWD, cwd, sizeof(cwd)) == 0)
 		dt_put_str(&b, DT_T_CWD, cwd);
@@ -519,6 +621,7 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 	dt_rec_end(&b, s);
 	s->st.execs++;
 	s->st.blind += blind != NULL;
+	s->st.setid_lost += lost;
 }
 
 static unsigned dt_open_ops(uint64_t flags)
@@ -681,6 +784,66 @@ static int dt_handle_file(struct dt_supervisor *s, const struct dt_sc *sc,
 	return err;
 }
 
+/* Drops the processes that have exited (their pidfd reads ready). */
+static void dt_known_prune(struct dt_supervisor *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->nknown; i++) {
+		struct pollfd p = {s->known_fd[i], POLLIN, 0};
+		if (poll(&p, 1, 0) == 1) {
+			close(s->known_fd[i]);
+			continue;
+		}
+		s->known[k] = s->known[i];
+		s->known_fd[k++] = s->known_fd[i];
+	}
+	s->nknown = k;
+}
+
+/* Remembers the process behind a notification (a thread-group leader;
+ * the caller checks that the notification is still valid, so the pidfd
+ * is the caller's, not a process that reused its pid). */
+static void dt_known_add(struct dt_supervisor *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nknown; i++)
+		if (s->known[i] == pid)
+			return;
+	if (s->nknown == DT_SUP_MAX_KNOWN)
+		dt_known_prune(s);
+	if (s->nknown == DT_SUP_MAX_KNOWN)
+		return;
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return; /* a thread, not a leader; or gone */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	s->known[s->nknown] = pid;
+	s->known_fd[s->nknown++] = fd;
+}
+
+/* A process whose memory denytrace may not read (it made itself
+ * non-dumpable, and denytrace lacks CAP_SYS_PTRACE): its exec paths and
+ * the paths of its calls are unknown, so --deny cannot judge them and
+ * exec coverage cannot see what it runs. Named once, as a blind exec
+ * record, so that "injected 0" and "0 blind" never hide it. */
+static void dt_note_unreadable(struct dt_supervisor *s, const struct dt_sc *sc, struct dt_target *t)
+{
+	dt_target_load(t);
+	for (size_t i = 0; i < s->nunreadable; i++)
+		if (s->unreadable[i] == t->pid)
+			return;
+	if (s->nunreadable < DT_SUP_MAX_UNREADABLE)
+		s->unreadable[s->nunreadable++] = t->pid;
+	struct dt_buf b;
+	dt_rec_begin(&b, s, DT_REC_EXEC, t);
+	dt_put_str(&b, DT_T_OP, sc->name);
+	dt_put_str(&b, DT_T_EXE, t->comm[0] ? t->comm : "?");
+	dt_put_u64(&b, DT_T_EXEC_PROBE, 0);
+	dt_put_str(&b, DT_T_EXEC_BLIND, "non-dumpable");
+	dt_rec_end(&b, s);
+	s->st.execs++;
+	s->st.blind++;
+}
+
 static void dt_handle(struct dt_supervisor *s, const struct seccomp_notif *req,
                       struct seccomp_notif_resp *resp)
 {
@@ -700,13 +863,17 @@ static void dt_handle(struct dt_supervisor *s, const struct seccomp_notif *req,
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/mem", (int)req->pid);
 	t.mem = open(p, O_RDONLY | O_CLOEXEC);
+	int refused = t.mem < 0 && (errno == EACCES || errno == EPERM);
 	/* the id is still valid: the mem fd belongs to the caller, not to a
 	 * process that reused its pid */
 	if (t.mem < 0 || seccomp_notify_id_valid(s->fd, req->id) != 0) {
 		if (t.mem >= 0)
 			close(t.mem);
+		else if (refused && seccomp_notify_id_valid(s->fd, req->id) == 0)
+			dt_note_unreadable(s, sc, &t);
 		return;
 	}
+	dt_known_add(s, t.pid);
 	if (sc->kind == SC_EXEC) {
 		dt_handle_exec(s, sc, req, &t);
 	} else {
@@ -730,17 +897,20 @@ static void *dt_supervise(void *arg)
 		s->done = 1;
 		return NULL;
 	}
-	struct pollfd pfd = {s->fd, POLLIN, 0};
+	struct pollfd pfds[2] = {{s->fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
+	struct pollfd *pfd = &pfds[0];
 	unsigned errors = 0;
 	for (;;) {
-		pfd.revents = 0;
-		int n = poll(&pfd, 1, -1);
+		pfds[0].revents = pfds[1].revents = 0;
+		int n = poll(pfds, 2, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (pfd.revents & POLLIN) {
+		if (pfds[1].revents)
+			break; /* dt_supervisor_abandon: the heir answers from now on */
+		if (pfd->revents & POLLIN) {
 			memset(req, 0, sizeof(*req));
 			int rc = seccomp_notify_receive(s->fd, req);
 			if (rc != 0) {
@@ -758,7 +928,7 @@ static void *dt_supervise(void *arg)
 			s->st.notifications++;
 			continue;
 		}
-		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+		if (pfd->revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
 	}
 	seccomp_notify_free(req, resp);
@@ -766,16 +936,91 @@ static void *dt_supervise(void *arg)
 	return NULL;
 }
 
+static void dt_supervisor_release(struct dt_supervisor *s, int tree_gone);
+
+/* The heir: lets every call of the filtered tree through once denytrace
+ * is gone, until the last process under the filter exits. A filter whose
+ * listener is closed fails each notified call with ENOSYS (the kernel has
+ * no fallback action), so processes left behind by an interrupted or
+ * killed denytrace could no longer exec or create files. */
+__attribute__((noreturn)) static void dt_heir(int listener, int until)
+{
+	static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2};
+	for (size_t k = 0; k < sizeof(ignored) / sizeof(ignored[0]); k++)
+		signal(ignored[k], SIG_IGN);
+	/* nothing of denytrace's stays open here but the two descriptors it
+	 * needs: a caller waiting for EOF on a pipe must not wait for us */
+	int u = fcntl(until, F_DUPFD_CLOEXEC, 5), lfd = fcntl(listener, F_DUPFD_CLOEXEC, 5);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3 && null >= 0; fd++)
+		dup2(null, fd);
+	if (u < 0 || lfd < 0 || dup2(lfd, 3) < 0 || dup2(u, 4) < 0)
+		_exit(1);
+	close_range(5, ~0U, 0);
+	listener = 3;
+	until = 4;
+	struct pollfd p = {until, POLLIN, 0};
+	char c;
+	/* denytrace's end closes it: normally, interrupted or killed alike */
+	while (poll(&p, 1, -1) < 0 || read(until, &c, 1) > 0)
+		;
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	if (seccomp_notify_alloc(&req, &resp) != 0)
+		_exit(1);
+	struct pollfd l = {listener, POLLIN, 0};
+	for (;;) {
+		l.revents = 0;
+		if (poll(&l, 1, -1) < 0)
+			continue;
+		if (!(l.revents & POLLIN))
+			break; /* hung up: nobody is under the filter any more */
+		memset(req, 0, sizeof(*req));
+		if (seccomp_notify_receive(listener, req) != 0)
+			continue;
+		memset(resp, 0, sizeof(*resp));
+		resp->id = req->id;
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		seccomp_notify_respond(listener, resp);
+	}
+	_exit(0);
+}
+
+/* Forks the heir before the supervising thread exists (fork copies only
+ * the calling thread). */
+static void dt_heir_start(struct dt_supervisor *s)
+{
+	int p[2];
+	s->heir = -1;
+	s->heir_fd = -1;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		dt_heir(s->fd, p[0]);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return;
+	}
+	s->heir = pid;
+	s->heir_fd = p[1];
+}
+
 struct dt_supervisor *dt_supervisor_start(int listener, struct dt_ring *ring,
                                           struct dt_deny_set *deny, char *err, size_t errlen)
 {
 	struct dt_supervisor *s = calloc(1, sizeof(*s));
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
+	if (!s || pipe2(s->wake, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "%s", s ? strerror(errno) : "out of memory");
+		free(s);
 		close(listener);
 		return NULL;
 	}
 	s->fd = listener;
+	dt_heir_start(s);
 	s->ring = ring;
 	s->deny = deny;
 	for (size_t i = 0; i < DT_NSYSCALLS; i++)
@@ -788,8 +1033,7 @@ struct dt_supervisor *dt_supervisor_start(int listener, struct dt_ring *ring,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		snprintf(err, errlen, "cannot start the seccomp supervisor: %s", strerror(rc));
-		close(listener);
-		free(s);
+		dt_supervisor_release(s, 0);
 		return NULL;
 	}
 	return s;
@@ -800,13 +1044,49 @@ int dt_supervisor_busy(struct dt_supervisor *s)
 	return s && !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 }
 
+/* Closes what s holds; the heir, handed the listener by the close of
+ * heir_fd, is waited for only when the tree is gone (it then exits at
+ * once); otherwise it stays behind, answering. */
+static void dt_supervisor_release(struct dt_supervisor *s, int tree_gone)
+{
+	for (size_t i = 0; i < s->nknown; i++)
+		close(s->known_fd[i]);
+	close(s->fd);
+	close(s->wake[0]);
+	close(s->wake[1]);
+	if (s->heir_fd >= 0)
+		close(s->heir_fd);
+	if (s->heir > 0 && tree_gone)
+		while (waitpid(s->heir, NULL, 0) < 0 && errno == EINTR)
+			;
+	free(s);
+}
+
 void dt_supervisor_wait(struct dt_supervisor *s, struct dt_supervisor_stats *st)
 {
 	if (!s)
 		return;
 	pthread_join(s->thread, NULL);
-	close(s->fd);
 	if (st)
 		*st = s->st;
-	free(s);
+	dt_supervisor_release(s, 1);
+}
+
+void dt_supervisor_abandon(struct dt_supervisor *s, int sig, struct dt_supervisor_stats *st)
+{
+	if (!s)
+		return;
+	char c = 0;
+	if (write(s->wake[1], &c, 1) < 0)
+		return; /* cannot stop the thread: the process's exit will */
+	pthread_join(s->thread, NULL);
+	for (size_t i = 0; i < s->nknown; i++) {
+		if (sig)
+			syscall(SYS_pidfd_send_signal, s->known_fd[i], sig, NULL, 0);
+		close(s->known_fd[i]);
+	}
+	s->nknown = 0;
+	if (st)
+		*st = s->st;
+	dt_supervisor_release(s, 0);
 }

@@ -29,11 +29,18 @@ int dt_seccomp_privileged(void);
  * no_new_privs, not on a nosuid mount): the loader's secure mode, which
  * drops LD_PRELOAD, so the probe cannot enter. */
 int dt_exec_setid(pid_t pid, const char *path);
+/* 1 when the same exec would change ids but the no_new_privs of pid keeps
+ * it from happening (the program runs without its privilege, as under
+ * the supervisor's own filter); *euid: the effective uid it would get. */
+int dt_exec_setid_lost(pid_t pid, const char *path, unsigned long *euid);
 
-/* Builds the filter before fork: execve/execveat when exec is set, and the
- * file calls of the op classes in deny_ops (plain read-only opens are not
- * notified). nnp: set no_new_privs when loading (needed unprivileged).
- * Returns NULL with a reason in err. */
+/* 1 when /proc is the one of this process's pid namespace (the
+ * notifications' pids are read there); 0 with why in err. */
+int dt_proc_is_ours(char *err, size_t errlen);
+
+/* Builds the filter before fork (none when dt_proc_is_ours says no): execve/execveat when exec is
+ * set, and the file calls of the op classes in deny_ops (plain read-only opens are not notified).
+ * nnp: set no_new_privs when loading (needed unprivileged). Returns NULL with a reason in err. */
 struct dt_seccomp_filter *dt_seccomp_build(int exec, unsigned deny_ops, int nnp, char *err,
                                            size_t errlen);
 void dt_seccomp_free(struct dt_seccomp_filter *f);
@@ -54,6 +61,7 @@ struct dt_supervisor_stats {
 	uint64_t notifications; /* answered */
 	uint64_t execs;         /* exec records written */
 	uint64_t blind;         /* of which the probe could not enter */
+	uint64_t setid_lost;    /* set-id programs run without their privilege */
 	uint64_t injected;      /* refusals injected */
 };
 
@@ -67,5 +75,12 @@ int dt_supervisor_busy(struct dt_supervisor *s);
 /* Waits until every process of the filtered tree is gone (the listener
  * hangs up), then frees s. st may be NULL. */
 void dt_supervisor_wait(struct dt_supervisor *s, struct dt_supervisor_stats *st);
+/* Stops supervising now (a signal while waiting for processes the
+ * command left behind): sig (0: none) goes to each process of the tree
+ * still alive that the supervisor has seen (at an exec or a notified
+ * call), and they go on unsupervised, their calls let through by the
+ * heir, a process dt_supervisor_start forked that holds the listener
+ * until the last of them exits (also when denytrace is killed). Frees s. */
+void dt_supervisor_abandon(struct dt_supervisor *s, int sig, struct dt_supervisor_stats *st);
 
 #endif

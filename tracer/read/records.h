@@ -74,6 +74,8 @@ struct dt_record {
 	const char *preload;    /* LD_PRELOAD as passed, NULL if unset */
 	int supervisor;         /* written by the seccomp supervisor */
 	int64_t nspid;          /* supervisor: pid inside the target's pid namespace, 0 if same */
+	int setid_lost;         /* exec: a set-id program ran without its privilege */
+	int64_t setid_euid;     /* the effective uid it would have had */
 	/* config (denytrace codex): a configuration file as it was at launch */
 	const char *cfg_path;
 	const char *cfg_role;    /* "codex" */

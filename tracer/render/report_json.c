@@ -255,6 +255,19 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 	}
 }
 
+/* A set-id program the supervisor's no_new_privs kept from its ids. */
+static void dt_report_json_setid_lost(struct dt_json *j, const struct dt_record *e)
+{
+	dt_json_obj(j);
+	dt_json_key(j, "pid");
+	dt_json_int(j, e->pid);
+	dt_json_key(j, "exe");
+	dt_json_str(j, e->exe);
+	dt_json_key(j, "would_run_as_uid");
+	dt_json_int(j, e->setid_euid);
+	dt_json_end_obj(j);
+}
+
 /* One process the probe could not enter. */
 static void dt_report_json_blind(struct dt_json *j, const struct dt_record *e)
 {
@@ -362,6 +375,13 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 	dt_json_arr(&j);
 	for (size_t i = 0; i < r->nblind; i++)
 		dt_report_json_blind(&j, r->blind[i]);
+	dt_json_end_arr(&j);
+	/* set-id programs that ran without their privilege under the
+	 * supervisor: their refusals are the cause setid-lost */
+	dt_json_key(&j, "setid_without_privilege");
+	dt_json_arr(&j);
+	for (size_t i = 0; i < r->nsetid_lost; i++)
+		dt_report_json_setid_lost(&j, r->setid_lost[i]);
 	dt_json_end_arr(&j);
 
 	dt_json_key(&j, "processes");

@@ -277,6 +277,15 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 			dt_md_text(f, r->blind[i]->exec_blind);
 			fputc('\n', f);
 		}
+		for (size_t i = 0; i < r->nsetid_lost; i++) {
+			fprintf(f, "%s- pid %lld ", i ? "" : "\n",
+			        (long long)r->setid_lost[i]->pid);
+			dt_md_code_span(f, r->setid_lost[i]->exe, 0);
+			fprintf(f,
+			        ": set-id, ran without its privilege (would have been uid %lld): "
+			        "denytrace's supervisor sets no_new_privs\n",
+			        (long long)r->setid_lost[i]->setid_euid);
+		}
 	} else {
 		fputs("\n### Exec coverage\n\nOff: processes the probe could not enter are not "
 		      "known.\n",

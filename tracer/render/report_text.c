@@ -128,6 +128,22 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 	}
 }
 
+/* The set-id programs denytrace's own no_new_privs kept from their ids:
+ * what the run showed is not what the program does alone. */
+static void dt_setid_lost_text(FILE *f, const struct dt_report *r, const struct dt_style *s)
+{
+	for (size_t i = 0; i < r->nsetid_lost; i++) {
+		const struct dt_record *e = r->setid_lost[i];
+		fprintf(f, "  %sNO PRIVILEGE%s pid %lld ", s->yellow, s->off, (long long)e->pid);
+		dt_put_safe(f, e->exe);
+		fprintf(f,
+		        "\n        a set-id program that would have run as uid %lld ran with the "
+		        "caller's ids: denytrace's supervisor (--watch-exec, --deny) sets "
+		        "no_new_privs; its refusals are denytrace's doing (setid-lost)\n",
+		        (long long)e->setid_euid);
+	}
+}
+
 /* What the probe could not see: without this a silent run reads as clean. */
 static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 {
@@ -165,11 +181,16 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 		    : !strcmp(e->exec_blind, "setid")
 		        ? "a set-user-ID or set-group-ID program: the loader drops LD_PRELOAD; "
 		          "its refusals are not recorded"
+		    : !strcmp(e->exec_blind, "non-dumpable")
+		        ? "it made itself non-dumpable: denytrace (without CAP_SYS_PTRACE) may not "
+		          "read its memory, so what it ran and the paths of its calls are unknown; "
+		          "--deny let them through"
 		    : e->preload
 		        ? "LD_PRELOAD was rewritten without the probe"
 		        : "the environment was cleared (LD_PRELOAD unset), as Codex does for MCP "
 		          "servers");
 	}
+	dt_setid_lost_text(f, r, &s);
 }
 
 /* One group of refusals in full (report -v, under "Details"). */
