@@ -2,13 +2,22 @@
 /*
  * Python frames for refusal records (pyframes.h).
  *
- * CPython's faulthandler dumper, _Py_DumpTraceback(fd, tstate), walks a
- * thread's frames without allocating, locking or the GIL (it is made for
- * signal handlers), and hides the frame layout, which changed between 3.11
- * and 3.13. It writes text to a descriptor: here a pipe opened for the one
- * dump and closed after it (no descriptor outlives the record; a kept pipe
- * would be one more descriptor the program could close or reuse under the
- * probe). The text is read back into the caller's scratch and parsed.
+ * CPython 3.11 (Debian 12's): the frame chain is read directly, from the
+ * thread state down, with the layout of 3.11's headers (fixed within a
+ * minor version), and each line computed by CPython's own
+ * PyCode_Addr2Line, which only reads the code object's location table.
+ * Nothing allocates, locks, takes the GIL or makes a system call: a
+ * thread's frames change only on that thread, which is here, inside a
+ * call one of them made.
+ *
+ * Other versions from 3.12 on (the layout changed in 3.12 and 3.13):
+ * CPython's faulthandler dumper, _Py_DumpTraceback(fd, tstate), which
+ * walks the frames without allocating, locking or the GIL and hides the
+ * layout. It writes text to a descriptor: a pipe opened for the one dump
+ * and closed after it (no descriptor outlives the record; a kept one could
+ * be closed or reused by the program under the probe), read back into the
+ * caller's scratch and parsed. It makes about seven small writes a frame,
+ * so it costs far more than the direct reader (make bench measures 3.11).
  *
  * The symbols are looked up in the main program's own dynamic symbol table
  * (Debian's python3 links libpython statically and exports them), by hand:
@@ -38,12 +47,42 @@
 typedef void (*dt_py_dump_fn)(int fd, void *tstate);
 typedef void *(*dt_py_tstate_fn)(void);
 typedef int (*dt_py_finalizing_fn)(void);
+typedef int (*dt_py_addr2line_fn)(void *code, int byte_offset);
 
 struct dt_py_api {
 	dt_py_dump_fn dump;
 	dt_py_tstate_fn this_tstate;
 	dt_py_finalizing_fn finalizing;
+	/* 3.11's direct reader: NULL on other versions (the dumper then) */
+	dt_py_addr2line_fn addr2line;
+	const void *unicode_type; /* &PyUnicode_Type */
 };
+
+/* CPython 3.11 on LP64, from its headers (offsetof, checked against
+ * Debian's python3.11-dev): PyThreadState.cframe, _PyCFrame.current_frame,
+ * _PyInterpreterFrame's f_code, previous, prev_instr and owner, and
+ * PyCodeObject's co_filename, co_name, _co_firsttraceable and
+ * co_code_adaptive (the bytecode). */
+#define DT_PY311_TS_CFRAME 56
+#define DT_PY311_CFRAME_CURRENT 8
+#define DT_PY311_FRAME_CODE 32
+#define DT_PY311_FRAME_PREVIOUS 48
+#define DT_PY311_FRAME_PREV_INSTR 56
+#define DT_PY311_FRAME_OWNER 69
+#define DT_PY311_OWNED_BY_GENERATOR 1
+#define DT_PY311_CODE_FILENAME 112
+#define DT_PY311_CODE_NAME 120
+#define DT_PY311_CODE_FIRSTTRACEABLE 168
+#define DT_PY311_CODE_BYTECODE 184
+/* str objects: ob_type, length, the state bits (kind, compact, ascii,
+ * ready), and where a compact string's characters start. */
+#define DT_PY311_OB_TYPE 8
+#define DT_PY311_STR_LENGTH 16
+#define DT_PY311_STR_STATE 32
+#define DT_PY311_STR_ASCII_DATA 48
+#define DT_PY311_STR_COMPACT_DATA 72
+/* a name longer than this is cut, as CPython's dumper cuts at 500 */
+#define DT_PY_NAME_MAX 500
 
 enum { DT_PY_UNTRIED, DT_PY_READY, DT_PY_ABSENT };
 static _Atomic int dt_py_state;
@@ -143,6 +182,15 @@ static int dt_py_lookup(struct dt_py_api *py)
 	py->finalizing = (dt_py_finalizing_fn)dt_main_symbol(&d, "Py_IsFinalizing");
 	if (!py->finalizing)
 		py->finalizing = (dt_py_finalizing_fn)dt_main_symbol(&d, "_Py_IsFinalizing");
+	if (*version >> 16 == 0x030b && sizeof(void *) == 8) {
+		py->addr2line = (dt_py_addr2line_fn)dt_main_symbol(&d, "PyCode_Addr2Line");
+		py->unicode_type = dt_main_symbol(&d, "PyUnicode_Type");
+		if (!py->addr2line || !py->unicode_type)
+			return -1;
+	} else {
+		py->addr2line = NULL;
+		py->unicode_type = NULL;
+	}
 	return py->dump && py->this_tstate && py->finalizing ? 0 : -1;
 }
 
@@ -180,6 +228,125 @@ static size_t dt_py_dump(const struct dt_py_api *py, void *tstate, char *scratch
 	}
 	dt_sys_close(p[0]);
 	return got;
+}
+
+static const void *dt_ptr_at(const void *base, size_t off)
+{
+	const void *p;
+	__builtin_memcpy(&p, (const char *)base + off, sizeof(p));
+	return p;
+}
+
+static size_t dt_utf8(uint32_t c, char *out)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xc0 | c >> 6);
+		out[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (char)(0xe0 | c >> 12);
+		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (c >> 18 & 0x07));
+	out[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (c >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* A 3.11 str object as UTF-8 into out (room for DT_PY_NAME_MAX + 4
+ * bytes); "???" for anything but a compact, ready str, as the dumper. */
+static size_t dt_py311_str(const struct dt_py_api *py, const void *obj, char *out)
+{
+	uint32_t state;
+	int64_t len;
+	if (!obj || dt_ptr_at(obj, DT_PY311_OB_TYPE) != py->unicode_type)
+		goto unknown;
+	__builtin_memcpy(&state, (const char *)obj + DT_PY311_STR_STATE, 4);
+	__builtin_memcpy(&len, (const char *)obj + DT_PY311_STR_LENGTH, 8);
+	unsigned kind = state >> 2 & 7, compact = state >> 5 & 1, ascii = state >> 6 & 1,
+	         ready = state >> 7 & 1;
+	if (!compact || !ready || len < 0 || (kind != 1 && kind != 2 && kind != 4))
+		goto unknown;
+	const unsigned char *data = (const unsigned char *)obj +
+	                            (ascii ? DT_PY311_STR_ASCII_DATA : DT_PY311_STR_COMPACT_DATA);
+	size_t n = 0;
+	for (int64_t i = 0; i < len && n < DT_PY_NAME_MAX; i++) {
+		uint32_t c = kind == 1   ? data[i]
+		             : kind == 2 ? ((const uint16_t *)data)[i]
+		                         : ((const uint32_t *)data)[i];
+		n += dt_utf8(c, out + n);
+	}
+	return n;
+unknown:
+	__builtin_memcpy(out, "???", 3);
+	return 3;
+}
+
+/* Appends one frame's field straight into the record (no copy of the
+ * names on the stack). 0, or -1 when the record is full. */
+static int dt_py311_put_frame(const struct dt_py_api *py, struct dt_buf *b, const void *code,
+                              const void *prev_instr)
+{
+	const uint32_t room = 4 + sizeof(struct dt_pyframe) + 2 * (DT_PY_NAME_MAX + 4);
+	if (b->len > b->cap || b->cap - b->len < room) {
+		b->overflow = 1;
+		return -1;
+	}
+	unsigned char *d = b->p + b->len;
+	char *names = (char *)d + 4 + sizeof(struct dt_pyframe);
+	struct dt_pyframe f;
+	f.file_len = (uint32_t)dt_py311_str(py, dt_ptr_at(code, DT_PY311_CODE_FILENAME), names);
+	size_t fl = dt_py311_str(py, dt_ptr_at(code, DT_PY311_CODE_NAME), names + f.file_len);
+	const char *bytecode = (const char *)code + DT_PY311_CODE_BYTECODE;
+	int line = py->addr2line((void *)code, (int)((const char *)prev_instr - bytecode));
+	f.line = line > 0 ? (uint32_t)line : 0;
+	uint16_t tag = DT_T_PYFRAME;
+	uint16_t n = (uint16_t)(sizeof(f) + f.file_len + fl);
+	__builtin_memcpy(d, &tag, 2);
+	__builtin_memcpy(d + 2, &n, 2);
+	__builtin_memcpy(d + 4, &f, sizeof(f));
+	b->len += 4u + n;
+	return 0;
+}
+
+/* A frame whose first instructions have not run yet (3.11's
+ * _PyFrame_IsIncomplete): tracebacks leave it out. */
+static int dt_py311_incomplete(const void *frame, const void *code, const void *prev_instr)
+{
+	unsigned char owner = *((const unsigned char *)frame + DT_PY311_FRAME_OWNER);
+	int first;
+	__builtin_memcpy(&first, (const char *)code + DT_PY311_CODE_FIRSTTRACEABLE, sizeof(first));
+	return owner != DT_PY311_OWNED_BY_GENERATOR &&
+	       (const char *)prev_instr < (const char *)code + DT_PY311_CODE_BYTECODE + 2 * first;
+}
+
+/* 3.11: the thread's frames, innermost first, read in place. */
+static void dt_py311_frames(const struct dt_py_api *py, struct dt_buf *b, const void *tstate)
+{
+	const void *cframe = dt_ptr_at(tstate, DT_PY311_TS_CFRAME);
+	const void *frame = cframe ? dt_ptr_at(cframe, DT_PY311_CFRAME_CURRENT) : NULL;
+	uint32_t start = b->len;
+	int frames = 0;
+	for (; frame; frame = dt_ptr_at(frame, DT_PY311_FRAME_PREVIOUS)) {
+		const void *code = dt_ptr_at(frame, DT_PY311_FRAME_CODE);
+		const void *prev_instr = dt_ptr_at(frame, DT_PY311_FRAME_PREV_INSTR);
+		if (!code || dt_py311_incomplete(frame, code, prev_instr))
+			continue;
+		if (frames == DT_PY_MAX_FRAMES || b->len - start > DT_PY_MAX_BYTES ||
+		    dt_py311_put_frame(py, b, code, prev_instr) < 0)
+			break;
+		frames++;
+	}
+	if (frame && frames)
+		dt_put_u64(b, DT_T_PYTRUNC, 1);
 }
 
 /* One line of the dump, `  File "F", line N in FUNC`, into a field:
@@ -260,6 +427,10 @@ DT_HIDDEN void dt_put_pyframes(struct dt_buf *b, char *scratch, size_t cap)
 	void *tstate = py->this_tstate();
 	if (!tstate)
 		return;
+	if (py->addr2line) {
+		dt_py311_frames(py, b, tstate);
+		return;
+	}
 	int saved = errno; /* the dumper's writes may set it */
 	size_t n = dt_py_dump(py, tstate, scratch, cap);
 	errno = saved;

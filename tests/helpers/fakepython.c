@@ -2,18 +2,22 @@
 // build-flags: -rdynamic
 /*
  * A program that is not CPython but exports the names the probe looks up
- * (Py_Version, PyGILState_GetThisThreadState, _Py_IsFinalizing,
- * _Py_DumpTraceback) in shapes where the probe must decline to dump: no
- * Python frames, no crash. A function the probe must not reach aborts.
+ * for the dumper it uses from 3.12 on (Py_Version,
+ * PyGILState_GetThisThreadState, _Py_IsFinalizing, _Py_DumpTraceback), in
+ * shapes where the probe must decline to dump: no Python frames, no crash.
+ * A function the probe must not reach aborts.
  *
  * usage: fakepython SHAPE PATH    open PATH for writing once (refused by
  *                                 the caller's sandbox), exit 0
  *   SHAPE  old         Py_Version 3.10: every function aborts
- *          finalizing  3.11, the interpreter finalizing: only
+ *          3.11        3.11 without PyCode_Addr2Line and PyUnicode_Type
+ *                      (what the direct reader needs): every function
+ *                      aborts
+ *          finalizing  3.12, the interpreter finalizing: only
  *                      _Py_IsFinalizing may be called
- *          no-thread   3.11, a thread Python does not know (no thread
+ *          no-thread   3.12, a thread Python does not know (no thread
  *                      state): the dumper aborts
- *          dumps       3.11, the dumper writes one frame, as CPython's
+ *          dumps       3.12, the dumper writes one frame, as CPython's
  *                      does: `fake_func` at /fake/app.py:7 (the lookup
  *                      works in a position-independent program)
  */
@@ -38,7 +42,7 @@ void *PyGILState_GetThisThreadState(void)
 
 int _Py_IsFinalizing(void)
 {
-	if (!strcmp(shape, "old"))
+	if (!strcmp(shape, "old") || !strcmp(shape, "3.11"))
 		abort();
 	return !strcmp(shape, "finalizing");
 }
@@ -58,8 +62,10 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	shape = argv[1];
-	if (strcmp(shape, "old"))
-		Py_Version = 0x030b00f0UL;
+	if (!strcmp(shape, "3.11"))
+		Py_Version = 0x030b02f0UL;
+	else if (strcmp(shape, "old"))
+		Py_Version = 0x030c00f0UL;
 	int fd = open(argv[2], O_WRONLY | O_CREAT, 0644);
 	if (fd >= 0)
 		close(fd);

@@ -256,11 +256,12 @@ Test(python, a_c_program_records_no_python_frames)
 }
 
 /* fakepython exports CPython's names; only the shape that is a usable
- * 3.11 with a thread state is dumped (and proves the lookup finds them). */
+ * 3.12 with a thread state is dumped (and proves the lookup finds them,
+ * and that the dumper's text is parsed). */
 Test(python, a_program_that_only_looks_like_python_records_no_python_frames)
 {
-	const char *shapes[] = {"old", "finalizing", "no-thread"};
-	for (size_t i = 0; i < 3; i++) {
+	const char *shapes[] = {"old", "3.11", "finalizing", "no-thread"};
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		struct dtt_run r;
 		run_sandboxed(&r,
 		              (const char *const[]){dtt_helper("fakepython"), shapes[i], db, NULL});
