@@ -226,7 +226,15 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 		dt_md_code_span(f, g->rep->op, 0);
 		fputc(' ', f);
 		dt_md_code_span(f, g->path, 0);
-		fprintf(f, " %s x%llu\n", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		fprintf(f, " %s x%llu", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		if (g->py_site) {
+			char at[1100];
+			snprintf(at, sizeof(at), "%s:%u", dt_py_basename(g->py_site->file),
+			         g->py_site->line);
+			fputs(" from ", f);
+			dt_md_code_span(f, at, 0);
+		}
+		fputc('\n', f);
 	}
 	fputc('\n', f);
 }

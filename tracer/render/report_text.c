@@ -240,6 +240,18 @@ static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct
 /* How many refused paths a finding lists before "-v shows ...". */
 #define DT_FINDING_PATHS 8
 
+/* " from worker.py:28": which Python line a refused path's group is
+ * (one path refused from two lines is two groups). */
+static void dt_group_site_text(FILE *f, const struct dt_report_group *g)
+{
+	if (!g->py_site)
+		return;
+	fputs(" from ", f);
+	dt_put_safe(f, dt_py_basename(g->py_site->file));
+	if (g->py_site->line)
+		fprintf(f, ":%u", g->py_site->line);
+}
+
 /* The Python lines the finding's refusals came from, most first. */
 static void dt_finding_sites_text(FILE *f, const struct dt_finding *fd)
 {
@@ -303,7 +315,9 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 		dt_put_safe(f, g->rep->op);
 		fputc(' ', f);
 		dt_put_safe(f, g->path);
-		fprintf(f, " %s x%llu\n", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		fprintf(f, " %s x%llu", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		dt_group_site_text(f, g);
+		fputc('\n', f);
 	}
 }
 
