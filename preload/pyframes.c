@@ -20,10 +20,10 @@
  * so it costs far more than the direct reader (make bench measures 3.11).
  *
  * The symbols are looked up in the main program's own dynamic symbol table
- * (Debian's python3 links libpython statically and exports them), by hand:
+ * (Debian's python3 links libpython statically and exports them), else in
+ * a loaded libpython3.X.so's, by hand:
  * dlsym allocates when a name is missing and takes the loader's lock, and
- * the first refusal may come from a signal handler or a vfork child. A
- * Python embedded through libpython3.X.so is not looked for.
+ * the first refusal may come from a signal handler or a vfork child.
  */
 #include <elf.h>
 #include <errno.h>
@@ -96,12 +96,36 @@ struct dt_dynsyms {
 	uintptr_t bias;
 };
 
-static int dt_main_dynsyms(struct dt_dynsyms *d)
+/* The symbol tables a dynamic section names. add: what to add to its
+ * addresses (0 when the loader relocated them in place). Also returns, in
+ * *debug, the r_debug a main program's DT_DEBUG holds (else NULL). */
+static int dt_dynsyms_at(struct dt_dynsyms *d, const ElfW(Dyn) * dyn, uintptr_t add,
+                         const struct r_debug **debug)
+{
+	d->gnu_hash = NULL;
+	d->symtab = NULL;
+	d->strtab = NULL;
+	*debug = NULL;
+	for (const ElfW(Dyn) *e = dyn; e->d_tag != DT_NULL; e++) {
+		if (e->d_tag == DT_GNU_HASH)
+			d->gnu_hash = (const uint32_t *)(e->d_un.d_ptr + add);
+		else if (e->d_tag == DT_SYMTAB)
+			d->symtab = (const ElfW(Sym) *)(e->d_un.d_ptr + add);
+		else if (e->d_tag == DT_STRTAB)
+			d->strtab = (const char *)(e->d_un.d_ptr + add);
+		else if (e->d_tag == DT_DEBUG)
+			*debug = (const struct r_debug *)e->d_un.d_ptr;
+	}
+	return d->gnu_hash && d->symtab && d->strtab ? 0 : -1;
+}
+
+static int dt_main_dynsyms(struct dt_dynsyms *d, const struct r_debug **debug)
 {
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
 	unsigned long n = getauxval(AT_PHNUM);
 	const ElfW(Phdr) *dyn = NULL;
 	int has_phdr = 0;
+	*debug = NULL;
 	for (unsigned long i = 0; ph && i < n; i++) {
 		if (ph[i].p_type == PT_PHDR) {
 			d->bias = (uintptr_t)ph - ph[i].p_vaddr;
@@ -115,19 +139,40 @@ static int dt_main_dynsyms(struct dt_dynsyms *d)
 	/* glibc relocates a writable dynamic section in place, a read-only
 	 * one not (dl_relocate_ld) */
 	uintptr_t add = (dyn->p_flags & PF_W) ? 0 : d->bias;
-	d->gnu_hash = NULL;
-	d->symtab = NULL;
-	d->strtab = NULL;
-	for (const ElfW(Dyn) *e = (const ElfW(Dyn) *)(d->bias + dyn->p_vaddr); e->d_tag != DT_NULL;
-	     e++) {
-		if (e->d_tag == DT_GNU_HASH)
-			d->gnu_hash = (const uint32_t *)(e->d_un.d_ptr + add);
-		else if (e->d_tag == DT_SYMTAB)
-			d->symtab = (const ElfW(Sym) *)(e->d_un.d_ptr + add);
-		else if (e->d_tag == DT_STRTAB)
-			d->strtab = (const char *)(e->d_un.d_ptr + add);
+	return dt_dynsyms_at(d, (const ElfW(Dyn) *)(d->bias + dyn->p_vaddr), add, debug);
+}
+
+static int dt_names_libpython(const char *path)
+{
+	for (; *path; path++)
+		if (dt_has_prefix(path, "/libpython3"))
+			return 1;
+	return 0;
+}
+
+/* A Python that loads its API from libpython3.X.so (pyenv's and
+ * python.org's default builds, programs embedding Python): that library
+ * among the loaded objects, as debuggers find them (r_debug's list, which
+ * the loader only appends to while the program runs; libpython, a
+ * dependency of the program, is never unloaded). */
+static int dt_libpython_dynsyms(struct dt_dynsyms *d, const struct r_debug *debug)
+{
+	if (!debug || debug->r_version < 1)
+		return -1;
+	for (const struct link_map *l = debug->r_map; l; l = l->l_next) {
+		if (!l->l_name || !l->l_ld || !dt_names_libpython(l->l_name))
+			continue;
+		const struct r_debug *unused;
+		d->bias = l->l_addr;
+		/* a shared object's unrelocated addresses are offsets, below
+		 * its load address; relocated ones are above it */
+		const ElfW(Dyn) *e = l->l_ld;
+		while (e->d_tag != DT_NULL && e->d_tag != DT_SYMTAB)
+			e++;
+		uintptr_t add = e->d_tag == DT_SYMTAB && e->d_un.d_ptr < l->l_addr ? l->l_addr : 0;
+		return dt_dynsyms_at(d, l->l_ld, add, &unused);
 	}
-	return d->gnu_hash && d->symtab && d->strtab ? 0 : -1;
+	return -1;
 }
 
 static uint32_t dt_gnu_hash(const char *s)
@@ -138,9 +183,9 @@ static uint32_t dt_gnu_hash(const char *s)
 	return h;
 }
 
-/* A symbol the main program defines and exports, by the GNU hash table's
+/* A symbol the object defines and exports, by the GNU hash table's
  * rules (bloom filter, bucket, chain); NULL when it has none. */
-static void *dt_main_symbol(const struct dt_dynsyms *d, const char *name)
+static void *dt_dynsym(const struct dt_dynsyms *d, const char *name)
 {
 	const uint32_t *h = d->gnu_hash;
 	uint32_t nbuckets = h[0], symoffset = h[1], bloom_size = h[2], bloom_shift = h[3];
@@ -171,20 +216,23 @@ static void *dt_main_symbol(const struct dt_dynsyms *d, const char *name)
 static int dt_py_lookup(struct dt_py_api *py)
 {
 	struct dt_dynsyms d;
-	if (dt_main_dynsyms(&d) < 0)
-		return -1;
-	const unsigned long *version = dt_main_symbol(&d, "Py_Version");
+	const struct r_debug *debug = NULL;
+	const unsigned long *version = NULL;
+	if (dt_main_dynsyms(&d, &debug) == 0)
+		version = dt_dynsym(&d, "Py_Version");
+	if (!version && dt_libpython_dynsyms(&d, debug) == 0)
+		version = dt_dynsym(&d, "Py_Version");
 	if (!version || *version < DT_PY_MIN_VERSION)
 		return -1;
-	py->dump = (dt_py_dump_fn)dt_main_symbol(&d, "_Py_DumpTraceback");
-	py->this_tstate = (dt_py_tstate_fn)dt_main_symbol(&d, "PyGILState_GetThisThreadState");
+	py->dump = (dt_py_dump_fn)dt_dynsym(&d, "_Py_DumpTraceback");
+	py->this_tstate = (dt_py_tstate_fn)dt_dynsym(&d, "PyGILState_GetThisThreadState");
 	/* public from 3.13 on, private before */
-	py->finalizing = (dt_py_finalizing_fn)dt_main_symbol(&d, "Py_IsFinalizing");
+	py->finalizing = (dt_py_finalizing_fn)dt_dynsym(&d, "Py_IsFinalizing");
 	if (!py->finalizing)
-		py->finalizing = (dt_py_finalizing_fn)dt_main_symbol(&d, "_Py_IsFinalizing");
+		py->finalizing = (dt_py_finalizing_fn)dt_dynsym(&d, "_Py_IsFinalizing");
 	if (*version >> 16 == 0x030b && sizeof(void *) == 8) {
-		py->addr2line = (dt_py_addr2line_fn)dt_main_symbol(&d, "PyCode_Addr2Line");
-		py->unicode_type = dt_main_symbol(&d, "PyUnicode_Type");
+		py->addr2line = (dt_py_addr2line_fn)dt_dynsym(&d, "PyCode_Addr2Line");
+		py->unicode_type = dt_dynsym(&d, "PyUnicode_Type");
 		if (!py->addr2line || !py->unicode_type)
 			return -1;
 	} else {

@@ -276,3 +276,19 @@ Test(python, a_program_that_only_looks_like_python_records_no_python_frames)
 	expect_frame(board_refusal(&r), 0, "fake_func", "/fake/app.py", 7);
 	dtt_free(&r);
 }
+
+/* pyenv's and python.org's builds, and programs embedding Python, have
+ * the API in libpython3.11.so rather than in the main program. */
+Test(python, a_python_loaded_from_libpython_records_its_frames_too)
+{
+	const char *py = script("worker.py", three_deep);
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){dtt_helper("embedpython"), py, db, NULL});
+	if (r.status == 77)
+		cr_skip_test("no libpython3.11.so.1.0 here (Debian: libpython3.11)");
+	const struct dt_record *d = board_refusal(&r);
+	expect_frame(d, 0, "save_task", py, 3);
+	expect_frame(d, 1, "claim", py, 5);
+	expect_frame(d, 2, "main", py, 8);
+	dtt_free(&r);
+}
