@@ -292,3 +292,31 @@ Test(python, a_python_loaded_from_libpython_records_its_frames_too)
 	expect_frame(d, 2, "main", py, 8);
 	dtt_free(&r);
 }
+
+/* The bundle a maintainer receives: records.jsonl and report.md carry
+ * the Python frames and the finding's line. */
+Test(python, the_evidence_bundle_carries_the_python_frames)
+{
+	const char *py = script("worker.py", three_deep);
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	board_refusal(&r);
+	char out[700];
+	snprintf(out, sizeof(out), "%s/bundle", dtt_tmpdir());
+	struct dtt_cli c;
+	dtt_cli(&c, (const char *const[]){"evidence", "--out", out, r.ring, NULL});
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	char check[1400];
+	snprintf(check, sizeof(check),
+	         PYTHON
+	         " -c 'import json,sys\n"
+	         "recs=[json.loads(l) for l in open(sys.argv[1]+\"/records.jsonl\")]\n"
+	         "d=[r for r in recs if r[\"type\"]==\"denial\" and r[\"python_stack\"]]\n"
+	         "assert d and d[0][\"python_stack\"][0]=={\"function\":\"save_task\","
+	         "\"file\":sys.argv[2],\"line\":3}, d\n"
+	         "md=open(sys.argv[1]+\"/report.md\").read()\n"
+	         "assert \"refused in save\\\\_task at worker.py:3, 1 time\" in md, md' '%s' '%s'",
+	         out, py);
+	cr_expect_eq(system(check), 0, "%s", check);
+	dtt_free(&r);
+}
