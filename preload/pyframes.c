@@ -40,8 +40,10 @@
  * keeps its innermost frames and is marked DT_T_PYTRUNC. */
 #define DT_PY_MAX_FRAMES 32
 #define DT_PY_MAX_BYTES 8192
-/* 3.11: the first version whose dumper was checked (Py_Version exists
- * from 3.11 on, so an older Python is declined by its absence too). */
+/* 3.11, the oldest version read (Py_Version exists from 3.11 on, so an
+ * older Python is declined by its absence too). Only 3.11 was checked
+ * against a real interpreter; the dumper's path for later versions was
+ * checked against its text format (tests/helpers/fakepython.c). */
 #define DT_PY_MIN_VERSION 0x030b0000UL
 
 typedef void (*dt_py_dump_fn)(int fd, void *tstate);
