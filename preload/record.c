@@ -20,6 +20,7 @@
 
 #include "probe.h"
 #include "probe_state.h"
+#include "pyframes.h"
 #include "resolve.h"
 #include "ring.h"
 #include "sys.h"
@@ -355,8 +356,11 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	if (role)
 		dt_put_str(&b, DT_T_SQLITE, role);
 
-	if (type == DT_REC_DENIAL)
+	if (type == DT_REC_DENIAL) {
+		/* the process record is written: its scratch is free */
+		dt_put_pyframes(&b, a->proc.buf, sizeof(a->proc.buf));
 		dt_put_backtrace(&b);
+	}
 
 	if (!b.overflow || b.len > sizeof(*rh)) {
 		rh->len = b.len;

@@ -236,6 +236,12 @@ enum dt_tag {
 	DT_T_CONFIG_PROFILE,   /* (s) the profile whose layer this file is
 	                        * (codex --profile NAME); absent for config.toml */
 	DT_T_CONFIG_ROLE,      /* (s) "codex": whose configuration it is */
+	/* denial records of a CPython process (preload/pyframes.c) */
+	DT_T_PYFRAME = 112, /* (b) struct dt_pyframe + file name + function name (no
+	                     * NULs): the calling thread's Python frames, innermost
+	                     * first, before the native ones in every output */
+	DT_T_PYTRUNC,       /* (u) 1 when the Python stack was deeper than the
+	                     * record keeps: the outermost frames are missing */
 };
 
 /* What stat said about the target (or, when it is missing, its parent). */
@@ -267,6 +273,15 @@ struct dt_frame {
 	uint64_t offset; /* file offset in the module (for symbolizing) */
 	uint32_t module; /* index into the record's DT_T_MODULE list, or ~0 */
 	uint32_t reserved;
+};
+
+/* A Python frame as CPython's faulthandler names it: the file name
+ * (file_len bytes) and then the function's name follow. Names are ASCII:
+ * CPython writes other characters as \xNN, \uNNNN or \UNNNNNNNN and cuts a
+ * name longer than 500 characters, ending it with "...". */
+struct dt_pyframe {
+	uint32_t line;     /* 0 when CPython could not tell */
+	uint32_t file_len; /* bytes of the file name */
 };
 
 /* A mount as /proc/self/mountinfo shows it; the mount point follows. */

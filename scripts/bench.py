@@ -12,6 +12,7 @@ Measures, in one run:
      empty LD_PRELOAD shim, over more rounds: the start-up ratios;
   3. the probe's cost on calls that succeed, in instructions (callgrind);
   4. the cost of one recorded refusal, and of the first one of a process;
+     (4b) of one made by Python code 10 frames deep (its frames recorded);
   5. ring throughput: 1, 2 and 4 writer processes, and the reader;
   6. `denytrace report` (or `show --jsonl` while report does not exist)
      against ring size;
@@ -55,6 +56,34 @@ if len(sys.argv) > 1 and sys.argv[1] == "--sqlite-worker":
     con.close()
     if count != n:
         sys.exit("sqlite worker: %d rows, wanted %d" % (count, n))
+    sys.exit(0)
+
+# Section 4b's worker: N refused opens, each timed, made 10 Python frames
+# deep (<module> and nine of refuse); prints what section 4's C helper does.
+if len(sys.argv) > 1 and sys.argv[1] == "--py-refusal-worker":
+    import json
+    import time
+
+    path, n = sys.argv[2], int(sys.argv[3])
+
+    def refuse(depth):
+        if depth > 1:
+            return refuse(depth - 1)
+        times = []
+        for _ in range(n + 1):
+            t = time.perf_counter_ns()
+            try:
+                os.close(os.open(path, os.O_RDWR | os.O_CREAT))
+            except OSError:
+                pass
+            times.append(time.perf_counter_ns() - t)
+        return times
+
+    times = refuse(9)
+    rest = sorted(times[1:])
+    print(json.dumps({"n": n, "median_us": rest[len(rest) // 2] / 1000,
+                      "p99_us": rest[int(len(rest) * 0.99)] / 1000,
+                      "first_us": times[0] / 1000, "minor_faults": 0}))
     sys.exit(0)
 
 import argparse
@@ -1104,6 +1133,59 @@ class Bench:
                         v["added_median_us"] < TARGET_REFUSAL_US,
                         "per round %+.1f..%+.1f" % (min(am), max(am)), group="start-up")
 
+    def bench_py_refusal(self):
+        if not self.want("pyrefusal"):
+            return
+        n = 500 if self.quick else 2000
+        missing = os.path.join(self.tmp, "missing", "kanban.db")
+        ring = os.path.join(self.tmp, "pyrefusal.ring")
+        base = [WORKER_PY, THIS, "--py-refusal-worker", missing, str(n)]
+        dtrun = [self.dt, "run", "-q", "--errnos", "ENOENT", "-o", ring]
+        variants = [("no probe", base),
+                    ("probe, backtraces", dtrun + ["--"] + base),
+                    ("probe, --no-backtrace", dtrun + ["--no-backtrace", "--"] + base)]
+        samples = {v[0]: [] for v in variants}
+
+        def one_round(r):
+            for vname, argv in variants[r % 3:] + variants[:r % 3]:
+                out = run_timed(argv, capture=True)["stdout"]
+                samples[vname].append(json.loads(out.strip().splitlines()[-1]))
+
+        rounds = self.args.rounds or (3 if self.quick else 11)
+        rounds_loop("pyrefusal", rounds, rounds, 0, one_round)
+        res = {"n": n, "rounds": rounds, "python": WORKER_PY, "depth": 10, "variants": {}}
+        for vname, _ in variants:
+            s = samples[vname]
+            res["variants"][vname] = {"median_us": summary([x["median_us"] for x in s]),
+                                      "p99_us": summary([x["p99_us"] for x in s]),
+                                      "runs": s}
+        b = res["variants"]["no probe"]["median_us"]["median"]
+        for vname in ("probe, backtraces", "probe, --no-backtrace"):
+            v = res["variants"][vname]
+            v["added_median_us"] = v["median_us"]["median"] - b
+        self.results["pyrefusal"] = res
+        v = res["variants"]["probe, backtraces"]
+        self.target("added cost of a refusal from a 10-deep Python stack, median",
+                    v["added_median_us"], "us", "< %g" % TARGET_REFUSAL_US,
+                    v["added_median_us"] < TARGET_REFUSAL_US, group="start-up")
+
+    def print_py_refusal(self):
+        res = self.results.get("pyrefusal")
+        if not res:
+            return
+        log("")
+        log("4b. A refusal from Python code %d frames deep (%s), its Python frames recorded:"
+            % (res["depth"], res["python"]))
+        log("   %d refused opens per run, each timed in Python, %d rounds"
+            % (res["n"], res["rounds"]))
+        rows = []
+        for vname, v in res["variants"].items():
+            m, p = v["median_us"], v["p99_us"]
+            rows.append([vname, fmt_num(m["median"]),
+                         "%s-%s" % (fmt_num(m["min"]), fmt_num(m["max"])), fmt_num(p["median"]),
+                         "-" if "added_median_us" not in v else "%+.1f" % v["added_median_us"]])
+        table(["variant", "median us", "median min-max", "p99 us", "added us"], rows)
+
     def print_refusal(self):
         res = self.results.get("refusal")
         if not res:
@@ -1514,6 +1596,7 @@ class Bench:
         self.bench_startup_ratios()
         self.bench_instructions()
         self.bench_refusal()
+        self.bench_py_refusal()
         self.bench_run_fixed()
         if self.want("ring") or self.want("report"):
             self.fill_rings()
@@ -1546,6 +1629,7 @@ class Bench:
         self.print_startup_ratios()
         self.print_instructions()
         self.print_refusal()
+        self.print_py_refusal()
         self.print_run_fixed()
         self.print_ring()
         self.print_report()
@@ -1649,7 +1733,8 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="machine-readable results (default BUILD/bench.json)")
     ap.add_argument("--rounds", type=int, help="fixed number of rounds for every section")
     ap.add_argument("--only", metavar="LIST",
-                    help="comma list of sections: sqlite,exec,instr,refusal,run,ring,report,svg")
+                    help="comma list of sections: sqlite,exec,instr,refusal,pyrefusal,run,ring,"
+                         "report,svg")
     ap.add_argument("--transactions", type=int, help="sqlite transactions per run")
     ap.add_argument("--execs", type=int, help="iterations of the shell loop")
     ap.add_argument("--tmpdir", help="where databases and rings go (default /dev/shm)")

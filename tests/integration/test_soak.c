@@ -235,7 +235,8 @@ Test(soak, junit_has_a_testcase_per_run_and_a_failing_one_names_its_separating_r
 	cr_expect_eq(dtt_system(out, sizeof(out), lint, NULL), 0, "xmllint: %s", out);
 
 	/* one testcase per run; each failing one names the journal refusal, the
-	 * one seen only in failing runs, and its own kept ring */
+	 * one seen only in failing runs, the worker's line that made it, and its
+	 * own kept ring */
 	static const char check[] =
 	    "import sys, xml.etree.ElementTree as E\n"
 	    "db, keep = sys.argv[2], sys.argv[3]\n"
@@ -254,6 +255,7 @@ Test(soak, junit_has_a_testcase_per_run_and_a_failing_one_names_its_separating_r
 	    "    assert fl.get('message').endswith(db + '-journal EROFS (injected)'), "
 	    "fl.get('message')\n"
 	    "    assert 'ring: %s/run-%s.ring' % (keep, n) in fl.text, fl.text\n"
+	    "    assert 'EROFS (injected) from <module> at worker.py:' in fl.text, fl.text\n"
 	    "print('ok', len(bad))\n";
 	const char *pargv[] = {"/usr/bin/python3", "-c", check, xml, db, keep, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
@@ -283,7 +285,9 @@ Test(soak, the_summary_names_the_problem_present_only_in_failing_runs)
 	cr_assert_not_null(p, "%s", out);
 	cr_expect(strstr(p, "\nPROBLEM 1: refused on purpose by a --deny rule\n"), "%s", out);
 	cr_expect(strstr(p, "  cause    injected\n"), "%s", out);
-	cr_expect(strstr(p, "-journal EROFS (injected): in "), "%s", out);
+	/* and the worker's line that made the refused call */
+	const char *k = strstr(p, "-journal EROFS (injected) from <module> at worker.py:");
+	cr_expect(k && strstr(k, ": in "), "%s", out);
 }
 
 /* How many processes run `sleep ARG` (ARG exact): the marks of a test's

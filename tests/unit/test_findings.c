@@ -173,3 +173,50 @@ Test(findings, problems_phrase_has_the_plural_right)
 	cr_assert_str_eq(dt_problems_phrase(1, b, sizeof(b)), "1 problem");
 	cr_assert_str_eq(dt_problems_phrase(2, b, sizeof(b)), "2 problems");
 }
+
+/* Python lines (report.h's py_site): a finding sums its groups' refusals
+ * by line, most first, keeps DT_FINDING_SITES of them and says there were
+ * more; the phrase names the file by its last component. */
+Test(findings, a_finding_counts_its_refusals_by_python_line_most_first)
+{
+	static const struct dt_py_frame save = {"/srv/hermes/worker.py", "save_task", 3};
+	static const struct dt_py_frame save2 = {"/srv/hermes/worker.py", "save_task", 3};
+	static const struct dt_py_frame claim = {"/srv/hermes/worker.py", "claim", 9};
+	add("/srv/data/k.db", DT_CAUSE_ROOT_NOT_GRANTED, &data_root, 0, "/srv/data", 4, 100)
+	    ->py_site = &claim;
+	add("/srv/data/k.db-wal", DT_CAUSE_ROOT_NOT_GRANTED, &data_root, 0, "/srv/data", 10, 101)
+	    ->py_site = &save;
+	add("/srv/data/k.db-shm", DT_CAUSE_ROOT_NOT_GRANTED, &data_root, 0, "/srv/data", 6, 102)
+	    ->py_site = &save2; /* the same line, another record's copy */
+	add("/srv/data/k.db-journal", DT_CAUSE_ROOT_NOT_GRANTED, &data_root, 0, "/srv/data", 1,
+	    103); /* no Python frames */
+	build();
+	cr_assert_eq(fs.n, 1);
+	const struct dt_finding *f = &fs.v[0];
+	cr_assert_eq(f->nsites, 2);
+	cr_expect_not(f->more_sites);
+	cr_expect_str_eq(f->sites[0].at->func, "save_task");
+	cr_expect_eq(f->sites[0].count, 16);
+	cr_expect_str_eq(f->sites[1].at->func, "claim");
+	cr_expect_eq(f->sites[1].count, 4);
+	char buf[256];
+	cr_expect_str_eq(dt_py_site_phrase(&f->sites[0], buf, sizeof(buf)),
+	                 "refused in save_task at worker.py:3, 16 times");
+	cr_expect_str_eq(dt_py_site_phrase(&f->sites[1], buf, sizeof(buf)),
+	                 "refused in claim at worker.py:9, 4 times");
+}
+
+Test(findings, a_finding_from_more_python_lines_than_it_lists_says_so)
+{
+	static struct dt_py_frame at[DT_FINDING_SITES + 1];
+	for (unsigned i = 0; i <= DT_FINDING_SITES; i++) {
+		at[i] = (struct dt_py_frame){"w.py", "f", i + 1};
+		add("/srv/data/k.db", DT_CAUSE_ROOT_NOT_GRANTED, &data_root, 0, "/srv/data", 1,
+		    100 + i)
+		    ->py_site = &at[i];
+	}
+	build();
+	cr_assert_eq(fs.n, 1);
+	cr_expect_eq(fs.v[0].nsites, DT_FINDING_SITES);
+	cr_expect(fs.v[0].more_sites);
+}

@@ -424,6 +424,49 @@ Test(report, another_errno_or_cause_is_another_group)
 	cr_assert_eq(rep.by_cause[DT_CAUSE_INJECTED], 1);
 }
 
+/* Python frames, innermost first: sqlite3's own module, then the worker. */
+static struct dt_py_frame via_save[] = {
+    {"/usr/lib/python3.11/sqlite3/dbapi2.py", "connect", 80},
+    {D "/work/worker.py", "save_task", 3},
+    {D "/work/worker.py", "main", 9},
+};
+static struct dt_py_frame via_claim[] = {
+    {D "/work/worker.py", "claim", 12},
+    {D "/work/worker.py", "main", 10},
+};
+static struct dt_py_frame via_save_again[] = {
+    {D "/work/worker.py", "save_task", 3},
+    {D "/work/worker.py", "main", 14},
+};
+
+Test(report, another_python_line_is_another_group_and_pythons_own_library_is_skipped)
+{
+	add_process(100, 1000, 1, 11);
+	struct dt_record *d = add_denial(100, 2000, "openat", EROFS, D "/data/f");
+	d->pyframes = via_save;
+	d->npyframes = 3;
+	d = add_denial(100, 2001, "openat", EROFS, D "/data/f");
+	d->pyframes = via_claim;
+	d->npyframes = 2;
+	/* the same innermost worker line from another caller: the same group */
+	d = add_denial(100, 2002, "openat", EROFS, D "/data/f");
+	d->pyframes = via_save_again;
+	d->npyframes = 2;
+	add_denial(100, 2003, "openat", EROFS, D "/data/f"); /* no Python frames */
+	build_opts(0, data_roots, 1);
+
+	cr_assert_eq(rep.ngroups, 3);
+	cr_assert_not_null(rep.groups[0].py_site);
+	cr_expect_str_eq(rep.groups[0].py_site->func, "save_task", "sqlite3's frame is skipped");
+	cr_expect_eq(rep.groups[0].count, 2);
+	cr_assert_not_null(rep.groups[1].py_site);
+	cr_expect_str_eq(rep.groups[1].py_site->func, "claim");
+	cr_expect_null(rep.groups[2].py_site);
+	cr_expect_neq(rep.groups[0].id, rep.groups[1].id);
+	cr_assert_eq(rep.findings.n, 1);
+	cr_expect_eq(rep.findings.v[0].nsites, 2);
+}
+
 Test(report, groups_by_realpath_so_two_spellings_merge)
 {
 	add_process(100, 1000, 1, 11);

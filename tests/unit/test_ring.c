@@ -2067,3 +2067,39 @@ Test(ring, decode_keeps_zero_length_strings_as_empty_strings)
 	cr_expect_null(d.op);
 	dt_record_free(&d);
 }
+
+/* A Python frame is struct dt_pyframe, the file, the function: a frame
+ * whose file_len runs past its field (a hostile writer) is left out, and
+ * so is one too short to hold the struct; good ones keep their order. */
+static void raw_pyframe(struct raw *r, uint32_t line, uint32_t file_len, const char *names)
+{
+	unsigned char v[128];
+	struct dt_pyframe f = {line, file_len};
+	size_t n = strlen(names);
+	memcpy(v, &f, sizeof(f));
+	memcpy(v + sizeof(f), names, n);
+	raw_field(r, DT_T_PYFRAME, (uint16_t)(sizeof(f) + n), v, (uint16_t)(sizeof(f) + n));
+}
+
+Test(ring, decode_reads_python_frames_and_leaves_out_malformed_ones)
+{
+	struct raw r;
+	raw_init(&r, DT_REC_DENIAL);
+	raw_pyframe(&r, 3, 9, "worker.pysave_task");
+	raw_pyframe(&r, 7, 200, "a.pyf");         /* file_len past the field */
+	raw_field(&r, DT_T_PYFRAME, 3, "abc", 3); /* shorter than the struct */
+	raw_pyframe(&r, 0, 4, "b.py<module>");
+	uint64_t one = 1;
+	raw_field(&r, DT_T_PYTRUNC, 8, &one, 8);
+	struct dt_record d;
+	cr_assert_eq(dt_record_decode(r.b, r.len, 0, &d), 0);
+	cr_assert_eq(d.npyframes, 2);
+	cr_expect_str_eq(d.pyframes[0].file, "worker.py");
+	cr_expect_str_eq(d.pyframes[0].func, "save_task");
+	cr_expect_eq(d.pyframes[0].line, 3);
+	cr_expect_str_eq(d.pyframes[1].file, "b.py");
+	cr_expect_str_eq(d.pyframes[1].func, "<module>");
+	cr_expect_eq(d.pyframes[1].line, 0);
+	cr_expect(d.py_trunc);
+	dt_record_free(&d);
+}

@@ -136,6 +136,8 @@ static void soak_json(FILE *f, const struct dt_soak *s, uint64_t seed, int inter
 		dt_json_str(&j, k->op);
 		dt_json_key(&j, "errno");
 		dt_json_str(&j, dt_errno_name(k->err));
+		dt_json_key(&j, "python_line");
+		dt_json_str(&j, k->py_line);
 		dt_json_key(&j, "injected");
 		dt_json_bool(&j, k->injected);
 		dt_json_key(&j, "failing_runs");
@@ -280,8 +282,12 @@ static void soak_put_refusal(FILE *f, const struct dt_soak *s, const struct dt_s
 	dt_put_safe(f, k->op);
 	fputc(' ', f);
 	dt_put_safe(f, k->path);
-	fprintf(f, " %s%s: in %u of %u failing runs\n", dt_errno_name(k->err),
-	        k->injected ? " (injected)" : "", k->nfail, s->failures);
+	fprintf(f, " %s%s", dt_errno_name(k->err), k->injected ? " (injected)" : "");
+	if (k->py_line) {
+		fputs(" from ", f);
+		dt_put_safe(f, k->py_line);
+	}
+	fprintf(f, ": in %u of %u failing runs\n", k->nfail, s->failures);
 }
 
 /* A problem seen only in failing runs, as the report prints a finding:

@@ -60,6 +60,34 @@ static void dt_finding_title(struct dt_finding *f)
 		snprintf(f->title, sizeof(f->title), "%s", fmt);
 }
 
+static int dt_same_py_line(const struct dt_py_frame *a, const struct dt_py_frame *b)
+{
+	return a->line == b->line && !strcmp(a->file, b->file) && !strcmp(a->func, b->func);
+}
+
+static void dt_finding_add_site(struct dt_finding *f, const struct dt_report_group *g)
+{
+	if (!g->py_site)
+		return;
+	for (size_t i = 0; i < f->nsites; i++)
+		if (dt_same_py_line(f->sites[i].at, g->py_site)) {
+			f->sites[i].count += g->count;
+			return;
+		}
+	if (f->nsites == DT_FINDING_SITES) {
+		f->more_sites = 1;
+		return;
+	}
+	f->sites[f->nsites].at = g->py_site;
+	f->sites[f->nsites++].count = g->count;
+}
+
+static int dt_site_order(const void *a, const void *b)
+{
+	const struct dt_py_site *x = a, *y = b;
+	return (x->count < y->count) - (x->count > y->count);
+}
+
 /* Folds group g into finding f (groups arrive most refusals first). The
  * words come from the earliest group: its refusal came first, and what the
  * program did next followed it. */
@@ -84,6 +112,7 @@ static void dt_finding_add(struct dt_finding *f, const struct dt_report_group *g
 		f->intermittent = 1;
 		f->differed = g->differed;
 	}
+	dt_finding_add_site(f, g);
 	f->count += g->count;
 	if (g->last_ns > f->last_ns)
 		f->last_ns = g->last_ns;
@@ -112,8 +141,10 @@ int dt_findings_build(const struct dt_report_group *groups, size_t ngroups, stru
 		}
 		dt_finding_add(&out->v[out->n - 1], g);
 	}
-	for (size_t i = 0; i < out->n; i++)
+	for (size_t i = 0; i < out->n; i++) {
 		dt_finding_title(&out->v[i]);
+		qsort(out->v[i].sites, out->v[i].nsites, sizeof(struct dt_py_site), dt_site_order);
+	}
 	qsort(out->v, out->n, sizeof(*out->v), dt_finding_order);
 	return 0;
 }
@@ -123,6 +154,17 @@ void dt_findings_free(struct dt_findings *f)
 	free(f->v);
 	free(f->idx);
 	memset(f, 0, sizeof(*f));
+}
+
+const char *dt_py_site_phrase(const struct dt_py_site *s, char *buf, size_t cap)
+{
+	char line[24] = "";
+	if (s->at->line)
+		snprintf(line, sizeof(line), ":%u", s->at->line);
+	snprintf(buf, cap, "refused in %s at %s%s, %llu time%s", s->at->func,
+	         dt_py_basename(s->at->file), line, (unsigned long long)s->count,
+	         s->count == 1 ? "" : "s");
+	return buf;
 }
 
 const char *dt_problems_phrase(size_t n, char *buf, size_t cap)

@@ -22,6 +22,15 @@
 #include "classify.h"
 
 struct dt_report_group;
+struct dt_py_frame;
+
+/* A Python line the refusals of a finding came from (report.h's
+ * dt_py_site), with how many came from it. */
+struct dt_py_site {
+	const struct dt_py_frame *at;
+	uint64_t count;
+};
+#define DT_FINDING_SITES 4
 
 struct dt_finding {
 	char title[512]; /* one line: "... not granted to the sandbox" */
@@ -36,6 +45,11 @@ struct dt_finding {
 	const char *differed;       /* what differed, from the first intermittent group, or NULL */
 	uint64_t count;             /* refusals, all groups together */
 	uint64_t first_ns, last_ns; /* first and last refusal */
+	/* where in Python code its refusals came from, most first; more_sites:
+	 * lines past DT_FINDING_SITES; 0 sites when no process ran Python */
+	struct dt_py_site sites[DT_FINDING_SITES];
+	size_t nsites;
+	int more_sites;
 	/* indices into the report's group array, most refusals first */
 	const size_t *groups;
 	size_t ngroups;
@@ -53,6 +67,9 @@ int dt_findings_build(const struct dt_report_group *groups, size_t ngroups,
                       struct dt_findings *out);
 void dt_findings_free(struct dt_findings *f);
 
+/* "refused in save_task at worker.py:3, 16 times": the file by its last
+ * component (the full path is in the group's Python stack). */
+const char *dt_py_site_phrase(const struct dt_py_site *s, char *buf, size_t cap);
 /* "N problems" with the plural right: "no problems", "1 problem". */
 const char *dt_problems_phrase(size_t n, char *buf, size_t cap);
 

@@ -602,7 +602,43 @@ static struct dt_report_group *dt_report_new_group(struct dt_report *r)
 	return &r->groups[r->ngroups++];
 }
 
-/* Classifies refusal d and adds it to its group (path, op, errno, cause).
+/* Python's own library: the interpreter's lib directory, but not the
+ * packages installed into it, and its frozen modules. */
+static int dt_py_stdlib(const char *file)
+{
+	const char *lib = strstr(file, "/lib/python3");
+	return !strncmp(file, "<frozen ", 8) ||
+	       (lib && !strstr(lib, "/site-packages/") && !strstr(lib, "/dist-packages/"));
+}
+
+const struct dt_py_frame *dt_py_site(const struct dt_record *d)
+{
+	for (size_t i = 0; i < d->npyframes; i++)
+		if (!dt_py_stdlib(d->pyframes[i].file))
+			return &d->pyframes[i];
+	return d->npyframes ? &d->pyframes[0] : NULL;
+}
+
+const char *dt_py_basename(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	return slash && slash[1] ? slash + 1 : file;
+}
+
+static uint64_t dt_py_site_hash(const struct dt_py_frame *s)
+{
+	return s ? dt_hash_str(s->file) * 17 + dt_hash_str(s->func) * 3 + s->line : 0;
+}
+
+static int dt_py_site_same(const struct dt_py_frame *a, const struct dt_py_frame *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->line == b->line && !strcmp(a->file, b->file) && !strcmp(a->func, b->func);
+}
+
+/* Classifies refusal d and adds it to its group (path, op, errno, cause,
+ * Python line).
  * Returns 1 when the report shows it, 0 when it is hidden. */
 static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
                                 struct dt_hidx *groups, const struct dt_record *d)
@@ -614,13 +650,15 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 	struct dt_verdict v;
 	dt_classify(d, proc, &r->roots, &ctx, &v);
 	const char *path = dt_report_path(d);
+	const struct dt_py_frame *site = dt_py_site(d);
 	uint64_t gh = dt_hash_str(path) * 31 + dt_hash_str(d->op) * 7 + (uint64_t)d->err * 131 +
-	              (uint64_t)v.cause;
+	              (uint64_t)v.cause + dt_py_site_hash(site) * 1031;
 	struct dt_report_group *g = NULL;
 	for (size_t j = dt_hidx_first(groups, gh); j && !g; j = groups->next[j - 1]) {
 		struct dt_report_group *c = &r->groups[j - 1];
 		if (!strcmp(c->path, path) && dt_streq(c->rep->op, d->op) &&
-		    c->rep->err == d->err && c->v.cause == v.cause)
+		    c->rep->err == d->err && c->v.cause == v.cause &&
+		    dt_py_site_same(c->py_site, site))
 			g = c;
 	}
 	if (!g) {
@@ -630,6 +668,7 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 		g->id = gh;
 		g->rep = d;
 		g->path = path;
+		g->py_site = site;
 		g->v = v;
 		g->first_ns = d->time_real;
 		g->hidden = !o->all && (v.cause == DT_CAUSE_LOCK_CONTENTION || dt_is_setup(d));

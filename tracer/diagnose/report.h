@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The diagnosis as plain data: records from one or more rings, the roots,
- * and refusals grouped by (path, op, errno, cause) with their verdicts.
+ * and refusals grouped by (path, op, errno, cause, Python line) with their
+ * verdicts.
  * Output formats (report_text.c, report_json.c, report_md.c) only read it. */
 #ifndef DENYTRACE_REPORT_H
 #define DENYTRACE_REPORT_H
@@ -19,7 +20,8 @@
 #define DT_GROUP_MAX_PIDS 16
 
 struct dt_report_group {
-	/* stable across runs and rings: a hash of (path, op, errno, cause);
+	/* stable across runs and rings: a hash of (path, op, errno, cause,
+	 * Python line);
 	 * JSON writes it as 16 hex digits (denials[].id, findings[].groups) */
 	uint64_t id;
 	const struct dt_record *rep; /* first refusal of the group */
@@ -33,6 +35,9 @@ struct dt_report_group {
 	int intermittent;   /* also written successfully in this run */
 	char differed[512]; /* what differed between write and refusal */
 	int hidden;         /* lock contention or sandbox set-up, without --all */
+	/* the Python line that made the call (dt_py_site), part of the
+	 * group's key; NULL when the process recorded no Python frames */
+	const struct dt_py_frame *py_site;
 };
 
 struct dt_report_opts {
@@ -97,6 +102,12 @@ int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *
  * absolute path, else the path as passed, else "". */
 const char *dt_report_path(const struct dt_record *d);
 
+/* The Python frame a refusal is said to come from: the innermost one
+ * outside Python's own library (sqlite3/__init__.py, pathlib.py name no
+ * line of the program), else the innermost; NULL without Python frames. */
+const struct dt_py_frame *dt_py_site(const struct dt_record *d);
+/* The file's last component: "worker.py" for /srv/hermes/worker.py. */
+const char *dt_py_basename(const char *file);
 /* The process record of pid (the latest image), or NULL. */
 const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
 

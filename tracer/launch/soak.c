@@ -94,13 +94,29 @@ static void soak_account_problems(struct dt_soak *s, const struct dt_report *rep
 	}
 }
 
-/* The index of group gr's refusal in s->keys (added if new), or SIZE_MAX. */
+/* "save_task at worker.py:3" for a group with a Python line, else "". */
+static void soak_py_line(const struct dt_report_group *gr, char *out, size_t cap)
+{
+	out[0] = 0;
+	if (gr->py_site && gr->py_site->line)
+		snprintf(out, cap, "%s at %s:%u", gr->py_site->func,
+		         dt_py_basename(gr->py_site->file), gr->py_site->line);
+	else if (gr->py_site)
+		snprintf(out, cap, "%s at %s", gr->py_site->func,
+		         dt_py_basename(gr->py_site->file));
+}
+
+/* The index of group gr's refusal in s->keys (added if new), or SIZE_MAX.
+ * The same call from two Python lines is two refusals, as in a report. */
 static size_t soak_key_for(struct dt_soak *s, const struct dt_report_group *gr, size_t problem)
 {
 	const char *op = gr->rep->op ? gr->rep->op : "?";
+	char py[1200];
+	soak_py_line(gr, py, sizeof(py));
 	for (size_t ki = 0; ki < s->nkeys; ki++)
 		if (!strcmp(s->keys[ki].path, gr->path) && !strcmp(s->keys[ki].op, op) &&
-		    s->keys[ki].err == gr->rep->err)
+		    s->keys[ki].err == gr->rep->err &&
+		    !strcmp(s->keys[ki].py_line ? s->keys[ki].py_line : "", py))
 			return ki;
 	struct dt_soak_key *nk = realloc(s->keys, (s->nkeys + 1) * sizeof(*nk));
 	if (!nk)
@@ -110,6 +126,7 @@ static size_t soak_key_for(struct dt_soak *s, const struct dt_report_group *gr, 
 	memset(k, 0, sizeof(*k));
 	k->path = strdup(gr->path);
 	k->op = strdup(op);
+	k->py_line = py[0] ? strdup(py) : NULL;
 	k->err = gr->rep->err;
 	k->problem = problem;
 	return s->nkeys++;
@@ -609,6 +626,7 @@ void dt_soak_free(struct dt_soak *s)
 	for (size_t k = 0; k < s->nkeys; k++) {
 		free(s->keys[k].path);
 		free(s->keys[k].op);
+		free(s->keys[k].py_line);
 	}
 	free(s->keys);
 	free(s->failed);

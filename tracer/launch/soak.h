@@ -15,6 +15,7 @@
 /* A distinct refusal (path, op, errno) and in how many runs it appeared. */
 struct dt_soak_key {
 	char *path, *op;
+	char *py_line; /* "save_task at worker.py:3" (report.h's dt_py_site), or NULL */
 	int err, injected;
 	unsigned nfail, npass;
 	size_t problem; /* its problem, in dt_soak.problems, or SIZE_MAX */

@@ -59,7 +59,7 @@ static const char *dt_bump_str(struct dt_bump *b, const unsigned char *v, size_t
 
 /* How many of each repeated field a record holds (to size its arrays). */
 struct dt_field_counts {
-	size_t nframes, nmods, nenv, nmounts, nargv;
+	size_t nframes, nmods, nenv, nmounts, nargv, npy;
 };
 
 /* First pass: checks the fields' framing and counts the repeated ones.
@@ -78,6 +78,8 @@ static int dt_decode_count(const unsigned char *buf, uint32_t len, struct dt_fie
 			c->nframes++;
 		else if (tag == DT_T_MODULE)
 			c->nmods++;
+		else if (tag == DT_T_PYFRAME)
+			c->npy++;
 		else if (tag == DT_T_ENV)
 			c->nenv++;
 		else if (tag == DT_T_MOUNT)
@@ -161,6 +163,22 @@ static void dt_decode_simple(struct dt_record *out, struct dt_bump *b, const str
 
 /* One field (tag, n bytes at v) into out; strings go to b. A tag this
  * build does not know is a newer writer's field and is ignored. */
+/* struct dt_pyframe, then the file's name, then the function's. */
+static void dt_decode_pyframe(struct dt_record *out, struct dt_bump *b, const unsigned char *v,
+                              uint16_t n)
+{
+	struct dt_pyframe f;
+	if (n < sizeof(f))
+		return;
+	memcpy(&f, v, sizeof(f));
+	if (f.file_len > n - sizeof(f))
+		return;
+	struct dt_py_frame *pf = &out->pyframes[out->npyframes++];
+	pf->line = f.line;
+	pf->file = dt_bump_str(b, v + sizeof(f), f.file_len);
+	pf->func = dt_bump_str(b, v + sizeof(f) + f.file_len, n - sizeof(f) - f.file_len);
+}
+
 static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t tag,
                             const unsigned char *v, uint16_t n, size_t nargv)
 {
@@ -217,6 +235,9 @@ static void dt_decode_field(struct dt_record *out, struct dt_bump *b, uint16_t t
 	case DT_T_MODULE:
 		out->modules[out->nmodules++] = dt_bump_str(b, v, n);
 		break;
+	case DT_T_PYFRAME:
+		dt_decode_pyframe(out, b, v, n);
+		break;
 	case DT_T_ENV:
 		out->env[out->nenv++] = dt_bump_str(b, v, n);
 		break;
@@ -272,6 +293,7 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 	size_t nframes = c.nframes, nmods = c.nmods, nenv = c.nenv, nmounts = c.nmounts,
 	       nargv = c.nargv;
 	size_t cap = 2 * (size_t)len + 64 + (nframes + 1) * sizeof(struct dt_frame) +
+	             (c.npy + 1) * sizeof(struct dt_py_frame) +
 	             (nmods + nenv + nargv + 4) * sizeof(char *) +
 	             (nmounts + 1) * sizeof(struct dt_mount) + 256;
 	struct dt_bump b = {malloc(cap), 0, cap};
@@ -280,6 +302,7 @@ int dt_record_decode(const unsigned char *buf, uint32_t len, uint64_t pos, struc
 	out->mem = b.p;
 	out->frames = dt_bump(&b, (nframes + 1) * sizeof(struct dt_frame));
 	out->modules = dt_bump(&b, (nmods + 1) * sizeof(char *));
+	out->pyframes = dt_bump(&b, (c.npy + 1) * sizeof(struct dt_py_frame));
 	out->env = dt_bump(&b, (nenv + 1) * sizeof(char *));
 	out->argv = dt_bump(&b, (nargv + 2) * sizeof(char *));
 	out->mounts = dt_bump(&b, (nmounts + 1) * sizeof(struct dt_mount));

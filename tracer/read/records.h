@@ -22,6 +22,12 @@ struct dt_pathinfo {
 	struct dt_search_facts search;
 };
 
+/* A Python frame (DT_T_PYFRAME), as CPython's dumper named it. */
+struct dt_py_frame {
+	const char *file, *func;
+	unsigned line; /* 0: unknown */
+};
+
 struct dt_mount {
 	const char *path;
 	const char *fstype;
@@ -54,6 +60,9 @@ struct dt_record {
 	size_t nframes;
 	const char **modules;
 	size_t nmodules;
+	struct dt_py_frame *pyframes; /* innermost first, before the native frames */
+	size_t npyframes;
+	int py_trunc; /* the Python stack had more frames than recorded */
 	/* process / launch */
 	const char *exe, *cwd, *version;
 	const char **argv;

@@ -195,6 +195,22 @@ static void dt_frame_text(FILE *f, const struct dt_record *r, size_t i, struct d
 	fputc('\n', f);
 }
 
+void dt_pyframes_text(FILE *f, const struct dt_record *r, const char *indent)
+{
+	for (size_t i = 0; i < r->npyframes; i++) {
+		const struct dt_py_frame *p = &r->pyframes[i];
+		fputs(indent, f);
+		dt_put_safe(f, p->func);
+		fputs(" at ", f);
+		dt_put_safe(f, p->file);
+		if (p->line)
+			fprintf(f, ":%u", p->line);
+		fputc('\n', f);
+	}
+	if (r->py_trunc)
+		fprintf(f, "%s... (deeper frames not recorded)\n", indent);
+}
+
 /* A recorded file, one indented line per line of it (escaped: it is text
  * a user wrote, but may hold anything). */
 static void dt_config_lines_text(FILE *f, const char *text, size_t len)
@@ -275,6 +291,10 @@ static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose,
 			dt_stat_text(&p->st, st, sizeof(st));
 			fprintf(f, "    stat     %s\n", st);
 		}
+	}
+	if (r->npyframes) {
+		fputs("    python\n", f);
+		dt_pyframes_text(f, r, "      ");
 	}
 	if (r->nframes) {
 		fputs("    stack\n", f);
@@ -407,6 +427,26 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 	default:
 		fprintf(f, "record of unknown type %d\n", r->type);
 	}
+}
+
+void dt_pyframes_json(struct dt_json *j, const struct dt_record *r)
+{
+	dt_json_arr(j);
+	for (size_t i = 0; i < r->npyframes; i++) {
+		const struct dt_py_frame *p = &r->pyframes[i];
+		dt_json_obj(j);
+		dt_json_key(j, "function");
+		dt_json_str(j, p->func);
+		dt_json_key(j, "file");
+		dt_json_str(j, p->file);
+		dt_json_key(j, "line");
+		if (p->line)
+			dt_json_int(j, p->line);
+		else
+			dt_json_null(j);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
 }
 
 void dt_frames_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)
@@ -592,6 +632,9 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 	dt_json_str(j, r->sqlite_evidence);
 	dt_json_key(j, "sqlite_header");
 	dt_json_str(j, r->sqlite ? dt_sqlite_header_name(r->sqlite_header) : NULL);
+	dt_json_key(j, "python_stack");
+	dt_pyframes_json(j, r);
+	dt_json_field(j, r, DT_T_PYTRUNC);
 	dt_json_key(j, "backtrace");
 	dt_frames_json(j, r, sym);
 }

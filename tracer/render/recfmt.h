@@ -39,6 +39,11 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 /* JSON object with the fields documented in README.md ("show --jsonl"). */
 void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym);
 
+/* The Python frames, innermost first, one "FUNC at FILE:LINE" line each
+ * after indent, and a line saying so when deeper ones were cut. */
+void dt_pyframes_text(FILE *f, const struct dt_record *r, const char *indent);
+/* The Python frames as [{function, file, line}], innermost first. */
+void dt_pyframes_json(struct dt_json *j, const struct dt_record *r);
 /* The stack as symbolized frames, into the current JSON position (array). */
 void dt_frames_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym);
 

@@ -109,6 +109,33 @@ static const char *dt_group_id(uint64_t id, char *buf, size_t cap)
 	return buf;
 }
 
+/* The Python lines its refusals came from, most first: "python_lines"
+ * [{function, file, line, count}] and "python_lines_more". */
+static void dt_report_json_sites(struct dt_json *j, const struct dt_finding *fd)
+{
+	dt_json_key(j, "python_lines");
+	dt_json_arr(j);
+	for (size_t i = 0; i < fd->nsites; i++) {
+		const struct dt_py_frame *at = fd->sites[i].at;
+		dt_json_obj(j);
+		dt_json_key(j, "function");
+		dt_json_str(j, at->func);
+		dt_json_key(j, "file");
+		dt_json_str(j, at->file);
+		dt_json_key(j, "line");
+		if (at->line)
+			dt_json_uint(j, at->line);
+		else
+			dt_json_null(j);
+		dt_json_key(j, "count");
+		dt_json_uint(j, fd->sites[i].count);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+	dt_json_key(j, "python_lines_more");
+	dt_json_bool(j, fd->more_sites);
+}
+
 /* One problem with one fix: its groups by id (findings.h). */
 static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
                                    const struct dt_finding *fd)
@@ -140,6 +167,7 @@ static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
 		dt_json_null(j);
 	dt_json_key(j, "count");
 	dt_json_uint(j, fd->count);
+	dt_report_json_sites(j, fd);
 	dt_json_key(j, "first");
 	dt_format_time(fd->first_ns, buf, sizeof(buf));
 	dt_json_str(j, buf);
@@ -227,6 +255,10 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 	dt_json_str(j, g->v.advice);
 	dt_json_key(j, "injected");
 	dt_json_bool(j, d->injected);
+	dt_json_key(j, "python_stack");
+	dt_pyframes_json(j, d);
+	dt_json_key(j, "python_truncated");
+	dt_json_bool(j, d->py_trunc);
 	dt_json_key(j, "backtrace");
 	dt_frames_json(j, d, NULL);
 	dt_json_end_obj(j);

@@ -102,6 +102,26 @@ static void dt_md_group_table(FILE *f, const struct dt_report *r)
 	fputc('\n', f);
 }
 
+/* The Python stack of a group's first refusal, innermost first. */
+static void dt_md_pystack(FILE *f, const struct dt_record *d)
+{
+	if (!d->npyframes)
+		return;
+	fputs("- **Python stack**:\n", f);
+	for (size_t i = 0; i < d->npyframes; i++) {
+		char line[24] = "";
+		if (d->pyframes[i].line)
+			snprintf(line, sizeof(line), ":%u", d->pyframes[i].line);
+		fputs("  - ", f);
+		dt_md_code_span(f, d->pyframes[i].func, 0);
+		fputs(" at ", f);
+		dt_md_code_span(f, d->pyframes[i].file, 0);
+		fprintf(f, "%s\n", line);
+	}
+	if (d->py_trunc)
+		fputs("  - ... (deeper frames not recorded)\n", f);
+}
+
 /* One group in full, inside the collapsed section. */
 static void dt_md_group(FILE *f, const struct dt_report_group *g)
 {
@@ -123,6 +143,7 @@ static void dt_md_group(FILE *f, const struct dt_report_group *g)
 		fputc(')', f);
 	}
 	fputc('\n', f);
+	dt_md_pystack(f, d);
 	fputs("- **why**: ", f);
 	dt_md_text(f, g->v.reason);
 	fputc('\n', f);
@@ -148,6 +169,18 @@ static void dt_md_group(FILE *f, const struct dt_report_group *g)
 	fputs("- **advice**: ", f);
 	dt_md_text(f, g->v.advice);
 	fputs("\n\n", f);
+}
+
+static void dt_md_sites(FILE *f, const struct dt_finding *fd)
+{
+	char phrase[2048];
+	for (size_t i = 0; i < fd->nsites; i++) {
+		fputs("- **Python**: ", f);
+		dt_md_text(f, dt_py_site_phrase(&fd->sites[i], phrase, sizeof(phrase)));
+		fputc('\n', f);
+	}
+	if (fd->more_sites)
+		fputs("- **Python**: and from other lines\n", f);
 }
 
 /* One problem: the fix once, its refused paths beneath. */
@@ -176,6 +209,7 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 	        fd->count == 1 ? "" : "s", t1);
 	dt_md_code_span(f, g0->rep->comm, 0);
 	fprintf(f, " (pid %ld%s)\n", g0->pids[0], g0->npids > 1 ? " and others" : "");
+	dt_md_sites(f, fd);
 	if (fd->next)
 		fprintf(f, "- **then**: %s\n", fd->next);
 	if (fd->intermittent) {
@@ -192,7 +226,15 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 		dt_md_code_span(f, g->rep->op, 0);
 		fputc(' ', f);
 		dt_md_code_span(f, g->path, 0);
-		fprintf(f, " %s x%llu\n", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		fprintf(f, " %s x%llu", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		if (g->py_site) {
+			char at[1100];
+			snprintf(at, sizeof(at), "%s:%u", dt_py_basename(g->py_site->file),
+			         g->py_site->line);
+			fputs(" from ", f);
+			dt_md_code_span(f, at, 0);
+		}
+		fputc('\n', f);
 	}
 	fputc('\n', f);
 }

@@ -227,6 +227,10 @@ static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct
 		dt_put_safe(f, g->v.root->source);
 		fprintf(f, "), %s\n", dt_granted_word(g->v.granted));
 	}
+	if (d->npyframes) {
+		fputs("  python\n", f);
+		dt_pyframes_text(f, d, "           ");
+	}
 	if (d->p[0].abspath && d->p[0].realpath && strcmp(d->p[0].abspath, d->p[0].realpath)) {
 		fputs("  logical  ", f);
 		dt_put_safe(f, d->p[0].abspath);
@@ -257,6 +261,31 @@ static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct
 /* How many refused paths a finding lists before "-v shows ...". */
 #define DT_FINDING_PATHS 8
 
+/* " from worker.py:28": which Python line a refused path's group is
+ * (one path refused from two lines is two groups). */
+static void dt_group_site_text(FILE *f, const struct dt_report_group *g)
+{
+	if (!g->py_site)
+		return;
+	fputs(" from ", f);
+	dt_put_safe(f, dt_py_basename(g->py_site->file));
+	if (g->py_site->line)
+		fprintf(f, ":%u", g->py_site->line);
+}
+
+/* The Python lines the finding's refusals came from, most first. */
+static void dt_finding_sites_text(FILE *f, const struct dt_finding *fd)
+{
+	char phrase[2048];
+	for (size_t i = 0; i < fd->nsites; i++) {
+		fputs(i ? "           " : "  python   ", f);
+		dt_put_safe(f, dt_py_site_phrase(&fd->sites[i], phrase, sizeof(phrase)));
+		fputc('\n', f);
+	}
+	if (fd->more_sites)
+		fputs("           ... and from other lines (-v shows each group's stack)\n", f);
+}
+
 /* One problem: its title, cause, root, what happened next, the fix once,
  * then its refused paths one per line. */
 static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_finding *fd,
@@ -274,6 +303,7 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	dt_put_safe(f, g0->rep->comm);
 	fprintf(f, " pid %ld%s; %s%s%s\n", g0->pids[0], g0->npids > 1 ? " and others" : "", t1,
 	        fd->count > 1 ? " .. " : "", fd->count > 1 ? t2 : "");
+	dt_finding_sites_text(f, fd);
 	fprintf(f, "  cause    %s%s%s: ", s.yellow, dt_cause_name(fd->cause), s.off);
 	dt_put_safe(f, fd->reason);
 	fputc('\n', f);
@@ -306,7 +336,9 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 		dt_put_safe(f, g->rep->op);
 		fputc(' ', f);
 		dt_put_safe(f, g->path);
-		fprintf(f, " %s x%llu\n", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		fprintf(f, " %s x%llu", dt_errno_name(g->rep->err), (unsigned long long)g->count);
+		dt_group_site_text(f, g);
+		fputc('\n', f);
 	}
 }
 

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Python frames for refusal records (pyframes.h).
+ *
+ * CPython 3.11 (Debian 12's): the frame chain is read directly, from the
+ * thread state down, with the layout of 3.11's headers (fixed within a
+ * minor version), and each line computed by CPython's own
+ * PyCode_Addr2Line, which only reads the code object's location table.
+ * Nothing allocates, locks, takes the GIL or makes a system call: a
+ * thread's frames change only on that thread, which is here, inside a
+ * call one of them made.
+ *
+ * Other versions from 3.12 on (the layout changed in 3.12 and 3.13):
+ * CPython's faulthandler dumper, _Py_DumpTraceback(fd, tstate), which
+ * walks the frames without allocating, locking or the GIL and hides the
+ * layout. It writes text to a descriptor: a pipe opened for the one dump
+ * and closed after it (no descriptor outlives the record; a kept one could
+ * be closed or reused by the program under the probe), read back into the
+ * caller's scratch and parsed. It makes about seven small writes a frame,
+ * so it costs far more than the direct reader (make bench measures 3.11).
+ *
+ * The symbols are looked up in the main program's own dynamic symbol table
+ * (Debian's python3 links libpython statically and exports them), else in
+ * a loaded libpython3.X.so's, by hand:
+ * dlsym allocates when a name is missing and takes the loader's lock, and
+ * the first refusal may come from a signal handler or a vfork child.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "probe_state.h"
+#include "pyframes.h"
+#include "sys.h"
+
+/* The frames a record keeps, and the bytes of their names: a deeper stack
+ * keeps its innermost frames and is marked DT_T_PYTRUNC. */
+#define DT_PY_MAX_FRAMES 32
+#define DT_PY_MAX_BYTES 8192
+/* 3.11, the oldest version read (Py_Version exists from 3.11 on, so an
+ * older Python is declined by its absence too). Only 3.11 was checked
+ * against a real interpreter; the dumper's path for later versions was
+ * checked against its text format (tests/helpers/fakepython.c). */
+#define DT_PY_MIN_VERSION 0x030b0000UL
+
+typedef void (*dt_py_dump_fn)(int fd, void *tstate);
+typedef void *(*dt_py_tstate_fn)(void);
+typedef int (*dt_py_finalizing_fn)(void);
+typedef int (*dt_py_addr2line_fn)(void *code, int byte_offset);
+
+struct dt_py_api {
+	dt_py_dump_fn dump;
+	dt_py_tstate_fn this_tstate;
+	dt_py_finalizing_fn finalizing;
+	/* 3.11's direct reader: NULL on other versions (the dumper then) */
+	dt_py_addr2line_fn addr2line;
+	const void *unicode_type; /* &PyUnicode_Type */
+};
+
+/* CPython 3.11 on LP64, from its headers (offsetof, checked against
+ * Debian's python3.11-dev): PyThreadState.cframe, _PyCFrame.current_frame,
+ * _PyInterpreterFrame's f_code, previous, prev_instr and owner, and
+ * PyCodeObject's co_filename, co_name, _co_firsttraceable and
+ * co_code_adaptive (the bytecode). */
+#define DT_PY311_TS_CFRAME 56
+#define DT_PY311_CFRAME_CURRENT 8
+#define DT_PY311_FRAME_CODE 32
+#define DT_PY311_FRAME_PREVIOUS 48
+#define DT_PY311_FRAME_PREV_INSTR 56
+#define DT_PY311_FRAME_OWNER 69
+#define DT_PY311_OWNED_BY_GENERATOR 1
+#define DT_PY311_CODE_FILENAME 112
+#define DT_PY311_CODE_NAME 120
+#define DT_PY311_CODE_FIRSTTRACEABLE 168
+#define DT_PY311_CODE_BYTECODE 184
+/* str objects: ob_type, length, the state bits (kind, compact, ascii,
+ * ready), and where a compact string's characters start. */
+#define DT_PY311_OB_TYPE 8
+#define DT_PY311_STR_LENGTH 16
+#define DT_PY311_STR_STATE 32
+#define DT_PY311_STR_ASCII_DATA 48
+#define DT_PY311_STR_COMPACT_DATA 72
+/* a name longer than this is cut, as CPython's dumper cuts at 500 */
+#define DT_PY_NAME_MAX 500
+
+enum { DT_PY_UNTRIED, DT_PY_READY, DT_PY_ABSENT };
+static _Atomic int dt_py_state;
+static struct dt_py_api dt_py;
+
+/* The main program's dynamic symbol table, from its program headers. */
+struct dt_dynsyms {
+	const uint32_t *gnu_hash;
+	const ElfW(Sym) * symtab;
+	const char *strtab;
+	uintptr_t bias;
+};
+
+/* The symbol tables a dynamic section names. add: what to add to its
+ * addresses (0 when the loader relocated them in place). Also returns, in
+ * *debug, the r_debug a main program's DT_DEBUG holds (else NULL). */
+static int dt_dynsyms_at(struct dt_dynsyms *d, const ElfW(Dyn) * dyn, uintptr_t add,
+                         const struct r_debug **debug)
+{
+	d->gnu_hash = NULL;
+	d->symtab = NULL;
+	d->strtab = NULL;
+	*debug = NULL;
+	for (const ElfW(Dyn) *e = dyn; e->d_tag != DT_NULL; e++) {
+		if (e->d_tag == DT_GNU_HASH)
+			d->gnu_hash = (const uint32_t *)(e->d_un.d_ptr + add);
+		else if (e->d_tag == DT_SYMTAB)
+			d->symtab = (const ElfW(Sym) *)(e->d_un.d_ptr + add);
+		else if (e->d_tag == DT_STRTAB)
+			d->strtab = (const char *)(e->d_un.d_ptr + add);
+		else if (e->d_tag == DT_DEBUG)
+			*debug = (const struct r_debug *)e->d_un.d_ptr;
+	}
+	return d->gnu_hash && d->symtab && d->strtab ? 0 : -1;
+}
+
+static int dt_main_dynsyms(struct dt_dynsyms *d, const struct r_debug **debug)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	unsigned long n = getauxval(AT_PHNUM);
+	const ElfW(Phdr) *dyn = NULL;
+	int has_phdr = 0;
+	*debug = NULL;
+	for (unsigned long i = 0; ph && i < n; i++) {
+		if (ph[i].p_type == PT_PHDR) {
+			d->bias = (uintptr_t)ph - ph[i].p_vaddr;
+			has_phdr = 1;
+		} else if (ph[i].p_type == PT_DYNAMIC) {
+			dyn = &ph[i];
+		}
+	}
+	if (!has_phdr || !dyn)
+		return -1;
+	/* glibc relocates a writable dynamic section in place, a read-only
+	 * one not (dl_relocate_ld) */
+	uintptr_t add = (dyn->p_flags & PF_W) ? 0 : d->bias;
+	return dt_dynsyms_at(d, (const ElfW(Dyn) *)(d->bias + dyn->p_vaddr), add, debug);
+}
+
+static int dt_names_libpython(const char *path)
+{
+	for (; *path; path++)
+		if (dt_has_prefix(path, "/libpython3"))
+			return 1;
+	return 0;
+}
+
+/* A Python that loads its API from libpython3.X.so (pyenv's and
+ * python.org's default builds, programs embedding Python): that library
+ * among the loaded objects, as debuggers find them (r_debug's list, which
+ * the loader only appends to while the program runs; libpython, a
+ * dependency of the program, is never unloaded). */
+static int dt_libpython_dynsyms(struct dt_dynsyms *d, const struct r_debug *debug)
+{
+	if (!debug || debug->r_version < 1)
+		return -1;
+	for (const struct link_map *l = debug->r_map; l; l = l->l_next) {
+		if (!l->l_name || !l->l_ld || !dt_names_libpython(l->l_name))
+			continue;
+		const struct r_debug *unused;
+		d->bias = l->l_addr;
+		/* a shared object's unrelocated addresses are offsets, below
+		 * its load address; relocated ones are above it */
+		const ElfW(Dyn) *e = l->l_ld;
+		while (e->d_tag != DT_NULL && e->d_tag != DT_SYMTAB)
+			e++;
+		uintptr_t add = e->d_tag == DT_SYMTAB && e->d_un.d_ptr < l->l_addr ? l->l_addr : 0;
+		return dt_dynsyms_at(d, l->l_ld, add, &unused);
+	}
+	return -1;
+}
+
+static uint32_t dt_gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+/* A symbol the object defines and exports, by the GNU hash table's
+ * rules (bloom filter, bucket, chain); NULL when it has none. */
+static void *dt_dynsym(const struct dt_dynsyms *d, const char *name)
+{
+	const uint32_t *h = d->gnu_hash;
+	uint32_t nbuckets = h[0], symoffset = h[1], bloom_size = h[2], bloom_shift = h[3];
+	if (!nbuckets || !bloom_size)
+		return NULL;
+	const ElfW(Addr) *bloom = (const ElfW(Addr) *)(h + 4);
+	const uint32_t *buckets = (const uint32_t *)(bloom + bloom_size);
+	const uint32_t *chain = buckets + nbuckets;
+	const unsigned bits = sizeof(ElfW(Addr)) * 8;
+	uint32_t hash = dt_gnu_hash(name);
+	ElfW(Addr) word = bloom[(hash / bits) % bloom_size];
+	ElfW(Addr) mask = (ElfW(Addr))1 << (hash % bits) | (ElfW(Addr))1
+	                                                       << ((hash >> bloom_shift) % bits);
+	if ((word & mask) != mask)
+		return NULL;
+	for (uint32_t i = buckets[hash % nbuckets]; i >= symoffset; i++) {
+		uint32_t ch = chain[i - symoffset];
+		const ElfW(Sym) *s = &d->symtab[i];
+		if ((ch | 1) == (hash | 1) && s->st_shndx != SHN_UNDEF && s->st_value &&
+		    dt_streq(d->strtab + s->st_name, name))
+			return (void *)(d->bias + s->st_value);
+		if (ch & 1)
+			break;
+	}
+	return NULL;
+}
+
+static int dt_py_lookup(struct dt_py_api *py)
+{
+	struct dt_dynsyms d;
+	const struct r_debug *debug = NULL;
+	const unsigned long *version = NULL;
+	if (dt_main_dynsyms(&d, &debug) == 0)
+		version = dt_dynsym(&d, "Py_Version");
+	if (!version && dt_libpython_dynsyms(&d, debug) == 0)
+		version = dt_dynsym(&d, "Py_Version");
+	if (!version || *version < DT_PY_MIN_VERSION)
+		return -1;
+	py->dump = (dt_py_dump_fn)dt_dynsym(&d, "_Py_DumpTraceback");
+	py->this_tstate = (dt_py_tstate_fn)dt_dynsym(&d, "PyGILState_GetThisThreadState");
+	/* public from 3.13 on, private before */
+	py->finalizing = (dt_py_finalizing_fn)dt_dynsym(&d, "Py_IsFinalizing");
+	if (!py->finalizing)
+		py->finalizing = (dt_py_finalizing_fn)dt_dynsym(&d, "_Py_IsFinalizing");
+	if (*version >> 16 == 0x030b && sizeof(void *) == 8) {
+		py->addr2line = (dt_py_addr2line_fn)dt_dynsym(&d, "PyCode_Addr2Line");
+		py->unicode_type = dt_dynsym(&d, "PyUnicode_Type");
+		if (!py->addr2line || !py->unicode_type)
+			return -1;
+	} else {
+		py->addr2line = NULL;
+		py->unicode_type = NULL;
+	}
+	return py->dump && py->this_tstate && py->finalizing ? 0 : -1;
+}
+
+/* The interpreter's entry points, looked up at the first refusal. Threads
+ * racing it each look up and store the same values before publishing. */
+static const struct dt_py_api *dt_py_api(void)
+{
+	int s = atomic_load_explicit(&dt_py_state, memory_order_acquire);
+	if (s == DT_PY_UNTRIED) {
+		struct dt_py_api found;
+		s = dt_py_lookup(&found) == 0 ? DT_PY_READY : DT_PY_ABSENT;
+		if (s == DT_PY_READY)
+			dt_py = found;
+		atomic_store_explicit(&dt_py_state, s, memory_order_release);
+	}
+	return s == DT_PY_READY ? &dt_py : NULL;
+}
+
+/* Dumps this thread's stack into scratch; returns the bytes read. The pipe
+ * is non-blocking: a stack larger than it loses its outer frames, never
+ * blocks the program. */
+static size_t dt_py_dump(const struct dt_py_api *py, void *tstate, char *scratch, size_t cap)
+{
+	int p[2];
+	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) != 0)
+		return 0;
+	py->dump(p[1], tstate);
+	dt_sys_close(p[1]);
+	size_t got = 0;
+	while (got < cap) {
+		long n = dt_sys_read(p[0], scratch + got, cap - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	dt_sys_close(p[0]);
+	return got;
+}
+
+static const void *dt_ptr_at(const void *base, size_t off)
+{
+	const void *p;
+	__builtin_memcpy(&p, (const char *)base + off, sizeof(p));
+	return p;
+}
+
+static size_t dt_utf8(uint32_t c, char *out)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xc0 | c >> 6);
+		out[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (char)(0xe0 | c >> 12);
+		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (c >> 18 & 0x07));
+	out[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (c >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* A 3.11 str object as UTF-8 into out (room for DT_PY_NAME_MAX + 4
+ * bytes); "???" for anything but a compact, ready str, as the dumper. */
+static size_t dt_py311_str(const struct dt_py_api *py, const void *obj, char *out)
+{
+	uint32_t state;
+	int64_t len;
+	if (!obj || dt_ptr_at(obj, DT_PY311_OB_TYPE) != py->unicode_type)
+		goto unknown;
+	__builtin_memcpy(&state, (const char *)obj + DT_PY311_STR_STATE, 4);
+	__builtin_memcpy(&len, (const char *)obj + DT_PY311_STR_LENGTH, 8);
+	unsigned kind = state >> 2 & 7, compact = state >> 5 & 1, ascii = state >> 6 & 1,
+	         ready = state >> 7 & 1;
+	if (!compact || !ready || len < 0 || (kind != 1 && kind != 2 && kind != 4))
+		goto unknown;
+	const unsigned char *data = (const unsigned char *)obj +
+	                            (ascii ? DT_PY311_STR_ASCII_DATA : DT_PY311_STR_COMPACT_DATA);
+	size_t n = 0;
+	for (int64_t i = 0; i < len && n < DT_PY_NAME_MAX; i++) {
+		uint32_t c = kind == 1   ? data[i]
+		             : kind == 2 ? ((const uint16_t *)data)[i]
+		                         : ((const uint32_t *)data)[i];
+		n += dt_utf8(c, out + n);
+	}
+	return n;
+unknown:
+	__builtin_memcpy(out, "???", 3);
+	return 3;
+}
+
+/* Appends one frame's field straight into the record (no copy of the
+ * names on the stack). 0, or -1 when the record is full. */
+static int dt_py311_put_frame(const struct dt_py_api *py, struct dt_buf *b, const void *code,
+                              const void *prev_instr)
+{
+	const uint32_t room = 4 + sizeof(struct dt_pyframe) + 2 * (DT_PY_NAME_MAX + 4);
+	if (b->len > b->cap || b->cap - b->len < room) {
+		b->overflow = 1;
+		return -1;
+	}
+	unsigned char *d = b->p + b->len;
+	char *names = (char *)d + 4 + sizeof(struct dt_pyframe);
+	struct dt_pyframe f;
+	f.file_len = (uint32_t)dt_py311_str(py, dt_ptr_at(code, DT_PY311_CODE_FILENAME), names);
+	size_t fl = dt_py311_str(py, dt_ptr_at(code, DT_PY311_CODE_NAME), names + f.file_len);
+	const char *bytecode = (const char *)code + DT_PY311_CODE_BYTECODE;
+	int line = py->addr2line((void *)code, (int)((const char *)prev_instr - bytecode));
+	f.line = line > 0 ? (uint32_t)line : 0;
+	uint16_t tag = DT_T_PYFRAME;
+	uint16_t n = (uint16_t)(sizeof(f) + f.file_len + fl);
+	__builtin_memcpy(d, &tag, 2);
+	__builtin_memcpy(d + 2, &n, 2);
+	__builtin_memcpy(d + 4, &f, sizeof(f));
+	b->len += 4u + n;
+	return 0;
+}
+
+/* A frame whose first instructions have not run yet (3.11's
+ * _PyFrame_IsIncomplete): tracebacks leave it out. */
+static int dt_py311_incomplete(const void *frame, const void *code, const void *prev_instr)
+{
+	unsigned char owner = *((const unsigned char *)frame + DT_PY311_FRAME_OWNER);
+	int first;
+	__builtin_memcpy(&first, (const char *)code + DT_PY311_CODE_FIRSTTRACEABLE, sizeof(first));
+	return owner != DT_PY311_OWNED_BY_GENERATOR &&
+	       (const char *)prev_instr < (const char *)code + DT_PY311_CODE_BYTECODE + 2 * first;
+}
+
+/* 3.11: the thread's frames, innermost first, read in place. */
+static void dt_py311_frames(const struct dt_py_api *py, struct dt_buf *b, const void *tstate)
+{
+	const void *cframe = dt_ptr_at(tstate, DT_PY311_TS_CFRAME);
+	const void *frame = cframe ? dt_ptr_at(cframe, DT_PY311_CFRAME_CURRENT) : NULL;
+	uint32_t start = b->len;
+	int frames = 0;
+	for (; frame; frame = dt_ptr_at(frame, DT_PY311_FRAME_PREVIOUS)) {
+		const void *code = dt_ptr_at(frame, DT_PY311_FRAME_CODE);
+		const void *prev_instr = dt_ptr_at(frame, DT_PY311_FRAME_PREV_INSTR);
+		if (!code || dt_py311_incomplete(frame, code, prev_instr))
+			continue;
+		if (frames == DT_PY_MAX_FRAMES || b->len - start > DT_PY_MAX_BYTES ||
+		    dt_py311_put_frame(py, b, code, prev_instr) < 0)
+			break;
+		frames++;
+	}
+	if (frame && frames)
+		dt_put_u64(b, DT_T_PYTRUNC, 1);
+}
+
+/* One line of the dump, `  File "F", line N in FUNC`, into a field:
+ * struct dt_pyframe, then F, then FUNC. 0, or -1 for any other line. */
+static int dt_py_frame(struct dt_buf *b, const char *s, const char *end)
+{
+	static const char head[] = "  File \"";
+	static const char mid[] = "\", line ";
+	size_t hl = sizeof(head) - 1, ml = sizeof(mid) - 1;
+	if ((size_t)(end - s) < hl || __builtin_memcmp(s, head, hl) != 0)
+		return -1;
+	const char *file = s + hl, *q = NULL;
+	/* the last `", line ` ends the name: a name may hold a quote */
+	for (const char *t = file; t + ml <= end; t++)
+		if (__builtin_memcmp(t, mid, ml) == 0)
+			q = t;
+	if (!q)
+		return -1;
+	struct dt_pyframe f = {0, (uint32_t)(q - file)};
+	const char *t = q + ml;
+	while (t < end && *t >= '0' && *t <= '9')
+		f.line = f.line * 10 + (uint32_t)(*t++ - '0'); /* "???": unknown, 0 */
+	while (t < end && *t != ' ')
+		t++;
+	if (end - t < 4 || __builtin_memcmp(t, " in ", 4) != 0)
+		return -1;
+	const char *func = t + 4;
+	uint32_t n = (uint32_t)(sizeof(f) + f.file_len + (size_t)(end - func));
+	/* straight into the record: no copy of a ~1 KiB line on the stack */
+	if (n > 0xffff || b->len > b->cap || b->cap - b->len < 4 + n) {
+		b->overflow = 1;
+		return -1;
+	}
+	unsigned char *d = b->p + b->len;
+	uint16_t tag = DT_T_PYFRAME, n16 = (uint16_t)n;
+	__builtin_memcpy(d, &tag, 2);
+	__builtin_memcpy(d + 2, &n16, 2);
+	__builtin_memcpy(d + 4, &f, sizeof(f));
+	__builtin_memcpy(d + 4 + sizeof(f), file, f.file_len);
+	__builtin_memcpy(d + 4 + sizeof(f) + f.file_len, func, (size_t)(end - func));
+	b->len += 4 + n;
+	return 0;
+}
+
+/* The dump's frame lines, innermost first, within the bounds. */
+static void dt_py_parse(struct dt_buf *b, const char *text, size_t len)
+{
+	const char *s = text, *end = text + len;
+	int frames = 0, cut = 0;
+	uint32_t start = b->len;
+	while (s < end) {
+		const char *nl = s;
+		while (nl < end && *nl != '\n')
+			nl++;
+		if (nl == end) {
+			cut = 1; /* the pipe or the scratch was full */
+			break;
+		}
+		if (nl - s == 5 && __builtin_memcmp(s, "  ...", 5) == 0)
+			cut = 1; /* the dumper's own bound */
+		else if (frames == DT_PY_MAX_FRAMES || b->len - start > DT_PY_MAX_BYTES)
+			cut = 1;
+		else if (dt_py_frame(b, s, nl) == 0)
+			frames++;
+		if (cut)
+			break;
+		s = nl + 1;
+	}
+	if (cut && frames)
+		dt_put_u64(b, DT_T_PYTRUNC, 1);
+}
+
+DT_HIDDEN void dt_put_pyframes(struct dt_buf *b, char *scratch, size_t cap)
+{
+	if (dt_in_vfork_child())
+		return; /* not even the lookup: the memory is its parent's */
+	const struct dt_py_api *py = dt_py_api();
+	if (!py || py->finalizing())
+		return;
+	void *tstate = py->this_tstate();
+	if (!tstate)
+		return;
+	if (py->addr2line) {
+		dt_py311_frames(py, b, tstate);
+		return;
+	}
+	int saved = errno; /* the dumper's writes may set it */
+	size_t n = dt_py_dump(py, tstate, scratch, cap);
+	errno = saved;
+	dt_py_parse(b, scratch, n);
+}

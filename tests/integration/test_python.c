@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Python line that made a refused call (preload/pyframes.c): real
+ * CPython workers (Debian's /usr/bin/python3.11, libpython linked in) with
+ * real sqlite3, refused by a read-only bubblewrap sandbox, record their
+ * Python frames innermost first; the report names the function and line.
+ * Programs that are not CPython, or look like it without being a usable
+ * one, record none and keep running.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define PYTHON "/usr/bin/python3.11"
+
+static char rw[600], db[700];
+
+static void setup(void)
+{
+	snprintf(rw, sizeof(rw), "%s/rw", dtt_tmpdir());
+	mkdir(rw, 0755);
+	snprintf(db, sizeof(db), "%s/ro/board.db", dtt_tmpdir());
+	char ro[700];
+	snprintf(ro, sizeof(ro), "%s/ro", dtt_tmpdir());
+	mkdir(ro, 0755);
+}
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(python, .init = setup, .fini = teardown, .timeout = 120);
+
+/* Writes a worker script into the test's directory; returns its path. */
+static const char *script(const char *name, const char *text)
+{
+	static char path[700];
+	snprintf(path, sizeof(path), "%s/%s", dtt_tmpdir(), name);
+	FILE *f = fopen(path, "w");
+	cr_assert(f, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Runs argv under denytrace inside a sandbox where only rw is writable. */
+static void run_sandboxed(struct dtt_run *r, const char *const *argv)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	cr_assert(access(PYTHON, X_OK) == 0, PYTHON " is missing (scripts/install-deps.sh)");
+	const char *full[64];
+	size_t n = dtt_bwrap_rw(full, rw);
+	for (size_t i = 0; argv[i]; i++)
+		full[n++] = argv[i];
+	full[n] = NULL;
+	cr_assert_eq(dtt_run(r, NULL, full, NULL), 0, "ring unreadable: %s", r->out);
+}
+
+static void expect_frame(const struct dt_record *d, size_t i, const char *func, const char *file,
+                         unsigned line)
+{
+	cr_assert_gt(d->npyframes, i, "frame %zu of %zu missing", i, d->npyframes);
+	const struct dt_py_frame *f = &d->pyframes[i];
+	cr_expect_str_eq(f->func, func, "frame %zu", i);
+	cr_expect_str_eq(f->file, file, "frame %zu", i);
+	cr_expect_eq(f->line, line, "frame %zu: line %u, wanted %u", i, f->line, line);
+}
+
+/* The first refusal of the board database. */
+static const struct dt_record *board_refusal(const struct dtt_run *r)
+{
+	const struct dt_record *d = dtt_find(r, DT_REC_DENIAL, NULL, "/board.db");
+	cr_assert(d, "no refusal of %s recorded:\n%s", db, r->out);
+	return d;
+}
+
+static const char three_deep[] = "import sqlite3, sys\n"
+                                 "def save_task(db):\n"
+                                 "    sqlite3.connect(db).execute('create table t(x)')\n"
+                                 "def claim(db):\n"
+                                 "    save_task(db)\n"
+                                 "def main():\n"
+                                 "    try:\n"
+                                 "        claim(sys.argv[1])\n"
+                                 "    except sqlite3.Error:\n"
+                                 "        pass\n"
+                                 "main()\n";
+
+Test(python, a_refusal_three_functions_deep_records_each_function_file_and_line)
+{
+	const char *py = script("worker.py", three_deep);
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	const struct dt_record *d = board_refusal(&r);
+	expect_frame(d, 0, "save_task", py, 3);
+	expect_frame(d, 1, "claim", py, 5);
+	expect_frame(d, 2, "main", py, 8);
+	expect_frame(d, 3, "<module>", py, 11);
+	cr_expect_eq(d->npyframes, 4);
+	cr_expect_not(d->py_trunc);
+	cr_expect_gt(d->nframes, 0, "the native stack is still there");
+	dtt_free(&r);
+}
+
+/* The finding's Python line, in the report's JSON and in its words. */
+Test(python, the_report_names_the_python_function_and_line_of_a_finding)
+{
+	const char *py = script("worker.py", three_deep);
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	board_refusal(&r);
+	char check[1200];
+	snprintf(check, sizeof(check),
+	         "'%s/denytrace' report --format json '%s' | " PYTHON
+	         " -c 'import json,sys; d=json.load(sys.stdin)\n"
+	         "f=[f for f in d[\"findings\"] if f[\"python_lines\"]]\n"
+	         "assert len(f)==1, f\n"
+	         "s=f[0][\"python_lines\"]\n"
+	         "assert s==[{\"function\":\"save_task\",\"file\":sys.argv[1],\"line\":3,"
+	         "\"count\":f[0][\"count\"]}], s\n"
+	         "g=[g for g in d[\"denials\"] if g[\"python_stack\"]][0]\n"
+	         "assert [x[\"function\"] for x in g[\"python_stack\"]]=="
+	         "[\"save_task\",\"claim\",\"main\",\"<module>\"], g\n"
+	         "assert g[\"python_truncated\"] is False' '%s'",
+	         dtt_build(), r.ring, py);
+	cr_expect_eq(system(check), 0, "report JSON: %s", check);
+	struct dtt_cli c;
+	dtt_cli(&c, (const char *const[]){"report", r.ring, NULL});
+	cr_expect(strstr(c.out, "refused in save_task at worker.py:3, 1 time"), "%s", c.out);
+	dtt_free(&r);
+}
+
+Test(python, eight_python_threads_refusing_at_once_each_record_their_own_stack)
+{
+	const char *py = script("threads.py",
+	                        "import sqlite3, sys, threading\n"
+	                        "gate = threading.Barrier(8)\n"
+	                        "def refuse(db):\n"
+	                        "    gate.wait()\n"
+	                        "    try:\n"
+	                        "        sqlite3.connect(db).execute('create table t(x)')\n"
+	                        "    except sqlite3.Error:\n"
+	                        "        pass\n"
+	                        "def make(i):\n"
+	                        "    def run():\n"
+	                        "        refuse(sys.argv[1])\n"
+	                        "    run.__code__ = run.__code__.replace(co_name='thread_%d' % i)\n"
+	                        "    return run\n"
+	                        "ts = [threading.Thread(target=make(i)) for i in range(8)]\n"
+	                        "for t in ts: t.start()\n"
+	                        "for t in ts: t.join()\n");
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	int seen[8] = {0};
+	long tids[8] = {0};
+	for (size_t i = 0; i < r.n; i++) {
+		const struct dt_record *d = &r.recs[i];
+		if (d->type != DT_REC_DENIAL || !d->p[0].abspath ||
+		    strcmp(d->p[0].abspath, db) != 0 || strcmp(d->op, "open64") != 0)
+			continue;
+		cr_assert_geq(d->npyframes, 3, "thread %lld: %zu frames", (long long)d->tid,
+		              d->npyframes);
+		expect_frame(d, 0, "refuse", py, 6);
+		int k = -1;
+		cr_assert_eq(sscanf(d->pyframes[1].func, "thread_%d", &k), 1, "%s",
+		             d->pyframes[1].func);
+		cr_assert(k >= 0 && k < 8);
+		if (!seen[k]++)
+			tids[k] = (long)d->tid;
+		cr_expect_eq(tids[k], (long)d->tid, "thread_%d's stack in another thread", k);
+		cr_expect_str_eq(d->pyframes[2].func, "run", "the Thread machinery follows");
+	}
+	for (int k = 0; k < 8; k++)
+		cr_expect(seen[k], "thread_%d recorded no refusal", k);
+	dtt_free(&r);
+}
+
+Test(python, a_refusal_from_an_asyncio_task_records_the_coroutine)
+{
+	const char *py = script("tasks.py", "import asyncio, sqlite3, sys\n"
+	                                    "async def save_task(db):\n"
+	                                    "    await asyncio.sleep(0)\n"
+	                                    "    sqlite3.connect(db).execute('create table t(x)')\n"
+	                                    "async def main(db):\n"
+	                                    "    t = asyncio.create_task(save_task(db))\n"
+	                                    "    try:\n"
+	                                    "        await t\n"
+	                                    "    except sqlite3.Error:\n"
+	                                    "        pass\n"
+	                                    "asyncio.run(main(sys.argv[1]))\n");
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	const struct dt_record *d = board_refusal(&r);
+	expect_frame(d, 0, "save_task", py, 4);
+	cr_expect_gt(d->npyframes, 2, "the event loop's frames follow");
+	dtt_free(&r);
+}
+
+Test(python, a_refusal_in_an_atexit_handler_during_shutdown_records_the_handler)
+{
+	const char *py = script("atexit_worker.py", "import atexit, sqlite3, sys\n"
+	                                            "def flush_board():\n"
+	                                            "    try:\n"
+	                                            "        sqlite3.connect(sys.argv[1])"
+	                                            ".execute('create table t(x)')\n"
+	                                            "    except sqlite3.Error:\n"
+	                                            "        pass\n"
+	                                            "atexit.register(flush_board)\n");
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	const struct dt_record *d = board_refusal(&r);
+	expect_frame(d, 0, "flush_board", py, 4);
+	cr_expect_eq(d->npyframes, 1, "an atexit handler has no caller frame");
+	dtt_free(&r);
+}
+
+Test(python, a_stack_deeper_than_the_bound_keeps_the_innermost_frames_and_is_marked)
+{
+	const char *py = script("deep.py", "import sqlite3, sys\n"
+	                                   "def dig(n, db):\n"
+	                                   "    if n:\n"
+	                                   "        return dig(n - 1, db)\n"
+	                                   "    sqlite3.connect(db).execute('create table t(x)')\n"
+	                                   "try:\n"
+	                                   "    dig(60, sys.argv[1])\n"
+	                                   "except sqlite3.Error:\n"
+	                                   "    pass\n");
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	const struct dt_record *d = board_refusal(&r);
+	cr_expect(d->py_trunc, "not marked truncated");
+	cr_expect_eq(d->npyframes, 32, "%zu frames", d->npyframes);
+	expect_frame(d, 0, "dig", py, 5);
+	expect_frame(d, 1, "dig", py, 4);
+	cr_expect_gt(d->nframes, 0, "the native stack is still there");
+	dtt_free(&r);
+}
+
+Test(python, a_c_program_records_no_python_frames)
+{
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){"/usr/bin/touch", db, NULL});
+	cr_expect_neq(r.status, 0, "touch should have failed");
+	const struct dt_record *d = board_refusal(&r);
+	cr_expect_eq(d->npyframes, 0);
+	cr_expect_not(d->py_trunc);
+	cr_expect_gt(d->nframes, 0, "the native stack is recorded as before");
+	dtt_free(&r);
+}
+
+/* fakepython exports CPython's names; only the shape that is a usable
+ * 3.12 with a thread state is dumped (and proves the lookup finds them,
+ * and that the dumper's text is parsed). */
+Test(python, a_program_that_only_looks_like_python_records_no_python_frames)
+{
+	const char *shapes[] = {"old", "3.11", "finalizing", "no-thread"};
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct dtt_run r;
+		run_sandboxed(&r,
+		              (const char *const[]){dtt_helper("fakepython"), shapes[i], db, NULL});
+		cr_expect_eq(r.status, 0, "%s: the program did not survive: %s", shapes[i], r.out);
+		const struct dt_record *d = board_refusal(&r);
+		cr_expect_eq(d->npyframes, 0, "%s", shapes[i]);
+		dtt_free(&r);
+	}
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){dtt_helper("fakepython"), "dumps", db, NULL});
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	expect_frame(board_refusal(&r), 0, "fake_func", "/fake/app.py", 7);
+	dtt_free(&r);
+}
+
+/* pyenv's and python.org's builds, and programs embedding Python, have
+ * the API in libpython3.11.so rather than in the main program. */
+Test(python, a_python_loaded_from_libpython_records_its_frames_too)
+{
+	const char *py = script("worker.py", three_deep);
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){dtt_helper("embedpython"), py, db, NULL});
+	if (r.status == 77)
+		cr_skip_test("no libpython3.11.so.1.0 here (Debian: libpython3.11)");
+	const struct dt_record *d = board_refusal(&r);
+	expect_frame(d, 0, "save_task", py, 3);
+	expect_frame(d, 1, "claim", py, 5);
+	expect_frame(d, 2, "main", py, 8);
+	dtt_free(&r);
+}
+
+/* The bundle a maintainer receives: records.jsonl and report.md carry
+ * the Python frames and the finding's line. */
+Test(python, the_evidence_bundle_carries_the_python_frames)
+{
+	const char *py = script("worker.py", three_deep);
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, NULL});
+	board_refusal(&r);
+	char out[700];
+	snprintf(out, sizeof(out), "%s/bundle", dtt_tmpdir());
+	struct dtt_cli c;
+	dtt_cli(&c, (const char *const[]){"evidence", "--out", out, r.ring, NULL});
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	char check[1400];
+	snprintf(check, sizeof(check),
+	         PYTHON
+	         " -c 'import json,sys\n"
+	         "recs=[json.loads(l) for l in open(sys.argv[1]+\"/records.jsonl\")]\n"
+	         "d=[r for r in recs if r[\"type\"]==\"denial\" and r[\"python_stack\"]]\n"
+	         "assert d and d[0][\"python_stack\"][0]=={\"function\":\"save_task\","
+	         "\"file\":sys.argv[2],\"line\":3}, d\n"
+	         "md=open(sys.argv[1]+\"/report.md\").read()\n"
+	         "assert \"refused in save\\\\_task at worker.py:3, 1 time\" in md, md' '%s' '%s'",
+	         out, py);
+	cr_expect_eq(system(check), 0, "%s", check);
+	dtt_free(&r);
+}
