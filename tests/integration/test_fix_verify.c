@@ -7,10 +7,13 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "recfmt.h"
@@ -212,6 +215,112 @@ Test(fix_verify, verify_without_yes_and_no_terminal_runs_nothing_and_exits_2)
 	cr_expect_eq(fix(args), 2, "%s", out);
 	cr_expect(strstr(out, "pass --yes"), "%s", out);
 	cr_expect_eq(lines_in(w.runs), 1, "the worker ran without --yes");
+	dtt_free(&r);
+}
+
+/* Reads the pseudo-terminal's master into log until needle shows (NULL:
+ * until the other side is gone) or 30 s pass. Returns 1 when seen. */
+static int pty_read_until(int master, char *log, size_t cap, size_t *len, const char *needle)
+{
+	for (;;) {
+		if (needle && strstr(log, needle))
+			return 1;
+		struct pollfd p = {master, POLLIN, 0};
+		if (poll(&p, 1, 30000) <= 0)
+			return 0;
+		ssize_t n = read(master, log + *len, cap - 1 - *len);
+		if (n <= 0)
+			return needle == NULL; /* EIO: the last holder of the slave closed it */
+		*len += (size_t)n;
+		log[*len] = 0;
+	}
+}
+
+/* denytrace fix ARGS... on a real terminal: answer is typed once the
+ * question shows. Returns the exit status (128+N for signal N); what the
+ * terminal showed goes to log. */
+static int fix_on_pty(const char *answer, const char *const *args, char *log, size_t cap)
+{
+	const char *argv[32] = {dt(), "fix"};
+	size_t n = 2;
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	int master;
+	pid_t pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert_geq(pid, 0, "forkpty: %s", strerror(errno));
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(126);
+	}
+	size_t len = 0;
+	log[0] = 0;
+	int asked = pty_read_until(master, log, cap, &len, "[y/N] ");
+	if (asked)
+		cr_assert_eq(write(master, answer, strlen(answer)), (ssize_t)strlen(answer));
+	pty_read_until(master, log, cap, &len, NULL);
+	close(master);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	cr_assert(asked, "fix --verify did not ask:\n%s", log);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* n, no, Enter, end of input (^D) and ^C, each on a real terminal */
+static void expect_declined(const char *answer, const char *name)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	static char log[1 << 16];
+	const char *args[] = {"--verify", "--root", w.board, r.ring, NULL};
+	int st = fix_on_pty(answer, args, log, sizeof(log));
+	cr_expect_eq(st, 7, "answer %s: exit %d, not 7 (declined):\n%s", name, st, log);
+	cr_expect_eq(lines_in(w.runs), 1, "answer %s ran the worker again:\n%s", name, log);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_neq(access(status, F_OK), 0, "answer %s wrote the board", name);
+	dtt_free(&r);
+}
+
+Test(fix_verify, answering_n_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("n\n", "n");
+}
+
+Test(fix_verify, answering_no_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("no\n", "no");
+}
+
+Test(fix_verify, pressing_enter_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("\n", "Enter");
+}
+
+Test(fix_verify, end_of_input_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("\x04", "^D");
+}
+
+Test(fix_verify, ctrl_c_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("\x03", "^C");
+}
+
+Test(fix_verify, answering_yes_on_a_terminal_runs_the_fixed_launch_once)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	static char log[1 << 16];
+	const char *args[] = {"--verify", "--root", w.board, r.ring, NULL};
+	int st = fix_on_pty("yes\n", args, log, sizeof(log));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, log);
+	cr_expect_eq(lines_in(w.runs), 2, "yes did not run the worker once:\n%s", log);
 	dtt_free(&r);
 }
 

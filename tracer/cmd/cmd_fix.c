@@ -2,6 +2,7 @@
 /* denytrace fix: per finding, the change that fixes it; with --verify, the
  * proof (the launch run again with the command-line fix). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +424,46 @@ static int fix_write_proof(const char *path, const struct dt_fix_inputs *in,
 
 /* ---- running it again ---- */
 
+/* Only an explicit y or yes (any case, surrounding blanks aside) is
+ * consent: a mistyped or empty answer must not run a command. */
+static int fix_answer_is_yes(const char *line)
+{
+	char word[8];
+	size_t n = 0;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	while (*line && *line != '\n' && *line != ' ' && *line != '\t' && n < sizeof(word) - 1)
+		word[n++] = (char)(*line >= 'A' && *line <= 'Z' ? *line - 'A' + 'a' : *line),
+		line++;
+	word[n] = 0;
+	while (*line == ' ' || *line == '\t' || *line == '\r')
+		line++;
+	return (*line == '\n' || !*line) && (!strcmp(word, "y") || !strcmp(word, "yes"));
+}
+
+static void fix_on_interrupt(int sig)
+{
+	(void)sig; /* only there to make the read return EINTR */
+}
+
+/* Reads the answer with Ctrl-C turned into "no": the handler has no
+ * SA_RESTART, so the read fails instead of the process dying by the
+ * signal with a status a script cannot tell from the command's. */
+static int fix_ask(void)
+{
+	struct sigaction sa = {0}, old;
+	sa.sa_handler = fix_on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	fputs("Run it? [y/N] ", stderr);
+	char line[64];
+	int got = fgets(line, sizeof(line), stdin) != NULL;
+	sigaction(SIGINT, &old, NULL);
+	if (!got)
+		fputc('\n', stderr); /* end of input or ^C left the cursor on the question */
+	return got && fix_answer_is_yes(line);
+}
+
 /* Says what will run, and asks (or takes --yes). Returns 0 to go on,
  * else an exit status. */
 static int fix_confirm(const struct fix_opts *o, const struct dt_fix_inputs *in,
@@ -441,10 +482,9 @@ static int fix_confirm(const struct fix_opts *o, const struct dt_fix_inputs *in,
 		    DT_EXIT_USAGE,
 		    "fix: stdin is not a terminal, so nobody can confirm: pass --yes to run "
 		    "it; nothing was run");
-	fputs("Run it? [y/N] ", stderr);
-	char line[64];
-	if (!fgets(line, sizeof(line), stdin) || (line[0] != 'y' && line[0] != 'Y'))
-		return dt_fail(DT_EXIT_OK, "fix: not run");
+	if (!fix_ask())
+		return dt_fail(DT_EXIT_DECLINED, "fix: not confirmed (only y or yes runs it); "
+		                                 "nothing was run");
 	return 0;
 }
 
