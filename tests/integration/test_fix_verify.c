@@ -324,6 +324,114 @@ Test(fix_verify, answering_yes_on_a_terminal_runs_the_fixed_launch_once)
 	dtt_free(&r);
 }
 
+/* What a hostile worker can do to the ring it writes: hide the real launch
+ * record (zero slot 0's sequence word) and append its own, whose bwrap
+ * makes the whole host writable and creates marker. */
+static void forge_launch(const char *ring, const char *marker)
+{
+	struct dtt_ring w;
+	cr_assert_eq(dtt_ring_open(&w, ring), 0);
+	uint64_t *seq0 = (uint64_t *)((char *)w.map + DT_RING_HEADER_SIZE);
+	__atomic_store_n(seq0, 0, __ATOMIC_RELEASE);
+	char script[PATH_MAX + 16], words[PATH_MAX + 128];
+	snprintf(script, sizeof(script), "touch %s", marker);
+	const char *argv[] = {"bwrap", "--bind",  "/",  "/",    "--dev", "/dev",
+	                      "--",    "/bin/sh", "-c", script, NULL};
+	size_t n = 0;
+	for (size_t i = 0; argv[i]; i++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s", argv[i]) + 1;
+	dtt_ring_begin(&w, DT_REC_LAUNCH, 100, "denytrace");
+	dt_put(&w.b, DT_T_ARGV, words, (uint32_t)(n - 1));
+	dt_put_str(&w.b, DT_T_CWD, dtt_tmpdir());
+	cr_assert_eq(dtt_ring_commit(&w), 0);
+	dtt_ring_close(&w);
+}
+
+/* The launch file goes to $XDG_STATE_HOME/denytrace/launches: the test's
+ * own directory, outside what the worker's sandbox makes writable. */
+static void private_state(struct world *w)
+{
+	char state[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w->top);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+}
+
+Test(fix_verify, a_forged_launch_record_is_never_run_and_the_launch_file_is)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char marker[PATH_MAX + 16];
+	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
+	forge_launch(r.ring, marker);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_neq(access(marker, F_OK), 0, "the forged launch ran:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 2, "the user's launch did not run once more:\n%s", out);
+	cr_expect(strstr(out, "launch: denytrace's launch file "), "%s", out);
+	dtt_free(&r);
+}
+
+/* Without a launch file (HOME elsewhere when fix runs) the ring's record
+ * is all there is: shown as the claim it is, never run, once or soaked. */
+static void expect_claim_not_run(const char *runs)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char marker[PATH_MAX + 16], other[PATH_MAX + 16];
+	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
+	snprintf(other, sizeof(other), "%s/elsewhere", w.top);
+	forge_launch(r.ring, marker);
+	cr_assert_eq(setenv("XDG_STATE_HOME", other, 1), 0);
+	const char *once[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	const char *soak[] = {"--verify", "--yes", "--runs", runs, "--root", w.board, r.ring, NULL};
+	int st = fix(runs ? soak : once);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	cr_expect_neq(access(marker, F_OK), 0, "the forged launch ran:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 1, "something ran:\n%s", out);
+	cr_expect(strstr(out, "would run") && strstr(out, "touch ") && strstr(out, "claim") &&
+	              strstr(out, " -- COMMAND"),
+	          "it does not show the claim and ask for the command:\n%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, without_a_launch_file_a_forged_launch_record_is_shown_and_not_run)
+{
+	expect_claim_not_run(NULL);
+}
+
+Test(fix_verify, without_a_launch_file_runs_soaks_nothing_of_a_forged_launch_record)
+{
+	expect_claim_not_run("3");
+}
+
+Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_record)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char marker[PATH_MAX + 16];
+	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
+	forge_launch(r.ring, marker);
+	const char *args[] = {"--verify",  "--yes", "--root",  w.board,  r.ring, "--",   "bwrap",
+	                      "--ro-bind", "/",     "/",       "--bind", w.work, w.work, "--dev",
+	                      "/dev",      "--",    "/bin/sh", w.worker, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_neq(access(marker, F_OK), 0, "the forged launch ran:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 2, "the given command did not run:\n%s", out);
+	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
+	dtt_free(&r);
+}
+
 /* A ring written record by record: a launch of argv (NULL: none) and one
  * refusal of path with EROFS. */
 static const char *hand_ring(const char *name, const char *const *argv, const char *path)
@@ -365,7 +473,9 @@ Test(fix_verify, a_launch_whose_command_is_not_found_exits_127_and_runs_nothing)
 {
 	const char *argv[] = {"/nonexistent/bwrap", "--ro-bind", "/", "/", "sh", NULL};
 	const char *ring = hand_ring("notfound.ring", argv, "/srv/board/kanban.db");
-	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
+	/* given after --: a ring's own record is never run */
+	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring,    "--",
+	                      argv[0],    argv[1], argv[2],  argv[3],      argv[4], NULL};
 	cr_expect_eq(fix(args), 127, "%s", out);
 	cr_expect(strstr(out, "not found") && strstr(out, "nothing was run"), "%s", out);
 	char after[PATH_MAX + 16];
@@ -377,7 +487,9 @@ Test(fix_verify, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_not
 {
 	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--frobnicate", "x", "sh", NULL};
 	const char *ring = hand_ring("unparsable.ring", argv, "/srv/board/kanban.db");
-	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
+	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring,
+	                      "--",       argv[0], argv[1],  argv[2],      argv[3],
+	                      argv[4],    argv[5], argv[6],  NULL};
 	cr_expect_eq(fix(args), 4, "%s", out);
 	cr_expect(strstr(out, "--frobnicate"), "%s", out);
 }

@@ -12,19 +12,26 @@
 #include "fix.h"
 #include "fixrun.h"
 #include "json.h"
+#include "launchfile.h"
 #include "options.h"
 #include "recfmt.h"
 #include "report.h"
 #include "soak.h"
 
 static const char fix_usage[] =
-    "usage: denytrace fix [options] [RING...]\n"
+    "usage: denytrace fix [options] [RING...] [-- COMMAND...]\n"
     "\n"
     "Prints, for each finding of the report, the change that fixes it, in the\n"
     "terms of the launch: one Codex -c sandbox_workspace_write.writable_roots=[...]\n"
     "holding every root (and the config.toml lines), a bubblewrap --bind, a\n"
     "Landlock rule, the chmod/chown for exactly the refused uid, or why no sandbox\n"
     "change fixes it. A fix grants only the findings' expected roots.\n"
+    "\n"
+    "The launch it changes, and that --verify runs, is COMMAND (run here) when\n"
+    "given, else the one denytrace run, codex or soak recorded in its launch file\n"
+    "(under $XDG_STATE_HOME/denytrace/, default ~/.local/state/denytrace/). The\n"
+    "launch record inside a ring is shown as what the traced program claims and\n"
+    "never run: the ring is written by the program being traced.\n"
     "\n";
 
 static const char fix_after[] =
@@ -34,6 +41,7 @@ static const char fix_after[] =
     "\n";
 
 struct fix_opts {
+	char **cmd; /* the launch to fix and run, after "--"; NULL: none given */
 	int json, verify, yes;
 	unsigned runs;
 	struct dt_report_opts o;
@@ -73,7 +81,14 @@ static const struct dt_cmd_options fix_cmd = {
 /* Returns -1 to go on, else the exit status. */
 static int fix_parse(int argc, char **argv, struct fix_opts *o)
 {
-	int rc = dt_parse_options(&fix_cmd, argc, argv, o, o->rings, &o->nrings);
+	int end = 1;
+	while (end < argc && strcmp(argv[end], "--"))
+		end++;
+	if (end < argc && end + 1 == argc)
+		return dt_fail(DT_EXIT_USAGE, "fix: -- takes the launch's command after it");
+	if (end < argc)
+		o->cmd = argv + end + 1;
+	int rc = dt_parse_options(&fix_cmd, end, argv, o, o->rings, &o->nrings);
 	if (rc >= 0)
 		return rc;
 	if (o->runs && !o->verify)
@@ -172,10 +187,15 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 		ncl += plan->fixes[i].kind == DT_FIX_COMMAND_LINE;
 	fprintf(f, "%zu problem%s, %zu fixed on the command line (sandbox: %s)\n", plan->n,
 	        plan->n == 1 ? "" : "s", ncl, dt_fix_sandbox_name(plan->sandbox));
-	if (!in->launch)
+	if (!in->l.argv)
 		fputs("(the ring has no launch record: no command line to change, and nothing "
 		      "--verify could run)\n",
 		      f);
+	else {
+		fputs("launch: ", f);
+		dt_put_safe(f, in->source);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < plan->n; i++)
 		fix_text_one(f, in, plan, v, i);
 	if (plan->argv) {
@@ -324,6 +344,10 @@ static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inpu
 	}
 	dt_json_key(&j, "no_rewrite");
 	dt_json_str(&j, plan->no_rewrite);
+	dt_json_key(&j, "launch_trusted");
+	dt_json_bool(&j, in->trusted);
+	dt_json_key(&j, "launch_source");
+	dt_json_str(&j, in->source);
 	dt_json_key(&j, "fixes");
 	dt_json_arr(&j);
 	for (size_t i = 0; i < plan->n; i++)
@@ -495,9 +519,16 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
                       struct dt_verify *v)
 {
 	int rc;
-	if (in->launch && !plan->argv && !plan->no_rewrite) {
+	if (in->l.argv && !plan->argv && !plan->no_rewrite) {
 		rc = dt_verify_none(in, v);
 	} else {
+		if (!in->trusted && plan->argv) {
+			fputs("denytrace: fix --verify would run, in ", stderr);
+			dt_shell_word(stderr, in->l.cwd ? in->l.cwd : ".");
+			fputs(":\n  ", stderr);
+			fix_put_argv(stderr, plan->argv);
+			fputc('\n', stderr);
+		}
 		rc = dt_verify_check(in, plan);
 		if (!rc)
 			rc = fix_confirm(o, in, plan);
@@ -519,6 +550,41 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
 	return 0;
 }
 
+/* Which launch fix works on: the command after "--" (run here), else the
+ * launch file of the first ring when the traced command could not have
+ * written it, else only the ring's claim (shown, never run). Returns 0,
+ * or -1 when out of memory. */
+static int fix_trust(const struct fix_opts *o, const struct dt_report *r, struct dt_fix_inputs *in,
+                     struct dt_launchfile *lf, char *why, size_t cap, char *cwd, size_t cwdcap)
+{
+	char lwhy[PATH_MAX + 256];
+	if (o->cmd) {
+		if (!getcwd(cwd, cwdcap))
+			snprintf(cwd, cwdcap, ".");
+		return dt_fix_inputs_trust(in, o->cmd, cwd, 0, "the command after --");
+	}
+	if (dt_launchfile_find(o->rings[0], lf, lwhy, sizeof(lwhy)) < 0) {
+		snprintf(why, cap,
+		         "the ring's launch record, which is the traced program's claim: no "
+		         "launch file to trust (%s)",
+		         lwhy);
+		in->source = in->launch ? why : NULL;
+		return 0;
+	}
+	const char *root = dt_fix_exposed(lf->path, &r->roots);
+	if (root) {
+		snprintf(why, cap,
+		         "the ring's launch record, which is the traced program's claim: the "
+		         "launch file %s lies under %s, which the command could write",
+		         lf->path, root);
+		in->source = in->launch ? why : NULL;
+		return 0;
+	}
+	snprintf(why, cap, "denytrace's launch file %s", lf->path);
+	return dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->cwd, !strcmp(lf->via, "codex"),
+	                           why);
+}
+
 int cmd_fix(int argc, char **argv)
 {
 	struct fix_opts o = {0};
@@ -529,7 +595,8 @@ int cmd_fix(int argc, char **argv)
 	struct dt_fix_inputs in = {0};
 	struct dt_fix_plan plan = {0};
 	struct dt_verify v = {0};
-	char err[1024];
+	struct dt_launchfile lf = {0};
+	char err[1024], why[2 * PATH_MAX + 256], cwd[PATH_MAX];
 	if (rc >= 0)
 		goto out;
 	rc = dt_report_load(&r, o.rings, o.nrings, err, sizeof(err));
@@ -539,7 +606,8 @@ int cmd_fix(int argc, char **argv)
 		dt_fail(rc, "fix: %s", err);
 		goto out;
 	}
-	if (dt_fix_inputs(&r, &in) < 0) {
+	if (dt_fix_inputs(&r, &in) < 0 ||
+	    fix_trust(&o, &r, &in, &lf, why, sizeof(why), cwd, sizeof(cwd)) < 0) {
 		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -557,6 +625,7 @@ int cmd_fix(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		rc = DT_EXIT_IO;
 out:
+	dt_launchfile_free(&lf);
 	dt_verify_free(&v);
 	dt_fix_plan_free(&plan);
 	dt_fix_inputs_free(&in);

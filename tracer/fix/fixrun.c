@@ -44,6 +44,15 @@ static char **rerun_argv(char *const *argv, size_t argc)
 	return out;
 }
 
+/* Was the launch `denytrace codex` (a Codex config snapshot beside it)? */
+static int launch_is_denytrace_codex(const struct dt_report *r, const struct dt_record *launch)
+{
+	for (size_t i = 0; launch && i < r->n; i++)
+		if (r->recs[i].type == DT_REC_CONFIG && r->recs[i].pid == launch->pid)
+			return dt_argv_find_codex(launch->argv, launch->argc) == 0;
+	return 0;
+}
+
 static const struct dt_record *report_launch(const struct dt_report *r)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -108,8 +117,45 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 			in->l.argc++;
 		in->l.argv_trunc = in->launch->argv_trunc;
 		in->l.cwd = in->launch->cwd;
+		in->source = "the ring's launch record: the traced program's claim";
+		in->via_codex = launch_is_denytrace_codex(r, in->launch);
 	}
 	return 0;
+}
+
+int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *cwd, int via_codex,
+                        const char *source)
+{
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	char **words = rerun_argv(argv, argc);
+	if (!words)
+		return -1;
+	free(in->argv);
+	in->argv = words;
+	in->l.argv = (const char *const *)words;
+	for (in->l.argc = 0; words[in->l.argc];)
+		in->l.argc++;
+	in->l.argv_trunc = 0;
+	in->l.cwd = cwd;
+	in->trusted = 1;
+	in->source = source;
+	in->via_codex = via_codex;
+	return 0;
+}
+
+const char *dt_fix_exposed(const char *path, const struct dt_rootset *rs)
+{
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		const struct dt_root *root = &rs->v[i];
+		if (root->readonly_sub)
+			continue;
+		if (dt_path_under(path, root->path) ||
+		    (root->realpath && dt_path_under(path, root->realpath)))
+			return root->path;
+	}
+	return NULL;
 }
 
 void dt_fix_inputs_free(struct dt_fix_inputs *in)
@@ -177,22 +223,21 @@ static char **verify_command(const char *self, const char *ring, char *const *ar
 	return cmd;
 }
 
-/* Was the launch `denytrace codex` (a Codex config snapshot beside it)? */
-static int launch_is_denytrace_codex(const struct dt_report *r, const struct dt_record *launch)
-{
-	for (size_t i = 0; launch && i < r->n; i++)
-		if (r->recs[i].type == DT_REC_CONFIG && r->recs[i].pid == launch->pid)
-			return dt_argv_find_codex(launch->argv, launch->argc) == 0;
-	return 0;
-}
-
 int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan)
 {
-	if (!in->launch)
+	if (!in->launch && !in->trusted)
 		return dt_fail(
 		    DT_EXIT_NOINPUT,
 		    "fix: the ring has no launch record, so there is no command to run "
-		    "again; record the worker with `denytrace run` or `denytrace codex`");
+		    "again; record the worker with `denytrace run` or `denytrace codex`, or give "
+		    "the command after --");
+	if (!in->trusted)
+		return dt_fail(DT_EXIT_UNTRUSTED,
+		               "fix: nothing was run: %s; the command above is what the ring "
+		               "claims, and a ring is written by the traced program. To run it, "
+		               "give the command yourself: denytrace fix --verify RING -- "
+		               "COMMAND...",
+		               in->source);
 	if (!plan->argv)
 		return dt_fail(DT_EXIT_BADINPUT, "fix: %s; nothing was run",
 		               plan->no_rewrite ? plan->no_rewrite : "no command line to run");
@@ -233,8 +278,7 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 	memset(out, 0, sizeof(*out));
 	out->cwd = in->l.cwd;
 	snprintf(out->ring, sizeof(out->ring), "%s", after_ring);
-	out->cmd = verify_command(self, out->ring, plan->argv, plan->argc,
-	                          launch_is_denytrace_codex(before, in->launch));
+	out->cmd = verify_command(self, out->ring, plan->argv, plan->argc, in->via_codex);
 	out->v = calloc(in->n + 1, sizeof(*out->v));
 	out->n = in->n;
 	if (!out->cmd || !out->v)

@@ -32,9 +32,24 @@ struct dt_fix_inputs {
 	char **argv; /* its argv without the -c overrides `denytrace codex` adds to
 	              * carry the probe into MCP servers (they name the old ring) */
 	struct dt_fix_launch l;
+	/* Where l's argv and directory come from. Only a launch the user made
+	 * is ever run: the command line after fix's own "--", or the launch
+	 * file denytrace wrote where the traced program cannot write. A launch
+	 * record inside the ring is the traced program's claim (trusted 0). */
+	int trusted;
+	const char *source; /* says which, for the user */
+	int via_codex;      /* re-run it under `denytrace codex` */
 };
-/* Returns 0, or -1 when out of memory. */
+/* From the ring alone (trusted 0). Returns 0, or -1 when out of memory. */
 int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
+/* The launch to fix and run is argv (NULL-terminated, borrowed: it must
+ * outlive in) in cwd, which the user made; source says where it is from.
+ * Returns 0, or -1 when out of memory. */
+int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *cwd, int via_codex,
+                        const char *source);
+/* The root of rs that path lies in (the traced command could write it),
+ * or NULL. */
+const char *dt_fix_exposed(const char *path, const struct dt_rootset *rs);
 void dt_fix_inputs_free(struct dt_fix_inputs *in);
 
 /* Refusals in after that belong to problem i of before: one of its paths,
@@ -63,9 +78,10 @@ struct dt_verify {
 	int interrupted;
 };
 
-/* Whether the plan's command line can run here: a launch record, not cut
- * or redacted, a directory that exists, a program that is found. Returns
- * 0, or an exit status with the message printed; nothing is run. */
+/* Whether the plan's command line can run here: a launch the user made
+ * (else DT_EXIT_UNTRUSTED), not cut or redacted, a directory that exists,
+ * a program that is found. Returns 0, or an exit status with the message
+ * printed; nothing is run. */
 int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan);
 
 /* Runs the plan's command line once under the probe into after_ring, and

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launchfile.h"
 #include "report.h"
 
 volatile sig_atomic_t dt_soak_stop;
@@ -265,11 +266,19 @@ int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *di
 	return -1;
 }
 
+/* A run's ring, with the launch file that `denytrace run` wrote for it:
+ * nothing can verify a deleted ring's launch again. */
+static void soak_drop_ring(const char *ring)
+{
+	dt_launchfile_remove(ring);
+	unlink(ring);
+}
+
 void dt_soak_unlink_run(const char *dir, int index)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/run-%d.ring", dir, index);
-	unlink(p);
+	soak_drop_ring(p);
 	snprintf(p, sizeof(p), "%s/run-%d.log", dir, index);
 	unlink(p);
 }
@@ -326,7 +335,7 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 	snprintf(ring, sizeof(ring), "%s/run-%d.ring", dir, r->index);
 	snprintf(log, sizeof(log), "%s/run-%d.log", dir, r->index);
 	if (code == DT_EXIT_INTERNAL && !r->timed_out && soak_infra_failure(log, msg, msgcap)) {
-		unlink(ring);
+		soak_drop_ring(ring);
 		unlink(log);
 		return 1;
 	}
@@ -362,7 +371,7 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 		keep_tmp = !o->keep;
 	}
 	if (!keep_tmp) {
-		unlink(ring);
+		soak_drop_ring(ring);
 		unlink(log);
 	}
 	return 0;
