@@ -432,6 +432,151 @@ Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_reco
 	dtt_free(&r);
 }
 
+Test(fix_verify, a_launch_file_the_sandbox_could_write_is_not_trusted)
+{
+	struct world w;
+	make_world(&w, 1);
+	char state[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w.work); /* bound writable */
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 8, "exit %d, not 8:\n%s", st, out);
+	cr_expect(strstr(out, "which the command could write"), "%s", out);
+	cr_expect_eq(lines_in(w.runs), 1, "it ran:\n%s", out);
+	dtt_free(&r);
+}
+
+/* A worker in bwrap with only its workspace writable, which names its own
+ * board root inside the sandbox (the launch's environment has none) and
+ * fails to write it. */
+static void record_self_named(struct world *w, struct dtt_run *r, const char *db)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	char script[2 * PATH_MAX + 64];
+	snprintf(script, sizeof(script),
+	         "HERMES_KANBAN_DB=%s sh -c 'echo x > \"$HERMES_KANBAN_DB\"'", db);
+	const char *argv[] = {"bwrap",   "--ro-bind", "/",    "/",       "--bind", w->work,
+	                      w->work,   "--dev",     "/dev", "--chdir", w->work,  "--",
+	                      "/bin/sh", "-c",        script, NULL};
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->work), 0);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+}
+
+/* fix --format json into a file, read back by Python: prints the result
+ * of expr over the JSON j. */
+static void fix_json_query(const char *dir, const char *const *args, const char *expr, char *res,
+                           size_t cap)
+{
+	const char *a[16] = {"--format", "json"};
+	size_t n = 2;
+	for (size_t i = 0; args[i]; i++)
+		a[n++] = args[i];
+	a[n] = NULL;
+	int st = fix(a);
+	cr_assert(st == 0 || st == 1, "exit %d:\n%s", st, out);
+	char path[PATH_MAX + 16], code[1024];
+	snprintf(path, sizeof(path), "%s/fix.json", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(out, f);
+	fclose(f);
+	snprintf(code, sizeof(code),
+	         "import json, sys\nj = json.load(open(sys.argv[1]))\nprint(%s)\n", expr);
+	const char *py[] = {"/usr/bin/python3", "-c", code, path, NULL};
+	cr_assert_eq(dtt_system(res, cap, py, NULL), 0, "%s", res);
+}
+
+Test(fix_verify, a_board_the_worker_names_at_slash_gets_no_bind_of_slash)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_self_named(&w, &r, "/kanban.db");
+	const char *args[] = {r.ring, NULL};
+	cr_assert_eq(fix(args), 0, "%s", out);
+	cr_expect_null(strstr(out, "--bind / /"), "it proposes binding /:\n%s", out);
+	cr_expect(strstr(out, "it is /, the whole file system"), "it does not say why:\n%s", out);
+	char res[4096];
+	fix_json_query(w.top, args, "sorted({g for f in j['fixes'] for g in f['grants']})", res,
+	               sizeof(res));
+	cr_expect_str_eq(res, "[]\n", "grants: %s", res);
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_board_the_worker_names_in_etc_gets_no_grant_of_etc)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_self_named(&w, &r, "/etc/kanban.db");
+	const char *args[] = {r.ring, NULL};
+	char res[4096];
+	fix_json_query(w.top, args,
+	               "[(f['root'], f['kind'], f['grants'], f['copy']) for f in j['fixes']]", res,
+	               sizeof(res));
+	cr_expect(strstr(res, "('/etc', 'none', [], [])"), "a fix for /etc: %s", res);
+	cr_expect_null(strstr(out, "--bind /etc"), "%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_root_the_worker_names_for_itself_is_shown_and_never_applied_by_verify)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	char db[PATH_MAX + 16];
+	snprintf(db, sizeof(db), "%s/kanban.db", w.board);
+	struct dtt_run r;
+	record_self_named(&w, &r, db);
+	const char *args[] = {"--verify", "--yes", r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	cr_expect(strstr(out, "verified: cannot verify (its root is named by the traced program"),
+	          "%s", out);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s", w.board, w.board);
+	cr_expect(strstr(out, bind), "the fix is not shown:\n%s", out);
+	cr_expect_neq(access(db, F_OK), 0, "the re-run was given the worker's own root");
+	dtt_free(&r);
+}
+
+/* uid 65534 creating /etc/worker and /root/.bashrc: mode bits refuse it */
+Test(fix_verify, a_worker_of_another_uid_failing_in_etc_and_root_gets_no_chown_of_either)
+{
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs root and setpriv to run a worker as uid 65534");
+	struct world w;
+	make_world(&w, 1);
+	const char *argv[] = {"setpriv",
+	                      "--reuid=65534",
+	                      "--regid=65534",
+	                      "--clear-groups",
+	                      "--",
+	                      "sh",
+	                      "-c",
+	                      "touch /etc/worker; echo x > /root/.bashrc",
+	                      NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	const char *args[] = {r.ring, NULL};
+	cr_assert_eq(fix(args), 0, "%s", out);
+	cr_expect_neq(strstr(out, "2 problems"), NULL, "%s", out);
+	cr_expect_null(strstr(out, "chown 65534 /etc"), "%s", out);
+	cr_expect_null(strstr(out, "chown 65534 /root"), "%s", out);
+	cr_expect_null(strstr(out, "uid 0"), "it says to run as root:\n%s", out);
+	cr_expect_null(strstr(out, "chmod"), "%s", out);
+	dtt_free(&r);
+}
+
 /* A ring written record by record: a launch of argv (NULL: none) and one
  * refusal of path with EROFS. */
 static const char *hand_ring(const char *name, const char *const *argv, const char *path)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fix.h"
 #include "roots.h"
@@ -209,18 +210,28 @@ static struct dt_record mode_refusal(uint32_t pmode, uint32_t puid, uint32_t pgi
 	return d;
 }
 
-static struct dt_fix_plan mode_plan(const struct dt_record *d, struct dt_rootset *rs)
+/* The plan for a file-permissions refusal under root (NULL: no expected
+ * root), launched from /work. */
+static struct dt_fix_plan mode_plan_in(const struct dt_record *d, struct dt_rootset *rs,
+                                       const char *root)
 {
 	static const struct dt_record *refs[1];
 	static struct dt_fix_problem p;
+	static struct dt_root r;
 	const char *argv[] = {"python3", "w.py"};
-	struct dt_fix_launch l = {argv, 2, 0, "/", rs};
+	struct dt_fix_launch l = {argv, 2, 0, "/work", rs};
 	refs[0] = d;
+	r = (struct dt_root){.path = (char *)root, .kind = DT_ROOT_EXPLICIT, .granted = -1};
 	p = (struct dt_fix_problem){
-	    DT_CAUSE_FILE_PERMISSIONS, NULL, -1, "/srv/board", refs, 1, NULL};
+	    DT_CAUSE_FILE_PERMISSIONS, root ? &r : NULL, -1, "/srv/board", refs, 1, NULL, 0};
 	struct dt_fix_plan plan;
 	dt_fix_plan_build(&p, 1, &l, &plan);
 	return plan;
+}
+
+static struct dt_fix_plan mode_plan(const struct dt_record *d, struct dt_rootset *rs)
+{
+	return mode_plan_in(d, rs, "/srv/board");
 }
 
 Test(fix, a_mode_fix_adds_only_the_missing_bits_of_the_class_the_process_is_in)
@@ -247,9 +258,49 @@ Test(fix, another_users_directory_is_handed_to_the_uid_never_opened_to_everyone)
 		cr_assert_null(strstr(plan.fixes[0].copy[i], "777"));
 		cr_assert_null(strstr(plan.fixes[0].copy[i], "o+"));
 	}
-	cr_assert_not_null(strstr(plan.fixes[0].copy[plan.fixes[0].ncopy - 1], "uid 0"));
+	for (size_t i = 0; i < plan.fixes[0].ncopy; i++)
+		cr_assert_null(strstr(plan.fixes[0].copy[i], "uid 0"), "run as root: %s",
+		               plan.fixes[0].copy[i]);
 	cr_assert_null(plan.argv, "nothing to run: the fix is not a command line");
 	dt_fix_plan_free(&plan);
+}
+
+Test(fix, a_mode_fix_outside_every_expected_root_is_refused_with_the_reason)
+{
+	struct dt_rootset rs = {0};
+	struct dt_record d = mode_refusal(0755, 0, 0, 65534, 65534);
+	struct dt_fix_plan plan = mode_plan_in(&d, &rs, NULL);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_assert_eq(plan.fixes[0].ncopy, 0);
+	cr_assert_not_null(strstr(plan.fixes[0].why, "no expected root"), "%s", plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+	/* the refused file is the root's parent's: above the root */
+	plan = mode_plan_in(&d, &rs, "/srv/board/sub");
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_assert_not_null(strstr(plan.fixes[0].why, "outside the expected root"), "%s",
+	                   plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, no_fix_touches_slash_system_directories_homes_or_what_holds_the_launch)
+{
+	const char *argv[] = {"sh"};
+	struct dt_rootset rs = {0};
+	struct dt_fix_launch l = {argv, 1, 0, "/work/ws/project", &rs};
+	char buf[512];
+	const char *no[] = {"/",      "/etc",     "/etc/hermes", "/usr/lib/x", "/bin",
+	                    "/lib64", "/boot",    "/dev/shm",    "/proc/1",    "/sys/fs",
+	                    "/root",  "/root/.x", "/var",        "/home",      "/srv",
+	                    "/work",  "/work/ws", getenv("HOME")};
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++)
+		if (no[i] && (geteuid() != 0 || strncmp(no[i], "/root/", 6)))
+			cr_expect_not_null(dt_fix_forbidden(no[i], &l, buf, sizeof(buf)),
+			                   "%s allowed", no[i]);
+	const char *yes[] = {"/srv/board",           "/var/lib/hermes", "/work/ws/project",
+	                     "/work/ws/project/out", "/tmp/board",      "/opt/app/data"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++)
+		cr_expect_null(dt_fix_forbidden(yes[i], &l, buf, sizeof(buf)), "%s refused: %s",
+		               yes[i], buf);
 }
 
 Test(fix, a_redacted_or_cut_launch_cannot_be_rewritten)

@@ -102,11 +102,13 @@ static int fix_parse(int argc, char **argv, struct fix_opts *o)
 
 /* ---- text ---- */
 
-static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i)
+static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i, int claimed)
 {
 	const struct dt_verify_result *r = &v->v[i];
 	fprintf(f, "   verified: %s", dt_verify_state_name(r->state));
-	if (r->state == DT_VERIFY_CANNOT)
+	if (r->state == DT_VERIFY_CANNOT && claimed)
+		fputs(" (its root is named by the traced program: not applied automatically)", f);
+	else if (r->state == DT_VERIFY_CANNOT)
 		fputs(" (the change is not on the command line: make it, then run fix "
 		      "--verify again)",
 		      f);
@@ -153,7 +155,7 @@ static void fix_text_one(FILE *f, const struct dt_fix_inputs *in, const struct d
 			fputc('\n', f);
 		}
 	if (v && v->v)
-		fix_text_verdict(f, v, i);
+		fix_text_verdict(f, v, i, x->claimed);
 }
 
 static void fix_put_argv(FILE *f, char *const *argv)
@@ -274,6 +276,8 @@ static void fix_json_one(struct dt_json *j, const struct dt_fix_inputs *in,
 	dt_json_str(j, x->why);
 	dt_json_key(j, "launcher");
 	dt_json_str(j, x->launcher);
+	dt_json_key(j, "named_by_traced_program");
+	dt_json_bool(j, x->claimed);
 	fix_json_strs(j, "grants", x->grants, x->ngrants);
 	if (v && v->v)
 		fix_json_verdict(j, v, i);

@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "codexargs.h"
 #include "mounts.h"
@@ -309,6 +311,113 @@ static void fix_set(char **field, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ---- what no fix touches ---- */
+
+/* Nothing in these is ever the user's to hand out. */
+static const char *const system_trees[] = {"/etc",   "/usr",    "/bin",  "/sbin", "/lib",  "/lib32",
+                                           "/lib64", "/libx32", "/boot", "/dev",  "/proc", "/sys"};
+/* These themselves: what lies in them may be someone's own directory. */
+static const char *const system_dirs[] = {"/var",       "/var/lib", "/var/cache", "/var/log",
+                                          "/var/spool", "/run",     "/home",      "/opt",
+                                          "/srv",       "/mnt",     "/media",     "/snap"};
+
+/* The caller's home directories: $HOME and the password database's. */
+static int is_own_home(const char *dir)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw = getpwuid(geteuid());
+	return (home && *home && !strcmp(dir, home)) || (pw && !strcmp(dir, pw->pw_dir));
+}
+
+static int under_own_home(const char *dir)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw = getpwuid(geteuid());
+	return (home && *home && strcmp(home, "/") && dt_path_under(dir, home)) ||
+	       (pw && strcmp(pw->pw_dir, "/") && dt_path_under(dir, pw->pw_dir));
+}
+
+/* Another user's home (one under /home, or /root for anyone but root's
+ * own), holding dir: its owner's name into buf. */
+static int in_other_home(const char *dir, char *who, size_t cap)
+{
+	if (dt_path_under(dir, "/root") && !(geteuid() == 0 && under_own_home(dir))) {
+		snprintf(who, cap, "root's home /root");
+		return 1;
+	}
+	int found = 0;
+	setpwent();
+	for (struct passwd *pw; !found && (pw = getpwent());)
+		if (pw->pw_uid != geteuid() && !strncmp(pw->pw_dir, "/home/", 6) &&
+		    dt_path_under(dir, pw->pw_dir)) {
+			snprintf(who, cap, "%s's home %s", pw->pw_name, pw->pw_dir);
+			found = 1;
+		}
+	endpwent();
+	return found;
+}
+
+/* A directory the launch works in: its own directory, a workspace. */
+static const char *holds_launch(const char *dir, const struct dt_fix_launch *l)
+{
+	if (l->cwd && strcmp(dir, l->cwd) && dt_path_under(l->cwd, dir))
+		return l->cwd;
+	for (size_t i = 0; l->rs && i < l->rs->n; i++) {
+		const struct dt_root *r = &l->rs->v[i];
+		if (r->source && strstr(r->source, "workspace") && strcmp(dir, r->path) &&
+		    dt_path_under(r->path, dir))
+			return r->path;
+	}
+	return NULL;
+}
+
+static const char *forbidden_path(const char *dir, const struct dt_fix_launch *l, char *buf,
+                                  size_t cap)
+{
+	char who[PATH_MAX + 64];
+	const char *held;
+	if (!strcmp(dir, "/"))
+		return "it is /, the whole file system";
+	for (size_t i = 0; i < sizeof(system_trees) / sizeof(*system_trees); i++)
+		if (dt_path_under(dir, system_trees[i])) {
+			snprintf(buf, cap, "%s is a system directory", system_trees[i]);
+			return buf;
+		}
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(*system_dirs); i++)
+		if (!strcmp(dir, system_dirs[i])) {
+			snprintf(buf, cap, "it is the system directory %s itself", dir);
+			return buf;
+		}
+	if (is_own_home(dir))
+		return "it is the home directory itself, with every file of the user";
+	if ((held = holds_launch(dir, l))) {
+		snprintf(buf, cap, "it holds the launch's directory %s, not only the root", held);
+		return buf;
+	}
+	if (in_other_home(dir, who, sizeof(who))) {
+		snprintf(buf, cap, "it is in %s, another user's", who);
+		return buf;
+	}
+	return NULL;
+}
+
+const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap)
+{
+	const char *why = forbidden_path(dir, l, buf, cap);
+	char real[PATH_MAX];
+	/* a symbolic link does not make /etc anyone's */
+	if (!why && realpath(dir, real) && strcmp(real, dir))
+		why = forbidden_path(real, l, buf, cap);
+	return why;
+}
+
+/* A finding whose change would touch what dt_fix_forbidden names. */
+static void fix_refused(struct dt_fix *f, const char *what, const char *dir, const char *reason)
+{
+	f->kind = DT_FIX_NONE;
+	fix_set(&f->why, "no command: it would %s %s, and %s", what, dir, reason);
+}
+
 /* Did a sandbox refuse (not the mode bits of a writable mount)? */
 static int refused_by_sandbox(const struct dt_fix_problem *p)
 {
@@ -378,7 +487,8 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 		}
 		fix_copy(f, "# or keep the owner: setfacl -m u:%lld:%s %s", (long long)d->uid,
 		         want == 3 ? "wx" : "w", q);
-		fix_copy(f, "# or run the worker as uid %u, the owner", owner);
+		if (owner != 0) /* never "run it as root" */
+			fix_copy(f, "# or run the worker as uid %u, the owner", owner);
 		fix_set(&f->why,
 		        "%s is owned by %u:%u, mode %04o, and the process runs as uid "
 		        "%lld outside its group: only that uid gains the right to %s it "
@@ -388,7 +498,39 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 	free(q);
 }
 
-static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *p)
+/* Whether a mode or owner change of target may be proposed: under the
+ * problem's expected root and nothing dt_fix_forbidden names. Says why
+ * not in f. */
+static int mode_target_ok(struct dt_fix *f, const struct dt_fix_problem *p,
+                          const struct dt_fix_launch *l, const char *target)
+{
+	char buf[PATH_MAX + 128];
+	const char *no = dt_fix_forbidden(target, l, buf, sizeof(buf));
+	if (no) {
+		fix_refused(f, "change the owner or mode of", target, no);
+		return 0;
+	}
+	if (!p->root) {
+		f->kind = DT_FIX_NONE;
+		fix_set(&f->why,
+		        "no command: no expected root contains %s, so changing its owner or mode "
+		        "is nobody's plan; name the directory with --root if it is one",
+		        target);
+		return 0;
+	}
+	if (!dt_path_under(target, p->root->path) &&
+	    !(p->root->realpath && dt_path_under(target, p->root->realpath))) {
+		f->kind = DT_FIX_NONE;
+		fix_set(&f->why,
+		        "no command: the change would be to %s, outside the expected root %s",
+		        target, p->root->path);
+		return 0;
+	}
+	return 1;
+}
+
+static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *p,
+                                 const struct dt_fix_launch *l)
 {
 	const struct dt_record *d = p->nrefusals ? p->refusals[0] : NULL;
 	const struct dt_stat_facts *st = d && d->p[0].has_st ? &d->p[0].st : NULL;
@@ -405,6 +547,8 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*(slash == dir ? slash + 1 : slash) = 0;
+	if (!mode_target_ok(f, p, l, dt_op_need(d) == DT_NEED_DIR ? dir : path))
+		return;
 	switch (dt_op_need(d)) {
 	case DT_NEED_DIR:
 		if ((st->parent_mode & S_ISVTX) && (st->valid & DT_SF_EXISTS) &&
@@ -415,7 +559,9 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 			        "a file's owner remove or rename it",
 			        (long long)d->uid, path, dir);
 			fix_copy(f, "chown %lld %s", (long long)d->uid, q);
-			fix_copy(f, "# or run the worker as uid %u, the file's owner", st->uid);
+			if (st->uid != 0)
+				fix_copy(f, "# or run the worker as uid %u, the file's owner",
+				         st->uid);
 			fix_set(&f->why, "ownership of that one file, nothing else");
 			free(q);
 			return;
@@ -443,7 +589,8 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 		        "owner or times",
 		        (long long)d->uid, path);
 		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
-		fix_copy(f, "# or run the worker as uid %u, the owner", st->uid);
+		if (st->uid != 0)
+			fix_copy(f, "# or run the worker as uid %u, the owner", st->uid);
 		fix_set(&f->why, "ownership of that one file, nothing else");
 		free(q);
 		return;
@@ -668,6 +815,24 @@ static void fix_none(struct dt_fix *f, const struct dt_fix_problem *p)
 
 /* ---- the plan ---- */
 
+/* A grant whose root only the traced program named (its environment
+ * changed inside the sandbox): the program may be choosing what to have
+ * made writable, so the user decides, and --verify does not apply it. */
+static void fix_claimed(struct dt_fix *f)
+{
+	char *why = f->why;
+	f->claimed = 1;
+	f->why = NULL;
+	fix_set(&f->why,
+	        "named by the traced program: this root comes from an environment variable a "
+	        "traced process set for itself (the launch's differs), so check it before making "
+	        "the change; --verify does not apply it%s%s",
+	        why ? "; " : "", why ? why : "");
+	free(why);
+	if (f->sandbox == DT_SB_BWRAP && !f->ncopy)
+		fix_copy(f, "--bind %s %s", f->grants[0], f->grants[0]);
+}
+
 static int argv_rerunnable(const struct dt_fix_launch *l, char **why)
 {
 	if (!l->argv || !l->argc) {
@@ -764,10 +929,17 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	plan->sandbox = at < 0 ? DT_SB_NONE : at == cx ? DT_SB_CODEX : DT_SB_BWRAP;
 	int rerun = argv_rerunnable(l, &plan->no_rewrite);
 
-	struct strlist grants = {0}, list = {0};
+	/* shown: every grant a fix proposes; applied (and run by --verify):
+	 * those whose root the launch named, not the traced program */
+	struct strlist shown = {0}, grants = {0}, list = {0};
+	char buf[PATH_MAX + 128];
 	for (size_t i = 0; i < n; i++) {
 		const char *dir = grant_dir(&p[i]);
-		if (dir && !strlist_has(&grants, dir))
+		if (!dir || dt_fix_forbidden(dir, l, buf, sizeof(buf)))
+			continue;
+		if (!strlist_has(&shown, dir))
+			strlist_push(&shown, dir);
+		if (!p[i].claimed && !strlist_has(&grants, dir))
 			strlist_push(&grants, dir);
 	}
 	const struct dt_rootset *rs = l->rs;
@@ -775,17 +947,20 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	int add_dir =
 	    plan->sandbox == DT_SB_CODEX && rs->codex_add_dir_ok && !rs->codex_override &&
 	    (!rs->codex_sandbox_mode || !strcmp(rs->codex_sandbox_mode, "workspace-write"));
-	codex_list(rs, &grants, &list);
+	codex_list(rs, &shown, &list);
 	for (size_t i = 0; i < n; i++) {
 		struct dt_fix *f = &plan->fixes[i];
 		const char *dir = grant_dir(&p[i]);
+		const char *no = dir ? dt_fix_forbidden(dir, l, buf, sizeof(buf)) : NULL;
 		f->sandbox = plan->sandbox;
-		if (dir)
+		if (no)
+			fix_refused(f, "make writable", dir, no);
+		else if (dir)
 			fix_grant_problem(f, &p[i], l, plan->sandbox, dir, plan, add_dir,
 			                  (const char *const *)list.v, list.n);
 		else if (p[i].cause == DT_CAUSE_FILE_PERMISSIONS ||
 		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && !refused_by_sandbox(&p[i])))
-			fix_file_permissions(f, &p[i]);
+			fix_file_permissions(f, &p[i], l);
 		else if (p[i].cause == DT_CAUSE_PROTECTED_PATH ||
 		         p[i].cause == DT_CAUSE_CROSS_MOUNT ||
 		         p[i].cause == DT_CAUSE_LOCK_CONTENTION || p[i].cause == DT_CAUSE_INJECTED)
@@ -793,8 +968,15 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 		else
 			fix_none(f, &p[i]);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (p[i].claimed && plan->fixes[i].ngrants)
+			fix_claimed(&plan->fixes[i]);
+	struct strlist applied = {0};
+	codex_list(rs, &grants, &applied);
 	if (grants.n && rerun && plan->sandbox != DT_SB_NONE)
-		plan_rewrite(plan, l, at, &grants, &list, add_dir);
+		plan_rewrite(plan, l, at, &grants, &applied, add_dir);
+	strlist_free(&applied);
+	strlist_free(&shown);
 	strlist_free(&grants);
 	strlist_free(&list);
 	return 0;

@@ -10,8 +10,11 @@
  *    the launch had those already);
  *  - a mode fix adds exactly the bits the refused call needed, for the uid
  *    that was refused (never chmod 777, never o+w);
- *  - a finding without an expected root gets no grant: a directory nobody
- *    planned is the user's decision, so the fix says why there is none.
+ *  - a finding without an expected root gets no grant and no mode change: a
+ *    directory nobody planned is the user's decision, so the fix says why
+ *    there is none;
+ *  - nothing in dt_fix_forbidden's list is ever granted, chowned or
+ *    chmodded, and no fix says "run it as root".
  *
  * Pure: plain data in, strings out. Nothing is run, nothing on disk is
  * changed: chmod, config.toml and Landlock changes are only printed.
@@ -52,6 +55,8 @@ struct dt_fix_problem {
 	const struct dt_record *const *refusals; /* one per group: op, errno, uid, stat facts */
 	size_t nrefusals;
 	const struct dt_record *proc; /* the first refusing process's record, or NULL */
+	int claimed;                  /* the root is named only by the environment of a traced
+	                               * process, not by the launch's: the program's choice */
 };
 
 /* The launch, from the ring's launch record. */
@@ -74,6 +79,8 @@ struct dt_fix {
 	                 * flags, or NULL */
 	char **grants;  /* the directories the change makes writable */
 	size_t ngrants;
+	int claimed; /* its root is the traced program's claim: shown, never applied
+	              * to the command line --verify runs */
 };
 
 struct dt_fix_plan {
@@ -92,6 +99,14 @@ struct dt_fix_plan {
 int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_fix_launch *l,
                       struct dt_fix_plan *out);
 void dt_fix_plan_free(struct dt_fix_plan *plan);
+
+/* Why no fix may make dir writable or hand it to another owner, in a
+ * sentence, or NULL when it may: /, a system directory (and what is in
+ * /etc, /usr, /bin, /sbin, /lib*, /boot, /dev, /proc, /sys, /root), a home
+ * directory itself, a directory holding the launch's directory or its
+ * workspace, another user's home. Checked on the path and on what it
+ * resolves to. buf (cap bytes) holds the sentence. */
+const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap);
 
 /* ---- rewriting command lines (exported for the unit tests) ---- */
 

@@ -61,9 +61,29 @@ static const struct dt_record *report_launch(const struct dt_report *r)
 	return NULL;
 }
 
+/* Is root named only by an environment a traced process set for itself?
+ * Hermes and hcom roots come from environment variables; the launch's
+ * environment is the user's, a process's later one may be the program's
+ * own choice (HERMES_KANBAN_DB=/kanban.db). */
+static int root_claimed(const struct dt_root *root, const struct dt_record *launch)
+{
+	if (!root || (root->kind != DT_ROOT_HERMES && root->kind != DT_ROOT_HCOM))
+		return 0;
+	if (!launch)
+		return 1;
+	struct dt_rootset own = {0};
+	dt_roots_from_env(&own, launch->env, launch->nenv, 1);
+	int named = 0;
+	for (size_t i = 0; i < own.n; i++)
+		named |= own.v[i].kind == root->kind && !strcmp(own.v[i].path, root->path);
+	dt_rootset_free(&own);
+	return !named;
+}
+
 /* One problem per finding (findings.h): one fix each. */
 static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inputs *in)
 {
+	const struct dt_record *launch = report_launch(r);
 	for (size_t k = 0; k < r->findings.n; k++) {
 		const struct dt_finding *f = &r->findings.v[k];
 		struct dt_fix_problem *p = &in->p[k];
@@ -72,6 +92,7 @@ static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inpu
 		p->granted = f->granted;
 		p->subject = f->subject;
 		p->proc = dt_report_proc(r, (long)r->groups[f->groups[0]].rep->pid);
+		p->claimed = root_claimed(f->root, launch);
 		in->titles[k] = f->title;
 		in->groups[k] = f->groups;
 		in->ngroups[k] = f->ngroups;
@@ -149,7 +170,9 @@ const char *dt_fix_exposed(const char *path, const struct dt_rootset *rs)
 {
 	for (size_t i = 0; rs && i < rs->n; i++) {
 		const struct dt_root *root = &rs->v[i];
-		if (root->readonly_sub)
+		/* what the sandbox made writable: a root the traced program only
+		 * names (HERMES_KANBAN_DB=/kanban.db) must not disown the file */
+		if (root->readonly_sub || (root->kind != DT_ROOT_EFFECTIVE && root->granted != 1))
 			continue;
 		if (dt_path_under(path, root->path) ||
 		    (root->realpath && dt_path_under(path, root->realpath)))
@@ -304,9 +327,10 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 		struct dt_verify_result *v = &out->v[i];
 		v->before = in->counts[i];
 		v->after = dt_fix_still_refused(before, in, i, &after);
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE ? DT_VERIFY_CANNOT
-		           : v->after                                 ? DT_VERIFY_NOT_FIXED
-		                                                      : DT_VERIFY_FIXED;
+		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
+		               ? DT_VERIFY_CANNOT
+		           : v->after ? DT_VERIFY_NOT_FIXED
+		                      : DT_VERIFY_FIXED;
 	}
 	dt_report_free(&after);
 	return 0;
@@ -404,9 +428,10 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 		v->before = in->counts[i];
 		v->runs_before = refused[i];
 		v->runs_after = refused[in->n + 1 + i];
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE ? DT_VERIFY_CANNOT
-		           : v->runs_after || !out->done_after        ? DT_VERIFY_NOT_FIXED
-		                                                      : DT_VERIFY_FIXED;
+		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
+		               ? DT_VERIFY_CANNOT
+		           : v->runs_after || !out->done_after ? DT_VERIFY_NOT_FIXED
+		                                               : DT_VERIFY_FIXED;
 	}
 	free(refused);
 	return rc;

@@ -47,8 +47,9 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
  * Returns 0, or -1 when out of memory. */
 int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *cwd, int via_codex,
                         const char *source);
-/* The root of rs that path lies in (the traced command could write it),
- * or NULL. */
+/* The root of rs the sandbox made writable that path lies in (the traced
+ * command could write it), or NULL. A command run with no sandbox had the
+ * user's own rights, and the ring cannot tell more. */
 const char *dt_fix_exposed(const char *path, const struct dt_rootset *rs);
 void dt_fix_inputs_free(struct dt_fix_inputs *in);
 
