@@ -93,16 +93,23 @@ static void record_bwrap(struct world *w, struct dtt_run *r)
 	cr_assert_neq(r->status, 0, "the worker wrote its board: %s", r->out);
 }
 
-/* denytrace fix ARGS... (through sh, with stdin from /dev/null). */
-static int fix(const char *const *args)
+/* denytrace fix ARGS... (through sh, with stdin from /dev/null, and the
+ * redirections redir). */
+static int fix_redirected(const char *const *args, const char *redir)
 {
 	char cmd[8192];
 	size_t n = (size_t)snprintf(cmd, sizeof(cmd), "exec '%s' fix", dt());
 	for (size_t i = 0; args[i]; i++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
-	snprintf(cmd + n, sizeof(cmd) - n, " </dev/null");
+	snprintf(cmd + n, sizeof(cmd) - n, " </dev/null %s", redir);
 	const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
 	return dtt_system(out, sizeof(out), argv, NULL);
+}
+
+/* denytrace fix ARGS..., its standard output and error into out. */
+static int fix(const char *const *args)
+{
+	return fix_redirected(args, "");
 }
 
 Test(fix_verify, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its_refusals_gone)
@@ -480,7 +487,7 @@ static void fix_json_query(const char *dir, const char *const *args, const char 
 	for (size_t i = 0; args[i]; i++)
 		a[n++] = args[i];
 	a[n] = NULL;
-	int st = fix(a);
+	int st = fix_redirected(a, "2>/dev/null"); /* a re-run's output goes to stderr */
 	cr_assert(st == 0 || st == 1, "exit %d:\n%s", st, out);
 	char path[PATH_MAX + 16], code[1024];
 	snprintf(path, sizeof(path), "%s/fix.json", dir);
@@ -574,6 +581,63 @@ Test(fix_verify, a_worker_of_another_uid_failing_in_etc_and_root_gets_no_chown_o
 	cr_expect_null(strstr(out, "chown 65534 /root"), "%s", out);
 	cr_expect_null(strstr(out, "uid 0"), "it says to run as root:\n%s", out);
 	cr_expect_null(strstr(out, "chmod"), "%s", out);
+	dtt_free(&r);
+}
+
+/* Issue 33, item 8: a worker that, once it can write its board, writes
+ * somewhere else the sandbox keeps read-only. */
+static void record_bwrap_new_refusal(struct world *w, struct dtt_run *r)
+{
+	FILE *f = fopen(w->worker, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "#!/bin/sh\n"
+	        "echo run >> %s/runs\n"
+	        "echo done > %s/status || exit 1\n"
+	        "echo x > %s/elsewhere 2>/dev/null\n"
+	        "exit 0\n",
+	        w->work, w->board, w->top);
+	fclose(f);
+	record_bwrap(w, r);
+}
+
+Test(fix_verify, new_refusals_in_the_verified_run_are_reported_and_count_against_fixed)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap_new_refusal(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 1, "exit %d, not 1 (not fixed):\n%s", st, out);
+	cr_expect_null(strstr(out, "verified: fixed"), "it says fixed:\n%s", out);
+	cr_expect(strstr(out, "new refusals in the verified run: 1"), "%s", out);
+	char res[4096], elsewhere[PATH_MAX + 16];
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", w.top);
+	const char *json[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	fix_json_query(w.top, json,
+	               "(j['verified']['new_refusals'], [n['path'] for n in j['verified']['new']], "
+	               "[f['verify']['state'] for f in j['fixes']])",
+	               res, sizeof(res));
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof(want), "(1, ['%s'], ['not-fixed'])\n", elsewhere);
+	cr_expect_str_eq(res, want);
+	dtt_free(&r);
+}
+
+Test(fix_verify, runs_counts_fixed_runs_with_new_refusals_against_fixed)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap_new_refusal(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--runs", "3", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 1, "exit %d, not 1 (not fixed):\n%s", st, out);
+	cr_expect_null(strstr(out, "verified: fixed"), "it says fixed:\n%s", out);
+	cr_expect(strstr(out, "in 3 of 3 fixed runs"), "%s", out);
 	dtt_free(&r);
 }
 

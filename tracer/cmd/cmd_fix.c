@@ -13,6 +13,7 @@
 #include "fixrun.h"
 #include "json.h"
 #include "launchfile.h"
+#include "names.h"
 #include "options.h"
 #include "recfmt.h"
 #include "report.h"
@@ -118,7 +119,28 @@ static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i, int c
 	else
 		fprintf(f, ": %llu refusal%s (was %llu)", (unsigned long long)r->after,
 		        r->after == 1 ? "" : "s", (unsigned long long)r->before);
+	if (r->state == DT_VERIFY_NOT_FIXED && v->new_refusals)
+		fputs(", but the run brought new refusals (below)", f);
 	fputc('\n', f);
+}
+
+/* The refusals the fixed run had and the recorded one did not. */
+static void fix_text_new(FILE *f, const struct dt_verify *v)
+{
+	if (!v->new_refusals)
+		return;
+	fprintf(f, "\nnew refusals in the verified run%s: %llu, so no finding counts as fixed\n",
+	        v->runs ? " (all fixed runs)" : "", (unsigned long long)v->new_refusals);
+	if (v->runs)
+		fprintf(f, "   in %u of %u fixed runs\n", v->runs_new, v->done_after);
+	for (size_t i = 0; i < v->nnew_paths; i++) {
+		const struct dt_verify_new *n = &v->new_paths[i];
+		fputs("   ", f);
+		dt_put_safe(f, n->op); /* the program's words: made safe to print */
+		fprintf(f, " %s ", dt_errno_name(n->err));
+		dt_put_safe(f, n->path);
+		fprintf(f, " (%llu)\n", (unsigned long long)n->count);
+	}
 }
 
 static void fix_text_one(FILE *f, const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
@@ -211,6 +233,8 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 		dt_put_safe(f, plan->no_rewrite);
 		fputc('\n', f);
 	}
+	if (v)
+		fix_text_new(f, v);
 	if (v && v->runs)
 		fix_text_flake(f, v);
 	else if (v && v->cmd)
@@ -303,6 +327,32 @@ static void fix_json_soak(struct dt_json *j, const char *key, unsigned done, uns
 	dt_json_end_obj(j);
 }
 
+static void fix_json_new(struct dt_json *j, const struct dt_verify *v)
+{
+	dt_json_key(j, "new_refusals");
+	dt_json_uint(j, v->new_refusals);
+	if (v->runs) {
+		dt_json_key(j, "runs_with_new_refusals");
+		dt_json_uint(j, v->runs_new);
+	}
+	dt_json_key(j, "new");
+	dt_json_arr(j);
+	for (size_t i = 0; i < v->nnew_paths; i++) {
+		const struct dt_verify_new *n = &v->new_paths[i];
+		dt_json_obj(j);
+		dt_json_key(j, "path");
+		dt_json_str(j, n->path);
+		dt_json_key(j, "op");
+		dt_json_str(j, n->op);
+		dt_json_key(j, "errno");
+		dt_json_str(j, dt_errno_name(n->err));
+		dt_json_key(j, "count");
+		dt_json_uint(j, n->count);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
 static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 {
 	size_t n = 0;
@@ -324,6 +374,7 @@ static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 		dt_json_key(j, "ring");
 		dt_json_str(j, v->ring);
 	}
+	fix_json_new(j, v);
 	dt_json_end_obj(j);
 }
 
@@ -396,6 +447,20 @@ static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struc
 			fprintf(f, " | %s | %llu refusals | %llu refusals |\n",
 			        dt_verify_state_name(r->state), (unsigned long long)r->before,
 			        (unsigned long long)r->after);
+	}
+	if (v->new_refusals) {
+		fprintf(f,
+		        "\nThe verified run%s brought %llu new refusal%s, so no finding counts as "
+		        "fixed:\n\n",
+		        v->runs ? "s" : "", (unsigned long long)v->new_refusals,
+		        v->new_refusals == 1 ? "" : "s");
+		for (size_t i = 0; i < v->nnew_paths; i++) {
+			fputs("- ", f);
+			dt_md_text(f, v->new_paths[i].op);
+			fprintf(f, " %s ", dt_errno_name(v->new_paths[i].err));
+			dt_md_text(f, v->new_paths[i].path);
+			fputc('\n', f);
+		}
 	}
 	char *cmd = NULL;
 	size_t len = 0;

@@ -193,19 +193,65 @@ void dt_fix_inputs_free(struct dt_fix_inputs *in)
 	memset(in, 0, sizeof(*in));
 }
 
+/* Is g (of a later run) a refusal of problem i: one of its paths, or its
+ * expected root with its cause? */
+static int group_of_problem(const struct dt_report *before, const struct dt_fix_inputs *in,
+                            size_t i, const struct dt_report_group *g)
+{
+	const struct dt_fix_problem *p = &in->p[i];
+	if (g->hidden)
+		return 0;
+	if (p->root && g->v.root && g->v.cause == p->cause &&
+	    !strcmp(g->v.root->path, p->root->path))
+		return 1;
+	for (size_t j = 0; j < in->ngroups[i]; j++)
+		if (!strcmp(before->groups[in->groups[i][j]].path, g->path))
+			return 1;
+	return 0;
+}
+
 uint64_t dt_fix_still_refused(const struct dt_report *before, const struct dt_fix_inputs *in,
                               size_t i, const struct dt_report *after)
 {
-	const struct dt_fix_problem *p = &in->p[i];
+	uint64_t n = 0;
+	for (size_t a = 0; a < after->ngroups; a++)
+		if (group_of_problem(before, in, i, &after->groups[a]))
+			n += after->groups[a].count;
+	return n;
+}
+
+/* Is g a refusal the recorded run did not have: no problem's, and on no
+ * path the recorded run was refused? */
+static int group_is_new(const struct dt_report *before, const struct dt_fix_inputs *in,
+                        const struct dt_report_group *g)
+{
+	if (g->hidden)
+		return 0;
+	for (size_t i = 0; i < in->n; i++)
+		if (group_of_problem(before, in, i, g))
+			return 0;
+	for (size_t b = 0; b < before->ngroups; b++)
+		if (!strcmp(before->groups[b].path, g->path))
+			return 0;
+	return 1;
+}
+
+uint64_t dt_fix_new_refusals(const struct dt_report *before, const struct dt_fix_inputs *in,
+                             const struct dt_report *after, struct dt_verify *out)
+{
 	uint64_t n = 0;
 	for (size_t a = 0; a < after->ngroups; a++) {
 		const struct dt_report_group *g = &after->groups[a];
-		int same = !g->hidden && p->root && g->v.root && g->v.cause == p->cause &&
-		           !strcmp(g->v.root->path, p->root->path);
-		for (size_t j = 0; !g->hidden && !same && j < in->ngroups[i]; j++)
-			same = !strcmp(before->groups[in->groups[i][j]].path, g->path);
-		if (same)
-			n += g->count;
+		if (!group_is_new(before, in, g))
+			continue;
+		n += g->count;
+		if (out && out->nnew_paths < DT_VERIFY_NEW_PATHS) {
+			struct dt_verify_new *nw = &out->new_paths[out->nnew_paths++];
+			snprintf(nw->path, sizeof(nw->path), "%s", g->path);
+			snprintf(nw->op, sizeof(nw->op), "%s", g->rep->op ? g->rep->op : "?");
+			nw->err = g->rep->err;
+			nw->count = g->count;
+		}
 	}
 	return n;
 }
@@ -323,14 +369,15 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 		               "fix: the re-run left no readable ring (%s; exit %d)", err,
 		               out->status);
 	}
+	out->new_refusals = dt_fix_new_refusals(before, in, &after, out);
 	for (size_t i = 0; i < in->n; i++) {
 		struct dt_verify_result *v = &out->v[i];
 		v->before = in->counts[i];
 		v->after = dt_fix_still_refused(before, in, i, &after);
 		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
 		               ? DT_VERIFY_CANNOT
-		           : v->after ? DT_VERIFY_NOT_FIXED
-		                      : DT_VERIFY_FIXED;
+		           : v->after || out->new_refusals ? DT_VERIFY_NOT_FIXED
+		                                           : DT_VERIFY_FIXED;
 	}
 	dt_report_free(&after);
 	return 0;
@@ -341,7 +388,8 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 struct verify_soak_ctx {
 	const struct dt_report *before;
 	const struct dt_fix_inputs *in;
-	unsigned *refused; /* per problem: runs in which it was refused */
+	unsigned *refused;           /* per problem: runs in which it was refused */
+	struct dt_verify *count_new; /* the fixed runs: count their new refusals here */
 };
 
 static void verify_on_run(void *ctx, int index, const char *ring, int failed)
@@ -353,10 +401,18 @@ static void verify_on_run(void *ctx, int index, const char *ring, int failed)
 	struct dt_report_opts o = {0};
 	(void)index;
 	(void)failed;
-	if (dt_report_load(&r, rings, 1, err, sizeof(err)) == 0 &&
-	    dt_report_build(&r, &o, err, sizeof(err)) == 0)
-		for (size_t i = 0; i < c->in->n; i++)
-			c->refused[i] += dt_fix_still_refused(c->before, c->in, i, &r) > 0;
+	if (dt_report_load(&r, rings, 1, err, sizeof(err)) != 0 ||
+	    dt_report_build(&r, &o, err, sizeof(err)) != 0) {
+		dt_report_free(&r);
+		return;
+	}
+	for (size_t i = 0; i < c->in->n; i++)
+		c->refused[i] += dt_fix_still_refused(c->before, c->in, i, &r) > 0;
+	uint64_t fresh = c->count_new ? dt_fix_new_refusals(c->before, c->in, &r, c->count_new) : 0;
+	if (fresh) {
+		c->count_new->new_refusals += fresh;
+		c->count_new->runs_new++;
+	}
 	dt_report_free(&r);
 }
 
@@ -414,9 +470,10 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	struct verify_soak_ctx c = {before, in, refused};
+	struct verify_soak_ctx c = {before, in, refused, NULL};
 	int rc = verify_soak_one(&c, orig, out->cwd, runs, &out->done_before, &out->failed_before);
 	c.refused = refused + in->n + 1;
+	c.count_new = out;
 	if (!rc && !dt_soak_stop)
 		rc = verify_soak_one(&c, out->cmd, out->cwd, runs, &out->done_after,
 		                     &out->failed_after);
@@ -430,8 +487,9 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 		v->runs_after = refused[in->n + 1 + i];
 		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
 		               ? DT_VERIFY_CANNOT
-		           : v->runs_after || !out->done_after ? DT_VERIFY_NOT_FIXED
-		                                               : DT_VERIFY_FIXED;
+		           : v->runs_after || !out->done_after || out->runs_new
+		               ? DT_VERIFY_NOT_FIXED
+		               : DT_VERIFY_FIXED;
 	}
 	free(refused);
 	return rc;

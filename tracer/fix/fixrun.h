@@ -67,6 +67,15 @@ struct dt_verify_result {
 	unsigned runs_before, runs_after; /* --runs: runs in which it was refused */
 };
 
+/* A refusal of the verified run that the recorded run did not have. */
+#define DT_VERIFY_NEW_PATHS 10
+struct dt_verify_new {
+	char path[PATH_MAX];
+	char op[32];
+	int err;
+	uint64_t count;
+};
+
 struct dt_verify {
 	struct dt_verify_result *v; /* one per problem */
 	size_t n;
@@ -77,7 +86,19 @@ struct dt_verify {
 	unsigned runs;       /* --runs N; 0 when run once */
 	unsigned done_before, failed_before, done_after, failed_after;
 	int interrupted;
+	/* what the fix brought: refusals no problem accounts for and on no path
+	 * the recorded run was refused; any of them and nothing is "fixed" */
+	uint64_t new_refusals;
+	unsigned runs_new;                                   /* --runs: fixed runs that had some */
+	struct dt_verify_new new_paths[DT_VERIFY_NEW_PATHS]; /* the first of them */
+	size_t nnew_paths;
 };
+
+/* Counts the refusals of after that neither a problem of before accounts
+ * for nor any path before was refused on; the first few go to out (may be
+ * NULL). */
+uint64_t dt_fix_new_refusals(const struct dt_report *before, const struct dt_fix_inputs *in,
+                             const struct dt_report *after, struct dt_verify *out);
 
 /* Whether the plan's command line can run here: a launch the user made
  * (else DT_EXIT_UNTRUSTED), not cut or redacted, a directory that exists,
