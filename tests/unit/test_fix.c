@@ -394,3 +394,70 @@ Test(fix, codex_started_by_a_launcher_gets_the_c_to_set_where_the_launcher_build
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
+
+/* Issue 22: every line to paste stays one word per path, whatever the
+ * path holds. */
+static struct dt_fix_plan quoting_plan(struct dt_rootset *rs, const char *dir,
+                                       const char *const *argv, size_t argc, int err)
+{
+	static struct dt_record d;
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	memset(rs, 0, sizeof(*rs));
+	struct dt_root *b = dt_roots_add(rs, dir, DT_ROOT_EXPLICIT, "--root", NULL);
+	struct dt_fix_launch l = {argv, argc, 0, "/w", rs};
+	d = (struct dt_record){0};
+	d.err = err;
+	d.op = "openat";
+	refs[0] = &d;
+	p = (struct dt_fix_problem){DT_CAUSE_ROOT_NOT_GRANTED, b, 0, dir, refs, 1, NULL, 0};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, a_bwrap_bind_of_a_path_with_a_space_is_shell_quoted)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--", "sh"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/home/u/my board", argv, 6, EROFS);
+	cr_assert_eq(plan.fixes[0].ncopy, 1);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "--bind '/home/u/my board' '/home/u/my board'");
+	cr_assert_not_null(plan.argv);
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+	/* a quote of its own, and a command substitution that must stay text */
+	plan = quoting_plan(&rs, "/srv/it's $(id)", argv, 6, EROFS);
+	cr_assert_str_eq(plan.fixes[0].copy[0],
+	                 "--bind '/srv/it'\\''s $(id)' '/srv/it'\\''s $(id)'");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+Test(fix, a_codex_root_is_toml_quoted_inside_a_shell_quoted_c)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"codex", "sandbox", "--", "sh"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/home/u/my \"board\"", argv, 4, EROFS);
+	int seen = 0;
+	for (size_t i = 0; i < plan.fixes[0].ncopy; i++)
+		seen |= !strcmp(plan.fixes[0].copy[i],
+		                "-c 'sandbox_workspace_write.writable_roots=[\"/home/u/my "
+		                "\\\"board\\\"\"]'") ||
+		        !strcmp(plan.fixes[0].copy[i], "--add-dir '/home/u/my \"board\"'");
+	cr_assert(seen, "no quoted line: %s", plan.fixes[0].copy[0]);
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+Test(fix, a_landlock_rule_names_its_directory_as_one_c_string)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/srv/a\"b\\c", argv, 2, EACCES);
+	cr_assert_eq(plan.fixes[0].sandbox, DT_SB_LANDLOCK);
+	cr_assert_not_null(strstr(plan.fixes[0].copy[0], "open(\"/srv/a\\\"b\\\\c\", O_PATH)"),
+	                   "%s", plan.fixes[0].copy[0]);
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}

@@ -48,6 +48,39 @@ static char *sh_word(const char *s)
 	return out;
 }
 
+/* "OPT 'src' 'dir'": a bwrap mount as one line to paste into a shell. */
+static char *mount_words(const char *opt, const char *src, const char *dir)
+{
+	char *qs = sh_word(src), *qd = sh_word(dir);
+	char *line = xasprintf("%s %s %s", opt, qs, qd);
+	free(qs);
+	free(qd);
+	return line;
+}
+
+/* s as a C string literal, quotes included: a path pasted into a program
+ * must stay one string whatever bytes it holds. */
+static char *c_string(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		oom();
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\%03o", *p); /* octal: no hex digit can follow into it */
+		else
+			fputc(*p, f);
+	fputc('"', f);
+	if (fclose(f) != 0)
+		oom();
+	return out;
+}
+
 void dt_argv_copy(struct dt_argv *a, const char *const *argv, size_t argc)
 {
 	a->v = xrealloc(NULL, (argc + 1) * sizeof(*a->v));
@@ -162,15 +195,17 @@ int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, si
 		return -1;
 	const struct bw_opt *o = s.decider >= 0 ? bw_lookup(a->v[s.decider]) : NULL;
 	if (o && o->role == BW_RW) {
-		snprintf(what, cap, "%s %s %s already makes %s writable", o->name,
-		         a->v[s.decider + 1], a->v[s.decider + 2], dir);
+		char *m = mount_words(o->name, a->v[s.decider + 1], a->v[s.decider + 2]);
+		snprintf(what, cap, "%s already makes %s writable", m, dir);
+		free(m);
 		return 1;
 	}
 	if (o && o->role == BW_RO && !strcmp(a->v[s.decider + 2], dir)) {
 		/* "--ro-bind" -> "--bind", "--ro-bind-try" -> "--bind-try" */
 		char *rw = xasprintf("--%s", o->name + 5);
-		snprintf(what, cap, "%s %s %s instead of %s", rw, a->v[s.decider + 1], dir,
-		         o->name);
+		char *m = mount_words(rw, a->v[s.decider + 1], dir);
+		snprintf(what, cap, "%s instead of %s", m, o->name);
+		free(m);
 		free(a->v[s.decider]);
 		a->v[s.decider] = rw;
 		return 0;
@@ -190,7 +225,9 @@ int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, si
 	argv_insert(a, pos, "--bind");
 	argv_insert(a, pos + 1, src);
 	argv_insert(a, pos + 2, dir);
-	snprintf(what, cap, "--bind %s %s", src, dir);
+	char *m = mount_words("--bind", src, dir);
+	snprintf(what, cap, "%s", m);
+	free(m);
 	free(src);
 	return 0;
 }
@@ -659,8 +696,9 @@ static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const
 	f->kind = DT_FIX_OUTSIDE;
 	f->sandbox = DT_SB_LANDLOCK;
 	fix_set(&f->change, "add a Landlock path-beneath rule for %s", dir);
-	fix_copy(f, "path_beneath: parent_fd = open(\"%s\", O_PATH), allowed_access = %s", dir,
-	         rights);
+	char *lit = c_string(dir);
+	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
+	free(lit);
 	fix_set(&f->why,
 	        "the rights the refused calls needed, beneath the expected root %s only; "
 	        "Landlock is set up by the program that restricts itself, not on this "
@@ -748,9 +786,11 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 	if (sb == DT_SB_BWRAP) {
 		f->kind = DT_FIX_COMMAND_LINE;
 		/* plan_rewrite replaces both with the exact change (the host path) */
-		fix_set(&f->change, "add --bind %s %s to bwrap's command line", dir, dir);
+		char *m = mount_words("--bind", dir, dir);
+		fix_set(&f->change, "add %s to bwrap's command line", m);
 		if (plan->no_rewrite)
-			fix_copy(f, "--bind %s %s", dir, dir);
+			fix_copy(f, "%s", m);
+		free(m);
 		fix_set(&f->why, "binds the expected root %s writable, nothing above it", dir);
 		return;
 	}
@@ -760,7 +800,9 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 	}
 	f->kind = DT_FIX_OUTSIDE;
 	fix_set(&f->change, "make %s writable in the sandbox that runs the worker", dir);
-	fix_copy(f, "bubblewrap: --bind %s %s", dir, dir);
+	char *m = mount_words("--bind", dir, dir);
+	fix_copy(f, "bubblewrap: %s", m);
+	free(m);
 	fix_set(&f->why, "the recorded command line does not start that sandbox, so it cannot be "
 	                 "changed there");
 }
@@ -829,8 +871,11 @@ static void fix_claimed(struct dt_fix *f)
 	        "the change; --verify does not apply it%s%s",
 	        why ? "; " : "", why ? why : "");
 	free(why);
-	if (f->sandbox == DT_SB_BWRAP && !f->ncopy)
-		fix_copy(f, "--bind %s %s", f->grants[0], f->grants[0]);
+	if (f->sandbox == DT_SB_BWRAP && !f->ncopy) {
+		char *m = mount_words("--bind", f->grants[0], f->grants[0]);
+		fix_copy(f, "%s", m);
+		free(m);
+	}
 }
 
 static int argv_rerunnable(const struct dt_fix_launch *l, char **why)
