@@ -332,26 +332,32 @@ Test(fix_verify, answering_yes_on_a_terminal_runs_the_fixed_launch_once)
 }
 
 /* What a hostile worker can do to the ring it writes: hide the real launch
- * record (zero slot 0's sequence word) and append its own, whose bwrap
- * makes the whole host writable and creates marker. */
-static void forge_launch(const char *ring, const char *marker)
+ * record (zero slot 0's sequence word) and append its own, of argv in cwd. */
+static void forge_launch_argv(const char *ring, const char *const *argv, const char *cwd)
 {
 	struct dtt_ring w;
 	cr_assert_eq(dtt_ring_open(&w, ring), 0);
 	uint64_t *seq0 = (uint64_t *)((char *)w.map + DT_RING_HEADER_SIZE);
 	__atomic_store_n(seq0, 0, __ATOMIC_RELEASE);
-	char script[PATH_MAX + 16], words[PATH_MAX + 128];
-	snprintf(script, sizeof(script), "touch %s", marker);
-	const char *argv[] = {"bwrap", "--bind",  "/",  "/",    "--dev", "/dev",
-	                      "--",    "/bin/sh", "-c", script, NULL};
+	char words[2 * PATH_MAX + 256];
 	size_t n = 0;
 	for (size_t i = 0; argv[i]; i++)
 		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s", argv[i]) + 1;
 	dtt_ring_begin(&w, DT_REC_LAUNCH, 100, "denytrace");
 	dt_put(&w.b, DT_T_ARGV, words, (uint32_t)(n - 1));
-	dt_put_str(&w.b, DT_T_CWD, dtt_tmpdir());
+	dt_put_str(&w.b, DT_T_CWD, cwd);
 	cr_assert_eq(dtt_ring_commit(&w), 0);
 	dtt_ring_close(&w);
+}
+
+/* ... whose bwrap makes the whole host writable and creates marker. */
+static void forge_launch(const char *ring, const char *marker)
+{
+	char script[PATH_MAX + 16];
+	snprintf(script, sizeof(script), "touch %s", marker);
+	const char *argv[] = {"bwrap", "--bind",  "/",  "/",    "--dev", "/dev",
+	                      "--",    "/bin/sh", "-c", script, NULL};
+	forge_launch_argv(ring, argv, dtt_tmpdir());
 }
 
 /* The launch file goes to $XDG_STATE_HOME/denytrace/launches: the test's
@@ -416,6 +422,32 @@ Test(fix_verify, without_a_launch_file_a_forged_launch_record_is_shown_and_not_r
 Test(fix_verify, without_a_launch_file_runs_soaks_nothing_of_a_forged_launch_record)
 {
 	expect_claim_not_run("3");
+}
+
+/* A forged Codex launch names the board as a root of its own choosing, so
+ * that the fix for the real launch would grant it. */
+Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_never_applied)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char list[PATH_MAX + 64];
+	snprintf(list, sizeof(list), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.board);
+	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
+	                      "-c",    list,      "--", "sh",
+	                      NULL};
+	forge_launch_argv(r.ring, argv, w.work);
+	const char *args[] = {"--verify", "--yes", r.ring, NULL};
+	fix(args);
+	char wide[2 * PATH_MAX + 16];
+	snprintf(wide, sizeof(wide), "--bind %s %s ", w.board, w.board);
+	const char *ran = strstr(out, "runs your command again");
+	cr_expect(ran == NULL || strstr(ran, wide) == NULL, "the claimed root was bound:\n%s", out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	cr_expect_null(strstr(out, "verified: fixed"), "%s", out);
+	dtt_free(&r);
 }
 
 Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_record)

@@ -223,7 +223,11 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 	for (size_t i = 0; i < plan->n; i++)
 		fix_text_one(f, in, plan, v, i);
 	if (plan->argv) {
-		fputs("\nthe launch with every command-line fix:\n   $ cd ", f);
+		fputs(in->trusted ? "\nthe launch with every command-line fix:\n   $ cd "
+		                  : "\nthe launch the ring claims, with every command-line fix "
+		                    "(written by the traced program: read it before you run "
+		                    "it):\n   $ cd ",
+		      f);
 		dt_shell_word(f, in->l.cwd ? in->l.cwd : ".");
 		fputs(" &&", f);
 		fix_put_argv(f, plan->argv);

@@ -144,6 +144,27 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 	return 0;
 }
 
+/* Does the ring's launch record say what words (the trusted launch) say? */
+static int record_is_launch(const struct dt_fix_inputs *in, char *const *words)
+{
+	size_t n = 0;
+	if (!in->argv)
+		return 0;
+	for (; words[n] && in->argv[n]; n++)
+		if (strcmp(words[n], in->argv[n]))
+			return 0;
+	return !words[n] && !in->argv[n];
+}
+
+/* Codex's roots are read from the ring's launch record; when that is not
+ * the launch the user made, the traced program wrote them. */
+static void distrust_codex_roots(struct dt_fix_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (in->p[i].root && in->p[i].root->kind == DT_ROOT_CODEX)
+			in->p[i].claimed = 1;
+}
+
 int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *cwd, int via_codex,
                         const char *source)
 {
@@ -153,6 +174,8 @@ int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char 
 	char **words = rerun_argv(argv, argc);
 	if (!words)
 		return -1;
+	if (!record_is_launch(in, words))
+		distrust_codex_roots(in);
 	free(in->argv);
 	in->argv = words;
 	in->l.argv = (const char *const *)words;

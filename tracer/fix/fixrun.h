@@ -44,7 +44,9 @@ struct dt_fix_inputs {
 int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
 /* The launch to fix and run is argv (NULL-terminated, borrowed: it must
  * outlive in) in cwd, which the user made; source says where it is from.
- * Returns 0, or -1 when out of memory. */
+ * When the ring's launch record says otherwise, the Codex roots read from
+ * it are the traced program's claim (problems' claimed). Returns 0, or -1
+ * when out of memory. */
 int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *cwd, int via_codex,
                         const char *source);
 /* The root of rs the sandbox made writable that path lies in (the traced
