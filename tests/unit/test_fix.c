@@ -461,3 +461,18 @@ Test(fix, a_landlock_rule_names_its_directory_as_one_c_string)
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
+
+Test(fix, a_bind_whose_host_side_is_a_system_directory_is_refused)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"bwrap", "--ro-bind", "/etc", "/data", "--", "sh"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/data/board", argv, 6, EROFS);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_assert_eq(plan.fixes[0].ngrants, 0);
+	cr_assert_not_null(strstr(plan.fixes[0].why, "/etc is a system directory"), "%s",
+	                   plan.fixes[0].why);
+	for (size_t i = 0; plan.argv && i < plan.argc; i++)
+		cr_assert_null(strstr(plan.argv[i], "/etc/board"), "the re-run binds /etc/board");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}

@@ -188,6 +188,22 @@ static int bw_scan(const struct dt_argv *a, size_t at, const char *dir, struct b
 	return 0;
 }
 
+char *dt_bwrap_host_path(const struct dt_argv *a, size_t at, const char *dir)
+{
+	struct bw_scan s;
+	char what[256];
+	if (bw_scan(a, at, dir, &s, what, sizeof(what)) < 0)
+		return NULL;
+	const struct bw_opt *o = s.decider >= 0 ? bw_lookup(a->v[s.decider]) : NULL;
+	if (!o || (o->role != BW_RO && o->role != BW_RW))
+		return xstrdup(dir);
+	const char *dest = a->v[s.decider + 2], *from = a->v[s.decider + 1];
+	const char *rest = dir + strlen(dest);
+	return xasprintf("%s%s%s", strcmp(from, "/") ? from : "",
+	                 *rest == '/' || !strcmp(dest, "/") ? "" : "/",
+	                 !strcmp(dest, "/") ? dir : rest);
+}
+
 int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, size_t cap)
 {
 	struct bw_scan s;
@@ -210,17 +226,9 @@ int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, si
 		a->v[s.decider] = rw;
 		return 0;
 	}
-	/* the host path: dir as the deciding bind maps it */
-	char *src = NULL;
-	if (o && o->role == BW_RO) {
-		const char *dest = a->v[s.decider + 2], *from = a->v[s.decider + 1];
-		const char *rest = dir + strlen(dest);
-		src = xasprintf("%s%s%s", strcmp(from, "/") ? from : "",
-		                *rest == '/' || !strcmp(dest, "/") ? "" : "/",
-		                !strcmp(dest, "/") ? dir : rest);
-	} else {
+	char *src = dt_bwrap_host_path(a, at, dir);
+	if (!src)
 		src = xstrdup(dir);
-	}
 	size_t pos = s.decider >= 0 ? (size_t)s.decider + s.decider_n : s.cmd;
 	argv_insert(a, pos, "--bind");
 	argv_insert(a, pos + 1, src);
@@ -401,7 +409,7 @@ static const char *holds_launch(const char *dir, const struct dt_fix_launch *l)
 		return l->cwd;
 	for (size_t i = 0; l->rs && i < l->rs->n; i++) {
 		const struct dt_root *r = &l->rs->v[i];
-		if (r->source && strstr(r->source, "workspace") && strcmp(dir, r->path) &&
+		if (r->source && strcasestr(r->source, "workspace") && strcmp(dir, r->path) &&
 		    dt_path_under(r->path, dir))
 			return r->path;
 	}
@@ -451,6 +459,13 @@ const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, cha
 /* A finding whose change would touch what dt_fix_forbidden names. */
 static void fix_refused(struct dt_fix *f, const char *what, const char *dir, const char *reason)
 {
+	for (size_t i = 0; i < f->ngrants; i++)
+		free(f->grants[i]);
+	for (size_t i = 0; i < f->ncopy; i++)
+		free(f->copy[i]);
+	f->ngrants = f->ncopy = 0;
+	free(f->change);
+	f->change = NULL;
 	f->kind = DT_FIX_NONE;
 	fix_set(&f->why, "no command: it would %s %s, and %s", what, dir, reason);
 }
@@ -914,6 +929,26 @@ static void codex_list(const struct dt_rootset *rs, const struct strlist *grants
 
 /* Applies the grants to the plan's command line; bwrap's copy lines come
  * from there (the host path a bind maps). */
+/* A bind makes the host's directory writable, which bwrap may map from
+ * anywhere (--ro-bind /etc /data): the rules hold for that one too. The
+ * fixes granting dir say why they have no command. Returns 1 then. */
+static int bwrap_host_forbidden(struct dt_fix_plan *plan, const struct dt_fix_launch *l,
+                                const struct dt_argv *a, size_t at, const char *dir)
+{
+	char buf[PATH_MAX + 128];
+	char *host = dt_bwrap_host_path(a, at, dir);
+	const char *no =
+	    host && strcmp(host, dir) ? dt_fix_forbidden(host, l, buf, sizeof(buf)) : NULL;
+	for (size_t k = 0; no && k < plan->n; k++)
+		if (plan->fixes[k].ngrants && !strcmp(plan->fixes[k].grants[0], dir)) {
+			char *what = xasprintf("make writable (bwrap maps %s from it)", dir);
+			fix_refused(&plan->fixes[k], what, host, no);
+			free(what);
+		}
+	free(host);
+	return no != NULL;
+}
+
 static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l, long at,
                          const struct strlist *grants, const struct strlist *list, int add_dir)
 {
@@ -932,6 +967,8 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 			plan->no_rewrite = xstrdup(what);
 	} else {
 		for (size_t g = 0; ok && g < grants->n; g++) {
+			if (bwrap_host_forbidden(plan, l, &a, (size_t)at, grants->v[g]))
+				continue;
 			int rc = dt_bwrap_grant(&a, (size_t)at, grants->v[g], what, sizeof(what));
 			for (size_t k = 0; k < plan->n; k++)
 				if (plan->fixes[k].ngrants &&

@@ -123,6 +123,11 @@ void dt_argv_free(struct dt_argv *a);
 long dt_argv_find_bwrap(const char *const *argv, size_t argc);
 long dt_argv_find_codex(const char *const *argv, size_t argc);
 
+/* The host directory the bwrap command line whose program is a->v[at]
+ * shows at dir (through the mount that decides about it), malloc'ed, or
+ * NULL when the command line cannot be read. */
+char *dt_bwrap_host_path(const struct dt_argv *a, size_t at, const char *dir);
+
 /* Makes dir writable in the bwrap command line whose program is
  * a->v[at]: a --ro-bind (or -try) whose destination is dir becomes a
  * --bind; otherwise --bind SRC dir goes right after the last mount whose
