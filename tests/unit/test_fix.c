@@ -476,3 +476,25 @@ Test(fix, a_bind_whose_host_side_is_a_system_directory_is_refused)
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
+
+Test(fix, no_codex_list_is_built_from_a_launch_record_that_is_not_the_launch)
+{
+	struct dt_rootset rs;
+	codex_rootset(&rs); /* its list, /a, read from the ring's record */
+	const char *argv[] = {"codex", "sandbox", "--", "sh"};
+	struct dt_fix_launch l = {argv, 4, 0, "/w", &rs, 1};
+	struct dt_record d = {0};
+	d.err = EROFS;
+	d.op = "open";
+	const struct dt_record *refs[] = {&d};
+	struct dt_fix_problem p = {
+	    DT_CAUSE_ROOT_NOT_GRANTED, root_of(&rs, "/b"), 0, "/b", refs, 1, NULL, 1};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	cr_assert_null(plan.argv, "a -c list built from the program's record");
+	cr_assert_not_null(plan.no_rewrite);
+	cr_assert_not_null(strstr(plan.no_rewrite, "not this launch"), "%s", plan.no_rewrite);
+	cr_assert(plan.fixes[0].claimed);
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}

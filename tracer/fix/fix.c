@@ -1010,6 +1010,13 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	long at = cx >= 0 && (bw < 0 || cx < bw) ? cx : bw;
 	plan->sandbox = at < 0 ? DT_SB_NONE : at == cx ? DT_SB_CODEX : DT_SB_BWRAP;
 	int rerun = argv_rerunnable(l, &plan->no_rewrite);
+	if (rerun && l->rs_claimed && plan->sandbox == DT_SB_CODEX) {
+		/* a -c list replaces the launch's: it would hold the program's roots */
+		plan->no_rewrite = xstrdup("Codex's writable_roots list was read from a launch "
+		                           "record that is not this launch (written by the traced "
+		                           "program), so no -c list is built from it");
+		rerun = 0;
+	}
 
 	/* shown: every grant a fix proposes; applied (and run by --verify):
 	 * those whose root the launch named, not the traced program */

@@ -66,6 +66,9 @@ struct dt_fix_launch {
 	int argv_trunc;
 	const char *cwd;
 	const struct dt_rootset *rs; /* the roots as the report derived them */
+	int rs_claimed;              /* rs read Codex's list from a launch record that is not
+	                              * this launch (the traced program's): no Codex -c is
+	                              * built from it */
 };
 
 struct dt_fix {

@@ -174,8 +174,10 @@ int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char 
 	char **words = rerun_argv(argv, argc);
 	if (!words)
 		return -1;
-	if (!record_is_launch(in, words))
+	if (!record_is_launch(in, words)) {
 		distrust_codex_roots(in);
+		in->l.rs_claimed = 1;
+	}
 	free(in->argv);
 	in->argv = words;
 	in->l.argv = (const char *const *)words;
