@@ -332,8 +332,10 @@ Test(fix_verify, answering_yes_on_a_terminal_runs_the_fixed_launch_once)
 }
 
 /* What a hostile worker can do to the ring it writes: hide the real launch
- * record (zero slot 0's sequence word) and append its own, of argv in cwd. */
-static void forge_launch_argv(const char *ring, const char *const *argv, const char *cwd)
+ * record (zero slot 0's sequence word) and append its own, of argv in cwd
+ * with the environment entries env (may be NULL). */
+static void forge_launch_env(const char *ring, const char *const *argv, const char *cwd,
+                             const char *const *env)
 {
 	struct dtt_ring w;
 	cr_assert_eq(dtt_ring_open(&w, ring), 0);
@@ -346,8 +348,15 @@ static void forge_launch_argv(const char *ring, const char *const *argv, const c
 	dtt_ring_begin(&w, DT_REC_LAUNCH, 100, "denytrace");
 	dt_put(&w.b, DT_T_ARGV, words, (uint32_t)(n - 1));
 	dt_put_str(&w.b, DT_T_CWD, cwd);
+	for (size_t i = 0; env && env[i]; i++)
+		dt_put_str(&w.b, DT_T_ENV, env[i]);
 	cr_assert_eq(dtt_ring_commit(&w), 0);
 	dtt_ring_close(&w);
+}
+
+static void forge_launch_argv(const char *ring, const char *const *argv, const char *cwd)
+{
+	forge_launch_env(ring, argv, cwd, NULL);
 }
 
 /* ... whose bwrap makes the whole host writable and creates marker. */
@@ -447,6 +456,32 @@ Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_n
 	cr_expect(ran == NULL || strstr(ran, wide) == NULL, "the claimed root was bound:\n%s", out);
 	cr_expect(strstr(out, "named by the traced program"), "%s", out);
 	cr_expect_null(strstr(out, "verified: fixed"), "%s", out);
+	dtt_free(&r);
+}
+
+/* The same words as the real launch, and an environment of the worker's
+ * choosing that names the board as Hermes' root. */
+Test(fix_verify, a_forged_launch_environment_names_no_root_verify_applies)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *argv[] = {"bwrap", "--ro-bind", "/",       "/",      "--bind",
+	                      w.work,  w.work,      "--dev",   "/dev",   "--chdir",
+	                      w.work,  "--",        "/bin/sh", w.worker, NULL};
+	char db[PATH_MAX + 32];
+	snprintf(db, sizeof(db), "HERMES_KANBAN_DB=%s/kanban.db", w.board);
+	const char *env[] = {db, NULL};
+	forge_launch_env(r.ring, argv, w.work, env);
+	const char *args[] = {"--verify", "--yes", r.ring, NULL};
+	fix(args);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s ", w.board, w.board);
+	const char *ran = strstr(out, "runs your command again");
+	cr_expect(ran == NULL || strstr(ran, bind) == NULL, "the claimed root was bound:\n%s", out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
 	dtt_free(&r);
 }
 

@@ -634,7 +634,7 @@ static int fix_trust(const struct fix_opts *o, const struct dt_report *r, struct
 	if (o->cmd) {
 		if (!getcwd(cwd, cwdcap))
 			snprintf(cwd, cwdcap, ".");
-		return dt_fix_inputs_trust(in, o->cmd, cwd, 0, "the command after --");
+		return dt_fix_inputs_trust(in, o->cmd, NULL, cwd, 0, "the command after --");
 	}
 	if (dt_launchfile_find(o->rings[0], lf, lwhy, sizeof(lwhy)) < 0) {
 		snprintf(why, cap,
@@ -654,8 +654,8 @@ static int fix_trust(const struct fix_opts *o, const struct dt_report *r, struct
 		return 0;
 	}
 	snprintf(why, cap, "denytrace's launch file %s", lf->path);
-	return dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->cwd, !strcmp(lf->via, "codex"),
-	                           why);
+	return dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->env, lf->cwd,
+	                           !strcmp(lf->via, "codex"), why);
 }
 
 int cmd_fix(int argc, char **argv)

@@ -144,29 +144,48 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 	return 0;
 }
 
-/* Does the ring's launch record say what words (the trusted launch) say? */
-static int record_is_launch(const struct dt_fix_inputs *in, char *const *words)
+/* Are the NULL-terminated a and b the same words? */
+static int same_words(const char *const *a, const char *const *b)
 {
 	size_t n = 0;
-	if (!in->argv)
-		return 0;
-	for (; words[n] && in->argv[n]; n++)
-		if (strcmp(words[n], in->argv[n]))
+	for (; a[n] && b[n]; n++)
+		if (strcmp(a[n], b[n]))
 			return 0;
-	return !words[n] && !in->argv[n];
+	return !a[n] && !b[n];
 }
 
-/* Codex's roots are read from the ring's launch record; when that is not
- * the launch the user made, the traced program wrote them. */
-static void distrust_codex_roots(struct dt_fix_inputs *in)
+/* Does the ring's launch record say what the trusted launch says: its
+ * words and, when known (env not NULL), the environment it records? */
+static int record_is_launch(const struct dt_fix_inputs *in, char *const *words,
+                            const char *const *env)
 {
-	for (size_t i = 0; i < in->n; i++)
-		if (in->p[i].root && in->p[i].root->kind == DT_ROOT_CODEX)
-			in->p[i].claimed = 1;
+	if (!in->argv || !same_words((const char *const *)words, (const char *const *)in->argv))
+		return 0;
+	if (!env)
+		return 1;
+	const char **rec = calloc(in->launch->nenv + 1, sizeof(*rec));
+	for (size_t i = 0; rec && i < in->launch->nenv; i++)
+		rec[i] = in->launch->env[i];
+	int same = rec && same_words(env, rec);
+	free(rec);
+	return same;
 }
 
-int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *cwd, int via_codex,
-                        const char *source)
+/* Codex's roots are read from the ring's launch record, Hermes' and
+ * hcom's from the environments it and the processes record; when the
+ * record is not the launch the user made, the traced program wrote them. */
+static void distrust_record_roots(struct dt_fix_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const struct dt_root *r = in->p[i].root;
+		if (r && (r->kind == DT_ROOT_CODEX || r->kind == DT_ROOT_HERMES ||
+		          r->kind == DT_ROOT_HCOM))
+			in->p[i].claimed = 1;
+	}
+}
+
+int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *const *env,
+                        const char *cwd, int via_codex, const char *source)
 {
 	size_t argc = 0;
 	while (argv[argc])
@@ -174,8 +193,8 @@ int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char 
 	char **words = rerun_argv(argv, argc);
 	if (!words)
 		return -1;
-	if (!record_is_launch(in, words)) {
-		distrust_codex_roots(in);
+	if (!record_is_launch(in, words, env)) {
+		distrust_record_roots(in);
 		in->l.rs_claimed = 1;
 	}
 	free(in->argv);

@@ -44,11 +44,12 @@ struct dt_fix_inputs {
 int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
 /* The launch to fix and run is argv (NULL-terminated, borrowed: it must
  * outlive in) in cwd, which the user made; source says where it is from.
- * When the ring's launch record says otherwise, the Codex roots read from
- * it are the traced program's claim (problems' claimed). Returns 0, or -1
- * when out of memory. */
-int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *cwd, int via_codex,
-                        const char *source);
+ * env: the environment entries its launch file keeps (NULL: not known).
+ * When the ring's launch record says otherwise, the Codex, Hermes and hcom
+ * roots read from the ring are the traced program's claim (problems'
+ * claimed). Returns 0, or -1 when out of memory. */
+int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *const *env,
+                        const char *cwd, int via_codex, const char *source);
 /* The root of rs the sandbox made writable that path lies in (the traced
  * command could write it), or NULL. A command run with no sandbox had the
  * user's own rights, and the ring cannot tell more. */

@@ -129,6 +129,33 @@ static void put_word_redacted(FILE *f, const char *w, int *expect)
 	free(out);
 }
 
+/* The count, then each entry as the ring's launch record keeps it (a
+ * secret-named one dropped). */
+static void put_env_redacted(FILE *f, char *const *env)
+{
+	char *kept = NULL;
+	size_t len = 0, n = 0;
+	FILE *m = open_memstream(&kept, &len);
+	for (size_t i = 0; m && env && env[i]; i++) {
+		size_t el = strlen(env[i]), cap = 2 * el + 64;
+		char *buf = malloc(cap);
+		size_t need = buf ? dt_redact_env(env[i], el, buf, cap) : 0;
+		if (need && need <= cap) {
+			fwrite(buf, 1, need, m);
+			fputc(0, m);
+			n++;
+		}
+		free(buf);
+	}
+	if (m && fclose(m) == 0) {
+		fprintf(f, "%zu%c", n, 0);
+		fwrite(kept, 1, len, f);
+	} else {
+		fprintf(f, "0%c", 0);
+	}
+	free(kept);
+}
+
 static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 {
 	char *buf = NULL, h[2 * DT_RUN_ID_LEN + 1];
@@ -145,6 +172,7 @@ static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 	int expect = 0;
 	for (size_t i = 0; i < argc; i++)
 		put_word_redacted(f, li->argv[i], &expect);
+	put_env_redacted(f, li->env);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
@@ -177,6 +205,20 @@ int dt_launchfile_write(const struct dt_launch_info *li, char *why, size_t whyca
 	return 0;
 }
 
+/* n more strings of lf->buf from *at into v (*nv of them). Returns 0, or
+ * -1 when the file ends first. */
+static int launch_strings(const struct dt_launchfile *lf, size_t len, size_t *at, const char **v,
+                          size_t n, size_t *nv)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (*at >= len)
+			return -1;
+		v[(*nv)++] = lf->buf + *at;
+		*at += strnlen(lf->buf + *at, len - *at) + 1;
+	}
+	return 0;
+}
+
 /* The file's NUL-terminated strings, in order, into lf. Returns 0, or -1
  * when it is not a launch file of this format. */
 static int launch_parse(struct dt_launchfile *lf, size_t len, const char *idhex, uint64_t dev,
@@ -203,15 +245,18 @@ static int launch_parse(struct dt_launchfile *lf, size_t len, const char *idhex,
 	lf->via = f[5];
 	lf->cwd = f[6];
 	lf->argv = calloc(argc + 1, sizeof(*lf->argv));
-	for (size_t i = 0; lf->argv && i < argc; i++) {
-		if (at >= len) {
-			snprintf(why, cap, "%s is cut short", lf->path);
-			return -1;
-		}
-		lf->argv[lf->argc++] = lf->buf + at;
-		at += strnlen(lf->buf + at, len - at) + 1;
+	if (!lf->argv || launch_strings(lf, len, &at, lf->argv, argc, &lf->argc) < 0) {
+		snprintf(why, cap, "%s is cut short", lf->path);
+		return -1;
 	}
-	return lf->argv && at <= len ? 0 : -1;
+	unsigned long long nenv = at < len ? strtoull(lf->buf + at, &end, 10) : len;
+	at += at < len ? strnlen(lf->buf + at, len - at) + 1 : 0;
+	lf->env = nenv < len ? calloc(nenv + 1, sizeof(*lf->env)) : NULL;
+	if (!lf->env || launch_strings(lf, len, &at, lf->env, nenv, &lf->nenv) < 0) {
+		snprintf(why, cap, "%s is cut short", lf->path);
+		return -1;
+	}
+	return 0;
 }
 
 /* Reads the launch file name under dfd into lf->buf: a regular file of
@@ -289,10 +334,10 @@ int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *wh
 	long len = launch_read(dfd, name, lf, why, cap);
 	close(dfd);
 	if (len < 0 || launch_parse(lf, (size_t)len, idhex, dev, ino, why, cap) < 0) {
-		free(lf->buf);
-		free(lf->argv);
-		lf->buf = NULL;
-		lf->argv = NULL;
+		char keep[PATH_MAX];
+		memcpy(keep, lf->path, sizeof(keep));
+		dt_launchfile_free(lf);
+		memcpy(lf->path, keep, sizeof(keep));
 		return -1;
 	}
 	return 0;
@@ -302,6 +347,7 @@ void dt_launchfile_free(struct dt_launchfile *lf)
 {
 	free(lf->buf);
 	free(lf->argv);
+	free(lf->env);
 	memset(lf, 0, sizeof(*lf));
 }
 

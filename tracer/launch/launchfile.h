@@ -17,7 +17,9 @@
  * Format: NUL-terminated strings, "denytrace-launch", "1" (the format's
  * version), the run id in hex, the ring's device and inode in decimal,
  * "run" or "codex" (the subcommand that launched it), the directory, the
- * number of argv words, then the words (secrets redacted as in the ring).
+ * number of argv words, then the words, the number of environment entries,
+ * then the entries (those the ring's launch record keeps; secrets redacted
+ * as in the ring).
  */
 #ifndef DENYTRACE_LAUNCHFILE_H
 #define DENYTRACE_LAUNCHFILE_H
@@ -35,6 +37,7 @@ struct dt_launch_info {
 	const char *via;       /* "run" or "codex" */
 	const char *cwd;
 	char *const *argv; /* NULL-terminated */
+	char *const *env;  /* the entries the ring's launch record keeps, NULL-terminated */
 };
 
 /* The directory launch files go to, without creating it. Returns 0, or
@@ -53,6 +56,8 @@ struct dt_launchfile {
 	const char *via, *cwd;
 	const char **argv; /* NULL-terminated */
 	size_t argc;
+	const char **env; /* as the ring's launch record keeps them, NULL-terminated */
+	size_t nenv;
 };
 
 /* The launch file of the ring at ring_path: one of the caller's own, in

@@ -677,8 +677,21 @@ static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_r
 	char cwd[PATH_MAX], why[PATH_MAX + 128];
 	if (!memcmp(rr->run_id, none, sizeof(none)) || !getcwd(cwd, sizeof(cwd)))
 		return;
-	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino, o->cmd, cwd, cmd};
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 1, sizeof(*env));
+	if (!env)
+		return;
+	/* the entries the launch record keeps, for fix to compare with it */
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), o->env_extra))
+			env[k++] = *e;
+	}
+	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino, o->cmd, cwd, cmd, env};
 	dt_launchfile_write(&li, why, sizeof(why));
+	free(env);
 }
 
 int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
