@@ -119,7 +119,14 @@ struct dt_ring_header {
 	uint64_t nslots;      /* number of slots, a power of two */
 	uint64_t created_ns;  /* CLOCK_REALTIME when created */
 	uint64_t creator_pid; /* the launcher */
-	uint8_t pad0[64 - 40];
+	/* Random, chosen by the launcher for this run: names its launch file
+	 * (tracer/launch/launchfile.h), the record of what it launched that
+	 * fix --verify may run again. Added within version 3 in what was
+	 * padding, so every earlier ring reads as all zero, "no launch file",
+	 * which is the truth for them: no reader needs a new version to read
+	 * it right, and older readers lose nothing by ignoring it. */
+	uint8_t run_id[16];
+	uint8_t pad0[64 - 56];
 	/* Own cache line: every writer touches it. */
 	uint64_t head; /* atomic: next absolute position to reserve */
 	uint8_t pad1[56];

@@ -21,6 +21,11 @@ if [ -n "${DT_SUITES:-}" ]; then
 	SUITES=("${chosen[@]}")
 fi
 export DT_BUILD=$BUILD
+# denytrace run writes a launch file per run: into a directory of the
+# suites' own, not the home of whoever runs them
+XDG_STATE_HOME=$(mktemp -d) || exit 2
+export XDG_STATE_HOME
+trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 cd "$(dirname "$0")/.." || exit 2
 results=$BUILD/test-results
 rm -rf "$results"

@@ -329,15 +329,9 @@ void dtt_cli(struct dtt_cli *c, const char *const *args)
 	dtt_cli_as(c, -1, args);
 }
 
-int dtt_ring_create(struct dtt_ring *w, const char *path, uint64_t size)
+/* Maps the ring open on fd (closed here) for writing. */
+static int dtt_ring_map(struct dtt_ring *w, int fd)
 {
-	char err[512];
-	memset(w, 0, sizeof(*w));
-	int fd = dt_ringfile_create(path, size ? size : DT_RING_MIN_SIZE, 0, err, sizeof(err));
-	if (fd < 0) {
-		fprintf(stderr, "testlib: %s\n", err);
-		return -1;
-	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		close(fd);
@@ -349,6 +343,25 @@ int dtt_ring_create(struct dtt_ring *w, const char *path, uint64_t size)
 	if (w->map == MAP_FAILED || dt_ring_attach(&w->r, w->map, w->len) != 0)
 		return -1;
 	return 0;
+}
+
+int dtt_ring_create(struct dtt_ring *w, const char *path, uint64_t size)
+{
+	char err[512];
+	memset(w, 0, sizeof(*w));
+	int fd = dt_ringfile_create(path, size ? size : DT_RING_MIN_SIZE, 0, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "testlib: %s\n", err);
+		return -1;
+	}
+	return dtt_ring_map(w, fd);
+}
+
+int dtt_ring_open(struct dtt_ring *w, const char *path)
+{
+	memset(w, 0, sizeof(*w));
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -1 : dtt_ring_map(w, fd);
 }
 
 void dtt_ring_begin(struct dtt_ring *w, int type, long pid, const char *comm)

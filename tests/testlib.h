@@ -72,6 +72,9 @@ struct dtt_ring {
 };
 /* Creates path as a ring of size bytes (0: the minimum). Returns 0 or -1. */
 int dtt_ring_create(struct dtt_ring *w, const char *path, uint64_t size);
+/* Maps an existing ring for writing, as a traced program can: its header,
+ * slots and records are the test's to rewrite. Returns 0 or -1. */
+int dtt_ring_open(struct dtt_ring *w, const char *path);
 /* Starts a record of type with the common fields (times, pid, comm). */
 void dtt_ring_begin(struct dtt_ring *w, int type, long pid, const char *comm);
 /* Publishes the record built since dtt_ring_begin. Returns 0 or -1. */

@@ -7,10 +7,13 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "recfmt.h"
@@ -90,16 +93,23 @@ static void record_bwrap(struct world *w, struct dtt_run *r)
 	cr_assert_neq(r->status, 0, "the worker wrote its board: %s", r->out);
 }
 
-/* denytrace fix ARGS... (through sh, with stdin from /dev/null). */
-static int fix(const char *const *args)
+/* denytrace fix ARGS... (through sh, with stdin from /dev/null, and the
+ * redirections redir). */
+static int fix_redirected(const char *const *args, const char *redir)
 {
 	char cmd[8192];
 	size_t n = (size_t)snprintf(cmd, sizeof(cmd), "exec '%s' fix", dt());
 	for (size_t i = 0; args[i]; i++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
-	snprintf(cmd + n, sizeof(cmd) - n, " </dev/null");
+	snprintf(cmd + n, sizeof(cmd) - n, " </dev/null %s", redir);
 	const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
 	return dtt_system(out, sizeof(out), argv, NULL);
+}
+
+/* denytrace fix ARGS..., its standard output and error into out. */
+static int fix(const char *const *args)
+{
+	return fix_redirected(args, "");
 }
 
 Test(fix_verify, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its_refusals_gone)
@@ -215,6 +225,489 @@ Test(fix_verify, verify_without_yes_and_no_terminal_runs_nothing_and_exits_2)
 	dtt_free(&r);
 }
 
+/* Reads the pseudo-terminal's master into log until needle shows (NULL:
+ * until the other side is gone) or 30 s pass. Returns 1 when seen. */
+static int pty_read_until(int master, char *log, size_t cap, size_t *len, const char *needle)
+{
+	for (;;) {
+		if (needle && strstr(log, needle))
+			return 1;
+		struct pollfd p = {master, POLLIN, 0};
+		if (poll(&p, 1, 30000) <= 0)
+			return 0;
+		ssize_t n = read(master, log + *len, cap - 1 - *len);
+		if (n <= 0)
+			return needle == NULL; /* EIO: the last holder of the slave closed it */
+		*len += (size_t)n;
+		log[*len] = 0;
+	}
+}
+
+/* denytrace fix ARGS... on a real terminal: answer is typed once the
+ * question shows. Returns the exit status (128+N for signal N); what the
+ * terminal showed goes to log. */
+static int fix_on_pty(const char *answer, const char *const *args, char *log, size_t cap)
+{
+	const char *argv[32] = {dt(), "fix"};
+	size_t n = 2;
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	int master;
+	pid_t pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert_geq(pid, 0, "forkpty: %s", strerror(errno));
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(126);
+	}
+	size_t len = 0;
+	log[0] = 0;
+	int asked = pty_read_until(master, log, cap, &len, "[y/N] ");
+	if (asked)
+		cr_assert_eq(write(master, answer, strlen(answer)), (ssize_t)strlen(answer));
+	pty_read_until(master, log, cap, &len, NULL);
+	close(master);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	cr_assert(asked, "fix --verify did not ask:\n%s", log);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* n, no, Enter, end of input (^D) and ^C, each on a real terminal */
+static void expect_declined(const char *answer, const char *name)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	static char log[1 << 16];
+	const char *args[] = {"--verify", "--root", w.board, r.ring, NULL};
+	int st = fix_on_pty(answer, args, log, sizeof(log));
+	cr_expect_eq(st, 7, "answer %s: exit %d, not 7 (declined):\n%s", name, st, log);
+	cr_expect_eq(lines_in(w.runs), 1, "answer %s ran the worker again:\n%s", name, log);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_neq(access(status, F_OK), 0, "answer %s wrote the board", name);
+	dtt_free(&r);
+}
+
+Test(fix_verify, answering_n_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("n\n", "n");
+}
+
+Test(fix_verify, answering_no_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("no\n", "no");
+}
+
+Test(fix_verify, pressing_enter_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("\n", "Enter");
+}
+
+Test(fix_verify, end_of_input_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("\x04", "^D");
+}
+
+Test(fix_verify, ctrl_c_on_a_terminal_runs_nothing_and_exits_7)
+{
+	expect_declined("\x03", "^C");
+}
+
+Test(fix_verify, answering_yes_on_a_terminal_runs_the_fixed_launch_once)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	static char log[1 << 16];
+	const char *args[] = {"--verify", "--root", w.board, r.ring, NULL};
+	int st = fix_on_pty("yes\n", args, log, sizeof(log));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, log);
+	cr_expect_eq(lines_in(w.runs), 2, "yes did not run the worker once:\n%s", log);
+	dtt_free(&r);
+}
+
+/* What a hostile worker can do to the ring it writes: hide the real launch
+ * record (zero slot 0's sequence word) and append its own, of argv in cwd
+ * with the environment entries env (may be NULL). */
+static void forge_launch_env(const char *ring, const char *const *argv, const char *cwd,
+                             const char *const *env)
+{
+	struct dtt_ring w;
+	cr_assert_eq(dtt_ring_open(&w, ring), 0);
+	uint64_t *seq0 = (uint64_t *)((char *)w.map + DT_RING_HEADER_SIZE);
+	__atomic_store_n(seq0, 0, __ATOMIC_RELEASE);
+	char words[2 * PATH_MAX + 256];
+	size_t n = 0;
+	for (size_t i = 0; argv[i]; i++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s", argv[i]) + 1;
+	dtt_ring_begin(&w, DT_REC_LAUNCH, 100, "denytrace");
+	dt_put(&w.b, DT_T_ARGV, words, (uint32_t)(n - 1));
+	dt_put_str(&w.b, DT_T_CWD, cwd);
+	for (size_t i = 0; env && env[i]; i++)
+		dt_put_str(&w.b, DT_T_ENV, env[i]);
+	cr_assert_eq(dtt_ring_commit(&w), 0);
+	dtt_ring_close(&w);
+}
+
+static void forge_launch_argv(const char *ring, const char *const *argv, const char *cwd)
+{
+	forge_launch_env(ring, argv, cwd, NULL);
+}
+
+/* ... whose bwrap makes the whole host writable and creates marker. */
+static void forge_launch(const char *ring, const char *marker)
+{
+	char script[PATH_MAX + 16];
+	snprintf(script, sizeof(script), "touch %s", marker);
+	const char *argv[] = {"bwrap", "--bind",  "/",  "/",    "--dev", "/dev",
+	                      "--",    "/bin/sh", "-c", script, NULL};
+	forge_launch_argv(ring, argv, dtt_tmpdir());
+}
+
+/* The launch file goes to $XDG_STATE_HOME/denytrace/launches: the test's
+ * own directory, outside what the worker's sandbox makes writable. */
+static void private_state(struct world *w)
+{
+	char state[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w->top);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+}
+
+Test(fix_verify, a_forged_launch_record_is_never_run_and_the_launch_file_is)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char marker[PATH_MAX + 16];
+	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
+	forge_launch(r.ring, marker);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_neq(access(marker, F_OK), 0, "the forged launch ran:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 2, "the user's launch did not run once more:\n%s", out);
+	cr_expect(strstr(out, "launch: denytrace's launch file "), "%s", out);
+	dtt_free(&r);
+}
+
+/* Without a launch file (HOME elsewhere when fix runs) the ring's record
+ * is all there is: shown as the claim it is, never run, once or soaked. */
+static void expect_claim_not_run(const char *runs)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char marker[PATH_MAX + 16], other[PATH_MAX + 16];
+	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
+	snprintf(other, sizeof(other), "%s/elsewhere", w.top);
+	forge_launch(r.ring, marker);
+	cr_assert_eq(setenv("XDG_STATE_HOME", other, 1), 0);
+	const char *once[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	const char *soak[] = {"--verify", "--yes", "--runs", runs, "--root", w.board, r.ring, NULL};
+	int st = fix(runs ? soak : once);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	cr_expect_neq(access(marker, F_OK), 0, "the forged launch ran:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 1, "something ran:\n%s", out);
+	cr_expect(strstr(out, "would run") && strstr(out, "touch ") && strstr(out, "claim") &&
+	              strstr(out, " -- COMMAND"),
+	          "it does not show the claim and ask for the command:\n%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, without_a_launch_file_a_forged_launch_record_is_shown_and_not_run)
+{
+	expect_claim_not_run(NULL);
+}
+
+Test(fix_verify, without_a_launch_file_runs_soaks_nothing_of_a_forged_launch_record)
+{
+	expect_claim_not_run("3");
+}
+
+/* A forged Codex launch names the board as a root of its own choosing, so
+ * that the fix for the real launch would grant it. */
+Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_never_applied)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char list[PATH_MAX + 64];
+	snprintf(list, sizeof(list), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.board);
+	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
+	                      "-c",    list,      "--", "sh",
+	                      NULL};
+	forge_launch_argv(r.ring, argv, w.work);
+	const char *args[] = {"--verify", "--yes", r.ring, NULL};
+	fix(args);
+	char wide[2 * PATH_MAX + 16];
+	snprintf(wide, sizeof(wide), "--bind %s %s ", w.board, w.board);
+	const char *ran = strstr(out, "runs your command again");
+	cr_expect(ran == NULL || strstr(ran, wide) == NULL, "the claimed root was bound:\n%s", out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	cr_expect_null(strstr(out, "verified: fixed"), "%s", out);
+	dtt_free(&r);
+}
+
+/* The same words as the real launch, and an environment of the worker's
+ * choosing that names the board as Hermes' root. */
+Test(fix_verify, a_forged_launch_environment_names_no_root_verify_applies)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *argv[] = {"bwrap", "--ro-bind", "/",       "/",      "--bind",
+	                      w.work,  w.work,      "--dev",   "/dev",   "--chdir",
+	                      w.work,  "--",        "/bin/sh", w.worker, NULL};
+	char db[PATH_MAX + 32];
+	snprintf(db, sizeof(db), "HERMES_KANBAN_DB=%s/kanban.db", w.board);
+	const char *env[] = {db, NULL};
+	forge_launch_env(r.ring, argv, w.work, env);
+	const char *args[] = {"--verify", "--yes", r.ring, NULL};
+	fix(args);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s ", w.board, w.board);
+	const char *ran = strstr(out, "runs your command again");
+	cr_expect(ran == NULL || strstr(ran, bind) == NULL, "the claimed root was bound:\n%s", out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_record)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char marker[PATH_MAX + 16];
+	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
+	forge_launch(r.ring, marker);
+	const char *args[] = {"--verify",  "--yes", "--root",  w.board,  r.ring, "--",   "bwrap",
+	                      "--ro-bind", "/",     "/",       "--bind", w.work, w.work, "--dev",
+	                      "/dev",      "--",    "/bin/sh", w.worker, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_neq(access(marker, F_OK), 0, "the forged launch ran:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 2, "the given command did not run:\n%s", out);
+	cr_expect(strstr(out, "verified: fixed: 0 refusals (was 1)"), "%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_launch_file_the_sandbox_could_write_is_not_trusted)
+{
+	struct world w;
+	make_world(&w, 1);
+	char state[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w.work); /* bound writable */
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 8, "exit %d, not 8:\n%s", st, out);
+	cr_expect(strstr(out, "which the command could write"), "%s", out);
+	cr_expect_eq(lines_in(w.runs), 1, "it ran:\n%s", out);
+	dtt_free(&r);
+}
+
+/* A worker in bwrap with only its workspace writable, which names its own
+ * board root inside the sandbox (the launch's environment has none) and
+ * fails to write it. */
+static void record_self_named(struct world *w, struct dtt_run *r, const char *db)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	char script[2 * PATH_MAX + 64];
+	snprintf(script, sizeof(script),
+	         "HERMES_KANBAN_DB=%s sh -c 'echo x > \"$HERMES_KANBAN_DB\"'", db);
+	const char *argv[] = {"bwrap",   "--ro-bind", "/",    "/",       "--bind", w->work,
+	                      w->work,   "--dev",     "/dev", "--chdir", w->work,  "--",
+	                      "/bin/sh", "-c",        script, NULL};
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->work), 0);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+}
+
+/* fix --format json into a file, read back by Python: prints the result
+ * of expr over the JSON j. */
+static void fix_json_query(const char *dir, const char *const *args, const char *expr, char *res,
+                           size_t cap)
+{
+	const char *a[16] = {"--format", "json"};
+	size_t n = 2;
+	for (size_t i = 0; args[i]; i++)
+		a[n++] = args[i];
+	a[n] = NULL;
+	int st = fix_redirected(a, "2>/dev/null"); /* a re-run's output goes to stderr */
+	cr_assert(st == 0 || st == 1, "exit %d:\n%s", st, out);
+	char path[PATH_MAX + 16], code[1024];
+	snprintf(path, sizeof(path), "%s/fix.json", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(out, f);
+	fclose(f);
+	snprintf(code, sizeof(code),
+	         "import json, sys\nj = json.load(open(sys.argv[1]))\nprint(%s)\n", expr);
+	const char *py[] = {"/usr/bin/python3", "-c", code, path, NULL};
+	cr_assert_eq(dtt_system(res, cap, py, NULL), 0, "%s", res);
+}
+
+Test(fix_verify, a_board_the_worker_names_at_slash_gets_no_bind_of_slash)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_self_named(&w, &r, "/kanban.db");
+	const char *args[] = {r.ring, NULL};
+	cr_assert_eq(fix(args), 0, "%s", out);
+	cr_expect_null(strstr(out, "--bind / /"), "it proposes binding /:\n%s", out);
+	cr_expect(strstr(out, "it is /, the whole file system"), "it does not say why:\n%s", out);
+	char res[4096];
+	fix_json_query(w.top, args, "sorted({g for f in j['fixes'] for g in f['grants']})", res,
+	               sizeof(res));
+	cr_expect_str_eq(res, "[]\n", "grants: %s", res);
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_board_the_worker_names_in_etc_gets_no_grant_of_etc)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_self_named(&w, &r, "/etc/kanban.db");
+	const char *args[] = {r.ring, NULL};
+	char res[4096];
+	fix_json_query(w.top, args,
+	               "[(f['root'], f['kind'], f['grants'], f['copy']) for f in j['fixes']]", res,
+	               sizeof(res));
+	cr_expect(strstr(res, "('/etc', 'none', [], [])"), "a fix for /etc: %s", res);
+	cr_expect_null(strstr(out, "--bind /etc"), "%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_root_the_worker_names_for_itself_is_shown_and_never_applied_by_verify)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	char db[PATH_MAX + 16];
+	snprintf(db, sizeof(db), "%s/kanban.db", w.board);
+	struct dtt_run r;
+	record_self_named(&w, &r, db);
+	const char *args[] = {"--verify", "--yes", r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	cr_expect(strstr(out, "verified: cannot verify (its root is named by the traced program"),
+	          "%s", out);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s", w.board, w.board);
+	cr_expect(strstr(out, bind), "the fix is not shown:\n%s", out);
+	cr_expect_neq(access(db, F_OK), 0, "the re-run was given the worker's own root");
+	dtt_free(&r);
+}
+
+/* uid 65534 creating /etc/worker and /root/.bashrc: mode bits refuse it */
+Test(fix_verify, a_worker_of_another_uid_failing_in_etc_and_root_gets_no_chown_of_either)
+{
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs root and setpriv to run a worker as uid 65534");
+	struct world w;
+	make_world(&w, 1);
+	const char *argv[] = {"setpriv",
+	                      "--reuid=65534",
+	                      "--regid=65534",
+	                      "--clear-groups",
+	                      "--",
+	                      "sh",
+	                      "-c",
+	                      "touch /etc/worker; echo x > /root/.bashrc",
+	                      NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	const char *args[] = {r.ring, NULL};
+	cr_assert_eq(fix(args), 0, "%s", out);
+	cr_expect_neq(strstr(out, "2 problems"), NULL, "%s", out);
+	cr_expect_null(strstr(out, "chown 65534 /etc"), "%s", out);
+	cr_expect_null(strstr(out, "chown 65534 /root"), "%s", out);
+	cr_expect_null(strstr(out, "uid 0"), "it says to run as root:\n%s", out);
+	cr_expect_null(strstr(out, "chmod"), "%s", out);
+	dtt_free(&r);
+}
+
+/* Issue 33, item 8: a worker that, once it can write its board, writes
+ * somewhere else the sandbox keeps read-only. */
+static void record_bwrap_new_refusal(struct world *w, struct dtt_run *r)
+{
+	FILE *f = fopen(w->worker, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "#!/bin/sh\n"
+	        "echo run >> %s/runs\n"
+	        "echo done > %s/status || exit 1\n"
+	        "echo x > %s/elsewhere 2>/dev/null\n"
+	        "exit 0\n",
+	        w->work, w->board, w->top);
+	fclose(f);
+	record_bwrap(w, r);
+}
+
+Test(fix_verify, new_refusals_in_the_verified_run_are_reported_and_count_against_fixed)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap_new_refusal(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 1, "exit %d, not 1 (not fixed):\n%s", st, out);
+	cr_expect_null(strstr(out, "verified: fixed"), "it says fixed:\n%s", out);
+	cr_expect(strstr(out, "new refusals in the verified run: 1"), "%s", out);
+	char res[4096], elsewhere[PATH_MAX + 16];
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", w.top);
+	const char *json[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	fix_json_query(w.top, json,
+	               "(j['verified']['new_refusals'], [n['path'] for n in j['verified']['new']], "
+	               "[f['verify']['state'] for f in j['fixes']])",
+	               res, sizeof(res));
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof(want), "(1, ['%s'], ['not-fixed'])\n", elsewhere);
+	cr_expect_str_eq(res, want);
+	dtt_free(&r);
+}
+
+Test(fix_verify, runs_counts_fixed_runs_with_new_refusals_against_fixed)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap_new_refusal(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--runs", "3", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_eq(st, 1, "exit %d, not 1 (not fixed):\n%s", st, out);
+	cr_expect_null(strstr(out, "verified: fixed"), "it says fixed:\n%s", out);
+	cr_expect(strstr(out, "in 3 of 3 fixed runs"), "%s", out);
+	dtt_free(&r);
+}
+
 /* A ring written record by record: a launch of argv (NULL: none) and one
  * refusal of path with EROFS. */
 static const char *hand_ring(const char *name, const char *const *argv, const char *path)
@@ -256,7 +749,9 @@ Test(fix_verify, a_launch_whose_command_is_not_found_exits_127_and_runs_nothing)
 {
 	const char *argv[] = {"/nonexistent/bwrap", "--ro-bind", "/", "/", "sh", NULL};
 	const char *ring = hand_ring("notfound.ring", argv, "/srv/board/kanban.db");
-	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
+	/* given after --: a ring's own record is never run */
+	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring,    "--",
+	                      argv[0],    argv[1], argv[2],  argv[3],      argv[4], NULL};
 	cr_expect_eq(fix(args), 127, "%s", out);
 	cr_expect(strstr(out, "not found") && strstr(out, "nothing was run"), "%s", out);
 	char after[PATH_MAX + 16];
@@ -268,7 +763,9 @@ Test(fix_verify, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_not
 {
 	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--frobnicate", "x", "sh", NULL};
 	const char *ring = hand_ring("unparsable.ring", argv, "/srv/board/kanban.db");
-	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring, NULL};
+	const char *args[] = {"--verify", "--yes", "--root", "/srv/board", ring,
+	                      "--",       argv[0], argv[1],  argv[2],      argv[3],
+	                      argv[4],    argv[5], argv[6],  NULL};
 	cr_expect_eq(fix(args), 4, "%s", out);
 	cr_expect(strstr(out, "--frobnicate"), "%s", out);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fix.h"
 #include "roots.h"
@@ -209,18 +210,28 @@ static struct dt_record mode_refusal(uint32_t pmode, uint32_t puid, uint32_t pgi
 	return d;
 }
 
-static struct dt_fix_plan mode_plan(const struct dt_record *d, struct dt_rootset *rs)
+/* The plan for a file-permissions refusal under root (NULL: no expected
+ * root), launched from /work. */
+static struct dt_fix_plan mode_plan_in(const struct dt_record *d, struct dt_rootset *rs,
+                                       const char *root)
 {
 	static const struct dt_record *refs[1];
 	static struct dt_fix_problem p;
+	static struct dt_root r;
 	const char *argv[] = {"python3", "w.py"};
-	struct dt_fix_launch l = {argv, 2, 0, "/", rs};
+	struct dt_fix_launch l = {argv, 2, 0, "/work", rs};
 	refs[0] = d;
+	r = (struct dt_root){.path = (char *)root, .kind = DT_ROOT_EXPLICIT, .granted = -1};
 	p = (struct dt_fix_problem){
-	    DT_CAUSE_FILE_PERMISSIONS, NULL, -1, "/srv/board", refs, 1, NULL};
+	    DT_CAUSE_FILE_PERMISSIONS, root ? &r : NULL, -1, "/srv/board", refs, 1, NULL, 0};
 	struct dt_fix_plan plan;
 	dt_fix_plan_build(&p, 1, &l, &plan);
 	return plan;
+}
+
+static struct dt_fix_plan mode_plan(const struct dt_record *d, struct dt_rootset *rs)
+{
+	return mode_plan_in(d, rs, "/srv/board");
 }
 
 Test(fix, a_mode_fix_adds_only_the_missing_bits_of_the_class_the_process_is_in)
@@ -247,9 +258,49 @@ Test(fix, another_users_directory_is_handed_to_the_uid_never_opened_to_everyone)
 		cr_assert_null(strstr(plan.fixes[0].copy[i], "777"));
 		cr_assert_null(strstr(plan.fixes[0].copy[i], "o+"));
 	}
-	cr_assert_not_null(strstr(plan.fixes[0].copy[plan.fixes[0].ncopy - 1], "uid 0"));
+	for (size_t i = 0; i < plan.fixes[0].ncopy; i++)
+		cr_assert_null(strstr(plan.fixes[0].copy[i], "uid 0"), "run as root: %s",
+		               plan.fixes[0].copy[i]);
 	cr_assert_null(plan.argv, "nothing to run: the fix is not a command line");
 	dt_fix_plan_free(&plan);
+}
+
+Test(fix, a_mode_fix_outside_every_expected_root_is_refused_with_the_reason)
+{
+	struct dt_rootset rs = {0};
+	struct dt_record d = mode_refusal(0755, 0, 0, 65534, 65534);
+	struct dt_fix_plan plan = mode_plan_in(&d, &rs, NULL);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_assert_eq(plan.fixes[0].ncopy, 0);
+	cr_assert_not_null(strstr(plan.fixes[0].why, "no expected root"), "%s", plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+	/* the refused file is the root's parent's: above the root */
+	plan = mode_plan_in(&d, &rs, "/srv/board/sub");
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_assert_not_null(strstr(plan.fixes[0].why, "outside the expected root"), "%s",
+	                   plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, no_fix_touches_slash_system_directories_homes_or_what_holds_the_launch)
+{
+	const char *argv[] = {"sh"};
+	struct dt_rootset rs = {0};
+	struct dt_fix_launch l = {argv, 1, 0, "/work/ws/project", &rs};
+	char buf[512];
+	const char *no[] = {"/",      "/etc",     "/etc/hermes", "/usr/lib/x", "/bin",
+	                    "/lib64", "/boot",    "/dev/shm",    "/proc/1",    "/sys/fs",
+	                    "/root",  "/root/.x", "/var",        "/home",      "/srv",
+	                    "/work",  "/work/ws", getenv("HOME")};
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++)
+		if (no[i] && (geteuid() != 0 || strncmp(no[i], "/root/", 6)))
+			cr_expect_not_null(dt_fix_forbidden(no[i], &l, buf, sizeof(buf)),
+			                   "%s allowed", no[i]);
+	const char *yes[] = {"/srv/board",           "/var/lib/hermes", "/work/ws/project",
+	                     "/work/ws/project/out", "/tmp/board",      "/opt/app/data"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++)
+		cr_expect_null(dt_fix_forbidden(yes[i], &l, buf, sizeof(buf)), "%s refused: %s",
+		               yes[i], buf);
 }
 
 Test(fix, a_redacted_or_cut_launch_cannot_be_rewritten)
@@ -340,6 +391,110 @@ Test(fix, codex_started_by_a_launcher_gets_the_c_to_set_where_the_launcher_build
 	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/c\"]'");
 	cr_assert_not_null(strstr(plan.fixes[0].launcher, "HERMES_KANBAN_ROOT=/c"));
 	cr_assert_null(plan.argv, "nothing to rewrite or run");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+/* Issue 22: every line to paste stays one word per path, whatever the
+ * path holds. */
+static struct dt_fix_plan quoting_plan(struct dt_rootset *rs, const char *dir,
+                                       const char *const *argv, size_t argc, int err)
+{
+	static struct dt_record d;
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	memset(rs, 0, sizeof(*rs));
+	struct dt_root *b = dt_roots_add(rs, dir, DT_ROOT_EXPLICIT, "--root", NULL);
+	struct dt_fix_launch l = {argv, argc, 0, "/w", rs};
+	d = (struct dt_record){0};
+	d.err = err;
+	d.op = "openat";
+	refs[0] = &d;
+	p = (struct dt_fix_problem){DT_CAUSE_ROOT_NOT_GRANTED, b, 0, dir, refs, 1, NULL, 0};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, a_bwrap_bind_of_a_path_with_a_space_is_shell_quoted)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--", "sh"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/home/u/my board", argv, 6, EROFS);
+	cr_assert_eq(plan.fixes[0].ncopy, 1);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "--bind '/home/u/my board' '/home/u/my board'");
+	cr_assert_not_null(plan.argv);
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+	/* a quote of its own, and a command substitution that must stay text */
+	plan = quoting_plan(&rs, "/srv/it's $(id)", argv, 6, EROFS);
+	cr_assert_str_eq(plan.fixes[0].copy[0],
+	                 "--bind '/srv/it'\\''s $(id)' '/srv/it'\\''s $(id)'");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+Test(fix, a_codex_root_is_toml_quoted_inside_a_shell_quoted_c)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"codex", "sandbox", "--", "sh"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/home/u/my \"board\"", argv, 4, EROFS);
+	int seen = 0;
+	for (size_t i = 0; i < plan.fixes[0].ncopy; i++)
+		seen |= !strcmp(plan.fixes[0].copy[i],
+		                "-c 'sandbox_workspace_write.writable_roots=[\"/home/u/my "
+		                "\\\"board\\\"\"]'") ||
+		        !strcmp(plan.fixes[0].copy[i], "--add-dir '/home/u/my \"board\"'");
+	cr_assert(seen, "no quoted line: %s", plan.fixes[0].copy[0]);
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+Test(fix, a_landlock_rule_names_its_directory_as_one_c_string)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/srv/a\"b\\c", argv, 2, EACCES);
+	cr_assert_eq(plan.fixes[0].sandbox, DT_SB_LANDLOCK);
+	cr_assert_not_null(strstr(plan.fixes[0].copy[0], "open(\"/srv/a\\\"b\\\\c\", O_PATH)"),
+	                   "%s", plan.fixes[0].copy[0]);
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+Test(fix, a_bind_whose_host_side_is_a_system_directory_is_refused)
+{
+	struct dt_rootset rs;
+	const char *argv[] = {"bwrap", "--ro-bind", "/etc", "/data", "--", "sh"};
+	struct dt_fix_plan plan = quoting_plan(&rs, "/data/board", argv, 6, EROFS);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_assert_eq(plan.fixes[0].ngrants, 0);
+	cr_assert_not_null(strstr(plan.fixes[0].why, "/etc is a system directory"), "%s",
+	                   plan.fixes[0].why);
+	for (size_t i = 0; plan.argv && i < plan.argc; i++)
+		cr_assert_null(strstr(plan.argv[i], "/etc/board"), "the re-run binds /etc/board");
+	dt_fix_plan_free(&plan);
+	dt_rootset_free(&rs);
+}
+
+Test(fix, no_codex_list_is_built_from_a_launch_record_that_is_not_the_launch)
+{
+	struct dt_rootset rs;
+	codex_rootset(&rs); /* its list, /a, read from the ring's record */
+	const char *argv[] = {"codex", "sandbox", "--", "sh"};
+	struct dt_fix_launch l = {argv, 4, 0, "/w", &rs, 1};
+	struct dt_record d = {0};
+	d.err = EROFS;
+	d.op = "open";
+	const struct dt_record *refs[] = {&d};
+	struct dt_fix_problem p = {
+	    DT_CAUSE_ROOT_NOT_GRANTED, root_of(&rs, "/b"), 0, "/b", refs, 1, NULL, 1};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	cr_assert_null(plan.argv, "a -c list built from the program's record");
+	cr_assert_not_null(plan.no_rewrite);
+	cr_assert_not_null(strstr(plan.no_rewrite, "not this launch"), "%s", plan.no_rewrite);
+	cr_assert(plan.fixes[0].claimed);
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }

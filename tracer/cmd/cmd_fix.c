@@ -2,6 +2,7 @@
 /* denytrace fix: per finding, the change that fixes it; with --verify, the
  * proof (the launch run again with the command-line fix). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +12,27 @@
 #include "fix.h"
 #include "fixrun.h"
 #include "json.h"
+#include "launchfile.h"
+#include "names.h"
 #include "options.h"
 #include "recfmt.h"
 #include "report.h"
 #include "soak.h"
 
 static const char fix_usage[] =
-    "usage: denytrace fix [options] [RING...]\n"
+    "usage: denytrace fix [options] [RING...] [-- COMMAND...]\n"
     "\n"
     "Prints, for each finding of the report, the change that fixes it, in the\n"
     "terms of the launch: one Codex -c sandbox_workspace_write.writable_roots=[...]\n"
     "holding every root (and the config.toml lines), a bubblewrap --bind, a\n"
     "Landlock rule, the chmod/chown for exactly the refused uid, or why no sandbox\n"
     "change fixes it. A fix grants only the findings' expected roots.\n"
+    "\n"
+    "The launch it changes, and that --verify runs, is COMMAND (run here) when\n"
+    "given, else the one denytrace run, codex or soak recorded in its launch file\n"
+    "(under $XDG_STATE_HOME/denytrace/, default ~/.local/state/denytrace/). The\n"
+    "launch record inside a ring is shown as what the traced program claims and\n"
+    "never run: the ring is written by the program being traced.\n"
     "\n";
 
 static const char fix_after[] =
@@ -33,6 +42,7 @@ static const char fix_after[] =
     "\n";
 
 struct fix_opts {
+	char **cmd; /* the launch to fix and run, after "--"; NULL: none given */
 	int json, verify, yes;
 	unsigned runs;
 	struct dt_report_opts o;
@@ -72,7 +82,14 @@ const struct dt_cmd_options fix_cmd = {
 /* Returns -1 to go on, else the exit status. */
 static int fix_parse(int argc, char **argv, struct fix_opts *o)
 {
-	int rc = dt_parse_options(&fix_cmd, argc, argv, o, o->rings, &o->nrings);
+	int end = 1;
+	while (end < argc && strcmp(argv[end], "--"))
+		end++;
+	if (end < argc && end + 1 == argc)
+		return dt_fail(DT_EXIT_USAGE, "fix: -- takes the launch's command after it");
+	if (end < argc)
+		o->cmd = argv + end + 1;
+	int rc = dt_parse_options(&fix_cmd, end, argv, o, o->rings, &o->nrings);
 	if (rc >= 0)
 		return rc;
 	if (o->runs && !o->verify)
@@ -86,11 +103,13 @@ static int fix_parse(int argc, char **argv, struct fix_opts *o)
 
 /* ---- text ---- */
 
-static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i)
+static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i, int claimed)
 {
 	const struct dt_verify_result *r = &v->v[i];
 	fprintf(f, "   verified: %s", dt_verify_state_name(r->state));
-	if (r->state == DT_VERIFY_CANNOT)
+	if (r->state == DT_VERIFY_CANNOT && claimed)
+		fputs(" (its root is named by the traced program: not applied automatically)", f);
+	else if (r->state == DT_VERIFY_CANNOT)
 		fputs(" (the change is not on the command line: make it, then run fix "
 		      "--verify again)",
 		      f);
@@ -100,7 +119,28 @@ static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i)
 	else
 		fprintf(f, ": %llu refusal%s (was %llu)", (unsigned long long)r->after,
 		        r->after == 1 ? "" : "s", (unsigned long long)r->before);
+	if (r->state == DT_VERIFY_NOT_FIXED && v->new_refusals)
+		fputs(", but the run brought new refusals (below)", f);
 	fputc('\n', f);
+}
+
+/* The refusals the fixed run had and the recorded one did not. */
+static void fix_text_new(FILE *f, const struct dt_verify *v)
+{
+	if (!v->new_refusals)
+		return;
+	fprintf(f, "\nnew refusals in the verified run%s: %llu, so no finding counts as fixed\n",
+	        v->runs ? " (all fixed runs)" : "", (unsigned long long)v->new_refusals);
+	if (v->runs)
+		fprintf(f, "   in %u of %u fixed runs\n", v->runs_new, v->done_after);
+	for (size_t i = 0; i < v->nnew_paths; i++) {
+		const struct dt_verify_new *n = &v->new_paths[i];
+		fputs("   ", f);
+		dt_put_safe(f, n->op); /* the program's words: made safe to print */
+		fprintf(f, " %s ", dt_errno_name(n->err));
+		dt_put_safe(f, n->path);
+		fprintf(f, " (%llu)\n", (unsigned long long)n->count);
+	}
 }
 
 static void fix_text_one(FILE *f, const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
@@ -137,7 +177,7 @@ static void fix_text_one(FILE *f, const struct dt_fix_inputs *in, const struct d
 			fputc('\n', f);
 		}
 	if (v && v->v)
-		fix_text_verdict(f, v, i);
+		fix_text_verdict(f, v, i, x->claimed);
 }
 
 static void fix_put_argv(FILE *f, char *const *argv)
@@ -171,14 +211,23 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 		ncl += plan->fixes[i].kind == DT_FIX_COMMAND_LINE;
 	fprintf(f, "%zu problem%s, %zu fixed on the command line (sandbox: %s)\n", plan->n,
 	        plan->n == 1 ? "" : "s", ncl, dt_fix_sandbox_name(plan->sandbox));
-	if (!in->launch)
+	if (!in->l.argv)
 		fputs("(the ring has no launch record: no command line to change, and nothing "
 		      "--verify could run)\n",
 		      f);
+	else {
+		fputs("launch: ", f);
+		dt_put_safe(f, in->source);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < plan->n; i++)
 		fix_text_one(f, in, plan, v, i);
 	if (plan->argv) {
-		fputs("\nthe launch with every command-line fix:\n   $ cd ", f);
+		fputs(in->trusted ? "\nthe launch with every command-line fix:\n   $ cd "
+		                  : "\nthe launch the ring claims, with every command-line fix "
+		                    "(written by the traced program: read it before you run "
+		                    "it):\n   $ cd ",
+		      f);
 		dt_shell_word(f, in->l.cwd ? in->l.cwd : ".");
 		fputs(" &&", f);
 		fix_put_argv(f, plan->argv);
@@ -188,6 +237,8 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 		dt_put_safe(f, plan->no_rewrite);
 		fputc('\n', f);
 	}
+	if (v)
+		fix_text_new(f, v);
 	if (v && v->runs)
 		fix_text_flake(f, v);
 	else if (v && v->cmd)
@@ -253,6 +304,8 @@ static void fix_json_one(struct dt_json *j, const struct dt_fix_inputs *in,
 	dt_json_str(j, x->why);
 	dt_json_key(j, "launcher");
 	dt_json_str(j, x->launcher);
+	dt_json_key(j, "named_by_traced_program");
+	dt_json_bool(j, x->claimed);
 	fix_json_strs(j, "grants", x->grants, x->ngrants);
 	if (v && v->v)
 		fix_json_verdict(j, v, i);
@@ -278,6 +331,32 @@ static void fix_json_soak(struct dt_json *j, const char *key, unsigned done, uns
 	dt_json_end_obj(j);
 }
 
+static void fix_json_new(struct dt_json *j, const struct dt_verify *v)
+{
+	dt_json_key(j, "new_refusals");
+	dt_json_uint(j, v->new_refusals);
+	if (v->runs) {
+		dt_json_key(j, "runs_with_new_refusals");
+		dt_json_uint(j, v->runs_new);
+	}
+	dt_json_key(j, "new");
+	dt_json_arr(j);
+	for (size_t i = 0; i < v->nnew_paths; i++) {
+		const struct dt_verify_new *n = &v->new_paths[i];
+		dt_json_obj(j);
+		dt_json_key(j, "path");
+		dt_json_str(j, n->path);
+		dt_json_key(j, "op");
+		dt_json_str(j, n->op);
+		dt_json_key(j, "errno");
+		dt_json_str(j, dt_errno_name(n->err));
+		dt_json_key(j, "count");
+		dt_json_uint(j, n->count);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
 static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 {
 	size_t n = 0;
@@ -299,6 +378,7 @@ static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 		dt_json_key(j, "ring");
 		dt_json_str(j, v->ring);
 	}
+	fix_json_new(j, v);
 	dt_json_end_obj(j);
 }
 
@@ -323,6 +403,10 @@ static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inpu
 	}
 	dt_json_key(&j, "no_rewrite");
 	dt_json_str(&j, plan->no_rewrite);
+	dt_json_key(&j, "launch_trusted");
+	dt_json_bool(&j, in->trusted);
+	dt_json_key(&j, "launch_source");
+	dt_json_str(&j, in->source);
 	dt_json_key(&j, "fixes");
 	dt_json_arr(&j);
 	for (size_t i = 0; i < plan->n; i++)
@@ -367,6 +451,20 @@ static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struc
 			fprintf(f, " | %s | %llu refusals | %llu refusals |\n",
 			        dt_verify_state_name(r->state), (unsigned long long)r->before,
 			        (unsigned long long)r->after);
+	}
+	if (v->new_refusals) {
+		fprintf(f,
+		        "\nThe verified run%s brought %llu new refusal%s, so no finding counts as "
+		        "fixed:\n\n",
+		        v->runs ? "s" : "", (unsigned long long)v->new_refusals,
+		        v->new_refusals == 1 ? "" : "s");
+		for (size_t i = 0; i < v->nnew_paths; i++) {
+			fputs("- ", f);
+			dt_md_text(f, v->new_paths[i].op);
+			fprintf(f, " %s ", dt_errno_name(v->new_paths[i].err));
+			dt_md_text(f, v->new_paths[i].path);
+			fputc('\n', f);
+		}
 	}
 	char *cmd = NULL;
 	size_t len = 0;
@@ -423,6 +521,46 @@ static int fix_write_proof(const char *path, const struct dt_fix_inputs *in,
 
 /* ---- running it again ---- */
 
+/* Only an explicit y or yes (any case, surrounding blanks aside) is
+ * consent: a mistyped or empty answer must not run a command. */
+static int fix_answer_is_yes(const char *line)
+{
+	char word[8];
+	size_t n = 0;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	while (*line && *line != '\n' && *line != ' ' && *line != '\t' && n < sizeof(word) - 1)
+		word[n++] = (char)(*line >= 'A' && *line <= 'Z' ? *line - 'A' + 'a' : *line),
+		line++;
+	word[n] = 0;
+	while (*line == ' ' || *line == '\t' || *line == '\r')
+		line++;
+	return (*line == '\n' || !*line) && (!strcmp(word, "y") || !strcmp(word, "yes"));
+}
+
+static void fix_on_interrupt(int sig)
+{
+	(void)sig; /* only there to make the read return EINTR */
+}
+
+/* Reads the answer with Ctrl-C turned into "no": the handler has no
+ * SA_RESTART, so the read fails instead of the process dying by the
+ * signal with a status a script cannot tell from the command's. */
+static int fix_ask(void)
+{
+	struct sigaction sa = {0}, old;
+	sa.sa_handler = fix_on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	fputs("Run it? [y/N] ", stderr);
+	char line[64];
+	int got = fgets(line, sizeof(line), stdin) != NULL;
+	sigaction(SIGINT, &old, NULL);
+	if (!got)
+		fputc('\n', stderr); /* end of input or ^C left the cursor on the question */
+	return got && fix_answer_is_yes(line);
+}
+
 /* Says what will run, and asks (or takes --yes). Returns 0 to go on,
  * else an exit status. */
 static int fix_confirm(const struct fix_opts *o, const struct dt_fix_inputs *in,
@@ -441,10 +579,9 @@ static int fix_confirm(const struct fix_opts *o, const struct dt_fix_inputs *in,
 		    DT_EXIT_USAGE,
 		    "fix: stdin is not a terminal, so nobody can confirm: pass --yes to run "
 		    "it; nothing was run");
-	fputs("Run it? [y/N] ", stderr);
-	char line[64];
-	if (!fgets(line, sizeof(line), stdin) || (line[0] != 'y' && line[0] != 'Y'))
-		return dt_fail(DT_EXIT_OK, "fix: not run");
+	if (!fix_ask())
+		return dt_fail(DT_EXIT_DECLINED, "fix: not confirmed (only y or yes runs it); "
+		                                 "nothing was run");
 	return 0;
 }
 
@@ -455,9 +592,16 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
                       struct dt_verify *v)
 {
 	int rc;
-	if (in->launch && !plan->argv && !plan->no_rewrite) {
+	if (in->l.argv && !plan->argv && !plan->no_rewrite) {
 		rc = dt_verify_none(in, v);
 	} else {
+		if (!in->trusted && plan->argv) {
+			fputs("denytrace: fix --verify would run, in ", stderr);
+			dt_shell_word(stderr, in->l.cwd ? in->l.cwd : ".");
+			fputs(":\n  ", stderr);
+			fix_put_argv(stderr, plan->argv);
+			fputc('\n', stderr);
+		}
 		rc = dt_verify_check(in, plan);
 		if (!rc)
 			rc = fix_confirm(o, in, plan);
@@ -479,6 +623,41 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
 	return 0;
 }
 
+/* Which launch fix works on: the command after "--" (run here), else the
+ * launch file of the first ring when the traced command could not have
+ * written it, else only the ring's claim (shown, never run). Returns 0,
+ * or -1 when out of memory. */
+static int fix_trust(const struct fix_opts *o, const struct dt_report *r, struct dt_fix_inputs *in,
+                     struct dt_launchfile *lf, char *why, size_t cap, char *cwd, size_t cwdcap)
+{
+	char lwhy[PATH_MAX + 256];
+	if (o->cmd) {
+		if (!getcwd(cwd, cwdcap))
+			snprintf(cwd, cwdcap, ".");
+		return dt_fix_inputs_trust(in, o->cmd, NULL, cwd, 0, "the command after --");
+	}
+	if (dt_launchfile_find(o->rings[0], lf, lwhy, sizeof(lwhy)) < 0) {
+		snprintf(why, cap,
+		         "the ring's launch record, which is the traced program's claim: no "
+		         "launch file to trust (%s)",
+		         lwhy);
+		in->source = in->launch ? why : NULL;
+		return 0;
+	}
+	const char *root = dt_fix_exposed(lf->path, &r->roots);
+	if (root) {
+		snprintf(why, cap,
+		         "the ring's launch record, which is the traced program's claim: the "
+		         "launch file %s lies under %s, which the command could write",
+		         lf->path, root);
+		in->source = in->launch ? why : NULL;
+		return 0;
+	}
+	snprintf(why, cap, "denytrace's launch file %s", lf->path);
+	return dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->env, lf->cwd,
+	                           !strcmp(lf->via, "codex"), why);
+}
+
 int cmd_fix(int argc, char **argv)
 {
 	struct fix_opts o = {0};
@@ -489,7 +668,8 @@ int cmd_fix(int argc, char **argv)
 	struct dt_fix_inputs in = {0};
 	struct dt_fix_plan plan = {0};
 	struct dt_verify v = {0};
-	char err[1024];
+	struct dt_launchfile lf = {0};
+	char err[1024], why[2 * PATH_MAX + 256], cwd[PATH_MAX];
 	if (rc >= 0)
 		goto out;
 	rc = dt_report_load(&r, o.rings, o.nrings, err, sizeof(err));
@@ -499,7 +679,8 @@ int cmd_fix(int argc, char **argv)
 		dt_fail(rc, "fix: %s", err);
 		goto out;
 	}
-	if (dt_fix_inputs(&r, &in) < 0) {
+	if (dt_fix_inputs(&r, &in) < 0 ||
+	    fix_trust(&o, &r, &in, &lf, why, sizeof(why), cwd, sizeof(cwd)) < 0) {
 		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -517,6 +698,7 @@ int cmd_fix(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		rc = DT_EXIT_IO;
 out:
+	dt_launchfile_free(&lf);
 	dt_verify_free(&v);
 	dt_fix_plan_free(&plan);
 	dt_fix_inputs_free(&in);

@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "codexargs.h"
 #include "mounts.h"
@@ -41,6 +43,39 @@ static char *sh_word(const char *s)
 	if (!f)
 		oom();
 	dt_shell_word(f, s);
+	if (fclose(f) != 0)
+		oom();
+	return out;
+}
+
+/* "OPT 'src' 'dir'": a bwrap mount as one line to paste into a shell. */
+static char *mount_words(const char *opt, const char *src, const char *dir)
+{
+	char *qs = sh_word(src), *qd = sh_word(dir);
+	char *line = xasprintf("%s %s %s", opt, qs, qd);
+	free(qs);
+	free(qd);
+	return line;
+}
+
+/* s as a C string literal, quotes included: a path pasted into a program
+ * must stay one string whatever bytes it holds. */
+static char *c_string(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		oom();
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\%03o", *p); /* octal: no hex digit can follow into it */
+		else
+			fputc(*p, f);
+	fputc('"', f);
 	if (fclose(f) != 0)
 		oom();
 	return out;
@@ -153,6 +188,22 @@ static int bw_scan(const struct dt_argv *a, size_t at, const char *dir, struct b
 	return 0;
 }
 
+char *dt_bwrap_host_path(const struct dt_argv *a, size_t at, const char *dir)
+{
+	struct bw_scan s;
+	char what[256];
+	if (bw_scan(a, at, dir, &s, what, sizeof(what)) < 0)
+		return NULL;
+	const struct bw_opt *o = s.decider >= 0 ? bw_lookup(a->v[s.decider]) : NULL;
+	if (!o || (o->role != BW_RO && o->role != BW_RW))
+		return xstrdup(dir);
+	const char *dest = a->v[s.decider + 2], *from = a->v[s.decider + 1];
+	const char *rest = dir + strlen(dest);
+	return xasprintf("%s%s%s", strcmp(from, "/") ? from : "",
+	                 *rest == '/' || !strcmp(dest, "/") ? "" : "/",
+	                 !strcmp(dest, "/") ? dir : rest);
+}
+
 int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, size_t cap)
 {
 	struct bw_scan s;
@@ -160,35 +211,31 @@ int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, si
 		return -1;
 	const struct bw_opt *o = s.decider >= 0 ? bw_lookup(a->v[s.decider]) : NULL;
 	if (o && o->role == BW_RW) {
-		snprintf(what, cap, "%s %s %s already makes %s writable", o->name,
-		         a->v[s.decider + 1], a->v[s.decider + 2], dir);
+		char *m = mount_words(o->name, a->v[s.decider + 1], a->v[s.decider + 2]);
+		snprintf(what, cap, "%s already makes %s writable", m, dir);
+		free(m);
 		return 1;
 	}
 	if (o && o->role == BW_RO && !strcmp(a->v[s.decider + 2], dir)) {
 		/* "--ro-bind" -> "--bind", "--ro-bind-try" -> "--bind-try" */
 		char *rw = xasprintf("--%s", o->name + 5);
-		snprintf(what, cap, "%s %s %s instead of %s", rw, a->v[s.decider + 1], dir,
-		         o->name);
+		char *m = mount_words(rw, a->v[s.decider + 1], dir);
+		snprintf(what, cap, "%s instead of %s", m, o->name);
+		free(m);
 		free(a->v[s.decider]);
 		a->v[s.decider] = rw;
 		return 0;
 	}
-	/* the host path: dir as the deciding bind maps it */
-	char *src = NULL;
-	if (o && o->role == BW_RO) {
-		const char *dest = a->v[s.decider + 2], *from = a->v[s.decider + 1];
-		const char *rest = dir + strlen(dest);
-		src = xasprintf("%s%s%s", strcmp(from, "/") ? from : "",
-		                *rest == '/' || !strcmp(dest, "/") ? "" : "/",
-		                !strcmp(dest, "/") ? dir : rest);
-	} else {
+	char *src = dt_bwrap_host_path(a, at, dir);
+	if (!src)
 		src = xstrdup(dir);
-	}
 	size_t pos = s.decider >= 0 ? (size_t)s.decider + s.decider_n : s.cmd;
 	argv_insert(a, pos, "--bind");
 	argv_insert(a, pos + 1, src);
 	argv_insert(a, pos + 2, dir);
-	snprintf(what, cap, "--bind %s %s", src, dir);
+	char *m = mount_words("--bind", src, dir);
+	snprintf(what, cap, "%s", m);
+	free(m);
 	free(src);
 	return 0;
 }
@@ -309,6 +356,120 @@ static void fix_set(char **field, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ---- what no fix touches ---- */
+
+/* Nothing in these is ever the user's to hand out. */
+static const char *const system_trees[] = {"/etc",   "/usr",    "/bin",  "/sbin", "/lib",  "/lib32",
+                                           "/lib64", "/libx32", "/boot", "/dev",  "/proc", "/sys"};
+/* These themselves: what lies in them may be someone's own directory. */
+static const char *const system_dirs[] = {"/var",       "/var/lib", "/var/cache", "/var/log",
+                                          "/var/spool", "/run",     "/home",      "/opt",
+                                          "/srv",       "/mnt",     "/media",     "/snap"};
+
+/* The caller's home directories: $HOME and the password database's. */
+static int is_own_home(const char *dir)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw = getpwuid(geteuid());
+	return (home && *home && !strcmp(dir, home)) || (pw && !strcmp(dir, pw->pw_dir));
+}
+
+static int under_own_home(const char *dir)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw = getpwuid(geteuid());
+	return (home && *home && strcmp(home, "/") && dt_path_under(dir, home)) ||
+	       (pw && strcmp(pw->pw_dir, "/") && dt_path_under(dir, pw->pw_dir));
+}
+
+/* Another user's home (one under /home, or /root for anyone but root's
+ * own), holding dir: its owner's name into buf. */
+static int in_other_home(const char *dir, char *who, size_t cap)
+{
+	if (dt_path_under(dir, "/root") && !(geteuid() == 0 && under_own_home(dir))) {
+		snprintf(who, cap, "root's home /root");
+		return 1;
+	}
+	int found = 0;
+	setpwent();
+	for (struct passwd *pw; !found && (pw = getpwent());)
+		if (pw->pw_uid != geteuid() && !strncmp(pw->pw_dir, "/home/", 6) &&
+		    dt_path_under(dir, pw->pw_dir)) {
+			snprintf(who, cap, "%s's home %s", pw->pw_name, pw->pw_dir);
+			found = 1;
+		}
+	endpwent();
+	return found;
+}
+
+/* A directory the launch works in: its own directory, a workspace. */
+static const char *holds_launch(const char *dir, const struct dt_fix_launch *l)
+{
+	if (l->cwd && strcmp(dir, l->cwd) && dt_path_under(l->cwd, dir))
+		return l->cwd;
+	for (size_t i = 0; l->rs && i < l->rs->n; i++) {
+		const struct dt_root *r = &l->rs->v[i];
+		if (r->source && strcasestr(r->source, "workspace") && strcmp(dir, r->path) &&
+		    dt_path_under(r->path, dir))
+			return r->path;
+	}
+	return NULL;
+}
+
+static const char *forbidden_path(const char *dir, const struct dt_fix_launch *l, char *buf,
+                                  size_t cap)
+{
+	char who[PATH_MAX + 64];
+	const char *held;
+	if (!strcmp(dir, "/"))
+		return "it is /, the whole file system";
+	for (size_t i = 0; i < sizeof(system_trees) / sizeof(*system_trees); i++)
+		if (dt_path_under(dir, system_trees[i])) {
+			snprintf(buf, cap, "%s is a system directory", system_trees[i]);
+			return buf;
+		}
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(*system_dirs); i++)
+		if (!strcmp(dir, system_dirs[i])) {
+			snprintf(buf, cap, "it is the system directory %s itself", dir);
+			return buf;
+		}
+	if (is_own_home(dir))
+		return "it is the home directory itself, with every file of the user";
+	if ((held = holds_launch(dir, l))) {
+		snprintf(buf, cap, "it holds the launch's directory %s, not only the root", held);
+		return buf;
+	}
+	if (in_other_home(dir, who, sizeof(who))) {
+		snprintf(buf, cap, "it is in %s, another user's", who);
+		return buf;
+	}
+	return NULL;
+}
+
+const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap)
+{
+	const char *why = forbidden_path(dir, l, buf, cap);
+	char real[PATH_MAX];
+	/* a symbolic link does not make /etc anyone's */
+	if (!why && realpath(dir, real) && strcmp(real, dir))
+		why = forbidden_path(real, l, buf, cap);
+	return why;
+}
+
+/* A finding whose change would touch what dt_fix_forbidden names. */
+static void fix_refused(struct dt_fix *f, const char *what, const char *dir, const char *reason)
+{
+	for (size_t i = 0; i < f->ngrants; i++)
+		free(f->grants[i]);
+	for (size_t i = 0; i < f->ncopy; i++)
+		free(f->copy[i]);
+	f->ngrants = f->ncopy = 0;
+	free(f->change);
+	f->change = NULL;
+	f->kind = DT_FIX_NONE;
+	fix_set(&f->why, "no command: it would %s %s, and %s", what, dir, reason);
+}
+
 /* Did a sandbox refuse (not the mode bits of a writable mount)? */
 static int refused_by_sandbox(const struct dt_fix_problem *p)
 {
@@ -378,7 +539,8 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 		}
 		fix_copy(f, "# or keep the owner: setfacl -m u:%lld:%s %s", (long long)d->uid,
 		         want == 3 ? "wx" : "w", q);
-		fix_copy(f, "# or run the worker as uid %u, the owner", owner);
+		if (owner != 0) /* never "run it as root" */
+			fix_copy(f, "# or run the worker as uid %u, the owner", owner);
 		fix_set(&f->why,
 		        "%s is owned by %u:%u, mode %04o, and the process runs as uid "
 		        "%lld outside its group: only that uid gains the right to %s it "
@@ -388,7 +550,39 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 	free(q);
 }
 
-static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *p)
+/* Whether a mode or owner change of target may be proposed: under the
+ * problem's expected root and nothing dt_fix_forbidden names. Says why
+ * not in f. */
+static int mode_target_ok(struct dt_fix *f, const struct dt_fix_problem *p,
+                          const struct dt_fix_launch *l, const char *target)
+{
+	char buf[PATH_MAX + 128];
+	const char *no = dt_fix_forbidden(target, l, buf, sizeof(buf));
+	if (no) {
+		fix_refused(f, "change the owner or mode of", target, no);
+		return 0;
+	}
+	if (!p->root) {
+		f->kind = DT_FIX_NONE;
+		fix_set(&f->why,
+		        "no command: no expected root contains %s, so changing its owner or mode "
+		        "is nobody's plan; name the directory with --root if it is one",
+		        target);
+		return 0;
+	}
+	if (!dt_path_under(target, p->root->path) &&
+	    !(p->root->realpath && dt_path_under(target, p->root->realpath))) {
+		f->kind = DT_FIX_NONE;
+		fix_set(&f->why,
+		        "no command: the change would be to %s, outside the expected root %s",
+		        target, p->root->path);
+		return 0;
+	}
+	return 1;
+}
+
+static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *p,
+                                 const struct dt_fix_launch *l)
 {
 	const struct dt_record *d = p->nrefusals ? p->refusals[0] : NULL;
 	const struct dt_stat_facts *st = d && d->p[0].has_st ? &d->p[0].st : NULL;
@@ -405,6 +599,8 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*(slash == dir ? slash + 1 : slash) = 0;
+	if (!mode_target_ok(f, p, l, dt_op_need(d) == DT_NEED_DIR ? dir : path))
+		return;
 	switch (dt_op_need(d)) {
 	case DT_NEED_DIR:
 		if ((st->parent_mode & S_ISVTX) && (st->valid & DT_SF_EXISTS) &&
@@ -415,7 +611,9 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 			        "a file's owner remove or rename it",
 			        (long long)d->uid, path, dir);
 			fix_copy(f, "chown %lld %s", (long long)d->uid, q);
-			fix_copy(f, "# or run the worker as uid %u, the file's owner", st->uid);
+			if (st->uid != 0)
+				fix_copy(f, "# or run the worker as uid %u, the file's owner",
+				         st->uid);
 			fix_set(&f->why, "ownership of that one file, nothing else");
 			free(q);
 			return;
@@ -443,7 +641,8 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 		        "owner or times",
 		        (long long)d->uid, path);
 		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
-		fix_copy(f, "# or run the worker as uid %u, the owner", st->uid);
+		if (st->uid != 0)
+			fix_copy(f, "# or run the worker as uid %u, the owner", st->uid);
 		fix_set(&f->why, "ownership of that one file, nothing else");
 		free(q);
 		return;
@@ -512,8 +711,9 @@ static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const
 	f->kind = DT_FIX_OUTSIDE;
 	f->sandbox = DT_SB_LANDLOCK;
 	fix_set(&f->change, "add a Landlock path-beneath rule for %s", dir);
-	fix_copy(f, "path_beneath: parent_fd = open(\"%s\", O_PATH), allowed_access = %s", dir,
-	         rights);
+	char *lit = c_string(dir);
+	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
+	free(lit);
 	fix_set(&f->why,
 	        "the rights the refused calls needed, beneath the expected root %s only; "
 	        "Landlock is set up by the program that restricts itself, not on this "
@@ -601,9 +801,11 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 	if (sb == DT_SB_BWRAP) {
 		f->kind = DT_FIX_COMMAND_LINE;
 		/* plan_rewrite replaces both with the exact change (the host path) */
-		fix_set(&f->change, "add --bind %s %s to bwrap's command line", dir, dir);
+		char *m = mount_words("--bind", dir, dir);
+		fix_set(&f->change, "add %s to bwrap's command line", m);
 		if (plan->no_rewrite)
-			fix_copy(f, "--bind %s %s", dir, dir);
+			fix_copy(f, "%s", m);
+		free(m);
 		fix_set(&f->why, "binds the expected root %s writable, nothing above it", dir);
 		return;
 	}
@@ -613,7 +815,9 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 	}
 	f->kind = DT_FIX_OUTSIDE;
 	fix_set(&f->change, "make %s writable in the sandbox that runs the worker", dir);
-	fix_copy(f, "bubblewrap: --bind %s %s", dir, dir);
+	char *m = mount_words("--bind", dir, dir);
+	fix_copy(f, "bubblewrap: %s", m);
+	free(m);
 	fix_set(&f->why, "the recorded command line does not start that sandbox, so it cannot be "
 	                 "changed there");
 }
@@ -672,6 +876,27 @@ static void fix_none(struct dt_fix *f, const struct dt_fix_problem *p)
 
 /* ---- the plan ---- */
 
+/* A grant whose root only the traced program named (its environment
+ * changed inside the sandbox): the program may be choosing what to have
+ * made writable, so the user decides, and --verify does not apply it. */
+static void fix_claimed(struct dt_fix *f)
+{
+	char *why = f->why;
+	f->claimed = 1;
+	f->why = NULL;
+	fix_set(&f->why,
+	        "named by the traced program: this root comes from an environment variable a "
+	        "traced process set for itself (the launch's differs), so check it before making "
+	        "the change; --verify does not apply it%s%s",
+	        why ? "; " : "", why ? why : "");
+	free(why);
+	if (f->sandbox == DT_SB_BWRAP && !f->ncopy) {
+		char *m = mount_words("--bind", f->grants[0], f->grants[0]);
+		fix_copy(f, "%s", m);
+		free(m);
+	}
+}
+
 static int argv_rerunnable(const struct dt_fix_launch *l, char **why)
 {
 	if (!l->argv || !l->argc) {
@@ -708,6 +933,26 @@ static void codex_list(const struct dt_rootset *rs, const struct strlist *grants
 
 /* Applies the grants to the plan's command line; bwrap's copy lines come
  * from there (the host path a bind maps). */
+/* A bind makes the host's directory writable, which bwrap may map from
+ * anywhere (--ro-bind /etc /data): the rules hold for that one too. The
+ * fixes granting dir say why they have no command. Returns 1 then. */
+static int bwrap_host_forbidden(struct dt_fix_plan *plan, const struct dt_fix_launch *l,
+                                const struct dt_argv *a, size_t at, const char *dir)
+{
+	char buf[PATH_MAX + 128];
+	char *host = dt_bwrap_host_path(a, at, dir);
+	const char *no =
+	    host && strcmp(host, dir) ? dt_fix_forbidden(host, l, buf, sizeof(buf)) : NULL;
+	for (size_t k = 0; no && k < plan->n; k++)
+		if (plan->fixes[k].ngrants && !strcmp(plan->fixes[k].grants[0], dir)) {
+			char *what = xasprintf("make writable (bwrap maps %s from it)", dir);
+			fix_refused(&plan->fixes[k], what, host, no);
+			free(what);
+		}
+	free(host);
+	return no != NULL;
+}
+
 static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l, long at,
                          const struct strlist *grants, const struct strlist *list, int add_dir)
 {
@@ -726,6 +971,8 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 			plan->no_rewrite = xstrdup(what);
 	} else {
 		for (size_t g = 0; ok && g < grants->n; g++) {
+			if (bwrap_host_forbidden(plan, l, &a, (size_t)at, grants->v[g]))
+				continue;
 			int rc = dt_bwrap_grant(&a, (size_t)at, grants->v[g], what, sizeof(what));
 			for (size_t k = 0; k < plan->n; k++)
 				if (plan->fixes[k].ngrants &&
@@ -767,11 +1014,25 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	long at = cx >= 0 && (bw < 0 || cx < bw) ? cx : bw;
 	plan->sandbox = at < 0 ? DT_SB_NONE : at == cx ? DT_SB_CODEX : DT_SB_BWRAP;
 	int rerun = argv_rerunnable(l, &plan->no_rewrite);
+	if (rerun && l->rs_claimed && plan->sandbox == DT_SB_CODEX) {
+		/* a -c list replaces the launch's: it would hold the program's roots */
+		plan->no_rewrite = xstrdup("Codex's writable_roots list was read from a launch "
+		                           "record that is not this launch (written by the traced "
+		                           "program), so no -c list is built from it");
+		rerun = 0;
+	}
 
-	struct strlist grants = {0}, list = {0};
+	/* shown: every grant a fix proposes; applied (and run by --verify):
+	 * those whose root the launch named, not the traced program */
+	struct strlist shown = {0}, grants = {0}, list = {0};
+	char buf[PATH_MAX + 128];
 	for (size_t i = 0; i < n; i++) {
 		const char *dir = grant_dir(&p[i]);
-		if (dir && !strlist_has(&grants, dir))
+		if (!dir || dt_fix_forbidden(dir, l, buf, sizeof(buf)))
+			continue;
+		if (!strlist_has(&shown, dir))
+			strlist_push(&shown, dir);
+		if (!p[i].claimed && !strlist_has(&grants, dir))
 			strlist_push(&grants, dir);
 	}
 	const struct dt_rootset *rs = l->rs;
@@ -779,17 +1040,20 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	int add_dir =
 	    plan->sandbox == DT_SB_CODEX && rs->codex_add_dir_ok && !rs->codex_override &&
 	    (!rs->codex_sandbox_mode || !strcmp(rs->codex_sandbox_mode, "workspace-write"));
-	codex_list(rs, &grants, &list);
+	codex_list(rs, &shown, &list);
 	for (size_t i = 0; i < n; i++) {
 		struct dt_fix *f = &plan->fixes[i];
 		const char *dir = grant_dir(&p[i]);
+		const char *no = dir ? dt_fix_forbidden(dir, l, buf, sizeof(buf)) : NULL;
 		f->sandbox = plan->sandbox;
-		if (dir)
+		if (no)
+			fix_refused(f, "make writable", dir, no);
+		else if (dir)
 			fix_grant_problem(f, &p[i], l, plan->sandbox, dir, plan, add_dir,
 			                  (const char *const *)list.v, list.n);
 		else if (p[i].cause == DT_CAUSE_FILE_PERMISSIONS ||
 		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && !refused_by_sandbox(&p[i])))
-			fix_file_permissions(f, &p[i]);
+			fix_file_permissions(f, &p[i], l);
 		else if (p[i].cause == DT_CAUSE_PROTECTED_PATH ||
 		         p[i].cause == DT_CAUSE_CROSS_MOUNT ||
 		         p[i].cause == DT_CAUSE_LOCK_CONTENTION || p[i].cause == DT_CAUSE_INJECTED)
@@ -797,8 +1061,15 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 		else
 			fix_none(f, &p[i]);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (p[i].claimed && plan->fixes[i].ngrants)
+			fix_claimed(&plan->fixes[i]);
+	struct strlist applied = {0};
+	codex_list(rs, &grants, &applied);
 	if (grants.n && rerun && plan->sandbox != DT_SB_NONE)
-		plan_rewrite(plan, l, at, &grants, &list, add_dir);
+		plan_rewrite(plan, l, at, &grants, &applied, add_dir);
+	strlist_free(&applied);
+	strlist_free(&shown);
 	strlist_free(&grants);
 	strlist_free(&list);
 	return 0;

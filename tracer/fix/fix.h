@@ -10,8 +10,11 @@
  *    the launch had those already);
  *  - a mode fix adds exactly the bits the refused call needed, for the uid
  *    that was refused (never chmod 777, never o+w);
- *  - a finding without an expected root gets no grant: a directory nobody
- *    planned is the user's decision, so the fix says why there is none.
+ *  - a finding without an expected root gets no grant and no mode change: a
+ *    directory nobody planned is the user's decision, so the fix says why
+ *    there is none;
+ *  - nothing in dt_fix_forbidden's list is ever granted, chowned or
+ *    chmodded, and no fix says "run it as root".
  *
  * Pure: plain data in, strings out. Nothing is run, nothing on disk is
  * changed: chmod, config.toml and Landlock changes are only printed.
@@ -52,6 +55,8 @@ struct dt_fix_problem {
 	const struct dt_record *const *refusals; /* one per group: op, errno, uid, stat facts */
 	size_t nrefusals;
 	const struct dt_record *proc; /* the first refusing process's record, or NULL */
+	int claimed;                  /* the root is named only by the environment of a traced
+	                               * process, not by the launch's: the program's choice */
 };
 
 /* The launch, from the ring's launch record. */
@@ -61,6 +66,9 @@ struct dt_fix_launch {
 	int argv_trunc;
 	const char *cwd;
 	const struct dt_rootset *rs; /* the roots as the report derived them */
+	int rs_claimed;              /* rs read Codex's list from a launch record that is not
+	                              * this launch (the traced program's): no Codex -c is
+	                              * built from it */
 };
 
 struct dt_fix {
@@ -74,6 +82,8 @@ struct dt_fix {
 	                 * flags, or NULL */
 	char **grants;  /* the directories the change makes writable */
 	size_t ngrants;
+	int claimed; /* its root is the traced program's claim: shown, never applied
+	              * to the command line --verify runs */
 };
 
 struct dt_fix_plan {
@@ -93,6 +103,14 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
                       struct dt_fix_plan *out);
 void dt_fix_plan_free(struct dt_fix_plan *plan);
 
+/* Why no fix may make dir writable or hand it to another owner, in a
+ * sentence, or NULL when it may: /, a system directory (and what is in
+ * /etc, /usr, /bin, /sbin, /lib*, /boot, /dev, /proc, /sys, /root), a home
+ * directory itself, a directory holding the launch's directory or its
+ * workspace, another user's home. Checked on the path and on what it
+ * resolves to. buf (cap bytes) holds the sentence. */
+const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap);
+
 /* ---- rewriting command lines (exported for the unit tests) ---- */
 
 /* A command line being rewritten: malloc'ed words, v[n] == NULL. */
@@ -107,6 +125,11 @@ void dt_argv_free(struct dt_argv *a);
  * any wrapper words (timeout, env, nice ...); -1 when there is none. */
 long dt_argv_find_bwrap(const char *const *argv, size_t argc);
 long dt_argv_find_codex(const char *const *argv, size_t argc);
+
+/* The host directory the bwrap command line whose program is a->v[at]
+ * shows at dir (through the mount that decides about it), malloc'ed, or
+ * NULL when the command line cannot be read. */
+char *dt_bwrap_host_path(const struct dt_argv *a, size_t at, const char *dir);
 
 /* Makes dir writable in the bwrap command line whose program is
  * a->v[at]: a --ro-bind (or -try) whose destination is dir becomes a

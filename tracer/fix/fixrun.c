@@ -44,6 +44,15 @@ static char **rerun_argv(char *const *argv, size_t argc)
 	return out;
 }
 
+/* Was the launch `denytrace codex` (a Codex config snapshot beside it)? */
+static int launch_is_denytrace_codex(const struct dt_report *r, const struct dt_record *launch)
+{
+	for (size_t i = 0; launch && i < r->n; i++)
+		if (r->recs[i].type == DT_REC_CONFIG && r->recs[i].pid == launch->pid)
+			return dt_argv_find_codex(launch->argv, launch->argc) == 0;
+	return 0;
+}
+
 static const struct dt_record *report_launch(const struct dt_report *r)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -52,9 +61,29 @@ static const struct dt_record *report_launch(const struct dt_report *r)
 	return NULL;
 }
 
+/* Is root named only by an environment a traced process set for itself?
+ * Hermes and hcom roots come from environment variables; the launch's
+ * environment is the user's, a process's later one may be the program's
+ * own choice (HERMES_KANBAN_DB=/kanban.db). */
+static int root_claimed(const struct dt_root *root, const struct dt_record *launch)
+{
+	if (!root || (root->kind != DT_ROOT_HERMES && root->kind != DT_ROOT_HCOM))
+		return 0;
+	if (!launch)
+		return 1;
+	struct dt_rootset own = {0};
+	dt_roots_from_env(&own, launch->env, launch->nenv, 1);
+	int named = 0;
+	for (size_t i = 0; i < own.n; i++)
+		named |= own.v[i].kind == root->kind && !strcmp(own.v[i].path, root->path);
+	dt_rootset_free(&own);
+	return !named;
+}
+
 /* One problem per finding (findings.h): one fix each. */
 static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inputs *in)
 {
+	const struct dt_record *launch = report_launch(r);
 	for (size_t k = 0; k < r->findings.n; k++) {
 		const struct dt_finding *f = &r->findings.v[k];
 		struct dt_fix_problem *p = &in->p[k];
@@ -63,6 +92,7 @@ static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inpu
 		p->granted = f->granted;
 		p->subject = f->subject;
 		p->proc = dt_report_proc(r, (long)r->groups[f->groups[0]].rep->pid);
+		p->claimed = root_claimed(f->root, launch);
 		in->titles[k] = f->title;
 		in->groups[k] = f->groups;
 		in->ngroups[k] = f->ngroups;
@@ -108,8 +138,91 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in)
 			in->l.argc++;
 		in->l.argv_trunc = in->launch->argv_trunc;
 		in->l.cwd = in->launch->cwd;
+		in->source = "the ring's launch record: the traced program's claim";
+		in->via_codex = launch_is_denytrace_codex(r, in->launch);
 	}
 	return 0;
+}
+
+/* Are the NULL-terminated a and b the same words? */
+static int same_words(const char *const *a, const char *const *b)
+{
+	size_t n = 0;
+	for (; a[n] && b[n]; n++)
+		if (strcmp(a[n], b[n]))
+			return 0;
+	return !a[n] && !b[n];
+}
+
+/* Does the ring's launch record say what the trusted launch says: its
+ * words and, when known (env not NULL), the environment it records? */
+static int record_is_launch(const struct dt_fix_inputs *in, char *const *words,
+                            const char *const *env)
+{
+	if (!in->argv || !same_words((const char *const *)words, (const char *const *)in->argv))
+		return 0;
+	if (!env)
+		return 1;
+	const char **rec = calloc(in->launch->nenv + 1, sizeof(*rec));
+	for (size_t i = 0; rec && i < in->launch->nenv; i++)
+		rec[i] = in->launch->env[i];
+	int same = rec && same_words(env, rec);
+	free(rec);
+	return same;
+}
+
+/* Codex's roots are read from the ring's launch record, Hermes' and
+ * hcom's from the environments it and the processes record; when the
+ * record is not the launch the user made, the traced program wrote them. */
+static void distrust_record_roots(struct dt_fix_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const struct dt_root *r = in->p[i].root;
+		if (r && (r->kind == DT_ROOT_CODEX || r->kind == DT_ROOT_HERMES ||
+		          r->kind == DT_ROOT_HCOM))
+			in->p[i].claimed = 1;
+	}
+}
+
+int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *const *env,
+                        const char *cwd, int via_codex, const char *source)
+{
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	char **words = rerun_argv(argv, argc);
+	if (!words)
+		return -1;
+	if (!record_is_launch(in, words, env)) {
+		distrust_record_roots(in);
+		in->l.rs_claimed = 1;
+	}
+	free(in->argv);
+	in->argv = words;
+	in->l.argv = (const char *const *)words;
+	for (in->l.argc = 0; words[in->l.argc];)
+		in->l.argc++;
+	in->l.argv_trunc = 0;
+	in->l.cwd = cwd;
+	in->trusted = 1;
+	in->source = source;
+	in->via_codex = via_codex;
+	return 0;
+}
+
+const char *dt_fix_exposed(const char *path, const struct dt_rootset *rs)
+{
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		const struct dt_root *root = &rs->v[i];
+		/* what the sandbox made writable: a root the traced program only
+		 * names (HERMES_KANBAN_DB=/kanban.db) must not disown the file */
+		if (root->readonly_sub || (root->kind != DT_ROOT_EFFECTIVE && root->granted != 1))
+			continue;
+		if (dt_path_under(path, root->path) ||
+		    (root->realpath && dt_path_under(path, root->realpath)))
+			return root->path;
+	}
+	return NULL;
 }
 
 void dt_fix_inputs_free(struct dt_fix_inputs *in)
@@ -124,19 +237,65 @@ void dt_fix_inputs_free(struct dt_fix_inputs *in)
 	memset(in, 0, sizeof(*in));
 }
 
+/* Is g (of a later run) a refusal of problem i: one of its paths, or its
+ * expected root with its cause? */
+static int group_of_problem(const struct dt_report *before, const struct dt_fix_inputs *in,
+                            size_t i, const struct dt_report_group *g)
+{
+	const struct dt_fix_problem *p = &in->p[i];
+	if (g->hidden)
+		return 0;
+	if (p->root && g->v.root && g->v.cause == p->cause &&
+	    !strcmp(g->v.root->path, p->root->path))
+		return 1;
+	for (size_t j = 0; j < in->ngroups[i]; j++)
+		if (!strcmp(before->groups[in->groups[i][j]].path, g->path))
+			return 1;
+	return 0;
+}
+
 uint64_t dt_fix_still_refused(const struct dt_report *before, const struct dt_fix_inputs *in,
                               size_t i, const struct dt_report *after)
 {
-	const struct dt_fix_problem *p = &in->p[i];
+	uint64_t n = 0;
+	for (size_t a = 0; a < after->ngroups; a++)
+		if (group_of_problem(before, in, i, &after->groups[a]))
+			n += after->groups[a].count;
+	return n;
+}
+
+/* Is g a refusal the recorded run did not have: no problem's, and on no
+ * path the recorded run was refused? */
+static int group_is_new(const struct dt_report *before, const struct dt_fix_inputs *in,
+                        const struct dt_report_group *g)
+{
+	if (g->hidden)
+		return 0;
+	for (size_t i = 0; i < in->n; i++)
+		if (group_of_problem(before, in, i, g))
+			return 0;
+	for (size_t b = 0; b < before->ngroups; b++)
+		if (!strcmp(before->groups[b].path, g->path))
+			return 0;
+	return 1;
+}
+
+uint64_t dt_fix_new_refusals(const struct dt_report *before, const struct dt_fix_inputs *in,
+                             const struct dt_report *after, struct dt_verify *out)
+{
 	uint64_t n = 0;
 	for (size_t a = 0; a < after->ngroups; a++) {
 		const struct dt_report_group *g = &after->groups[a];
-		int same = !g->hidden && p->root && g->v.root && g->v.cause == p->cause &&
-		           !strcmp(g->v.root->path, p->root->path);
-		for (size_t j = 0; !g->hidden && !same && j < in->ngroups[i]; j++)
-			same = !strcmp(before->groups[in->groups[i][j]].path, g->path);
-		if (same)
-			n += g->count;
+		if (!group_is_new(before, in, g))
+			continue;
+		n += g->count;
+		if (out && out->nnew_paths < DT_VERIFY_NEW_PATHS) {
+			struct dt_verify_new *nw = &out->new_paths[out->nnew_paths++];
+			snprintf(nw->path, sizeof(nw->path), "%s", g->path);
+			snprintf(nw->op, sizeof(nw->op), "%s", g->rep->op ? g->rep->op : "?");
+			nw->err = g->rep->err;
+			nw->count = g->count;
+		}
 	}
 	return n;
 }
@@ -177,22 +336,21 @@ static char **verify_command(const char *self, const char *ring, char *const *ar
 	return cmd;
 }
 
-/* Was the launch `denytrace codex` (a Codex config snapshot beside it)? */
-static int launch_is_denytrace_codex(const struct dt_report *r, const struct dt_record *launch)
-{
-	for (size_t i = 0; launch && i < r->n; i++)
-		if (r->recs[i].type == DT_REC_CONFIG && r->recs[i].pid == launch->pid)
-			return dt_argv_find_codex(launch->argv, launch->argc) == 0;
-	return 0;
-}
-
 int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan)
 {
-	if (!in->launch)
+	if (!in->launch && !in->trusted)
 		return dt_fail(
 		    DT_EXIT_NOINPUT,
 		    "fix: the ring has no launch record, so there is no command to run "
-		    "again; record the worker with `denytrace run` or `denytrace codex`");
+		    "again; record the worker with `denytrace run` or `denytrace codex`, or give "
+		    "the command after --");
+	if (!in->trusted)
+		return dt_fail(DT_EXIT_UNTRUSTED,
+		               "fix: nothing was run: %s; the command above is what the ring "
+		               "claims, and a ring is written by the traced program. To run it, "
+		               "give the command yourself: denytrace fix --verify RING -- "
+		               "COMMAND...",
+		               in->source);
 	if (!plan->argv)
 		return dt_fail(DT_EXIT_BADINPUT, "fix: %s; nothing was run",
 		               plan->no_rewrite ? plan->no_rewrite : "no command line to run");
@@ -233,8 +391,7 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 	memset(out, 0, sizeof(*out));
 	out->cwd = in->l.cwd;
 	snprintf(out->ring, sizeof(out->ring), "%s", after_ring);
-	out->cmd = verify_command(self, out->ring, plan->argv, plan->argc,
-	                          launch_is_denytrace_codex(before, in->launch));
+	out->cmd = verify_command(self, out->ring, plan->argv, plan->argc, in->via_codex);
 	out->v = calloc(in->n + 1, sizeof(*out->v));
 	out->n = in->n;
 	if (!out->cmd || !out->v)
@@ -256,13 +413,15 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 		               "fix: the re-run left no readable ring (%s; exit %d)", err,
 		               out->status);
 	}
+	out->new_refusals = dt_fix_new_refusals(before, in, &after, out);
 	for (size_t i = 0; i < in->n; i++) {
 		struct dt_verify_result *v = &out->v[i];
 		v->before = in->counts[i];
 		v->after = dt_fix_still_refused(before, in, i, &after);
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE ? DT_VERIFY_CANNOT
-		           : v->after                                 ? DT_VERIFY_NOT_FIXED
-		                                                      : DT_VERIFY_FIXED;
+		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
+		               ? DT_VERIFY_CANNOT
+		           : v->after || out->new_refusals ? DT_VERIFY_NOT_FIXED
+		                                           : DT_VERIFY_FIXED;
 	}
 	dt_report_free(&after);
 	return 0;
@@ -273,7 +432,8 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 struct verify_soak_ctx {
 	const struct dt_report *before;
 	const struct dt_fix_inputs *in;
-	unsigned *refused; /* per problem: runs in which it was refused */
+	unsigned *refused;           /* per problem: runs in which it was refused */
+	struct dt_verify *count_new; /* the fixed runs: count their new refusals here */
 };
 
 static void verify_on_run(void *ctx, int index, const char *ring, int failed)
@@ -285,10 +445,18 @@ static void verify_on_run(void *ctx, int index, const char *ring, int failed)
 	struct dt_report_opts o = {0};
 	(void)index;
 	(void)failed;
-	if (dt_report_load(&r, rings, 1, err, sizeof(err)) == 0 &&
-	    dt_report_build(&r, &o, err, sizeof(err)) == 0)
-		for (size_t i = 0; i < c->in->n; i++)
-			c->refused[i] += dt_fix_still_refused(c->before, c->in, i, &r) > 0;
+	if (dt_report_load(&r, rings, 1, err, sizeof(err)) != 0 ||
+	    dt_report_build(&r, &o, err, sizeof(err)) != 0) {
+		dt_report_free(&r);
+		return;
+	}
+	for (size_t i = 0; i < c->in->n; i++)
+		c->refused[i] += dt_fix_still_refused(c->before, c->in, i, &r) > 0;
+	uint64_t fresh = c->count_new ? dt_fix_new_refusals(c->before, c->in, &r, c->count_new) : 0;
+	if (fresh) {
+		c->count_new->new_refusals += fresh;
+		c->count_new->runs_new++;
+	}
 	dt_report_free(&r);
 }
 
@@ -346,9 +514,10 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	struct verify_soak_ctx c = {before, in, refused};
+	struct verify_soak_ctx c = {before, in, refused, NULL};
 	int rc = verify_soak_one(&c, orig, out->cwd, runs, &out->done_before, &out->failed_before);
 	c.refused = refused + in->n + 1;
+	c.count_new = out;
 	if (!rc && !dt_soak_stop)
 		rc = verify_soak_one(&c, out->cmd, out->cwd, runs, &out->done_after,
 		                     &out->failed_after);
@@ -360,9 +529,11 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 		v->before = in->counts[i];
 		v->runs_before = refused[i];
 		v->runs_after = refused[in->n + 1 + i];
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE ? DT_VERIFY_CANNOT
-		           : v->runs_after || !out->done_after        ? DT_VERIFY_NOT_FIXED
-		                                                      : DT_VERIFY_FIXED;
+		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
+		               ? DT_VERIFY_CANNOT
+		           : v->runs_after || !out->done_after || out->runs_new
+		               ? DT_VERIFY_NOT_FIXED
+		               : DT_VERIFY_FIXED;
 	}
 	free(refused);
 	return rc;

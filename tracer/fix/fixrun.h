@@ -32,9 +32,28 @@ struct dt_fix_inputs {
 	char **argv; /* its argv without the -c overrides `denytrace codex` adds to
 	              * carry the probe into MCP servers (they name the old ring) */
 	struct dt_fix_launch l;
+	/* Where l's argv and directory come from. Only a launch the user made
+	 * is ever run: the command line after fix's own "--", or the launch
+	 * file denytrace wrote where the traced program cannot write. A launch
+	 * record inside the ring is the traced program's claim (trusted 0). */
+	int trusted;
+	const char *source; /* says which, for the user */
+	int via_codex;      /* re-run it under `denytrace codex` */
 };
-/* Returns 0, or -1 when out of memory. */
+/* From the ring alone (trusted 0). Returns 0, or -1 when out of memory. */
 int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
+/* The launch to fix and run is argv (NULL-terminated, borrowed: it must
+ * outlive in) in cwd, which the user made; source says where it is from.
+ * env: the environment entries its launch file keeps (NULL: not known).
+ * When the ring's launch record says otherwise, the Codex, Hermes and hcom
+ * roots read from the ring are the traced program's claim (problems'
+ * claimed). Returns 0, or -1 when out of memory. */
+int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *const *env,
+                        const char *cwd, int via_codex, const char *source);
+/* The root of rs the sandbox made writable that path lies in (the traced
+ * command could write it), or NULL. A command run with no sandbox had the
+ * user's own rights, and the ring cannot tell more. */
+const char *dt_fix_exposed(const char *path, const struct dt_rootset *rs);
 void dt_fix_inputs_free(struct dt_fix_inputs *in);
 
 /* Refusals in after that belong to problem i of before: one of its paths,
@@ -51,6 +70,15 @@ struct dt_verify_result {
 	unsigned runs_before, runs_after; /* --runs: runs in which it was refused */
 };
 
+/* A refusal of the verified run that the recorded run did not have. */
+#define DT_VERIFY_NEW_PATHS 10
+struct dt_verify_new {
+	char path[PATH_MAX];
+	char op[32];
+	int err;
+	uint64_t count;
+};
+
 struct dt_verify {
 	struct dt_verify_result *v; /* one per problem */
 	size_t n;
@@ -61,11 +89,24 @@ struct dt_verify {
 	unsigned runs;       /* --runs N; 0 when run once */
 	unsigned done_before, failed_before, done_after, failed_after;
 	int interrupted;
+	/* what the fix brought: refusals no problem accounts for and on no path
+	 * the recorded run was refused; any of them and nothing is "fixed" */
+	uint64_t new_refusals;
+	unsigned runs_new;                                   /* --runs: fixed runs that had some */
+	struct dt_verify_new new_paths[DT_VERIFY_NEW_PATHS]; /* the first of them */
+	size_t nnew_paths;
 };
 
-/* Whether the plan's command line can run here: a launch record, not cut
- * or redacted, a directory that exists, a program that is found. Returns
- * 0, or an exit status with the message printed; nothing is run. */
+/* Counts the refusals of after that neither a problem of before accounts
+ * for nor any path before was refused on; the first few go to out (may be
+ * NULL). */
+uint64_t dt_fix_new_refusals(const struct dt_report *before, const struct dt_fix_inputs *in,
+                             const struct dt_report *after, struct dt_verify *out);
+
+/* Whether the plan's command line can run here: a launch the user made
+ * (else DT_EXIT_UNTRUSTED), not cut or redacted, a directory that exists,
+ * a program that is found. Returns 0, or an exit status with the message
+ * printed; nothing is run. */
 int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan);
 
 /* Runs the plan's command line once under the probe into after_ring, and

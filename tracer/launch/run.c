@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "denyrule.h"
 #include "envfilter.h"
+#include "launchfile.h"
 #include "names.h"
 #include "recfmt.h"
 #include "records.h"
@@ -442,6 +443,17 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	 * earlier one whose file was reused (same device and inode) */
 	snprintf(rr->id, sizeof(rr->id), "%llu:%llu:%llu", (unsigned long long)st.st_dev,
 	         (unsigned long long)st.st_ino, (unsigned long long)rr->ring.hdr->created_ns);
+	rr->dev = (uint64_t)st.st_dev;
+	rr->ino = (uint64_t)st.st_ino;
+	/* unguessable: the traced program must not be able to name a launch
+	 * file in advance (a fallback from the clock would be guessable, so
+	 * without randomness the run has no launch file) */
+	if (getrandom(rr->run_id, sizeof(rr->run_id), GRND_NONBLOCK) == (ssize_t)sizeof(rr->run_id))
+		memcpy(rr->ring.hdr->run_id, rr->run_id, sizeof(rr->run_id));
+	else { /* a reused ring keeps its last run's id otherwise */
+		memset(rr->run_id, 0, sizeof(rr->run_id));
+		memset(rr->ring.hdr->run_id, 0, sizeof(rr->run_id));
+	}
 	return 0;
 }
 
@@ -694,12 +706,42 @@ static void run_note_setid_command(struct dt_ring *ring, char **cmd, pid_t pid)
 	free(rec);
 }
 
+/* The launch file fix --verify trusts, written before the command can
+ * run: the record in the ring is only what the command leaves there.
+ * Without one (no HOME, a directory that is not private) fix --verify
+ * says so and asks for the command; run itself stays silent, as the
+ * command's output must not change. */
+static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_run_ring *rr,
+                                  char **cmd)
+{
+	static const uint8_t none[sizeof(rr->run_id)];
+	char cwd[PATH_MAX], why[PATH_MAX + 128];
+	if (!memcmp(rr->run_id, none, sizeof(none)) || !getcwd(cwd, sizeof(cwd)))
+		return;
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 1, sizeof(*env));
+	if (!env)
+		return;
+	/* the entries the launch record keeps, for fix to compare with it */
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), o->env_extra))
+			env[k++] = *e;
+	}
+	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino, o->cmd, cwd, cmd, env};
+	dt_launchfile_write(&li, why, sizeof(why));
+	free(env);
+}
+
 int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 {
 	struct dt_deny_set *deny = &o->deny;
 	int fd = rr->fd, watch_exec = o->watch_exec;
 	uint64_t seed = o->seed;
 	run_write_launch(&rr->ring, cmd, o->env_extra);
+	run_write_launch_file(o, rr, cmd);
 
 	run_probe_environment(o, rr);
 	/* seccomp: exec coverage, and --deny (which needs it) */

@@ -45,6 +45,8 @@ struct dt_run_ring {
 	char abs[PATH_MAX];   /* the ring's absolute path */
 	char id[72];          /* "DEV:INO:CREATED_NS", for DENYTRACE_RING_ID */
 	char probe[PATH_MAX]; /* libdenytrace.so */
+	uint8_t run_id[16];   /* random; in the ring's header, names the launch file */
+	uint64_t dev, ino;    /* the ring's */
 };
 
 /* Finds the probe and creates the ring o->out. Returns 0, or an exit

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launchfile.h"
 #include "privdir.h"
 #include "report.h"
 
@@ -417,16 +418,31 @@ int dt_soak_prepare(struct dt_soak_opts *o, char *self, size_t selfcap, char *di
 	return -1;
 }
 
+/* A run's ring, with the launch file that `denytrace run` wrote for it:
+ * nothing can verify a deleted ring's launch again. */
+static void soak_drop_ring(const char *ring)
+{
+	dt_launchfile_remove(ring);
+	unlink(ring);
+}
+
 void dt_soak_remove_dir(const char *dir)
 {
-	/* everything in it is soak's: rings, logs, a ring a killed run left
-	 * half created */
+	/* everything in it is soak's: rings (with their launch files), logs,
+	 * a ring a killed run left half created */
 	DIR *d = opendir(dir);
 	if (d) {
 		struct dirent *e;
-		while ((e = readdir(d)))
+		char path[PATH_MAX];
+		while ((e = readdir(d))) {
+			size_t n = strlen(e->d_name);
+			if (n > 5 && !strcmp(e->d_name + n - 5, ".ring") &&
+			    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
+			        (int)sizeof(path))
+				dt_launchfile_remove(path);
 			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 				unlinkat(dirfd(d), e->d_name, 0);
+		}
 		closedir(d);
 	}
 	rmdir(dir);
@@ -436,7 +452,7 @@ void dt_soak_unlink_run(const char *dir, int index)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/run-%d.ring", dir, index);
-	unlink(p);
+	soak_drop_ring(p);
 	snprintf(p, sizeof(p), "%s/run-%d.log", dir, index);
 	unlink(p);
 }
@@ -510,7 +526,7 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 	    code == DT_EXIT_INTERNAL || ((code == DT_EXIT_NOTFOUND || code == DT_EXIT_NOEXEC) &&
 	                                 soak_log_starts(log, "denytrace: cannot run '"));
 	if (infra && !r->timed_out && soak_infra_failure(log, msg, msgcap)) {
-		unlink(ring);
+		soak_drop_ring(ring);
 		unlink(log);
 		return 1;
 	}
@@ -546,7 +562,7 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 		keep_tmp = !o->keep;
 	}
 	if (!keep_tmp) {
-		unlink(ring);
+		soak_drop_ring(ring);
 		unlink(log);
 	}
 	return 0;

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/* The launch file fix --verify trusts (launchfile.h). */
+#include "launchfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ringfile.h"
+#include "secrets.h"
+
+#define LAUNCH_MAGIC "denytrace-launch"
+#define LAUNCH_FORMAT "1"
+/* far above any argv the ring keeps (8 KiB) */
+#define LAUNCH_MAX_BYTES (1u << 20)
+
+/* $XDG_STATE_HOME, else ~/.local/state (the XDG default). */
+static int state_home(char *out, size_t cap)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	if (xdg && xdg[0] == '/')
+		return snprintf(out, cap, "%s", xdg) < (int)cap ? 0 : -1;
+	if (home && home[0] == '/')
+		return snprintf(out, cap, "%s/.local/state", home) < (int)cap ? 0 : -1;
+	return -1;
+}
+
+int dt_launchfile_dir(char *out, size_t cap)
+{
+	char base[PATH_MAX];
+	if (state_home(base, sizeof(base)) < 0)
+		return -1;
+	return snprintf(out, cap, "%s/denytrace/launches", base) < (int)cap ? 0 : -1;
+}
+
+/* mkdir -p, 0700 for what it creates (the XDG base directory's mode). */
+static void mkdir_parents(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			mkdir(p, 0700);
+			*s = '/';
+		}
+	mkdir(p, 0700);
+}
+
+/* Opens name under dirfd as a directory of the caller's that nobody else
+ * can write, without following a symbolic link. Returns the fd or -1. */
+static int open_private(int dirfd, const char *name, int create, char *why, size_t cap)
+{
+	if (create && mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST) {
+		snprintf(why, cap, "cannot create %s: %s", name, strerror(errno));
+		return -1;
+	}
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(why, cap, "%s: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		snprintf(why, cap, "%s is not a private directory of uid %u (owner %u, mode %04o)",
+		         name, (unsigned)geteuid(), (unsigned)st.st_uid,
+		         (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The launches directory, opened step by step below the state home.
+ * Returns an fd, or -1 with why set. */
+static int open_launches(int create, char *why, size_t cap)
+{
+	char base[PATH_MAX];
+	if (state_home(base, sizeof(base)) < 0) {
+		snprintf(why, cap, "neither XDG_STATE_HOME nor HOME is an absolute path");
+		return -1;
+	}
+	if (create)
+		mkdir_parents(base);
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, cap, "%s: %s", base, strerror(errno));
+		return -1;
+	}
+	static const char *const steps[] = {"denytrace", "launches"};
+	for (size_t i = 0; fd >= 0 && i < 2; i++) {
+		int next = open_private(fd, steps[i], create, why, cap);
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+static void hex(char *out, const uint8_t *id)
+{
+	for (size_t i = 0; i < DT_RUN_ID_LEN; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+}
+
+static void file_name(char *out, size_t cap, const uint8_t *id)
+{
+	char h[2 * DT_RUN_ID_LEN + 1];
+	hex(h, id);
+	snprintf(out, cap, "%s.launch", h);
+}
+
+/* One argv word with its secrets redacted, as the ring keeps it. */
+static void put_word_redacted(FILE *f, const char *w, int *expect)
+{
+	size_t n = strlen(w), cap = 2 * n + 64;
+	char *out = malloc(cap);
+	size_t len = out ? dt_redact_arg(w, n, out, cap, expect) : 0;
+	if (out && len <= cap)
+		fwrite(out, 1, len, f);
+	else
+		fputs("<redacted>", f); /* never the word itself */
+	fputc(0, f);
+	free(out);
+}
+
+/* The count, then each entry as the ring's launch record keeps it (a
+ * secret-named one dropped). */
+static void put_env_redacted(FILE *f, char *const *env)
+{
+	char *kept = NULL;
+	size_t len = 0, n = 0;
+	FILE *m = open_memstream(&kept, &len);
+	for (size_t i = 0; m && env && env[i]; i++) {
+		size_t el = strlen(env[i]), cap = 2 * el + 64;
+		char *buf = malloc(cap);
+		size_t need = buf ? dt_redact_env(env[i], el, buf, cap) : 0;
+		if (need && need <= cap) {
+			fwrite(buf, 1, need, m);
+			fputc(0, m);
+			n++;
+		}
+		free(buf);
+	}
+	if (m && fclose(m) == 0) {
+		fprintf(f, "%zu%c", n, 0);
+		fwrite(kept, 1, len, f);
+	} else {
+		fprintf(f, "0%c", 0);
+	}
+	free(kept);
+}
+
+static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
+{
+	char *buf = NULL, h[2 * DT_RUN_ID_LEN + 1];
+	FILE *f = open_memstream(&buf, len);
+	if (!f)
+		return NULL;
+	size_t argc = 0;
+	while (li->argv[argc])
+		argc++;
+	hex(h, li->run_id);
+	fprintf(f, "%s%c%s%c%s%c%llu%c%llu%c%s%c%s%c%zu%c", LAUNCH_MAGIC, 0, LAUNCH_FORMAT, 0, h, 0,
+	        (unsigned long long)li->dev, 0, (unsigned long long)li->ino, 0, li->via, 0, li->cwd,
+	        0, argc, 0);
+	int expect = 0;
+	for (size_t i = 0; i < argc; i++)
+		put_word_redacted(f, li->argv[i], &expect);
+	put_env_redacted(f, li->env);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int dt_launchfile_write(const struct dt_launch_info *li, char *why, size_t whycap)
+{
+	char name[64];
+	file_name(name, sizeof(name), li->run_id);
+	int dfd = open_launches(1, why, whycap);
+	if (dfd < 0)
+		return -1;
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int e = errno;
+	close(dfd);
+	if (fd < 0) {
+		snprintf(why, whycap, "%s: %s", name, strerror(e));
+		return -1;
+	}
+	size_t len = 0;
+	char *buf = launch_bytes(li, &len);
+	int ok = buf && write(fd, buf, len) == (ssize_t)len;
+	free(buf);
+	if (close(fd) != 0 || !ok) {
+		snprintf(why, whycap, "%s: cannot write it", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* n more strings of lf->buf from *at into v (*nv of them). Returns 0, or
+ * -1 when the file ends first. */
+static int launch_strings(const struct dt_launchfile *lf, size_t len, size_t *at, const char **v,
+                          size_t n, size_t *nv)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (*at >= len)
+			return -1;
+		v[(*nv)++] = lf->buf + *at;
+		*at += strnlen(lf->buf + *at, len - *at) + 1;
+	}
+	return 0;
+}
+
+/* The file's NUL-terminated strings, in order, into lf. Returns 0, or -1
+ * when it is not a launch file of this format. */
+static int launch_parse(struct dt_launchfile *lf, size_t len, const char *idhex, uint64_t dev,
+                        uint64_t ino, char *why, size_t cap)
+{
+	const char *f[8];
+	size_t at = 0, nf = 0;
+	while (nf < 8 && at < len) {
+		f[nf++] = lf->buf + at;
+		at += strnlen(lf->buf + at, len - at) + 1;
+	}
+	char *end;
+	unsigned long long argc = nf == 8 ? strtoull(f[7], &end, 10) : 0;
+	if (nf < 8 || at > len || strcmp(f[0], LAUNCH_MAGIC) || strcmp(f[1], LAUNCH_FORMAT) ||
+	    argc == 0 || argc > len) {
+		snprintf(why, cap, "%s is not a launch file this denytrace reads", lf->path);
+		return -1;
+	}
+	if (strcmp(f[2], idhex) || strtoull(f[3], NULL, 10) != dev ||
+	    strtoull(f[4], NULL, 10) != ino) {
+		snprintf(why, cap, "%s was written for another ring", lf->path);
+		return -1;
+	}
+	lf->via = f[5];
+	lf->cwd = f[6];
+	lf->argv = calloc(argc + 1, sizeof(*lf->argv));
+	if (!lf->argv || launch_strings(lf, len, &at, lf->argv, argc, &lf->argc) < 0) {
+		snprintf(why, cap, "%s is cut short", lf->path);
+		return -1;
+	}
+	unsigned long long nenv = at < len ? strtoull(lf->buf + at, &end, 10) : len;
+	at += at < len ? strnlen(lf->buf + at, len - at) + 1 : 0;
+	lf->env = nenv < len ? calloc(nenv + 1, sizeof(*lf->env)) : NULL;
+	if (!lf->env || launch_strings(lf, len, &at, lf->env, nenv, &lf->nenv) < 0) {
+		snprintf(why, cap, "%s is cut short", lf->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the launch file name under dfd into lf->buf: a regular file of
+ * the caller's, 0600 or narrower, bounded. Returns its length or -1. */
+static long launch_read(int dfd, const char *name, struct dt_launchfile *lf, char *why, size_t cap)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(why, cap, "no launch file %s (%s)", lf->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) ||
+	    st.st_size <= 0 || st.st_size > LAUNCH_MAX_BYTES) {
+		snprintf(why, cap, "%s is not a private regular file of uid %u of at most %u bytes",
+		         lf->path, (unsigned)geteuid(), LAUNCH_MAX_BYTES);
+		close(fd);
+		return -1;
+	}
+	lf->buf = malloc((size_t)st.st_size + 1);
+	ssize_t got = lf->buf ? read(fd, lf->buf, (size_t)st.st_size) : -1;
+	close(fd);
+	if (got != st.st_size) {
+		snprintf(why, cap, "cannot read %s", lf->path);
+		return -1;
+	}
+	lf->buf[got] = 0;
+	return (long)got;
+}
+
+/* The ring's run id, device and inode. Returns 0, 1 when it has no run
+ * id, -1 when it cannot be read (why set). */
+static int ring_identity(const char *ring_path, uint8_t *id, uint64_t *dev, uint64_t *ino,
+                         char *why, size_t cap)
+{
+	struct dt_ringfile rf;
+	struct stat st;
+	if (dt_ringfile_open(ring_path, &rf, why, cap) != 0)
+		return -1;
+	memcpy(id, rf.ring.hdr->run_id, DT_RUN_ID_LEN);
+	int ok = fstat(rf.fd, &st) == 0;
+	dt_ringfile_close(&rf);
+	if (!ok) {
+		snprintf(why, cap, "%s: %s", ring_path, strerror(errno));
+		return -1;
+	}
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	static const uint8_t none[DT_RUN_ID_LEN];
+	return memcmp(id, none, DT_RUN_ID_LEN) == 0;
+}
+
+int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap)
+{
+	uint8_t id[DT_RUN_ID_LEN];
+	uint64_t dev, ino;
+	char name[64], dir[PATH_MAX], idhex[2 * DT_RUN_ID_LEN + 1];
+	memset(lf, 0, sizeof(*lf));
+	int rc = ring_identity(ring_path, id, &dev, &ino, why, cap);
+	if (rc == 1)
+		snprintf(why, cap,
+		         "the ring names no launch file (not made by this denytrace's run, "
+		         "codex or soak)");
+	if (rc != 0)
+		return -1;
+	file_name(name, sizeof(name), id);
+	hex(idhex, id);
+	if (dt_launchfile_dir(dir, sizeof(dir)) == 0)
+		snprintf(lf->path, sizeof(lf->path), "%s/%s", dir, name);
+	int dfd = open_launches(0, why, cap);
+	if (dfd < 0)
+		return -1;
+	long len = launch_read(dfd, name, lf, why, cap);
+	close(dfd);
+	if (len < 0 || launch_parse(lf, (size_t)len, idhex, dev, ino, why, cap) < 0) {
+		char keep[PATH_MAX];
+		memcpy(keep, lf->path, sizeof(keep));
+		dt_launchfile_free(lf);
+		memcpy(lf->path, keep, sizeof(keep));
+		return -1;
+	}
+	return 0;
+}
+
+void dt_launchfile_free(struct dt_launchfile *lf)
+{
+	free(lf->buf);
+	free(lf->argv);
+	free(lf->env);
+	memset(lf, 0, sizeof(*lf));
+}
+
+void dt_launchfile_remove(const char *ring_path)
+{
+	struct dt_launchfile lf;
+	char why[512];
+	/* only the file that matches the ring in every part: a rewritten run
+	 * id must not lead to deleting another run's launch file */
+	if (dt_launchfile_find(ring_path, &lf, why, sizeof(why)) == 0)
+		unlink(lf.path);
+	dt_launchfile_free(&lf);
+}

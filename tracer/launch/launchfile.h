@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The launch file: what `denytrace run` (and `codex`, and `soak` through
+ * run) launched, kept where the traced program cannot write, so that
+ * `fix --verify` runs again only a launch the user made. The launch
+ * record inside the ring is written by denytrace too, but the ring is
+ * writable by the traced program, which can hide that record and append
+ * its own: a ring's launch record is only the program's claim.
+ *
+ * The file is created before the command starts, with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, in a directory of the caller's own
+ * that nobody else can write: $XDG_STATE_HOME/denytrace/launches/ (default
+ * ~/.local/state/denytrace/launches/). It is named by the random run id
+ * the launcher put in the ring's header and holds the ring's device and
+ * inode, so a ring leads only to the launch that created it.
+ *
+ * Format: NUL-terminated strings, "denytrace-launch", "1" (the format's
+ * version), the run id in hex, the ring's device and inode in decimal,
+ * "run" or "codex" (the subcommand that launched it), the directory, the
+ * number of argv words, then the words, the number of environment entries,
+ * then the entries (those the ring's launch record keeps; secrets redacted
+ * as in the ring).
+ */
+#ifndef DENYTRACE_LAUNCHFILE_H
+#define DENYTRACE_LAUNCHFILE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DT_RUN_ID_LEN 16
+
+/* What a launcher writes. */
+struct dt_launch_info {
+	const uint8_t *run_id; /* DT_RUN_ID_LEN bytes */
+	uint64_t dev, ino;     /* the ring's */
+	const char *via;       /* "run" or "codex" */
+	const char *cwd;
+	char *const *argv; /* NULL-terminated */
+	char *const *env;  /* the entries the ring's launch record keeps, NULL-terminated */
+};
+
+/* The directory launch files go to, without creating it. Returns 0, or
+ * -1 when neither XDG_STATE_HOME nor HOME names an absolute directory. */
+int dt_launchfile_dir(char *out, size_t cap);
+
+/* Writes the launch file (creating its directory). Returns 0, or -1 with
+ * why set: the launch then has no launch file, and fix --verify will ask
+ * for the command. */
+int dt_launchfile_write(const struct dt_launch_info *li, char *why, size_t whycap);
+
+/* A launch file read back; strings point into buf. */
+struct dt_launchfile {
+	char path[PATH_MAX];
+	char *buf;
+	const char *via, *cwd;
+	const char **argv; /* NULL-terminated */
+	size_t argc;
+	const char **env; /* as the ring's launch record keeps them, NULL-terminated */
+	size_t nenv;
+};
+
+/* The launch file of the ring at ring_path: one of the caller's own, in
+ * its own private directory, a regular file of bounded size, naming this
+ * ring's run id, device and inode. Returns 0 with lf filled, or -1 with
+ * why saying why there is none to trust (lf->path is then set when the
+ * ring names one). */
+int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap);
+void dt_launchfile_free(struct dt_launchfile *lf);
+
+/* Removes the launch file of the ring at ring_path, if it has one of the
+ * caller's (a ring soak deletes takes its launch file with it). */
+void dt_launchfile_remove(const char *ring_path);
+
+#endif
