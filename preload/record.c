@@ -273,7 +273,7 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 }
 
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
-                    struct dt_level *lv)
+                    struct dt_level *lv, const struct dt_unw_regs *from)
 {
 	struct dt_arena *a = dt_arena_take(lv);
 	if (!a)
@@ -356,7 +356,7 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		dt_put_str(&b, DT_T_SQLITE, role);
 
 	if (type == DT_REC_DENIAL)
-		dt_put_backtrace(&b);
+		dt_put_backtrace(&b, from);
 
 	if (!b.overflow || b.len > sizeof(*rh)) {
 		rh->len = b.len;
@@ -478,9 +478,11 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	if (type) {
 		if (depth == 0)
 			dt_alt_note(here);
+		struct dt_unw_regs from;
+		dt_unwind_start(&from);
 		struct dt_ring *ring = dt_ring_get();
 		if (ring)
-			dt_emit(ring, c, type, ok ? 0 : err, result, lv);
+			dt_emit(ring, c, type, ok ? 0 : err, result, lv, &from);
 	}
 	dt_in_probe = depth;
 }

@@ -1123,8 +1123,8 @@ class Bench:
                          "%.1f" % v["minor_faults_per_call"]["median"]])
         table(["variant", "median us", "median min-max", "p99 us", "added us",
                "first call us", "added first us", "page faults/call"], rows)
-        log("   first call = the process's first refusal: process record, ring attach and (with")
-        log("   backtraces) dlopen of the unwinder library; the 'median' excludes it.")
+        log("   first call = the process's first refusal: process record and ring attach;")
+        log("   the 'median' excludes it.")
 
     # ---- start-up of `denytrace run` ----------------------------------------
 
