@@ -18,12 +18,17 @@
 
 #define DT_MAX_FRAMES 24
 #define DT_MAX_MAPS 1024
-/* Each rebuild maps a new table and keeps the old one (another thread may
- * still read it): bounded, then the last table serves. */
+/* Tables read again because a frame fell in no module (a library loaded
+ * since, or JIT code): bounded, then the last table serves. After a
+ * dlclose the table is read again at the next refusal, without bound. */
 #define DT_MAX_REBUILDS 32
+/* Tables kept: the current one, and others that threads or signal
+ * handlers may still be reading while a new one is written. */
+#define DT_MODMAPS 4
 
 struct dt_modmap {
-	uint64_t gen; /* dt_unwind_generation when read */
+	_Atomic int users; /* readers holding it; -1 while it is written */
+	uint64_t gen;      /* dt_unwind_generation when read */
 	uint32_t n;
 	uint32_t names_len;
 	struct {
@@ -86,18 +91,15 @@ static void dt_modmap_add_line(struct dt_modmap *m, const char *line, const char
 	m->n++;
 }
 
-static struct dt_modmap *dt_modmap_build(void)
+/* Reads /proc/self/maps into m: 0, or -1. */
+static int dt_modmap_fill(struct dt_modmap *m)
 {
-	struct dt_modmap *m =
-	    mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
 	m->gen = dt_unwind_generation();
+	m->n = 0;
+	m->names_len = 0;
 	int fd = dt_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY);
-	if (fd < 0) {
-		munmap(m, sizeof(*m));
-		return NULL;
-	}
+	if (fd < 0)
+		return -1;
 	size_t have = 0;
 	for (;;) {
 		long n = dt_sys_read(fd, m->buf + have, sizeof(m->buf) - have);
@@ -116,7 +118,7 @@ static struct dt_modmap *dt_modmap_build(void)
 			have = 0; /* an absurd line: drop it */
 	}
 	dt_sys_close(fd);
-	return m;
+	return 0;
 }
 
 static int dt_modmap_find(const struct dt_modmap *m, uint64_t ip)
@@ -127,20 +129,91 @@ static int dt_modmap_find(const struct dt_modmap *m, uint64_t ip)
 	return -1;
 }
 
-static struct dt_modmap *dt_modmap_get(int rebuild)
+static _Atomic(struct dt_modmap *) dt_modmaps[DT_MODMAPS]; /* mapped on first use */
+
+/* A reference on the current table, or NULL. A table that stops being
+ * current between the load and the reference is let go again: it may be
+ * rewritten as soon as nobody holds it. */
+static struct dt_modmap *dt_modmap_hold(void)
 {
-	struct dt_modmap *m = atomic_load_explicit(&dt_modmap_cur, memory_order_acquire);
-	if (m && !rebuild && m->gen == dt_unwind_generation())
-		return m; /* else a library was unloaded since: its names may be stale */
-	if (m && atomic_fetch_add(&dt_modmap_rebuilds, 1) >= DT_MAX_REBUILDS)
+	for (int tries = 0; tries < 4; tries++) {
+		struct dt_modmap *m = atomic_load_explicit(&dt_modmap_cur, memory_order_acquire);
+		if (!m)
+			return NULL;
+		int u = atomic_load(&m->users);
+		if (u < 0 || !atomic_compare_exchange_strong(&m->users, &u, u + 1))
+			continue;
+		if (atomic_load(&dt_modmap_cur) == m)
+			return m;
+		atomic_fetch_sub(&m->users, 1);
+	}
+	return NULL;
+}
+
+static void dt_modmap_release(struct dt_modmap *m)
+{
+	if (m)
+		atomic_fetch_sub(&m->users, 1);
+}
+
+static struct dt_modmap *dt_modmap_slot(int i)
+{
+	struct dt_modmap *m = atomic_load(&dt_modmaps[i]), *none = NULL;
+	if (m)
 		return m;
-	struct dt_modmap *fresh = dt_modmap_build();
-	if (!fresh)
-		return m;
-	if (!atomic_compare_exchange_strong(&dt_modmap_cur, &m, fresh)) {
-		munmap(fresh, sizeof(*fresh)); /* another thread won; use its table */
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&dt_modmaps[i], &none, m)) {
+		munmap(m, sizeof(*m)); /* another thread mapped this slot */
+		return none;
+	}
+	return m;
+}
+
+/* A table read now, made current, with a reference held: written in a
+ * kept table that is neither current nor held, or NULL when all are. */
+static struct dt_modmap *dt_modmap_refresh(void)
+{
+	for (int i = 0; i < DT_MODMAPS; i++) {
+		struct dt_modmap *m = dt_modmap_slot(i);
+		int unused = 0;
+		if (!m || m == atomic_load(&dt_modmap_cur) ||
+		    !atomic_compare_exchange_strong(&m->users, &unused, -1))
+			continue;
+		int ok = dt_modmap_fill(m) == 0;
+		atomic_store(&m->users, ok ? 1 : 0);
+		if (!ok)
+			return NULL;
+		atomic_store_explicit(&dt_modmap_cur, m, memory_order_release);
 		return m;
 	}
+	return NULL;
+}
+
+/* The table for a stack: current (read again after a dlclose), held. */
+static struct dt_modmap *dt_modmap_get(void)
+{
+	struct dt_modmap *m = dt_modmap_hold();
+	uint64_t gen = dt_unwind_generation();
+	if (m && gen != DT_UNW_UNSETTLED && m->gen == gen)
+		return m;
+	struct dt_modmap *fresh = dt_modmap_refresh();
+	if (!fresh)
+		return m; /* every table busy: a stale one rather than none */
+	dt_modmap_release(m);
+	return fresh;
+}
+
+/* After a miss: a table read again, or m itself past the bound. */
+static struct dt_modmap *dt_modmap_reread(struct dt_modmap *m)
+{
+	if (atomic_fetch_add(&dt_modmap_rebuilds, 1) >= DT_MAX_REBUILDS)
+		return m;
+	struct dt_modmap *fresh = dt_modmap_refresh();
+	if (!fresh)
+		return m;
+	dt_modmap_release(m);
 	return fresh;
 }
 
@@ -207,26 +280,28 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from
 		return;
 	}
 
-	struct dt_modmap *m = dt_modmap_get(0);
+	struct dt_modmap *m = dt_modmap_get();
 	if (!m)
 		return;
+	/* a frame in no module: a library loaded since the table was read;
+	 * read it again before any frame is written (the record's module list
+	 * indexes one table's names) */
+	for (int i = 0; i < n; i++) {
+		if (dt_modmap_find(m, (uint64_t)(uintptr_t)ips[i]) < 0) {
+			m = dt_modmap_reread(m);
+			break;
+		}
+	}
 	int self = dt_modmap_find(m, (uint64_t)(uintptr_t)&dt_put_backtrace);
 	const char *self_name = self >= 0 ? m->names + m->e[self].name : NULL;
 
 	/* module list of this record: indexes into m->names, deduplicated */
 	uint32_t mods[DT_MAX_FRAMES];
 	uint32_t nmods = 0;
-	int skipping = 1, written = 0, rebuilt = 0;
+	int skipping = 1, written = 0;
 	for (int i = 0; i < n && written < DT_MAX_FRAMES; i++) {
 		uint64_t ip = (uint64_t)(uintptr_t)ips[i];
 		int k = dt_modmap_find(m, ip);
-		if (k < 0 && !rebuilt) {
-			rebuilt = 1;
-			m = dt_modmap_get(1);
-			k = dt_modmap_find(m, ip);
-			self = dt_modmap_find(m, (uint64_t)(uintptr_t)&dt_put_backtrace);
-			self_name = self >= 0 ? m->names + m->e[self].name : NULL;
-		}
 		const char *name = k >= 0 ? m->names + m->e[k].name : NULL;
 		/* the probe's own frames (this function, the slow path, the
 		 * wrapper) come first; the caller starts at the first other */
@@ -251,6 +326,7 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from
 	}
 	for (uint32_t j = 0; j < nmods; j++)
 		dt_put_str(b, DT_T_MODULE, m->names + mods[j]);
+	dt_modmap_release(m);
 	if (truncated && written < DT_MAX_FRAMES)
 		dt_put_u64(b, DT_T_STACK_TRUNC, 1);
 }

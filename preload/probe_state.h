@@ -48,8 +48,10 @@ DT_HIDDEN void dt_unwind_start(struct dt_unw_regs *r);
  * walk stopped before the outermost frame. */
 DT_HIDDEN int dt_unwind(const struct dt_unw_regs *from, uint64_t stack_hi, void **ips, int max,
                         int *truncated);
-/* Changes at every dlclose: what was cached about modules is stale. */
+/* Changes at every dlclose: what was cached about modules is stale.
+ * DT_UNW_UNSETTLED while a dlclose runs: cache nothing, trust no cache. */
 DT_HIDDEN uint64_t dt_unwind_generation(void);
+#define DT_UNW_UNSETTLED (~0ULL)
 
 /* Appends DT_T_FRAME and DT_T_MODULE fields for the call stack from
  * `from`, skipping the probe's own frames, and DT_T_STACK_TRUNC when the

@@ -47,8 +47,12 @@
 #include "probe_state.h"
 #include "sys.h"
 
-/* Bumped by every dlclose: rules cached before it are not used again. */
+/* Bumped by every dlclose once it returned: rules cached before it are not
+ * used again. While one runs, nothing is cached or taken from the cache: a
+ * library it unmapped may already be replaced (another thread's dlopen)
+ * before the bump. */
 static _Atomic uint64_t dt_unw_generation;
+static _Atomic int dt_dlclose_running;
 
 #if defined(__x86_64__) && !defined(__ILP32__) && defined(DLFO_STRUCT_HAS_EH_DBASE)
 
@@ -232,16 +236,17 @@ static uint64_t dt_rule_key(const struct dl_find_object *fo, uint64_t pc, uint64
 /* The rule for pc, from the cache or found and kept: 0, or -1 to stop. */
 static int dt_rule_for(dt_find_object_fn find, uint64_t pc, struct dt_walk_rule *w)
 {
-	uint64_t gen = atomic_load_explicit(&dt_unw_generation, memory_order_acquire);
+	uint64_t gen = dt_unwind_generation();
 	struct dl_find_object fo;
 	if (find((void *)(uintptr_t)pc, &fo) != 0 || !fo.dlfo_eh_frame)
 		return -1;
+	int cached = gen != DT_UNW_UNSETTLED;
 	uint64_t key = dt_rule_key(&fo, pc, gen);
 	/* the multiply carries the address's low bits into the top ten */
 	uint64_t slot = (key * 0xbf58476d1ce4e5b9ULL) >> 54;
 	uint64_t check = atomic_load_explicit(&dt_unw_cache[slot].check, memory_order_relaxed);
 	uint64_t v = atomic_load_explicit(&dt_unw_cache[slot].rule, memory_order_relaxed);
-	if (v && (check ^ v) == key && (v & DT_RULE_KEYBITS) == (key & DT_RULE_KEYBITS)) {
+	if (cached && v && (check ^ v) == key && (v & DT_RULE_KEYBITS) == (key & DT_RULE_KEYBITS)) {
 		dt_rule_unpack(v, w);
 		return w->decline ? -1 : 0;
 	}
@@ -253,9 +258,11 @@ static int dt_rule_for(dt_find_object_fn find, uint64_t pc, struct dt_walk_rule 
 		*w = (struct dt_walk_rule){.decline = 1};
 	else
 		w->decline = 0;
-	v = dt_rule_pack(w, key);
-	atomic_store_explicit(&dt_unw_cache[slot].rule, v, memory_order_relaxed);
-	atomic_store_explicit(&dt_unw_cache[slot].check, key ^ v, memory_order_relaxed);
+	if (cached) {
+		v = dt_rule_pack(w, key);
+		atomic_store_explicit(&dt_unw_cache[slot].rule, v, memory_order_relaxed);
+		atomic_store_explicit(&dt_unw_cache[slot].check, key ^ v, memory_order_relaxed);
+	}
 	return w->decline ? -1 : 0;
 }
 
@@ -342,7 +349,11 @@ DT_HIDDEN int dt_unwind(const struct dt_unw_regs *from, uint64_t stack_hi, void 
 
 DT_HIDDEN uint64_t dt_unwind_generation(void)
 {
-	return atomic_load_explicit(&dt_unw_generation, memory_order_acquire);
+	/* running first: a dlclose that unmapped what this thread now sees
+	 * at its place has either bumped the generation or is still running */
+	if (atomic_load(&dt_dlclose_running))
+		return DT_UNW_UNSETTLED;
+	return atomic_load(&dt_unw_generation);
 }
 
 /* Interposed so that the cached rules (and module table) of an unloaded
@@ -356,7 +367,9 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 		fn = (int (*)(void *))dt_resolve_real(&real, "dlclose");
 	if (!fn)
 		return -1;
+	atomic_fetch_add(&dt_dlclose_running, 1);
 	int r = fn(handle);
-	atomic_fetch_add_explicit(&dt_unw_generation, 1, memory_order_release);
+	atomic_fetch_add(&dt_unw_generation, 1);
+	atomic_fetch_sub(&dt_dlclose_running, 1);
 	return r;
 }

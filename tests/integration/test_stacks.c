@@ -369,3 +369,83 @@ Test(stacks, real_programs)
 			expect_whole_stacks(cmds[i]);
 	}
 }
+
+/* ---- plugins unloaded and loaded again ------------------------------------ */
+
+/* reload's command: `reload MODE WORK ro ARGS...`, WORK writable by all. */
+static void reload_cmd(const char **cmd, const char *mode, const char *a, const char *b)
+{
+	static char work[600], so[2][700];
+	snprintf(work, sizeof(work), "%s/work", dtt_tmpdir());
+	mkdir(work, 0777);
+	chmod(work, 0777);
+	snprintf(so[0], sizeof(so[0]), "%s/helpers/plugin-%s.so", dtt_build(), a);
+	if (b)
+		snprintf(so[1], sizeof(so[1]), "%s/helpers/plugin-%s.so", dtt_build(), b);
+	size_t k = 0;
+	cmd[k++] = dtt_helper("reload");
+	cmd[k++] = mode;
+	cmd[k++] = work;
+	cmd[k++] = ro;
+	cmd[k++] = so[0];
+	if (b)
+		cmd[k++] = so[1];
+	cmd[k] = NULL;
+}
+
+/* A plugin loaded, refused in and unloaded, then its other build (the same
+ * code at the same offsets, another frame size) loaded at the same address
+ * by the same path: its refusal's stack is the one a fresh process loading
+ * only that build records, not one read with the first build's rules. */
+static void expect_reloaded_stack(const char *first, const char *second)
+{
+	const char *cmd[8];
+	static struct stacks reloaded, fresh;
+	reload_cmd(cmd, "seq", first, second);
+	run_stacks(&reloaded, cmd);
+	cr_assert_eq(reloaded.status, 0, "%s", reloaded.out);
+	cr_assert_eq(reloaded.n, 2, "%s", reloaded.out);
+	const char *b0 = strstr(reloaded.out, "base 0 "), *b1 = strstr(reloaded.out, "base 1 ");
+	cr_assert(b0 && b1, "%s", reloaded.out);
+	cr_assert_eq(strcspn(b0 + 7, "\n"), strcspn(b1 + 7, "\n"));
+	cr_assert(!strncmp(b0 + 7, b1 + 7, strcspn(b0 + 7, "\n")),
+	          "the second build was not loaded where the first was: %s", reloaded.out);
+	reload_cmd(cmd, "seq", second, NULL);
+	run_stacks(&fresh, cmd);
+	cr_assert_eq(fresh.n, 1, "%s", fresh.out);
+	cr_expect_gt(words(fresh.s[0]), 4, "%s", fresh.s[0]);
+	cr_expect_not(reloaded.truncated[1], "the reloaded plugin's stack was cut: %s",
+	              reloaded.s[1]);
+	cr_expect_str_eq(reloaded.s[1], fresh.s[0], "the reloaded %s build's stack", second);
+}
+
+Test(stacks, a_plugin_rebuilt_with_a_bigger_frame_and_reloaded_gets_its_own_stack)
+{
+	expect_reloaded_stack("small", "big");
+}
+
+Test(stacks, a_plugin_rebuilt_with_a_smaller_frame_and_reloaded_gets_its_own_stack)
+{
+	expect_reloaded_stack("big", "small");
+}
+
+/* Eight threads loading and unloading the two builds (from two paths)
+ * against each other's refusals, 240 in all: the program is unharmed and
+ * every stack is whole and starts in the build its thread loaded. */
+Test(stacks, eight_threads_racing_dlopen_and_dlclose_get_whole_stacks)
+{
+	const char *cmd[8];
+	static struct stacks st;
+	reload_cmd(cmd, "race", "small", "big");
+	run_stacks(&st, cmd);
+	cr_assert_eq(st.status, 0, "%s", st.out);
+	cr_assert_eq(st.n, 240, "%s", st.out);
+	for (size_t i = 0; i < st.n; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "open: %s.so+", st.path[i]);
+		cr_expect(!strncmp(st.s[i], want, strlen(want)), "%s", st.s[i]);
+		cr_expect_not(st.truncated[i], "a cut stack: %s", st.s[i]);
+		cr_expect_eq(words(st.s[i]), 5, "plugin, load_and_refuse, racer, libc twice: %s",
+		             st.s[i]);
+	}
+}
