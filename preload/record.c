@@ -30,9 +30,16 @@
 
 DT_HIDDEN __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
 
+/* The stack a record is made on: the host's may be a small signal stack or
+ * a thread's last few KiB (the most a record took here was ~13 KiB). */
+#define DT_PROBE_STACK (64u << 10)
+#define DT_GUARD 4096u
+
 /* The arena: one anonymous mapping per record, so that a record never needs
  * a big stack (sigaltstack, posix_spawn's child) or the heap. */
 struct dt_arena {
+	unsigned char guard[DT_GUARD]; /* PROT_NONE: the stack below faults, not overflows */
+	unsigned char stack[DT_PROBE_STACK] __attribute__((aligned(16)));
 	unsigned char rec[DT_REC_MAX];
 	struct dt_resolved r1, r2;
 	char cwd[PATH_MAX];
@@ -234,7 +241,11 @@ static struct dt_arena *dt_arena_map(struct dt_arena **where)
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(uint64_t));
 	void *m = mmap(NULL, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m != MAP_FAILED && mprotect(m, DT_GUARD, PROT_NONE) != 0) {
+		munmap(m, sizeof(struct dt_arena));
+		m = MAP_FAILED;
+	}
 	*where = m == MAP_FAILED ? NULL : m;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(uint64_t));
 	return *where;
@@ -273,12 +284,8 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 }
 
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
-                    struct dt_level *lv, const struct dt_unw_regs *from)
+                    struct dt_arena *a, const struct dt_unw_regs *from)
 {
-	struct dt_arena *a = dt_arena_take(lv);
-	if (!a)
-		return;
-
 	/* one getpid for the record, the process record and the vfork test */
 	int pid = (int)syscall(SYS_getpid);
 	dt_ensure_process_record(ring, &a->proc, pid);
@@ -362,7 +369,62 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		rh->len = b.len;
 		dt_ring_put(ring, rh);
 	}
-	dt_arena_give(lv);
+}
+
+/* A record to make on the probe's stack. */
+struct dt_emit_job {
+	const struct dt_call *c;
+	int type, err;
+	long result;
+	struct dt_arena *a;
+	const struct dt_unw_regs *from;
+};
+
+static void dt_emit_job_run(void *arg)
+{
+	const struct dt_emit_job *j = arg;
+	struct dt_ring *ring = dt_ring_get();
+	if (ring)
+		dt_emit(ring, j->c, j->type, j->err, j->result, j->a, j->from);
+}
+
+/* Calls fn(arg) with the stack pointer at top (16-byte aligned). Every
+ * register a call may change is declared changed; rbx, which the callee
+ * keeps, holds the host's stack pointer meanwhile. */
+static void dt_on_stack(void (*fn)(void *), void *arg, void *top)
+{
+#if defined(__x86_64__) && !defined(__ILP32__)
+	__asm__ volatile("movq %%rsp, %%rbx\n\t"
+	                 "movq %[top], %%rsp\n\t"
+	                 "callq *%[fn]\n\t"
+	                 "movq %%rbx, %%rsp"
+	                 : "+D"(arg)
+	                 : [top] "r"(top), [fn] "r"(fn)
+	                 : "rax", "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory",
+	                   "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+	                   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#else
+	(void)top;
+	fn(arg);
+#endif
+}
+
+/* Makes the record on the arena's stack, with signals held back meanwhile:
+ * a handler must run on the stack the program gave it, not the probe's
+ * (glibc's own two, which it never lets a program block, still may). */
+static void dt_record(const struct dt_call *c, int type, int err, long result, struct dt_level *lv,
+                      const struct dt_unw_regs *from)
+{
+	uint64_t hold = ~(3ULL << 31), old; /* all but SIGCANCEL and SIGSETXID */
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &hold, &old, sizeof(old)) != 0)
+		return;
+	struct dt_arena *a = dt_arena_take(lv);
+	if (a) {
+		struct dt_emit_job j = {c, type, err, result, a, from};
+		dt_on_stack(dt_emit_job_run, &j, a->stack + sizeof(a->stack));
+		dt_arena_give(lv);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }
 
 /* The signal stack this thread last had armed. A handler installed with
@@ -480,9 +542,7 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			dt_alt_note(here);
 		struct dt_unw_regs from;
 		dt_unwind_start(&from);
-		struct dt_ring *ring = dt_ring_get();
-		if (ring)
-			dt_emit(ring, c, type, ok ? 0 : err, result, lv, &from);
+		dt_record(c, type, ok ? 0 : err, result, lv, &from);
 	}
 	dt_in_probe = depth;
 }
