@@ -47,21 +47,19 @@ struct dt_arena {
 	struct dt_proc_scratch proc;
 };
 
-/* This thread's id, with the pid it was asked in: a thread's id never
- * changes, but a fork child inherits the word and a vfork child writes it
- * in its parent's thread, both under a pid of their own, so it is used
- * only while getpid still gives the pid it was stored with. One system
- * call less per record (~0.2 us on a VM). */
-static __thread uint64_t dt_tid_cache __attribute__((tls_model("initial-exec")));
+/* The thread whose call this thread-local state serves now (0: none),
+ * and so the id of the thread recording. A thread made by a raw clone
+ * without CLONE_SETTLS runs with another thread's thread-local variables:
+ * while one of the two records, the other must not touch dt_levels, nor
+ * run on the arena stack the first is on; it loses its record. Asked of
+ * the kernel at every entry: no cache keyed on thread-local state can
+ * tell the two threads apart. */
+static __thread _Atomic int dt_owner __attribute__((tls_model("initial-exec")));
 
 static int dt_gettid(int pid)
 {
-	uint64_t c = dt_tid_cache;
-	if (c && (int)(uint32_t)(c >> 32) == pid)
-		return (int)(uint32_t)c;
-	int tid = (int)syscall(SYS_gettid);
-	dt_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
-	return tid;
+	(void)pid;
+	return atomic_load_explicit(&dt_owner, memory_order_relaxed);
 }
 
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
@@ -237,17 +235,18 @@ static struct {
  * (one runs when mmap returns, before the caller could note it). */
 static struct dt_arena *dt_arena_map(struct dt_arena **where)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(uint64_t));
-	void *m = mmap(NULL, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m != MAP_FAILED && mprotect(m, DT_GUARD, PROT_NONE) != 0) {
-		munmap(m, sizeof(struct dt_arena));
-		m = MAP_FAILED;
+	/* raw system calls: libc's mmap, and the loader binding it at its
+	 * first call, would run on the host's stack */
+	uint64_t all = ~0ULL, old;
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(old));
+	long m = syscall(SYS_mmap, 0, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m != -1 && syscall(SYS_mprotect, m, DT_GUARD, PROT_NONE) != 0) {
+		syscall(SYS_munmap, m, sizeof(struct dt_arena));
+		m = -1;
 	}
-	*where = m == MAP_FAILED ? NULL : m;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(uint64_t));
+	*where = m == -1 ? NULL : (struct dt_arena *)m;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	return *where;
 }
 
@@ -262,7 +261,7 @@ static void dt_arena_give(struct dt_level *lv)
 	struct dt_arena *a = lv->own;
 	if (a) {
 		lv->own = NULL; /* a jump between the two loses it: never twice */
-		munmap(a, sizeof(struct dt_arena));
+		syscall(SYS_munmap, a, sizeof(struct dt_arena));
 	}
 }
 
@@ -475,6 +474,17 @@ static __attribute__((noinline, cold)) int dt_levels_live(int depth, uintptr_t h
 	return depth;
 }
 
+static void dt_count_dropped(int ok, int err)
+{
+	if (!ok && dt_errno_watched(err)) {
+		struct dt_ring *ring = dt_ring_peek();
+		if (ring)
+			dt_ring_count_dropped(ring);
+	}
+}
+
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result);
+
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
 {
 	if (__builtin_expect(__atomic_load_n(&dt_seccomp_filtered, __ATOMIC_ACQUIRE), 0)) {
@@ -484,17 +494,32 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			__atomic_fetch_add(&ring->hdr->unseen, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	int tid = (int)syscall(SYS_gettid), owner = 0;
+	if (atomic_compare_exchange_strong(&dt_owner, &owner, tid)) {
+		dt_after_call_owned(c, ok, err, result);
+		atomic_store(&dt_owner, 0);
+	} else if (owner == tid) {
+		/* a signal handler of the thread recording, or that thread after
+		 * a handler left the probe by siglongjmp: then it lets go */
+		if (dt_after_call_owned(c, ok, err, result))
+			atomic_store(&dt_owner, 0);
+	} else { /* another thread with the same thread-local variables */
+		dt_count_dropped(ok, err);
+	}
+}
+
+/* Returns 1 when it found only levels a siglongjmp abandoned. */
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result)
+{
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-	int depth = dt_in_probe;
-	if (__builtin_expect(depth > 0, 0))
+	int depth = dt_in_probe, abandoned = 0;
+	if (__builtin_expect(depth > 0, 0)) {
 		dt_in_probe = depth = dt_levels_live(depth, here);
+		abandoned = depth == 0;
+	}
 	if (depth >= DT_MAX_DEPTH) {
-		if (!ok && dt_errno_watched(err)) {
-			struct dt_ring *ring = dt_ring_peek();
-			if (ring)
-				dt_ring_count_dropped(ring);
-		}
-		return;
+		dt_count_dropped(ok, err);
+		return abandoned;
 	}
 	struct dt_level *lv = &dt_levels[depth];
 	lv->frame = here;
@@ -545,4 +570,5 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 		dt_record(c, type, ok ? 0 : err, result, lv, &from);
 	}
 	dt_in_probe = depth;
+	return abandoned;
 }
