@@ -179,6 +179,7 @@ static void dt_after_fork_child(void)
 		return;
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
 	dt_ring_after_fork();
+	dt_record_after_fork();
 }
 
 /* What pthread_atfork does (it lives in libc_nonshared.a, which the probe

@@ -79,6 +79,8 @@ static inline int dt_in_vfork_child(void)
  * attaching leaves the child, which has only the forking thread, to try
  * again. */
 DT_HIDDEN void dt_ring_after_fork(void);
+/* Fork handler of the recording path (record.c). */
+DT_HIDDEN void dt_record_after_fork(void);
 
 /* Configuration, read once by the constructor. */
 struct dt_config {

@@ -474,6 +474,13 @@ static __attribute__((noinline, cold)) int dt_levels_live(int depth, uintptr_t h
 	return depth;
 }
 
+/* A fork child's only thread has a tid of its own: a claim copied from
+ * the parent must not turn its refusals away. */
+DT_HIDDEN void dt_record_after_fork(void)
+{
+	atomic_store(&dt_owner, 0);
+}
+
 static void dt_count_dropped(int ok, int err)
 {
 	if (!ok && dt_errno_watched(err)) {
@@ -487,7 +494,7 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
 {
-	if (__builtin_expect(__atomic_load_n(&dt_seccomp_filtered, __ATOMIC_ACQUIRE), 0)) {
+	if (__builtin_expect(!dt_seccomp_enter(), 0)) {
 		/* no system call from here on: count, in the mapping, and go */
 		struct dt_ring *ring = dt_ring_peek();
 		if (ring && !ok && dt_errno_watched(err))
@@ -506,17 +513,19 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	} else { /* another thread with the same thread-local variables */
 		dt_count_dropped(ok, err);
 	}
+	dt_seccomp_leave();
 }
 
-/* Returns 1 when it found only levels a siglongjmp abandoned. */
+/* Returns 1 when no level of this thread is live (any it found were
+ * abandoned by a siglongjmp): the claim on the thread-local state is then
+ * this call's to give back. */
 static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result)
 {
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-	int depth = dt_in_probe, abandoned = 0;
-	if (__builtin_expect(depth > 0, 0)) {
+	int depth = dt_in_probe;
+	if (__builtin_expect(depth > 0, 0))
 		dt_in_probe = depth = dt_levels_live(depth, here);
-		abandoned = depth == 0;
-	}
+	int abandoned = depth == 0; /* no live level: the claim is this call's */
 	if (depth >= DT_MAX_DEPTH) {
 		dt_count_dropped(ok, err);
 		return abandoned;
