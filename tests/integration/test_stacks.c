@@ -59,6 +59,7 @@ struct stacks {
 	int truncated[MAXDEN];
 	int status;
 	char out[65536];
+	char ring[4096];
 };
 
 /* argv with the drop to nobody in front when root (root is refused
@@ -85,6 +86,7 @@ static void run_stacks(struct stacks *st, const char *const *cmd)
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s: ring unreadable: %s", cmd[0], r.out);
 	st->n = 0;
 	st->status = r.status;
+	snprintf(st->ring, sizeof(st->ring), "%s", r.ring);
 	snprintf(st->out, sizeof(st->out), "%s", r.out);
 	for (size_t i = 0; i < r.n && st->n < MAXDEN; i++) {
 		const struct dt_record *d = &r.recs[i];
@@ -324,6 +326,18 @@ Test(stacks, cfi_that_misses_a_push_cuts_the_stack_and_nothing_else)
 	cr_expect_geq(words(st.s[1]), 3, "%s", st.s[1]);
 	cr_expect_leq(words(st.s[1]), 4, "%s", st.s[1]);
 	cr_expect(!strncmp(st.s[1], "open: stackshapes+", 18), "%s", st.s[1]);
+	/* the report's JSON says which stack was cut */
+	char sh[5000], out[4096];
+	snprintf(sh, sizeof(sh),
+	         "'%s/denytrace' report --format json '%s' | python3 -c '"
+	         "import json, sys\n"
+	         "d = json.load(sys.stdin)\n"
+	         "for x in d[\"denials\"]:\n"
+	         "    print(x[\"path\"].rsplit(\"/\", 1)[1], x[\"backtrace_truncated\"])'",
+	         dtt_build(), st.ring);
+	const char *argv[] = {"sh", "-c", sh, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+	cr_expect_str_eq(out, "plain False\nbadcfi True\n");
 }
 
 /* Each refusal of cmd has a stack of more than two frames that is not cut. */
