@@ -111,7 +111,14 @@ $(CLI_LIB): $(filter-out $(BUILD)/obj/tracer/main.o,$(CLI_OBJ))
 $(BUILD)/denytrace: $(BUILD)/obj/tracer/main.o $(CLI_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLI_STATIC_LIBS)
 
-helpers: $(HELPERS)
+# The plugin tests/helpers/reload.c loads, in two builds that differ only
+# in their frame size.
+PLUGINS := $(BUILD)/helpers/plugin-small.so $(BUILD)/helpers/plugin-big.so
+helpers: $(HELPERS) $(PLUGINS)
+$(BUILD)/helpers/plugin-small.so: tests/helpers/plugins/frame.S | $(BUILD)/helpers
+	$(CC) -shared -fPIC -DFRAME=264 -o $@ $<
+$(BUILD)/helpers/plugin-big.so: tests/helpers/plugins/frame.S | $(BUILD)/helpers
+	$(CC) -shared -fPIC -DFRAME=4104 -o $@ $<
 
 # Helpers are ordinary programs the tests run. A helper that needs special
 # flags (static, _FORTIFY_SOURCE, libraries) says so in a first-lines
@@ -221,7 +228,7 @@ FUZZERS := $(patsubst tests/fuzz/fuzz_%.c,build-fuzz/fuzz_%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 300
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CLI_SRC) $(CLI_HDR) $(PROBE_HDR)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 		-Ipreload $(TRACER_INC) -o $@ $< $(shell sed -n 's|^// fuzz-sources: ||p' $<)
 
 fuzz: $(FUZZERS)

@@ -4,43 +4,31 @@
  * file offset it falls in. Symbolizing is left to the CLI (looking names up
  * here would open ELF files inside the traced process).
  *
- * The unwinder is unwind.c's, which keeps the rule of each return address
- * it has seen, and where it declines libgcc's _Unwind_Backtrace, the one
- * C++ exceptions use. Both open nothing and allocate nothing, and with
- * glibc 2.35+ find modules through the lock-free _dl_find_object (unwind.c
- * is used only after libgcc_s loaded, and looks that up beside it).
- * libunwind 1.6 (Debian 12)
- * was tried first and rejected: on its first unwind it opens a pipe it
- * keeps for the life of the process, then reads and writes those
- * descriptor numbers to test memory, even after the program has closed and
- * reused them (tests/integration/test_behaviour.c caught it writing bytes
- * of memory into the program's files); without the pipe it cannot step
- * past the first frame.
- *
- * libgcc_s is loaded with dlopen on the first refusal, not linked: loading
- * libraries at every exec costs more than a /bin/true exec itself. dlopen
- * takes the loader lock and mallocs, so it is attempted only where that
- * cannot deadlock: not in a vfork child, and not while a signal that has a
- * handler is blocked (the mark of running inside that handler). Otherwise
- * the record goes without a stack this time.
+ * The walk is unwind.c's alone (why neither libunwind nor libgcc: see
+ * there). It reads the stack only below the top of the mapping that holds
+ * the thread's stack pointer, learned from /proc/self/maps once per thread
+ * and stack (raw system calls: no lock, no allocation).
  */
-#include <dlfcn.h>
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unwind.h>
 
 #include "probe_state.h"
 #include "sys.h"
 
 #define DT_MAX_FRAMES 24
 #define DT_MAX_MAPS 1024
-#define DT_MAX_REBUILDS 8
+/* Tables read again because a frame fell in no module (a library loaded
+ * since, or JIT code): bounded, then the last table serves. After a
+ * dlclose the table is read again at the next refusal, without bound. */
+#define DT_MAX_REBUILDS 32
+/* Tables kept: the current one, and others that threads or signal
+ * handlers may still be reading while a new one is written. */
+#define DT_MODMAPS 4
 
 struct dt_modmap {
+	_Atomic int users; /* readers holding it; -1 while it is written */
+	uint64_t gen;      /* dt_unwind_generation when read */
 	uint32_t n;
 	uint32_t names_len;
 	struct {
@@ -103,17 +91,15 @@ static void dt_modmap_add_line(struct dt_modmap *m, const char *line, const char
 	m->n++;
 }
 
-static struct dt_modmap *dt_modmap_build(void)
+/* Reads /proc/self/maps into m: 0, or -1. */
+static int dt_modmap_fill(struct dt_modmap *m)
 {
-	struct dt_modmap *m =
-	    mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
+	m->gen = dt_unwind_generation();
+	m->n = 0;
+	m->names_len = 0;
 	int fd = dt_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY);
-	if (fd < 0) {
-		munmap(m, sizeof(*m));
-		return NULL;
-	}
+	if (fd < 0)
+		return -1;
 	size_t have = 0;
 	for (;;) {
 		long n = dt_sys_read(fd, m->buf + have, sizeof(m->buf) - have);
@@ -132,7 +118,7 @@ static struct dt_modmap *dt_modmap_build(void)
 			have = 0; /* an absurd line: drop it */
 	}
 	dt_sys_close(fd);
-	return m;
+	return 0;
 }
 
 static int dt_modmap_find(const struct dt_modmap *m, uint64_t ip)
@@ -143,140 +129,179 @@ static int dt_modmap_find(const struct dt_modmap *m, uint64_t ip)
 	return -1;
 }
 
-static struct dt_modmap *dt_modmap_get(int rebuild)
+static _Atomic(struct dt_modmap *) dt_modmaps[DT_MODMAPS]; /* mapped on first use */
+
+/* A reference on the current table, or NULL. A table that stops being
+ * current between the load and the reference is let go again: it may be
+ * rewritten as soon as nobody holds it. */
+static struct dt_modmap *dt_modmap_hold(void)
 {
-	struct dt_modmap *m = atomic_load_explicit(&dt_modmap_cur, memory_order_acquire);
-	if (m && !rebuild)
+	for (int tries = 0; tries < 4; tries++) {
+		struct dt_modmap *m = atomic_load_explicit(&dt_modmap_cur, memory_order_acquire);
+		if (!m)
+			return NULL;
+		int u = atomic_load(&m->users);
+		if (u < 0 || !atomic_compare_exchange_strong(&m->users, &u, u + 1))
+			continue;
+		if (atomic_load(&dt_modmap_cur) == m)
+			return m;
+		atomic_fetch_sub(&m->users, 1);
+	}
+	return NULL;
+}
+
+static void dt_modmap_release(struct dt_modmap *m)
+{
+	if (m)
+		atomic_fetch_sub(&m->users, 1);
+}
+
+static struct dt_modmap *dt_modmap_slot(int i)
+{
+	struct dt_modmap *m = atomic_load(&dt_modmaps[i]), *none = NULL;
+	if (m)
 		return m;
-	if (m && atomic_fetch_add(&dt_modmap_rebuilds, 1) >= DT_MAX_REBUILDS)
-		return m;
-	struct dt_modmap *fresh = dt_modmap_build();
-	if (!fresh)
-		return m;
-	if (!atomic_compare_exchange_strong(&dt_modmap_cur, &m, fresh)) {
-		munmap(fresh, sizeof(*fresh)); /* another thread won; use its table */
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&dt_modmaps[i], &none, m)) {
+		munmap(m, sizeof(*m)); /* another thread mapped this slot */
+		return none;
+	}
+	return m;
+}
+
+/* A table read now, made current, with a reference held: written in a
+ * kept table that is neither current nor held, or NULL when all are. */
+static struct dt_modmap *dt_modmap_refresh(void)
+{
+	for (int i = 0; i < DT_MODMAPS; i++) {
+		struct dt_modmap *m = dt_modmap_slot(i);
+		int unused = 0;
+		if (!m || m == atomic_load(&dt_modmap_cur) ||
+		    !atomic_compare_exchange_strong(&m->users, &unused, -1))
+			continue;
+		int ok = dt_modmap_fill(m) == 0;
+		atomic_store(&m->users, ok ? 1 : 0);
+		if (!ok)
+			return NULL;
+		atomic_store_explicit(&dt_modmap_cur, m, memory_order_release);
 		return m;
 	}
+	return NULL;
+}
+
+/* The table for a stack: current (read again after a dlclose), held. */
+static struct dt_modmap *dt_modmap_get(void)
+{
+	struct dt_modmap *m = dt_modmap_hold();
+	uint64_t gen = dt_unwind_generation();
+	if (m && gen != DT_UNW_UNSETTLED && m->gen == gen)
+		return m;
+	struct dt_modmap *fresh = dt_modmap_refresh();
+	if (!fresh)
+		return m; /* every table busy: a stale one rather than none */
+	dt_modmap_release(m);
 	return fresh;
 }
 
-/* ---- loading the unwinder ----------------------------------------------- */
-
-typedef _Unwind_Reason_Code (*dt_unwind_fn)(_Unwind_Trace_Fn, void *);
-typedef _Unwind_Ptr (*dt_getip_fn)(struct _Unwind_Context *);
-static _Atomic(dt_unwind_fn) dt_unw_backtrace;
-static dt_getip_fn dt_unw_getip;
-enum { DT_UNW_UNTRIED, DT_UNW_LOADING, DT_UNW_READY, DT_UNW_FAILED };
-static _Atomic int dt_unw_state;
-
-DT_HIDDEN void dt_backtrace_after_fork(void)
+/* After a miss: a table read again, or m itself past the bound. */
+static struct dt_modmap *dt_modmap_reread(struct dt_modmap *m)
 {
-	int s = DT_UNW_LOADING;
-	atomic_compare_exchange_strong(&dt_unw_state, &s, DT_UNW_UNTRIED);
+	if (atomic_fetch_add(&dt_modmap_rebuilds, 1) >= DT_MAX_REBUILDS)
+		return m;
+	struct dt_modmap *fresh = dt_modmap_refresh();
+	if (!fresh)
+		return m;
+	dt_modmap_release(m);
+	return fresh;
 }
 
-struct dt_ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
+/* ---- the thread's stack -------------------------------------------------- */
 
-static int dt_safe_to_dlopen(void)
+/* The readable mapping this thread last walked a stack in (a thread's own
+ * stack, a signal stack, a coroutine's). */
+static __thread uint64_t dt_stack_lo __attribute__((tls_model("initial-exec")));
+static __thread uint64_t dt_stack_hi __attribute__((tls_model("initial-exec")));
+
+/* The end of the readable mapping that holds sp, from /proc/self/maps, or
+ * 0. A line is "start-end perms ...": only the first two fields matter. */
+static uint64_t dt_mapping_end(uint64_t sp)
 {
-	if (dt_in_vfork_child())
+	char buf[2048];
+	int fd = dt_sys_openat(AT_FDCWD, "/proc/self/maps", O_RDONLY);
+	if (fd < 0)
 		return 0;
-	uint64_t blocked = 0;
-	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &blocked, 8) != 0)
-		return 0;
-	for (int sig = 1; blocked && sig <= 64; sig++) {
-		if (!(blocked & (1ULL << (sig - 1))))
-			continue;
-		struct dt_ksigaction ka;
-		if (syscall(SYS_rt_sigaction, sig, NULL, &ka, 8) != 0)
-			return 0;
-		if (ka.handler != (void *)SIG_DFL && ka.handler != (void *)SIG_IGN)
-			return 0;
+	uint64_t found = 0;
+	size_t have = 0;
+	long n;
+	while (!found && (n = dt_sys_read(fd, buf + have, sizeof(buf) - have)) > 0) {
+		have += (size_t)n;
+		char *p = buf, *nl;
+		while (!found && (nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+			const char *q = p;
+			uint64_t start = dt_hex(&q), end = 0;
+			if (*q++ == '-')
+				end = dt_hex(&q);
+			if (*q == ' ' && q[1] == 'r' && sp >= start && sp < end) {
+				dt_stack_lo = start;
+				found = end;
+			}
+			p = nl + 1;
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf))
+			have = 0; /* an absurd line: drop it */
 	}
-	return 1;
+	dt_sys_close(fd);
+	return found;
 }
 
-static dt_unwind_fn dt_unwinder(void)
+static uint64_t dt_stack_top(uint64_t sp)
 {
-	dt_unwind_fn fn = atomic_load_explicit(&dt_unw_backtrace, memory_order_acquire);
-	if (fn)
-		return fn;
-	int st = DT_UNW_UNTRIED;
-	if (!dt_safe_to_dlopen() ||
-	    !atomic_compare_exchange_strong(&dt_unw_state, &st, DT_UNW_LOADING))
-		return NULL; /* not now, or another thread is loading it */
-	/* by version: a program's own symbol of that name is not glibc's;
-	 * first, so that threads refusing while libgcc_s loads have stacks */
-	dt_unwind_fast_init(dlvsym(RTLD_DEFAULT, "_dl_find_object", "GLIBC_2.35"));
-	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-	dt_unw_getip = h ? (dt_getip_fn)dlsym(h, "_Unwind_GetIP") : NULL;
-	fn = h && dt_unw_getip ? (dt_unwind_fn)dlsym(h, "_Unwind_Backtrace") : NULL;
-	atomic_store_explicit(&dt_unw_backtrace, fn, memory_order_release);
-	atomic_store(&dt_unw_state, fn ? DT_UNW_READY : DT_UNW_FAILED);
-	return fn;
+	if (sp >= dt_stack_lo && sp < dt_stack_hi)
+		return dt_stack_hi;
+	uint64_t hi = dt_mapping_end(sp);
+	dt_stack_hi = hi;
+	return hi;
 }
 
-struct dt_trace {
-	void **ips;
-	int n, max;
-};
-
-static _Unwind_Reason_Code dt_trace_frame(struct _Unwind_Context *ctx, void *arg)
-{
-	struct dt_trace *t = arg;
-	if (t->n >= t->max)
-		return _URC_END_OF_STACK;
-	_Unwind_Ptr ip = dt_unw_getip(ctx);
-	if (!ip)
-		return _URC_END_OF_STACK;
-	t->ips[t->n++] = (void *)ip;
-	return _URC_NO_REASON;
-}
-
-DT_HIDDEN void dt_put_backtrace(struct dt_buf *b)
+DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from)
 {
 	if (!dt_config.backtrace)
 		return;
-	/* NULL while another thread loads it, or where loading could
-	 * deadlock; the cached unwinder works as soon as it has
-	 * _dl_find_object (dt_unwinder looks that up first) */
-	dt_unwind_fn unwind = dt_unwinder();
 	void *ips[DT_MAX_FRAMES + 8];
-	/* the cached unwinder (unwind.c), or libgcc where it declines */
-	int n = dt_config.backtrace != DT_BT_LIBGCC ? dt_unwind_fast(ips, DT_MAX_FRAMES + 8) : -1;
-	if (n < 0 && unwind && dt_config.backtrace != DT_BT_FAST) {
-		struct dt_trace t = {ips, 0, DT_MAX_FRAMES + 8};
-		unwind(dt_trace_frame, &t);
-		n = t.n;
-	}
-	if (n <= 0)
+	int truncated;
+	uint64_t top = dt_stack_top(from->sp);
+	int n = top ? dt_unwind(from, top, ips, DT_MAX_FRAMES + 8, &truncated) : 0;
+	if (n <= 0 || !top) {
+		dt_put_u64(b, DT_T_STACK_TRUNC, 1);
 		return;
+	}
 
-	struct dt_modmap *m = dt_modmap_get(0);
+	struct dt_modmap *m = dt_modmap_get();
 	if (!m)
 		return;
+	/* a frame in no module: a library loaded since the table was read;
+	 * read it again before any frame is written (the record's module list
+	 * indexes one table's names) */
+	for (int i = 0; i < n; i++) {
+		if (dt_modmap_find(m, (uint64_t)(uintptr_t)ips[i]) < 0) {
+			m = dt_modmap_reread(m);
+			break;
+		}
+	}
 	int self = dt_modmap_find(m, (uint64_t)(uintptr_t)&dt_put_backtrace);
 	const char *self_name = self >= 0 ? m->names + m->e[self].name : NULL;
 
 	/* module list of this record: indexes into m->names, deduplicated */
 	uint32_t mods[DT_MAX_FRAMES];
 	uint32_t nmods = 0;
-	int skipping = 1, written = 0, rebuilt = 0;
+	int skipping = 1, written = 0;
 	for (int i = 0; i < n && written < DT_MAX_FRAMES; i++) {
 		uint64_t ip = (uint64_t)(uintptr_t)ips[i];
 		int k = dt_modmap_find(m, ip);
-		if (k < 0 && !rebuilt) {
-			rebuilt = 1;
-			m = dt_modmap_get(1);
-			k = dt_modmap_find(m, ip);
-			self = dt_modmap_find(m, (uint64_t)(uintptr_t)&dt_put_backtrace);
-			self_name = self >= 0 ? m->names + m->e[self].name : NULL;
-		}
 		const char *name = k >= 0 ? m->names + m->e[k].name : NULL;
 		/* the probe's own frames (this function, the slow path, the
 		 * wrapper) come first; the caller starts at the first other */
@@ -301,4 +326,7 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b)
 	}
 	for (uint32_t j = 0; j < nmods; j++)
 		dt_put_str(b, DT_T_MODULE, m->names + mods[j]);
+	dt_modmap_release(m);
+	if (truncated && written < DT_MAX_FRAMES)
+		dt_put_u64(b, DT_T_STACK_TRUNC, 1);
 }

@@ -114,10 +114,6 @@ static void dt_config_var(int which, const char *v)
 	case DT_V_BACKTRACE:
 		if (v[0] == '0' && !v[1])
 			dt_config.backtrace = DT_BT_OFF;
-		else if (dt_streq(v, "libgcc"))
-			dt_config.backtrace = DT_BT_LIBGCC;
-		else if (dt_streq(v, "fast"))
-			dt_config.backtrace = DT_BT_FAST;
 		break;
 	case DT_V_FD:
 		if (*v)
@@ -183,7 +179,7 @@ static void dt_after_fork_child(void)
 		return;
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
 	dt_ring_after_fork();
-	dt_backtrace_after_fork();
+	dt_record_after_fork();
 }
 
 /* What pthread_atfork does (it lives in libc_nonshared.a, which the probe

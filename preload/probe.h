@@ -53,6 +53,12 @@ DT_HIDDEN void *dt_resolve_real(void **slot, const char *name);
 /* Set once this process image installed a seccomp filter of its own: from
  * then on the probe records nothing, it only counts (seccomp_watch.c). */
 DT_HIDDEN extern int dt_seccomp_filtered;
+/* Brackets the slow path: 0 when a filter is in (or going in), and the
+ * call must only be counted; else 1, and dt_seccomp_leave() follows. A
+ * filter installed with TSYNC reaches every thread at once: the installer
+ * waits for the slow paths already under way. */
+DT_HIDDEN int dt_seccomp_enter(void);
+DT_HIDDEN void dt_seccomp_leave(void);
 /* Attaches the ring while system calls are still the probe's to make. */
 DT_HIDDEN void dt_seccomp_before_install(void);
 

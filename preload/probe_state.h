@@ -37,22 +37,33 @@ DT_HIDDEN void dt_ring_abandon_attach(int level);
 /* pid: this process's getpid(), which the caller already has. */
 DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scratch *s, int pid);
 
-/* Appends DT_T_FRAME and DT_T_MODULE fields for the current call stack,
- * skipping the probe's own frames. */
-DT_HIDDEN void dt_put_backtrace(struct dt_buf *b);
-/* unwind.c: return addresses from the caller's frame out, or -1 where
- * libgcc's unwinder must be asked; init takes glibc's _dl_find_object. */
-DT_HIDDEN int dt_unwind_fast(void **ips, int max);
-DT_HIDDEN void dt_unwind_fast_init(void *find_object);
-/* DENYTRACE_BACKTRACE: 0 none; "libgcc" or "fast" one unwinder only (to
- * compare them); anything else the cached one, libgcc where it declines. */
-enum { DT_BT_OFF, DT_BT_ON, DT_BT_LIBGCC, DT_BT_FAST };
+/* Where a stack walk starts: the registers of a return point. */
+struct dt_unw_regs {
+	uint64_t pc, sp, fp;
+};
+/* The caller's registers at the point this call returns to (unwind.c). */
+DT_HIDDEN void dt_unwind_start(struct dt_unw_regs *r);
+/* The return addresses from `from` outwards, reading the stack only in
+ * [from->sp, stack_hi): how many (at most max); *truncated is set when the
+ * walk stopped before the outermost frame. */
+DT_HIDDEN int dt_unwind(const struct dt_unw_regs *from, uint64_t stack_hi, void **ips, int max,
+                        int *truncated);
+/* Changes at every dlclose: what was cached about modules is stale.
+ * DT_UNW_UNSETTLED while a dlclose runs: cache nothing, trust no cache. */
+DT_HIDDEN uint64_t dt_unwind_generation(void);
+#define DT_UNW_UNSETTLED (~0ULL)
+
+/* Appends DT_T_FRAME and DT_T_MODULE fields for the call stack from
+ * `from`, skipping the probe's own frames, and DT_T_STACK_TRUNC when the
+ * walk stopped short. */
+DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from);
+/* DENYTRACE_BACKTRACE: 0 none, anything else the cached unwinder. */
+enum { DT_BT_OFF, DT_BT_ON };
 
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid);
 DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind);
 
-/* Set while this thread records: stops recursion, and tells the pipe
- * wrappers that libunwind is asking (see backtrace.c). */
+/* Set while this thread records: stops recursion. */
 DT_HIDDEN extern __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
 
 /* This process's pid as fork handlers keep it. A vfork child (or a raw
@@ -64,11 +75,12 @@ static inline int dt_in_vfork_child(void)
 	return (int)syscall(SYS_getpid) != __atomic_load_n((int *)&dt_self_pid, __ATOMIC_RELAXED);
 }
 
-/* Fork handlers of the ring and backtrace modules: a fork taken while
- * another thread was attaching or loading leaves the child, which has only
- * the forking thread, to try again. */
+/* Fork handler of the ring module: a fork taken while another thread was
+ * attaching leaves the child, which has only the forking thread, to try
+ * again. */
 DT_HIDDEN void dt_ring_after_fork(void);
-DT_HIDDEN void dt_backtrace_after_fork(void);
+/* Fork handler of the recording path (record.c). */
+DT_HIDDEN void dt_record_after_fork(void);
 
 /* Configuration, read once by the constructor. */
 struct dt_config {

@@ -31,9 +31,16 @@
 
 DT_HIDDEN __thread int dt_in_probe __attribute__((tls_model("initial-exec")));
 
+/* The stack a record is made on: the host's may be a small signal stack or
+ * a thread's last few KiB (the most a record took here was ~13 KiB). */
+#define DT_PROBE_STACK (64u << 10)
+#define DT_GUARD 4096u
+
 /* The arena: one anonymous mapping per record, so that a record never needs
  * a big stack (sigaltstack, posix_spawn's child) or the heap. */
 struct dt_arena {
+	unsigned char guard[DT_GUARD]; /* PROT_NONE: the stack below faults, not overflows */
+	unsigned char stack[DT_PROBE_STACK] __attribute__((aligned(16)));
 	unsigned char rec[DT_REC_MAX];
 	struct dt_resolved r1, r2;
 	char cwd[PATH_MAX];
@@ -41,21 +48,19 @@ struct dt_arena {
 	struct dt_proc_scratch proc;
 };
 
-/* This thread's id, with the pid it was asked in: a thread's id never
- * changes, but a fork child inherits the word and a vfork child writes it
- * in its parent's thread, both under a pid of their own, so it is used
- * only while getpid still gives the pid it was stored with. One system
- * call less per record (~0.2 us on a VM). */
-static __thread uint64_t dt_tid_cache __attribute__((tls_model("initial-exec")));
+/* The thread whose call this thread-local state serves now (0: none),
+ * and so the id of the thread recording. A thread made by a raw clone
+ * without CLONE_SETTLS runs with another thread's thread-local variables:
+ * while one of the two records, the other must not touch dt_levels, nor
+ * run on the arena stack the first is on; it loses its record. Asked of
+ * the kernel at every entry: no cache keyed on thread-local state can
+ * tell the two threads apart. */
+static __thread _Atomic int dt_owner __attribute__((tls_model("initial-exec")));
 
 static int dt_gettid(int pid)
 {
-	uint64_t c = dt_tid_cache;
-	if (c && (int)(uint32_t)(c >> 32) == pid)
-		return (int)(uint32_t)c;
-	int tid = (int)syscall(SYS_gettid);
-	dt_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
-	return tid;
+	(void)pid;
+	return atomic_load_explicit(&dt_owner, memory_order_relaxed);
 }
 
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
@@ -231,13 +236,18 @@ static struct {
  * (one runs when mmap returns, before the caller could note it). */
 static struct dt_arena *dt_arena_map(struct dt_arena **where)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(uint64_t));
-	void *m = mmap(NULL, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	*where = m == MAP_FAILED ? NULL : m;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(uint64_t));
+	/* raw system calls: libc's mmap, and the loader binding it at its
+	 * first call, would run on the host's stack */
+	uint64_t all = ~0ULL, old;
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(old));
+	long m = syscall(SYS_mmap, 0, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m != -1 && syscall(SYS_mprotect, m, DT_GUARD, PROT_NONE) != 0) {
+		syscall(SYS_munmap, m, sizeof(struct dt_arena));
+		m = -1;
+	}
+	*where = m == -1 ? NULL : (struct dt_arena *)m;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	return *where;
 }
 
@@ -252,7 +262,7 @@ static void dt_arena_give(struct dt_level *lv)
 	struct dt_arena *a = lv->own;
 	if (a) {
 		lv->own = NULL; /* a jump between the two loses it: never twice */
-		munmap(a, sizeof(struct dt_arena));
+		syscall(SYS_munmap, a, sizeof(struct dt_arena));
 	}
 }
 
@@ -274,12 +284,8 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 }
 
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
-                    struct dt_level *lv)
+                    struct dt_arena *a, const struct dt_unw_regs *from)
 {
-	struct dt_arena *a = dt_arena_take(lv);
-	if (!a)
-		return;
-
 	/* one getpid for the record, the process record and the vfork test */
 	int pid = (int)syscall(SYS_getpid);
 	dt_ensure_process_record(ring, &a->proc, pid);
@@ -359,14 +365,69 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	if (type == DT_REC_DENIAL) {
 		/* the process record is written: its scratch is free */
 		dt_put_pyframes(&b, a->proc.buf, sizeof(a->proc.buf));
-		dt_put_backtrace(&b);
+		dt_put_backtrace(&b, from);
 	}
 
 	if (!b.overflow || b.len > sizeof(*rh)) {
 		rh->len = b.len;
 		dt_ring_put(ring, rh);
 	}
-	dt_arena_give(lv);
+}
+
+/* A record to make on the probe's stack. */
+struct dt_emit_job {
+	const struct dt_call *c;
+	int type, err;
+	long result;
+	struct dt_arena *a;
+	const struct dt_unw_regs *from;
+};
+
+static void dt_emit_job_run(void *arg)
+{
+	const struct dt_emit_job *j = arg;
+	struct dt_ring *ring = dt_ring_get();
+	if (ring)
+		dt_emit(ring, j->c, j->type, j->err, j->result, j->a, j->from);
+}
+
+/* Calls fn(arg) with the stack pointer at top (16-byte aligned). Every
+ * register a call may change is declared changed; rbx, which the callee
+ * keeps, holds the host's stack pointer meanwhile. */
+static void dt_on_stack(void (*fn)(void *), void *arg, void *top)
+{
+#if defined(__x86_64__) && !defined(__ILP32__)
+	__asm__ volatile("movq %%rsp, %%rbx\n\t"
+	                 "movq %[top], %%rsp\n\t"
+	                 "callq *%[fn]\n\t"
+	                 "movq %%rbx, %%rsp"
+	                 : "+D"(arg)
+	                 : [top] "r"(top), [fn] "r"(fn)
+	                 : "rax", "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory",
+	                   "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+	                   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#else
+	(void)top;
+	fn(arg);
+#endif
+}
+
+/* Makes the record on the arena's stack, with signals held back meanwhile:
+ * a handler must run on the stack the program gave it, not the probe's
+ * (glibc's own two, which it never lets a program block, still may). */
+static void dt_record(const struct dt_call *c, int type, int err, long result, struct dt_level *lv,
+                      const struct dt_unw_regs *from)
+{
+	uint64_t hold = ~(3ULL << 31), old; /* all but SIGCANCEL and SIGSETXID */
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &hold, &old, sizeof(old)) != 0)
+		return;
+	struct dt_arena *a = dt_arena_take(lv);
+	if (a) {
+		struct dt_emit_job j = {c, type, err, result, a, from};
+		dt_on_stack(dt_emit_job_run, &j, a->stack + sizeof(a->stack));
+		dt_arena_give(lv);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }
 
 /* The signal stack this thread last had armed. A handler installed with
@@ -417,26 +478,61 @@ static __attribute__((noinline, cold)) int dt_levels_live(int depth, uintptr_t h
 	return depth;
 }
 
+/* A fork child's only thread has a tid of its own: a claim copied from
+ * the parent must not turn its refusals away. */
+DT_HIDDEN void dt_record_after_fork(void)
+{
+	atomic_store(&dt_owner, 0);
+}
+
+static void dt_count_dropped(int ok, int err)
+{
+	if (!ok && dt_errno_watched(err)) {
+		struct dt_ring *ring = dt_ring_peek();
+		if (ring)
+			dt_ring_count_dropped(ring);
+	}
+}
+
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result);
+
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
 {
-	if (__builtin_expect(__atomic_load_n(&dt_seccomp_filtered, __ATOMIC_ACQUIRE), 0)) {
+	if (__builtin_expect(!dt_seccomp_enter(), 0)) {
 		/* no system call from here on: count, in the mapping, and go */
 		struct dt_ring *ring = dt_ring_peek();
 		if (ring && !ok && dt_errno_watched(err))
 			__atomic_fetch_add(&ring->hdr->unseen, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	int tid = (int)syscall(SYS_gettid), owner = 0;
+	if (atomic_compare_exchange_strong(&dt_owner, &owner, tid)) {
+		dt_after_call_owned(c, ok, err, result);
+		atomic_store(&dt_owner, 0);
+	} else if (owner == tid) {
+		/* a signal handler of the thread recording, or that thread after
+		 * a handler left the probe by siglongjmp: then it lets go */
+		if (dt_after_call_owned(c, ok, err, result))
+			atomic_store(&dt_owner, 0);
+	} else { /* another thread with the same thread-local variables */
+		dt_count_dropped(ok, err);
+	}
+	dt_seccomp_leave();
+}
+
+/* Returns 1 when no level of this thread is live (any it found were
+ * abandoned by a siglongjmp): the claim on the thread-local state is then
+ * this call's to give back. */
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result)
+{
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	int depth = dt_in_probe;
 	if (__builtin_expect(depth > 0, 0))
 		dt_in_probe = depth = dt_levels_live(depth, here);
+	int abandoned = depth == 0; /* no live level: the claim is this call's */
 	if (depth >= DT_MAX_DEPTH) {
-		if (!ok && dt_errno_watched(err)) {
-			struct dt_ring *ring = dt_ring_peek();
-			if (ring)
-				dt_ring_count_dropped(ring);
-		}
-		return;
+		dt_count_dropped(ok, err);
+		return abandoned;
 	}
 	struct dt_level *lv = &dt_levels[depth];
 	lv->frame = here;
@@ -482,9 +578,10 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	if (type) {
 		if (depth == 0)
 			dt_alt_note(here);
-		struct dt_ring *ring = dt_ring_get();
-		if (ring)
-			dt_emit(ring, c, type, ok ? 0 : err, result, lv);
+		struct dt_unw_regs from;
+		dt_unwind_start(&from);
+		dt_record(c, type, ok ? 0 : err, result, lv, &from);
 	}
 	dt_in_probe = depth;
+	return abandoned;
 }

@@ -203,8 +203,11 @@ enum dt_tag {
 	DT_T_REALPATH2,
 	DT_T_STAT2,
 	/* call stack */
-	DT_T_FRAME = 48, /* (b) struct dt_frame, innermost first */
-	DT_T_MODULE,     /* (s) module path; dt_frame.module indexes these */
+	DT_T_FRAME = 48,  /* (b) struct dt_frame, innermost first */
+	DT_T_MODULE,      /* (s) module path; dt_frame.module indexes these */
+	DT_T_STACK_TRUNC, /* (u) 1 when the stack ends before its outermost frame:
+	                   * the unwinder declined the next one (no CFI, a signal
+	                   * frame, a read outside the stack or the module) */
 	/* process and launch records */
 	DT_T_EXE = 64,        /* (s) /proc/self/exe */
 	DT_T_ARGV,            /* (s) arguments separated by NUL, bounded */

@@ -26,6 +26,24 @@
 #include "rawsys.h"
 
 DT_HIDDEN int dt_seccomp_filtered;
+/* Slow paths under way, in every thread. */
+static int dt_slow_paths;
+
+DT_HIDDEN int dt_seccomp_enter(void)
+{
+	/* counted first, then the flag read (both sequentially consistent):
+	 * an installer that set the flag either is seen here or sees us */
+	__atomic_add_fetch(&dt_slow_paths, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&dt_seccomp_filtered, __ATOMIC_SEQ_CST))
+		return 1;
+	__atomic_sub_fetch(&dt_slow_paths, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+DT_HIDDEN void dt_seccomp_leave(void)
+{
+	__atomic_sub_fetch(&dt_slow_paths, 1, __ATOMIC_SEQ_CST);
+}
 
 #ifdef DT_RAW_SYSCALL
 #undef syscall /* the name exported below, not the probe's own calls */
@@ -40,15 +58,34 @@ static int dt_installs_filter(long mode)
 	return mode == SECCOMP_MODE_FILTER || mode == SECCOMP_MODE_STRICT;
 }
 
+/* How long an installer waits for other threads' slow paths (each a few
+ * microseconds) before it lets the filter in regardless: one of them may
+ * be its own, interrupted by the signal handler installing it. */
+#define DT_QUIESCE_SPINS 100000
+
+/* Before a filter goes in: the ring attached while the probe's calls are
+ * allowed, new slow paths turned away, the ones under way finished.
+ * Returns the flag's value before, to put back if the install fails. */
+static int dt_quiesce(void)
+{
+	dt_seccomp_before_install();
+	int was = __atomic_exchange_n(&dt_seccomp_filtered, 1, __ATOMIC_SEQ_CST);
+	for (int spin = 0;
+	     spin < DT_QUIESCE_SPINS && __atomic_load_n(&dt_slow_paths, __ATOMIC_SEQ_CST) > 0;
+	     spin++)
+		dt_raw_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	return was;
+}
+
 static __attribute__((noinline, cold)) long dt_install(long (*fn)(long, ...), long n, long a,
                                                        long b, long c, long d, long e, long f)
 {
-	dt_seccomp_before_install();
+	int was = dt_quiesce();
 	long r = fn(n, a, b, c, d, e, f);
 	/* a positive result is a listener descriptor, or (TSYNC) a thread
 	 * that refused it: taken as installed either way */
-	if (r >= 0)
-		__atomic_store_n(&dt_seccomp_filtered, 1, __ATOMIC_RELEASE);
+	if (r < 0)
+		__atomic_store_n(&dt_seccomp_filtered, was, __ATOMIC_SEQ_CST);
 	return r;
 }
 
@@ -93,10 +130,10 @@ DT_EXPORT int prctl(int option, ...)
 		return -1;
 	}
 	if (__builtin_expect(option == PR_SET_SECCOMP, 0) && dt_installs_filter((long)a)) {
-		dt_seccomp_before_install();
+		int was = dt_quiesce();
 		int r = fn(option, a, b, c, d);
-		if (r == 0)
-			__atomic_store_n(&dt_seccomp_filtered, 1, __ATOMIC_RELEASE);
+		if (r != 0)
+			__atomic_store_n(&dt_seccomp_filtered, was, __ATOMIC_SEQ_CST);
 		return r;
 	}
 	return fn(option, a, b, c, d);

@@ -1,95 +1,222 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Call stacks without libgcc's per-frame work, on x86_64 (backtrace.c
- * falls back to libgcc wherever this one declines).
+ * Call stacks on x86_64 from the probe's own cached CFI unwinder, the only
+ * one on the refusal path. It must not lock, allocate or fault wherever a
+ * refusal can happen: a signal handler that interrupted malloc, the
+ * loader or a JIT registering frames, a vfork child, a small alternate
+ * stack. Hence neither of the usual unwinders:
+ *  - libunwind 1.6 validates addresses by writing them through a pipe it
+ *    opens once and keeps; a program that closes and reuses those
+ *    descriptor numbers receives bytes of memory in its own files;
+ *  - libgcc's _Unwind_Backtrace takes its object_mutex once any frame was
+ *    registered (__register_frame, as JITs do), so a handler refusing while
+ *    the interrupted code holds it waits for ever; it may malloc; and where
+ *    CFI is missing it follows whatever return address the stack holds.
  *
- * libgcc's _Unwind_Backtrace interprets each frame's call-frame
- * information (CFI) from the start of its FDE and updates a context of all
- * seventeen registers, at every frame of every refusal: about 14,000
- * instructions for a ten-frame stack, most of a refusal's user-space cost.
- * A return address is always the same place in the same code, so the
- * answer for it can be kept: this unwinder interprets the CFI once per
- * address, keeps the rule it found (where the frame's canonical frame
- * address, CFA, is; where the return address and the caller's rbp were
- * saved) in a small lock-free cache, and then walks rsp, rbp and rip only.
- *
- * It stops where libgcc stops, after reporting the frame: at a return
- * address that CFI marks undefined (_start, a thread's first frame). It
- * declines (returns -1, and the caller asks libgcc for the whole stack)
- * wherever libgcc might see more or otherwise: an address in no module or
- * under no FDE (JIT code registered with __register_frame, a sigreturn
- * trampoline), a signal frame (a CIE with 'S'), a CFA that is an
- * expression or based on another register (DRAP realignment), a return
- * address not at CFA - 8, a saved rbp not at an offset from the CFA, a
- * rule for rsp, an .eh_frame_hdr table other than the sorted one GNU ld,
- * gold and lld write, 64-bit DWARF, malformed CFI, and a CFA that does not
- * move up the stack, or moves more than DT_UNW_MAX_FRAME.
+ * A return address is always the same place in the same code, so its rule
+ * (where the frame's canonical frame address, CFA, is; where the return
+ * address and the caller's rbp were saved) is interpreted once (cfi.c),
+ * kept in a small lock-free cache, and the walk then moves rsp, rbp and rip
+ * only. It stops after reporting the frame whose return address CFI marks
+ * undefined (_start, a thread's first frame): a whole stack. Anywhere else
+ * it stops it says so (the record's "truncated" mark): an address in no
+ * module or under no FDE (JIT code, a bogus return address), a signal
+ * frame, a CFA it does not follow (an expression, DRAP realignment), a
+ * read that would leave the thread's stack or the module's segment, a CFA
+ * that does not move up the stack.
  *
  * Modules are found with glibc's _dl_find_object (2.35+), lock-free and
- * async-signal-safe. The cache key mixes the address with the module's
- * link_map, bounds and .eh_frame_hdr address; a library rebuilt and
- * loaded again at the same place with the same link_map could still be
- * answered from the old build's rules, which is why every read is bounded
- * by the stack pointer (a wrong rule gives a wrong frame, not a fault
- * below the stack). Each slot is two words, the rule (holding 20 bits of
- * its key) and the rule XOR the key: a torn read between threads or a
- * signal handler fails the check and counts as a miss.
+ * async-signal-safe, looked up in libc's own symbol table (no dlsym: it
+ * locks and may allocate). The CFI is read only within the
+ * loaded segment that holds .eh_frame_hdr, found from the module's program
+ * headers. The cache key mixes the address with the module's link_map,
+ * bounds, .eh_frame_hdr address and a generation that every dlclose bumps:
+ * glibc reloads a rebuilt library at the same address with the same
+ * link_map, and its frames must get its own rules. Each slot is two words,
+ * the rule (holding bits of its key) and the rule XOR the key: a torn read
+ * between threads or a signal handler fails the check and is a miss.
  */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/auxv.h>
 
+#include "cfi.h"
 #include "probe_state.h"
+#include "sys.h"
+
+/* Bumped by every dlclose once it returned: rules cached before it are not
+ * used again. While one runs, nothing is cached or taken from the cache: a
+ * library it unmapped may already be replaced (another thread's dlopen)
+ * before the bump. */
+static _Atomic uint64_t dt_unw_generation;
+static _Atomic int dt_dlclose_running;
 
 #if defined(__x86_64__) && !defined(__ILP32__) && defined(DLFO_STRUCT_HAS_EH_DBASE)
 
 typedef int (*dt_find_object_fn)(void *, struct dl_find_object *);
-static _Atomic(dt_find_object_fn) dt_find_object;
 
-DT_HIDDEN void dt_unwind_fast_init(void *find_object)
+/* ---- _dl_find_object, from the loader's symbol table ------------------- */
+
+/* d_ptr as the loader left it: relocated in place on x86_64, but not
+ * where the dynamic section is read-only. */
+static uintptr_t dt_dyn_ptr(uintptr_t base, uint64_t p)
 {
-	atomic_store_explicit(&dt_find_object, (dt_find_object_fn)find_object,
-	                      memory_order_release);
+	return p < base ? base + p : (uintptr_t)p;
 }
 
-/* DWARF register numbers on x86_64 (System V psABI, figure 3.36). */
-enum { DT_DW_RBP = 6, DT_DW_RSP = 7, DT_DW_RA = 16 };
+/* The dynamic section of the object whose ELF header is at base. */
+static const ElfW(Dyn) * dt_elf_dynamic(uintptr_t base)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	if (__builtin_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(ElfW(Phdr)) > 4096)
+		return NULL;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_DYNAMIC)
+			return (const ElfW(Dyn) *)(base + ph[i].p_vaddr);
+	return NULL;
+}
 
-#define DT_UNW_MAX_FRAME (16u << 20) /* and cfa_off fits its 24 bits */
-#define DT_UNW_CACHE 1024            /* slots, a power of two */
+static uint32_t dt_gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
 
-/* A row of the CFI table, as far as walking needs it; the return
- * address is at CFA - 8. */
-struct dt_cfa_rule {
-	int on_rbp;       /* CFA = rbp + cfa_off, else rsp + cfa_off */
-	int64_t cfa_off;  /* 0 .. DT_UNW_MAX_FRAME - 1 */
-	int ra_undefined; /* the outermost frame */
-	int decline;      /* libgcc must do this stack */
-	int64_t rbp_off;  /* caller's rbp at CFA + rbp_off; 0: rbp unchanged */
+/* name's address in the object loaded at base with dynamic section d,
+ * through its GNU hash table. */
+static void *dt_elf_symbol(uintptr_t base, const ElfW(Dyn) * d, const char *name)
+{
+	const uint32_t *gh = NULL;
+	const ElfW(Sym) *sym = NULL;
+	const char *str = NULL;
+	for (; d && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_GNU_HASH)
+			gh = (const uint32_t *)dt_dyn_ptr(base, d->d_un.d_ptr);
+		else if (d->d_tag == DT_SYMTAB)
+			sym = (const ElfW(Sym) *)dt_dyn_ptr(base, d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRTAB)
+			str = (const char *)dt_dyn_ptr(base, d->d_un.d_ptr);
+	}
+	if (!gh || !sym || !str || !gh[0])
+		return NULL;
+	uint32_t h = dt_gnu_hash(name), nbuckets = gh[0], symoffset = gh[1];
+	const uint32_t *buckets = gh + 4 + gh[2] * (sizeof(ElfW(Addr)) / 4);
+	const uint32_t *chain = buckets + nbuckets;
+	uint32_t i = buckets[h % nbuckets];
+	if (i < symoffset)
+		return NULL;
+	for (;; i++) {
+		uint32_t h2 = chain[i - symoffset];
+		if ((h | 1) == (h2 | 1) && sym[i].st_shndx != SHN_UNDEF &&
+		    dt_streq(str + sym[i].st_name, name))
+			return (void *)(base + sym[i].st_value);
+		if (h2 & 1)
+			return NULL;
+	}
+}
+
+/* libc.so.6's link_map: the loader's list (_r_debug) from its head, which
+ * holds the objects loaded at start-up before any dlopen'ed one; those are
+ * never unloaded, so the walk needs none of the loader's locks. */
+static const struct link_map *dt_libc_map(void)
+{
+	uintptr_t ldso = (uintptr_t)getauxval(AT_BASE);
+	const struct r_debug *rd =
+	    ldso ? dt_elf_symbol(ldso, dt_elf_dynamic(ldso), "_r_debug") : NULL;
+	for (const struct link_map *l = rd ? rd->r_map : NULL; l; l = l->l_next) {
+		const char *base = l->l_name;
+		for (const char *p = l->l_name; p && *p; p++)
+			if (*p == '/')
+				base = p + 1;
+		if (base && dt_streq(base, "libc.so.6"))
+			return l;
+	}
+	return NULL;
+}
+
+/* glibc's _dl_find_object (exported by libc.so.6 since 2.35), or NULL
+ * (older glibc, or the loader run as the program). Looked up once without
+ * dlsym, which locks and may allocate; NULL is kept too. */
+static dt_find_object_fn dt_find_object(void)
+{
+	static _Atomic uintptr_t found; /* 1: looked up, none */
+	uintptr_t f = atomic_load_explicit(&found, memory_order_acquire);
+	if (!f) {
+		const struct link_map *libc = dt_libc_map();
+		void *p = libc ? dt_elf_symbol(libc->l_addr, libc->l_ld, "_dl_find_object") : NULL;
+		f = p ? (uintptr_t)p : 1;
+		atomic_store_explicit(&found, f, memory_order_release);
+	}
+	return f == 1 ? NULL : (dt_find_object_fn)f;
+}
+
+/* ---- the module's segment ---------------------------------------------- */
+
+/* The loaded segment of the module fo holding its .eh_frame_hdr, from its
+ * program headers (in its first page, at dlfo_map_start): 0, or -1. */
+static int dt_eh_segment(const struct dl_find_object *fo, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t start = (uintptr_t)fo->dlfo_map_start, end = (uintptr_t)fo->dlfo_map_end;
+	uintptr_t hdr = (uintptr_t)fo->dlfo_eh_frame;
+	if (end - start < 4096 || !fo->dlfo_link_map)
+		return -1;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)start;
+	if (__builtin_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(ElfW(Phdr)) > 4096)
+		return -1;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(start + eh->e_phoff);
+	uintptr_t l_addr = fo->dlfo_link_map->l_addr;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		uintptr_t s = l_addr + ph[i].p_vaddr;
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_R) || hdr < s ||
+		    hdr - s >= ph[i].p_filesz)
+			continue;
+		*lo = s < start ? start : s;
+		*hi = s + ph[i].p_filesz > end ? end : s + ph[i].p_filesz;
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- the cache ------------------------------------------------------------ */
+
+#define DT_UNW_CACHE 1024 /* slots, a power of two */
+
+/* A rule as the walk uses it, with what the cache adds: decline. */
+struct dt_walk_rule {
+	struct dt_cfa_rule r;
+	int decline;
 };
-
-/* The answers of a lookup. */
-enum { DT_UNW_OK, DT_UNW_DECLINE };
 
 /* Packed into one word for the cache: bit 0 set (never an empty slot),
  * bit 1 on_rbp, bit 2 ra_undefined, bit 3 decline, bits 8..31 cfa_off,
  * 48..63 rbp_off (signed); bits 4..7 and 32..47 hold bits of the key. */
 #define DT_RULE_KEYBITS 0x0000ffff000000f0ULL
 
-static uint64_t dt_rule_pack(const struct dt_cfa_rule *r, uint64_t key)
+static uint64_t dt_rule_pack(const struct dt_walk_rule *w, uint64_t key)
 {
+	const struct dt_cfa_rule *r = &w->r;
 	return 1u | (uint64_t)(r->on_rbp != 0) << 1 | (uint64_t)(r->ra_undefined != 0) << 2 |
-	       (uint64_t)(r->decline != 0) << 3 | ((uint64_t)r->cfa_off & 0xffffffu) << 8 |
+	       (uint64_t)(w->decline != 0) << 3 | ((uint64_t)r->cfa_off & 0xffffffu) << 8 |
 	       ((uint64_t)r->rbp_off & 0xffffu) << 48 | (key & DT_RULE_KEYBITS);
 }
 
-static void dt_rule_unpack(uint64_t w, struct dt_cfa_rule *r)
+static void dt_rule_unpack(uint64_t v, struct dt_walk_rule *w)
 {
-	r->on_rbp = (w >> 1) & 1;
-	r->ra_undefined = (w >> 2) & 1;
-	r->decline = (w >> 3) & 1;
-	r->cfa_off = (int64_t)((w >> 8) & 0xffffffu);
-	r->rbp_off = (int16_t)(w >> 48);
+	w->r.on_rbp = (v >> 1) & 1;
+	w->r.ra_undefined = (v >> 2) & 1;
+	w->decline = (v >> 3) & 1;
+	w->r.cfa_off = (int64_t)((v >> 8) & 0xffffffu);
+	w->r.rbp_off = (int16_t)(v >> 48);
 }
 
 static struct {
@@ -97,509 +224,152 @@ static struct {
 	_Atomic uint64_t rule;
 } dt_unw_cache[DT_UNW_CACHE];
 
-/* ---- reading DWARF ------------------------------------------------------ */
-
-struct dt_cur {
-	const unsigned char *p, *end;
-	int bad;
-};
-
-static uint64_t dt_uleb(struct dt_cur *c)
+static uint64_t dt_rule_key(const struct dl_find_object *fo, uint64_t pc, uint64_t gen)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		unsigned char b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = 1;
-	return 0;
+	uint64_t mod = (uint64_t)(uintptr_t)fo->dlfo_link_map ^
+	               (uint64_t)(uintptr_t)fo->dlfo_eh_frame << 17 ^
+	               (uint64_t)(uintptr_t)fo->dlfo_map_start << 29 ^
+	               (uint64_t)(uintptr_t)fo->dlfo_map_end << 41 ^ gen * 0xd6e8feb86659fd93ULL;
+	return pc ^ mod * 0x9e3779b97f4a7c15ULL;
 }
 
-static int64_t dt_sleb(struct dt_cur *c)
+/* The rule for pc, from the cache or found and kept: 0, or -1 to stop. */
+static int dt_rule_for(dt_find_object_fn find, uint64_t pc, struct dt_walk_rule *w)
 {
-	int64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b = 0x80;
-	while (c->p < c->end && (b & 0x80)) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
-		shift += 7;
-	}
-	if (b & 0x80)
-		c->bad = 1;
-	else if (shift < 64 && (b & 0x40))
-		v |= -(int64_t)((uint64_t)1 << shift);
-	return v;
-}
-
-/* Skips n bytes, or marks the cursor bad when fewer are left. */
-static void dt_skip(struct dt_cur *c, uint64_t n)
-{
-	if (n > (uint64_t)(c->end - c->p)) {
-		c->bad = 1;
-		c->p = c->end;
-	} else {
-		c->p += n;
-	}
-}
-
-static uint64_t dt_fixed(struct dt_cur *c, unsigned n)
-{
-	if (c->end - c->p < (long)n) {
-		c->bad = 1;
-		c->p = c->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	__builtin_memcpy(&v, c->p, n); /* little-endian */
-	c->p += n;
-	return v;
-}
-
-/* A pointer in DW_EH_PE encoding enc: absolute or pc-relative, 2, 4 or 8
- * bytes, signed or not. Anything else (indirect, data-relative, uleb)
- * marks the cursor bad. */
-static uint64_t dt_encoded(struct dt_cur *c, unsigned enc)
-{
-	const unsigned char *at = c->p;
-	uint64_t v;
-	if (enc & 0x80) { /* indirect */
-		c->bad = 1;
-		return 0;
-	}
-	switch (enc & 0x0f) {
-	case 0x00: /* absptr */
-	case 0x04: /* udata8 */
-	case 0x0c: /* sdata8 */
-		v = dt_fixed(c, 8);
-		break;
-	case 0x02:
-		v = dt_fixed(c, 2);
-		break;
-	case 0x0a:
-		v = (uint64_t)(int64_t)(int16_t)dt_fixed(c, 2);
-		break;
-	case 0x03:
-		v = dt_fixed(c, 4);
-		break;
-	case 0x0b:
-		v = (uint64_t)(int64_t)(int32_t)dt_fixed(c, 4);
-		break;
-	default:
-		c->bad = 1;
-		return 0;
-	}
-	switch (enc & 0x70) {
-	case 0x00:
-		return v;
-	case 0x10: /* pcrel */
-		return v + (uint64_t)(uintptr_t)at;
-	default:
-		c->bad = 1;
-		return 0;
-	}
-}
-
-/* ---- the CFI program ----------------------------------------------------- */
-
-/* A register's rule: none stated (libgcc's REG_UNSAVED: the caller's
- * value for rbp and rsp), the caller's value, undefined, at CFA + off, or
- * something this unwinder does not follow. */
-enum { DT_R_UNSPEC, DT_R_SAME, DT_R_UNDEF, DT_R_OFFSET, DT_R_OTHER };
-struct dt_regrule {
-	int kind;
-	int64_t off;
-};
-struct dt_cfa_state {
-	uint64_t cfa_reg;
-	int64_t cfa_off;
-	int cfa_expr;
-	struct dt_regrule rbp, rsp, ra;
-};
-
-struct dt_cie {
-	uint64_t code_align;
-	int64_t data_align;
-	unsigned fde_enc;
-	int has_z;
-	struct dt_cur insns;
-};
-
-static struct dt_regrule *dt_rule_of(struct dt_cfa_state *s, uint64_t reg)
-{
-	return reg == DT_DW_RBP   ? &s->rbp
-	       : reg == DT_DW_RSP ? &s->rsp
-	       : reg == DT_DW_RA  ? &s->ra
-	                          : NULL;
-}
-
-static void dt_set_rule(struct dt_cfa_state *s, uint64_t reg, int kind, int64_t off)
-{
-	struct dt_regrule *r = dt_rule_of(s, reg);
-	if (r) {
-		r->kind = kind;
-		r->off = off;
-	}
-}
-
-/* DW_CFA_restore: reg's rule as the CIE's program left it. */
-static int dt_restore(struct dt_cfa_state *s, const struct dt_cfa_state *init, uint64_t reg)
-{
-	if (!init)
-		return -1; /* in the CIE's own program */
-	if (reg == DT_DW_RBP)
-		s->rbp = init->rbp;
-	else if (reg == DT_DW_RSP)
-		s->rsp = init->rsp;
-	else if (reg == DT_DW_RA)
-		s->ra = init->ra;
-	return 0;
-}
-
-/* One instruction that sets a rule (the CFA's or a register's), op
- * already read: 0, or -1 on what this unwinder does not know. */
-static int dt_cfa_rule_op(struct dt_cur *c, const struct dt_cie *cie, unsigned op,
-                          struct dt_cfa_state *s, const struct dt_cfa_state *init)
-{
-	uint64_t reg;
-	switch (op & 0xc0) {
-	case 0x80: /* offset */
-		dt_set_rule(s, op & 0x3f, DT_R_OFFSET, (int64_t)dt_uleb(c) * cie->data_align);
-		return 0;
-	case 0xc0: /* restore */
-		return dt_restore(s, init, op & 0x3f);
-	}
-	switch (op) {
-	case 0x00: /* nop */
-		return 0;
-	case 0x2e: /* GNU_args_size */
-		dt_uleb(c);
-		return 0;
-	case 0x05: /* offset_extended */
-		reg = dt_uleb(c);
-		dt_set_rule(s, reg, DT_R_OFFSET, (int64_t)dt_uleb(c) * cie->data_align);
-		return 0;
-	case 0x06: /* restore_extended */
-		return dt_restore(s, init, dt_uleb(c));
-	case 0x07: /* undefined */
-		dt_set_rule(s, dt_uleb(c), DT_R_UNDEF, 0);
-		return 0;
-	case 0x08: /* same_value */
-		dt_set_rule(s, dt_uleb(c), DT_R_SAME, 0);
-		return 0;
-	case 0x09: /* register */
-	case 0x14: /* val_offset */
-		reg = dt_uleb(c);
-		dt_uleb(c);
-		dt_set_rule(s, reg, DT_R_OTHER, 0);
-		return 0;
-	case 0x15: /* val_offset_sf */
-		reg = dt_uleb(c);
-		dt_sleb(c);
-		dt_set_rule(s, reg, DT_R_OTHER, 0);
-		return 0;
-	case 0x0c: /* def_cfa */
-		s->cfa_reg = dt_uleb(c);
-		s->cfa_off = (int64_t)dt_uleb(c);
-		s->cfa_expr = 0;
-		return 0;
-	case 0x0d: /* def_cfa_register */
-		s->cfa_reg = dt_uleb(c);
-		s->cfa_expr = 0;
-		return 0;
-	case 0x0e: /* def_cfa_offset */
-		s->cfa_off = (int64_t)dt_uleb(c);
-		return 0;
-	case 0x0f: /* def_cfa_expression */
-		s->cfa_expr = 1;
-		dt_skip(c, dt_uleb(c));
-		return 0;
-	case 0x10: /* expression */
-	case 0x16: /* val_expression */
-		reg = dt_uleb(c);
-		dt_set_rule(s, reg, DT_R_OTHER, 0);
-		dt_skip(c, dt_uleb(c));
-		return 0;
-	case 0x11: /* offset_extended_sf */
-		reg = dt_uleb(c);
-		dt_set_rule(s, reg, DT_R_OFFSET, dt_sleb(c) * cie->data_align);
-		return 0;
-	case 0x12: /* def_cfa_sf */
-		s->cfa_reg = dt_uleb(c);
-		s->cfa_off = dt_sleb(c) * cie->data_align;
-		s->cfa_expr = 0;
-		return 0;
-	case 0x13: /* def_cfa_offset_sf */
-		s->cfa_off = dt_sleb(c) * cie->data_align;
-		return 0;
-	case 0x2f: /* GNU_negative_offset_extended */
-		reg = dt_uleb(c);
-		dt_set_rule(s, reg, DT_R_OFFSET, -(int64_t)dt_uleb(c) * cie->data_align);
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-/* Runs the program in c from location loc until the row that covers
- * target; init is the state after the CIE's program (for restore), or NULL
- * while running that. Returns 0, or -1 on what it does not follow. */
-static int dt_cfa_run(struct dt_cur *c, const struct dt_cie *cie, uint64_t loc, uint64_t target,
-                      struct dt_cfa_state *s, const struct dt_cfa_state *init)
-{
-	struct dt_cfa_state saved[8];
-	int nsaved = 0;
-	while (c->p < c->end && !c->bad) {
-		unsigned op = *c->p++;
-		uint64_t delta;
-		if ((op & 0xc0) == 0x40) /* advance_loc */
-			delta = (op & 0x3f) * cie->code_align;
-		else if (op >= 0x02 && op <= 0x04) /* advance_loc1, 2, 4 */
-			delta = dt_fixed(c, op == 0x04 ? 4 : op - 1) * cie->code_align;
-		else if (op == 0x01) { /* set_loc */
-			loc = dt_encoded(c, cie->fde_enc);
-			if (loc > target)
-				return 0;
-			continue;
-		} else if (op == 0x0a) { /* remember_state */
-			if (nsaved == 8)
-				return -1;
-			saved[nsaved++] = *s;
-			continue;
-		} else if (op == 0x0b) { /* restore_state */
-			if (!nsaved)
-				return -1;
-			/* with the CFA, as libgcc does (its frame_state_reg_info) */
-			*s = saved[--nsaved];
-			continue;
-		} else if (dt_cfa_rule_op(c, cie, op, s, init) != 0) {
-			return -1;
-		} else {
-			continue;
-		}
-		if (loc + delta > target)
-			return 0;
-		loc += delta;
-	}
-	return c->bad ? -1 : 0;
-}
-
-/* ---- finding the FDE ------------------------------------------------------ */
-
-static int dt_parse_cie(const unsigned char *cie, struct dt_cie *out)
-{
-	uint32_t len;
-	__builtin_memcpy(&len, cie, 4);
-	if (len == 0 || len == 0xffffffffu)
-		return -1;
-	struct dt_cur c = {cie + 4, cie + 4 + len, 0};
-	if (dt_fixed(&c, 4) != 0) /* CIE id */
-		return -1;
-	unsigned version = (unsigned)dt_fixed(&c, 1);
-	if (version != 1 && version != 3)
-		return -1;
-	const unsigned char *aug = c.p;
-	while (c.p < c.end && *c.p)
-		c.p++;
-	if (c.p++ >= c.end)
-		return -1;
-	out->code_align = dt_uleb(&c);
-	out->data_align = dt_sleb(&c);
-	uint64_t ra = version == 1 ? dt_fixed(&c, 1) : dt_uleb(&c);
-	if (ra != DT_DW_RA)
-		return -1;
-	out->fde_enc = 0x00;
-	out->has_z = aug[0] == 'z';
-	if (out->has_z) {
-		uint64_t alen = dt_uleb(&c);
-		if (alen > (uint64_t)(c.end - c.p))
-			return -1;
-		const unsigned char *data_end = c.p + alen;
-		for (const unsigned char *a = aug + 1; *a && !c.bad; a++) {
-			switch (*a) {
-			case 'R':
-				out->fde_enc = (unsigned)dt_fixed(&c, 1);
-				break;
-			case 'L':
-				dt_fixed(&c, 1);
-				break;
-			case 'P': {
-				unsigned penc = (unsigned)dt_fixed(&c, 1);
-				dt_encoded(&c, penc & 0x7f); /* the personality, skipped */
-				break;
-			}
-			default: /* 'S' (a signal frame) and anything newer */
-				return -1;
-			}
-		}
-		if (c.bad || data_end > c.end)
-			return -1;
-		c.p = data_end;
-	} else if (aug[0]) {
-		return -1;
-	}
-	if (c.bad)
-		return -1;
-	out->insns = c;
-	return 0;
-}
-
-/* The FDE covering pc in the module whose .eh_frame_hdr is hdr: 1 with
- * the rule at pc, 0 when none covers it, -1 to decline. */
-static int dt_rule_at(const unsigned char *hdr, uint64_t pc, struct dt_cfa_rule *rule)
-{
-	/* version 1, a 4-byte eh_frame_ptr, udata4 count, datarel sdata4
-	 * table: what the linkers write */
-	if (hdr[0] != 1 || (hdr[1] & 0x07) != 0x03 || hdr[2] != 0x03 || hdr[3] != 0x3b)
-		return -1;
-	uint32_t count;
-	__builtin_memcpy(&count, hdr + 8, 4);
-	const int32_t *table = (const int32_t *)(hdr + 12);
-	uint64_t base = (uint64_t)(uintptr_t)hdr;
-	uint32_t lo = 0, hi = count;
-	while (lo < hi) { /* the first entry above pc */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (base + (uint64_t)(int64_t)table[2 * mid] <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return 0;
-	const unsigned char *fde = hdr + table[2 * (lo - 1) + 1];
-	uint32_t len;
-	__builtin_memcpy(&len, fde, 4);
-	if (len == 0 || len == 0xffffffffu)
-		return -1;
-	int32_t cie_off;
-	__builtin_memcpy(&cie_off, fde + 4, 4);
-	struct dt_cie cie;
-	if (cie_off <= 0 || dt_parse_cie(fde + 4 - cie_off, &cie) != 0)
-		return -1;
-	struct dt_cur c = {fde + 8, fde + 4 + len, 0};
-	uint64_t start = dt_encoded(&c, cie.fde_enc);
-	uint64_t range = dt_encoded(&c, cie.fde_enc & 0x0f);
-	if (c.bad)
-		return -1;
-	if (pc < start || pc - start >= range)
-		return 0;
-	if (cie.has_z)
-		dt_skip(&c, dt_uleb(&c));
-	if (c.bad)
-		return -1;
-
-	struct dt_cfa_state s = {DT_DW_RSP,       8, 0, {DT_R_UNSPEC, 0}, {DT_R_UNSPEC, 0},
-	                         {DT_R_UNSPEC, 0}};
-	struct dt_cur ci = cie.insns;
-	if (dt_cfa_run(&ci, &cie, start, ~0ULL, &s, NULL) != 0)
-		return -1;
-	struct dt_cfa_state init = s;
-	if (dt_cfa_run(&c, &cie, start, pc, &s, &init) != 0)
-		return -1;
-
-	*rule = (struct dt_cfa_rule){0};
-	if (s.ra.kind == DT_R_UNDEF) {
-		rule->ra_undefined = 1; /* the end: nothing else matters */
-		return 1;
-	}
-	if (s.cfa_expr || (s.cfa_reg != DT_DW_RSP && s.cfa_reg != DT_DW_RBP) || s.cfa_off < 0 ||
-	    s.cfa_off >= (int64_t)DT_UNW_MAX_FRAME || s.ra.kind != DT_R_OFFSET || s.ra.off != -8 ||
-	    (s.rsp.kind != DT_R_UNSPEC && s.rsp.kind != DT_R_SAME))
-		return -1;
-	rule->on_rbp = s.cfa_reg == DT_DW_RBP;
-	rule->cfa_off = s.cfa_off;
-	if (s.rbp.kind == DT_R_OFFSET && s.rbp.off < 0 && s.rbp.off >= -32768)
-		rule->rbp_off = s.rbp.off;
-	else if (s.rbp.kind != DT_R_SAME && s.rbp.kind != DT_R_UNSPEC)
-		return -1;
-	return 1;
-}
-
-/* The rule for pc: from the cache, or found and kept. */
-static int dt_rule_for(dt_find_object_fn find, uint64_t pc, struct dt_cfa_rule *rule)
-{
+	uint64_t gen = dt_unwind_generation();
 	struct dl_find_object fo;
 	if (find((void *)(uintptr_t)pc, &fo) != 0 || !fo.dlfo_eh_frame)
-		return DT_UNW_DECLINE;
-	uint64_t mod = (uint64_t)(uintptr_t)fo.dlfo_link_map ^
-	               (uint64_t)(uintptr_t)fo.dlfo_eh_frame << 17 ^
-	               (uint64_t)(uintptr_t)fo.dlfo_map_start << 29 ^
-	               (uint64_t)(uintptr_t)fo.dlfo_map_end << 41;
-	uint64_t key = pc ^ mod * 0x9e3779b97f4a7c15ULL;
+		return -1;
+	int cached = gen != DT_UNW_UNSETTLED;
+	uint64_t key = dt_rule_key(&fo, pc, gen);
 	/* the multiply carries the address's low bits into the top ten */
 	uint64_t slot = (key * 0xbf58476d1ce4e5b9ULL) >> 54;
 	uint64_t check = atomic_load_explicit(&dt_unw_cache[slot].check, memory_order_relaxed);
-	uint64_t w = atomic_load_explicit(&dt_unw_cache[slot].rule, memory_order_relaxed);
-	if (w && (check ^ w) == key && (w & DT_RULE_KEYBITS) == (key & DT_RULE_KEYBITS)) {
-		dt_rule_unpack(w, rule);
-		return rule->decline ? DT_UNW_DECLINE : DT_UNW_OK;
+	uint64_t v = atomic_load_explicit(&dt_unw_cache[slot].rule, memory_order_relaxed);
+	if (cached && v && (check ^ v) == key && (v & DT_RULE_KEYBITS) == (key & DT_RULE_KEYBITS)) {
+		dt_rule_unpack(v, w);
+		return w->decline ? -1 : 0;
 	}
-	int found = dt_rule_at(fo.dlfo_eh_frame, pc, rule);
-	if (found <= 0) {
-		/* declined, or no FDE: libgcc may know more (registered frames,
-		 * its sigreturn fallback); kept, so as not to parse it again */
-		*rule = (struct dt_cfa_rule){0};
-		rule->decline = 1;
+	uintptr_t lo, hi;
+	int found = dt_eh_segment(&fo, &lo, &hi) == 0
+	                ? dt_cfi_rule_at((uintptr_t)fo.dlfo_eh_frame, lo, hi, pc, &w->r)
+	                : -1;
+	if (found <= 0) /* kept, so as not to parse it again */
+		*w = (struct dt_walk_rule){.decline = 1};
+	else
+		w->decline = 0;
+	if (cached) {
+		v = dt_rule_pack(w, key);
+		atomic_store_explicit(&dt_unw_cache[slot].rule, v, memory_order_relaxed);
+		atomic_store_explicit(&dt_unw_cache[slot].check, key ^ v, memory_order_relaxed);
 	}
-	w = dt_rule_pack(rule, key);
-	atomic_store_explicit(&dt_unw_cache[slot].rule, w, memory_order_relaxed);
-	atomic_store_explicit(&dt_unw_cache[slot].check, key ^ w, memory_order_relaxed);
-	return rule->decline ? DT_UNW_DECLINE : DT_UNW_OK;
+	return w->decline ? -1 : 0;
 }
 
-/* The return addresses of the stack, from this function's caller's frame
- * outwards, as libgcc's _Unwind_Backtrace reports them: the number kept,
- * or -1 where libgcc should do it. */
-DT_HIDDEN __attribute__((noinline)) int dt_unwind_fast(void **ips, int max)
+/* ---- the walk ------------------------------------------------------------- */
+
+DT_HIDDEN __attribute__((noinline)) void dt_unwind_start(struct dt_unw_regs *r)
 {
-	dt_find_object_fn find = atomic_load_explicit(&dt_find_object, memory_order_acquire);
-	if (!find)
+	/* this function keeps a frame pointer (it asks for it): its caller's
+	 * return point, stack pointer and rbp are at fixed places */
+	const uint64_t *fp = __builtin_frame_address(0);
+	r->pc = fp[1];
+	r->sp = (uint64_t)(uintptr_t)(fp + 2);
+	r->fp = fp[0];
+}
+
+/* The 8 bytes at at, when [at, at + 8) lies in [lo, hi). */
+static int dt_stack_word(uint64_t at, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	if (at < lo || at > hi || hi - at < 8 || (at & 7))
 		return -1;
-	uint64_t pc, sp, fp;
-	__asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"
-	                 : "=r"(pc), "=r"(sp), "=r"(fp));
-	int n = 0;
-	for (int first = 1; n < max; first = 0) {
-		struct dt_cfa_rule r;
-		/* a return address is past its call: its row is the call's */
-		if (dt_rule_for(find, first ? pc : pc - 1, &r) == DT_UNW_DECLINE)
-			return -1;
-		if (r.ra_undefined)
-			break;
-		/* the CFA is above this frame's stack pointer, and so are the
-		 * saved registers read below it: never a read under the stack */
-		uint64_t cfa = (r.on_rbp ? fp : sp) + (uint64_t)r.cfa_off;
-		if (cfa < sp + 8 || cfa - sp > DT_UNW_MAX_FRAME || (cfa & 7) ||
-		    (r.rbp_off && cfa - sp < (uint64_t)-r.rbp_off))
-			return -1;
-		uint64_t ra = *(const uint64_t *)(uintptr_t)(cfa - 8);
-		if (r.rbp_off)
-			fp = *(const uint64_t *)(uintptr_t)(cfa + (uint64_t)r.rbp_off);
-		sp = cfa;
-		pc = ra;
-		if (!pc)
-			break;
-		ips[n++] = (void *)(uintptr_t)pc;
-	}
-	return n ? n : -1;
+	*out = *(const uint64_t *)(uintptr_t)at;
+	return 0;
+}
+
+/* One frame up from the frame of return address pc: 1 moved, 0 at the
+ * outermost frame, -1 to stop. */
+static int dt_step(dt_find_object_fn find, struct dt_unw_regs *u, uint64_t hi)
+{
+	struct dt_walk_rule w;
+	/* a return address is past its call: its row is the call's */
+	if (dt_rule_for(find, u->pc - 1, &w) != 0)
+		return -1;
+	if (w.r.ra_undefined)
+		return 0;
+	/* the CFA is above this frame's stack pointer, and so are the saved
+	 * registers read below it: never a read under the stack, nor above
+	 * the thread's stack */
+	uint64_t cfa = (w.r.on_rbp ? u->fp : u->sp) + (uint64_t)w.r.cfa_off;
+	uint64_t ra, fp = u->fp;
+	if (cfa < u->sp + 8 || cfa > hi || dt_stack_word(cfa - 8, u->sp, hi, &ra) != 0 ||
+	    (w.r.rbp_off && dt_stack_word(cfa + (uint64_t)w.r.rbp_off, u->sp, hi, &fp) != 0))
+		return -1;
+	u->sp = cfa;
+	u->fp = fp;
+	u->pc = ra;
+	return 1;
+}
+
+DT_HIDDEN int dt_unwind(const struct dt_unw_regs *from, uint64_t stack_hi, void **ips, int max,
+                        int *truncated)
+{
+	dt_find_object_fn find = dt_find_object();
+	struct dt_unw_regs u = *from;
+	int n = 0, moved = 1;
+	*truncated = 1;
+	if (!find)
+		return 0;
+	ips[n++] = (void *)(uintptr_t)u.pc;
+	while (n < max && (moved = dt_step(find, &u, stack_hi)) == 1 && u.pc)
+		ips[n++] = (void *)(uintptr_t)u.pc;
+	*truncated = moved < 0;
+	return n;
 }
 
 #else
 
-DT_HIDDEN void dt_unwind_fast_init(void *find_object)
+DT_HIDDEN void dt_unwind_start(struct dt_unw_regs *r)
 {
-	(void)find_object;
+	*r = (struct dt_unw_regs){0};
 }
 
-DT_HIDDEN int dt_unwind_fast(void **ips, int max)
+DT_HIDDEN int dt_unwind(const struct dt_unw_regs *from, uint64_t stack_hi, void **ips, int max,
+                        int *truncated)
 {
+	(void)from;
+	(void)stack_hi;
 	(void)ips;
 	(void)max;
-	return -1;
+	*truncated = 1;
+	return 0;
 }
 
 #endif
+
+DT_HIDDEN uint64_t dt_unwind_generation(void)
+{
+	/* running first: a dlclose that unmapped what this thread now sees
+	 * at its place has either bumped the generation or is still running */
+	if (atomic_load(&dt_dlclose_running))
+		return DT_UNW_UNSETTLED;
+	return atomic_load(&dt_unw_generation);
+}
+
+/* Interposed so that the cached rules (and module table) of an unloaded
+ * library are not used for whatever is loaded at its place next. Not
+ * dlopen: it resolves names relative to its caller's object. */
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+	static void *real;
+	int (*fn)(void *) = __atomic_load_n(&real, __ATOMIC_RELAXED);
+	if (!fn)
+		fn = (int (*)(void *))dt_resolve_real(&real, "dlclose");
+	if (!fn)
+		return -1;
+	atomic_fetch_add(&dt_dlclose_running, 1);
+	int r = fn(handle);
+	atomic_fetch_add(&dt_unw_generation, 1);
+	atomic_fetch_sub(&dt_dlclose_running, 1);
+	return r;
+}

@@ -111,6 +111,7 @@ EXEC_LOOP = "i=0; while [ $i -lt {n} ]; do /bin/true; i=$((i+1)); done"
 # Targets (never loosened to pass).
 TARGET_INSTR_PER_CALL = 40          # extra instructions per successful call
 TARGET_REFUSAL_US = 10.0            # added median cost of a recorded refusal
+TARGET_PROBE_STACK = 2048           # bytes of the host's stack a refusal may take
 TARGET_LOAD_INSTR = 5000            # probe load over an empty shim, /bin/true (callgrind)
 TARGET_EXEC_VS_SHIM = 1.015         # exec loop, LD_PRELOAD probe / LD_PRELOAD empty shim
 TARGET_SQLITE_PRELOAD = 1.01        # sqlite, LD_PRELOAD probe alone / no probe
@@ -1205,8 +1206,62 @@ class Bench:
                          "%.1f" % v["minor_faults_per_call"]["median"]])
         table(["variant", "median us", "median min-max", "p99 us", "added us",
                "first call us", "added first us", "page faults/call"], rows)
-        log("   first call = the process's first refusal: process record, ring attach and (with")
-        log("   backtraces) dlopen of the unwinder library; the 'median' excludes it.")
+        log("   first call = the process's first refusal: process record and ring attach;")
+        log("   the 'median' excludes it.")
+
+    # ---- 4b: the host's stack a refusal takes --------------------------------
+
+    def bench_stack(self):
+        """tests/helpers/smallstack refusing on canary-filled stacks, with and
+        without the probe: the stack's high-water mark rises by what the
+        probe takes of the host's stack (the record itself is made on a
+        stack of the probe's own). Each case is the process's first open."""
+        if not self.want("stack"):
+            return
+        helper = os.path.join(self.build, "helpers", "smallstack")
+        missing = os.path.join(self.tmp, "missing")
+        used = os.path.join(self.tmp, "stack-used")
+        cases = [["altstack", "8192"], ["thread", "8192"], ["thread", "4096"], ["min"]]
+        res = {"how": "open(O_WRONLY|O_CREAT) -> ENOENT recorded with --errnos ENOENT",
+               "cases": []}
+
+        def measure(argv):
+            if os.path.exists(used):
+                os.unlink(used)
+            try:
+                run_timed(argv, env=clean_env({"SMALLSTACK_USED": used}), capture=True)
+                with open(used) as f:
+                    return 0, int(f.read())
+            except (BenchError, OSError, ValueError):
+                return 1, None
+
+        for case in cases:
+            base = [helper] + case + [missing]
+            dtrun = [self.dt, "run", "-q", "--errnos", "ENOENT", "-o",
+                     os.path.join(self.tmp, "stack.ring"), "--"]
+            st0, without = measure(base)
+            st1, with_ = measure(dtrun + base)
+            ok = st0 == 0 and st1 == 0 and without is not None and with_ is not None
+            res["cases"].append({"case": " ".join(case), "without": without, "with": with_,
+                                 "added": with_ - without if ok else None,
+                                 "status": [st0, st1]})
+        self.results["stack"] = res
+        added = [c["added"] for c in res["cases"] if c["added"] is not None]
+        if added:
+            self.target("host's stack taken by a refusal (first in its process)", max(added),
+                        "bytes", "<= %d" % TARGET_PROBE_STACK, max(added) <= TARGET_PROBE_STACK,
+                        "%d cases" % len(added))
+
+    def print_stack(self):
+        res = self.results.get("stack")
+        if not res:
+            return
+        log("")
+        log("4b. The host's stack a refusal takes: canary-filled stacks, high-water mark")
+        log("   %s" % res["how"])
+        table(["case", "bytes without probe", "bytes with probe", "probe's share"],
+              [[c["case"], str(c["without"]), str(c["with"]),
+                "-" if c["added"] is None else "%+d" % c["added"]] for c in res["cases"]])
 
     # ---- start-up of `denytrace run` ----------------------------------------
 
@@ -1597,6 +1652,7 @@ class Bench:
         self.bench_instructions()
         self.bench_refusal()
         self.bench_py_refusal()
+        self.bench_stack()
         self.bench_run_fixed()
         if self.want("ring") or self.want("report"):
             self.fill_rings()
@@ -1630,6 +1686,7 @@ class Bench:
         self.print_instructions()
         self.print_refusal()
         self.print_py_refusal()
+        self.print_stack()
         self.print_run_fixed()
         self.print_ring()
         self.print_report()
@@ -1733,8 +1790,8 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="machine-readable results (default BUILD/bench.json)")
     ap.add_argument("--rounds", type=int, help="fixed number of rounds for every section")
     ap.add_argument("--only", metavar="LIST",
-                    help="comma list of sections: sqlite,exec,instr,refusal,pyrefusal,run,ring,"
-                         "report,svg")
+                    help="comma list of sections: sqlite,exec,instr,refusal,pyrefusal,stack,run,"
+                         "ring,report,svg")
     ap.add_argument("--transactions", type=int, help="sqlite transactions per run")
     ap.add_argument("--execs", type=int, help="iterations of the shell loop")
     ap.add_argument("--tmpdir", help="where databases and rings go (default /dev/shm)")

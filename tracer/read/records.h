@@ -73,6 +73,7 @@ struct dt_record {
 	struct dt_mount *mounts;
 	size_t nmounts;
 	int mounts_trunc;
+	int stack_trunc; /* the stack ends before its outermost frame */
 	int has_seccomp;
 	int64_t seccomp, seccomp_filters, no_new_privs;
 	uint64_t mnt_ns, user_ns;

@@ -301,6 +301,10 @@ static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose,
 		for (size_t i = 0; i < r->nframes; i++)
 			dt_frame_text(f, r, i, sym);
 	}
+	if (r->stack_trunc)
+		fputs(r->nframes ? "      (stack cut: the unwinder stopped here)\n"
+		                 : "    stack    (none: the unwinder stopped at once)\n",
+		      f);
 }
 
 static void dt_record_text_process(FILE *f, const struct dt_record *r, int verbose)
@@ -637,6 +641,7 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 	dt_json_field(j, r, DT_T_PYTRUNC);
 	dt_json_key(j, "backtrace");
 	dt_frames_json(j, r, sym);
+	dt_json_field(j, r, DT_T_STACK_TRUNC);
 }
 
 static void dt_record_json_exec(struct dt_json *j, const struct dt_record *r)

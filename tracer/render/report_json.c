@@ -261,6 +261,8 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 	dt_json_bool(j, d->py_trunc);
 	dt_json_key(j, "backtrace");
 	dt_frames_json(j, d, NULL);
+	dt_json_key(j, "backtrace_truncated");
+	dt_json_bool(j, d->stack_trunc);
 	dt_json_end_obj(j);
 }
 
