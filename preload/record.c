@@ -451,6 +451,8 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 		} else if (dt_errno_watched(err) && (c->kind != DT_K_ACCESS || writes)) {
 			type = DT_REC_DENIAL;
 		}
+		if (type)
+			dt_success_note_refusal();
 		if (type && writes && (c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && c->path) {
 			atomic_store_explicit(&dt_reopen_left, DT_REOPEN_BUDGET,
 			                      memory_order_relaxed);
@@ -470,8 +472,9 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			if (atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0))
 				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
 		}
-	} else if (ok && writes && (dt_watch & DT_WATCH_ALL) && c->kind != DT_K_ACCESS &&
-	           c->kind != DT_K_LOCK) {
+	} else if (ok && writes && c->kind != DT_K_ACCESS && c->kind != DT_K_LOCK &&
+	           ((dt_watch & DT_WATCH_ALL) ||
+	            ((dt_watch & DT_WATCH_WRITES) && dt_success_is_news(c)))) {
 		type = DT_REC_WRITE;
 	}
 

@@ -373,6 +373,11 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	memset(rr, 0, sizeof(*rr));
 	rr->fd = -1;
 	rr->old_ring = -1;
+	if (o->all && o->refusals_only)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "%s: --all records every successful write and --refusals-only none; "
+		               "give one of them",
+		               o->cmd);
 	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
 		return dt_fail(DT_EXIT_INTERNAL,
 		               "cannot find libdenytrace.so beside the denytrace binary or in "
@@ -440,6 +445,8 @@ size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *r
 	DT_PROBE_ENV("DENYTRACE_RING_ID", rr->id);
 	if (o->all)
 		DT_PROBE_ENV("DENYTRACE_ALL", "1");
+	else if (o->refusals_only)
+		DT_PROBE_ENV("DENYTRACE_REFUSALS_ONLY", "1");
 	if (o->errnos)
 		DT_PROBE_ENV("DENYTRACE_ERRNOS", o->errnos);
 	if (!o->backtrace)
@@ -469,6 +476,7 @@ static void run_probe_environment(const struct dt_run_opts *o, const struct dt_r
 		unsetenv("DENYTRACE_FD"); /* a low limit: found by its path */
 	/* the same variables as those carried where no descriptor goes */
 	unsetenv("DENYTRACE_ALL");
+	unsetenv("DENYTRACE_REFUSALS_ONLY");
 	const char *names[8], *values[8];
 	size_t nenv = dt_run_probe_env(o, rr, names, values, 8);
 	for (size_t k = 0; k < nenv; k++)
