@@ -80,9 +80,12 @@ static void dt_finding_add(struct dt_finding *f, const struct dt_report_group *g
 	} else if (!f->next) {
 		f->next = g->next;
 	}
-	if (g->intermittent && !f->intermittent) {
+	/* the difference of the group with the most refusals that names a fact */
+	if (g->intermittent &&
+	    (!f->intermittent || (!f->diff->fact && g->diff.fact) ||
+	     (!f->diff->fact == !g->diff.fact && g->diff.refused.count > f->diff->refused.count))) {
 		f->intermittent = 1;
-		f->differed = g->differed;
+		f->diff = &g->diff;
 	}
 	f->count += g->count;
 	if (g->last_ns > f->last_ns)

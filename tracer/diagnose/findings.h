@@ -22,6 +22,7 @@
 #include "classify.h"
 
 struct dt_report_group;
+struct dt_difference;
 
 struct dt_finding {
 	char title[512]; /* one line: "... not granted to the sandbox" */
@@ -33,7 +34,9 @@ struct dt_finding {
 	const char *advice;         /* the fix, once: the first group's advice */
 	const char *next;           /* what the program did next (first group that says), or NULL */
 	int intermittent;           /* some refused path was also written successfully */
-	const char *differed;       /* what differed, from the first intermittent group, or NULL */
+	/* what separated the successful writes from the refusals: the first
+	 * intermittent group's difference that names a fact, else the first's */
+	const struct dt_difference *diff;
 	uint64_t count;             /* refusals, all groups together */
 	uint64_t first_ns, last_ns; /* first and last refusal */
 	/* indices into the report's group array, most refusals first */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "classify.h"
+#include "difference.h"
 #include "findings.h"
 #include "json.h"
 #include "records.h"
@@ -29,10 +30,10 @@ struct dt_report_group {
 	long pids[DT_GROUP_MAX_PIDS];
 	size_t npids;
 	int more_pids;
-	const char *next;   /* what the program did next, or NULL */
-	int intermittent;   /* also written successfully in this run */
-	char differed[512]; /* what differed between write and refusal */
-	int hidden;         /* lock contention or sandbox set-up, without --all */
+	const char *next;          /* what the program did next, or NULL */
+	int intermittent;          /* also written successfully in this run */
+	struct dt_difference diff; /* what separated those writes from the refusals */
+	int hidden;                /* lock contention or sandbox set-up, without --all */
 };
 
 struct dt_report_opts {
@@ -95,6 +96,8 @@ const char *dt_report_path(const struct dt_record *d);
 
 /* The process record of pid (the latest image), or NULL. */
 const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
+/* The process record in force when rec was written, or NULL. */
+const struct dt_record *dt_report_proc_for(const struct dt_report *r, const struct dt_record *rec);
 
 /* Findings first; verbose adds every group in full under "Details". */
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose);
