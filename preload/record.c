@@ -452,7 +452,7 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			type = DT_REC_DENIAL;
 		}
 		if (type)
-			dt_success_note_refusal();
+			dt_success_note_refusal(c);
 		if (type && writes && (c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && c->path) {
 			atomic_store_explicit(&dt_reopen_left, DT_REOPEN_BUDGET,
 			                      memory_order_relaxed);

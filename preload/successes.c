@@ -5,7 +5,7 @@
  * comparing the facts of the writes that worked with those of the refused
  * ones, so a success is worth a record when it says something new about
  * its path in this process: the first of its kind, the first after this
- * process recorded a refusal, or one whose facts (the file's and the
+ * process was refused the same call on the same path, or one whose facts (the file's and the
  * directory's mode, owner, inode and attributes, the effective uid and
  * gid) differ from the last ones looked at. SQLite creates and unlinks its
  * journal at every transaction: looking at the facts costs a few system
@@ -32,15 +32,8 @@ struct dt_success_slot {
 	_Atomic uint64_t key;   /* 0: empty */
 	_Atomic uint64_t facts; /* hash of the facts last looked at */
 	_Atomic uint64_t seen_ns;
-	_Atomic uint32_t refusals; /* dt_refusal_epoch when last recorded */
 };
 static struct dt_success_slot dt_successes[DT_SUCCESS_SLOTS];
-static _Atomic uint32_t dt_refusal_epoch;
-
-DT_HIDDEN void dt_success_note_refusal(void)
-{
-	atomic_fetch_add_explicit(&dt_refusal_epoch, 1, memory_order_relaxed);
-}
 
 static uint64_t dt_mix(uint64_t h, uint64_t v)
 {
@@ -120,6 +113,17 @@ static uint64_t dt_success_key(const struct dt_call *c, int pid)
 	return k | 1;
 }
 
+/* The call was refused: its next success on that path is news (it says
+ * when the path worked again). */
+DT_HIDDEN void dt_success_note_refusal(const struct dt_call *c)
+{
+	int pid = atomic_load_explicit(&dt_self_pid, memory_order_relaxed);
+	uint64_t key = dt_success_key(c, pid);
+	struct dt_success_slot *s = &dt_successes[key % DT_SUCCESS_SLOTS];
+	uint64_t was = key;
+	atomic_compare_exchange_strong(&s->key, &was, 0);
+}
+
 static uint64_t dt_success_now(void)
 {
 	struct timespec ts;
@@ -138,19 +142,15 @@ DT_HIDDEN int dt_success_is_news(const struct dt_call *c)
 	int pid = atomic_load_explicit(&dt_self_pid, memory_order_relaxed);
 	uint64_t key = dt_success_key(c, pid), now = dt_success_now();
 	struct dt_success_slot *s = &dt_successes[key % DT_SUCCESS_SLOTS];
-	uint32_t epoch = atomic_load_explicit(&dt_refusal_epoch, memory_order_relaxed);
 	int same_key = atomic_load_explicit(&s->key, memory_order_relaxed) == key;
-	int same_epoch = atomic_load_explicit(&s->refusals, memory_order_relaxed) == epoch;
-	if (same_key && same_epoch && !dt_success_changes_facts(c->kind) &&
+	if (same_key && !dt_success_changes_facts(c->kind) &&
 	    now - atomic_load_explicit(&s->seen_ns, memory_order_relaxed) < DT_RECHECK_NS)
 		return 0;
 	uint64_t facts = dt_success_facts(c);
 	atomic_store_explicit(&s->seen_ns, now, memory_order_relaxed);
-	if (same_key && same_epoch && facts &&
-	    atomic_load_explicit(&s->facts, memory_order_relaxed) == facts)
+	if (same_key && facts && atomic_load_explicit(&s->facts, memory_order_relaxed) == facts)
 		return 0;
 	atomic_store_explicit(&s->key, key, memory_order_relaxed);
 	atomic_store_explicit(&s->facts, facts, memory_order_relaxed);
-	atomic_store_explicit(&s->refusals, epoch, memory_order_relaxed);
 	return 1;
 }
