@@ -1547,7 +1547,7 @@ Test(report, svg_is_well_formed_and_counts_every_shown_refusal)
 	cr_expect_eq(sum, 8, "%s", s);
 	cr_expect_eq(lanes, 2, "pids 100 and 200 refused: %s", s);
 	assert_has(out, "PROBLEM 1: " D "/data not granted to the sandbox (6 refused)");
-	assert_has(out, "successful write (recorded with --all)");
+	assert_has(out, "successful write (recorded when its facts were news; all with --all)");
 }
 
 Test(report, svg_of_a_hundred_thousand_refusals_is_binned_into_a_bounded_picture)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The run as a picture: time across, one lane per process, a mark for each
- * refused call coloured by its finding, the successful writes of an --all
- * ring beneath, and for SQLite's side files (-wal, -shm, -journal) the
+ * refused call coloured by its finding, the successful writes recorded
+ * beneath, and for SQLite's side files (-wal, -shm, -journal) the
  * stretches in which they existed: an intermittent failure shows as
  * refusals exactly where the side file was absent.
  *
@@ -344,8 +344,8 @@ static void svg_legend(FILE *f, const struct svg *s, int y)
 	svg_swatch(f, y, svg_write_color);
 	fprintf(f, "<text x=\"26\" y=\"%d\">%s</text>\n", y + 11,
 	        s->drawn_writes
-	            ? "successful write (recorded with --all)"
-	            : "no successful writes recorded (denytrace run --all records them)");
+	            ? "successful write (recorded when its facts were news; all with --all)"
+	            : "no successful writes recorded (none made, or --refusals-only)");
 	if (s->nfiles) {
 		y += SVG_LEGEND_H;
 		svg_swatch(f, y, svg_file_color);
