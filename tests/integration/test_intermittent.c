@@ -177,6 +177,18 @@ static void difference_of(const struct world *w, struct difference *d)
 	}
 }
 
+/* The timeline's band of the separating fact: its label, and how many
+ * spans of each side it draws ("label good bad"). */
+static const char band_py[] =
+    "import sys, xml.etree.ElementTree as ET\n"
+    "ns = '{http://www.w3.org/2000/svg}'\n"
+    "root = ET.parse(sys.stdin).getroot()\n"
+    "label = [''.join(t.itertext()) for t in root.iter(ns + 'text')\n"
+    "         if ''.join(t.itertext()).startswith('directory-mode')]\n"
+    "spans = [r.get('fill') for r in root.iter(ns + 'rect') if r.get('fill-opacity') == '0.45']\n"
+    "print('%s|%d|%d' % (label[0] if label else '-', spans.count('#2ca02c'),\n"
+    "                    spans.count('#d62728')))\n";
+
 /* denytrace fix's text. */
 static void fix_of(const struct world *w)
 {
@@ -186,7 +198,7 @@ static void fix_of(const struct world *w)
 	dtt_system(out, sizeof(out), argv, NULL);
 }
 
-Test(intermittent, a_directory_mode_flipped_by_a_traced_process_is_named_with_the_flipper)
+Test(intermittent, a_directory_mode_flipped_by_a_traced_process_is_named_drawn_and_not_re_applied)
 {
 	struct world w;
 	world_make(&w);
@@ -201,6 +213,19 @@ Test(intermittent, a_directory_mode_flipped_by_a_traced_process_is_named_with_th
 	cr_expect_str_eq(d.refused, "0555", "%s", d.line);
 	cr_expect_str_eq(d.changer, "python3 chmod 0555", "%s", d.line);
 	cr_expect_eq(d.outside, 0);
+
+	/* the timeline draws it as a band: 0755 spans and 0555 spans */
+	char cmd[2 * PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd),
+	         "'%s/denytrace' report --format svg '%s' | /usr/bin/python3 -c \"$0\"",
+	         dtt_build(), w.ring);
+	const char *svg[] = {"sh", "-c", cmd, band_py, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), svg, NULL), 0, "%s", out);
+	char label[256] = "";
+	int good = 0, bad = 0;
+	cr_assert_eq(sscanf(out, "%255[^|]|%d|%d", label, &good, &bad), 3, "%s", out);
+	cr_expect_str_eq(label, "directory-mode: 0755 / 0555");
+	cr_expect(good > 0 && bad > 0, "%d good and %d bad spans", good, bad);
 
 	/* the board is 0755 again: "chmod u+w" would change nothing */
 	fix_of(&w);

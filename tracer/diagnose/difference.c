@@ -382,6 +382,60 @@ static void dt_outside_window(const struct dt_record *const *ref, size_t nref,
 			out->outside_after_ns = ok[i]->time_real;
 }
 
+struct dt_diff_event {
+	uint64_t t;
+	int bad;
+};
+
+static int dt_event_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dt_diff_event *)a)->t, y = ((const struct dt_diff_event *)b)->t;
+	return (x > y) - (x < y);
+}
+
+/* The spans of the fact's two sides over time: successes and the traced
+ * changers that set a success's value start good spans, refusals and the
+ * changers that set a refusal's value bad ones. */
+static void dt_difference_spans(const struct dt_report *r, const struct dt_fact *f,
+                                const struct dt_record *const *ref, size_t nref,
+                                const struct dt_record *const *ok, size_t nok,
+                                struct dt_difference *out)
+{
+	size_t n = 0, cap = nref + nok + 1;
+	for (size_t i = 0; i < r->n; i++)
+		cap += r->recs[i].type == DT_REC_WRITE;
+	struct dt_diff_event *ev = malloc(cap * sizeof(*ev));
+	if (!ev)
+		return;
+	for (size_t i = 0; i < nok; i++)
+		ev[n++] = (struct dt_diff_event){ok[i]->time_real, 0};
+	for (size_t i = 0; i < nref; i++)
+		ev[n++] = (struct dt_diff_event){ref[i]->time_real, 1};
+	uint64_t v, rv;
+	char shown[96], rshown[96];
+	for (size_t i = 0; i < r->n && f->scope != DT_FS_PROC; i++) {
+		const struct dt_record *w = &r->recs[i];
+		if (!dt_changer_value(f, w, out->subject, &v, shown, sizeof(shown)))
+			continue;
+		int bad = 0;
+		for (size_t j = 0; j < nref && !bad; j++)
+			bad = f->get(r, ref[j], &rv, rshown, sizeof(rshown)) && rv == v;
+		ev[n++] = (struct dt_diff_event){w->time_real, bad};
+	}
+	qsort(ev, n, sizeof(*ev), dt_event_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (out->nspans && out->spans[out->nspans - 1].bad == ev[i].bad)
+			continue;
+		if (out->nspans == DT_DIFF_SPANS) {
+			out->more_spans = 1;
+			break;
+		}
+		out->spans[out->nspans].from_ns = ev[i].t;
+		out->spans[out->nspans++].bad = ev[i].bad;
+	}
+	free(ev);
+}
+
 static void dt_changed_line(struct dt_difference *d, const struct dt_fact *f)
 {
 	char t1[48], t2[48];
@@ -456,6 +510,7 @@ static void dt_difference_facts(const struct dt_report *r, int dir,
 				dt_outside_window(refusals, nref, successes, nok, out);
 		}
 		dt_changed_line(out, &facts[i]);
+		dt_difference_spans(r, &facts[i], refusals, nref, successes, nok, out);
 		return;
 	}
 	memset(&out->ok, 0, sizeof(out->ok));

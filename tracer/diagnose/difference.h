@@ -19,6 +19,7 @@
 #include "records.h"
 
 #define DT_DIFF_VALUES 4
+#define DT_DIFF_SPANS 64
 
 struct dt_report;
 
@@ -48,6 +49,15 @@ struct dt_difference {
 	int outside;
 	uint64_t outside_after_ns, outside_before_ns; /* 0: unknown */
 	char changed[1024];                           /* one line, "" when nothing can be said */
+	/* the fact over time, for the timeline: where each span of a success's
+	 * value (bad 0) or a refusal's (bad 1) began, from the records that
+	 * carry it, oldest first */
+	struct dt_diff_span {
+		uint64_t from_ns;
+		int bad;
+	} spans[DT_DIFF_SPANS];
+	size_t nspans;
+	int more_spans; /* it flipped more often than spans holds */
 };
 
 /* Compares refusals[0..nref) with the successes[0..nok) of the same kind
