@@ -153,7 +153,7 @@ static void run_summary_counts(const struct dt_report *r)
 		fprintf(stderr, ", %llu read-only reopen%s after a refused write",
 		        (unsigned long long)r->reopens, r->reopens == 1 ? "" : "s");
 	if (r->writes)
-		fprintf(stderr, ", %llu successful write%s", (unsigned long long)r->writes,
+		fprintf(stderr, ", %llu successful write%s recorded", (unsigned long long)r->writes,
 		        r->writes == 1 ? "" : "s");
 	fprintf(stderr, "; %llu record%s, %llu lost to overwriting, %llu dropped.\n",
 	        (unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
