@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -734,6 +735,30 @@ Test(report, a_change_no_traced_call_made_is_placed_between_the_last_success_and
 	cr_assert_eq(g->diff.outside_after_ns, 2400);
 	cr_assert_eq(g->diff.outside_before_ns, 3000);
 	assert_has(g->diff.changed, "changed from outside the traced processes, between");
+}
+
+Test(report, a_read_only_mount_seen_only_from_a_sandbox_is_no_change_over_time)
+{
+	add_process(100, 1000, 1, 11);
+	add_process(300, 1000, 0, 22);
+	struct dt_record *recs[2] = {
+	    add_path_rec(DT_REC_WRITE, 300, 2000, "openat", 0, D "/data/k.db"),
+	    add_path_rec(DT_REC_DENIAL, 100, 3000, "openat", EROFS, D "/data/k.db")};
+	for (int i = 0; i < 2; i++) {
+		recs[i]->p[0].has_st = 1;
+		recs[i]->p[0].st.valid = DT_SF_EXISTS | DT_SF_MOUNT;
+		recs[i]->p[0].st.mode = 0100644;
+		recs[i]->p[0].st.mount_flags = i ? ST_RDONLY : 0;
+	}
+	build_opts(0, data_roots, 1);
+	const struct dt_report_group *g = group(D "/data/k.db", "openat");
+
+	cr_assert_str_eq(g->diff.fact, "read-only-mount", "%s", g->diff.line);
+	assert_has(g->diff.line, "was read-write on the 1 recorded successful write and "
+	                         "read-only on the 1 refused one");
+	assert_has(g->diff.changed, "no change over time: the refused processes saw it through "
+	                            "another mount namespace (mnt:[11])");
+	cr_assert_not(g->diff.outside);
 }
 
 Test(report, a_write_of_another_kind_is_not_intermittent)

@@ -481,6 +481,30 @@ static void dt_no_difference(struct dt_difference *out, size_t nok, size_t nref)
 	dt_found_existing_note(out);
 }
 
+/* A mount read-only for the refused processes and writable for the others
+ * is no change over time when they saw it through different mount
+ * namespaces (a sandbox's read-only bind): says so in changed. */
+static int dt_seen_through_other_mounts(const struct dt_report *r, const struct dt_fact *f,
+                                        const struct dt_record *const *ref, size_t nref,
+                                        const struct dt_record *const *ok, size_t nok,
+                                        struct dt_difference *out)
+{
+	static const struct dt_fact ns = {"mount-namespace", "mount namespace", DT_FS_PROC,
+	                                  dt_fact_mnt_ns, NULL};
+	if (strcmp(f->id, "read-only-mount"))
+		return 0;
+	struct dt_difference tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	int compared = 0;
+	if (!dt_fact_separates(r, &ns, ref, nref, ok, nok, &tmp, &compared))
+		return 0;
+	snprintf(out->changed, sizeof(out->changed),
+	         "no change over time: the refused processes saw it through another mount "
+	         "namespace (%s) than the successful ones (%s), a sandbox's read-only mount",
+	         tmp.refused.values[0], tmp.ok.values[0]);
+	return 1;
+}
+
 /* The first fact, in the order of facts, that separates the two sides. */
 static void dt_difference_facts(const struct dt_report *r, int dir,
                                 const struct dt_record *const *refusals, size_t nref,
@@ -504,12 +528,15 @@ static void dt_difference_facts(const struct dt_report *r, int dir,
 		out->what = facts[i].what;
 		dt_fact_subject(&facts[i], refusals[0], out->subject, sizeof(out->subject));
 		dt_difference_line(out, &facts[i]);
-		if (facts[i].scope != DT_FS_PROC) {
+		if (dt_seen_through_other_mounts(r, &facts[i], refusals, nref, successes, nok, out))
+			; /* said: not a change over time */
+		else if (facts[i].scope != DT_FS_PROC) {
 			dt_find_changer(r, &facts[i], refusals, nref, out);
 			if (!out->changer)
 				dt_outside_window(refusals, nref, successes, nok, out);
 		}
-		dt_changed_line(out, &facts[i]);
+		if (!out->changed[0])
+			dt_changed_line(out, &facts[i]);
 		dt_difference_spans(r, &facts[i], refusals, nref, successes, nok, out);
 		return;
 	}
