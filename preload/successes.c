@@ -137,8 +137,19 @@ static int dt_success_changes_facts(enum dt_kind k)
 	return k == DT_K_CHMOD || k == DT_K_CHOWN || k == DT_K_RENAME;
 }
 
+/* Device and kernel files say nothing about a board, and every shell
+ * opens /dev/null for writing: recording it would attach the ring and
+ * write a process record in each of them. */
+static int dt_success_is_pseudo(const char *path)
+{
+	return path && (dt_has_prefix(path, "/dev/") || dt_has_prefix(path, "/proc/") ||
+	                dt_has_prefix(path, "/sys/"));
+}
+
 DT_HIDDEN int dt_success_is_news(const struct dt_call *c)
 {
+	if (dt_success_is_pseudo(c->path))
+		return 0;
 	int pid = atomic_load_explicit(&dt_self_pid, memory_order_relaxed);
 	uint64_t key = dt_success_key(c, pid), now = dt_success_now();
 	struct dt_success_slot *s = &dt_successes[key % DT_SUCCESS_SLOTS];

@@ -310,6 +310,18 @@ Test(intermittent, a_steady_worker_records_few_successes_by_default_and_none_wit
 	dtt_free(&r);
 }
 
+Test(intermittent, a_shell_writing_to_dev_null_leaves_no_record_by_default)
+{
+	/* every shell redirects to /dev/null: recording it would attach the
+	 * ring and write a process record in each */
+	const char *sh_null[] = {"/bin/sh", "-c", "echo x > /dev/null", NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, sh_null, NULL), 0);
+	cr_expect_eq(dtt_count(&r, DT_REC_WRITE, NULL, NULL), 0);
+	cr_expect_eq(dtt_count(&r, DT_REC_PROCESS, NULL, NULL), 0);
+	dtt_free(&r);
+}
+
 Test(intermittent, all_and_refusals_only_together_are_a_usage_error)
 {
 	struct dtt_cli c;
