@@ -209,7 +209,8 @@ enum dt_tag {
 	DT_T_SECCOMP,         /* (u) seccomp mode from /proc/self/status */
 	DT_T_SECCOMP_FILTERS, /* (u) */
 	DT_T_NO_NEW_PRIVS,    /* (u) */
-	DT_T_MNT_NS,          /* (u) inode of /proc/self/ns/mnt */
+	DT_T_MNT_NS,          /* (u) inode of /proc/self/ns/mnt (on successful
+	                       * writes too: their process may have no record) */
 	DT_T_USER_NS,         /* (u) inode of /proc/self/ns/user */
 	DT_T_ARGV_TRUNC,      /* (u) 1 when ARGV was cut short */
 	DT_T_MOUNTS_TRUNC,    /* (u) 1 when not every mount fitted */

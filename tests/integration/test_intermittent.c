@@ -295,6 +295,12 @@ Test(intermittent, a_steady_worker_records_few_successes_by_default_and_none_wit
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, worker, NULL), 0);
 	size_t news = dtt_count(&r, DT_REC_WRITE, NULL, NULL);
+	/* a process that only writes gets no process record (reading /proc
+	 * in every writing process of a tree is the cost); each write carries
+	 * the mount namespace the report compares */
+	cr_expect_eq(dtt_count(&r, DT_REC_PROCESS, NULL, NULL), 0);
+	const struct dt_record *rec = dtt_find(&r, DT_REC_WRITE, NULL, NULL);
+	cr_expect(rec && rec->mnt_ns, "a write without its mount namespace");
 	dtt_free(&r);
 	/* 100 journals created and unlinked: the first of each is news */
 	cr_expect(news >= 2 && news <= 12, "%zu successful writes recorded", news);

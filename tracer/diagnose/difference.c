@@ -135,7 +135,8 @@ static int dt_fact_groups(const struct dt_report *r, const struct dt_record *d, 
 static int dt_fact_mnt_ns(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
                           char *shown, size_t cap)
 {
-	const struct dt_record *p = dt_report_proc_for(r, d);
+	/* a successful write carries its own: its process may have no record */
+	const struct dt_record *p = d->mnt_ns ? d : dt_report_proc_for(r, d);
 	if (!p || !p->mnt_ns)
 		return 0;
 	*v = p->mnt_ns;
