@@ -16,7 +16,9 @@
 #include "probe_state.h"
 #include "sys.h"
 
-DT_HIDDEN int dt_watch;
+/* Successful writes are recorded by default (deduplicated, successes.c);
+ * DENYTRACE_REFUSALS_ONLY=1 turns that off, DENYTRACE_ALL=1 records all. */
+DT_HIDDEN int dt_watch = DT_WATCH_WRITES;
 DT_HIDDEN _Atomic int dt_self_pid;
 /* EPERM, EACCES, EROFS and EXDEV unless DENYTRACE_ERRNOS says otherwise. */
 DT_HIDDEN uint64_t dt_errno_set[4] = {(1ULL << EPERM) | (1ULL << EACCES) | (1ULL << EROFS) |
@@ -92,11 +94,26 @@ static void dt_copy_value(char *dst, size_t cap, const char *v)
 }
 
 /* The variables the launcher sets, after their DENYTRACE_ prefix. */
-enum { DT_V_ERRNOS, DT_V_ALL, DT_V_BACKTRACE, DT_V_FD, DT_V_RING_ID, DT_V_RING, DT_V_ENV, DT_V_N };
+enum {
+	DT_V_ERRNOS,
+	DT_V_ALL,
+	DT_V_BACKTRACE,
+	DT_V_FD,
+	DT_V_RING_ID,
+	DT_V_RING,
+	DT_V_ENV,
+	DT_V_REFUSALS_ONLY,
+	DT_V_N
+};
 static const char *const dt_config_names[DT_V_N] = {
-    [DT_V_ERRNOS] = "ERRNOS", [DT_V_ALL] = "ALL",         [DT_V_BACKTRACE] = "BACKTRACE",
-    [DT_V_FD] = "FD",         [DT_V_RING_ID] = "RING_ID", [DT_V_RING] = "RING",
+    [DT_V_ERRNOS] = "ERRNOS",
+    [DT_V_ALL] = "ALL",
+    [DT_V_BACKTRACE] = "BACKTRACE",
+    [DT_V_FD] = "FD",
+    [DT_V_RING_ID] = "RING_ID",
+    [DT_V_RING] = "RING",
     [DT_V_ENV] = "ENV",
+    [DT_V_REFUSALS_ONLY] = "REFUSALS_ONLY",
 };
 
 static void dt_config_var(int which, const char *v)
@@ -110,6 +127,10 @@ static void dt_config_var(int which, const char *v)
 	case DT_V_ALL:
 		if (*v && !(v[0] == '0' && !v[1]))
 			dt_watch |= DT_WATCH_ALL;
+		break;
+	case DT_V_REFUSALS_ONLY:
+		if (*v && !(v[0] == '0' && !v[1]))
+			dt_watch &= ~DT_WATCH_WRITES;
 		break;
 	case DT_V_BACKTRACE:
 		if (v[0] == '0' && !v[1])

@@ -3,7 +3,8 @@
  * The interposed entry points, generated from calls.def. Each wrapper calls
  * the real function through a pointer resolved at its first call, returns
  * exactly what it returned, and takes the slow path only when the call
- * failed or a success is being watched (DENYTRACE_ALL, a pending reopen).
+ * failed or a success is being watched (a write, by default; every call
+ * with DENYTRACE_ALL; a pending reopen).
  *
  * Built without _FILE_OFFSET_BITS=64 so that open and open64 are distinct.
  */
@@ -89,10 +90,18 @@ DT_HIDDEN DT_COLD void *dt_resolve_real(void **slot, const char *name)
 	}
 
 /* Which dt_watch bits make a successful call of this kind take the slow
- * path: --all for everyone, the pending reopen only for openers. */
+ * path: --all for everyone, the pending reopen only for openers, the
+ * default successful writes for all but locks and access checks. */
 #define DT_WATCH_MASK(kind)                                                                        \
-	(((kind) == DT_K_OPEN || (kind) == DT_K_FOPEN) ? (DT_WATCH_ALL | DT_WATCH_REOPEN)          \
-	                                               : DT_WATCH_ALL)
+	(((kind) == DT_K_OPEN || (kind) == DT_K_FOPEN)                                             \
+	     ? (DT_WATCH_ALL | DT_WATCH_REOPEN | DT_WATCH_WRITES)                                  \
+	 : ((kind) == DT_K_LOCK || (kind) == DT_K_ACCESS) ? DT_WATCH_ALL                           \
+	                                                  : (DT_WATCH_ALL | DT_WATCH_WRITES))
+/* The same for open(2) itself, whose flags say whether it writes: a
+ * read-only open that succeeds stays on the fast path by default. */
+#define DT_WATCH_OPEN_MASK(flags)                                                                  \
+	(DT_WATCH_ALL | DT_WATCH_REOPEN |                                                          \
+	 (((flags) & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) ? DT_WATCH_WRITES : 0))
 
 #define DT_STRIP(...) __VA_ARGS__
 
@@ -159,7 +168,7 @@ DT_HIDDEN DT_COLD void *dt_resolve_real(void **slot, const char *name)
 			va_end(ap);                                                                \
 		}                                                                                  \
 		int r = dt_fn_ args;                                                               \
-		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_MASK(DT_K_OPEN)), 0))         \
+		if (__builtin_expect(r == -1 || (dt_watch & DT_WATCH_OPEN_MASK(flags)), 0))        \
 			dt_slow_##fn(DT_STRIP args, r != -1, r);                                   \
 		return r;                                                                          \
 	}

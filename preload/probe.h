@@ -65,7 +65,14 @@ DT_HIDDEN void dt_seccomp_before_install(void);
 /* Bits of dt_watch: why successful calls take the slow path. */
 #define DT_WATCH_ALL 1    /* DENYTRACE_ALL: record successful writes */
 #define DT_WATCH_REOPEN 2 /* a write-open was refused: look for the retry */
+#define DT_WATCH_WRITES 4 /* default: successful writes whose facts are news */
 DT_HIDDEN extern int dt_watch;
+
+/* successes.c: whether this successful write says something new about its
+ * path in this process (see there); a refusal makes the next success of
+ * the same call on the same path news again. */
+DT_HIDDEN int dt_success_is_news(const struct dt_call *c);
+DT_HIDDEN void dt_success_note_refusal(const struct dt_call *c);
 
 /* Errno set that counts as a refusal (bit per errno value < 256). */
 DT_HIDDEN extern uint64_t dt_errno_set[4];

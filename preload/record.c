@@ -194,6 +194,15 @@ static void dt_put_path(struct dt_buf *b, const struct dt_resolved *r, const cha
 		       (uint32_t)(sizeof(r->search.f) + dt_strlen(r->search.path)));
 }
 
+/* The mount namespace, which tells a sandbox's view of a path from the
+ * host's (a read-only bind against the same directory writable). */
+static void dt_put_mnt_ns(struct dt_buf *b)
+{
+	struct stat st;
+	if (dt_sys_fstatat(AT_FDCWD, "/proc/self/ns/mnt", &st, 0) == 0)
+		dt_put_u64(b, DT_T_MNT_NS, st.st_ino);
+}
+
 static int dt_path_uses_cwd(int has_dirfd, int dirfd, const char *path)
 {
 	return path && path[0] && path[0] != '/' && (!has_dirfd || dirfd == AT_FDCWD);
@@ -288,7 +297,12 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 {
 	/* one getpid for the record, the process record and the vfork test */
 	int pid = (int)syscall(SYS_getpid);
-	dt_ensure_process_record(ring, &a->proc, pid);
+	/* A process that only writes successfully gets no process record by
+	 * default: reading /proc for it cost ~1 ms in every writing process of
+	 * an exec-heavy tree. Its records carry uid, gid and groups; a later
+	 * refusal writes the record (--all writes it at once). */
+	if (type != DT_REC_WRITE || (dt_watch & DT_WATCH_ALL))
+		dt_ensure_process_record(ring, &a->proc, pid);
 
 	struct dt_rec_header *rh = (struct dt_rec_header *)a->rec;
 	struct dt_buf b = {a->rec, sizeof(*rh), sizeof(a->rec), 0};
@@ -366,6 +380,8 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		/* the process record is written: its scratch is free */
 		dt_put_pyframes(&b, a->proc.buf, sizeof(a->proc.buf));
 		dt_put_backtrace(&b, from);
+	} else if (type == DT_REC_WRITE) {
+		dt_put_mnt_ns(&b); /* its process may have no process record */
 	}
 
 	if (!b.overflow || b.len > sizeof(*rh)) {
@@ -551,6 +567,8 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 		} else if (dt_errno_watched(err) && (c->kind != DT_K_ACCESS || writes)) {
 			type = DT_REC_DENIAL;
 		}
+		if (type)
+			dt_success_note_refusal(c);
 		if (type && writes && (c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && c->path) {
 			atomic_store_explicit(&dt_reopen_left, DT_REOPEN_BUDGET,
 			                      memory_order_relaxed);
@@ -570,8 +588,9 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 			if (atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0))
 				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
 		}
-	} else if (ok && writes && (dt_watch & DT_WATCH_ALL) && c->kind != DT_K_ACCESS &&
-	           c->kind != DT_K_LOCK) {
+	} else if (ok && writes && c->kind != DT_K_ACCESS && c->kind != DT_K_LOCK &&
+	           ((dt_watch & DT_WATCH_ALL) ||
+	            ((dt_watch & DT_WATCH_WRITES) && dt_success_is_news(c)))) {
 		type = DT_REC_WRITE;
 	}
 

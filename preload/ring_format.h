@@ -142,7 +142,9 @@ struct dt_ring_header {
 enum dt_rec_type {
 	DT_REC_DENIAL = 1,  /* a call failed with a watched errno */
 	DT_REC_PROCESS = 2, /* first record of a process: who and where */
-	DT_REC_WRITE = 3,   /* --all: a write operation that succeeded */
+	DT_REC_WRITE = 3,   /* a write operation that succeeded: by default when
+	                     * its facts are news (preload/successes.c), every one
+	                     * with --all */
 	DT_REC_REOPEN = 4,  /* a path refused for writing reopened read-only */
 	DT_REC_LAUNCH = 5,  /* written by `denytrace run`: what it launched */
 	DT_REC_EXEC = 6,    /* written by the seccomp supervisor: an execve seen */
@@ -217,7 +219,8 @@ enum dt_tag {
 	DT_T_SECCOMP,         /* (u) seccomp mode from /proc/self/status */
 	DT_T_SECCOMP_FILTERS, /* (u) */
 	DT_T_NO_NEW_PRIVS,    /* (u) */
-	DT_T_MNT_NS,          /* (u) inode of /proc/self/ns/mnt */
+	DT_T_MNT_NS,          /* (u) inode of /proc/self/ns/mnt (on successful
+	                       * writes too: their process may have no record) */
 	DT_T_USER_NS,         /* (u) inode of /proc/self/ns/user */
 	DT_T_ARGV_TRUNC,      /* (u) 1 when ARGV was cut short */
 	DT_T_MOUNTS_TRUNC,    /* (u) 1 when not every mount fitted */

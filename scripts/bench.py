@@ -651,7 +651,11 @@ class Bench:
         skip = set(self.args.skip.split(",")) if self.args.skip else set()
         wanted = [Variant("baseline", what="no probe"),
                   Variant("denytrace", [self.dt, "run", "-q", "-o", ring, "--"],
-                          "denytrace run -q -o RING --"),
+                          "denytrace run -q -o RING -- (successful writes recorded when "
+                          "their facts are news)"),
+                  Variant("denytrace-refusals",
+                          [self.dt, "run", "-q", "--refusals-only", "-o", ring, "--"],
+                          "denytrace run -q --refusals-only -o RING -- (refusals only)"),
                   Variant("preload", what="LD_PRELOAD=libdenytrace.so alone (no ring: the probe"
                           " loads and stays quiet)", env={"LD_PRELOAD": self.probe}),
                   Variant("empty-shim", what="LD_PRELOAD=an empty shared object (the floor)",

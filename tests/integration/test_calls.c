@@ -961,16 +961,32 @@ static size_t helper_records(const struct dtt_run *r)
 	return n;
 }
 
-Test(calls_bwrap, successful_write_records_nothing)
+Test(calls_bwrap, with_refusals_only_a_successful_write_records_nothing)
 {
 	struct dtt_run r;
 	const char *args[] = {"{rw}/made", "0755", NULL};
-	run_helper(&r, NULL, 1, "callall", "mkdir", args);
+	const char *opts[] = {"--refusals-only", NULL};
+	run_helper(&r, opts, 1, "callall", "mkdir", args);
 	cr_expect(strstr(r.out, "ret=0 errno=0"), "mkdir in the writable dir: %s", r.out);
 	cr_expect_eq(helper_records(&r), 0, "a successful call left records");
 	for (size_t i = 0; i < r.n; i++)
 		cr_expect(!is_helper(&r.recs[i]), "the helper wrote a %s record",
 		          dt_rec_type_name(r.recs[i].type));
+	dtt_free(&r);
+}
+
+Test(calls_bwrap, by_default_a_successful_write_is_recorded_with_its_facts)
+{
+	struct dtt_run r;
+	const char *args[] = {"{rw}/made", "0755", NULL};
+	run_helper(&r, NULL, 1, "callall", "mkdir", args);
+	cr_expect(strstr(r.out, "ret=0 errno=0"), "mkdir in the writable dir: %s", r.out);
+	size_t n = 0;
+	const struct dt_record *w = helper_record(&r, DT_REC_WRITE, &n);
+	cr_assert_eq(n, 1, "%zu write records", n);
+	cr_expect_str_eq(w->op, "mkdir");
+	cr_expect(w->p[0].has_st && (w->p[0].st.valid & DT_SF_PARENT), "no directory facts");
+	cr_expect_eq(helper_records(&r), 1, "only the write");
 	dtt_free(&r);
 }
 

@@ -536,10 +536,10 @@ Test(sqlite_role, fossils_repository_and_checkout_are_sqlite_databases_by_header
 /* Landlock grants writing the database file but not its directory: SQLite
  * opens the database read-write, and creating its journal is refused with
  * EACCES on a read-write mount. Only a run that records successful writes
- * (--all) shows the database was writable: then the journal is SQLite's
- * side-file problem; without it the record does not say, and the root
- * decides. */
-static void landlock_journal_case(int all, const char *want_cause, const char *want_reason)
+ * (the default) shows the database was writable: then the journal is
+ * SQLite's side-file problem; with --refusals-only the record does not
+ * say, and the root decides. */
+static void landlock_journal_case(int successes, const char *want_cause, const char *want_reason)
 {
 	if (!dtt_have_landlock())
 		cr_skip_test("Landlock is not available here");
@@ -547,9 +547,9 @@ static void landlock_journal_case(int all, const char *want_cause, const char *w
 	const char *db = in_dir("board.kanban");
 	const char *argv[] = {dtt_helper("landlock-run"),  "--rw", db, "--rw", ws, "--", SQLITE, db,
 	                      "INSERT INTO t VALUES (2);", NULL};
-	const char *opts[] = {"--all", NULL};
+	const char *opts[] = {"--refusals-only", NULL};
 	struct dtt_run r;
-	cr_assert_eq(dtt_run(&r, all ? opts : NULL, argv, NULL), 0, "%s", r.out);
+	cr_assert_eq(dtt_run(&r, successes ? NULL : opts, argv, NULL), 0, "%s", r.out);
 	cr_expect_neq(r.status, 0, "the write succeeded: %s", r.out);
 
 	char rows[65536], buf[4096], journal[PATH_MAX + 64];
@@ -580,7 +580,8 @@ Test(sqlite_role, a_journal_beside_a_database_the_run_shows_written_is_sqlite_si
 	    "the database itself was writable (this process opened it for writing)");
 }
 
-Test(sqlite_role, a_journal_beside_a_database_not_shown_writable_is_the_roots_problem)
+Test(sqlite_role,
+     a_journal_beside_a_database_not_shown_writable_with_refusals_only_is_the_roots_problem)
 {
 	landlock_journal_case(0, "root-not-granted", NULL);
 }

@@ -300,9 +300,11 @@ static void read_header(struct srun *s)
 	dt_ringfile_close(&rf);
 }
 
-/* denytrace run [--size SIZE] -- landlock-run ... -- stress ARGS..., then
- * everything the tests compare: the helper's counts, the ring's records
- * filed by process and kind, the header, and `denytrace show --jsonl`. */
+/* denytrace run --refusals-only [--size SIZE] -- landlock-run ... --
+ * stress ARGS..., then everything the tests compare: the helper's counts,
+ * the ring's records filed by process and kind, the header, and `denytrace
+ * show --jsonl`. The accounting is of refusals: the successful writes a
+ * run records by default would be records the counts do not know. */
 static struct srun *stress_run(const char *size, const char *mode, const char *workers,
                                const char *iters, const char *children, const char *flags)
 {
@@ -314,10 +316,13 @@ static struct srun *stress_run(const char *size, const char *mode, const char *w
 	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
 	snprintf(helper, sizeof(helper), "%s", dtt_helper("stress"));
 	snprintf(ll, sizeof(ll), "%s", dtt_helper("landlock-run"));
-	const char *argv[] = {cli,   "run",    "-q",         "-o",   s->ring, "--size", size,
-	                      "--",  ll,       "--no-refer", "--rw", ok,      "--rw",   ok2,
-	                      "--",  helper,   mode,         deny,   ok,      ok2,      workers,
-	                      iters, children, flags,        NULL};
+	const char *argv[] = {cli,    "run",   "-q",         "--refusals-only",
+	                      "-o",   s->ring, "--size",     size,
+	                      "--",   ll,      "--no-refer", "--rw",
+	                      ok,     "--rw",  ok2,          "--",
+	                      helper, mode,    deny,         ok,
+	                      ok2,    workers, iters,        children,
+	                      flags,  NULL};
 	s->status = run_bounded(argv, s->out, sizeof(s->out), NULL, &s->timed_out);
 	cr_assert(!s->timed_out,
 	          "deadlock: `denytrace run -- stress %s` still running after %d s; killed. "

@@ -128,13 +128,14 @@ Test(findings, one_intermittent_group_makes_the_finding_intermittent)
 	struct dt_report_group *x =
 	    add("/srv/a/k.db-shm", DT_CAUSE_FILE_PERMISSIONS, &data_root, -1, "/srv/a", 1, 150);
 	x->intermittent = 1;
-	snprintf(x->differed, sizeof(x->differed), "written by pid 7");
+	x->diff.computed = 1;
+	snprintf(x->diff.line, sizeof(x->diff.line), "the uid was 7 on ...");
 	x->next = "SQLite could not delete it";
 	build();
 
 	cr_assert_eq(fs.n, 1);
 	cr_assert(fs.v[0].intermittent);
-	cr_assert_str_eq(fs.v[0].differed, "written by pid 7");
+	cr_assert_eq(fs.v[0].diff, &x->diff);
 	/* the earliest group said nothing of what came next: a later one's */
 	cr_assert_str_eq(fs.v[0].next, "SQLite could not delete it");
 }
@@ -146,7 +147,7 @@ Test(findings, a_finding_without_an_intermittent_group_is_not_intermittent)
 	build();
 
 	cr_assert_not(fs.v[0].intermittent);
-	cr_assert_null(fs.v[0].differed);
+	cr_assert_null(fs.v[0].diff);
 }
 
 Test(findings, hidden_groups_belong_to_no_finding)

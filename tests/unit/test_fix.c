@@ -303,6 +303,63 @@ Test(fix, no_fix_touches_slash_system_directories_homes_or_what_holds_the_launch
 		               yes[i], buf);
 }
 
+/* /srv/board flipped: 0755 on the successes, 0555 on the refusals. */
+static struct dt_fix_plan flipping_plan(const struct dt_record *d, struct dt_rootset *rs,
+                                        uint32_t now_mode, struct dt_difference *x)
+{
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_launch l = {argv, 2, 0, "/", rs};
+	memset(x, 0, sizeof(*x));
+	x->computed = 1;
+	x->fact = "directory-mode";
+	snprintf(x->subject, sizeof(x->subject), "/srv/board");
+	x->ok.nvalues = 1;
+	snprintf(x->ok.values[0], sizeof(x->ok.values[0]), "0755");
+	snprintf(x->line, sizeof(x->line), "/srv/board/ was 0755 ... and 0555 ...");
+	snprintf(x->changed, sizeof(x->changed), "changed from outside the traced processes");
+	refs[0] = d;
+	static struct dt_root r;
+	r = (struct dt_root){.path = "/srv/board", .kind = DT_ROOT_EXPLICIT, .granted = -1};
+	p = (struct dt_fix_problem){.cause = DT_CAUSE_FILE_PERMISSIONS,
+	                            .root = &r,
+	                            .granted = -1,
+	                            .subject = "/srv/board",
+	                            .refusals = refs,
+	                            .nrefusals = 1,
+	                            .diff = x};
+	p.now.known = 1;
+	p.now.mode = S_IFDIR | now_mode;
+	p.now.uid = p.now.gid = 1000;
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, a_directory_that_flips_and_is_writable_now_gets_no_chmod_that_changes_nothing)
+{
+	struct dt_rootset rs = {0};
+	struct dt_difference x;
+	struct dt_record d = mode_refusal(0555, 1000, 1000, 1000, 1000);
+	struct dt_fix_plan plan = flipping_plan(&d, &rs, 0755, &x);
+	const struct dt_fix *f = &plan.fixes[0];
+	cr_assert_eq(f->kind, DT_FIX_OUTSIDE);
+	cr_assert(strstr(f->change, "nothing to chmod: /srv/board is 0755"), "%s", f->change);
+	for (size_t i = 0; i < f->ncopy; i++)
+		cr_assert_null(strstr(f->copy[i], "chmod u+w"), "%s", f->copy[i]);
+	cr_assert(strstr(f->why, "changed from outside the traced processes"), "%s", f->why);
+	dt_fix_plan_free(&plan);
+
+	/* read-only now: the chmod is right, and says the path flips */
+	plan = flipping_plan(&d, &rs, 0555, &x);
+	f = &plan.fixes[0];
+	cr_assert_str_eq(f->copy[0], "chmod u+w /srv/board");
+	cr_assert(strstr(f->copy[f->ncopy - 1], "it flips: changed from outside"), "%s",
+	          f->copy[f->ncopy - 1]);
+	dt_fix_plan_free(&plan);
+}
+
 Test(fix, a_redacted_or_cut_launch_cannot_be_rewritten)
 {
 	struct dt_rootset rs = {0};

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -684,25 +685,29 @@ Test(report, a_refused_write_of_the_db_by_another_process_does_not_decide_for_th
 
 /* ---- intermittent ---------------------------------------------------------------------------- */
 
-Test(report, written_elsewhere_is_intermittent_with_what_differed)
+Test(report, written_elsewhere_is_intermittent_and_the_sandbox_is_what_differed)
 {
 	scenario(0);
 	const struct dt_report_group *g = group(D "/out/log.txt", "openat");
 
 	cr_assert(g->intermittent);
-	assert_has(g->differed, "written by pid 300 (writer)");
-	assert_has(g->differed, "in a different sandbox (mount namespace 22 vs 11)");
+	cr_assert_str_eq(g->diff.fact, "mount-namespace");
+	cr_assert_str_eq(g->diff.ok.values[0], "mnt:[22]");
+	cr_assert_str_eq(g->diff.refused.values[0], "mnt:[11]");
 	cr_assert_eq(rep.writes, 3);
 }
 
-Test(report, sqlite_file_existence_differing_is_told)
+Test(report, a_files_existence_after_the_call_is_never_the_difference)
 {
+	/* the -wal existed after the successful open and not at the refused
+	 * one: a consequence of the calls, not a cause */
 	scenario(0);
 	const struct dt_report_group *g = group(D "/out/y.db-wal", "openat");
 
 	cr_assert(g->intermittent);
-	assert_has(g->differed, "written by pid 200 (worker), in the same sandbox");
-	assert_has(g->differed, "the file existed when written and did not exist when refused");
+	cr_assert_null(g->diff.fact, "%s", g->diff.line);
+	assert_has(g->diff.line, "no recorded fact separates the 1 recorded successful write");
+	cr_assert_null(strstr(g->diff.line, "exist"), "%s", g->diff.line);
 }
 
 Test(report, not_written_is_not_intermittent)
@@ -711,7 +716,92 @@ Test(report, not_written_is_not_intermittent)
 	const struct dt_report_group *g = group(D "/data/app.db", "openat");
 
 	cr_assert_not(g->intermittent);
-	cr_assert_eq(g->differed[0], 0);
+	cr_assert_not(g->diff.computed);
+}
+
+/* A journal created in D/data at 0755 and refused there at 0555. */
+static struct dt_record *journal_rec(int type, long pid, uint64_t t, uint32_t dir_mode)
+{
+	struct dt_record *d = add_path_rec(
+	    type, pid, t, "open64", type == DT_REC_DENIAL ? EACCES : 0, D "/data/k.db-journal");
+	d->uid = 65534;
+	d->p[0].has_st = 1;
+	d->p[0].st.valid = DT_SF_PARENT | (type == DT_REC_DENIAL ? 0 : DT_SF_EXISTS);
+	d->p[0].st.parent_mode = 040000 | dir_mode;
+	d->p[0].st.parent_uid = d->p[0].st.parent_gid = 65534;
+	return d;
+}
+
+Test(report, the_directory_mode_separates_and_the_traced_chmod_that_set_it_is_named)
+{
+	add_process(100, 1000, 0, 11);
+	add_process(300, 1000, 0, 11)->comm = "backup";
+	journal_rec(DT_REC_WRITE, 100, 2000, 0755);
+	struct dt_record *c = add_path_rec(DT_REC_WRITE, 300, 2500, "chmod", 0, D "/data");
+	c->comm = "backup";
+	c->p[0].has_st = 1;
+	c->p[0].st.valid = DT_SF_EXISTS;
+	c->p[0].st.mode = 040555;
+	journal_rec(DT_REC_DENIAL, 100, 3000, 0555);
+	journal_rec(DT_REC_DENIAL, 100, 3100, 0555);
+	/* opened while the journal was there: no create needed, left out */
+	journal_rec(DT_REC_WRITE, 100, 3200, 0555)->flags = O_RDWR;
+	journal_rec(DT_REC_WRITE, 100, 4000, 0755);
+	build_opts(0, data_roots, 1);
+	const struct dt_report_group *g = group(D "/data/k.db-journal", "open64");
+
+	cr_assert_str_eq(g->diff.fact, "directory-mode");
+	cr_assert_str_eq(g->diff.subject, D "/data");
+	cr_assert_eq(g->diff.ok.count, 2);
+	cr_assert_eq(g->diff.refused.count, 2);
+	cr_assert_eq(g->diff.found_existing, 1);
+	assert_has(g->diff.line, D "/data/ was 0755 on all 2 recorded successful writes and 0555 "
+	                           "on all 2 refused ones");
+	cr_assert_not_null(g->diff.changer);
+	cr_assert_eq(g->diff.changer->pid, 300);
+	assert_has(g->diff.changed, "set to 0555 by pid 300 (backup), chmod at");
+	cr_assert_eq(rep.findings.v[0].diff, &g->diff);
+}
+
+Test(report, a_change_no_traced_call_made_is_placed_between_the_last_success_and_first_refusal)
+{
+	add_process(100, 1000, 0, 11);
+	journal_rec(DT_REC_WRITE, 100, 2000, 0755);
+	journal_rec(DT_REC_WRITE, 100, 2400, 0755);
+	journal_rec(DT_REC_DENIAL, 100, 3000, 0555);
+	build_opts(0, data_roots, 1);
+	const struct dt_report_group *g = group(D "/data/k.db-journal", "open64");
+
+	cr_assert_str_eq(g->diff.fact, "directory-mode");
+	cr_assert_null(g->diff.changer);
+	cr_assert(g->diff.outside);
+	cr_assert_eq(g->diff.outside_after_ns, 2400);
+	cr_assert_eq(g->diff.outside_before_ns, 3000);
+	assert_has(g->diff.changed, "changed from outside the traced processes, between");
+}
+
+Test(report, a_read_only_mount_seen_only_from_a_sandbox_is_no_change_over_time)
+{
+	add_process(100, 1000, 1, 11);
+	add_process(300, 1000, 0, 22);
+	struct dt_record *recs[2] = {
+	    add_path_rec(DT_REC_WRITE, 300, 2000, "openat", 0, D "/data/k.db"),
+	    add_path_rec(DT_REC_DENIAL, 100, 3000, "openat", EROFS, D "/data/k.db")};
+	for (int i = 0; i < 2; i++) {
+		recs[i]->p[0].has_st = 1;
+		recs[i]->p[0].st.valid = DT_SF_EXISTS | DT_SF_MOUNT;
+		recs[i]->p[0].st.mode = 0100644;
+		recs[i]->p[0].st.mount_flags = i ? ST_RDONLY : 0;
+	}
+	build_opts(0, data_roots, 1);
+	const struct dt_report_group *g = group(D "/data/k.db", "openat");
+
+	cr_assert_str_eq(g->diff.fact, "read-only-mount", "%s", g->diff.line);
+	assert_has(g->diff.line, "was read-write on the 1 recorded successful write and "
+	                         "read-only on the 1 refused one");
+	assert_has(g->diff.changed, "no change over time: the refused processes saw it through "
+	                            "another mount namespace (mnt:[11])");
+	cr_assert_not(g->diff.outside);
 }
 
 Test(report, a_write_of_another_kind_is_not_intermittent)
@@ -731,7 +821,7 @@ Test(report, opens_of_any_spelling_are_the_same_kind)
 	build_opts(1, data_roots, 1);
 
 	cr_assert(rep.groups[0].intermittent);
-	assert_has(rep.groups[0].differed, "written by pid 300");
+	cr_assert(rep.groups[0].diff.computed);
 }
 
 Test(report, a_refused_read_is_never_intermittent)
@@ -873,7 +963,7 @@ Test(report, json_has_the_documented_keys_and_values)
 
 	i = json_denial("\"" D "/out/log.txt\"", "openat");
 	cr_assert_geq(i, 0);
-	assert_has(jget(dkey(i, "intermittent")), "mount namespace 22 vs 11");
+	assert_has(jget(dkey(i, "intermittent")), "the mount namespace was mnt:[22]");
 	assert_json(dkey(i, "sqlite"), "null");
 
 	i = json_denial("\"" D "/out/y.db-wal\"", "openat");
@@ -1114,7 +1204,8 @@ Test(report, markdown_summary_and_sections)
 	              "`root-not-granted` 7)");
 	assert_has(m, "#### `root-not-granted` EROFS: ` " D "/data/app.db `");
 	assert_has(m, "- **then**: SQLite reopened the database read-only");
-	assert_has(m, "- **intermittent**: written by pid 300 (writer)");
+	assert_has(m, "- **intermittent**: the mount namespace was mnt:\\[22\\] on the 1 recorded "
+	              "successful write and mnt:\\[11\\] on the 1 refused one");
 	assert_has(m, "| ` " D "/data/app.db ` | openat | EROFS | 2 | `root-not-granted` | ` " D
 	              "/data ` | **no** |");
 }
@@ -1212,7 +1303,8 @@ Test(report, text_summary_counts_and_groups)
 	assert_has(t, "  by       worker pid 100,200; 1970-01-01T00:00:00.000002Z .. "
 	              "1970-01-01T00:00:00.000003Z");
 	assert_has(t, "  next     SQLite reopened");
-	assert_has(t, "intermittent: also written successfully in this run: written by pid 300");
+	assert_has(
+	    t, "  differs  the mount namespace was mnt:[22] on the 1 recorded successful write");
 	assert_has(t, "By cause: sqlite-side-file 1; root-not-granted 7;");
 }
 
@@ -1523,7 +1615,7 @@ Test(report, svg_is_well_formed_and_counts_every_shown_refusal)
 	cr_expect_eq(sum, 8, "%s", s);
 	cr_expect_eq(lanes, 2, "pids 100 and 200 refused: %s", s);
 	assert_has(out, "PROBLEM 1: " D "/data not granted to the sandbox (6 refused)");
-	assert_has(out, "successful write (recorded with --all)");
+	assert_has(out, "successful write (recorded when its facts were news; all with --all)");
 }
 
 Test(report, svg_of_a_hundred_thousand_refusals_is_binned_into_a_bounded_picture)

@@ -19,7 +19,7 @@ static const char show_usage[] =
     "usage: denytrace show [options] [RING]\n"
     "\n"
     "Prints the records of RING (default ./denytrace.ring), oldest first: refusals,\n"
-    "process records, read-only reopens, and with --all rings successful writes.\n"
+    "process records, read-only reopens and successful writes.\n"
     "\n";
 
 static volatile sig_atomic_t show_stop;

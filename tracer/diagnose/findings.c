@@ -108,9 +108,12 @@ static void dt_finding_add(struct dt_finding *f, const struct dt_report_group *g
 	} else if (!f->next) {
 		f->next = g->next;
 	}
-	if (g->intermittent && !f->intermittent) {
+	/* the difference of the group with the most refusals that names a fact */
+	if (g->intermittent &&
+	    (!f->intermittent || (!f->diff->fact && g->diff.fact) ||
+	     (!f->diff->fact == !g->diff.fact && g->diff.refused.count > f->diff->refused.count))) {
 		f->intermittent = 1;
-		f->differed = g->differed;
+		f->diff = &g->diff;
 	}
 	dt_finding_add_site(f, g);
 	f->count += g->count;

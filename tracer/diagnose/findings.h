@@ -23,6 +23,7 @@
 
 struct dt_report_group;
 struct dt_py_frame;
+struct dt_difference;
 
 /* A Python line the refusals of a finding came from (report.h's
  * dt_py_site), with how many came from it. */
@@ -42,7 +43,9 @@ struct dt_finding {
 	const char *advice;         /* the fix, once: the first group's advice */
 	const char *next;           /* what the program did next (first group that says), or NULL */
 	int intermittent;           /* some refused path was also written successfully */
-	const char *differed;       /* what differed, from the first intermittent group, or NULL */
+	/* what separated the successful writes from the refusals: the first
+	 * intermittent group's difference that names a fact, else the first's */
+	const struct dt_difference *diff;
 	uint64_t count;             /* refusals, all groups together */
 	uint64_t first_ns, last_ns; /* first and last refusal */
 	/* where in Python code its refusals came from, most first; more_sites:

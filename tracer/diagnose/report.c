@@ -72,7 +72,7 @@ const struct dt_record *dt_report_proc(const struct dt_report *r, long pid)
 
 /* The process record in force when rec was written: the latest image of
  * that pid that started before it. */
-static const struct dt_record *dt_proc_for(const struct dt_report *r, const struct dt_record *rec)
+const struct dt_record *dt_report_proc_for(const struct dt_report *r, const struct dt_record *rec)
 {
 	const struct dt_record *best = NULL;
 	for (size_t i = 0; i < r->nprocs; i++)
@@ -346,46 +346,41 @@ static int dt_same_kind(const char *a, const char *b)
 	return strstr(a, "open") && strstr(b, "open");
 }
 
-/* With --all, the same path may have been written successfully too: the
- * failure is intermittent, and what differed is the clue. */
-static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g)
+/* The same path was written successfully too (recorded by default when
+ * the facts were news, every time with --all): the failure is
+ * intermittent, and the fact that separated the two is the clue. */
+static void dt_group_intermittent(struct dt_report *r, struct dt_report_group *g, size_t gi)
 {
 	const struct dt_record *d = g->rep;
 	if (g->v.cause == DT_CAUSE_LOCK_CONTENTION || dt_op_is_lock(d->op) || !d->writes)
 		return;
+	size_t nok = 0;
 	for (size_t j = dt_hidx_first(&dt_writes, dt_hash_str(g->path)); j;
 	     j = dt_writes.next[j - 1]) {
 		const struct dt_record *w = &r->recs[j - 1];
-		if (w->type != DT_REC_WRITE || !dt_streq(dt_report_path(w), g->path) ||
-		    !dt_same_kind(w->op, d->op))
-			continue;
-		g->intermittent = 1;
-		const struct dt_record *pw = dt_proc_for(r, w), *pd = dt_proc_for(r, d);
-		size_t n = 0;
-		n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
-		                      "written by pid %lld (%s)", (long long)w->pid,
-		                      w->comm ? w->comm : "?");
-		if (pw && pd && pw->mnt_ns != pd->mnt_ns && n < sizeof(g->differed))
-			n += (size_t)snprintf(
-			    g->differed + n, sizeof(g->differed) - n,
-			    ", in a different sandbox (mount namespace %llu vs %llu)",
-			    (unsigned long long)pw->mnt_ns, (unsigned long long)pd->mnt_ns);
-		else if (pw && pd && n < sizeof(g->differed))
-			n += (size_t)snprintf(g->differed + n, sizeof(g->differed) - n,
-			                      ", in the same sandbox");
-		int w_exists = w->p[0].has_st && (w->p[0].st.valid & DT_SF_EXISTS);
-		int d_exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
-		if (d->sqlite && w_exists != d_exists && n < sizeof(g->differed))
-			snprintf(g->differed + n, sizeof(g->differed) - n,
-			         "; the file %s when written and %s when refused",
-			         w_exists ? "existed" : "did not exist",
-			         d_exists ? "existed" : "did not exist");
-		else if (d->sqlite && !d_exists && n < sizeof(g->differed))
-			snprintf(g->differed + n, sizeof(g->differed) - n,
-			         "; it did not exist when refused: the refused process had to "
-			         "create it");
-		return;
+		nok += w->type == DT_REC_WRITE && dt_streq(dt_report_path(w), g->path) &&
+		       dt_same_kind(w->op, d->op);
 	}
+	if (!nok)
+		return;
+	const struct dt_record **ok = malloc(nok * sizeof(*ok));
+	const struct dt_record **ref = malloc((g->count + 1) * sizeof(*ref));
+	size_t n = 0, nref = 0;
+	for (size_t j = dt_hidx_first(&dt_writes, dt_hash_str(g->path)); ok && j;
+	     j = dt_writes.next[j - 1]) {
+		const struct dt_record *w = &r->recs[j - 1];
+		if (w->type == DT_REC_WRITE && dt_streq(dt_report_path(w), g->path) &&
+		    dt_same_kind(w->op, d->op))
+			ok[n++] = w;
+	}
+	for (size_t i = 0; ref && i < r->n && nref <= g->count; i++)
+		if (r->group_of[i] == gi + 1)
+			ref[nref++] = &r->recs[i];
+	g->intermittent = 1;
+	if (ok && ref)
+		dt_difference_compute(r, ref, nref, ok, n, &g->diff);
+	free(ok);
+	free(ref);
 }
 
 /* bubblewrap probes its new root while setting the sandbox up (access of
@@ -643,7 +638,7 @@ static int dt_py_site_same(const struct dt_py_frame *a, const struct dt_py_frame
 static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
                                 struct dt_hidx *groups, const struct dt_record *d)
 {
-	const struct dt_record *proc = dt_proc_for(r, d);
+	const struct dt_record *proc = dt_report_proc_for(r, d);
 	struct dt_classify_ctx ctx = {0};
 	ctx.db_writable = dt_sqlite_db_writable(r->sqlite, d, proc, &ctx.db_writable_why);
 	ctx.setid_lost = dt_report_setid_lost_for(r, d);
@@ -757,7 +752,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	free(shown_pids);
 	for (size_t k = 0; k < r->ngroups; k++) {
 		dt_group_next(r, &r->groups[k]);
-		dt_group_intermittent(r, &r->groups[k]);
+		dt_group_intermittent(r, &r->groups[k], k);
 	}
 	dt_hidx_free(&groups);
 	dt_hidx_free(&dt_reopens);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "classify.h"
+#include "difference.h"
 #include "findings.h"
 #include "json.h"
 #include "records.h"
@@ -31,10 +32,10 @@ struct dt_report_group {
 	long pids[DT_GROUP_MAX_PIDS];
 	size_t npids;
 	int more_pids;
-	const char *next;   /* what the program did next, or NULL */
-	int intermittent;   /* also written successfully in this run */
-	char differed[512]; /* what differed between write and refusal */
-	int hidden;         /* lock contention or sandbox set-up, without --all */
+	const char *next;          /* what the program did next, or NULL */
+	int intermittent;          /* also written successfully in this run */
+	struct dt_difference diff; /* what separated those writes from the refusals */
+	int hidden;                /* lock contention or sandbox set-up, without --all */
 	/* the Python line that made the call (dt_py_site), part of the
 	 * group's key; NULL when the process recorded no Python frames */
 	const struct dt_py_frame *py_site;
@@ -110,6 +111,8 @@ const struct dt_py_frame *dt_py_site(const struct dt_record *d);
 const char *dt_py_basename(const char *file);
 /* The process record of pid (the latest image), or NULL. */
 const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
+/* The process record in force when rec was written, or NULL. */
+const struct dt_record *dt_report_proc_for(const struct dt_report *r, const struct dt_record *rec);
 
 /* Findings first; verbose adds every group in full under "Details". */
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose);

@@ -654,6 +654,64 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 	}
 }
 
+/* Do mode bits (owner, group as now) give uid/gid of refusal d the rights
+ * want? Root always has them. */
+static int fix_mode_gives(uint32_t mode, uint32_t owner, uint32_t group, const struct dt_record *d,
+                          unsigned want)
+{
+	if (d->uid == 0)
+		return 1;
+	int in_group = group == (uint32_t)d->gid;
+	for (int i = 0; i < d->ngroups && !in_group; i++)
+		in_group = d->groups[i] == group;
+	unsigned bits = owner == (uint32_t)d->uid ? (mode >> 6) & 7
+	                : in_group                ? (mode >> 3) & 7
+	                                          : mode & 7;
+	return (bits & want) == want;
+}
+
+/* The separating fact is the path's mode or owner, which flips. */
+static int fix_flips(const struct dt_fix_problem *p)
+{
+	return p->diff && p->diff->fact && p->diff->subject[0] &&
+	       (strstr(p->diff->fact, "-mode") || strstr(p->diff->fact, "-owner"));
+}
+
+/* The path already has what the chmod would give: say what flips it and
+ * what to keep stable, not a change that changes nothing. */
+static int fix_flipping(struct dt_fix *f, const struct dt_fix_problem *p)
+{
+	const struct dt_record *d = p->nrefusals ? p->refusals[0] : NULL;
+	const struct dt_difference *x = p->diff;
+	if (!d || !fix_flips(p) || !p->now.known)
+		return 0;
+	unsigned want = strstr(x->fact, "directory") ? 3 : 2;
+	if (!fix_mode_gives(p->now.mode, p->now.uid, p->now.gid, d, want))
+		return 0;
+	f->kind = DT_FIX_OUTSIDE;
+	fix_set(&f->change,
+	        "nothing to chmod: %s is %04o owned by %u:%u now, which lets uid %lld %s it; keep "
+	        "it that way",
+	        x->subject, p->now.mode & 07777, p->now.uid, p->now.gid, (long long)d->uid,
+	        want == 3 ? "create and remove files in" : "write");
+	if (x->changer)
+		fix_copy(f, "# stop pid %lld (%s) from running %s on %s, or have it leave %s",
+		         (long long)x->changer->pid, x->changer->comm ? x->changer->comm : "?",
+		         x->changer->op, x->subject, x->ok.values[0]);
+	else
+		fix_copy(f, "# find what %s outside the traced processes", x->changed);
+	fix_set(&f->why, "the refusals came while it flipped: %s; %s", x->line, x->changed);
+	return 1;
+}
+
+/* The chmod stands, but lasts only until the path flips again. */
+static void fix_flipping_note(struct dt_fix *f, const struct dt_fix_problem *p)
+{
+	if (!fix_flips(p) || !p->diff->changed[0])
+		return;
+	fix_copy(f, "# it flips: %s; make that stable, or the change is undone", p->diff->changed);
+}
+
 /* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). */
 static const struct {
 	const char *op; /* prefix of the op's name */
@@ -1052,11 +1110,15 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			fix_grant_problem(f, &p[i], l, plan->sandbox, dir, plan, add_dir,
 			                  (const char *const *)list.v, list.n);
 		else if (p[i].cause == DT_CAUSE_FILE_PERMISSIONS ||
-		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && !refused_by_sandbox(&p[i])))
-			fix_file_permissions(f, &p[i], l);
-		else if (p[i].cause == DT_CAUSE_PROTECTED_PATH ||
-		         p[i].cause == DT_CAUSE_CROSS_MOUNT ||
-		         p[i].cause == DT_CAUSE_LOCK_CONTENTION || p[i].cause == DT_CAUSE_INJECTED)
+		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && !refused_by_sandbox(&p[i]))) {
+			if (!fix_flipping(f, &p[i])) {
+				fix_file_permissions(f, &p[i], l);
+				fix_flipping_note(f, &p[i]);
+			}
+		} else if (p[i].cause == DT_CAUSE_PROTECTED_PATH ||
+		           p[i].cause == DT_CAUSE_CROSS_MOUNT ||
+		           p[i].cause == DT_CAUSE_LOCK_CONTENTION ||
+		           p[i].cause == DT_CAUSE_INJECTED)
 			fix_program(f, &p[i]);
 		else
 			fix_none(f, &p[i]);

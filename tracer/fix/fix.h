@@ -23,8 +23,10 @@
 #define DENYTRACE_FIX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "classify.h"
+#include "difference.h"
 #include "records.h"
 #include "roots.h"
 
@@ -57,6 +59,14 @@ struct dt_fix_problem {
 	const struct dt_record *proc; /* the first refusing process's record, or NULL */
 	int claimed;                  /* the root is named only by the environment of a traced
 	                               * process, not by the launch's: the program's choice */
+	/* an intermittent finding: what separated its successes from its
+	 * refusals (difference.h), or NULL; and how the path that fact is
+	 * about is now (the caller stats it: this module stays pure) */
+	const struct dt_difference *diff;
+	struct {
+		int known;
+		uint32_t mode, uid, gid;
+	} now;
 };
 
 /* The launch, from the ring's launch record. */

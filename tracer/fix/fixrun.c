@@ -80,6 +80,19 @@ static int root_claimed(const struct dt_root *root, const struct dt_record *laun
 	return !named;
 }
 
+/* How the path an intermittent finding's separating fact is about is
+ * now: a fix must not re-apply the value it already has. */
+static void fix_stat_now(struct dt_fix_problem *p)
+{
+	struct stat st;
+	if (!p->diff || !p->diff->fact || !p->diff->subject[0] || stat(p->diff->subject, &st) != 0)
+		return;
+	p->now.known = 1;
+	p->now.mode = st.st_mode;
+	p->now.uid = st.st_uid;
+	p->now.gid = st.st_gid;
+}
+
 /* One problem per finding (findings.h): one fix each. */
 static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inputs *in)
 {
@@ -93,6 +106,8 @@ static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inpu
 		p->subject = f->subject;
 		p->proc = dt_report_proc(r, (long)r->groups[f->groups[0]].rep->pid);
 		p->claimed = root_claimed(f->root, launch);
+		p->diff = f->intermittent ? f->diff : NULL;
+		fix_stat_now(p);
 		in->titles[k] = f->title;
 		in->groups[k] = f->groups;
 		in->ngroups[k] = f->ngroups;

@@ -161,7 +161,7 @@ static void run_summary_counts(const struct dt_report *r)
 		fprintf(stderr, ", %llu read-only reopen%s after a refused write",
 		        (unsigned long long)r->reopens, r->reopens == 1 ? "" : "s");
 	if (r->writes)
-		fprintf(stderr, ", %llu successful write%s", (unsigned long long)r->writes,
+		fprintf(stderr, ", %llu successful write%s recorded", (unsigned long long)r->writes,
 		        r->writes == 1 ? "" : "s");
 	fprintf(stderr, "; %llu record%s, %llu lost to overwriting, %llu dropped.\n",
 	        (unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
@@ -395,6 +395,11 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	memset(rr, 0, sizeof(*rr));
 	rr->fd = -1;
 	rr->old_ring = -1;
+	if (o->all && o->refusals_only)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "%s: --all records every successful write and --refusals-only none; "
+		               "give one of them",
+		               o->cmd);
 	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
 		return dt_fail(DT_EXIT_INTERNAL,
 		               "cannot find libdenytrace.so beside the denytrace binary or in "
@@ -473,6 +478,8 @@ size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *r
 	DT_PROBE_ENV("DENYTRACE_RING_ID", rr->id);
 	if (o->all)
 		DT_PROBE_ENV("DENYTRACE_ALL", "1");
+	else if (o->refusals_only)
+		DT_PROBE_ENV("DENYTRACE_REFUSALS_ONLY", "1");
 	if (o->errnos)
 		DT_PROBE_ENV("DENYTRACE_ERRNOS", o->errnos);
 	if (!o->backtrace)
@@ -502,6 +509,7 @@ static void run_probe_environment(const struct dt_run_opts *o, const struct dt_r
 		unsetenv("DENYTRACE_FD"); /* a low limit: found by its path */
 	/* the same variables as those carried where no descriptor goes */
 	unsetenv("DENYTRACE_ALL");
+	unsetenv("DENYTRACE_REFUSALS_ONLY");
 	const char *names[8], *values[8];
 	size_t nenv = dt_run_probe_env(o, rr, names, values, 8);
 	for (size_t k = 0; k < nenv; k++)

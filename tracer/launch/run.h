@@ -18,7 +18,7 @@ struct dt_run_opts {
 	const char *errnos;    /* --errnos */
 	const char *env_extra; /* --env */
 	uint64_t size, seed;
-	int all, quiet, backtrace, watch_exec, have_seed;
+	int all, refusals_only, quiet, backtrace, watch_exec, have_seed;
 	struct dt_deny_set deny;
 };
 

@@ -53,6 +53,81 @@ void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs)
 	dt_json_end_arr(j);
 }
 
+static void dt_json_diff_side(struct dt_json *j, const struct dt_diff_side *s)
+{
+	dt_json_obj(j);
+	dt_json_key(j, "count");
+	dt_json_uint(j, s->count);
+	dt_json_key(j, "values");
+	dt_json_arr(j);
+	for (size_t i = 0; i < s->nvalues; i++)
+		dt_json_str(j, s->values[i]);
+	dt_json_end_arr(j);
+	dt_json_end_obj(j);
+}
+
+/* The fact that separated the successful writes from the refused ones
+ * (null when none was recorded), and who changed it. */
+static void dt_json_difference(struct dt_json *j, const struct dt_difference *d)
+{
+	if (!d || !d->computed) {
+		dt_json_null(j);
+		return;
+	}
+	char t[48];
+	dt_json_obj(j);
+	dt_json_key(j, "fact");
+	dt_json_str(j, d->fact);
+	dt_json_key(j, "subject");
+	dt_json_str(j, d->subject[0] ? d->subject : NULL);
+	dt_json_key(j, "successes");
+	dt_json_diff_side(j, &d->ok);
+	dt_json_key(j, "refusals");
+	dt_json_diff_side(j, &d->refused);
+	dt_json_key(j, "compared");
+	dt_json_str(j, d->compared);
+	dt_json_key(j, "line");
+	dt_json_str(j, d->line);
+	dt_json_key(j, "changed_by");
+	if (d->changer) {
+		dt_json_obj(j);
+		dt_json_key(j, "pid");
+		dt_json_int(j, d->changer->pid);
+		dt_json_key(j, "comm");
+		dt_json_str(j, d->changer->comm);
+		dt_json_key(j, "op");
+		dt_json_str(j, d->changer->op);
+		dt_json_key(j, "value");
+		dt_json_str(j, d->changer_value);
+		dt_json_key(j, "time");
+		dt_format_time(d->changer->time_real, t, sizeof(t));
+		dt_json_str(j, t);
+		dt_json_key(j, "calls");
+		dt_json_uint(j, d->changers);
+		dt_json_end_obj(j);
+	} else {
+		dt_json_null(j);
+	}
+	dt_json_key(j, "changed_outside");
+	if (d->outside) {
+		dt_json_obj(j);
+		dt_json_key(j, "after");
+		if (d->outside_after_ns) {
+			dt_format_time(d->outside_after_ns, t, sizeof(t));
+			dt_json_str(j, t);
+		} else {
+			dt_json_null(j);
+		}
+		dt_json_key(j, "before");
+		dt_format_time(d->outside_before_ns, t, sizeof(t));
+		dt_json_str(j, t);
+		dt_json_end_obj(j);
+	} else {
+		dt_json_null(j);
+	}
+	dt_json_end_obj(j);
+}
+
 static void dt_report_json_summary(struct dt_json *j, const struct dt_report *r)
 {
 	dt_json_key(j, "summary");
@@ -162,9 +237,11 @@ static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
 	dt_json_str(j, fd->next);
 	dt_json_key(j, "intermittent");
 	if (fd->intermittent)
-		dt_json_str(j, fd->differed);
+		dt_json_str(j, fd->diff->line);
 	else
 		dt_json_null(j);
+	dt_json_key(j, "difference");
+	dt_json_difference(j, fd->intermittent ? fd->diff : NULL);
 	dt_json_key(j, "count");
 	dt_json_uint(j, fd->count);
 	dt_report_json_sites(j, fd);
@@ -248,9 +325,11 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 	dt_json_str(j, g->next);
 	dt_json_key(j, "intermittent");
 	if (g->intermittent)
-		dt_json_str(j, g->differed);
+		dt_json_str(j, g->diff.line);
 	else
 		dt_json_null(j);
+	dt_json_key(j, "difference");
+	dt_json_difference(j, g->intermittent ? &g->diff : NULL);
 	dt_json_key(j, "advice");
 	dt_json_str(j, g->v.advice);
 	dt_json_key(j, "injected");

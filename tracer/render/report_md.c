@@ -74,6 +74,19 @@ void dt_md_fence(FILE *f, const char *lang, const char *text)
 	fputc('\n', f);
 }
 
+/* Why only sometimes: the separating fact and who changed it. */
+static void dt_md_difference(FILE *f, const struct dt_difference *d)
+{
+	fputs("- **intermittent**: ", f);
+	dt_md_text(f, d->line[0] ? d->line : "the same path was also written successfully");
+	fputc('\n', f);
+	if (d->changed[0]) {
+		fputs("- **changed**: ", f);
+		dt_md_text(f, d->changed);
+		fputc('\n', f);
+	}
+}
+
 /* The per-group table under "Details". */
 static void dt_md_group_table(FILE *f, const struct dt_report *r)
 {
@@ -161,11 +174,8 @@ static void dt_md_group(FILE *f, const struct dt_report_group *g)
 	fprintf(f, " (pid %ld%s)\n", g->pids[0], g->npids > 1 ? " and others" : "");
 	if (g->next)
 		fprintf(f, "- **then**: %s\n", g->next);
-	if (g->intermittent) {
-		fputs("- **intermittent**: ", f);
-		dt_md_text(f, g->differed);
-		fputc('\n', f);
-	}
+	if (g->intermittent)
+		dt_md_difference(f, &g->diff);
 	fputs("- **advice**: ", f);
 	dt_md_text(f, g->v.advice);
 	fputs("\n\n", f);
@@ -191,7 +201,10 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 	const struct dt_report_group *g0 = &r->groups[fd->groups[0]];
 	fprintf(f, "### Problem %zu: ", nth);
 	dt_md_text(f, fd->title);
-	fprintf(f, "\n\n- **cause**: `%s`: ", dt_cause_name(fd->cause));
+	fputs("\n\n", f);
+	if (fd->intermittent)
+		dt_md_difference(f, fd->diff);
+	fprintf(f, "- **cause**: `%s`: ", dt_cause_name(fd->cause));
 	dt_md_text(f, fd->reason);
 	fputc('\n', f);
 	if (fd->root) {
@@ -212,11 +225,6 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 	dt_md_sites(f, fd);
 	if (fd->next)
 		fprintf(f, "- **then**: %s\n", fd->next);
-	if (fd->intermittent) {
-		fputs("- **intermittent**: ", f);
-		dt_md_text(f, fd->differed);
-		fputc('\n', f);
-	}
 	fputs("- **advice**: ", f);
 	dt_md_text(f, fd->advice);
 	fputs("\n- **refused**:\n", f);

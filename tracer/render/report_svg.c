@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The run as a picture: time across, one lane per process, a mark for each
- * refused call coloured by its finding, the successful writes of an --all
- * ring beneath, and for SQLite's side files (-wal, -shm, -journal) the
+ * refused call coloured by its finding, the successful writes recorded
+ * beneath, and for SQLite's side files (-wal, -shm, -journal) the
  * stretches in which they existed: an intermittent failure shows as
- * refusals exactly where the side file was absent.
+ * refusals exactly where the side file was absent; and the fact that
+ * separated the successful writes from the refusals as a band over time,
+ * its refused value's spans over the refusals.
  *
  * Marks are counted into fixed time buckets, so the picture has the same
  * number of elements for ten records and for a hundred thousand, and every
@@ -248,6 +250,60 @@ static void svg_head(FILE *f, const struct svg *s)
 	}
 }
 
+/* The first problem's separating fact, or NULL. */
+static const struct dt_difference *svg_band_fact(const struct svg *s)
+{
+	const struct dt_findings *fs = &s->r->findings;
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].intermittent && fs->v[i].diff->fact && fs->v[i].diff->nspans)
+			return fs->v[i].diff;
+	return NULL;
+}
+
+/* "0755 / 0555" of a side, shortened. */
+static void svg_side_text(FILE *f, const struct dt_diff_side *side)
+{
+	for (size_t i = 0; i < side->nvalues; i++) {
+		if (i)
+			fputs(" or ", f);
+		svg_text(f, side->values[i], 24);
+	}
+}
+
+/* A span may begin before the first record drawn (a chmod of a directory
+ * nobody was refused in yet): it starts with the picture. */
+static size_t svg_band_bucket(const struct svg *s, uint64_t t)
+{
+	return t <= s->t0 ? 0 : svg_bucket(s, t);
+}
+
+/* The separating fact as a band over time: its successes' value (green)
+ * and its refusals' (red), so that the refusals sit inside the bad spans. */
+static void svg_band(FILE *f, const struct svg *s, const struct dt_difference *d, int y)
+{
+	fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">", y + 12);
+	svg_text(f, d->fact, 18);
+	fputs(": <tspan fill=\"#2ca02c\">", f);
+	svg_side_text(f, &d->ok);
+	fputs("</tspan> / <tspan fill=\"#d62728\">", f);
+	svg_side_text(f, &d->refused);
+	fputs("</tspan></text>\n", f);
+	for (size_t k = 0; k < d->nspans; k++) {
+		size_t b = svg_band_bucket(s, d->spans[k].from_ns);
+		size_t e =
+		    k + 1 < d->nspans ? svg_band_bucket(s, d->spans[k + 1].from_ns) : SVG_BUCKETS;
+		if (e <= b)
+			e = b + 1;
+		fprintf(f,
+		        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+		        "fill-opacity=\"0.45\"><title>",
+		        SVG_PLOT_X + (int)b * SVG_BUCKET_W, y + 2, (int)(e - b) * SVG_BUCKET_W,
+		        SVG_FILE_H - 4, d->spans[k].bad ? "#d62728" : svg_write_color);
+		svg_side_text(f, d->spans[k].bad ? &d->refused : &d->ok);
+		fputs("</title></rect>\n", f);
+	}
+}
+
 /* One row per side file: where it existed. */
 static void svg_files(FILE *f, const struct svg *s, int y)
 {
@@ -344,8 +400,8 @@ static void svg_legend(FILE *f, const struct svg *s, int y)
 	svg_swatch(f, y, svg_write_color);
 	fprintf(f, "<text x=\"26\" y=\"%d\">%s</text>\n", y + 11,
 	        s->drawn_writes
-	            ? "successful write (recorded with --all)"
-	            : "no successful writes recorded (denytrace run --all records them)");
+	            ? "successful write (recorded when its facts were news; all with --all)"
+	            : "no successful writes recorded (none made, or --refusals-only)");
 	if (s->nfiles) {
 		y += SVG_LEGEND_H;
 		svg_swatch(f, y, svg_file_color);
@@ -375,7 +431,9 @@ void dt_report_svg(FILE *f, const struct dt_report *r)
 
 	size_t nlegend =
 	    (r->findings.n > SVG_COLORS ? SVG_COLORS + 1 : r->findings.n) + 1 + (s.nfiles > 0);
-	int files_y = SVG_HEAD_H, lanes_y = files_y + (int)s.nfiles * SVG_FILE_H + 6;
+	const struct dt_difference *band = svg_band_fact(&s);
+	int band_y = SVG_HEAD_H, files_y = band_y + (band ? SVG_FILE_H : 0);
+	int lanes_y = files_y + (int)s.nfiles * SVG_FILE_H + 6;
 	int legend_y = lanes_y + (int)(s.nlanes ? s.nlanes : 1) * SVG_LANE_H + 12;
 	int h = legend_y + (int)nlegend * SVG_LEGEND_H + 10;
 	fprintf(f,
@@ -385,6 +443,8 @@ void dt_report_svg(FILE *f, const struct dt_report *r)
 	        "font-size=\"11\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 	        SVG_W, h, SVG_W, h, SVG_W, h);
 	svg_head(f, &s);
+	if (band)
+		svg_band(f, &s, band, band_y);
 	svg_files(f, &s, files_y);
 	for (size_t k = 0; k < s.nlanes; k++)
 		svg_lane(f, &s, &s.lanes[k], k, lanes_y + (int)k * SVG_LANE_H);

@@ -193,6 +193,20 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 	dt_setid_lost_text(f, r, &s);
 }
 
+/* Why only sometimes, in the first lines: the fact that separated the
+ * successful writes from the refused ones, and who changed it. */
+static void dt_difference_text(FILE *f, const struct dt_difference *d, const struct dt_style *s)
+{
+	fprintf(f, "  %sdiffers%s  ", s->yellow, s->off);
+	dt_put_safe(f, d->line[0] ? d->line : "the same path was also written successfully");
+	fputc('\n', f);
+	if (d->changed[0]) {
+		fputs("  changed  ", f);
+		dt_put_safe(f, d->changed);
+		fputc('\n', f);
+	}
+}
+
 /* One group of refusals in full (report -v, under "Details"). */
 static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct dt_style *st)
 {
@@ -247,12 +261,8 @@ static void dt_group_text(FILE *f, const struct dt_report_group *g, const struct
 	        g->count > 1 ? t2 : "");
 	if (g->next)
 		fprintf(f, "  next     %s\n", g->next);
-	if (g->intermittent) {
-		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow,
-		        s.off);
-		dt_put_safe(f, g->differed);
-		fputc('\n', f);
-	}
+	if (g->intermittent)
+		dt_difference_text(f, &g->diff, &s);
 	fprintf(f, "  %sadvice%s   ", s.green, s.off);
 	dt_put_safe(f, g->v.advice);
 	fputc('\n', f);
@@ -303,6 +313,8 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	dt_put_safe(f, g0->rep->comm);
 	fprintf(f, " pid %ld%s; %s%s%s\n", g0->pids[0], g0->npids > 1 ? " and others" : "", t1,
 	        fd->count > 1 ? " .. " : "", fd->count > 1 ? t2 : "");
+	if (fd->intermittent)
+		dt_difference_text(f, fd->diff, &s);
 	dt_finding_sites_text(f, fd);
 	fprintf(f, "  cause    %s%s%s: ", s.yellow, dt_cause_name(fd->cause), s.off);
 	dt_put_safe(f, fd->reason);
@@ -316,12 +328,6 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	}
 	if (fd->next)
 		fprintf(f, "  next     %s\n", fd->next);
-	if (fd->intermittent) {
-		fprintf(f, "  %sintermittent%s: also written successfully in this run: ", s.yellow,
-		        s.off);
-		dt_put_safe(f, fd->differed);
-		fputc('\n', f);
-	}
 	fprintf(f, "  %sadvice%s   ", s.green, s.off);
 	dt_put_safe(f, fd->advice);
 	fputc('\n', f);
