@@ -417,10 +417,7 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 	rr->fd = dt_ring_fd_out_of_the_way(fd);
 	rr->map = map;
 	rr->map_len = (size_t)st.st_size;
-	/* DEV:INO:CREATED: the creation time tells this run's ring from an
-	 * earlier one whose file was reused (same device and inode) */
-	snprintf(rr->id, sizeof(rr->id), "%llu:%llu:%llu", (unsigned long long)st.st_dev,
-	         (unsigned long long)st.st_ino, (unsigned long long)rr->ring.hdr->created_ns);
+	dt_ring_id_format(rr->id, sizeof(rr->id), &st, rr->ring.hdr->created_ns);
 	return 0;
 }
 

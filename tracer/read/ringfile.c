@@ -108,6 +108,12 @@ void dt_ringfile_close(struct dt_ringfile *rf)
 	rf->fd = -1;
 }
 
+void dt_ring_id_format(char *id, size_t cap, const struct stat *st, uint64_t created_ns)
+{
+	snprintf(id, cap, "%llu:%llu:%llu", (unsigned long long)st->st_dev,
+	         (unsigned long long)st->st_ino, (unsigned long long)created_ns);
+}
+
 int dt_parse_size(const char *s, uint64_t *out)
 {
 	char *end;

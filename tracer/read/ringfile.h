@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "ring.h"
 
@@ -59,6 +60,11 @@ void dt_ringfile_spare_return(struct dt_ring_spare *spare, const char *old);
 /* Gives up an unused spare: removes its hidden name and returns its
  * descriptor, whose closing frees the blocks (-1 when there was none). */
 int dt_ringfile_spare_drop(struct dt_ring_spare *spare);
+
+/* A ring's identity, "DEV:INO:CREATED_NS", into id: the creation time
+ * tells a ring from an earlier one whose file was reused (same device and
+ * inode). The probe compares it with DENYTRACE_RING_ID. */
+void dt_ring_id_format(char *id, size_t cap, const struct stat *st, uint64_t created_ns);
 
 /* Parses "8M", "65536", "1G" into bytes; returns 0 or -1. */
 int dt_parse_size(const char *s, uint64_t *out);
