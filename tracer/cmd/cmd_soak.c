@@ -22,8 +22,10 @@
 #include "json.h"
 #include "names.h"
 #include "options.h"
+#include "outfile.h"
 #include "recfmt.h"
 #include "report.h"
+#include "secrets.h"
 #include "soak.h"
 #include "xml.h"
 
@@ -352,6 +354,32 @@ static void soak_print_separating(const struct dt_soak *s)
 }
 
 /* "denytrace run --seed N [--deny RULE]... -- COMMAND", pasteable. */
+/* The command's words with their secrets redacted (secrets.h), each
+ * through put: CI keeps JUnit files and logs where anyone on the project
+ * reads them. */
+static void soak_put_cmd(FILE *f, char *const *cmd, void (*put)(FILE *, const char *))
+{
+	int expect = 0;
+	for (char *const *c = cmd; *c; c++) {
+		size_t n = strlen(*c);
+		int before = expect;
+		size_t need = dt_redact_arg(*c, n, NULL, 0, &expect);
+		char *word = malloc(need + 1);
+		if (!word)
+			return;
+		word[dt_redact_arg(*c, n, word, need, &before)] = 0;
+		if (c != cmd)
+			fputc(' ', f);
+		put(f, word);
+		free(word);
+	}
+}
+
+static void soak_put_xml_attr(FILE *f, const char *s)
+{
+	dt_xml_put(f, s, 0);
+}
+
 static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 {
 	fprintf(f, "denytrace run --seed %llu", (unsigned long long)dt_soak_seed(o, index));
@@ -359,11 +387,8 @@ static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 		fputs(" --deny ", f);
 		dt_shell_word(f, o->deny[k]);
 	}
-	fputs(" --", f);
-	for (char **c = o->cmd; *c; c++) {
-		fputc(' ', f);
-		dt_shell_word(f, *c);
-	}
+	fputs(" -- ", f);
+	soak_put_cmd(f, o->cmd, dt_shell_word);
 	fputc('\n', f);
 }
 
@@ -406,13 +431,14 @@ static void soak_print_failures(const struct dt_soak *s, const struct dt_soak_op
 /* --json=FILE. Returns 0 or an exit status. */
 static int soak_write_json(const struct dt_soak *s, const struct dt_soak_opts *o, int interrupted)
 {
-	FILE *jf = fopen(o->json_file, "w");
-	if (!jf)
+	struct dt_outfile out;
+	char err[1024];
+	if (dt_outfile_begin(&out, o->json_file, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", err);
+	soak_json(out.f, s, o->seed, interrupted);
+	if (dt_outfile_commit(&out) != 0)
 		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->json_file,
 		               strerror(errno));
-	soak_json(jf, s, o->seed, interrupted);
-	if (fclose(jf) != 0)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", o->json_file);
 	return 0;
 }
 
@@ -421,9 +447,15 @@ static int soak_write_json(const struct dt_soak *s, const struct dt_soak_opts *o
 static int soak_summary(const struct dt_soak *s, const struct dt_soak_opts *o, const char *dir,
                         double elapsed, int interrupted)
 {
-	if (o->out && !freopen(o->out, "w", stdout))
+	struct dt_outfile out = {0};
+	char err[1024];
+	if (o->out && dt_outfile_begin(&out, o->out, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", err);
+	if (o->out && (fflush(stdout) != 0 || dup2(fileno(out.f), 1) < 0)) {
+		dt_outfile_abort(&out);
 		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->out,
 		               strerror(errno));
+	}
 	if (o->json) {
 		soak_json(stdout, s, o->seed, interrupted);
 	} else {
@@ -437,7 +469,7 @@ static int soak_summary(const struct dt_soak *s, const struct dt_soak_opts *o, c
 		if (s->failures)
 			soak_print_failures(s, o, dir);
 	}
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (fflush(stdout) != 0 || ferror(stdout) || (o->out && dt_outfile_commit(&out) != 0))
 		return dt_fail(DT_EXIT_INTERNAL, "soak: writing the summary failed");
 	return o->json_file ? soak_write_json(s, o, interrupted) : 0;
 }
@@ -533,10 +565,7 @@ static void soak_junit(FILE *f, struct dt_soak *s, const struct dt_soak_opts *o,
 	        "      <property name=\"flake_rate_ci95\" value=\"%.4f-%.4f\"/>\n"
 	        "      <property name=\"command\" value=\"",
 	        (unsigned long long)o->seed, s->done ? (double)s->failures / s->done : 0.0, lo, hi);
-	for (char **c = o->cmd; *c; c++) {
-		dt_xml_put(f, *c, 0);
-		fputs(c[1] ? " " : "", f);
-	}
+	soak_put_cmd(f, o->cmd, soak_put_xml_attr);
 	fputs("\"/>\n    </properties>\n", f);
 	for (size_t i = 0; i < s->nresults; i++) {
 		const struct dt_soak_result *r = &s->results[i];
@@ -557,13 +586,18 @@ static void soak_junit(FILE *f, struct dt_soak *s, const struct dt_soak_opts *o,
 static int soak_write_junit(struct dt_soak *s, const struct dt_soak_opts *o, time_t started,
                             double secs)
 {
-	FILE *jf = strcmp(o->junit, "-") ? fopen(o->junit, "w") : stdout;
-	if (!jf)
+	if (!strcmp(o->junit, "-")) {
+		soak_junit(stdout, s, o, started, secs);
+		return 0;
+	}
+	struct dt_outfile out;
+	char err[1024];
+	if (dt_outfile_begin(&out, o->junit, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", err);
+	soak_junit(out.f, s, o, started, secs);
+	if (dt_outfile_commit(&out) != 0)
 		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->junit,
 		               strerror(errno));
-	soak_junit(jf, s, o, started, secs);
-	if (jf != stdout && fclose(jf) != 0)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", o->junit);
 	return 0;
 }
 

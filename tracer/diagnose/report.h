@@ -79,6 +79,10 @@ struct dt_report {
 /* Reads and merges the rings. Returns 0, or an exit status with err set. */
 int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
                    size_t errlen);
+/* As dt_report_load, from a ring already mapped (run's own, whose path
+ * another run may have taken over); name[0] is its path. */
+int dt_report_load_mapped(struct dt_report *r, const struct dt_ring *ring, const char *const *name,
+                          char *err, size_t errlen);
 /* Derives the roots and classifies. Returns 0, or an exit status with err
  * set (an unreadable --codex-config). */
 int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen);

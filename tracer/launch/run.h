@@ -42,13 +42,26 @@ struct dt_run_ring {
 	void *map;
 	size_t map_len;
 	struct dt_ring ring;
+	int hold;             /* the launcher's own descriptor of the ring, holding
+	                       * its shared lock until the run ends (the command
+	                       * may close the one it inherits): a run starting
+	                       * meanwhile sees the ring in use */
+	char path[PATH_MAX];  /* the ring: -o FILE, or beside it when that is in use */
 	char abs[PATH_MAX];   /* the ring's absolute path */
 	char id[72];          /* "DEV:INO:CREATED_NS", for DENYTRACE_RING_ID */
 	char probe[PATH_MAX]; /* libdenytrace.so */
 };
 
-/* Finds the probe and creates the ring o->out. Returns 0, or an exit
- * status with the message printed. */
+/* Whether cmd0 can be run (found on PATH, executable): checked before the
+ * ring is created, so that a typo leaves the previous ring where it was.
+ * Returns 0, or DT_EXIT_NOTFOUND / DT_EXIT_NOEXEC with the message printed. */
+int dt_run_check_command(const char *cmd, const char *cmd0);
+
+/* Finds the probe and creates the ring o->out (the previous ring there
+ * becomes o->out.old). A ring still in use by another run is left alone:
+ * this run's ring is then OUT-PID.ring beside it, said on stderr. Only a
+ * new file, or a regular file of the caller's holding a ring, is
+ * replaced. Returns 0, or an exit status with the message printed. */
 int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr);
 
 /* The DENYTRACE_* variables the probe needs to find the ring by its path

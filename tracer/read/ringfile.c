@@ -140,6 +140,43 @@ int dt_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+int dt_ringfile_replaceable(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	int fd = dt_open_planted(path, 1, (off_t)DT_RING_MAX_SIZE + DT_RING_HEADER_SIZE, &st);
+	uint64_t magic = 0;
+	int ok = fd >= 0 && pread(fd, &magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	         magic == DT_RING_MAGIC;
+	if (fd >= 0)
+		close(fd);
+	if (ok)
+		return 0;
+	if (fd == DT_OPEN_NOT_REGULAR || (fd == -1 && errno == ELOOP))
+		snprintf(err, errlen, "is %s",
+		         fd == -1 ? "a symbolic link" : dt_file_kind(st.st_mode));
+	else if (fd == DT_OPEN_NOT_OWN)
+		snprintf(err, errlen, "belongs to uid %u, not to you", (unsigned)st.st_uid);
+	else if (fd < 0 && fd != DT_OPEN_TOO_BIG)
+		snprintf(err, errlen, "cannot be read (%s)", strerror(errno));
+	else
+		snprintf(err, errlen, "is not a denytrace ring");
+	return -1;
+}
+
+int dt_ringfile_busy(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	int busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0 &&
+	           errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}
+
 int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen)
 {
 	return dt_ringfile_create_reusing(path, size, flags, NULL, err, errlen);

@@ -30,6 +30,16 @@ void dt_ringfile_close(struct dt_ringfile *rf);
  * close-on-exec: it is meant to be inherited) or -1 with err set. */
 int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen);
 
+/* Whether path may become a new ring: 0 when nothing is there or it is a
+ * regular file of the caller's holding a denytrace ring; else -1 with why
+ * (a sentence fragment: "is a FIFO") in err. Never opens what is not a
+ * regular file. */
+int dt_ringfile_replaceable(const char *path, char *err, size_t errlen);
+
+/* 1 when the ring at path is in use: some process holds the lock every
+ * launcher and reader of it holds (a run still going). */
+int dt_ringfile_busy(const char *path);
+
 /* A finished ring that the next one may reuse: allocating a ring and later
  * freeing the one it displaces cost ~0.7 ms per `denytrace run` on tmpfs
  * and ~0.4 ms on ext4, more than the rest of its start-up. */
