@@ -161,6 +161,7 @@ static void run_summary_counts(const struct dt_report *r)
 	        (unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
 	        (unsigned long long)r->lost, (unsigned long long)r->dropped);
 	dt_report_hidden_lines(stderr, r, "denytrace: ", "`denytrace report --all`", ".");
+	dt_report_unreadable_line(stderr, r, "denytrace: ", "\n");
 	if (r->lost)
 		fputs(
 		    "denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",

@@ -9,6 +9,8 @@
 #include <libgen.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,15 +427,103 @@ fail:
 	return -1;
 }
 
+/* The traced program can truncate the ring under a reader's mapping:
+ * touching a page past the new end raises SIGBUS. Reads of the mapping
+ * run under ring_bus_jmp; the handler jumps back out of them, and outside
+ * them restores the default action (a fault elsewhere still kills). */
+static __thread sigjmp_buf *ring_bus_jmp;
+
+static void ring_on_sigbus(int sig)
+{
+	if (ring_bus_jmp)
+		siglongjmp(*ring_bus_jmp, 1);
+	signal(sig, SIG_DFL);
+}
+
+static void ring_bus_handler(void)
+{
+	static int installed;
+	if (installed)
+		return;
+	struct sigaction sa = {0};
+	sa.sa_handler = ring_on_sigbus;
+	sa.sa_flags = SA_NODEFER; /* jumped out of: the signal must not stay blocked */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	installed = 1;
+}
+
+static uint64_t ring_head(const struct dt_ring *r)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head, memory_order_acquire);
+}
+
 uint64_t dt_ring_tail(const struct dt_ring *r)
 {
-	uint64_t head =
-	    atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head, memory_order_acquire);
+	sigjmp_buf jb;
+	ring_bus_handler();
+	if (sigsetjmp(jb, 0)) {
+		ring_bus_jmp = NULL;
+		return 0; /* the next read says the ring is gone */
+	}
+	ring_bus_jmp = &jb;
+	uint64_t head = ring_head(r);
+	ring_bus_jmp = NULL;
 	return head > r->nslots ? head - r->nslots : 0;
 }
 
+int dt_ring_counters(const struct dt_ring *r, uint64_t *lost, uint64_t *dropped, uint64_t *unseen)
+{
+	sigjmp_buf jb;
+	ring_bus_handler();
+	*lost = *dropped = *unseen = 0;
+	if (sigsetjmp(jb, 0)) {
+		ring_bus_jmp = NULL;
+		return -1;
+	}
+	ring_bus_jmp = &jb;
+	*lost = __atomic_load_n(&r->hdr->lost, __ATOMIC_RELAXED);
+	*dropped = __atomic_load_n(&r->hdr->dropped, __ATOMIC_RELAXED);
+	*unseen = __atomic_load_n(&r->hdr->unseen, __ATOMIC_RELAXED);
+	ring_bus_jmp = NULL;
+	return 0;
+}
+
+/* A sequence word the protocol can leave at position p (ring_format.h):
+ * never written, or owned, started or continued by a writer of position
+ * q in the same slot (q <= p: a lap not yet rewritten, a writer that
+ * died; q > p: overwritten meanwhile). Anything else was written by
+ * something other than the probe. */
+static int ring_seq_possible(const struct dt_ring *r, uint64_t p, uint64_t s)
+{
+	if (!s)
+		return 1;
+	uint64_t q1 = s & DT_SEQ_POS_MASK;
+	return !((s & DT_SEQ_START) && (s & DT_SEQ_BUSY)) && q1 &&
+	       ((q1 - 1) & (r->nslots - 1)) == (p & (r->nslots - 1));
+}
+
+static int ring_next_mapped(const struct dt_ring *r, uint64_t *pos, unsigned char *buf,
+                            uint32_t *len, struct dt_read_stats *st, int stop_at_busy);
+
 int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uint32_t *len,
                  struct dt_read_stats *st, int stop_at_busy)
+{
+	sigjmp_buf jb;
+	ring_bus_handler();
+	if (sigsetjmp(jb, 0)) {
+		ring_bus_jmp = NULL;
+		st->truncated = 1;
+		return DT_NEXT_GONE;
+	}
+	ring_bus_jmp = &jb;
+	int rc = ring_next_mapped(r, pos, buf, len, st, stop_at_busy);
+	ring_bus_jmp = NULL;
+	return rc;
+}
+
+static int ring_next_mapped(const struct dt_ring *r, uint64_t *pos, unsigned char *buf,
+                            uint32_t *len, struct dt_read_stats *st, int stop_at_busy)
 {
 	for (;;) {
 		uint64_t head =
@@ -448,7 +538,10 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 			if (stop_at_busy && (s1 == 0 || s1 == ((p + 1) | DT_SEQ_BUSY) ||
 			                     (s1 & DT_SEQ_POS_MASK) < p + 1))
 				return DT_NEXT_BUSY;
-			st->skipped++;
+			if (ring_seq_possible(r, p, s1))
+				st->skipped++;
+			else
+				st->corrupt++;
 			(*pos)++;
 			continue;
 		}

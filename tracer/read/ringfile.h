@@ -83,19 +83,28 @@ struct dt_read_stats {
 	uint64_t records; /* returned */
 	uint64_t skipped; /* positions holding no record start (unpublished, dead writer) */
 	uint64_t torn;    /* overwritten while being read */
-	uint64_t corrupt; /* bad length, slot count or checksum */
+	uint64_t corrupt; /* bad length, slot count, checksum or sequence word */
+	int truncated;    /* the file shrank under the reader (DT_NEXT_GONE) */
 };
 
-enum { DT_NEXT_END = 0, DT_NEXT_RECORD = 1, DT_NEXT_BUSY = 2 };
+enum { DT_NEXT_END = 0, DT_NEXT_RECORD = 1, DT_NEXT_BUSY = 2, DT_NEXT_GONE = 3 };
 
-/* First position still held by the ring. */
+/* First position still held by the ring (0 when the file shrank under
+ * the mapping: dt_ring_next then says so). */
 uint64_t dt_ring_tail(const struct dt_ring *r);
+
+/* The header's counters of records lost to overwriting, dropped by
+ * writers and refusals unrecorded. 0, or -1 (all 0) when the file shrank
+ * under the mapping. */
+int dt_ring_counters(const struct dt_ring *r, uint64_t *lost, uint64_t *dropped, uint64_t *unseen);
 
 /* Reads the next valid record at or after *pos into buf (DT_REC_MAX bytes).
  * DT_NEXT_RECORD: *pos is advanced past it and *len set. DT_NEXT_END: *pos
  * reached head. DT_NEXT_BUSY (only with stop_at_busy): a writer is still
- * filling the slot at *pos; try again later. Never returns a torn or
- * corrupt record. */
+ * filling the slot at *pos; try again later. DT_NEXT_GONE: the file was
+ * truncated under the mapping (st->truncated set); nothing more can be
+ * read from it. Never returns a torn or corrupt record, and never dies of
+ * the SIGBUS a truncated mapping raises. */
 int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uint32_t *len,
                  struct dt_read_stats *st, int stop_at_busy);
 
