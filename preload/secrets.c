@@ -81,14 +81,15 @@ static size_t dt_secret_prefixed_span(const char *s, size_t avail, int prev, siz
 	static const struct {
 		const char *prefix;
 		size_t min_rest;
-	} shapes[] = {{"sk-", 16},   {"ghp_", 20},  {"gho_", 20},        {"ghu_", 20},
-	              {"ghs_", 20},  {"ghr_", 20},  {"github_pat_", 20}, {"xoxa-", 10},
-	              {"xoxb-", 10}, {"xoxp-", 10}, {"xoxr-", 10},       {"xoxs-", 10},
-	              {"AKIA", 16},  {"ASIA", 16},  {"glpat-", 16}};
+	} shapes[] = {{"sk-", 16},   {"ghp_", 20},     {"gho_", 20},        {"ghu_", 20},
+	              {"ghs_", 20},  {"ghr_", 20},     {"github_pat_", 20}, {"xoxa-", 10},
+	              {"xoxb-", 10}, {"xoxp-", 10},    {"xoxr-", 10},       {"xoxs-", 10},
+	              {"AKIA", 16},  {"ASIA", 16},     {"glpat-", 16},      {"npm_", 30},
+	              {"hf_", 30},   {"sk_live_", 16}, {"rk_live_", 16}};
 	size_t run = 0;
 	*run_out = 0;
-	if (prev && dt_token_char(prev))
-		return 0;
+	if (prev && dt_token_char(prev) && prev != '=')
+		return 0; /* mid-word; but KEY=TOKEN starts one */
 	while (run < avail && dt_token_char((unsigned char)s[run]))
 		run++;
 	*run_out = run;
@@ -183,12 +184,99 @@ static size_t dt_auth_scheme(const char *in, size_t n, size_t i, struct dt_out *
 	return 0;
 }
 
+static int dt_name_char(int c)
+{
+	return dt_alnum(c) || c == '-' || c == '_';
+}
+
+/* The end of a value that runs to the end of its line or quoted string. */
+static size_t dt_value_end(const char *in, size_t n, size_t v)
+{
+	while (v < n && in[v] != '\n' && in[v] != '"' && in[v] != '\'')
+		v++;
+	return v;
+}
+
+/* At a word start: "X-Api-Key: VALUE", "Cookie: ...", "password:PW" (a
+ * header or a colon pair whose name says secret, not "scheme://"), the
+ * value up to the end of its line or string redacted. */
+static size_t dt_secret_pair(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	size_t e = i;
+	while (e < n && dt_name_char((unsigned char)in[e]))
+		e++;
+	if (e == i || e >= n || in[e] != ':' || (e + 1 < n && in[e + 1] == '/') ||
+	    !dt_secret_name_match(in + i, e - i, 1))
+		return 0;
+	size_t v = e + 1;
+	while (v < n && in[v] == ' ')
+		v++;
+	size_t end = dt_value_end(in, n, v);
+	/* "Authorization: Bearer X" keeps its scheme (dt_auth_scheme) */
+	if (end == v || dt_starts_ci(in + v, n - v, "BEARER ") ||
+	    dt_starts_ci(in + v, n - v, "BASIC "))
+		return 0;
+	dt_out_put(o, in + i, v - i);
+	dt_out_redacted(o);
+	return end - i;
+}
+
+/* At '?' or '&': a query parameter whose name says secret (key, token,
+ * sig, ...), its value redacted up to the next parameter. */
+static size_t dt_secret_query(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	size_t e = i + 1;
+	while (e < n && dt_name_char((unsigned char)in[e]))
+		e++;
+	if (e == i + 1 || e >= n || in[e] != '=')
+		return 0;
+	if (!dt_secret_name_match(in + i + 1, e - i - 1, 0) && !dt_starts_ci(in + i + 1, 3, "SIG"))
+		return 0;
+	size_t v = e + 1;
+	while (v < n && in[v] != '&' && in[v] != '#' && in[v] != ' ' && in[v] != '"' &&
+	       in[v] != '\'' && in[v] != '\n')
+		v++;
+	dt_out_put(o, in + i, e + 1 - i);
+	dt_out_redacted(o);
+	return v - i;
+}
+
+/* At ':' of "://": a webhook URL (hooks.HOST, or /hooks/ or /webhooks/ in
+ * its path), whose path is its secret: everything after the host goes. */
+static size_t dt_webhook_url(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	if (i + 3 > n || in[i + 1] != '/' || in[i + 2] != '/')
+		return 0;
+	size_t a = i + 3, h = a;
+	while (h < n && in[h] != '/' && in[h] != ' ' && in[h] != '"' && in[h] != '\'')
+		h++;
+	size_t end = h;
+	while (end < n && in[end] != ' ' && in[end] != '"' && in[end] != '\'' && in[end] != '\n')
+		end++;
+	int hook = dt_starts_ci(in + a, h - a, "HOOKS.");
+	for (size_t k = h; !hook && k + 7 <= end; k++)
+		hook = dt_starts_ci(in + k, end - k, "/HOOKS/") ||
+		       dt_starts_ci(in + k, end - k, "/WEBHOOKS/");
+	if (!hook || end == h)
+		return 0;
+	dt_out_put(o, in + i, h - i);
+	dt_out_put(o, "/", 1);
+	dt_out_redacted(o);
+	return end - i;
+}
+
 size_t dt_redact_value(const char *in, size_t n, char *out, size_t cap)
 {
 	struct dt_out o = {out, 0, cap};
 	for (size_t i = 0; i < n;) {
 		int prev = i ? (unsigned char)in[i - 1] : 0;
-		size_t used = in[i] == ':' ? dt_url_userinfo(in, n, i, &o) : 0;
+		size_t used = in[i] == ':' ? dt_webhook_url(in, n, i, &o) : 0;
+		if (!used && in[i] == ':')
+			used = dt_url_userinfo(in, n, i, &o);
+		if (!used && (in[i] == '?' || in[i] == '&'))
+			used = dt_secret_query(in, n, i, &o);
+		if (!used && !dt_name_char(prev) && prev != '.' && prev != '/')
+			used = dt_secret_pair(in, n, i, &o);
 		if (!used && !dt_alnum(prev))
 			used = dt_auth_scheme(in, n, i, &o);
 		size_t run;
@@ -213,28 +301,99 @@ static size_t dt_env_like_name(const char *in, size_t n)
 	return i > 0 && i < n && in[i] == '=' && !(in[0] >= '0' && in[0] <= '9') ? i : 0;
 }
 
+/* What dt_redact_arg carries from one word to the next in *expect. */
+enum {
+	DT_ARG_VALUE = 1,   /* the previous word was a secret option: this is its value */
+	DT_ARG_USERPW = 2,  /* after -u / --user: USER:PASSWORD */
+	DT_ARG_PW_PROG = 4, /* a program whose -p takes a password ran earlier in argv */
+};
+
+/* Programs whose -p (or -pVALUE) is a password, not a port or a path. */
+static int dt_password_program(const char *in, size_t n)
+{
+	static const char *const progs[] = {"MYSQL",       "MYSQLDUMP",    "MYSQLADMIN",
+	                                    "MYSQLIMPORT", "MYSQLCHECK",   "MYSQLSHOW",
+	                                    "MARIADB",     "MARIADB-DUMP", "SSHPASS"};
+	size_t b = n;
+	while (b > 0 && in[b - 1] != '/')
+		b--;
+	for (size_t k = 0; k < sizeof(progs) / sizeof(*progs); k++)
+		if (n - b == dt_cstrlen(progs[k]) && dt_starts_ci(in + b, n - b, progs[k]))
+			return 1;
+	return 0;
+}
+
+/* USER:PASSWORD (curl's -u), the part after the first ':' redacted. */
+static size_t dt_user_password(const char *in, size_t n, struct dt_out *o)
+{
+	size_t c = 0;
+	while (c < n && in[c] != ':')
+		c++;
+	if (c == n)
+		dt_out_put(o, in, n);
+	else {
+		dt_out_put(o, in, c + 1);
+		dt_out_redacted(o);
+	}
+	return o->len;
+}
+
+/* An option word: the secret-named rules, -u/--user, and a password
+ * program's -p. Returns 1 when handled into o. */
+static int dt_redact_option(const char *in, size_t n, struct dt_out *o, int *expect)
+{
+	size_t d = in[1] == '-' ? 2 : 1, eq = d;
+	while (eq < n && in[eq] != '=')
+		eq++;
+	if (eq > d && dt_secret_name_match(in + d, eq - d, 0)) {
+		dt_out_put(o, in, eq == n ? n : eq + 1);
+		if (eq == n)
+			*expect |= DT_ARG_VALUE; /* --token VALUE */
+		else
+			dt_out_redacted(o); /* --password=VALUE */
+		return 1;
+	}
+	int user =
+	    (d == 2 && eq - d == 4 && dt_starts_ci(in + d, 4, "USER")) || (d == 1 && in[1] == 'u');
+	if (user && (d == 1 ? n == 2 : eq == n)) {
+		dt_out_put(o, in, n);
+		*expect |= DT_ARG_USERPW;
+		return 1;
+	}
+	if (user) { /* -uUSER:PW, --user=USER:PW */
+		size_t at = d == 1 ? 2 : eq + 1;
+		dt_out_put(o, in, at);
+		struct dt_out rest = {o->p ? o->p + (o->len < o->cap ? o->len : o->cap) : o->p, 0,
+		                      o->len < o->cap ? o->cap - o->len : 0};
+		o->len += dt_user_password(in + at, n - at, &rest);
+		return 1;
+	}
+	if ((*expect & DT_ARG_PW_PROG) && d == 1 && in[1] == 'p') {
+		dt_out_put(o, in, 2);
+		if (n == 2)
+			*expect |= DT_ARG_VALUE; /* -p PW */
+		else
+			dt_out_redacted(o); /* -pPW */
+		return 1;
+	}
+	return 0;
+}
+
 size_t dt_redact_arg(const char *in, size_t n, char *out, size_t cap, int *expect)
 {
 	struct dt_out o = {out, 0, cap};
-	int was_expected = *expect;
-	*expect = 0;
+	int was = *expect;
+	*expect &= DT_ARG_PW_PROG;
 	if (n > 1 && in[0] == '-') {
-		size_t d = in[1] == '-' ? 2 : 1, eq = d;
-		while (eq < n && in[eq] != '=')
-			eq++;
-		if (eq > d && dt_secret_name_match(in + d, eq - d, 0)) {
-			if (eq == n) { /* --token VALUE */
-				*expect = 1;
-				dt_out_put(&o, in, n);
-			} else { /* --password=VALUE */
-				dt_out_put(&o, in, eq + 1);
-				dt_out_redacted(&o);
-			}
+		if (dt_redact_option(in, n, &o, expect))
 			return o.len;
-		}
-	} else if (was_expected) {
+	} else if (was & DT_ARG_VALUE) {
 		dt_out_redacted(&o);
 		return o.len;
+	} else if (was & DT_ARG_USERPW) {
+		return dt_user_password(in, n, &o);
+	} else if (dt_password_program(in, n)) {
+		*expect |= DT_ARG_PW_PROG;
 	}
 	size_t nl = dt_env_like_name(in, n);
 	if (nl && dt_secret_env_name(in, nl)) {

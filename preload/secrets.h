@@ -17,7 +17,14 @@
  *  - the password in a URL's userinfo (`postgres://user:pw@host`);
  *  - the word after `Bearer ` or `Basic ` (an Authorization header);
  *  - a token-shaped word anywhere (sk-..., ghp_..., github_pat_...,
- *    xox?-..., AKIA..., glpat-...).
+ *    xox?-..., AKIA..., glpat-..., npm_..., hf_..., sk_live_...);
+ *  - the value of a header or colon pair whose name says secret
+ *    (`X-Api-Key: ...`, `Cookie: ...`, `password:PW`);
+ *  - the password of USER:PASSWORD after -u/--user (curl);
+ *  - -p's value (`-p PW`, `-pPW`) once argv has named a program whose -p
+ *    is a password (mysql and its tools, mariadb, sshpass), not mkdir's;
+ *  - a webhook URL's path (hooks.HOST, /hooks/, /webhooks/) and the value
+ *    of a query parameter whose name says secret (?key=, &sig=).
  * Each is replaced by DT_REDACTED. evidence --redact also replaces runs of
  * 32+ letters and digits mixed (dt_secret_span), which may be a hash or a
  * path segment: too blunt for the records reports derive roots from.

@@ -104,6 +104,7 @@ Test(outputs_valid, junit_stays_valid_xml_0600_and_without_the_command_line_s_pa
 	                      "exit 1",
 	                      "x" U_FFFF "y",
 	                      "--password=hunter2-secret",
+	                      "sshpass",
 	                      "-p",
 	                      "pw-after-p",
 	                      NULL};

@@ -130,3 +130,62 @@ Test(redact_rules, config_lines_lose_secret_values_and_keep_the_rest)
 		cr_expect_str_eq(out, cases[i].want, "line %zu", i);
 	}
 }
+
+/* Each argv form of issue 22's list, as the words a program receives. */
+Test(redact_rules, a_password_program_s_p_option_loses_its_value_attached_or_not)
+{
+	const char *const sshpass[] = {"/usr/bin/sshpass", "-p", "hunter2", "ssh", "host"};
+	cr_expect_str_eq(arg_seq(sshpass, 1), "-p");
+	cr_expect_str_eq(arg_seq(sshpass, 2), DT_REDACTED);
+	cr_expect_str_eq(arg_seq(sshpass, 4), "host");
+	const char *const mysql[] = {"mysql", "-uroot", "-phunter2", "db"};
+	cr_expect_str_eq(arg_seq(mysql, 2), "-p" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(mysql, 3), "db");
+	const char *const mysql2[] = {"mysql", "-p", "hunter2"};
+	cr_expect_str_eq(arg_seq(mysql2, 2), DT_REDACTED);
+}
+
+Test(redact_rules, p_options_of_other_programs_keep_their_value)
+{
+	const char *const mkdir[] = {"mkdir", "-p", "/srv/board"};
+	cr_expect_str_eq(arg_seq(mkdir, 2), "/srv/board");
+	const char *const ssh[] = {"ssh", "-p", "2222", "-pv"};
+	cr_expect_str_eq(arg_seq(ssh, 2), "2222");
+	cr_expect_str_eq(arg_seq(ssh, 3), "-pv");
+}
+
+Test(redact_rules, user_colon_password_keeps_the_user_only)
+{
+	const char *const curl[] = {"curl",      "-u",           "alice:hunter2",
+	                            "-ubob:pw2", "--user=c:pw3", "--user",
+	                            "d:pw4",     "-u",           "root"};
+	cr_expect_str_eq(arg_seq(curl, 2), "alice:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 3), "-ubob:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 4), "--user=c:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 6), "d:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 8), "root");
+}
+
+Test(redact_rules, secret_headers_and_colon_pairs_lose_their_value)
+{
+	cr_expect_str_eq(value("X-Api-Key: abc123"), "X-Api-Key: " DT_REDACTED);
+	cr_expect_str_eq(value("Cookie: session=abc; other=def"), "Cookie: " DT_REDACTED);
+	cr_expect_str_eq(value("password:hunter2"), "password:" DT_REDACTED);
+	cr_expect_str_eq(value("Content-Type: text/plain"), "Content-Type: text/plain");
+	cr_expect_str_eq(value("https://example.org/x"), "https://example.org/x");
+}
+
+Test(redact_rules, npm_tokens_webhook_paths_and_secret_query_values_go)
+{
+	cr_expect_str_eq(value("//registry/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789"),
+	                 "//registry/:_authToken=" DT_REDACTED);
+	cr_expect_str_eq(value("npm_abcdefghijklmnopqrstuvwxyz0123456789"), DT_REDACTED);
+	cr_expect_str_eq(value("https://hooks.slack.com/services/T000/B000/XXXXsecret"),
+	                 "https://hooks.slack.com/" DT_REDACTED);
+	cr_expect_str_eq(value("https://discord.com/api/webhooks/123/tok-en"),
+	                 "https://discord.com/" DT_REDACTED);
+	cr_expect_str_eq(value("https://api.example.org/v1?key=abc&page=2"),
+	                 "https://api.example.org/v1?key=" DT_REDACTED "&page=2");
+	cr_expect_str_eq(value("https://x.blob/f?sv=1&sig=abc%2F"),
+	                 "https://x.blob/f?sv=1&sig=" DT_REDACTED);
+}
