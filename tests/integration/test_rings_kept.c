@@ -194,3 +194,31 @@ Test(rings_kept, run_o_refuses_to_replace_a_device_in_a_private_mount_namespace)
 	cr_expect(strstr(out, "status 125"), "%s", out);
 	cr_expect(strstr(out, "character special file"), "the device was replaced:\n%s", out);
 }
+
+Test(rings_kept, a_size_that_is_not_a_power_of_two_of_slots_is_said_with_what_the_ring_holds)
+{
+	char ring[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/s.ring", dtt_tmpdir());
+	static struct dtt_cli c;
+	const char *args[] = {"run", "--size", "63K", "-o", ring, "--", "true", NULL};
+	dtt_cli(&c, args);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	struct stat st;
+	cr_assert_eq(stat(ring, &st), 0);
+	cr_expect_eq(st.st_size, 36 * 1024);
+	cr_expect(strstr(c.err, "32 KiB of records") && strstr(c.err, "36 KiB"),
+	          "the rounding is not said: %s", c.err);
+}
+
+Test(rings_kept, a_ring_path_with_a_newline_or_an_escape_is_printed_escaped)
+{
+	char ring[PATH_MAX];
+	snprintf(ring, sizeof(ring), "%s/a\nforged: line\x1b[31m.ring", dtt_tmpdir());
+	static struct dtt_cli c;
+	const char *args[] = {"run", "-o", ring, "--", "true", NULL};
+	dtt_cli(&c, args);
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect_null(strstr(c.err, "\nforged: line"), "a line was forged:\n%s", c.err);
+	cr_expect_null(strchr(c.err, '\x1b'), "a raw escape reached the terminal:\n%s", c.err);
+	cr_expect_not_null(strstr(c.err, "a\\x0aforged"), "%s", c.err);
+}

@@ -20,10 +20,23 @@ int dt_fail(int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("denytrace: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char *msg = NULL;
+	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	fputs("denytrace: ", stderr);
+	/* messages name paths and words a traced program chose: a newline or
+	 * an escape sequence in one must not forge a line or drive the
+	 * terminal (dt_put_safe's rule, backslashes kept as they are) */
+	for (const unsigned char *p = (const unsigned char *)(n >= 0 ? msg : "?"); *p;) {
+		int len = dt_safe_len(p);
+		if (len)
+			fwrite(p, 1, (size_t)len, stderr);
+		else
+			fprintf(stderr, "\\x%02x", *p);
+		p += len ? len : 1;
+	}
+	fputc('\n', stderr);
+	free(n >= 0 ? msg : NULL);
 	return status;
 }
 

@@ -533,6 +533,13 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		    "and would load nothing; install denytrace under a path without spaces "
 		    "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
 		    rr->probe, bad);
+	if (o->size && dt_ring_area(o->size) != o->size && !o->quiet)
+		dt_fail(0,
+		        "--size %llu bytes rounds down to %llu KiB of records (a power of two of "
+		        "%u-byte slots); the ring file is %llu KiB with its header",
+		        (unsigned long long)o->size,
+		        (unsigned long long)dt_ring_area(o->size) / 1024, DT_SLOT_SIZE,
+		        (unsigned long long)(dt_ring_area(o->size) + DT_RING_HEADER_SIZE) / 1024);
 	int dirlock = run_lock_ring_dir(o->out);
 	int rc = run_choose_ring_path(o, rr);
 	int fd = rc ? -1 : run_ring_file(o, rr);
@@ -851,11 +858,10 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
 	}
 	if (!o->quiet && !dt_ring_intact(&rr->ring))
-		fprintf(
-		    stderr,
-		    "denytrace: the ring %s was truncated while the command ran: no "
-		    "summary (reading it would crash); `denytrace show %s` reads what is left.\n",
-		    rr->path, rr->path);
+		dt_fail(0,
+		        "the ring %s was truncated while the command ran: no summary; `denytrace "
+		        "show %s` reads what is left.",
+		        rr->path, rr->path);
 	else if (!o->quiet)
 		run_summarise(rr, covered, deny, seed,
 		              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));

@@ -179,6 +179,15 @@ int dt_ringfile_busy(const char *path)
 	return busy;
 }
 
+uint64_t dt_ring_area(uint64_t size)
+{
+	/* a power of two of slots: positions map to slots by a mask */
+	uint64_t nslots = 1;
+	while (nslots * 2 * DT_SLOT_SIZE <= size)
+		nslots *= 2;
+	return nslots * DT_SLOT_SIZE;
+}
+
 int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen)
 {
 	return dt_ringfile_create_reusing(path, size, flags, NULL, err, errlen);
@@ -345,11 +354,7 @@ int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
 		         DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
 		return -1;
 	}
-	/* size is the record area; the 4 KiB header comes on top */
-	uint64_t nslots = 1;
-	while (nslots * 2 * DT_SLOT_SIZE <= size)
-		nslots *= 2;
-	size_t len = dt_ring_file_size(nslots);
+	size_t len = dt_ring_file_size(dt_ring_area(size) / DT_SLOT_SIZE);
 	if (spare && spare->fd >= 0) {
 		int fd = ringfile_reuse(path, len, flags, spare);
 		if (fd >= 0)

@@ -40,6 +40,10 @@ int dt_ringfile_replaceable(const char *path, char *err, size_t errlen);
  * launcher and reader of it holds (a run still going). */
 int dt_ringfile_busy(const char *path);
 
+/* The record area a ring of size bytes gets: size rounded down to a
+ * power of two of slots (the 4 KiB header comes on top). */
+uint64_t dt_ring_area(uint64_t size);
+
 /* A finished ring that the next one may reuse: allocating a ring and later
  * freeing the one it displaces cost ~0.7 ms per `denytrace run` on tmpfs
  * and ~0.4 ms on ext4, more than the rest of its start-up. */
