@@ -61,12 +61,13 @@ size_t dt_redact_arg(const char *in, size_t n, char *out, size_t cap, int *expec
  * (a secret name), else writes NAME=redacted value like dt_redact_value. */
 size_t dt_redact_env(const char *entry, size_t n, char *out, size_t cap);
 
-/* One line of a TOML file (Codex's config.toml as `denytrace codex`
- * recorded it): KEY = VALUE with a secret-named KEY (api_key, token,
- * password, as words) becomes KEY = "<redacted>"; any other line goes
- * through dt_redact_value (Bearer headers, URL passwords, tokens). */
-size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap);
-/* A whole file, line by line; returns and bounds as dt_redact_value. */
+/* A TOML file (Codex's config.toml as `denytrace codex` recorded it):
+ * the values of the keys denytrace reads (sandbox mode, writable roots,
+ * permission profiles, project trust, MCP servers' commands and the
+ * probe's variables in their env) are kept, through dt_redact_value;
+ * every other value becomes "<redacted>" (a multi-line one whole; inline
+ * tables entry by entry); table headers and key names stay; comments go.
+ * The result is TOML again. Returns and bounds as dt_redact_value. */
 size_t dt_redact_config_text(const char *in, size_t n, char *out, size_t cap);
 
 /* Record fields: DT_T_ARGV from NUL-separated words (n bytes, each word

@@ -311,7 +311,13 @@ Test(secrets, codex_config_snapshot_keeps_the_sandbox_settings_and_no_secret)
 	      "[sandbox_workspace_write]\nwritable_roots = [\"/srv/board\"]\n"
 	      "[mcp_servers.board.env]\nBOARD_TOKEN = \"" MARK "31\"\n"
 	      "[model_providers.corp]\nbase_url = \"https://svc:" MARK "32@llm.example.com\"\n"
-	      "http_headers = { Authorization = \"Bearer " MARK "33\" }\n",
+	      "http_headers = { Authorization = \"Bearer " MARK "33\" }\n"
+	      "query_params = { key = \"" MARK "34\" }\n"
+	      "wire_url = \"https://llm.example.com/v1?key=" MARK "35\"\n"
+	      "notes = \'\'\'\n" MARK "36\n\'\'\'\n"
+	      "[mcp_servers.docs]\ncommand = \"npx\"\n"
+	      "args = [\"--token\", \"" MARK "37\"]\n"
+	      "env = { \"API_KEY\" = \"" MARK "38\" }\n",
 	      f);
 	fclose(f);
 	snprintf(ring, sizeof(ring), "%s/codex.ring", t);

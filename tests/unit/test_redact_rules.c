@@ -109,26 +109,48 @@ Test(redact_rules, env_field_that_does_not_fit_sets_overflow_and_writes_nothing)
 	cr_expect_eq(b.overflow, 1);
 }
 
-Test(redact_rules, config_lines_lose_secret_values_and_keep_the_rest)
+static const char *config(const char *in)
 {
-	static const struct {
-		const char *in, *want;
-	} cases[] = {
-	    {"API_KEY = \"abc\"", "API_KEY = \"" DT_REDACTED "\""},
-	    {"  mcp.token=\"abc\" # note", "  mcp.token= \"" DT_REDACTED "\""},
-	    {"sandbox_mode = \"workspace-write\"", "sandbox_mode = \"workspace-write\""},
-	    {"h = { Authorization = \"Bearer xyz\" }",
-	     "h = { Authorization = \"Bearer " DT_REDACTED "\" }"},
-	    {"[mcp_servers.x.env]", "[mcp_servers.x.env]"},
-	    {"dangerously_bypass = true", "dangerously_bypass = true"},
-	    {"api_keys = [", "api_keys = ["}, /* multi-line: left whole, TOML stays valid */
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		size_t n =
-		    dt_redact_config_line(cases[i].in, strlen(cases[i].in), out, sizeof(out) - 1);
-		out[n] = 0;
-		cr_expect_str_eq(out, cases[i].want, "line %zu", i);
-	}
+	size_t n = dt_redact_config_text(in, strlen(in), out, sizeof(out) - 1);
+	out[n] = 0;
+	return out;
+}
+
+Test(redact_rules, a_config_keeps_the_values_denytrace_reads_and_redacts_every_other)
+{
+	cr_expect_str_eq(config("sandbox_mode = \"workspace-write\" # note\nmodel = \"m\"\n"),
+	                 "sandbox_mode = \"workspace-write\"\nmodel = \"" DT_REDACTED "\"\n");
+	cr_expect_str_eq(config("[sandbox_workspace_write]\nwritable_roots = [\n  \"/a\",\n]\n"),
+	                 "[sandbox_workspace_write]\nwritable_roots = [\n  \"/a\",\n]\n");
+	cr_expect_str_eq(config("[profiles.w]\nsandbox_mode = \"read-only\"\n"
+	                        "[projects.\"/p\"]\ntrust_level = \"trusted\"\n"),
+	                 "[profiles.w]\nsandbox_mode = \"read-only\"\n"
+	                 "[projects.\"/p\"]\ntrust_level = \"trusted\"\n");
+	cr_expect_str_eq(config("# token = \"t\"\ndangerously_bypass = true\n"),
+	                 "dangerously_bypass = \"" DT_REDACTED "\"\n", "comments go too");
+}
+
+Test(redact_rules, mcp_servers_keep_name_command_and_the_probe_s_variables_only)
+{
+	cr_expect_str_eq(config("[mcp_servers.docs]\ncommand = \"npx\"\n"
+	                        "args = [\"--token\", \"T1\"]\n"
+	                        "env = { \"API_KEY\" = \"T2\", LD_PRELOAD = \"/p.so\" }\n"),
+	                 "[mcp_servers.docs]\ncommand = \"npx\"\nargs = \"" DT_REDACTED "\"\n"
+	                 "env = { \"API_KEY\" = \"" DT_REDACTED "\", LD_PRELOAD = \"/p.so\" }\n");
+	cr_expect_str_eq(config("[mcp_servers.docs.env]\nTOKEN = \"T3\"\n"),
+	                 "[mcp_servers.docs.env]\nTOKEN = \"" DT_REDACTED "\"\n");
+}
+
+Test(redact_rules, headers_query_params_urls_and_multi_line_strings_in_a_config_go_whole)
+{
+	cr_expect_str_eq(config("[model_providers.c]\nhttp_headers = { \"X-Key\" = \"T4\" }\n"
+	                        "query_params = { key = \"T5\" }\n"
+	                        "base_url = \"https://h/v1?key=T6\"\n"
+	                        "notes = \'\'\'\nT7\n\'\'\'\nafter = 1\n"),
+	                 "[model_providers.c]\nhttp_headers = { \"X-Key\" = \"" DT_REDACTED "\" }\n"
+	                 "query_params = { key = \"" DT_REDACTED "\" }\n"
+	                 "base_url = \"" DT_REDACTED "\"\nnotes = \"" DT_REDACTED "\"\n"
+	                 "after = \"" DT_REDACTED "\"\n");
 }
 
 /* Each argv form of issue 22's list, as the words a program receives. */
