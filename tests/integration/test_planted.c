@@ -229,3 +229,21 @@ Test(planted, a_fifo_at_kanban_current_does_not_hang_roots)
 	int st = dtt_system(out, sizeof(out), argv, envv);
 	cr_expect_eq(st, 0, "roots: status %d (124: it hung): %s", st, out);
 }
+
+Test(planted, a_fifo_at_codex_home_config_toml_does_not_hang_denytrace_codex)
+{
+	const char *top = dtt_tmpdir();
+	char home[PATH_MAX], cfg[PATH_MAX + 16], ring[PATH_MAX + 16], env[PATH_MAX + 16];
+	snprintf(home, sizeof(home), "%s/codex-home", top);
+	cr_assert_eq(mkdir(home, 0755), 0);
+	snprintf(cfg, sizeof(cfg), "%s/config.toml", home);
+	cr_assert_eq(mkfifo(cfg, 0600), 0);
+	snprintf(ring, sizeof(ring), "%s/cx.ring", top);
+	snprintf(env, sizeof(env), "CODEX_HOME=%s", home);
+	const char *envv[] = {env, NULL};
+	static char out[1 << 16];
+	const char *argv[] = {"timeout",   "20", dt(), "codex", "-q", "--codex",
+	                      "/bin/true", "-o", ring, "--",    NULL};
+	int st = dtt_system(out, sizeof(out), argv, envv);
+	cr_expect_eq(st, 0, "codex: status %d (124: it hung): %s", st, out);
+}
