@@ -416,7 +416,6 @@ static int run_ring_map(struct dt_run_ring *rr, int fd)
 		close(fd);
 		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", rr->path);
 	}
-	rr->hold = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	rr->fd = dt_ring_fd_out_of_the_way(fd);
 	rr->map = map;
 	rr->map_len = (size_t)st.st_size;
@@ -519,7 +518,6 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 {
 	memset(rr, 0, sizeof(*rr));
 	rr->fd = -1;
-	rr->hold = -1;
 	rr->old_ring = -1;
 	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
 		return dt_fail(DT_EXIT_INTERNAL,
@@ -782,7 +780,7 @@ static void run_note_setid_command(struct dt_ring *ring, char **cmd, pid_t pid)
 int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 {
 	struct dt_deny_set *deny = &o->deny;
-	int fd = rr->fd, watch_exec = o->watch_exec;
+	int watch_exec = o->watch_exec;
 	uint64_t seed = o->seed;
 	run_write_launch(&rr->ring, cmd, o->env_extra);
 
@@ -815,8 +813,10 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	if (pid < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "fork: %s", strerror(errno));
 	close(pipefd[1]);
-	if (fd >= 0)
-		close(fd); /* the child has its copy */
+	/* fd stays open here until the run ends: its shared lock says the
+	 * ring is in use even when the command closes its copy (Codex does);
+	 * it sits out of the command's way (dt_ring_fd_out_of_the_way), so it
+	 * costs the low descriptors nothing */
 	struct dt_supervisor *sup = NULL;
 	if (filter) {
 		/* before waiting for the exec: the exec itself is notified */
@@ -867,9 +867,9 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	munmap(rr->map, rr->map_len);
 	rr->map = NULL;
-	if (rr->hold >= 0)
-		close(rr->hold);
-	rr->hold = -1;
+	if (rr->fd >= 0)
+		close(rr->fd); /* kept so far: the ring was in use until now */
+	rr->fd = -1;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

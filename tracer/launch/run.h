@@ -35,17 +35,15 @@ int dt_run_opt_errnos(void *args, const char *val);
 
 /* The ring of one run, created and mapped, and the probe that writes it. */
 struct dt_run_ring {
-	int fd;
+	int fd;       /* the descriptor the command inherits (-1: none), kept by the
+	               * launcher until the run ends: its shared lock tells a run
+	               * starting meanwhile that the ring is in use */
 	int old_ring; /* a ring this one displaces and does not reuse, held
 	               * until the command has started: freeing its blocks
 	               * (0.1-0.4 ms) then overlaps with the command, -1 if none */
 	void *map;
 	size_t map_len;
 	struct dt_ring ring;
-	int hold;             /* the launcher's own descriptor of the ring, holding
-	                       * its shared lock until the run ends (the command
-	                       * may close the one it inherits): a run starting
-	                       * meanwhile sees the ring in use */
 	char path[PATH_MAX];  /* the ring: -o FILE, or beside it when that is in use */
 	char abs[PATH_MAX];   /* the ring's absolute path */
 	char id[72];          /* "DEV:INO:CREATED_NS", for DENYTRACE_RING_ID */

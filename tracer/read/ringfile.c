@@ -169,10 +169,12 @@ int dt_ringfile_replaceable(const char *path, char *err, size_t errlen)
 
 int dt_ringfile_busy(const char *path)
 {
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0; /* nothing, or not a ring: never opened */
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	struct stat st;
 	int busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0 &&
 	           errno == EWOULDBLOCK;
 	close(fd);
