@@ -81,14 +81,15 @@ static size_t dt_secret_prefixed_span(const char *s, size_t avail, int prev, siz
 	static const struct {
 		const char *prefix;
 		size_t min_rest;
-	} shapes[] = {{"sk-", 16},   {"ghp_", 20},  {"gho_", 20},        {"ghu_", 20},
-	              {"ghs_", 20},  {"ghr_", 20},  {"github_pat_", 20}, {"xoxa-", 10},
-	              {"xoxb-", 10}, {"xoxp-", 10}, {"xoxr-", 10},       {"xoxs-", 10},
-	              {"AKIA", 16},  {"ASIA", 16},  {"glpat-", 16}};
+	} shapes[] = {{"sk-", 16},   {"ghp_", 20},     {"gho_", 20},        {"ghu_", 20},
+	              {"ghs_", 20},  {"ghr_", 20},     {"github_pat_", 20}, {"xoxa-", 10},
+	              {"xoxb-", 10}, {"xoxp-", 10},    {"xoxr-", 10},       {"xoxs-", 10},
+	              {"AKIA", 16},  {"ASIA", 16},     {"glpat-", 16},      {"npm_", 30},
+	              {"hf_", 30},   {"sk_live_", 16}, {"rk_live_", 16}};
 	size_t run = 0;
 	*run_out = 0;
-	if (prev && dt_token_char(prev))
-		return 0;
+	if (prev && dt_token_char(prev) && prev != '=')
+		return 0; /* mid-word; but KEY=TOKEN starts one */
 	while (run < avail && dt_token_char((unsigned char)s[run]))
 		run++;
 	*run_out = run;
@@ -183,12 +184,99 @@ static size_t dt_auth_scheme(const char *in, size_t n, size_t i, struct dt_out *
 	return 0;
 }
 
+static int dt_name_char(int c)
+{
+	return dt_alnum(c) || c == '-' || c == '_';
+}
+
+/* The end of a value that runs to the end of its line or quoted string. */
+static size_t dt_value_end(const char *in, size_t n, size_t v)
+{
+	while (v < n && in[v] != '\n' && in[v] != '"' && in[v] != '\'')
+		v++;
+	return v;
+}
+
+/* At a word start: "X-Api-Key: VALUE", "Cookie: ...", "password:PW" (a
+ * header or a colon pair whose name says secret, not "scheme://"), the
+ * value up to the end of its line or string redacted. */
+static size_t dt_secret_pair(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	size_t e = i;
+	while (e < n && dt_name_char((unsigned char)in[e]))
+		e++;
+	if (e == i || e >= n || in[e] != ':' || (e + 1 < n && in[e + 1] == '/') ||
+	    !dt_secret_name_match(in + i, e - i, 1))
+		return 0;
+	size_t v = e + 1;
+	while (v < n && in[v] == ' ')
+		v++;
+	size_t end = dt_value_end(in, n, v);
+	/* "Authorization: Bearer X" keeps its scheme (dt_auth_scheme) */
+	if (end == v || dt_starts_ci(in + v, n - v, "BEARER ") ||
+	    dt_starts_ci(in + v, n - v, "BASIC "))
+		return 0;
+	dt_out_put(o, in + i, v - i);
+	dt_out_redacted(o);
+	return end - i;
+}
+
+/* At '?' or '&': a query parameter whose name says secret (key, token,
+ * sig, ...), its value redacted up to the next parameter. */
+static size_t dt_secret_query(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	size_t e = i + 1;
+	while (e < n && dt_name_char((unsigned char)in[e]))
+		e++;
+	if (e == i + 1 || e >= n || in[e] != '=')
+		return 0;
+	if (!dt_secret_name_match(in + i + 1, e - i - 1, 0) && !dt_starts_ci(in + i + 1, 3, "SIG"))
+		return 0;
+	size_t v = e + 1;
+	while (v < n && in[v] != '&' && in[v] != '#' && in[v] != ' ' && in[v] != '"' &&
+	       in[v] != '\'' && in[v] != '\n')
+		v++;
+	dt_out_put(o, in + i, e + 1 - i);
+	dt_out_redacted(o);
+	return v - i;
+}
+
+/* At ':' of "://": a webhook URL (hooks.HOST, or /hooks/ or /webhooks/ in
+ * its path), whose path is its secret: everything after the host goes. */
+static size_t dt_webhook_url(const char *in, size_t n, size_t i, struct dt_out *o)
+{
+	if (i + 3 > n || in[i + 1] != '/' || in[i + 2] != '/')
+		return 0;
+	size_t a = i + 3, h = a;
+	while (h < n && in[h] != '/' && in[h] != ' ' && in[h] != '"' && in[h] != '\'')
+		h++;
+	size_t end = h;
+	while (end < n && in[end] != ' ' && in[end] != '"' && in[end] != '\'' && in[end] != '\n')
+		end++;
+	int hook = dt_starts_ci(in + a, h - a, "HOOKS.");
+	for (size_t k = h; !hook && k + 7 <= end; k++)
+		hook = dt_starts_ci(in + k, end - k, "/HOOKS/") ||
+		       dt_starts_ci(in + k, end - k, "/WEBHOOKS/");
+	if (!hook || end == h)
+		return 0;
+	dt_out_put(o, in + i, h - i);
+	dt_out_put(o, "/", 1);
+	dt_out_redacted(o);
+	return end - i;
+}
+
 size_t dt_redact_value(const char *in, size_t n, char *out, size_t cap)
 {
 	struct dt_out o = {out, 0, cap};
 	for (size_t i = 0; i < n;) {
 		int prev = i ? (unsigned char)in[i - 1] : 0;
-		size_t used = in[i] == ':' ? dt_url_userinfo(in, n, i, &o) : 0;
+		size_t used = in[i] == ':' ? dt_webhook_url(in, n, i, &o) : 0;
+		if (!used && in[i] == ':')
+			used = dt_url_userinfo(in, n, i, &o);
+		if (!used && (in[i] == '?' || in[i] == '&'))
+			used = dt_secret_query(in, n, i, &o);
+		if (!used && !dt_name_char(prev) && prev != '.' && prev != '/')
+			used = dt_secret_pair(in, n, i, &o);
 		if (!used && !dt_alnum(prev))
 			used = dt_auth_scheme(in, n, i, &o);
 		size_t run;
@@ -213,28 +301,99 @@ static size_t dt_env_like_name(const char *in, size_t n)
 	return i > 0 && i < n && in[i] == '=' && !(in[0] >= '0' && in[0] <= '9') ? i : 0;
 }
 
+/* What dt_redact_arg carries from one word to the next in *expect. */
+enum {
+	DT_ARG_VALUE = 1,   /* the previous word was a secret option: this is its value */
+	DT_ARG_USERPW = 2,  /* after -u / --user: USER:PASSWORD */
+	DT_ARG_PW_PROG = 4, /* a program whose -p takes a password ran earlier in argv */
+};
+
+/* Programs whose -p (or -pVALUE) is a password, not a port or a path. */
+static int dt_password_program(const char *in, size_t n)
+{
+	static const char *const progs[] = {"MYSQL",       "MYSQLDUMP",    "MYSQLADMIN",
+	                                    "MYSQLIMPORT", "MYSQLCHECK",   "MYSQLSHOW",
+	                                    "MARIADB",     "MARIADB-DUMP", "SSHPASS"};
+	size_t b = n;
+	while (b > 0 && in[b - 1] != '/')
+		b--;
+	for (size_t k = 0; k < sizeof(progs) / sizeof(*progs); k++)
+		if (n - b == dt_cstrlen(progs[k]) && dt_starts_ci(in + b, n - b, progs[k]))
+			return 1;
+	return 0;
+}
+
+/* USER:PASSWORD (curl's -u), the part after the first ':' redacted. */
+static size_t dt_user_password(const char *in, size_t n, struct dt_out *o)
+{
+	size_t c = 0;
+	while (c < n && in[c] != ':')
+		c++;
+	if (c == n)
+		dt_out_put(o, in, n);
+	else {
+		dt_out_put(o, in, c + 1);
+		dt_out_redacted(o);
+	}
+	return o->len;
+}
+
+/* An option word: the secret-named rules, -u/--user, and a password
+ * program's -p. Returns 1 when handled into o. */
+static int dt_redact_option(const char *in, size_t n, struct dt_out *o, int *expect)
+{
+	size_t d = in[1] == '-' ? 2 : 1, eq = d;
+	while (eq < n && in[eq] != '=')
+		eq++;
+	if (eq > d && dt_secret_name_match(in + d, eq - d, 0)) {
+		dt_out_put(o, in, eq == n ? n : eq + 1);
+		if (eq == n)
+			*expect |= DT_ARG_VALUE; /* --token VALUE */
+		else
+			dt_out_redacted(o); /* --password=VALUE */
+		return 1;
+	}
+	int user =
+	    (d == 2 && eq - d == 4 && dt_starts_ci(in + d, 4, "USER")) || (d == 1 && in[1] == 'u');
+	if (user && (d == 1 ? n == 2 : eq == n)) {
+		dt_out_put(o, in, n);
+		*expect |= DT_ARG_USERPW;
+		return 1;
+	}
+	if (user) { /* -uUSER:PW, --user=USER:PW */
+		size_t at = d == 1 ? 2 : eq + 1;
+		dt_out_put(o, in, at);
+		struct dt_out rest = {o->p ? o->p + (o->len < o->cap ? o->len : o->cap) : o->p, 0,
+		                      o->len < o->cap ? o->cap - o->len : 0};
+		o->len += dt_user_password(in + at, n - at, &rest);
+		return 1;
+	}
+	if ((*expect & DT_ARG_PW_PROG) && d == 1 && in[1] == 'p') {
+		dt_out_put(o, in, 2);
+		if (n == 2)
+			*expect |= DT_ARG_VALUE; /* -p PW */
+		else
+			dt_out_redacted(o); /* -pPW */
+		return 1;
+	}
+	return 0;
+}
+
 size_t dt_redact_arg(const char *in, size_t n, char *out, size_t cap, int *expect)
 {
 	struct dt_out o = {out, 0, cap};
-	int was_expected = *expect;
-	*expect = 0;
+	int was = *expect;
+	*expect &= DT_ARG_PW_PROG;
 	if (n > 1 && in[0] == '-') {
-		size_t d = in[1] == '-' ? 2 : 1, eq = d;
-		while (eq < n && in[eq] != '=')
-			eq++;
-		if (eq > d && dt_secret_name_match(in + d, eq - d, 0)) {
-			if (eq == n) { /* --token VALUE */
-				*expect = 1;
-				dt_out_put(&o, in, n);
-			} else { /* --password=VALUE */
-				dt_out_put(&o, in, eq + 1);
-				dt_out_redacted(&o);
-			}
+		if (dt_redact_option(in, n, &o, expect))
 			return o.len;
-		}
-	} else if (was_expected) {
+	} else if (was & DT_ARG_VALUE) {
 		dt_out_redacted(&o);
 		return o.len;
+	} else if (was & DT_ARG_USERPW) {
+		return dt_user_password(in, n, &o);
+	} else if (dt_password_program(in, n)) {
+		*expect |= DT_ARG_PW_PROG;
 	}
 	size_t nl = dt_env_like_name(in, n);
 	if (nl && dt_secret_env_name(in, nl)) {
@@ -320,63 +479,323 @@ void dt_put_env_redacted(struct dt_buf *b, const char *entry, size_t n)
 	dt_field_close(b, DT_T_ENV, need);
 }
 
-size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap)
+/* ---- config snapshots: keep what denytrace reads, redact every other value ---- */
+
+/* Keys whose values denytrace uses (roots, sandbox mode, permission
+ * profiles, MCP servers' commands and the probe's own variables), as
+ * dotted patterns: "*" is one key, "**" any rest, "X*" a key starting X. */
+static const char *const dt_cfg_kept[] = {
+    "sandbox_mode",
+    "profile",
+    "default_permissions",
+    "sandbox_workspace_write.*",
+    "profiles.*.sandbox_mode",
+    "profiles.*.default_permissions",
+    "profiles.*.sandbox_workspace_write.*",
+    "permissions.**",
+    "projects.*.trust_level",
+    "mcp_servers.*.command",
+    "mcp_servers.*.env.LD_PRELOAD",
+    "mcp_servers.*.env.DENYTRACE_*",
+    "profiles.*.mcp_servers.*.command",
+    "profiles.*.mcp_servers.*.env.LD_PRELOAD",
+    "profiles.*.mcp_servers.*.env.DENYTRACE_*",
+};
+
+/* A key path: its keys, quotes stripped, each ending in DT_CFG_SEP. */
+#define DT_CFG_SEP '\x01'
+struct dt_cfg_path {
+	char s[512];
+	size_t n;
+	int cut; /* too long: never kept */
+};
+
+static int dt_cfg_seg_match(const char *pat, size_t pl, const char *seg, size_t sl)
 {
-	struct dt_out o = {out, 0, cap};
-	size_t eq = 0, key_start = 0, key_end = 0;
-	char quote = 0;
-	for (eq = 0; eq < n; eq++) {
-		if (quote) {
-			quote = in[eq] == quote ? 0 : quote;
-		} else if (in[eq] == '"' || in[eq] == '\'') {
-			quote = in[eq];
-		} else if (in[eq] == '=' || in[eq] == '#' || in[eq] == '[' || in[eq] == '{') {
-			break;
+	if (pl == 1 && pat[0] == '*')
+		return 1;
+	if (pl > 1 && pat[pl - 1] == '*')
+		return sl >= pl - 1 && !__builtin_memcmp(pat, seg, pl - 1);
+	return pl == sl && !__builtin_memcmp(pat, seg, pl);
+}
+
+static int dt_cfg_pattern_match(const char *pat, const struct dt_cfg_path *p)
+{
+	size_t i = 0, at = 0;
+	for (;;) {
+		size_t pe = i;
+		while (pat[pe] && pat[pe] != '.')
+			pe++;
+		if (pe - i == 2 && pat[i] == '*' && pat[i + 1] == '*')
+			return at < p->n; /* at least one key more */
+		if (at >= p->n)
+			return 0;
+		size_t se = at;
+		while (se < p->n && p->s[se] != DT_CFG_SEP)
+			se++;
+		if (!dt_cfg_seg_match(pat + i, pe - i, p->s + at, se - at))
+			return 0;
+		at = se + 1;
+		if (!pat[pe])
+			return at >= p->n;
+		i = pe + 1;
+	}
+}
+
+static int dt_cfg_kept_path(const struct dt_cfg_path *p)
+{
+	if (p->cut)
+		return 0;
+	for (size_t k = 0; k < sizeof(dt_cfg_kept) / sizeof(*dt_cfg_kept); k++)
+		if (dt_cfg_pattern_match(dt_cfg_kept[k], p))
+			return 1;
+	return 0;
+}
+
+static void dt_cfg_path_put(struct dt_cfg_path *p, char c)
+{
+	if (p->n + 2 < sizeof(p->s))
+		p->s[p->n++] = c;
+	else
+		p->cut = 1;
+}
+
+/* Appends the dotted key in[0..n) (bare or quoted keys, blanks around
+ * the dots) to p. */
+static void dt_cfg_path_add(struct dt_cfg_path *p, const char *in, size_t n)
+{
+	char q = 0;
+	int open = 0; /* a key has begun */
+	for (size_t i = 0; i < n; i++) {
+		char c = in[i];
+		if (q) {
+			if (c == q)
+				q = 0;
+			else
+				dt_cfg_path_put(p, c);
+		} else if (c == '"' || c == '\'') {
+			q = c;
+			open = 1;
+		} else if (c == '.') {
+			dt_cfg_path_put(p, DT_CFG_SEP);
+			open = 0;
+		} else if (c != ' ' && c != '\t') {
+			dt_cfg_path_put(p, c);
+			open = 1;
 		}
 	}
-	if (eq < n && in[eq] == '=') {
-		/* the key's last dotted part, quotes and blanks stripped */
-		key_end = eq;
-		while (key_end > 0 && (in[key_end - 1] == ' ' || in[key_end - 1] == '\t' ||
-		                       in[key_end - 1] == '"' || in[key_end - 1] == '\''))
-			key_end--;
-		key_start = key_end;
-		while (key_start > 0 && in[key_start - 1] != '.' && in[key_start - 1] != ' ' &&
-		       in[key_start - 1] != '\t' && in[key_start - 1] != '"' &&
-		       in[key_start - 1] != '\'')
-			key_start--;
-		/* a one-line string only: a multi-line value (array, triple-quoted
-		 * string) cut here would leave the rest of the file unparsable */
+	if (open)
+		dt_cfg_path_put(p, DT_CFG_SEP);
+}
+
+/* Where a TOML value stands while it is scanned: inside which string
+ * (0, a quote, or 'D' and 'S' for the triple-quoted ones) and how deep
+ * in arrays and inline tables. */
+struct dt_cfg_scan {
+	char str;
+	int depth;
+};
+
+static int dt_cfg_scan_open(const struct dt_cfg_scan *sc)
+{
+	return sc->depth > 0 || sc->str == 'D' || sc->str == 'S';
+}
+
+/* In a string at in[i]: moves past its end when it ends there. */
+static size_t dt_cfg_scan_string(struct dt_cfg_scan *sc, const char *in, size_t n, size_t i)
+{
+	char c = in[i];
+	int basic = sc->str == '"' || sc->str == 'D';
+	int triple = sc->str == 'D' || sc->str == 'S';
+	if (basic && c == '\\')
+		return i + 1;
+	if (c != (basic ? '"' : '\''))
+		return i;
+	if (!triple) {
+		sc->str = 0;
+		return i;
+	}
+	if (i + 2 < n && in[i + 1] == c && in[i + 2] == c) {
+		sc->str = 0;
+		return i + 2;
+	}
+	return i;
+}
+
+/* Scans in[0..n) from sc; returns where a comment starts (n when none). */
+static size_t dt_cfg_scan(struct dt_cfg_scan *sc, const char *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = in[i];
+		if (sc->str) {
+			i = dt_cfg_scan_string(sc, in, n, i);
+		} else if (c == '"' || c == '\'') {
+			int triple = i + 2 < n && in[i + 1] == c && in[i + 2] == c;
+			sc->str = triple ? (c == '"' ? 'D' : 'S') : c;
+			i += triple ? 2 : 0;
+		} else if (c == '[' || c == '{') {
+			sc->depth++;
+		} else if (c == ']' || c == '}') {
+			sc->depth -= sc->depth > 0;
+		} else if (c == '#') {
+			return i;
+		}
+	}
+	if (sc->str == '"' || sc->str == '\'')
+		sc->str = 0; /* one-line strings end with their line */
+	return n;
+}
+
+/* The first '=' of in[0..n) outside quotes, or n. */
+static size_t dt_cfg_equals(const char *in, size_t n)
+{
+	char q = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (q)
+			q = in[i] == q ? 0 : q;
+		else if (in[i] == '"' || in[i] == '\'')
+			q = in[i];
+		else if (in[i] == '=')
+			return i;
+	}
+	return n;
+}
+
+/* A value kept: still through dt_redact_value (a command may hold one). */
+static void dt_cfg_kept_value(struct dt_out *o, const char *in, size_t n)
+{
+	size_t room = o->len < o->cap ? o->cap - o->len : 0;
+	o->len += dt_redact_value(in, n, room ? o->p + o->len : o->p, room);
+}
+
+static void dt_cfg_inline(struct dt_out *o, const struct dt_cfg_path *at, const char *in, size_t n,
+                          int level);
+
+/* One "KEY = VALUE" (a line, or an entry of an inline table) under at. */
+static void dt_cfg_pair(struct dt_out *o, const struct dt_cfg_path *at, const char *in, size_t n,
+                        int level)
+{
+	size_t eq = dt_cfg_equals(in, n), e = n;
+	while (e > 0 && (in[e - 1] == ' ' || in[e - 1] == '\t' || in[e - 1] == '\r'))
+		e--;
+	if (eq >= e) {
+		dt_cfg_kept_value(o, in, e); /* not a pair (not TOML either) */
+		return;
+	}
+	struct dt_cfg_path p = *at;
+	dt_cfg_path_add(&p, in, eq);
+	size_t v = eq + 1;
+	while (v < e && (in[v] == ' ' || in[v] == '\t'))
+		v++;
+	dt_out_put(o, in, v);
+	if (v < e && in[v] == '{' && level < 8)
+		dt_cfg_inline(o, &p, in + v, e - v, level + 1);
+	else if (dt_cfg_kept_path(&p))
+		dt_cfg_kept_value(o, in + v, e - v);
+	else
+		dt_out_put(o, "\"" DT_REDACTED "\"", sizeof(DT_REDACTED) + 1);
+}
+
+/* An inline table { K = V, ... } under at: each entry judged alone. */
+static void dt_cfg_inline(struct dt_out *o, const struct dt_cfg_path *at, const char *in, size_t n,
+                          int level)
+{
+	struct dt_cfg_scan sc = {0, 0};
+	size_t start = 1;
+	int first = 1;
+	dt_out_put(o, "{", 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && (sc.str || sc.depth > 0 || (in[i] != ',' && in[i] != '}'))) {
+			dt_cfg_scan(&sc, in + i, 1);
+			continue;
+		}
+		size_t a = start;
+		while (a < i && (in[a] == ' ' || in[a] == '\t'))
+			a++;
+		if (a < i) {
+			dt_out_put(o, first ? " " : ", ", first ? 1 : 2);
+			dt_cfg_pair(o, at, in + a, i - a, level);
+			first = 0;
+		}
+		if (i == n || in[i] == '}')
+			break;
+		start = i + 1;
+	}
+	dt_out_put(o, first ? "}" : " }", first ? 1 : 2);
+}
+
+/* What carries from one line of a config to the next. */
+struct dt_cfg_state {
+	struct dt_cfg_path table;
+	struct dt_cfg_scan cont; /* a multi-line value still open */
+	int cont_kept;
+};
+
+/* [TABLE] or [[TABLE]]: the path the next keys are under. */
+static void dt_cfg_header(struct dt_cfg_state *st, struct dt_out *o, const char *in, size_t n,
+                          size_t t)
+{
+	size_t b = t, e;
+	while (b < n && in[b] == '[')
+		b++;
+	char q = 0;
+	for (e = b; e < n && (q || in[e] != ']'); e++)
+		q = q ? (in[e] == q ? 0 : q) : (in[e] == '"' || in[e] == '\'') ? in[e] : 0;
+	st->table.n = 0;
+	st->table.cut = 0;
+	dt_cfg_path_add(&st->table, in + b, e - b);
+	while (e < n && in[e] == ']')
+		e++;
+	dt_out_put(o, in, e);
+}
+
+static void dt_cfg_line(struct dt_cfg_state *st, struct dt_out *o, const char *in, size_t n)
+{
+	if (dt_cfg_scan_open(&st->cont)) {
+		size_t c = dt_cfg_scan(&st->cont, in, n);
+		if (st->cont_kept)
+			dt_cfg_kept_value(o, in, c);
+		return; /* else its first line said "<redacted>": the rest goes */
+	}
+	size_t t = 0;
+	while (t < n && (in[t] == ' ' || in[t] == '\t'))
+		t++;
+	if (t == n || in[t] == '#' || in[t] == '\r')
+		return; /* blank, or a comment: comments may hold anything */
+	if (in[t] == '[') {
+		dt_cfg_header(st, o, in, n, t);
+		return;
+	}
+	size_t eq = dt_cfg_equals(in, n);
+	struct dt_cfg_scan sc = {0, 0};
+	size_t c = eq < n ? eq + 1 + dt_cfg_scan(&sc, in + eq + 1, n - eq - 1) : n;
+	dt_cfg_pair(o, &st->table, in, c, 0);
+	if (dt_cfg_scan_open(&sc)) {
+		struct dt_cfg_path p = st->table;
+		dt_cfg_path_add(&p, in, eq);
+		st->cont = sc;
 		size_t v = eq + 1;
 		while (v < n && (in[v] == ' ' || in[v] == '\t'))
 			v++;
-		int one_line = v < n && (in[v] == '"' || in[v] == '\'') &&
-		               !(v + 2 < n && in[v + 1] == in[v] && in[v + 2] == in[v]);
-		if (one_line && key_end > key_start &&
-		    dt_secret_name_match(in + key_start, key_end - key_start, 0)) {
-			dt_out_put(&o, in, eq + 1);
-			dt_out_put(&o, " \"" DT_REDACTED "\"", sizeof(DT_REDACTED) + 2);
-			return o.len;
-		}
+		/* an inline table over lines was judged by its first line only */
+		st->cont_kept = dt_cfg_kept_path(&p) && v < n && in[v] != '{';
 	}
-	return dt_redact_value(in, n, out, cap);
 }
 
 size_t dt_redact_config_text(const char *in, size_t n, char *out, size_t cap)
 {
-	size_t o = 0;
+	struct dt_out o = {out, 0, cap};
+	struct dt_cfg_state st;
+	__builtin_memset(&st, 0, sizeof(st));
 	for (size_t i = 0; i < n;) {
 		size_t e = i;
 		while (e < n && in[e] != '\n')
 			e++;
-		o += dt_redact_config_line(in + i, e - i, o < cap ? out + o : out,
-		                           o < cap ? cap - o : 0);
-		if (e < n) {
-			if (o < cap)
-				out[o] = '\n';
-			o++;
-		}
+		size_t before = o.len;
+		dt_cfg_line(&st, &o, in + i, e - i);
+		if (e < n && o.len > before)
+			dt_out_put(&o, "\n", 1);
 		i = e + 1;
 	}
-	return o;
+	return o.len;
 }

@@ -17,7 +17,14 @@
  *  - the password in a URL's userinfo (`postgres://user:pw@host`);
  *  - the word after `Bearer ` or `Basic ` (an Authorization header);
  *  - a token-shaped word anywhere (sk-..., ghp_..., github_pat_...,
- *    xox?-..., AKIA..., glpat-...).
+ *    xox?-..., AKIA..., glpat-..., npm_..., hf_..., sk_live_...);
+ *  - the value of a header or colon pair whose name says secret
+ *    (`X-Api-Key: ...`, `Cookie: ...`, `password:PW`);
+ *  - the password of USER:PASSWORD after -u/--user (curl);
+ *  - -p's value (`-p PW`, `-pPW`) once argv has named a program whose -p
+ *    is a password (mysql and its tools, mariadb, sshpass), not mkdir's;
+ *  - a webhook URL's path (hooks.HOST, /hooks/, /webhooks/) and the value
+ *    of a query parameter whose name says secret (?key=, &sig=).
  * Each is replaced by DT_REDACTED. evidence --redact also replaces runs of
  * 32+ letters and digits mixed (dt_secret_span), which may be a hash or a
  * path segment: too blunt for the records reports derive roots from.
@@ -54,12 +61,13 @@ size_t dt_redact_arg(const char *in, size_t n, char *out, size_t cap, int *expec
  * (a secret name), else writes NAME=redacted value like dt_redact_value. */
 size_t dt_redact_env(const char *entry, size_t n, char *out, size_t cap);
 
-/* One line of a TOML file (Codex's config.toml as `denytrace codex`
- * recorded it): KEY = VALUE with a secret-named KEY (api_key, token,
- * password, as words) becomes KEY = "<redacted>"; any other line goes
- * through dt_redact_value (Bearer headers, URL passwords, tokens). */
-size_t dt_redact_config_line(const char *in, size_t n, char *out, size_t cap);
-/* A whole file, line by line; returns and bounds as dt_redact_value. */
+/* A TOML file (Codex's config.toml as `denytrace codex` recorded it):
+ * the values of the keys denytrace reads (sandbox mode, writable roots,
+ * permission profiles, project trust, MCP servers' commands and the
+ * probe's variables in their env) are kept, through dt_redact_value;
+ * every other value becomes "<redacted>" (a multi-line one whole; inline
+ * tables entry by entry); table headers and key names stay; comments go.
+ * The result is TOML again. Returns and bounds as dt_redact_value. */
 size_t dt_redact_config_text(const char *in, size_t n, char *out, size_t cap);
 
 /* Record fields: DT_T_ARGV from NUL-separated words (n bytes, each word

@@ -703,7 +703,8 @@ Test(codex_cli, a_config_too_big_for_a_record_is_recorded_truncated)
 	cr_assert_not_null(f);
 	size_t size = 0;
 	for (int i = 0; size < 100000; i++)
-		size += (size_t)fprintf(f, "# padding line %d of a large configuration\n", i);
+		/* keys, not comments: a recorded config keeps key names, drops comments */
+		size += (size_t)fprintf(f, "padding_line_%d_of_a_large_configuration = 1\n", i);
 	size += (size_t)fprintf(f, "sandbox_mode = \"workspace-write\"\n");
 	fclose(f);
 	char env_ch[PATH_MAX + 32];

@@ -198,6 +198,52 @@ Test(secrets, twenty_planted_secrets_reach_no_ring_and_no_output)
 	expect_outputs_no_mark(ring, "probe");
 }
 
+/* The forms a word filter misses: a password program's -p, curl's -u,
+ * headers and colon pairs, npm tokens, a webhook's secret path, a secret
+ * query parameter. */
+static const char *const argv_forms[] = {"sshpass",
+                                         "-p",
+                                         MARK "21",
+                                         "-p" MARK "22",
+                                         "-u",
+                                         "alice:" MARK "23",
+                                         "X-Api-Key: " MARK "24",
+                                         "Cookie: session=" MARK "25",
+                                         "password:" MARK "26",
+                                         "npm_" MARK "27abcdefghijklmnopqrstuvwxyz",
+                                         "https://hooks.slack.com/services/T0/B0/" MARK "28",
+                                         "https://api.example.org/v1?api_key=" MARK "29&x=1",
+                                         NULL};
+
+Test(secrets, the_forms_a_word_filter_misses_reach_no_ring_and_no_output)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *t = dtt_tmpdir();
+	char ro[600], script[800], ring[600], exe[600];
+	snprintf(ro, sizeof(ro), "%s/ro", t);
+	cr_assert_eq(mkdir(ro, 0755), 0);
+	snprintf(script, sizeof(script), "echo x > '%s/board.db'; true", ro);
+	snprintf(ring, sizeof(ring), "%s/forms.ring", t);
+	snprintf(exe, sizeof(exe), "%s/denytrace", dtt_build());
+	const char *argv[64] = {exe,         "run", "-o",      ring,    "--",   "bwrap",
+	                        "--ro-bind", "/",   "/",       "--dev", "/dev", "--proc",
+	                        "/proc",     "--",  "/bin/sh", "-c",    script, "sh"};
+	size_t n = 18;
+	for (const char *const *a = argv_forms; *a; a++)
+		argv[n++] = *a;
+	argv[n] = NULL;
+	static char out[65536];
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+	expect_no_mark("denytrace run's output", out, strlen(out));
+	size_t len;
+	char *raw = slurp(ring, &len);
+	cr_assert_not_null(raw);
+	expect_no_mark("the ring file", raw, len);
+	free(raw);
+	expect_outputs_no_mark(ring, "probe");
+}
+
 /* A ring holding the secrets in clear, as a probe before the redaction
  * module wrote it, plus a Codex config snapshot with secrets of its own:
  * evidence --redact still leaves none in any file. */
@@ -265,7 +311,13 @@ Test(secrets, codex_config_snapshot_keeps_the_sandbox_settings_and_no_secret)
 	      "[sandbox_workspace_write]\nwritable_roots = [\"/srv/board\"]\n"
 	      "[mcp_servers.board.env]\nBOARD_TOKEN = \"" MARK "31\"\n"
 	      "[model_providers.corp]\nbase_url = \"https://svc:" MARK "32@llm.example.com\"\n"
-	      "http_headers = { Authorization = \"Bearer " MARK "33\" }\n",
+	      "http_headers = { Authorization = \"Bearer " MARK "33\" }\n"
+	      "query_params = { key = \"" MARK "34\" }\n"
+	      "wire_url = \"https://llm.example.com/v1?key=" MARK "35\"\n"
+	      "notes = \'\'\'\n" MARK "36\n\'\'\'\n"
+	      "[mcp_servers.docs]\ncommand = \"npx\"\n"
+	      "args = [\"--token\", \"" MARK "37\"]\n"
+	      "env = { \"API_KEY\" = \"" MARK "38\" }\n",
 	      f);
 	fclose(f);
 	snprintf(ring, sizeof(ring), "%s/codex.ring", t);

@@ -109,24 +109,105 @@ Test(redact_rules, env_field_that_does_not_fit_sets_overflow_and_writes_nothing)
 	cr_expect_eq(b.overflow, 1);
 }
 
-Test(redact_rules, config_lines_lose_secret_values_and_keep_the_rest)
+static const char *config(const char *in)
 {
-	static const struct {
-		const char *in, *want;
-	} cases[] = {
-	    {"API_KEY = \"abc\"", "API_KEY = \"" DT_REDACTED "\""},
-	    {"  mcp.token=\"abc\" # note", "  mcp.token= \"" DT_REDACTED "\""},
-	    {"sandbox_mode = \"workspace-write\"", "sandbox_mode = \"workspace-write\""},
-	    {"h = { Authorization = \"Bearer xyz\" }",
-	     "h = { Authorization = \"Bearer " DT_REDACTED "\" }"},
-	    {"[mcp_servers.x.env]", "[mcp_servers.x.env]"},
-	    {"dangerously_bypass = true", "dangerously_bypass = true"},
-	    {"api_keys = [", "api_keys = ["}, /* multi-line: left whole, TOML stays valid */
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		size_t n =
-		    dt_redact_config_line(cases[i].in, strlen(cases[i].in), out, sizeof(out) - 1);
-		out[n] = 0;
-		cr_expect_str_eq(out, cases[i].want, "line %zu", i);
-	}
+	size_t n = dt_redact_config_text(in, strlen(in), out, sizeof(out) - 1);
+	out[n] = 0;
+	return out;
+}
+
+Test(redact_rules, a_config_keeps_the_values_denytrace_reads_and_redacts_every_other)
+{
+	cr_expect_str_eq(config("sandbox_mode = \"workspace-write\" # note\nmodel = \"m\"\n"),
+	                 "sandbox_mode = \"workspace-write\"\nmodel = \"" DT_REDACTED "\"\n");
+	cr_expect_str_eq(config("[sandbox_workspace_write]\nwritable_roots = [\n  \"/a\",\n]\n"),
+	                 "[sandbox_workspace_write]\nwritable_roots = [\n  \"/a\",\n]\n");
+	cr_expect_str_eq(config("[profiles.w]\nsandbox_mode = \"read-only\"\n"
+	                        "[projects.\"/p\"]\ntrust_level = \"trusted\"\n"),
+	                 "[profiles.w]\nsandbox_mode = \"read-only\"\n"
+	                 "[projects.\"/p\"]\ntrust_level = \"trusted\"\n");
+	cr_expect_str_eq(config("# token = \"t\"\ndangerously_bypass = true\n"),
+	                 "dangerously_bypass = \"" DT_REDACTED "\"\n", "comments go too");
+}
+
+Test(redact_rules, mcp_servers_keep_name_command_and_the_probe_s_variables_only)
+{
+	cr_expect_str_eq(config("[mcp_servers.docs]\ncommand = \"npx\"\n"
+	                        "args = [\"--token\", \"T1\"]\n"
+	                        "env = { \"API_KEY\" = \"T2\", LD_PRELOAD = \"/p.so\" }\n"),
+	                 "[mcp_servers.docs]\ncommand = \"npx\"\nargs = \"" DT_REDACTED "\"\n"
+	                 "env = { \"API_KEY\" = \"" DT_REDACTED "\", LD_PRELOAD = \"/p.so\" }\n");
+	cr_expect_str_eq(config("[mcp_servers.docs.env]\nTOKEN = \"T3\"\n"),
+	                 "[mcp_servers.docs.env]\nTOKEN = \"" DT_REDACTED "\"\n");
+}
+
+Test(redact_rules, headers_query_params_urls_and_multi_line_strings_in_a_config_go_whole)
+{
+	cr_expect_str_eq(config("[model_providers.c]\nhttp_headers = { \"X-Key\" = \"T4\" }\n"
+	                        "query_params = { key = \"T5\" }\n"
+	                        "base_url = \"https://h/v1?key=T6\"\n"
+	                        "notes = \'\'\'\nT7\n\'\'\'\nafter = 1\n"),
+	                 "[model_providers.c]\nhttp_headers = { \"X-Key\" = \"" DT_REDACTED "\" }\n"
+	                 "query_params = { key = \"" DT_REDACTED "\" }\n"
+	                 "base_url = \"" DT_REDACTED "\"\nnotes = \"" DT_REDACTED "\"\n"
+	                 "after = \"" DT_REDACTED "\"\n");
+}
+
+/* Each argv form of issue 22's list, as the words a program receives. */
+Test(redact_rules, a_password_program_s_p_option_loses_its_value_attached_or_not)
+{
+	const char *const sshpass[] = {"/usr/bin/sshpass", "-p", "hunter2", "ssh", "host"};
+	cr_expect_str_eq(arg_seq(sshpass, 1), "-p");
+	cr_expect_str_eq(arg_seq(sshpass, 2), DT_REDACTED);
+	cr_expect_str_eq(arg_seq(sshpass, 4), "host");
+	const char *const mysql[] = {"mysql", "-uroot", "-phunter2", "db"};
+	cr_expect_str_eq(arg_seq(mysql, 2), "-p" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(mysql, 3), "db");
+	const char *const mysql2[] = {"mysql", "-p", "hunter2"};
+	cr_expect_str_eq(arg_seq(mysql2, 2), DT_REDACTED);
+}
+
+Test(redact_rules, p_options_of_other_programs_keep_their_value)
+{
+	const char *const mkdir[] = {"mkdir", "-p", "/srv/board"};
+	cr_expect_str_eq(arg_seq(mkdir, 2), "/srv/board");
+	const char *const ssh[] = {"ssh", "-p", "2222", "-pv"};
+	cr_expect_str_eq(arg_seq(ssh, 2), "2222");
+	cr_expect_str_eq(arg_seq(ssh, 3), "-pv");
+}
+
+Test(redact_rules, user_colon_password_keeps_the_user_only)
+{
+	const char *const curl[] = {"curl",      "-u",           "alice:hunter2",
+	                            "-ubob:pw2", "--user=c:pw3", "--user",
+	                            "d:pw4",     "-u",           "root"};
+	cr_expect_str_eq(arg_seq(curl, 2), "alice:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 3), "-ubob:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 4), "--user=c:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 6), "d:" DT_REDACTED);
+	cr_expect_str_eq(arg_seq(curl, 8), "root");
+}
+
+Test(redact_rules, secret_headers_and_colon_pairs_lose_their_value)
+{
+	cr_expect_str_eq(value("X-Api-Key: abc123"), "X-Api-Key: " DT_REDACTED);
+	cr_expect_str_eq(value("Cookie: session=abc; other=def"), "Cookie: " DT_REDACTED);
+	cr_expect_str_eq(value("password:hunter2"), "password:" DT_REDACTED);
+	cr_expect_str_eq(value("Content-Type: text/plain"), "Content-Type: text/plain");
+	cr_expect_str_eq(value("https://example.org/x"), "https://example.org/x");
+}
+
+Test(redact_rules, npm_tokens_webhook_paths_and_secret_query_values_go)
+{
+	cr_expect_str_eq(value("//registry/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789"),
+	                 "//registry/:_authToken=" DT_REDACTED);
+	cr_expect_str_eq(value("npm_abcdefghijklmnopqrstuvwxyz0123456789"), DT_REDACTED);
+	cr_expect_str_eq(value("https://hooks.slack.com/services/T000/B000/XXXXsecret"),
+	                 "https://hooks.slack.com/" DT_REDACTED);
+	cr_expect_str_eq(value("https://discord.com/api/webhooks/123/tok-en"),
+	                 "https://discord.com/" DT_REDACTED);
+	cr_expect_str_eq(value("https://api.example.org/v1?key=abc&page=2"),
+	                 "https://api.example.org/v1?key=" DT_REDACTED "&page=2");
+	cr_expect_str_eq(value("https://x.blob/f?sv=1&sig=abc%2F"),
+	                 "https://x.blob/f?sv=1&sig=" DT_REDACTED);
 }

@@ -16,6 +16,7 @@
 #include "recfmt.h"
 #include "roots.h"
 #include "run.h"
+#include "safeopen.h"
 #include "secrets.h"
 #include "toml.h"
 
@@ -88,16 +89,16 @@ static char *codex_slurp(const char *path, size_t *len, int *err)
 {
 	*len = 0;
 	*err = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* CODEX_HOME may be the traced program's to write: a FIFO there
+	 * must not hang the launch */
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		*err = errno;
-		if (fd >= 0)
-			close(fd);
+	int fd = dt_open_regular(path, &st);
+	if (fd < 0) {
+		*err = fd == DT_OPEN_NOT_REGULAR ? (S_ISDIR(st.st_mode) ? EISDIR : EINVAL) : errno;
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > TOML_MAX_INPUT) {
-		*err = S_ISREG(st.st_mode) ? EFBIG : EISDIR;
+	if (st.st_size > TOML_MAX_INPUT) {
+		*err = EFBIG;
 		close(fd);
 		return NULL;
 	}

@@ -16,9 +16,11 @@
 #include "cli.h"
 #include "facts.h"
 #include "options.h"
+#include "outfile.h"
 #include "recfmt.h"
 #include "report.h"
 #include "safeopen.h"
+#include "sidecar.h"
 #include "spawn.h"
 
 static const char evidence_usage[] =
@@ -84,7 +86,7 @@ static int bundle_write(struct dt_bundle *b, const char *name, const char *text,
 		free(red);
 		text = red = x;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int rc = fd < 0 ? -1 : 0;
 	for (size_t off = 0; !rc && off < len;) {
 		ssize_t n = write(fd, text + off, len - off);
@@ -149,7 +151,7 @@ static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
 	char dst[PATH_MAX];
 	snprintf(dst, sizeof(dst), "%s/%s", b->dir, name);
 	int in = dt_open_regular(src, NULL);
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int rc = in < 0 || out < 0 ? -1 : 0;
 	char buf[65536];
 	while (!rc) {
@@ -353,27 +355,33 @@ static int dir_in_use(const char *path, int *not_dir)
 	return entries > 0;
 }
 
+/* tar writes to a descriptor of ours, a file created under a name of our
+ * own and renamed into place: given a path, it would follow a symbolic
+ * link planted at DIR.tar.gz. Its own messages go to our stderr. */
 static int make_tarball(const char *dir, const char *tarball)
 {
-	char *d1 = strdup(dir), *d2 = strdup(dir);
-	const char *parent = dirname(d1), *base = basename(d2);
-	const char *argv[] = {"tar", "-czf", tarball, "-C", parent, base, NULL};
+	struct dt_outfile out;
 	char err[1024];
-	/* the tarball holds what the 0700 directory holds: 0600 like its files */
-	mode_t old_mask = umask(077);
-	int st = dt_capture(argv, NULL, 120000, NULL, 0, err, sizeof(err));
-	umask(old_mask);
+	if (dt_outfile_begin(&out, tarball, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0) {
+		dt_fail(DT_EXIT_IO, "evidence: %s", err);
+		return -1;
+	}
+	char *d1 = strdup(dir), *d2 = strdup(dir);
+	char *argv[] = {"tar", "-czf", "-", "-C", dirname(d1), basename(d2), NULL};
+	struct dt_spawn sp = {
+	    .argv = argv, .in = -2, .out = fileno(out.f), .err = -1, .who = "evidence"};
+	pid_t pid = dt_spawn(&sp);
+	int st = pid > 0 ? dt_wait_timeout(pid, 120) : -1;
 	free(d1);
 	free(d2);
 	if (st != 0) {
-		size_t n = strlen(err);
-		while (n && err[n - 1] == '\n')
-			err[--n] = 0;
-		dt_fail(DT_EXIT_IO, "evidence: tar -czf %s failed%s%s", tarball, err[0] ? ": " : "",
-		        err[0]     ? err
-		        : st == -1 ? " (tar not found)"
-		                   : "");
-		unlink(tarball);
+		dt_fail(DT_EXIT_IO, "evidence: tar -czf %s failed%s", tarball,
+		        st == DT_EXIT_NOTFOUND ? " (tar not found)" : "");
+		dt_outfile_abort(&out);
+		return -1;
+	}
+	if (dt_outfile_commit(&out) < 0) {
+		dt_fail(DT_EXIT_IO, "evidence: cannot create %s: %s", tarball, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -453,7 +461,8 @@ static int evidence_choose_dir(struct dt_bundle *b, const char *out, char *tarba
 		            : "evidence: %s already holds files; refusing to overwrite them "
 		              "(remove it or choose another --out)",
 		    b->dir);
-	if (access(tarball, F_OK) == 0)
+	struct stat st;
+	if (lstat(tarball, &st) == 0)
 		return dt_fail(
 		    DT_EXIT_IO,
 		    "evidence: %s already exists; refusing to overwrite it (remove it or "
@@ -464,19 +473,17 @@ static int evidence_choose_dir(struct dt_bundle *b, const char *out, char *tarba
 
 /* report.md: the report, the facts, and what the bundle holds. */
 /* "Suggested fix" and "Verified", as `denytrace fix --verify` left them
- * beside the first ring that has them (RING.fix.md). */
+ * beside the first ring that has them (RING.fix.md). The traced program
+ * can write beside its ring: only a regular file of the caller's that
+ * names this very ring is taken (sidecar.h). */
 static void evidence_fix_proof(FILE *f, const struct evidence_opts *e)
 {
 	for (size_t i = 0; i < e->nrings; i++) {
-		char path[PATH_MAX], buf[8192];
-		snprintf(path, sizeof(path), "%s.fix.md", e->rings[i]);
-		FILE *in = fopen(path, "re");
-		if (!in)
+		char *text = dt_sidecar_read(e->rings[i], ".fix.md");
+		if (!text)
 			continue;
-		size_t n;
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-			fwrite(buf, 1, n, f);
-		fclose(in);
+		fputs(text, f);
+		free(text);
 		return;
 	}
 }

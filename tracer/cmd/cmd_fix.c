@@ -17,6 +17,7 @@
 #include "options.h"
 #include "recfmt.h"
 #include "report.h"
+#include "sidecar.h"
 #include "soak.h"
 
 static const char fix_usage[] =
@@ -486,13 +487,16 @@ static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struc
 }
 
 /* RING.fix.md: "Suggested fix" and "Verified", appended to report.md by
- * `denytrace evidence`. Returns 0 or -1. */
-static int fix_write_proof(const char *path, const struct dt_fix_inputs *in,
-                           const struct dt_fix_plan *plan, const struct dt_verify *v)
+ * `denytrace evidence` (sidecar.h: never written through what the traced
+ * program put there). Returns 0 or -1 with a reason in err. */
+static int fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
+                           const struct dt_fix_plan *plan, const struct dt_verify *v, char *err,
+                           size_t errlen)
 {
-	FILE *f = fopen(path, "we");
-	if (!f)
+	struct dt_outfile out;
+	if (dt_sidecar_begin(&out, ring, ".fix.md", err, errlen) < 0)
 		return -1;
+	FILE *f = out.f;
 	fputs("\n## Suggested fix\n\n", f);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct dt_fix *x = &plan->fixes[i];
@@ -516,7 +520,11 @@ static int fix_write_proof(const char *path, const struct dt_fix_inputs *in,
 		free(text);
 	}
 	fix_md_verified(f, in, v);
-	return fclose(f) == 0 ? 0 : -1;
+	if (dt_outfile_commit(&out) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", out.path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- running it again ---- */
@@ -616,10 +624,9 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
 	}
 	if (rc)
 		return rc;
-	char proof[PATH_MAX];
-	snprintf(proof, sizeof(proof), "%s.fix.md", o->rings[0]);
-	if (fix_write_proof(proof, in, plan, v) < 0)
-		fprintf(stderr, "denytrace: fix: cannot write %s: %s\n", proof, strerror(errno));
+	char err[1024];
+	if (fix_write_proof(o->rings[0], in, plan, v, err, sizeof(err)) < 0)
+		fprintf(stderr, "denytrace: fix: %s\n", err);
 	return 0;
 }
 

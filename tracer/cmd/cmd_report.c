@@ -111,12 +111,15 @@ int cmd_report(int argc, char **argv)
 		dt_report_text(stdout, &r, report_color(ra.color), verbose);
 	int found = r.denials > 0;
 	uint64_t corrupt = r.stats.corrupt;
+	int truncated = r.stats.truncated;
 	dt_report_free(&r);
 	free(roots);
 	free(rings);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return dt_fail(DT_EXIT_IO, "report: writing the output failed");
 	/* as show: the report is printed, but from an input that is not intact */
+	if (truncated)
+		return dt_fail(DT_EXIT_BADINPUT, "report: a ring shrank while it was read");
 	if (corrupt)
 		return dt_fail(DT_EXIT_BADINPUT, "report: %llu corrupt record%s skipped",
 		               (unsigned long long)corrupt, corrupt == 1 ? "" : "s");

@@ -75,7 +75,7 @@ int cmd_run(int argc, char **argv)
 		    "run: no command given; usage: denytrace run [options] -- COMMAND...");
 	}
 	struct dt_run_ring rr;
-	if ((rc = dt_run_ring_create(&o, &rr))) {
+	if ((rc = dt_run_check_command("run", argv[i])) || (rc = dt_run_ring_create(&o, &rr))) {
 		dt_run_opts_free(&o);
 		return rc;
 	}

@@ -180,7 +180,7 @@ int cmd_show(int argc, char **argv)
 			dt_record_free(&r);
 			continue;
 		}
-		if (!follow)
+		if (!follow || got == DT_NEXT_GONE)
 			break;
 		fflush(stdout);
 		if (got == DT_NEXT_BUSY && show_skip_stuck(&pos, &busy_pos, &busy_since)) {
@@ -195,13 +195,14 @@ int cmd_show(int argc, char **argv)
 		dt_ringfile_close(&rf);
 		return dt_fail(DT_EXIT_IO, "show: writing the output failed");
 	}
-	uint64_t lost = __atomic_load_n(&rf.ring.hdr->lost, __ATOMIC_RELAXED);
+	uint64_t lost, dropped, unseen;
+	if (dt_ring_counters(&rf.ring, &lost, &dropped, &unseen) < 0)
+		st.truncated = 1;
 	if (lost && !o.jsonl)
 		fprintf(stderr,
 		        "denytrace: %llu older records were overwritten (ring too small; "
 		        "use run --size)\n",
 		        (unsigned long long)lost);
-	uint64_t unseen = __atomic_load_n(&rf.ring.hdr->unseen, __ATOMIC_RELAXED);
 	if (unseen && !o.jsonl)
 		fprintf(stderr,
 		        "denytrace: %llu refusal%s not recorded: made after a process installed "
@@ -211,6 +212,11 @@ int cmd_show(int argc, char **argv)
 	dt_sqlite_judge_free(judge);
 	dt_symbolizer_free(sym);
 	dt_ringfile_close(&rf);
+	if (st.truncated)
+		return dt_fail(DT_EXIT_BADINPUT,
+		               "%s shrank while it was read (truncated by whoever can write it); "
+		               "the records above were read before that",
+		               path);
 	if (st.corrupt)
 		return dt_fail(DT_EXIT_BADINPUT, "%s: %llu corrupt record%s skipped", path,
 		               (unsigned long long)st.corrupt, st.corrupt == 1 ? "" : "s");

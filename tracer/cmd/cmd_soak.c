@@ -22,8 +22,10 @@
 #include "json.h"
 #include "names.h"
 #include "options.h"
+#include "outfile.h"
 #include "recfmt.h"
 #include "report.h"
+#include "secrets.h"
 #include "soak.h"
 #include "xml.h"
 
@@ -360,6 +362,32 @@ static void soak_print_separating(const struct dt_soak *s)
 }
 
 /* "denytrace run --seed N [--deny RULE]... -- COMMAND", pasteable. */
+/* The command's words with their secrets redacted (secrets.h), each
+ * through put: CI keeps JUnit files and logs where anyone on the project
+ * reads them. */
+static void soak_put_cmd(FILE *f, char *const *cmd, void (*put)(FILE *, const char *))
+{
+	int expect = 0;
+	for (char *const *c = cmd; *c; c++) {
+		size_t n = strlen(*c);
+		int before = expect;
+		size_t need = dt_redact_arg(*c, n, NULL, 0, &expect);
+		char *word = malloc(need + 1);
+		if (!word)
+			return;
+		word[dt_redact_arg(*c, n, word, need, &before)] = 0;
+		if (c != cmd)
+			fputc(' ', f);
+		put(f, word);
+		free(word);
+	}
+}
+
+static void soak_put_xml_attr(FILE *f, const char *s)
+{
+	dt_xml_put(f, s, 0);
+}
+
 static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 {
 	fprintf(f, "denytrace run --seed %llu", (unsigned long long)dt_soak_seed(o, index));
@@ -367,11 +395,8 @@ static void soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 		fputs(" --deny ", f);
 		dt_shell_word(f, o->deny[k]);
 	}
-	fputs(" --", f);
-	for (char **c = o->cmd; *c; c++) {
-		fputc(' ', f);
-		dt_shell_word(f, *c);
-	}
+	fputs(" -- ", f);
+	soak_put_cmd(f, o->cmd, dt_shell_word);
 	fputc('\n', f);
 }
 
@@ -411,37 +436,63 @@ static void soak_print_failures(const struct dt_soak *s, const struct dt_soak_op
 	dt_report_free(&rep);
 }
 
-/* The files the summary goes to, opened before the first run: a path
- * that cannot be written must not cost the summary of a long soak. */
+/* The files the summary goes to, begun before the first run (a path that
+ * cannot be written must not cost the summary of a long soak), each under
+ * a temporary name of its own until the summary is whole (outfile.h). */
 struct soak_outputs {
-	FILE *json, *junit; /* --json=FILE, --junit FILE (stdout for "-") */
+	struct dt_outfile out, json, junit; /* -o, --json=FILE, --junit FILE */
+	FILE *junit_f;                      /* junit.f, or stdout for "-" */
 };
 
-/* Opens -o (as stdout), --json=FILE and --junit. Returns -1 to go on, else
- * the exit status with the message printed. */
+static void soak_abort_outputs(struct soak_outputs *f)
+{
+	if (f->out.f)
+		dt_outfile_abort(&f->out);
+	if (f->json.f)
+		dt_outfile_abort(&f->json);
+	if (f->junit.f)
+		dt_outfile_abort(&f->junit);
+}
+
+/* Begins -o (then made stdout), --json=FILE and --junit. Returns -1 to go
+ * on, else the exit status with the message printed. */
 static int soak_open_outputs(const struct dt_soak_opts *o, struct soak_outputs *f)
 {
-	const char *bad = NULL;
-	if (o->out && !freopen(o->out, "w", stdout))
-		bad = o->out;
-	else if (o->json_file && !(f->json = fopen(o->json_file, "w")))
-		bad = o->json_file;
-	else if (o->junit && !(f->junit = strcmp(o->junit, "-") ? fopen(o->junit, "w") : stdout))
-		bad = o->junit;
-	if (bad)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", bad, strerror(errno));
+	char err[1024];
+	int bad = (o->out &&
+	           dt_outfile_begin(&f->out, o->out, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0) ||
+	          (o->json_file && dt_outfile_begin(&f->json, o->json_file, DT_OUT_NEW_OR_OWN, err,
+	                                            sizeof(err)) < 0) ||
+	          (o->junit && strcmp(o->junit, "-") &&
+	           dt_outfile_begin(&f->junit, o->junit, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0);
+	if (!bad && o->out && (fflush(stdout) != 0 || dup2(fileno(f->out.f), 1) < 0)) {
+		snprintf(err, sizeof(err), "cannot write %s: %s", o->out, strerror(errno));
+		bad = 1;
+	}
+	if (bad) {
+		soak_abort_outputs(f);
+		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", err);
+	}
+	f->junit_f = !o->junit ? NULL : strcmp(o->junit, "-") ? f->junit.f : stdout;
 	return -1;
 }
 
-/* Closes what soak_open_outputs opened; 0, or an exit status when a
- * write failed. */
-static int soak_close_output(FILE *f, const char *name)
+/* Puts each finished output in its place; 0, or an exit status when one
+ * could not be written. */
+static int soak_commit_outputs(const struct dt_soak_opts *o, struct soak_outputs *f)
 {
-	if (!f || f == stdout)
-		return 0;
-	if (ferror(f) | fclose(f))
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s", name);
-	return 0;
+	int rc = 0;
+	if (f->out.f && (fflush(stdout) != 0 || dt_outfile_commit(&f->out) != 0))
+		rc =
+		    dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->out, strerror(errno));
+	if (f->json.f && dt_outfile_commit(&f->json) != 0)
+		rc = dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->json_file,
+		             strerror(errno));
+	if (f->junit.f && dt_outfile_commit(&f->junit) != 0)
+		rc = dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->junit,
+		             strerror(errno));
+	soak_abort_outputs(f);
+	return rc;
 }
 
 /* The summary, as text or (--json) JSON, on stdout (-o FILE already put
@@ -465,8 +516,8 @@ static int soak_summary(const struct dt_soak *s, const struct dt_soak_opts *o,
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return dt_fail(DT_EXIT_INTERNAL, "soak: writing the summary failed");
-	if (f->json)
-		soak_json(f->json, s, o->seed, interrupted);
+	if (f->json.f)
+		soak_json(f->json.f, s, o->seed, interrupted);
 	return 0;
 }
 
@@ -561,10 +612,7 @@ static void soak_junit(FILE *f, struct dt_soak *s, const struct dt_soak_opts *o,
 	        "      <property name=\"flake_rate_ci95\" value=\"%.4f-%.4f\"/>\n"
 	        "      <property name=\"command\" value=\"",
 	        (unsigned long long)o->seed, s->done ? (double)s->failures / s->done : 0.0, lo, hi);
-	for (char **c = o->cmd; *c; c++) {
-		dt_xml_put(f, *c, 0);
-		fputs(c[1] ? " " : "", f);
-	}
+	soak_put_cmd(f, o->cmd, soak_put_xml_attr);
 	fputs("\"/>\n    </properties>\n", f);
 	for (size_t i = 0; i < s->nresults; i++) {
 		const struct dt_soak_result *r = &s->results[i];
@@ -601,8 +649,7 @@ int cmd_soak(int argc, char **argv)
 	if (rc < 0)
 		rc = dt_soak_prepare(&o, self, sizeof(self), dir);
 	if (rc >= 0) {
-		soak_close_output(files.json, o.json_file);
-		soak_close_output(files.junit, o.junit);
+		soak_abort_outputs(&files);
 		free(o.deny);
 		return rc;
 	}
@@ -626,18 +673,18 @@ int cmd_soak(int argc, char **argv)
 
 	if (infra && !s.done) {
 		dt_soak_remove_dir(dir);
-		soak_close_output(files.json, o.json_file);
-		soak_close_output(files.junit, o.junit);
+		soak_abort_outputs(&files);
 		free(o.deny);
 		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", infra_msg);
 	}
 	double el = dt_soak_now() - t0;
 	rc = soak_summary(&s, &o, &files, dir, el, interrupted);
-	if (!rc && files.junit)
-		soak_junit(files.junit, &s, &o, started, el);
-	int rc_json = soak_close_output(files.json, o.json_file);
-	int rc_junit = soak_close_output(files.junit, o.junit);
-	rc = rc ? rc : rc_json ? rc_json : rc_junit;
+	if (!rc && files.junit_f)
+		soak_junit(files.junit_f, &s, &o, started, el);
+	if (rc)
+		soak_abort_outputs(&files);
+	else
+		rc = soak_commit_outputs(&o, &files);
 	dt_soak_remove_dir(dir); /* the first failing run's files, unless kept */
 	dt_soak_free(&s);
 	free(o.deny);

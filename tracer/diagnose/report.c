@@ -14,6 +14,38 @@
 
 static int dt_streq(const char *a, const char *b);
 
+/* Adds the records of one ring to r; buf holds DT_REC_MAX bytes. */
+static void report_add_ring(struct dt_report *r, const struct dt_ring *ring, unsigned char *buf,
+                            const char *name)
+{
+	int truncated = r->stats.truncated;
+	r->stats.truncated = 0;
+	uint64_t pos = dt_ring_tail(ring);
+	uint32_t len;
+	while (dt_ring_next(ring, &pos, buf, &len, &r->stats, 0) == DT_NEXT_RECORD) {
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 256;
+			r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
+		}
+		if (dt_record_decode(buf, len, pos, &r->recs[r->n]) == 0)
+			r->n++;
+		else
+			r->stats.corrupt++;
+	}
+	uint64_t lost, dropped, unseen;
+	if (dt_ring_counters(ring, &lost, &dropped, &unseen) < 0)
+		r->stats.truncated = 1;
+	r->lost += lost;
+	r->dropped += dropped;
+	r->unseen += unseen;
+	if (r->stats.truncated)
+		dt_fail(0,
+		        "%s shrank while it was read (truncated by whoever can write it); "
+		        "the records read before that are used",
+		        name);
+	r->stats.truncated |= truncated;
+}
+
 int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
                    size_t errlen)
 {
@@ -32,25 +64,42 @@ int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings,
 			free(buf);
 			return rc;
 		}
-		uint64_t pos = dt_ring_tail(&rf.ring);
-		uint32_t len;
-		while (dt_ring_next(&rf.ring, &pos, buf, &len, &r->stats, 0) == DT_NEXT_RECORD) {
-			if (r->n == r->cap) {
-				r->cap = r->cap ? r->cap * 2 : 256;
-				r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
-			}
-			if (dt_record_decode(buf, len, pos, &r->recs[r->n]) == 0)
-				r->n++;
-			else
-				r->stats.corrupt++;
-		}
-		r->lost += __atomic_load_n(&rf.ring.hdr->lost, __ATOMIC_RELAXED);
-		r->dropped += __atomic_load_n(&rf.ring.hdr->dropped, __ATOMIC_RELAXED);
-		r->unseen += __atomic_load_n(&rf.ring.hdr->unseen, __ATOMIC_RELAXED);
+		report_add_ring(r, &rf.ring, buf, rings[k]);
 		dt_ringfile_close(&rf);
 	}
 	free(buf);
 	return 0;
+}
+
+int dt_report_load_mapped(struct dt_report *r, const struct dt_ring *ring, const char *const *name,
+                          char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->rings = name;
+	r->nrings = 1;
+	unsigned char *buf = malloc(DT_REC_MAX);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return DT_EXIT_INTERNAL;
+	}
+	report_add_ring(r, ring, buf, name[0]);
+	free(buf);
+	return 0;
+}
+
+void dt_report_unreadable_line(FILE *f, const struct dt_report *r, const char *before,
+                               const char *after)
+{
+	const struct dt_read_stats *st = &r->stats;
+	if (!st->corrupt && !st->skipped && !st->torn && !st->truncated)
+		return;
+	fprintf(f,
+	        "%sunreadable: %llu corrupt record%s (not written by the probe), %llu slot%s "
+	        "skipped (a writer died mid-record), %llu torn (overwritten while read)%s%s",
+	        before, (unsigned long long)st->corrupt, st->corrupt == 1 ? "" : "s",
+	        (unsigned long long)st->skipped, st->skipped == 1 ? "" : "s",
+	        (unsigned long long)st->torn,
+	        st->truncated ? "; the ring shrank while it was read" : "", after);
 }
 
 static int dt_rec_cmp(const void *a, const void *b)

@@ -89,6 +89,17 @@ struct dt_report {
 /* Reads and merges the rings. Returns 0, or an exit status with err set. */
 int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings, char *err,
                    size_t errlen);
+/* One line, between before and after, of the record slots the reader
+ * could not use: corrupt (written by something other than the probe),
+ * skipped (a writer died mid-record) and torn (overwritten while read),
+ * and whether the ring shrank while read; nothing when all were read. */
+void dt_report_unreadable_line(FILE *f, const struct dt_report *r, const char *before,
+                               const char *after);
+
+/* As dt_report_load, from a ring already mapped (run's own, whose path
+ * another run may have taken over); name[0] is its path. */
+int dt_report_load_mapped(struct dt_report *r, const struct dt_ring *ring, const char *const *name,
+                          char *err, size_t errlen);
 /* Derives the roots and classifies. Returns 0, or an exit status with err
  * set (an unreadable --codex-config). */
 int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *err, size_t errlen);

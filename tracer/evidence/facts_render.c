@@ -192,10 +192,10 @@ static void dt_facts_md_roots(FILE *out, const struct dt_facts *f)
 	for (size_t i = 0; i < f->nroots; i++) {
 		const struct dt_fact_root *fr = &f->roots[i];
 		fputs("| ", out);
-		dt_md_code_span(out, fr->path, 0);
+		dt_md_code_span(out, fr->path, 1);
 		fputs(" | ", out);
 		if (fr->realpath)
-			dt_md_code_span(out, fr->realpath, 0);
+			dt_md_code_span(out, fr->realpath, 1);
 		else
 			fputs("(does not exist here)", out);
 		fputs(" | ", out);

@@ -4,11 +4,13 @@
  * `denytrace run` and `denytrace codex`. */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -167,6 +169,7 @@ static void run_summary_counts(const struct dt_report *r)
 	        (unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
 	        (unsigned long long)r->lost, (unsigned long long)r->dropped);
 	dt_report_hidden_lines(stderr, r, "denytrace: ", "`denytrace report --all`", ".");
+	dt_report_unreadable_line(stderr, r, "denytrace: ", "\n");
 	if (r->lost)
 		fputs(
 		    "denytrace: the ring wrapped; rerun with a larger --size to keep everything.\n",
@@ -210,14 +213,15 @@ static void run_summary_coverage(const struct dt_report *r, int covered)
 }
 
 /* The summary on stderr, read back from the ring with the report's rules. */
-static void run_summarise(const char *ring_path, int covered, const struct dt_deny_set *deny,
+static void run_summarise(const struct dt_run_ring *rr, int covered, const struct dt_deny_set *deny,
                           uint64_t seed, int status)
 {
 	struct dt_report r;
 	char err[1024];
-	const char *rings[1] = {ring_path};
+	const char *rings[1] = {rr->path};
 	struct dt_report_opts ro = {0};
-	if (dt_report_load(&r, rings, 1, err, sizeof(err)) != 0 ||
+	/* from this run's own mapping: the path may name another ring by now */
+	if (dt_report_load_mapped(&r, &rr->ring, rings, err, sizeof(err)) != 0 ||
 	    dt_report_build(&r, &ro, err, sizeof(err)) != 0) {
 		dt_fail(0, "cannot read the ring back for a summary: %s", err);
 		dt_report_free(&r);
@@ -256,7 +260,11 @@ static void run_summarise(const char *ring_path, int covered, const struct dt_de
 		      "denytrace:    descriptors, so the ring's path must be writable inside its\n"
 		      "denytrace:    sandbox (-o WORKSPACE/denytrace.ring).\n",
 		      stderr);
-	fprintf(stderr, "denytrace: ring %s; see `denytrace report %s`.\n", ring_path, ring_path);
+	fputs("denytrace: ring ", stderr);
+	dt_put_safe(stderr, rr->path);
+	fputs("; see `denytrace report ", stderr);
+	dt_shell_word(stderr, rr->path);
+	fputs("`.\n", stderr);
 	dt_report_free(&r);
 }
 
@@ -390,6 +398,157 @@ static int run_keep_old_ring(const char *path, int quiet, struct dt_ring_spare *
 	return held;
 }
 
+/* Creates rr->path (the previous ring kept as .old, its spare reused).
+ * Returns the ring's descriptor, or -1 with the message printed. */
+static int run_ring_file(const struct dt_run_opts *o, struct dt_run_ring *rr)
+{
+	char err[1024];
+	struct dt_ring_spare spare;
+	rr->old_ring = run_keep_old_ring(rr->path, o->quiet, &spare);
+	uint64_t size = o->size ? o->size : o->all ? DT_RING_LARGE_SIZE : DT_RING_DEFAULT_SIZE;
+	int fd = dt_ringfile_create_reusing(rr->path, size, o->all ? DT_RING_F_ALL : 0, &spare, err,
+	                                    sizeof(err));
+	int unused = dt_ringfile_spare_drop(&spare);
+	if (unused >= 0) {
+		if (rr->old_ring < 0)
+			rr->old_ring = unused; /* freed once the command runs */
+		else
+			close(unused);
+	}
+	if (fd < 0)
+		dt_fail(0, "%s", err);
+	return fd;
+}
+
+/* Maps the ring fd and moves the descriptor the command inherits out of
+ * its way. Returns 0 or an exit status. */
+static int run_ring_map(struct dt_run_ring *rr, int fd)
+{
+	if (!realpath(rr->path, rr->abs))
+		snprintf(rr->abs, sizeof(rr->abs), "%s", rr->path);
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* no read-ahead: a fault into the fallocated ring would zero-fill the
+	 * pages around it on ext4, for records that mostly never come */
+	if (map != MAP_FAILED)
+		(void)madvise(map, (size_t)st.st_size, MADV_RANDOM);
+	if (map == MAP_FAILED || dt_ring_attach(&rr->ring, map, (size_t)st.st_size) != 0) {
+		close(fd);
+		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", rr->path);
+	}
+	rr->fd = dt_ring_fd_out_of_the_way(fd);
+	rr->map = map;
+	rr->map_len = (size_t)st.st_size;
+	/* DEV:INO:CREATED: the creation time tells this run's ring from an
+	 * earlier one whose file was reused (same device and inode) */
+	dt_ring_id_format(rr->id, sizeof(rr->id), &st, rr->ring.hdr->created_ns);
+	rr->dev = (uint64_t)st.st_dev;
+	rr->ino = (uint64_t)st.st_ino;
+	/* unguessable: the traced program must not be able to name a launch
+	 * file in advance (a fallback from the clock would be guessable, so
+	 * without randomness the run has no launch file) */
+	if (getrandom(rr->run_id, sizeof(rr->run_id), GRND_NONBLOCK) == (ssize_t)sizeof(rr->run_id))
+		memcpy(rr->ring.hdr->run_id, rr->run_id, sizeof(rr->run_id));
+	else { /* a reused ring keeps its last run's id otherwise */
+		memset(rr->run_id, 0, sizeof(rr->run_id));
+		memset(rr->ring.hdr->run_id, 0, sizeof(rr->run_id));
+	}
+	return 0;
+}
+
+int dt_run_check_command(const char *cmd, const char *cmd0)
+{
+	char found[PATH_MAX];
+	struct stat st;
+	if (!strchr(cmd0, '/') && dt_which(cmd0, found, sizeof(found)) < 0)
+		return dt_fail(
+		    DT_EXIT_NOTFOUND,
+		    "%s: cannot run '%s': not found on PATH; nothing was run and no ring "
+		    "was created",
+		    cmd, cmd0);
+	if (strchr(cmd0, '/') &&
+	    (stat(cmd0, &st) < 0 || S_ISDIR(st.st_mode) || access(cmd0, X_OK) < 0)) {
+		int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+		return dt_fail(e == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC,
+		               "%s: cannot run '%s': %s; nothing was run and no ring was created",
+		               cmd, cmd0, strerror(e));
+	}
+	return 0;
+}
+
+/* An exclusive lock on the ring's directory while this run chooses and
+ * creates its ring: two runs starting at once would both see the path
+ * free and the second would displace the first's ring. A directory
+ * whose lock someone holds for long (the traced program can) only loses
+ * us that guarantee: no wait beyond two seconds. Returns the locked
+ * directory's descriptor, or -1. */
+static int run_lock_ring_dir(const char *path)
+{
+	char *dup = strdup(path);
+	int dfd = dup ? open(dirname(dup), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(dup);
+	for (int k = 0; dfd >= 0 && k < 200; k++) {
+		if (flock(dfd, LOCK_EX | LOCK_NB) == 0)
+			return dfd;
+		usleep(10 * 1000);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return -1;
+}
+
+/* out is in use by another run: this run's ring goes beside it, as
+ * NAME-PID.ring (NAME.ring) or NAME-PID, under a name nothing holds. */
+static int run_ring_beside(const char *out, char *path, size_t cap)
+{
+	size_t n = strlen(out);
+	int ext = n > 5 && !strcmp(out + n - 5, ".ring");
+	for (int k = 0; k < 100; k++) {
+		char suffix[32];
+		snprintf(suffix, sizeof(suffix), k ? "-%d-%d" : "-%d", (int)getpid(), k);
+		if (snprintf(path, cap, "%.*s%s%s", (int)(ext ? n - 5 : n), out, suffix,
+		             ext ? ".ring" : "") >= (int)cap)
+			return -1;
+		struct stat st;
+		if (lstat(path, &st) < 0 && errno == ENOENT)
+			return 0;
+	}
+	return -1;
+}
+
+/* The path this run's ring gets (rr->path), and whether what is there and
+ * at PATH.old may be replaced. Returns 0 or an exit status. */
+static int run_choose_ring_path(const struct dt_run_opts *o, struct dt_run_ring *rr)
+{
+	char why[256], old[PATH_MAX + 8];
+	snprintf(rr->path, sizeof(rr->path), "%s", o->out);
+	if (dt_ringfile_busy(o->out)) {
+		if (run_ring_beside(o->out, rr->path, sizeof(rr->path)) < 0)
+			return dt_fail(
+			    DT_EXIT_INTERNAL,
+			    "%s: the ring %s is in use by another run; name another with -o",
+			    o->cmd, o->out);
+		if (!o->quiet)
+			dt_fail(0, "%s is in use by another run: this run's ring is %s", o->out,
+			        rr->path);
+	}
+	if (dt_ringfile_replaceable(rr->path, why, sizeof(why)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "%s: %s %s; a ring replaces only an earlier ring of yours: "
+		               "name a new file with -o",
+		               o->cmd, rr->path, why);
+	snprintf(old, sizeof(old), "%s.old", rr->path);
+	struct stat st;
+	if (lstat(rr->path, &st) == 0 && dt_ringfile_replaceable(old, why, sizeof(why)) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "%s: the previous ring would be kept as %s, which %s; move it away "
+		               "or name another ring with -o",
+		               o->cmd, old, why);
+	return 0;
+}
+
 int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 {
 	memset(rr, 0, sizeof(*rr));
@@ -412,54 +571,21 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		    "and would load nothing; install denytrace under a path without spaces "
 		    "or colons, or set DENYTRACE_PROBE to a copy of libdenytrace.so there",
 		    rr->probe, bad);
-	char err[1024];
-	struct dt_ring_spare spare;
-	rr->old_ring = run_keep_old_ring(o->out, o->quiet, &spare);
-	uint64_t size = o->size ? o->size : o->all ? DT_RING_LARGE_SIZE : DT_RING_DEFAULT_SIZE;
-	int fd = dt_ringfile_create_reusing(o->out, size, o->all ? DT_RING_F_ALL : 0, &spare, err,
-	                                    sizeof(err));
-	int unused = dt_ringfile_spare_drop(&spare);
-	if (unused >= 0) {
-		if (rr->old_ring < 0)
-			rr->old_ring = unused; /* freed once the command runs */
-		else
-			close(unused);
-	}
-	if (fd < 0)
-		return dt_fail(DT_EXIT_INTERNAL, "%s", err);
-	if (!realpath(o->out, rr->abs))
-		snprintf(rr->abs, sizeof(rr->abs), "%s", o->out);
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (fstat(fd, &st) == 0)
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	/* no read-ahead: a fault into the fallocated ring would zero-fill the
-	 * pages around it on ext4, for records that mostly never come */
-	if (map != MAP_FAILED)
-		(void)madvise(map, (size_t)st.st_size, MADV_RANDOM);
-	if (map == MAP_FAILED || dt_ring_attach(&rr->ring, map, (size_t)st.st_size) != 0) {
-		close(fd);
-		return dt_fail(DT_EXIT_INTERNAL, "cannot map the ring %s", o->out);
-	}
-	rr->fd = dt_ring_fd_out_of_the_way(fd);
-	rr->map = map;
-	rr->map_len = (size_t)st.st_size;
-	/* DEV:INO:CREATED: the creation time tells this run's ring from an
-	 * earlier one whose file was reused (same device and inode) */
-	snprintf(rr->id, sizeof(rr->id), "%llu:%llu:%llu", (unsigned long long)st.st_dev,
-	         (unsigned long long)st.st_ino, (unsigned long long)rr->ring.hdr->created_ns);
-	rr->dev = (uint64_t)st.st_dev;
-	rr->ino = (uint64_t)st.st_ino;
-	/* unguessable: the traced program must not be able to name a launch
-	 * file in advance (a fallback from the clock would be guessable, so
-	 * without randomness the run has no launch file) */
-	if (getrandom(rr->run_id, sizeof(rr->run_id), GRND_NONBLOCK) == (ssize_t)sizeof(rr->run_id))
-		memcpy(rr->ring.hdr->run_id, rr->run_id, sizeof(rr->run_id));
-	else { /* a reused ring keeps its last run's id otherwise */
-		memset(rr->run_id, 0, sizeof(rr->run_id));
-		memset(rr->ring.hdr->run_id, 0, sizeof(rr->run_id));
-	}
-	return 0;
+	if (o->size && dt_ring_area(o->size) != o->size && !o->quiet)
+		dt_fail(0,
+		        "--size %llu bytes rounds down to %llu KiB of records (a power of two of "
+		        "%u-byte slots); the ring file is %llu KiB with its header",
+		        (unsigned long long)o->size,
+		        (unsigned long long)dt_ring_area(o->size) / 1024, DT_SLOT_SIZE,
+		        (unsigned long long)(dt_ring_area(o->size) + DT_RING_HEADER_SIZE) / 1024);
+	int dirlock = run_lock_ring_dir(o->out);
+	int rc = run_choose_ring_path(o, rr);
+	int fd = rc ? -1 : run_ring_file(o, rr);
+	if (dirlock >= 0)
+		close(dirlock);
+	if (rc || fd < 0)
+		return rc ? rc : DT_EXIT_INTERNAL;
+	return run_ring_map(rr, fd);
 }
 
 size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *rr,
@@ -746,7 +872,7 @@ static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_r
 int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 {
 	struct dt_deny_set *deny = &o->deny;
-	int fd = rr->fd, watch_exec = o->watch_exec;
+	int watch_exec = o->watch_exec;
 	uint64_t seed = o->seed;
 	run_write_launch(&rr->ring, cmd, o->env_extra);
 	run_write_launch_file(o, rr, cmd);
@@ -784,8 +910,10 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	if (pid < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "fork: %s", strerror(errno));
 	close(pipefd[1]);
-	if (fd >= 0)
-		close(fd); /* the child has its copy */
+	/* fd stays open here until the run ends: its shared lock says the
+	 * ring is in use even when the command closes its copy (Codex does);
+	 * it sits out of the command's way (dt_ring_fd_out_of_the_way), so it
+	 * costs the low descriptors nothing */
 	struct dt_supervisor *sup = NULL;
 	if (filter) {
 		/* before waiting for the exec: the exec itself is notified */
@@ -827,16 +955,18 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		return exec_err == ENOENT ? DT_EXIT_NOTFOUND : DT_EXIT_NOEXEC;
 	}
 	if (!o->quiet && !dt_ring_intact(&rr->ring))
-		fprintf(
-		    stderr,
-		    "denytrace: the ring %s was truncated while the command ran: no "
-		    "summary (reading it would crash); `denytrace show %s` reads what is left.\n",
-		    o->out, o->out);
+		dt_fail(0,
+		        "the ring %s was truncated while the command ran: no summary; `denytrace "
+		        "show %s` reads what is left.",
+		        rr->path, rr->path);
 	else if (!o->quiet)
-		run_summarise(o->out, covered, deny, seed,
+		run_summarise(rr, covered, deny, seed,
 		              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	munmap(rr->map, rr->map_len);
 	rr->map = NULL;
+	if (rr->fd >= 0)
+		close(rr->fd); /* kept so far: the ring was in use until now */
+	rr->fd = -1;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

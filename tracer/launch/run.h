@@ -35,13 +35,16 @@ int dt_run_opt_errnos(void *args, const char *val);
 
 /* The ring of one run, created and mapped, and the probe that writes it. */
 struct dt_run_ring {
-	int fd;
+	int fd;       /* the descriptor the command inherits (-1: none), kept by the
+	               * launcher until the run ends: its shared lock tells a run
+	               * starting meanwhile that the ring is in use */
 	int old_ring; /* a ring this one displaces and does not reuse, held
 	               * until the command has started: freeing its blocks
 	               * (0.1-0.4 ms) then overlaps with the command, -1 if none */
 	void *map;
 	size_t map_len;
 	struct dt_ring ring;
+	char path[PATH_MAX];  /* the ring: -o FILE, or beside it when that is in use */
 	char abs[PATH_MAX];   /* the ring's absolute path */
 	char id[72];          /* "DEV:INO:CREATED_NS", for DENYTRACE_RING_ID */
 	char probe[PATH_MAX]; /* libdenytrace.so */
@@ -49,8 +52,16 @@ struct dt_run_ring {
 	uint64_t dev, ino;    /* the ring's */
 };
 
-/* Finds the probe and creates the ring o->out. Returns 0, or an exit
- * status with the message printed. */
+/* Whether cmd0 can be run (found on PATH, executable): checked before the
+ * ring is created, so that a typo leaves the previous ring where it was.
+ * Returns 0, or DT_EXIT_NOTFOUND / DT_EXIT_NOEXEC with the message printed. */
+int dt_run_check_command(const char *cmd, const char *cmd0);
+
+/* Finds the probe and creates the ring o->out (the previous ring there
+ * becomes o->out.old). A ring still in use by another run is left alone:
+ * this run's ring is then OUT-PID.ring beside it, said on stderr. Only a
+ * new file, or a regular file of the caller's holding a ring, is
+ * replaced. Returns 0, or an exit status with the message printed. */
 int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr);
 
 /* The DENYTRACE_* variables the probe needs to find the ring by its path

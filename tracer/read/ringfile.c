@@ -9,6 +9,8 @@
 #include <libgen.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +110,12 @@ void dt_ringfile_close(struct dt_ringfile *rf)
 	rf->fd = -1;
 }
 
+void dt_ring_id_format(char *id, size_t cap, const struct stat *st, uint64_t created_ns)
+{
+	snprintf(id, cap, "%llu:%llu:%llu", (unsigned long long)st->st_dev,
+	         (unsigned long long)st->st_ino, (unsigned long long)created_ns);
+}
+
 int dt_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
@@ -132,6 +140,54 @@ int dt_parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out = v * mul;
 	return 0;
+}
+
+int dt_ringfile_replaceable(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	int fd = dt_open_planted(path, 1, (off_t)DT_RING_MAX_SIZE + DT_RING_HEADER_SIZE, &st);
+	uint64_t magic = 0;
+	int ok = fd >= 0 && pread(fd, &magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	         magic == DT_RING_MAGIC;
+	if (fd >= 0)
+		close(fd);
+	if (ok)
+		return 0;
+	if (fd == DT_OPEN_NOT_REGULAR || (fd == -1 && errno == ELOOP))
+		snprintf(err, errlen, "is %s",
+		         fd == -1 ? "a symbolic link" : dt_file_kind(st.st_mode));
+	else if (fd == DT_OPEN_NOT_OWN)
+		snprintf(err, errlen, "belongs to uid %u, not to you", (unsigned)st.st_uid);
+	else if (fd < 0 && fd != DT_OPEN_TOO_BIG)
+		snprintf(err, errlen, "cannot be read (%s)", strerror(errno));
+	else
+		snprintf(err, errlen, "is not a denytrace ring");
+	return -1;
+}
+
+int dt_ringfile_busy(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0; /* nothing, or not a ring: never opened */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0 &&
+	           errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}
+
+uint64_t dt_ring_area(uint64_t size)
+{
+	/* a power of two of slots: positions map to slots by a mask */
+	uint64_t nslots = 1;
+	while (nslots * 2 * DT_SLOT_SIZE <= size)
+		nslots *= 2;
+	return nslots * DT_SLOT_SIZE;
 }
 
 int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen)
@@ -300,11 +356,7 @@ int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
 		         DT_RING_MIN_SIZE / 1024, (unsigned long long)DT_RING_MAX_SIZE >> 20);
 		return -1;
 	}
-	/* size is the record area; the 4 KiB header comes on top */
-	uint64_t nslots = 1;
-	while (nslots * 2 * DT_SLOT_SIZE <= size)
-		nslots *= 2;
-	size_t len = dt_ring_file_size(nslots);
+	size_t len = dt_ring_file_size(dt_ring_area(size) / DT_SLOT_SIZE);
 	if (spare && spare->fd >= 0) {
 		int fd = ringfile_reuse(path, len, flags, spare);
 		if (fd >= 0)
@@ -382,15 +434,103 @@ fail:
 	return -1;
 }
 
+/* The traced program can truncate the ring under a reader's mapping:
+ * touching a page past the new end raises SIGBUS. Reads of the mapping
+ * run under ring_bus_jmp; the handler jumps back out of them, and outside
+ * them restores the default action (a fault elsewhere still kills). */
+static __thread sigjmp_buf *ring_bus_jmp;
+
+static void ring_on_sigbus(int sig)
+{
+	if (ring_bus_jmp)
+		siglongjmp(*ring_bus_jmp, 1);
+	signal(sig, SIG_DFL);
+}
+
+static void ring_bus_handler(void)
+{
+	static int installed;
+	if (installed)
+		return;
+	struct sigaction sa = {0};
+	sa.sa_handler = ring_on_sigbus;
+	sa.sa_flags = SA_NODEFER; /* jumped out of: the signal must not stay blocked */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	installed = 1;
+}
+
+static uint64_t ring_head(const struct dt_ring *r)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head, memory_order_acquire);
+}
+
 uint64_t dt_ring_tail(const struct dt_ring *r)
 {
-	uint64_t head =
-	    atomic_load_explicit((_Atomic uint64_t *)&r->hdr->head, memory_order_acquire);
+	sigjmp_buf jb;
+	ring_bus_handler();
+	if (sigsetjmp(jb, 0)) {
+		ring_bus_jmp = NULL;
+		return 0; /* the next read says the ring is gone */
+	}
+	ring_bus_jmp = &jb;
+	uint64_t head = ring_head(r);
+	ring_bus_jmp = NULL;
 	return head > r->nslots ? head - r->nslots : 0;
 }
 
+int dt_ring_counters(const struct dt_ring *r, uint64_t *lost, uint64_t *dropped, uint64_t *unseen)
+{
+	sigjmp_buf jb;
+	ring_bus_handler();
+	*lost = *dropped = *unseen = 0;
+	if (sigsetjmp(jb, 0)) {
+		ring_bus_jmp = NULL;
+		return -1;
+	}
+	ring_bus_jmp = &jb;
+	*lost = __atomic_load_n(&r->hdr->lost, __ATOMIC_RELAXED);
+	*dropped = __atomic_load_n(&r->hdr->dropped, __ATOMIC_RELAXED);
+	*unseen = __atomic_load_n(&r->hdr->unseen, __ATOMIC_RELAXED);
+	ring_bus_jmp = NULL;
+	return 0;
+}
+
+/* A sequence word the protocol can leave at position p (ring_format.h):
+ * never written, or owned, started or continued by a writer of position
+ * q in the same slot (q <= p: a lap not yet rewritten, a writer that
+ * died; q > p: overwritten meanwhile). Anything else was written by
+ * something other than the probe. */
+static int ring_seq_possible(const struct dt_ring *r, uint64_t p, uint64_t s)
+{
+	if (!s)
+		return 1;
+	uint64_t q1 = s & DT_SEQ_POS_MASK;
+	return !((s & DT_SEQ_START) && (s & DT_SEQ_BUSY)) && q1 &&
+	       ((q1 - 1) & (r->nslots - 1)) == (p & (r->nslots - 1));
+}
+
+static int ring_next_mapped(const struct dt_ring *r, uint64_t *pos, unsigned char *buf,
+                            uint32_t *len, struct dt_read_stats *st, int stop_at_busy);
+
 int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uint32_t *len,
                  struct dt_read_stats *st, int stop_at_busy)
+{
+	sigjmp_buf jb;
+	ring_bus_handler();
+	if (sigsetjmp(jb, 0)) {
+		ring_bus_jmp = NULL;
+		st->truncated = 1;
+		return DT_NEXT_GONE;
+	}
+	ring_bus_jmp = &jb;
+	int rc = ring_next_mapped(r, pos, buf, len, st, stop_at_busy);
+	ring_bus_jmp = NULL;
+	return rc;
+}
+
+static int ring_next_mapped(const struct dt_ring *r, uint64_t *pos, unsigned char *buf,
+                            uint32_t *len, struct dt_read_stats *st, int stop_at_busy)
 {
 	for (;;) {
 		uint64_t head =
@@ -405,7 +545,10 @@ int dt_ring_next(const struct dt_ring *r, uint64_t *pos, unsigned char *buf, uin
 			if (stop_at_busy && (s1 == 0 || s1 == ((p + 1) | DT_SEQ_BUSY) ||
 			                     (s1 & DT_SEQ_POS_MASK) < p + 1))
 				return DT_NEXT_BUSY;
-			st->skipped++;
+			if (ring_seq_possible(r, p, s1))
+				st->skipped++;
+			else
+				st->corrupt++;
 			(*pos)++;
 			continue;
 		}

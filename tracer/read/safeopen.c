@@ -5,11 +5,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-int dt_open_regular(const char *path, struct stat *out)
+static int open_regular_flags(const char *path, int extra, struct stat *out)
 {
 	/* O_NONBLOCK: opening a FIFO that has no writer returns at once
 	 * instead of waiting for one; O_NOCTTY: a terminal never becomes ours */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra);
 	if (fd < 0)
 		return -1;
 	struct stat st;
@@ -32,6 +32,58 @@ int dt_open_regular(const char *path, struct stat *out)
 	if (out)
 		*out = st;
 	return fd;
+}
+
+int dt_open_regular(const char *path, struct stat *out)
+{
+	return open_regular_flags(path, 0, out);
+}
+
+int dt_open_planted(const char *path, int own, off_t max, struct stat *out)
+{
+	struct stat st = {0};
+	/* not even opened unless it looks regular: opening some devices acts
+	 * (a watchdog starts, a tape rewinds); fstat below catches a swap */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (out)
+			*out = st;
+		if (S_ISLNK(st.st_mode))
+			errno = ELOOP;
+		return S_ISLNK(st.st_mode) ? -1 : DT_OPEN_NOT_REGULAR;
+	}
+	int fd = open_regular_flags(path, O_NOFOLLOW, &st);
+	if (out)
+		*out = st;
+	if (fd < 0)
+		return fd;
+	int bad = own && st.st_uid != geteuid() ? DT_OPEN_NOT_OWN
+	          : st.st_size > max            ? DT_OPEN_TOO_BIG
+	                                        : 0;
+	if (bad) {
+		close(fd);
+		return bad;
+	}
+	return fd;
+}
+
+ssize_t dt_read_planted(const char *path, int own, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	int fd = dt_open_planted(path, own, (off_t)cap - 1, NULL);
+	if (fd < 0)
+		return -1;
+	size_t n = 0;
+	while (n + 1 < cap) {
+		ssize_t got = read(fd, buf + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	buf[n] = 0;
+	return (ssize_t)n;
 }
 
 const char *dt_file_kind(mode_t mode)

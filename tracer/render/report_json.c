@@ -169,6 +169,12 @@ static void dt_report_json_summary(struct dt_json *j, const struct dt_report *r)
 	dt_json_uint(j, r->unseen);
 	dt_json_key(j, "records_corrupt");
 	dt_json_uint(j, r->stats.corrupt);
+	dt_json_key(j, "records_skipped");
+	dt_json_uint(j, r->stats.skipped);
+	dt_json_key(j, "records_torn");
+	dt_json_uint(j, r->stats.torn);
+	dt_json_key(j, "ring_truncated_while_read");
+	dt_json_bool(j, r->stats.truncated);
 	dt_json_key(j, "exec_coverage");
 	dt_json_bool(j, r->nexecs > 0);
 	dt_json_key(j, "execs_seen");

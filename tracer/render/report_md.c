@@ -264,6 +264,7 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		}
 	fprintf(f, "%s; %zu processes traced; %llu records read, %llu lost.\n\n", first ? "" : ")",
 	        r->nprocs, (unsigned long long)r->stats.records, (unsigned long long)r->lost);
+	dt_report_unreadable_line(f, r, "", "\n\n");
 	if (r->unseen)
 		fprintf(
 		    f,

@@ -380,6 +380,7 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 	        shown, shown == 1 ? "" : "s", r->nprocs, r->nprocs == 1 ? "" : "es",
 	        (unsigned long long)r->stats.records, r->stats.records == 1 ? "" : "s",
 	        (unsigned long long)r->lost);
+	dt_report_unreadable_line(f, r, "(", ")\n");
 	char before[64], after[64];
 	snprintf(before, sizeof(before), "%s(", s.dim);
 	snprintf(after, sizeof(after), ")%s", s.off);

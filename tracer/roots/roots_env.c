@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "roots_int.h"
+#include "safeopen.h"
 
 /* ---- Hermes and hcom ----------------------------------------------------- */
 
@@ -206,7 +207,6 @@ static char *hermes_board_db(const struct hermes_env *h, const char *kroot, cons
 	char buf[4096], slug[80];
 	const char *v, *s = NULL;
 	char *cur;
-	FILE *f;
 
 	if ((v = hermes_var(h, "HERMES_KANBAN_DB", buf, sizeof(buf)))) {
 		*why =
@@ -218,10 +218,11 @@ static char *hermes_board_db(const struct hermes_env *h, const char *kroot, cons
 	if ((v = hermes_var(h, "HERMES_KANBAN_BOARD", buf, sizeof(buf))))
 		s = hermes_board_slug(v, kroot, slug, sizeof(slug));
 	cur = xasprintf("%s/kanban/current", kroot);
-	if (!s && (f = fopen(cur, "r"))) {
-		if (fgets(buf, sizeof(buf), f))
-			s = hermes_board_slug(buf, kroot, slug, sizeof(slug));
-		fclose(f);
+	/* kroot comes from a recorded environment: what sits there may be a
+	 * FIFO or a link to a device, planted to hang or steer us */
+	if (!s && dt_read_planted(cur, 0, buf, sizeof(buf)) > 0) {
+		buf[strcspn(buf, "\n")] = 0;
+		s = hermes_board_slug(buf, kroot, slug, sizeof(slug));
 	}
 	free(cur);
 	if (!s || !strcmp(s, "default")) {

