@@ -233,6 +233,8 @@ enum dt_tag {
 	DT_T_CONFIG_PROFILE,   /* (s) the profile whose layer this file is
 	                        * (codex --profile NAME); absent for config.toml */
 	DT_T_CONFIG_ROLE,      /* (s) "codex": whose configuration it is */
+	DT_T_CONFIG_VERSION,   /* (s) what that program said its version was
+	                        * (`codex --version`), when it said */
 };
 
 /* What stat said about the target (or, when it is missing, its parent). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The real `codex sandbox` (Codex 0.169, found or installed by `make
- * codex`) on every launch shape of tests/unit/codex_shapes.def:
+ * The real `codex sandbox` (the Codex `make codex` found or installed: 0.171,
+ * or 0.169 with CODEX_VERSION=0.169.0) on every launch shape of
+ * tests/unit/codex_shapes.def:
  * the command tries to create a file in each probe directory, and the
  * directories it could write must be the ones the table recorded, or Codex
  * must refuse to start where the table says "refused". The unit test
@@ -45,7 +46,7 @@ static void teardown(void)
 	}
 }
 
-TestSuite(codex_shapes, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(codex_shapes, .init = setup, .fini = teardown, .timeout = 300);
 
 /* The probe directory of an "OK <path>" line, or NULL. */
 static const char *probe_of(const char *path, size_t len, const char *top)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "codex_binary.h"
 #include "codexargs.h"
 #include "options.h"
 #include "recfmt.h"
@@ -145,7 +146,8 @@ static void codex_config_load(struct codex_config *c, int quiet)
 
 /* The snapshot: as much of the file as one record holds, cut at a line
  * end when it does not fit, and marked so. */
-static void codex_config_record(struct dt_run_ring *rr, const struct codex_config *c)
+static void codex_config_record(struct dt_run_ring *rr, const struct codex_config *c,
+                                const char *version)
 {
 	uint32_t cap = DT_REC_MAX;
 	/* the ring refuses a record over a quarter of its slots */
@@ -160,6 +162,8 @@ static void codex_config_record(struct dt_run_ring *rr, const struct codex_confi
 	dt_put_str(&b, DT_T_CONFIG_PATH, c->path);
 	if (c->profile)
 		dt_put_str(&b, DT_T_CONFIG_PROFILE, c->profile);
+	else if (version)
+		dt_put_str(&b, DT_T_CONFIG_VERSION, version);
 	/* MCP servers' env keys, provider headers, passwords in URLs: never
 	 * into the ring (the sandbox settings the report reads stay) */
 	size_t rlen = c->text ? dt_redact_config_text(c->text, c->len, NULL, 0) : 0;
@@ -369,6 +373,13 @@ int cmd_codex(int argc, char **argv)
 	cargv[0] = codex;
 	for (size_t k = 0; k < nargs; k++)
 		cargv[k + 1] = argv[i + (int)k];
+	/* the report models this version's command lines; without it, the
+	 * newest checked one */
+	char version[256] = "", verr[512];
+	if (dt_codex_binary_version(codex, version, sizeof(version), verr, sizeof(verr)) &&
+	    !o.quiet)
+		fprintf(stderr, "denytrace: %s; the report will assume Codex %s\n", verr,
+		        dt_codex_versions[dt_ncodex_versions - 1].name);
 	struct dt_codex_cli cli = {0};
 	dt_codex_cli_parse(NULL, &cli, cargv, nargs + 1);
 	struct codex_config cfg[2];
@@ -381,7 +392,7 @@ int cmd_codex(int argc, char **argv)
 	for (size_t k = 0; k < ncfg; k++)
 		/* no profile file is Codex's normal case: nothing to record */
 		if (!cfg[k].profile || cfg[k].text)
-			codex_config_record(&rr, &cfg[k]);
+			codex_config_record(&rr, &cfg[k], version[0] ? version : NULL);
 
 	if (!no_mcp) {
 		const char *vars[9] = {"LD_PRELOAD"}, *values[9] = {rr.probe};

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "codex_binary.h"
 #include "exitcodes.h"
 #include "names.h"
 
@@ -186,10 +187,13 @@ static const struct dt_record *dt_codex_snapshot(const struct dt_report *r,
 	return dt_codex_config_record(r, launch, 0);
 }
 
-static void dt_report_codex(struct dt_report *r, const struct dt_record *rec)
+static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, const char *version)
 {
 	struct dt_codex_launch l = {0};
 	l.config_snapshot = dt_codex_snapshot(r, rec);
+	l.codex_version = version             ? version
+	                  : l.config_snapshot ? l.config_snapshot->cfg_version
+	                                      : NULL;
 	l.profile_snapshot = dt_codex_config_record(r, rec, 1);
 	l.argv = rec->argv;
 	l.argc = rec->argc;
@@ -414,8 +418,8 @@ static void dt_report_explicit_roots(struct dt_report *r, const struct dt_report
 
 /* The roots of the Codex command line --codex-args gives (with
  * --codex-config). Returns 0, or an exit status with err set. */
-static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts *o, char *err,
-                                size_t errlen)
+static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts *o,
+                                const char *version, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
 	size_t nw = 0;
@@ -437,6 +441,7 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 	                            getenv("HOME"),
 	                            getenv("CODEX_HOME"),
 	                            getenv("TMPDIR")};
+	l.codex_version = version;
 	int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
 	free(argv);
 	dt_words_free(words);
@@ -446,7 +451,7 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 }
 
 /* The first Codex launch in the rings gives the Codex roots. */
-static void dt_report_codex_seen(struct dt_report *r)
+static void dt_report_codex_seen(struct dt_report *r, const char *version)
 {
 	int seen = 0;
 	for (size_t i = 0; i < r->n && !seen; i++) {
@@ -458,7 +463,7 @@ static void dt_report_codex_seen(struct dt_report *r)
 		if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS ||
 		     rec->type == DT_REC_EXEC) &&
 		    (dt_argv_is_codex(rec->argv, rec->argc) || dt_codex_snapshot(r, rec))) {
-			dt_report_codex(r, rec);
+			dt_report_codex(r, rec, version);
 			seen = 1;
 		}
 	}
@@ -469,13 +474,20 @@ static void dt_report_codex_seen(struct dt_report *r)
 static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, int hcom, char *err,
                            size_t errlen)
 {
+	char version[256] = "";
 	dt_report_explicit_roots(r, o);
+	if (o->codex_bin) {
+		int rc =
+		    dt_codex_binary_version(o->codex_bin, version, sizeof(version), err, errlen);
+		if (rc)
+			return rc;
+	}
 	if (o->codex_args || o->codex_config) {
-		int rc = dt_report_codex_args(r, o, err, errlen);
+		int rc = dt_report_codex_args(r, o, version[0] ? version : NULL, err, errlen);
 		if (rc)
 			return rc;
 	} else {
-		dt_report_codex_seen(r);
+		dt_report_codex_seen(r, version[0] ? version : NULL);
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];

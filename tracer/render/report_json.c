@@ -249,6 +249,8 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 		dt_json_bool(j, r->roots.codex_config_recorded);
 		dt_json_key(j, "writable_roots_override");
 		dt_json_str(j, r->roots.codex_override);
+		dt_json_key(j, "model_version");
+		dt_json_str(j, r->roots.codex_version);
 		dt_json_end_obj(j);
 	} else {
 		dt_json_null(j);

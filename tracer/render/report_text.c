@@ -58,6 +58,15 @@ static void dt_protected_line(FILE *f, const struct dt_rootset *rs, size_t i)
 		fputc('\n', f);
 }
 
+/* Which Codex the model followed, and which ones it was checked against. */
+static void dt_codex_model_line(FILE *f, const char *version)
+{
+	fprintf(f, "  codex model: Codex %s (checked against", version);
+	for (size_t i = 0; i < dt_ncodex_versions; i++)
+		fprintf(f, "%s %s", i ? "," : "", dt_codex_versions[i].name);
+	fputs(")\n", f);
+}
+
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 {
 	struct dt_style s = dt_style_for(color);
@@ -66,11 +75,9 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		dt_put_safe(f, rs->codex_refused);
 		fprintf(f, "%s\n", s.off);
 	}
-	if (!rs->n && !rs->codex_refused) {
+	if (!rs->n && !rs->codex_refused)
 		fputs("  (no roots: pass --root DIR, or run Codex/Hermes/hcom under the probe)\n",
 		      f);
-		return;
-	}
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct dt_root *rt = &rs->v[i];
 		const char *src[16];
@@ -121,6 +128,8 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		}
 		fputc('\n', f);
 	}
+	if (rs->codex_version)
+		dt_codex_model_line(f, rs->codex_version);
 	for (size_t i = 0; i < rs->nwarnings; i++) {
 		fprintf(f, "  %swarning:%s ", s.yellow, s.off);
 		dt_put_safe(f, rs->warnings[i]);

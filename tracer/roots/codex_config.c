@@ -18,6 +18,42 @@
 #include "codex_int.h"
 #include "safeopen.h"
 
+/* ---- Codex: CODEX_HOME ------------------------------------------------------ */
+
+int dt_codex_home_in_tempdir(const char *codex_home, const char *tmpdir, const char *cwd,
+                             char *tempdir, size_t cap)
+{
+	char *home = nonempty(codex_home) ? resolve_path(codex_home, cwd, NULL) : NULL;
+	char rhome[PATH_MAX], rtmp[PATH_MAX];
+	const char *tmp = nonempty(tmpdir) ? tmpdir : "/tmp";
+	int under = 0;
+
+	/* one that does not exist yet is judged by its name */
+	if (home && !realpath(home, rhome))
+		snprintf(rhome, sizeof(rhome), "%s", home);
+	if (home && realpath(tmp, rtmp)) {
+		under = dt_path_under(rhome, rtmp);
+		snprintf(tempdir, cap, "%s", rtmp);
+	}
+	free(home);
+	return under;
+}
+
+/* The start-up failure users meet first with a CODEX_HOME under /tmp. */
+void codex_warn_tempdir_home(struct dt_rootset *rs, const struct dt_codex_launch *l)
+{
+	char tmp[PATH_MAX];
+
+	if (dt_codex_home_in_tempdir(l->codex_home, l->tmpdir, l->cwd, tmp, sizeof(tmp)))
+		dt_roots_warn(
+		    rs,
+		    "CODEX_HOME=%s is inside the temporary directory %s: Codex refuses to "
+		    "create its helper binaries there (\"Refusing to create helper "
+		    "binaries under temporary dir\") and `codex sandbox` cannot start "
+		    "its sandbox helper; put CODEX_HOME elsewhere",
+		    l->codex_home, tmp);
+}
+
 /* ---- Codex: config.toml, the -p layer and -c overrides ------------------ */
 
 const struct toml_value *codex_walk(const struct toml_value *v, const char *const *keys,

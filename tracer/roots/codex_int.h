@@ -42,6 +42,7 @@ int codex_cfg_rank(const struct codex_cfg *c, const char *const *keys, size_t nk
                    const struct toml_value **v, const char **where);
 void codex_refuse(struct dt_rootset *rs, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void codex_warn_tempdir_home(struct dt_rootset *rs, const struct dt_codex_launch *l);
 bool codex_cfg_bool(const struct codex_cfg *c, const char *key);
 bool codex_known_mode(const char *m);
 void codex_validate_cfg(struct dt_rootset *rs, const struct codex_cfg *c);

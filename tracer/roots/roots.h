@@ -61,6 +61,8 @@ struct dt_rootset {
 	                                 * (it starts nothing, so no Codex roots), or NULL */
 	char *codex_permission_profile; /* -P NAME or default_permissions in effect */
 	int codex_add_dir_ok;           /* the launch's subcommand takes --add-dir */
+	const char *codex_version;      /* the Codex version modelled (a static
+	                                 * string of dt_codex_versions), or NULL */
 	char **warnings;                /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
 };
@@ -85,6 +87,29 @@ size_t dt_root_sources(const struct dt_rootset *rs, size_t i, const char **out, 
  * effective one (1 when only writable mounts name it). */
 int dt_root_row_granted(const struct dt_rootset *rs, size_t i);
 
+/* The Codex versions the model was checked against (codex_versions.def),
+ * oldest first. */
+struct dt_codex_version {
+	const char *name;      /* "0.171.0" */
+	const char *published; /* "2026-11-20" */
+};
+extern const struct dt_codex_version dt_codex_versions[];
+extern const size_t dt_ncodex_versions;
+/* The version to model for what `codex --version` printed ("codex-cli
+ * 0.171.0"): that one when known, else the newest known one older than
+ * it (the oldest when it is older than all), with a sentence saying so in
+ * note; NULL reported: the newest, no note. */
+const struct dt_codex_version *dt_codex_version_pick(const char *reported, char *note, size_t cap);
+
+/* 1 when CODEX_HOME (codex_home, relative ones against cwd) lies in the
+ * temporary directory Codex sees ($TMPDIR when set, else /tmp), both
+ * resolved through symlinks as Codex resolves them: Codex then refuses to
+ * create its helper binaries ("Refusing to create helper binaries under
+ * temporary dir", seen with 0.169 and 0.171) and `codex sandbox` cannot
+ * start its sandbox helper. The temporary directory goes to tempdir. */
+int dt_codex_home_in_tempdir(const char *codex_home, const char *tmpdir, const char *cwd,
+                             char *tempdir, size_t cap);
+
 /* Codex: the workspace (cwd, or -C/--cd), /tmp and $TMPDIR in
  * workspace-write, --add-dir, [sandbox_workspace_write] writable_roots from
  * config.toml, merged under the -p/--profile NAME layer
@@ -106,6 +131,10 @@ struct dt_codex_launch {
 	const char *home;       /* HOME of that process */
 	const char *codex_home; /* CODEX_HOME or NULL */
 	const char *tmpdir;     /* TMPDIR or NULL */
+	/* what the Codex binary said its version was (`codex --version`, as
+	 * `denytrace codex` recorded it or --codex PATH ran it), or NULL: the
+	 * newest version of dt_codex_versions is modelled then */
+	const char *codex_version;
 	/* config.toml as `denytrace codex` recorded it at launch, preferred
 	 * to reading the file now (it may have changed since); unused when
 	 * config_path is given. */
@@ -156,12 +185,14 @@ struct dt_codex_cli {
 	int sandbox_cmd;        /* `codex sandbox`: takes sandbox_mode from -c only */
 	int add_dir_ok;         /* the command line may take --add-dir (not sandbox,
 	                         * not app-server) */
-	char *refused;          /* why Codex 0.169 would not start with this command
+	char *refused;          /* why Codex would not start with this command
 	                         * line (an option its subcommand rejects, -c without
 	                         * '=', ...), or NULL */
+	const struct dt_codex_version *version; /* set before parsing: the version
+	                                         * whose options count; NULL: the newest */
 };
 /* Fills c from argv; rs (may be NULL) receives warnings. Free with
- * dt_codex_cli_free. */
+ * dt_codex_cli_free (which keeps c->version). */
 void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const char *const *argv,
                         size_t argc);
 void dt_codex_cli_free(struct dt_codex_cli *c);

@@ -443,6 +443,21 @@ static char *codex_workspace(struct dt_rootset *rs, const struct dt_codex_cli *c
 	return w;
 }
 
+/* The version whose command lines the model follows: the binary's, or the
+ * nearest known one (said), or the newest when the binary is unknown. */
+static const struct dt_codex_version *model_version(struct dt_rootset *rs,
+                                                    const struct dt_codex_launch *l)
+{
+	char note[512];
+	const struct dt_codex_version *v =
+	    dt_codex_version_pick(l->codex_version, note, sizeof(note));
+
+	if (note[0])
+		dt_roots_warn(rs, "%s", note);
+	rs->codex_version = v->name;
+	return v;
+}
+
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
                         const char *config_path, char *err, size_t errlen)
 {
@@ -458,6 +473,7 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 		err[0] = 0;
 	if (!rs || !l)
 		return 0;
+	cli.version = model_version(rs, l);
 	/* Codex parses its command line first, then reads its config */
 	dt_codex_cli_parse(rs, &cli, l->argv, l->argc);
 	if (cli.refused)
@@ -492,6 +508,7 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 		else if (ch.mode && !strcmp(ch.mode, "workspace-write"))
 			codex_workspace_write_roots(rs, &cfg, l, workspace);
 	}
+	codex_warn_tempdir_home(rs, l);
 	free(ch.why);
 	free(workspace);
 	dt_codex_cli_free(&cli);
