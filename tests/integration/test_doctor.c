@@ -104,15 +104,10 @@ Test(doctor, probe_that_cannot_be_preloaded_fails_the_load_check)
 /* A stand-in codex on PATH that prints version; the PATH entry for env. */
 static void fake_codex_on_path(const char *version, char *path, size_t cap)
 {
-	char bin[600], codex[700];
+	char bin[600];
 	snprintf(bin, sizeof(bin), "%s/bin", dtt_tmpdir());
 	mkdir(bin, 0755);
-	snprintf(codex, sizeof(codex), "%s/codex", bin);
-	FILE *f = fopen(codex, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "#!/bin/sh\necho 'codex-cli %s'\n", version);
-	fclose(f);
-	chmod(codex, 0755);
+	cr_assert_not_null(dtt_fake_codex(bin, version));
 	snprintf(path, cap, "PATH=%s:%s", bin, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 }
 

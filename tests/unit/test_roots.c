@@ -1638,3 +1638,107 @@ Test(roots, codex_home_inside_the_temporary_directory_is_warned_about)
 	codex(&o, argv);
 	cr_assert(!warned("Refusing"), "CODEX_HOME outside TMPDIR=%s warned", other);
 }
+
+/* ---- Codex's project layer (DIR/.codex/config.toml) ---------------------------- */
+
+/* A project at tmp W with its layer's writable_roots and config.toml's
+ * trust line for trusted_dir ("" for none); returns the workspace. */
+static const char *project(const char *layer_list, const char *trusted_dir, const char *level)
+{
+	char cfg[2 * PATH_MAX], layer[PATH_MAX + 64];
+
+	snprintf(cfg, sizeof(cfg),
+	         "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n"
+	         "%s%s%s%s%s",
+	         tmp_path("A"), *trusted_dir ? "[projects.\"" : "", trusted_dir,
+	         *trusted_dir ? "\"]\ntrust_level = \"" : "", *trusted_dir ? level : "",
+	         *trusted_dir ? "\"\n" : "");
+	write_file("ch/config.toml", cfg);
+	snprintf(layer, sizeof(layer), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         layer_list);
+	write_file("W/.codex/config.toml", layer);
+	return tmp_path("W");
+}
+
+static const char *const workspace_write[] = {
+    "codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"", "--", "true", NULL};
+
+/* Seen with 0.169 and 0.171: a root listed only in a trusted project's
+ * .codex/config.toml is writable, and the list replaces config.toml's; a
+ * -c list made from the model's list (fix) must repeat it. */
+Test(roots, a_trusted_projects_layer_replaces_the_config_list)
+{
+	const char *w = project(tmp_path("P"), tmp_path("W"), "trusted");
+	struct launch o = {.cwd = w, .codex_home = tmp_path("ch")};
+
+	codex(&o, workspace_write);
+	cr_assert_null(must_find(tmp_path("P"), DT_ROOT_CODEX)->dropped_by);
+	assert_contains(must_find(tmp_path("P"), DT_ROOT_CODEX)->source, "W/.codex/config.toml");
+	assert_contains(must_find(tmp_path("A"), DT_ROOT_CODEX)->dropped_by,
+	                "W/.codex/config.toml");
+	cr_assert_eq(rs.ncodex_list, 1);
+	assert_str(rs.codex_list[0], tmp_path("P"));
+}
+
+Test(roots, an_untrusted_or_unlisted_projects_layer_is_not_read)
+{
+	const char *levels[] = {"untrusted", NULL};
+
+	for (const char *const *lv = levels;; lv++) {
+		const char *w = project(tmp_path("P"), *lv ? tmp_path("W") : "", *lv ? *lv : "");
+		struct launch o = {.cwd = w, .codex_home = tmp_path("ch")};
+
+		memset(&rs, 0, sizeof(rs));
+		codex(&o, workspace_write);
+		cr_assert_null(find(tmp_path("P"), DT_ROOT_CODEX), "%s", *lv ? *lv : "no trust");
+		cr_assert_null(must_find(tmp_path("A"), DT_ROOT_CODEX)->dropped_by);
+		dt_rootset_free(&rs);
+		if (!*lv)
+			break;
+	}
+	memset(&rs, 0, sizeof(rs));
+}
+
+/* Seen with 0.169 and 0.171: the project layer beats the -p layer. */
+Test(roots, the_project_layer_is_above_the_profile_layer_and_below_c)
+{
+	const char *w = project(tmp_path("P"), tmp_path("W"), "trusted");
+	char prof[PATH_MAX + 64];
+	snprintf(prof, sizeof(prof), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         tmp_path("B"));
+	write_file("ch/p.config.toml", prof);
+	const char *argv[] = {"codex", "sandbox", "-p",
+	                      "p",     "-c",      "sandbox_mode=\"workspace-write\"",
+	                      "--",    "true",    NULL};
+	struct launch o = {.cwd = w, .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	cr_assert_null(must_find(tmp_path("P"), DT_ROOT_CODEX)->dropped_by);
+	assert_contains(must_find(tmp_path("B"), DT_ROOT_CODEX)->dropped_by,
+	                "W/.codex/config.toml");
+}
+
+/* In a git repository the project runs from its top down to the cwd:
+ * with the top trusted every layer on the way is read, the deepest last;
+ * with only the cwd trusted the top's layer is not (0.169, 0.171). */
+Test(roots, a_repositorys_layers_follow_the_trust_of_each_directory_or_the_top)
+{
+	char sub[PATH_MAX + 64];
+	project(tmp_path("P"), tmp_path("W"), "trusted");
+	mkdir_p(tmp_path("W/.git"));
+	snprintf(sub, sizeof(sub), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         tmp_path("B"));
+	write_file("W/sub/.codex/config.toml", sub);
+	struct launch o = {.cwd = tmp_path("W/sub"), .codex_home = tmp_path("ch")};
+
+	codex(&o, workspace_write);
+	cr_assert_null(must_find(tmp_path("B"), DT_ROOT_CODEX)->dropped_by);
+	assert_contains(must_find(tmp_path("P"), DT_ROOT_CODEX)->dropped_by,
+	                "W/sub/.codex/config.toml");
+	dt_rootset_free(&rs);
+	memset(&rs, 0, sizeof(rs));
+	project(tmp_path("P"), tmp_path("W/sub"), "trusted");
+	codex(&o, workspace_write);
+	cr_assert_null(find(tmp_path("P"), DT_ROOT_CODEX), "the top's layer counted");
+	cr_assert_null(must_find(tmp_path("B"), DT_ROOT_CODEX)->dropped_by);
+}

@@ -26,13 +26,14 @@ static const char codex_usage[] =
     "Runs the real Codex CLI as `denytrace run` runs a command: with\n"
     "libdenytrace.so in LD_PRELOAD (Codex passes it into its sandbox), recording\n"
     "every file operation refused with EPERM, EACCES, EROFS or EXDEV. It also\n"
-    "  - records Codex's command line as launched and a snapshot of its\n"
-    "    config.toml ($CODEX_HOME/config.toml, else ~/.codex/config.toml, and\n"
-    "    the --profile layer $CODEX_HOME/NAME.config.toml), which `denytrace\n"
+    "  - records Codex's command line as launched, its version, and a snapshot\n"
+    "    of its config.toml ($CODEX_HOME/config.toml, else ~/.codex/config.toml,\n"
+    "    and the --profile layer $CODEX_HOME/NAME.config.toml), which `denytrace\n"
     "    report` reads instead of the file, since the file may change later;\n"
     "  - carries the probe into the MCP servers Codex starts (with a cleared\n"
-    "    environment) by adding, for each stdio server S of that configuration\n"
-    "    and of the -c overrides, -c mcp_servers.S.env.LD_PRELOAD=\"PROBE[:theirs]\"\n"
+    "    environment) by adding, for each stdio server S of that configuration,\n"
+    "    of a trusted project's DIR/.codex/config.toml and of the -c overrides, -c "
+    "mcp_servers.S.env.LD_PRELOAD=\"PROBE[:theirs]\"\n"
     "    and the DENYTRACE_* variables that lead the probe to the ring by its\n"
     "    path. Each sets one key: the server's own env is kept, never replaced.\n"
     "    They go after the last -c of the command line, so that they apply last.\n"
@@ -122,9 +123,18 @@ static char *codex_slurp(const char *path, size_t *len, int *err)
 	return buf;
 }
 
+/* The files Codex reads, lowest first, at fixed places (an empty path: none). */
+enum {
+	CODEX_CFG_CONFIG,
+	CODEX_CFG_PROFILE,
+	CODEX_CFG_PROJECT, /* the trusted project layers, outermost first */
+	CODEX_CFG_MAX = CODEX_CFG_PROJECT + 16,
+};
+
 struct codex_config {
 	char path[PATH_MAX];
 	const char *profile; /* the --profile layer's name, NULL for config.toml */
+	int project;         /* a project layer DIR/.codex/config.toml */
 	char *text;
 	size_t len;
 	int err;
@@ -158,7 +168,9 @@ static void codex_config_record(struct dt_run_ring *rr, const struct codex_confi
 		return;
 	struct dt_buf b;
 	dt_run_record_begin(&b, rec, cap, DT_REC_CONFIG);
-	dt_put_str(&b, DT_T_CONFIG_ROLE, "codex");
+	/* "codex-project": reports that read only "codex" records keep
+	 * reading what they did */
+	dt_put_str(&b, DT_T_CONFIG_ROLE, c->project ? "codex-project" : "codex");
 	dt_put_str(&b, DT_T_CONFIG_PATH, c->path);
 	if (c->profile)
 		dt_put_str(&b, DT_T_CONFIG_PROFILE, c->profile);
@@ -291,16 +303,51 @@ static int codex_not_found(const char *given, const char *codex, int ferr)
 	               strerror(-ferr));
 }
 
-/* The configuration Codex will read, as it is now: $CODEX_HOME (or
- * ~/.codex)/config.toml and the -p layer. Fills cfg[0..1]; returns how
- * many. */
-static size_t codex_configs(const struct dt_codex_cli *cli, struct codex_config cfg[2], int quiet)
+/* The workspace Codex takes its project from: -C against the cwd, else
+ * the cwd. */
+static void codex_workspace(const struct dt_codex_cli *cli, char *out, size_t cap)
 {
-	size_t ncfg = 0;
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	if (cli->cd && cli->cd[0] == '/')
+		snprintf(out, cap, "%s", cli->cd);
+	else if (cli->cd && *cli->cd && cwd[0])
+		snprintf(out, cap, "%s/%s", cwd, cli->cd);
+	else
+		snprintf(out, cap, "%s", cwd);
+}
+
+/* The trusted project's layers after config.toml and the -p layer. */
+static size_t codex_project_configs(const struct dt_codex_cli *cli, struct codex_config *cfg,
+                                    int quiet)
+{
+	char ws[PATH_MAX], *paths[CODEX_CFG_MAX - CODEX_CFG_PROJECT];
+	const struct toml_value *files[] = {cfg[CODEX_CFG_CONFIG].parsed,
+	                                    cfg[CODEX_CFG_PROFILE].parsed};
+	codex_workspace(cli, ws, sizeof(ws));
+	size_t n = ws[0] ? dt_codex_project_layers(cli, files, 2, ws, paths,
+	                                           sizeof(paths) / sizeof(*paths))
+	                 : 0;
+	for (size_t k = 0; k < n; k++) {
+		struct codex_config *c = &cfg[CODEX_CFG_PROJECT + k];
+		snprintf(c->path, sizeof(c->path), "%s", paths[k]);
+		c->project = 1;
+		codex_config_load(c, quiet);
+		free(paths[k]);
+	}
+	return CODEX_CFG_PROJECT + n;
+}
+
+/* The configuration Codex will read, as it is now: $CODEX_HOME (or
+ * ~/.codex)/config.toml, the -p layer and the trusted project's layers, at
+ * their places in cfg (CODEX_CFG_*). Returns how many places are used. */
+static size_t codex_configs(const struct dt_codex_cli *cli, struct codex_config *cfg, int quiet)
+{
 	char home[PATH_MAX] = "";
 	const char *ch = getenv("CODEX_HOME"), *h = getenv("HOME");
 	char cwd[PATH_MAX];
-	memset(cfg, 0, 2 * sizeof(*cfg));
+	memset(cfg, 0, CODEX_CFG_MAX * sizeof(*cfg));
 	if (ch && *ch)
 		snprintf(home, sizeof(home), "%s%s%s",
 		         ch[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? "" : cwd,
@@ -308,16 +355,16 @@ static size_t codex_configs(const struct dt_codex_cli *cli, struct codex_config 
 	else if (h && *h)
 		snprintf(home, sizeof(home), "%s/.codex", strcmp(h, "/") ? h : "");
 	if (home[0]) {
-		snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/config.toml", home);
+		snprintf(cfg[CODEX_CFG_CONFIG].path, sizeof(cfg[0].path), "%s/config.toml", home);
+		codex_config_load(&cfg[CODEX_CFG_CONFIG], quiet);
 		if (cli->profile && *cli->profile) {
-			cfg[ncfg].profile = cli->profile;
-			snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/%s.config.toml", home,
-			         cli->profile);
+			cfg[CODEX_CFG_PROFILE].profile = cli->profile;
+			snprintf(cfg[CODEX_CFG_PROFILE].path, sizeof(cfg[0].path),
+			         "%s/%s.config.toml", home, cli->profile);
+			codex_config_load(&cfg[CODEX_CFG_PROFILE], quiet);
 		}
 	}
-	for (size_t k = 0; k < ncfg; k++)
-		codex_config_load(&cfg[k], quiet);
-	return ncfg;
+	return codex_project_configs(cli, cfg, quiet);
 }
 
 /* The argv Codex runs with: cargv (nargs + 1 entries) with the plan's
@@ -382,8 +429,11 @@ int cmd_codex(int argc, char **argv)
 		        dt_codex_versions[dt_ncodex_versions - 1].name);
 	struct dt_codex_cli cli = {0};
 	dt_codex_cli_parse(NULL, &cli, cargv, nargs + 1);
-	struct codex_config cfg[2];
+	struct codex_config cfg[CODEX_CFG_MAX];
 	size_t ncfg = codex_configs(&cli, cfg, o.quiet);
+	const struct toml_value *files[CODEX_CFG_MAX];
+	for (size_t k = 0; k < ncfg; k++)
+		files[k] = cfg[k].parsed;
 
 	struct dt_run_ring rr;
 	struct dt_codex_mcp_plan plan = {0};
@@ -391,15 +441,13 @@ int cmd_codex(int argc, char **argv)
 		goto out;
 	for (size_t k = 0; k < ncfg; k++)
 		/* no profile file is Codex's normal case: nothing to record */
-		if (!cfg[k].profile || cfg[k].text)
+		if (cfg[k].path[0] && (k == CODEX_CFG_CONFIG || cfg[k].text))
 			codex_config_record(&rr, &cfg[k], version[0] ? version : NULL);
 
 	if (!no_mcp) {
 		const char *vars[9] = {"LD_PRELOAD"}, *values[9] = {rr.probe};
 		size_t nv = 1 + dt_run_probe_env(&o, &rr, vars + 1, values + 1, 8);
-		if (dt_codex_mcp_plan(cargv, nargs + 1, cfg[0].parsed,
-		                      ncfg > 1 ? cfg[1].parsed : NULL, vars, values, nv,
-		                      &plan) < 0) {
+		if (dt_codex_mcp_plan(cargv, nargs + 1, files, ncfg, vars, values, nv, &plan) < 0) {
 			rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 			goto out;
 		}

@@ -187,9 +187,32 @@ static const struct dt_record *dt_codex_snapshot(const struct dt_report *r,
 	return dt_codex_config_record(r, launch, 0);
 }
 
+/* The project layers `denytrace codex` recorded beside its launch record,
+ * in the order it wrote them (outermost first); malloc'ed, *n of them. */
+static const struct dt_record **dt_codex_project_records(const struct dt_report *r,
+                                                         const struct dt_record *launch, size_t *n)
+{
+	const struct dt_record **v = NULL;
+	*n = 0;
+	for (size_t i = 0; launch->type == DT_REC_LAUNCH && i < r->n; i++) {
+		const struct dt_record *c = &r->recs[i];
+		if (c->type != DT_REC_CONFIG || c->pid != launch->pid ||
+		    !dt_streq(c->cfg_role, "codex-project"))
+			continue;
+		const struct dt_record **nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[(*n)++] = c;
+	}
+	return v;
+}
+
 static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, const char *version)
 {
 	struct dt_codex_launch l = {0};
+	const struct dt_record **projects = dt_codex_project_records(r, rec, &l.nproject_snapshots);
+	l.project_snapshots = projects;
 	l.config_snapshot = dt_codex_snapshot(r, rec);
 	l.codex_version = version             ? version
 	                  : l.config_snapshot ? l.config_snapshot->cfg_version
@@ -204,6 +227,7 @@ static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, co
 	char err[512];
 	if (dt_roots_from_codex(&r->roots, &l, NULL, err, sizeof(err)) < 0)
 		dt_roots_warn(&r->roots, "%s", err);
+	free(projects);
 }
 
 static int dt_argv_mentions(const struct dt_record *rec, const char *word)

@@ -145,6 +145,12 @@ struct dt_codex_launch {
 	 * profile_snapshot there was none at launch; with neither, the
 	 * layer is read from disk. */
 	const struct dt_record *profile_snapshot;
+	/* the trusted project's layers as recorded at launch (DT_REC_CONFIG
+	 * records with cfg_role "codex-project"), outermost first: with a
+	 * config_snapshot these are the project layers, and none is read from
+	 * disk */
+	const struct dt_record *const *project_snapshots;
+	size_t nproject_snapshots;
 };
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
                         const char *config_path, char *err, size_t errlen);
@@ -197,18 +203,31 @@ void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const cha
                         size_t argc);
 void dt_codex_cli_free(struct dt_codex_cli *c);
 
-/* The value Codex 0.169 sees at keys: the -c overrides (cli) form one
- * layer in argv order, where an override replaces whatever earlier ones
- * set at its key (a table value wipes their leaves below it); that layer
- * is merged key by key over the -p layer (layer; may be NULL), merged over
- * config.toml (config; may be NULL). *from is the override that decided,
- * *in_layer 1 when the -p layer did (either may be NULL). Meant for
+/* The value Codex sees at keys: the -c overrides (cli) form one layer in
+ * argv order, where an override replaces whatever earlier ones set at its
+ * key (a table value wipes their leaves below it); that layer is merged key
+ * by key over the files, files[nfiles - 1] over the one before it and so
+ * on (config.toml first, then the -p layer, then the project layers; NULL
+ * entries are files not read). *from is the override that decided, *file
+ * the index of the file that did, else -1 (either may be NULL). Meant for
  * leaves; NULL when nothing sets keys. */
 const struct toml_value *dt_codex_lookup(const struct dt_codex_cli *cli,
-                                         const struct toml_value *layer,
-                                         const struct toml_value *config, const char *const *keys,
-                                         size_t nkeys, const struct dt_codex_override **from,
-                                         int *in_layer);
+                                         const struct toml_value *const *files, size_t nfiles,
+                                         const char *const *keys, size_t nkeys,
+                                         const struct dt_codex_override **from, int *file);
+
+/* The project layers Codex 0.169 and 0.171 read for a launch whose
+ * workspace is workspace: DIR/.codex/config.toml for every DIR from the
+ * project root (the top of the git repository around the workspace, else
+ * the workspace) down to the workspace, where DIR is trusted: its own
+ * [projects."DIR"] trust_level, else the repository top's, is "trusted"
+ * (in config.toml, the -p layer or a -c: files, nfiles, cli as for
+ * dt_codex_lookup; a project layer cannot trust itself). Fills paths
+ * (malloc'ed, outermost first, at most max) with those that exist; returns
+ * how many. */
+size_t dt_codex_project_layers(const struct dt_codex_cli *cli,
+                               const struct toml_value *const *files, size_t nfiles,
+                               const char *workspace, char **paths, size_t max);
 
 /* How the launch in rs can make dir writable, in words for advice: never
  * a flag its subcommand rejects (codex sandbox takes no --add-dir). */
