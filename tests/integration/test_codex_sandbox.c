@@ -20,7 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codex_binary.h"
 #include "report.h"
+#include "roots.h"
 #include "testlib.h"
 
 static char codex[PATH_MAX];
@@ -155,4 +157,54 @@ Test(codex_shapes, the_real_codex_sandbox_grants_what_the_table_recorded_for_eve
 	}
 	printf("codex_shapes: %zu shapes run, %zu differ from the table\n", dtt_ncodex_shapes, bad);
 	fflush(stdout);
+}
+
+/* Codex's own read-back (codex doctor --json) of every shape the model can
+ * compare with it: the paths Codex lists as writable and the model's
+ * writable_roots list must be the same. */
+Test(codex_shapes, codex_doctor_reads_back_the_models_writable_roots_in_every_shape)
+{
+	size_t asked = 0, bad = 0;
+	for (size_t i = 0; i < dtt_ncodex_shapes; i++) {
+		const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
+		char top[PATH_MAX + 128], w[PATH_MAX + 160], home[PATH_MAX + 160],
+		    chome[PATH_MAX + 160];
+		snprintf(top, sizeof(top), "%s/rb-%s", base, s->id);
+		cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
+		snprintf(w, sizeof(w), "%s/W", top);
+		snprintf(home, sizeof(home), "%s/hh", top);
+		snprintf(chome, sizeof(chome), "%s/home", top);
+		char *args = dtt_expand(s->args, top),
+		     *tmpdir = s->tmpdir ? dtt_expand(s->tmpdir, top) : NULL;
+		size_t nw = 0;
+		char **words = dt_split_words(args, &nw);
+		const char **argv = calloc(nw + 4, sizeof(*argv));
+		size_t k = 0;
+		argv[k++] = codex;
+		for (size_t j = 0; j < nw; j++)
+			argv[k++] = words[j];
+		argv[k++] = "--";
+		argv[k++] = "true";
+		struct dt_codex_launch l = {.argv = argv,
+		                            .argc = k,
+		                            .cwd = w,
+		                            .home = home,
+		                            .codex_home = chome,
+		                            .tmpdir = tmpdir};
+		struct dt_rootset rs = {0};
+		char err[512];
+		cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s", err);
+		dt_codex_readback(&rs, codex, &l);
+		cr_expect_geq(rs.codex_readback, 0, "%s: %s", s->id, rs.codex_readback_why);
+		asked += rs.codex_readback == 1;
+		for (size_t d = 0; d < rs.ncodex_disagree; d++, bad++)
+			cr_expect_fail("%s: %s", s->id, rs.codex_disagree[d]);
+		dt_rootset_free(&rs);
+		dt_words_free(words);
+		free(argv);
+		free(args);
+		free(tmpdir);
+	}
+	printf("codex_shapes: codex doctor asked on %zu shapes, %zu disagreements\n", asked, bad);
+	cr_expect_gt(asked, 10, "too few shapes could be compared: %zu", asked);
 }

@@ -140,3 +140,48 @@ Test(codex_stub, the_report_reads_the_recorded_project_layer)
 	const char *pargv[] = {PYTHON, "-c", py, json, p, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
+
+/* A Codex whose read-back disagrees with the model (a doctored `codex
+ * doctor --json`): every path on either side alone is a model error, and
+ * the JSON report says so. */
+Test(codex_stub, a_readback_that_disagrees_is_reported_as_a_model_error)
+{
+	const char *tmp = dtt_tmpdir();
+	char bin[PATH_MAX], a[PATH_MAX], json[PATH_MAX + 16];
+	snprintf(bin, sizeof(bin), "%s/doctored-codex", tmp);
+	snprintf(a, sizeof(a), "%s/A", tmp);
+	snprintf(json, sizeof(json), "%s/r.json", tmp);
+	FILE *f = fopen(bin, "w");
+	cr_assert_not_null(f);
+	fputs("#!/bin/sh\n"
+	      "[ \"$1\" = --version ] && { echo 'codex-cli 0.171.0'; exit 0; }\n"
+	      "cat <<'EOF'\n"
+	      "{\"checks\": {\"sandbox.filesystem_paths\": {\"details\": {\n"
+	      "\"path 1\": \"/elsewhere (write); path resolved\",\n"
+	      "\"path 1 source\": \"effective filesystem policy\"}, \"remediation\": null}}}\n"
+	      "EOF\n",
+	      f);
+	fclose(f);
+	cr_assert_eq(chmod(bin, 0755), 0);
+	char args[PATH_MAX + 128];
+	snprintf(args, sizeof(args),
+	         "sandbox -c 'sandbox_mode=\"workspace-write\"' -c "
+	         "'sandbox_workspace_write.writable_roots=[\"%s\"]'",
+	         a);
+	char cmd[4 * PATH_MAX];
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd '%s' && '%s/denytrace' run -q -o e.ring -- true && CODEX_HOME='%s/ch' "
+	    "'%s/denytrace' report --format json --codex '%s' --codex-args \"$1\" e.ring > '%s'",
+	    tmp, dtt_build(), tmp, dtt_build(), bin, json);
+	const char *sh[] = {"sh", "-c", cmd, "sh", args, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	const char *py = "import json, sys\n"
+	                 "rb = json.load(open(sys.argv[1]))['codex']['readback']\n"
+	                 "assert rb['asked'] is True and rb['writable'] == ['/elsewhere'], rb\n"
+	                 "e = rb['model_errors']\n"
+	                 "assert len(e) == 2 and '/elsewhere' in e[0] and sys.argv[2] in e[1], e\n";
+	const char *pargv[] = {PYTHON, "-c", py, json, a, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}

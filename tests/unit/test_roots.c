@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codex_binary.h"
 #include "roots.h"
 #include "testlib.h"
 
@@ -1741,4 +1742,28 @@ Test(roots, a_repositorys_layers_follow_the_trust_of_each_directory_or_the_top)
 	codex(&o, workspace_write);
 	cr_assert_null(find(tmp_path("P"), DT_ROOT_CODEX), "the top's layer counted");
 	cr_assert_null(must_find(tmp_path("B"), DT_ROOT_CODEX)->dropped_by);
+}
+
+/* The shape of codex doctor --json's sandbox check in 0.169 and 0.171:
+ * "path N" holds "DIR (write)" or "DIR (read)"; "path N source" is not a
+ * path; other checks' paths do not count. */
+Test(roots, codex_doctor_write_paths_are_read_from_its_sandbox_check)
+{
+	static const char json[] =
+	    "{\"checks\": {\"state.paths\": {\"details\": {\"path 1\": \"/state (write)\"}},"
+	    "\"sandbox.filesystem_paths\": {\"details\": {"
+	    "\"path 1\": \"/a b/\\\"q\\\" (write); path resolved (read/write access not tested)\","
+	    "\"path 1 source\": \"effective filesystem policy (entry provenance unavailable)\","
+	    "\"path 2\": \"/a/.git (read); missing (may be intentional)\","
+	    "\"path 3\": \"/c (write); missing (may be intentional)\"},"
+	    "\"remediation\": null}, \"x\": {\"details\": {\"path 1\": \"/late (write)\"}}}}";
+	size_t n = 0;
+	char **v = dt_codex_doctor_write_paths(json, &n);
+
+	cr_assert_eq(n, 2);
+	assert_str(v[0], "/a b/\"q\"");
+	assert_str(v[1], "/c");
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }

@@ -208,7 +208,8 @@ static const struct dt_record **dt_codex_project_records(const struct dt_report 
 	return v;
 }
 
-static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, const char *version)
+static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, const char *version,
+                            const char *bin)
 {
 	struct dt_codex_launch l = {0};
 	const struct dt_record **projects = dt_codex_project_records(r, rec, &l.nproject_snapshots);
@@ -227,6 +228,8 @@ static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, co
 	char err[512];
 	if (dt_roots_from_codex(&r->roots, &l, NULL, err, sizeof(err)) < 0)
 		dt_roots_warn(&r->roots, "%s", err);
+	else if (bin)
+		dt_codex_readback(&r->roots, bin, &l);
 	free(projects);
 }
 
@@ -467,6 +470,8 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 	                            getenv("TMPDIR")};
 	l.codex_version = version;
 	int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
+	if (rc == 0 && o->codex_bin)
+		dt_codex_readback(&r->roots, o->codex_bin, &l);
 	free(argv);
 	dt_words_free(words);
 	if (rc < 0) /* README: 3 unreadable input, 4 invalid input */
@@ -475,7 +480,7 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 }
 
 /* The first Codex launch in the rings gives the Codex roots. */
-static void dt_report_codex_seen(struct dt_report *r, const char *version)
+static void dt_report_codex_seen(struct dt_report *r, const char *version, const char *bin)
 {
 	int seen = 0;
 	for (size_t i = 0; i < r->n && !seen; i++) {
@@ -487,7 +492,7 @@ static void dt_report_codex_seen(struct dt_report *r, const char *version)
 		if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS ||
 		     rec->type == DT_REC_EXEC) &&
 		    (dt_argv_is_codex(rec->argv, rec->argc) || dt_codex_snapshot(r, rec))) {
-			dt_report_codex(r, rec, version);
+			dt_report_codex(r, rec, version, bin);
 			seen = 1;
 		}
 	}
@@ -511,7 +516,7 @@ static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, 
 		if (rc)
 			return rc;
 	} else {
-		dt_report_codex_seen(r, version[0] ? version : NULL);
+		dt_report_codex_seen(r, version[0] ? version : NULL, o->codex_bin);
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];

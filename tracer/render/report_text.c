@@ -67,6 +67,36 @@ static void dt_codex_model_line(FILE *f, const char *version)
 	fputs(")\n", f);
 }
 
+/* What Codex itself said was writable beside the model's list, and each
+ * disagreement: a model error. */
+static void dt_codex_readback_text(FILE *f, const struct dt_rootset *rs, const struct dt_style *s)
+{
+	if (rs->codex_readback == 0 && !rs->codex_readback_why) {
+		fputs("  the writable_roots above are the model's alone: pass --codex PATH to "
+		      "compare "
+		      "them with what `codex doctor --json` says\n",
+		      f);
+		return;
+	}
+	if (rs->codex_readback != 1) {
+		fputs("  Codex itself was not asked: ", f);
+		dt_put_safe(f, rs->codex_readback_why);
+		fputc('\n', f);
+		return;
+	}
+	fputs("  Codex itself says writable:", f);
+	for (size_t i = 0; i < rs->ncodex_says; i++) {
+		fputs(i ? ", " : " ", f);
+		dt_put_safe(f, rs->codex_says[i]);
+	}
+	fputs(rs->ncodex_says ? "\n" : " no writable_roots\n", f);
+	for (size_t i = 0; i < rs->ncodex_disagree; i++) {
+		fprintf(f, "  %smodel error:%s ", s->red, s->off);
+		dt_put_safe(f, rs->codex_disagree[i]);
+		fputc('\n', f);
+	}
+}
+
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 {
 	struct dt_style s = dt_style_for(color);
@@ -128,8 +158,10 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		}
 		fputc('\n', f);
 	}
-	if (rs->codex_version)
+	if (rs->codex_version) {
 		dt_codex_model_line(f, rs->codex_version);
+		dt_codex_readback_text(f, rs, &s);
+	}
 	for (size_t i = 0; i < rs->nwarnings; i++) {
 		fprintf(f, "  %swarning:%s ", s.yellow, s.off);
 		dt_put_safe(f, rs->warnings[i]);

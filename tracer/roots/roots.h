@@ -63,7 +63,15 @@ struct dt_rootset {
 	int codex_add_dir_ok;           /* the launch's subcommand takes --add-dir */
 	const char *codex_version;      /* the Codex version modelled (a static
 	                                 * string of dt_codex_versions), or NULL */
-	char **warnings;                /* messages worth showing (unreadable config...) */
+	/* what Codex itself said was writable (codex_binary.h,
+	 * dt_codex_readback), beside the model's list */
+	int codex_readback;       /* 1 asked and answered, 0 not asked, -1 failed */
+	char *codex_readback_why; /* not asked or failed: why; else NULL */
+	char **codex_says;        /* the paths codex doctor --json lists as (write) */
+	size_t ncodex_says;
+	char **codex_disagree; /* each disagreement with the model, in words */
+	size_t ncodex_disagree;
+	char **warnings; /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
 };
 
