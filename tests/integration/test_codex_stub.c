@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testlib.h"
 
@@ -184,4 +185,71 @@ Test(codex_stub, a_readback_that_disagrees_is_reported_as_a_model_error)
 	                 "assert len(e) == 2 and '/elsewhere' in e[0] and sys.argv[2] in e[1], e\n";
 	const char *pargv[] = {PYTHON, "-c", py, json, a, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}
+
+/* A FIFO as config.toml: opening it to read would wait for a writer
+ * forever; denytrace codex says it did not read it and runs Codex. */
+Test(codex_stub, a_fifo_config_is_not_waited_on)
+{
+	char home[PATH_MAX], fifo[PATH_MAX + 16], ring[PATH_MAX + 16], env_home[PATH_MAX + 16];
+	snprintf(home, sizeof(home), "%s/ch", dtt_tmpdir());
+	cr_assert_eq(mkdir(home, 0755), 0);
+	snprintf(fifo, sizeof(fifo), "%s/config.toml", home);
+	cr_assert_eq(mkfifo(fifo, 0644), 0);
+	snprintf(ring, sizeof(ring), "%s/f.ring", dtt_tmpdir());
+	snprintf(env_home, sizeof(env_home), "CODEX_HOME=%s", home);
+	const char *codex = fake_codex("0.171.0");
+	char dt[PATH_MAX];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	/* timeout: a hang fails the test instead of stalling the suite */
+	const char *argv[] = {"timeout", "20",  dt,   "codex", "-o",   ring,
+	                      "--codex", codex, "--", "exec",  "task", NULL};
+	const char *env[] = {env_home, NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), argv, env);
+	cr_expect_eq(st, 0, "status %d (124: it hung): %s", st, out);
+	cr_expect(strstr(out, "not a regular file"), "%s", out);
+}
+
+/* 8000 MCP servers: the overrides outgrow the exec's argument space, and
+ * Codex would fail with "Argument list too long". denytrace says so
+ * before it starts anything (exit 125), and --no-mcp is the way out. */
+Test(codex_stub, too_many_mcp_servers_are_refused_before_codex_starts)
+{
+	char home[PATH_MAX], cfg[PATH_MAX + 16], ring[PATH_MAX + 16], env_home[PATH_MAX + 16];
+	char mark[PATH_MAX + 16], bin[PATH_MAX];
+	snprintf(home, sizeof(home), "%s/ch", dtt_tmpdir());
+	cr_assert_eq(mkdir(home, 0755), 0);
+	snprintf(cfg, sizeof(cfg), "%s/config.toml", home);
+	FILE *f = fopen(cfg, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 8000; i++)
+		fprintf(f, "[mcp_servers.server_%05d]\ncommand = \"/bin/true\"\n", i);
+	fclose(f);
+	snprintf(ring, sizeof(ring), "%s/m.ring", dtt_tmpdir());
+	snprintf(env_home, sizeof(env_home), "CODEX_HOME=%s", home);
+	/* a Codex that leaves a mark when it runs */
+	snprintf(mark, sizeof(mark), "%s/ran", dtt_tmpdir());
+	snprintf(bin, sizeof(bin), "%s/marking-codex", dtt_tmpdir());
+	f = fopen(bin, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'codex-cli 0.171.0'; exit 0; }\n"
+	        "touch '%s'\n",
+	        mark);
+	fclose(f);
+	cr_assert_eq(chmod(bin, 0755), 0);
+	char dt[PATH_MAX];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *argv[] = {"timeout", "60", dt,   "codex", "-o",   ring,
+	                      "--codex", bin,  "--", "exec",  "task", NULL};
+	const char *env[] = {env_home, NULL};
+	static char out[1 << 20];
+	cr_expect_eq(dtt_system(out, sizeof(out), argv, env), 125, "%.2000s", out);
+	cr_expect(strstr(out, "Argument list too long") && strstr(out, "--no-mcp"), "%.2000s", out);
+	cr_expect(access(mark, F_OK) != 0, "Codex was started");
+	const char *nomcp[] = {"timeout", "60", dt,   "codex", "--no-mcp", "-o", ring,
+	                       "--codex", bin,  "--", "exec",  "task",     NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), nomcp, env), 0, "%.2000s", out);
+	cr_expect(access(mark, F_OK) == 0, "--no-mcp did not start Codex");
 }

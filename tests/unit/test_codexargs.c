@@ -194,3 +194,21 @@ Test(codexargs, servers_of_a_project_layer_get_the_probe)
 	toml_free(cfg);
 	toml_free(proj);
 }
+
+/* A -c value is a TOML string, always UTF-8: a ring path that is not
+ * would reach the servers changed, so no server gets overrides, each says
+ * why. */
+Test(codexargs, a_value_that_is_not_utf8_reaches_no_server_and_says_why)
+{
+	struct toml_value *cfg = parse("[mcp_servers.docs]\ncommand = \"d\"\n");
+	const char *const bad_vals[] = {"/p/libdenytrace.so", "/w/r\xff\xfe.ring"};
+	const char *argv[] = {"codex", "exec", "x", NULL};
+	struct dt_codex_mcp_plan p;
+	cr_assert_eq(plan(argv, 3, cfg, NULL, vars, bad_vals, 2, &p), 0);
+	cr_expect_eq(p.nargs, 0);
+	cr_expect_eq(p.ntraced, 0);
+	cr_assert_eq(p.nskipped, 1);
+	cr_expect(strstr(p.skipped[0], "DENYTRACE_RING is not valid UTF-8"), "%s", p.skipped[0]);
+	dt_codex_mcp_plan_free(&p);
+	toml_free(cfg);
+}

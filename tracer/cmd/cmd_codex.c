@@ -39,7 +39,10 @@ static const char codex_usage[] =
     "    They go after the last -c of the command line, so that they apply last.\n"
     "    A server whose name holds '.' or '=' cannot be named in a -c key (Codex\n"
     "    splits keys at every '.'), and an HTTP server has no process: both are\n"
-    "    left alone, and said so.\n"
+    "    left alone, and said so; so is every server when the ring's path is not\n"
+    "    valid UTF-8 (a -c value cannot carry it). When the overrides would make\n"
+    "    Codex's command line too long to exec, it says so and starts nothing:\n"
+    "    use --no-mcp.\n"
     "Then it prints the summary and exits with Codex's status.\n"
     "\n";
 
@@ -90,7 +93,8 @@ static char *codex_slurp(const char *path, size_t *len, int *err)
 {
 	*len = 0;
 	*err = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		*err = errno;
@@ -99,7 +103,7 @@ static char *codex_slurp(const char *path, size_t *len, int *err)
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > TOML_MAX_INPUT) {
-		*err = S_ISREG(st.st_mode) ? EFBIG : EISDIR;
+		*err = S_ISREG(st.st_mode) ? EFBIG : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		close(fd);
 		return NULL;
 	}
@@ -144,6 +148,12 @@ struct codex_config {
 static void codex_config_load(struct codex_config *c, int quiet)
 {
 	c->text = codex_slurp(c->path, &c->len, &c->err);
+	if (!c->text && c->err == EINVAL && !quiet)
+		fprintf(
+		    stderr,
+		    "denytrace: %s is not a regular file (a FIFO or a device): not read, so its "
+		    "MCP servers get no probe\n",
+		    c->path);
 	if (!c->text)
 		return;
 	char terr[512];
@@ -388,6 +398,38 @@ static char **codex_run_argv(const char **cargv, size_t nargs, const struct dt_c
 	return run_argv;
 }
 
+/* Linux refuses an exec whose arguments and environment outgrow the
+ * argument space ("Argument list too long"): thousands of MCP servers get
+ * there with our overrides. Returns 0 when run_argv fits, else the exit
+ * status with the message printed. */
+static int codex_argv_fits(char *const *run_argv, const struct dt_codex_mcp_plan *plan)
+{
+	extern char **environ;
+	long limit = sysconf(_SC_ARG_MAX);
+	size_t bytes = 4096; /* room for the probe's own variables */
+	int one_too_long = 0;
+	for (char *const *a = run_argv; *a; a++) {
+		size_t l = strlen(*a) + 1;
+		one_too_long |= l > 32 * (size_t)getpagesize(); /* MAX_ARG_STRLEN */
+		bytes += l + sizeof(*a);
+	}
+	for (char **e = environ; e && *e; e++)
+		bytes += strlen(*e) + 1 + sizeof(*e);
+	if (!one_too_long && (limit <= 0 || bytes < (size_t)limit))
+		return 0;
+	if (plan->nargs)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "codex: with the -c overrides that carry the probe into %zu MCP "
+		               "servers, Codex's command line and environment take %zu bytes, more "
+		               "than the %ld this system allows: Codex would fail with \"Argument "
+		               "list too long\"; pass --no-mcp, or configure fewer servers",
+		               plan->ntraced, bytes, limit);
+	return dt_fail(DT_EXIT_INTERNAL,
+	               "codex: Codex's command line and environment take %zu bytes, more than the "
+	               "%ld this system allows (\"Argument list too long\")",
+	               bytes, limit);
+}
+
 int cmd_codex(int argc, char **argv)
 {
 	struct codex_args ca = {0};
@@ -451,14 +493,18 @@ int cmd_codex(int argc, char **argv)
 			rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 			goto out;
 		}
-		if (!o.quiet)
-			codex_say_servers(&plan);
 	}
 	char **run_argv = codex_run_argv(cargv, nargs, &plan);
 	if (!run_argv) {
 		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
+	if ((rc = codex_argv_fits(run_argv, &plan))) {
+		free(run_argv);
+		goto out;
+	}
+	if (!no_mcp && !o.quiet)
+		codex_say_servers(&plan);
 	rc = dt_run_launch(&o, &rr, run_argv);
 	free(run_argv);
 out:

@@ -148,8 +148,22 @@ int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_va
 		add_table_keys(&names, toml_table_get(files[i], "mcp_servers"));
 	override_servers(&cli, &names);
 
+	const char *bad = NULL; /* a variable whose value no -c can carry */
+	for (size_t k = 0; k < nvars && !bad; k++)
+		if (!toml_utf8_ok(values[k]))
+			bad = vars[k];
 	for (size_t i = 0; i < names.n; i++) {
 		const char *s = names.v[i];
+		if (bad) {
+			/* Codex would hand the server another path than ours */
+			strvec_push_owned(
+			    &skipped,
+			    str_printf(
+			        "%s: %s is not valid UTF-8, which a -c value (a TOML string) "
+			        "cannot carry; give the ring a UTF-8 path (-o)",
+			        s, bad));
+			continue;
+		}
 		const char *kc[] = {"mcp_servers", s, "command"};
 		const char *ku[] = {"mcp_servers", s, "url"};
 		if (!dt_codex_key_segment_ok(s)) {
