@@ -142,16 +142,12 @@ Test(codex_stub, the_report_reads_the_recorded_project_layer)
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
 
-/* A Codex whose read-back disagrees with the model (a doctored `codex
- * doctor --json`): every path on either side alone is a model error, and
- * the JSON report says so. */
-Test(codex_stub, a_readback_that_disagrees_is_reported_as_a_model_error)
+/* A Codex 0.171 whose `codex doctor --json` says only /elsewhere is
+ * writable, whatever the configuration. */
+static const char *doctored_codex(void)
 {
-	const char *tmp = dtt_tmpdir();
-	char bin[PATH_MAX], a[PATH_MAX], json[PATH_MAX + 16];
-	snprintf(bin, sizeof(bin), "%s/doctored-codex", tmp);
-	snprintf(a, sizeof(a), "%s/A", tmp);
-	snprintf(json, sizeof(json), "%s/r.json", tmp);
+	static char bin[PATH_MAX];
+	snprintf(bin, sizeof(bin), "%s/doctored-codex", dtt_tmpdir());
 	FILE *f = fopen(bin, "w");
 	cr_assert_not_null(f);
 	fputs("#!/bin/sh\n"
@@ -164,6 +160,18 @@ Test(codex_stub, a_readback_that_disagrees_is_reported_as_a_model_error)
 	      f);
 	fclose(f);
 	cr_assert_eq(chmod(bin, 0755), 0);
+	return bin;
+}
+
+/* A Codex whose read-back disagrees with the model (a doctored `codex
+ * doctor --json`): every path on either side alone is a model error, and
+ * the JSON report says so. */
+Test(codex_stub, a_readback_that_disagrees_is_reported_as_a_model_error)
+{
+	const char *tmp = dtt_tmpdir(), *bin = doctored_codex();
+	char a[PATH_MAX], json[PATH_MAX + 16];
+	snprintf(a, sizeof(a), "%s/A", tmp);
+	snprintf(json, sizeof(json), "%s/r.json", tmp);
 	char args[PATH_MAX + 128];
 	snprintf(args, sizeof(args),
 	         "sandbox -c 'sandbox_mode=\"workspace-write\"' -c "
@@ -252,4 +260,26 @@ Test(codex_stub, too_many_mcp_servers_are_refused_before_codex_starts)
 	                       "--codex", bin,  "--", "exec",  "task",     NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), nomcp, env), 0, "%.2000s", out);
 	cr_expect(access(mark, F_OK) == 0, "--no-mcp did not start Codex");
+}
+
+/* denytrace codex asks the Codex it runs, before it starts it. */
+Test(codex_stub, denytrace_codex_says_what_codex_itself_finds_writable_and_each_model_error)
+{
+	const char *tmp = dtt_tmpdir(), *bin = doctored_codex();
+	char a[PATH_MAX], ring[PATH_MAX + 16], list[PATH_MAX + 64], home[PATH_MAX + 16];
+	snprintf(a, sizeof(a), "%s/A", tmp);
+	snprintf(ring, sizeof(ring), "%s/d.ring", tmp);
+	snprintf(list, sizeof(list), "sandbox_workspace_write.writable_roots=[\"%s\"]", a);
+	snprintf(home, sizeof(home), "CODEX_HOME=%s/ch", tmp);
+	char dt[PATH_MAX];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *argv[] = {dt,   "codex", "-o",      ring,   "--codex",
+	                      bin,  "--",    "sandbox", "-c",   "sandbox_mode=\"workspace-write\"",
+	                      "-c", list,    "--",      "true", NULL};
+	const char *env[] = {home, NULL};
+	char out[16384];
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, env), 0, "%s", out);
+	cr_expect(strstr(out, "Codex itself says writable: /elsewhere"), "%s", out);
+	cr_expect(strstr(out, "model error: Codex says /elsewhere"), "%s", out);
+	cr_expect(strstr(out, "model error: the model lists") && strstr(out, a), "%s", out);
 }

@@ -43,6 +43,8 @@ static const char codex_usage[] =
     "    valid UTF-8 (a -c value cannot carry it). When the overrides would make\n"
     "    Codex's command line too long to exec, it says so and starts nothing:\n"
     "    use --no-mcp.\n"
+    "Before Codex starts it says what Codex itself finds writable (codex doctor\n"
+    "--json) beside denytrace's model of it, and each disagreement.\n"
     "Then it prints the summary and exits with Codex's status.\n"
     "\n";
 
@@ -398,6 +400,40 @@ static char **codex_run_argv(const char **cargv, size_t nargs, const struct dt_c
 	return run_argv;
 }
 
+/* Before Codex starts: what Codex itself says is writable for this
+ * command line (codex doctor --json) beside the model's writable_roots,
+ * and every disagreement, a model error. Said only where they compare. */
+static void codex_say_readback(const char *codex, const char **cargv, size_t argc,
+                               const char *version)
+{
+	char cwd[PATH_MAX];
+	struct dt_rootset rs = {0};
+	struct dt_codex_launch l = {.argv = cargv,
+	                            .argc = argc,
+	                            .cwd = getcwd(cwd, sizeof(cwd)),
+	                            .home = getenv("HOME"),
+	                            .codex_home = getenv("CODEX_HOME"),
+	                            .tmpdir = getenv("TMPDIR"),
+	                            .codex_version = version[0] ? version : NULL};
+	char err[512];
+	if (dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)) == 0)
+		dt_codex_readback(&rs, codex, &l);
+	if (rs.codex_readback == 1) {
+		fputs("denytrace: Codex itself says writable:", stderr);
+		for (size_t i = 0; i < rs.ncodex_says; i++) {
+			fputs(i ? ", " : " ", stderr);
+			dt_put_safe(stderr, rs.codex_says[i]);
+		}
+		fputs(rs.ncodex_says ? "\n" : " no writable_roots\n", stderr);
+	}
+	for (size_t i = 0; i < rs.ncodex_disagree; i++) {
+		fputs("denytrace: model error: ", stderr);
+		dt_put_safe(stderr, rs.codex_disagree[i]);
+		fputc('\n', stderr);
+	}
+	dt_rootset_free(&rs);
+}
+
 /* Linux refuses an exec whose arguments and environment outgrow the
  * argument space ("Argument list too long"): thousands of MCP servers get
  * there with our overrides. Returns 0 when run_argv fits, else the exit
@@ -505,6 +541,8 @@ int cmd_codex(int argc, char **argv)
 	}
 	if (!no_mcp && !o.quiet)
 		codex_say_servers(&plan);
+	if (!o.quiet)
+		codex_say_readback(codex, cargv, nargs + 1, version);
 	rc = dt_run_launch(&o, &rr, run_argv);
 	free(run_argv);
 out:
