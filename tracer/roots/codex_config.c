@@ -315,11 +315,9 @@ size_t dt_codex_project_layers(const struct dt_codex_cli *cli,
 	/* the directories from the workspace up to the project root, then
 	 * turned around: the outermost layer is the lowest */
 	char **dirs = xrealloc(NULL, (max + 1) * sizeof(*dirs));
-	for (d = xstrdup(workspace); depth < max + 1; d = dir_name(dirs[depth - 1])) {
-		dirs[depth++] = d;
-		if (!strcmp(d, from) || !strcmp(d, "/"))
-			break;
-	}
+	dirs[depth++] = d = xstrdup(workspace);
+	while (depth < max + 1 && strcmp(d, from) && strcmp(d, "/"))
+		dirs[depth++] = d = dir_name(d);
 	for (size_t i = depth; i-- > 0;) {
 		char *p = xasprintf("%s/.codex/config.toml", strcmp(dirs[i], "/") ? dirs[i] : "");
 		struct stat st;
