@@ -156,10 +156,14 @@ test: deps
 # suites, within CODEX_TIMEOUT seconds; the outcome, "codex PATH" or "none
 # REASON", goes to $(BUILD)/codex.status, and every Codex test reads it and
 # skips at once with that reason.
+# CODEX_VERSION=0.169.0 installs the older checked version instead (the
+# newest of tracer/roots/codex_versions.def by default).
 CODEX_TIMEOUT ?= 120
+CODEX_VERSION ?= 0.171.0
 codex:
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/codex.status
-	@timeout $(CODEX_TIMEOUT) ./scripts/install-codex.sh --status $(BUILD)/codex.status \
+	@CODEX_VERSION=$(CODEX_VERSION) timeout $(CODEX_TIMEOUT) \
+		./scripts/install-codex.sh --status $(BUILD)/codex.status \
 		$(BUILD)/codex >/dev/null 2>&1 || true
 	@[ -s $(BUILD)/codex.status ] || echo "none installing Codex took more than" \
 		"$(CODEX_TIMEOUT) s (npm registry slow or unreachable?)" >$(BUILD)/codex.status

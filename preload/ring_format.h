@@ -249,6 +249,8 @@ enum dt_tag {
 	DT_T_CONFIG_PROFILE,   /* (s) the profile whose layer this file is
 	                        * (codex --profile NAME); absent for config.toml */
 	DT_T_CONFIG_ROLE,      /* (s) "codex": whose configuration it is */
+	DT_T_CONFIG_VERSION,   /* (s) what that program said its version was
+	                        * (`codex --version`), when it said */
 	/* denial records of a CPython process (preload/pyframes.c) */
 	DT_T_PYFRAME = 112, /* (b) struct dt_pyframe + file name + function name (no
 	                     * NULs): the calling thread's Python frames, innermost

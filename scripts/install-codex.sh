@@ -2,6 +2,8 @@
 # Installs the real Codex CLI (@openai/codex, pinned) with npm into DIR
 # (default build/codex, relative to the repository root) unless it is
 # already there, and prints the path of the codex binary.
+# CODEX_VERSION picks another version denytrace's model was checked
+# against (tracer/roots/codex_versions.def); the newest is the default.
 #
 # usage: scripts/install-codex.sh [--status FILE] [DIR]
 # exit:  0 installed (or already there), path on stdout
@@ -13,7 +15,7 @@
 # `make codex` runs it under `timeout`: its own timeouts use --foreground so
 # that npm stays in the caller's process group and dies with it.
 set -u
-VERSION=0.169.0
+VERSION=${CODEX_VERSION:-0.171.0}
 PKG="@openai/codex@$VERSION"
 STATUS=
 if [ "${1:-}" = --status ]; then

@@ -468,7 +468,11 @@ int dtt_codex_shape_setup(const struct dtt_codex_shape *s, const char *top)
 	if (s->config && dtt_write_expanded(path, s->config, top) != 0)
 		return -1;
 	const char *colon = s->layer ? strchr(s->layer, ':') : NULL;
-	if (colon) {
+	if (colon && memchr(s->layer, '/', (size_t)(colon - s->layer))) {
+		snprintf(path, sizeof(path), "%s/%.*s", top, (int)(colon - s->layer), s->layer);
+		if (dtt_write_expanded(path, colon + 1, top) != 0)
+			return -1;
+	} else if (colon) {
 		snprintf(path, sizeof(path), "%s/home/%.*s.config.toml", top,
 		         (int)(colon - s->layer), s->layer);
 		if (dtt_write_expanded(path, colon + 1, top) != 0)
@@ -489,4 +493,17 @@ int dtt_same_words(const char *a, const char *b)
 	for (char *save, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		nb++;
 	return na == nb;
+}
+
+const char *dtt_fake_codex(const char *dir, const char *version)
+{
+	static char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/codex", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fprintf(f, "#!/bin/sh\n[ \"$1\" = --version ] && echo 'codex-cli %s'\nexit 0\n", version);
+	if (fclose(f) != 0 || chmod(path, 0755) != 0)
+		return NULL;
+	return path;
 }

@@ -87,6 +87,11 @@ void dtt_ring_close(struct dtt_ring *w);
  * for in why, when there is none. Never installs anything itself. */
 const char *dtt_codex(char *why, size_t cap);
 
+/* Writes DIR/codex, a stand-in Codex that answers --version as the real
+ * one does ("codex-cli VERSION") and otherwise exits 0, and returns its
+ * path (static storage). */
+const char *dtt_fake_codex(const char *dir, const char *version);
+
 /* 1 when bubblewrap can create a sandbox here, 0 otherwise (skip). */
 int dtt_have_bwrap(void);
 /* The sandbox most integration tests use: writes into argv

@@ -560,6 +560,51 @@ Test(codex, mcp_overrides_merge_into_each_servers_env_table_per_key)
 	dtt_free(&run);
 }
 
+/* Real Codex (0.169 and 0.171): a trusted project's .codex/config.toml
+ * adds MCP servers; `codex mcp list --json` from the project shows the
+ * probe's variables in their env, as the servers will get them. */
+Test(codex, mcp_servers_of_a_trusted_projects_layer_get_the_probe)
+{
+	char cfg[PATH_MAX + 64], layer[PATH_MAX + 32], json[PATH_MAX + 16];
+	snprintf(cfg, sizeof(cfg), "[projects.\"%s\"]\ntrust_level = \"trusted\"\n", dir_w);
+	write_config(cfg);
+	snprintf(layer, sizeof(layer), "%s/.codex", dir_w);
+	cr_assert_eq(mkdir(layer, 0755), 0);
+	strcat(layer, "/config.toml");
+	FILE *f = fopen(layer, "w");
+	cr_assert_not_null(f);
+	fputs("[mcp_servers.proj]\ncommand = \"/bin/cat\"\n", f);
+	fclose(f);
+	const char *args[] = {"mcp", "list", "--json", NULL};
+	struct dtt_run run;
+	dt_codex(&run, NULL, args);
+	cr_assert_eq(run.status, 0, "codex mcp list failed: %s", run.out);
+	cr_expect(strstr(run.out, "probe carried into 1 MCP server") && strstr(run.out, "proj"),
+	          "%s", run.out);
+	const struct dt_record *launch = dtt_find(&run, DT_REC_LAUNCH, NULL, NULL);
+	cr_assert_not_null(launch);
+	snprintf(json, sizeof(json), "%s/proj.json", dtt_tmpdir());
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && exec \"$@\" > '%s'", dir_w, json);
+	const char *cargv[64] = {"sh", "-c", cmd, "sh"};
+	size_t n = 4;
+	for (size_t i = 0; i < launch->argc && n < 63; i++)
+		cargv[n++] = launch->argv[i];
+	cargv[n] = NULL;
+	const char *env[] = {env_home, env_codex_home, NULL};
+	char out[8192], probe_in[PATH_MAX], probe[PATH_MAX];
+	cr_assert_eq(dtt_system(out, sizeof(out), cargv, env), 0, "codex: %s", out);
+	snprintf(probe_in, sizeof(probe_in), "%s/libdenytrace.so", dtt_build());
+	cr_assert_not_null(realpath(probe_in, probe));
+	static const char py[] = "import json, sys\n"
+	                         "d = {s['name']: s['transport'].get('env') or {} for s in "
+	                         "json.load(open(sys.argv[1]))}\n"
+	                         "assert d['proj'].get('LD_PRELOAD') == sys.argv[2], d\n";
+	const char *pargv[] = {PYTHON, "-c", py, json, probe, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "codex's JSON: %s", out);
+	dtt_free(&run);
+}
+
 /* The snapshot of config.toml in the ring is what the report reads: the
  * file may be changed or gone by then. */
 Test(codex, report_reads_the_config_snapshot_even_after_the_file_is_deleted)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The real `codex sandbox` (Codex 0.169, found or installed by `make
- * codex`) on every launch shape of tests/unit/codex_shapes.def:
+ * The real `codex sandbox` (the Codex `make codex` found or installed: 0.171,
+ * or 0.169 with CODEX_VERSION=0.169.0) on every launch shape of
+ * tests/unit/codex_shapes.def:
  * the command tries to create a file in each probe directory, and the
  * directories it could write must be the ones the table recorded, or Codex
  * must refuse to start where the table says "refused". The unit test
@@ -13,13 +14,16 @@
  * is not installed.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "codex_binary.h"
 #include "report.h"
+#include "roots.h"
 #include "testlib.h"
 
 static char codex[PATH_MAX];
@@ -45,7 +49,7 @@ static void teardown(void)
 	}
 }
 
-TestSuite(codex_shapes, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(codex_shapes, .init = setup, .fini = teardown, .timeout = 300);
 
 /* The probe directory of an "OK <path>" line, or NULL. */
 static const char *probe_of(const char *path, size_t len, const char *top)
@@ -135,11 +139,25 @@ static void run_shape(const struct dtt_codex_shape *s, char *seen, size_t cap, c
 	free(tmpdir);
 }
 
-Test(codex_shapes, the_real_codex_sandbox_grants_what_the_table_recorded_for_every_shape)
+/* The shapes in parts: each test stays within the suites' 120 s limit on
+ * a loaded machine (a shape runs Codex once or twice, about 2 s each). */
+enum { SHAPE_PARTS = 4 };
+static size_t part_start(int part)
+{
+	return dtt_ncodex_shapes * (size_t)part / SHAPE_PARTS;
+}
+
+ParameterizedTestParameters(codex_shapes, the_real_codex_sandbox_grants_what_the_table_recorded)
+{
+	static int parts[SHAPE_PARTS] = {0, 1, 2, 3};
+	return cr_make_param_array(int, parts, SHAPE_PARTS);
+}
+
+ParameterizedTest(int *part, codex_shapes, the_real_codex_sandbox_grants_what_the_table_recorded)
 {
 	int record = getenv("DT_RECORD_SHAPES") != NULL;
 	size_t bad = 0;
-	for (size_t i = 0; i < dtt_ncodex_shapes; i++) {
+	for (size_t i = part_start(*part); i < part_start(*part + 1); i++) {
 		const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
 		char seen[1024], out[16384];
 		run_shape(s, seen, sizeof(seen), out, sizeof(out));
@@ -152,6 +170,64 @@ Test(codex_shapes, the_real_codex_sandbox_grants_what_the_table_recorded_for_eve
 			    s->id, seen, s->writable, out);
 		}
 	}
-	printf("codex_shapes: %zu shapes run, %zu differ from the table\n", dtt_ncodex_shapes, bad);
+	printf("codex_shapes part %d: %zu shapes run, %zu differ from the table\n", *part,
+	       part_start(*part + 1) - part_start(*part), bad);
 	fflush(stdout);
+}
+
+/* Codex's own read-back (codex doctor --json) of every shape the model can
+ * compare with it: the paths Codex lists as writable and the model's
+ * writable_roots list must be the same. */
+ParameterizedTestParameters(codex_shapes, codex_doctor_reads_back_the_models_writable_roots)
+{
+	static int parts[SHAPE_PARTS] = {0, 1, 2, 3};
+	return cr_make_param_array(int, parts, SHAPE_PARTS);
+}
+
+ParameterizedTest(int *part, codex_shapes, codex_doctor_reads_back_the_models_writable_roots)
+{
+	size_t asked = 0, bad = 0;
+	for (size_t i = part_start(*part); i < part_start(*part + 1); i++) {
+		const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
+		char top[PATH_MAX + 128], w[PATH_MAX + 160], home[PATH_MAX + 160],
+		    chome[PATH_MAX + 160];
+		snprintf(top, sizeof(top), "%s/rb-%s", base, s->id);
+		cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
+		snprintf(w, sizeof(w), "%s/W", top);
+		snprintf(home, sizeof(home), "%s/hh", top);
+		snprintf(chome, sizeof(chome), "%s/home", top);
+		char *args = dtt_expand(s->args, top),
+		     *tmpdir = s->tmpdir ? dtt_expand(s->tmpdir, top) : NULL;
+		size_t nw = 0;
+		char **words = dt_split_words(args, &nw);
+		const char **argv = calloc(nw + 4, sizeof(*argv));
+		size_t k = 0;
+		argv[k++] = codex;
+		for (size_t j = 0; j < nw; j++)
+			argv[k++] = words[j];
+		argv[k++] = "--";
+		argv[k++] = "true";
+		struct dt_codex_launch l = {.argv = argv,
+		                            .argc = k,
+		                            .cwd = w,
+		                            .home = home,
+		                            .codex_home = chome,
+		                            .tmpdir = tmpdir};
+		struct dt_rootset rs = {0};
+		char err[512];
+		cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s", err);
+		dt_codex_readback(&rs, codex, &l);
+		cr_expect_geq(rs.codex_readback, 0, "%s: %s", s->id, rs.codex_readback_why);
+		asked += rs.codex_readback == 1;
+		for (size_t d = 0; d < rs.ncodex_disagree; d++, bad++)
+			cr_expect_fail("%s: %s", s->id, rs.codex_disagree[d]);
+		dt_rootset_free(&rs);
+		dt_words_free(words);
+		free(argv);
+		free(args);
+		free(tmpdir);
+	}
+	printf("codex_shapes part %d: codex doctor asked on %zu shapes, %zu disagreements\n", *part,
+	       asked, bad);
+	cr_expect_gt(asked, 0, "no shape of this part could be compared");
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "roots.h"
 #include "testlib.h"
 
 static void teardown(void)
@@ -52,7 +53,8 @@ Test(doctor, passes_here_and_its_json_says_the_probe_is_found_and_loads)
 	cr_expect_str_eq(check_status(out, "probe_found", st, sizeof(st)), "ok", "%s", out);
 	cr_expect_str_eq(check_status(out, "probe_loadable", st, sizeof(st)), "ok", "%s", out);
 	cr_expect_str_eq(check_status(out, "ring_writable", st, sizeof(st)), "ok", "%s", out);
-	const char *names[] = {"bubblewrap", "landlock", "seccomp_notify", "codex", NULL};
+	const char *names[] = {"bubblewrap", "landlock",   "seccomp_notify",
+	                       "codex",      "codex_home", NULL};
 	for (const char *const *n = names; *n; n++)
 		cr_expect_neq(check_status(out, *n, st, sizeof(st))[0], 0, "no %s check: %s", *n,
 		              out);
@@ -72,7 +74,7 @@ Test(doctor, text_output_has_one_status_line_per_check)
 		          "line without a status: %s", l);
 		lines++;
 	}
-	cr_expect_eq(lines, 7, "want 7 checks, got %d", lines);
+	cr_expect_eq(lines, 8, "want 8 checks, got %d", lines);
 }
 
 Test(doctor, missing_probe_is_a_failure_with_exit_1)
@@ -99,21 +101,54 @@ Test(doctor, probe_that_cannot_be_preloaded_fails_the_load_check)
 	cr_expect_str_eq(check_status(out, "probe_loadable", st, sizeof(st)), "fail", "%s", out);
 }
 
-Test(doctor, reports_codex_found_on_path_with_its_version)
+/* A stand-in codex on PATH that prints version; the PATH entry for env. */
+static void fake_codex_on_path(const char *version, char *path, size_t cap)
 {
-	char bin[600], codex[700], out[16384], st[32], path[8192];
+	char bin[600];
 	snprintf(bin, sizeof(bin), "%s/bin", dtt_tmpdir());
 	mkdir(bin, 0755);
-	snprintf(codex, sizeof(codex), "%s/codex", bin);
-	FILE *f = fopen(codex, "w");
-	cr_assert_not_null(f);
-	fputs("#!/bin/sh\necho 'codex-cli 9.8.7'\n", f);
-	fclose(f);
-	chmod(codex, 0755);
-	snprintf(path, sizeof(path), "PATH=%s:%s", bin,
-	         getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	const char *env[] = {path, "DENYTRACE_PROBE=", NULL};
+	cr_assert_not_null(dtt_fake_codex(bin, version));
+	snprintf(path, cap, "PATH=%s:%s", bin, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+}
+
+Test(doctor, reports_codex_found_on_path_with_its_version_and_the_checked_ones)
+{
+	char out[16384], st[32], path[8192];
+	fake_codex_on_path("0.171.0", path, sizeof(path));
+	const char *env[] = {path, "DENYTRACE_PROBE=", "CODEX_HOME=", NULL};
 	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "%s", out);
 	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "ok", "%s", out);
+	cr_expect(strstr(out, "codex-cli 0.171.0"), "version not reported: %s", out);
+	for (size_t i = 0; i < dt_ncodex_versions; i++)
+		cr_expect(strstr(out, dt_codex_versions[i].name),
+		          "checked version %s not named: %s", dt_codex_versions[i].name, out);
+}
+
+/* A Codex newer than every checked one may lay out its sandbox otherwise:
+ * doctor says so instead of "ok". */
+Test(doctor, warns_when_the_installed_codex_is_newer_than_the_checked_ones)
+{
+	char out[16384], st[32], path[8192];
+	fake_codex_on_path("9.8.7", path, sizeof(path));
+	const char *env[] = {path, "DENYTRACE_PROBE=", "CODEX_HOME=", NULL};
+	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "%s", out);
+	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "warn", "%s", out);
 	cr_expect(strstr(out, "codex-cli 9.8.7"), "version not reported: %s", out);
+	cr_expect(strstr(out, dt_codex_versions[dt_ncodex_versions - 1].name),
+	          "the version it is modelled as is not named: %s", out);
+}
+
+/* Codex 0.169 and 0.171: "Refusing to create helper binaries under
+ * temporary dir" when CODEX_HOME is inside $TMPDIR (else /tmp). */
+Test(doctor, warns_about_a_codex_home_inside_the_temporary_directory)
+{
+	char out[16384], st[32], home[700], tmp[700];
+	snprintf(tmp, sizeof(tmp), "TMPDIR=%s", dtt_tmpdir());
+	snprintf(home, sizeof(home), "CODEX_HOME=%s/ch", dtt_tmpdir());
+	const char *env[] = {home, tmp, "DENYTRACE_PROBE=", NULL};
+	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "%s", out);
+	cr_expect_str_eq(check_status(out, "codex_home", st, sizeof(st)), "warn", "%s", out);
+	const char *outside[] = {"CODEX_HOME=/var/lib/codex-home", tmp, "DENYTRACE_PROBE=", NULL};
+	cr_assert_eq(doctor(out, sizeof(out), "--json", outside), 0, "%s", out);
+	cr_expect_str_eq(check_status(out, "codex_home", st, sizeof(st)), "ok", "%s", out);
 }

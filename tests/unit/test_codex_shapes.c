@@ -2,8 +2,9 @@
 /*
  * denytrace's model of Codex's writable roots (dt_roots_from_codex) against
  * every launch shape of codex_shapes.def, whose writable sets were recorded
- * from the real `codex sandbox` 0.169 (tests/integration/
- * test_codex_sandbox.c re-runs it). For each shape the model must:
+ * from the real `codex sandbox` 0.169 and 0.171 (tests/integration/
+ * test_codex_sandbox.c re-runs it), under each version of
+ * codex_versions.def. For each shape the model must:
  *  - make exactly the recorded probe directories writable, or say that
  *    Codex would refuse the command line and list no roots;
  *  - never list a root as dropped where Codex granted it, and name the flag
@@ -88,7 +89,8 @@ static void dump(const struct dt_rootset *rs)
 
 /* The model's answer for s: "refused" or the writable probes. Returns the
  * number of problems found besides the writable set. */
-static int check_shape(const struct dtt_codex_shape *s, const char *top, char *got, size_t cap)
+static int check_shape(const struct dtt_codex_shape *s, const char *version, const char *top,
+                       char *got, size_t cap)
 {
 	struct dt_rootset rs = {0};
 	char home[PATH_MAX + 8], chome[PATH_MAX + 8], cwd[PATH_MAX + 8], err[512] = "";
@@ -113,7 +115,8 @@ static int check_shape(const struct dtt_codex_shape *s, const char *top, char *g
 	                            .cwd = cwd,
 	                            .home = home,
 	                            .codex_home = chome,
-	                            .tmpdir = tmpdir};
+	                            .tmpdir = tmpdir,
+	                            .codex_version = version};
 	cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s: %s", s->id, err);
 
 	got[0] = 0;
@@ -180,23 +183,30 @@ static int check_shape(const struct dtt_codex_shape *s, const char *top, char *g
 	return problems;
 }
 
+/* Every shape as each checked version's binary ran it (codex_versions.def:
+ * they granted the same in every shape). */
 Test(codex_shapes, the_model_grants_what_the_real_codex_sandbox_granted_in_every_shape)
 {
 	size_t bad = 0;
-	for (size_t i = 0; i < dtt_ncodex_shapes; i++) {
-		const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
-		char top[PATH_MAX], got[1024];
-		snprintf(top, sizeof(top), "%s/%s", base, s->id);
-		cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
-		int problems = check_shape(s, top, got, sizeof(got));
-		if (problems || !dtt_same_words(got, s->writable)) {
-			bad++;
-			cr_expect_fail("%s: the model says \"%s\", Codex granted \"%s\"%s", s->id,
-			               got, s->writable,
-			               problems ? " (and see the errors above)" : "");
+	for (size_t v = 0; v < dt_ncodex_versions; v++) {
+		const char *version = dt_codex_versions[v].name;
+		for (size_t i = 0; i < dtt_ncodex_shapes; i++) {
+			const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
+			char top[PATH_MAX], got[1024];
+			snprintf(top, sizeof(top), "%s/%s-%s", base, s->id, version);
+			cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s",
+			             s->id, top);
+			int problems = check_shape(s, version, top, got, sizeof(got));
+			if (problems || !dtt_same_words(got, s->writable)) {
+				bad++;
+				cr_expect_fail(
+				    "%s (Codex %s): the model says \"%s\", Codex granted "
+				    "\"%s\"%s",
+				    s->id, version, got, s->writable,
+				    problems ? " (and see the errors above)" : "");
+			}
 		}
 	}
-	cr_log_info("%zu shapes, %zu where the model differs from Codex", dtt_ncodex_shapes, bad);
-	printf("codex_shapes: %zu shapes, %zu where the model differs from Codex\n",
-	       dtt_ncodex_shapes, bad);
+	printf("codex_shapes: %zu shapes on %zu versions, %zu where the model differs from Codex\n",
+	       dtt_ncodex_shapes, dt_ncodex_versions, bad);
 }

@@ -19,6 +19,15 @@ static struct toml_value *parse(const char *text)
 static const char *const vars[] = {"LD_PRELOAD", "DENYTRACE_RING"};
 static const char *const vals[] = {"/p/libdenytrace.so", "/w/denytrace.ring"};
 
+/* The plan for config.toml and the -p layer (either may be NULL). */
+static int plan(const char *const *argv, size_t argc, const struct toml_value *config,
+                const struct toml_value *profile, const char *const *v, const char *const *values,
+                size_t nv, struct dt_codex_mcp_plan *p)
+{
+	const struct toml_value *files[] = {config, profile};
+	return dt_codex_mcp_plan(argv, argc, files, 2, v, values, nv, p);
+}
+
 static int has_arg(const struct dt_codex_mcp_plan *p, const char *arg)
 {
 	for (size_t i = 0; i < p->nargs; i++)
@@ -61,7 +70,7 @@ Test(codexargs, one_override_per_key_and_server_with_theirs_kept_after_the_probe
 	                               "[mcp_servers.\"sp ace\"]\ncommand = \"/bin/true\"\n");
 	const char *argv[] = {"codex", "exec", "hi"};
 	struct dt_codex_mcp_plan p;
-	cr_assert_eq(dt_codex_mcp_plan(argv, 3, cfg, NULL, vars, vals, 2, &p), 0);
+	cr_assert_eq(plan(argv, 3, cfg, NULL, vars, vals, 2, &p), 0);
 	cr_assert_eq(p.ntraced, 2);
 	cr_assert_str_eq(p.traced[0], "docs");
 	cr_assert_str_eq(p.traced[1], "sp ace");
@@ -85,12 +94,12 @@ Test(codexargs, overrides_go_after_the_last_c_of_the_command_line)
 	const char *argv[] = {"/x/codex",       "-c", "model=\"o3\"", "exec",
 	                      "--config=a.b=1", "-m", "gpt",          "hi"};
 	struct dt_codex_mcp_plan p;
-	cr_assert_eq(dt_codex_mcp_plan(argv, 8, cfg, NULL, vars, vals, 2, &p), 0);
+	cr_assert_eq(plan(argv, 8, cfg, NULL, vars, vals, 2, &p), 0);
 	cr_assert_eq(p.insert_at, 5, "after --config=a.b=1");
 	dt_codex_mcp_plan_free(&p);
 	/* under codex sandbox, a -c in the sandboxed command is not Codex's */
 	const char *sb[] = {"codex", "sandbox", "-c", "x=1", "--", "sh", "-c", "y=2"};
-	cr_assert_eq(dt_codex_mcp_plan(sb, 8, cfg, NULL, vars, vals, 2, &p), 0);
+	cr_assert_eq(plan(sb, 8, cfg, NULL, vars, vals, 2, &p), 0);
 	cr_assert_eq(p.insert_at, 4);
 	dt_codex_mcp_plan_free(&p);
 	toml_free(cfg);
@@ -109,7 +118,7 @@ Test(codexargs, servers_added_by_c_or_the_profile_layer_get_the_probe_too)
 	                      "-c",
 	                      "mcp_servers.cli.env.LD_PRELOAD=\"/cli.so\""};
 	struct dt_codex_mcp_plan p;
-	cr_assert_eq(dt_codex_mcp_plan(argv, 7, cfg, prof, vars, vals, 2, &p), 0);
+	cr_assert_eq(plan(argv, 7, cfg, prof, vars, vals, 2, &p), 0);
 	cr_assert_eq(p.ntraced, 2);
 	cr_assert_str_eq(p.traced[0], "prof");
 	cr_assert_str_eq(p.traced[1], "cli");
@@ -131,7 +140,7 @@ Test(codexargs, a_later_table_override_hides_an_earlier_key_override)
 	const char *argv[] = {"codex", "-c", "mcp_servers.docs.env.LD_PRELOAD=\"/early.so\"", "-c",
 	                      "mcp_servers.docs.env={ R = \"1\" }"};
 	struct dt_codex_mcp_plan p;
-	cr_assert_eq(dt_codex_mcp_plan(argv, 5, cfg, NULL, vars, vals, 1, &p), 0);
+	cr_assert_eq(plan(argv, 5, cfg, NULL, vars, vals, 1, &p), 0);
 	cr_assert(has_arg(&p, "mcp_servers.docs.env.LD_PRELOAD=\"/p/libdenytrace.so:/file.so\""),
 	          "%s", p.nargs > 1 ? p.args[1] : "(none)");
 	dt_codex_mcp_plan_free(&p);
@@ -145,7 +154,7 @@ Test(codexargs, dotted_names_and_http_servers_are_skipped_with_a_reason)
 	                               "[mcp_servers.ok]\ncommand = \"/bin/true\"\n");
 	const char *argv[] = {"codex"};
 	struct dt_codex_mcp_plan p;
-	cr_assert_eq(dt_codex_mcp_plan(argv, 1, cfg, NULL, vars, vals, 2, &p), 0);
+	cr_assert_eq(plan(argv, 1, cfg, NULL, vars, vals, 2, &p), 0);
 	cr_assert_eq(p.ntraced, 1);
 	cr_assert_str_eq(p.traced[0], "ok");
 	cr_assert_eq(p.nskipped, 2);
@@ -164,8 +173,42 @@ Test(codexargs, no_servers_means_no_arguments)
 {
 	const char *argv[] = {"codex", "sandbox", "--", "true"};
 	struct dt_codex_mcp_plan p;
-	cr_assert_eq(dt_codex_mcp_plan(argv, 4, NULL, NULL, vars, vals, 2, &p), 0);
+	cr_assert_eq(plan(argv, 4, NULL, NULL, vars, vals, 2, &p), 0);
 	cr_assert_eq(p.nargs, 0);
 	cr_assert_eq(p.ntraced, 0);
 	dt_codex_mcp_plan_free(&p);
+}
+
+/* A trusted project's .codex/config.toml starts its MCP servers too. */
+Test(codexargs, servers_of_a_project_layer_get_the_probe)
+{
+	struct toml_value *cfg = parse("[mcp_servers.home]\ncommand = \"h\"\n");
+	struct toml_value *proj = parse("[mcp_servers.proj]\ncommand = \"p\"\n");
+	const struct toml_value *files[] = {cfg, NULL, proj};
+	const char *argv[] = {"codex", "exec", "x", NULL};
+	struct dt_codex_mcp_plan p;
+	cr_assert_eq(dt_codex_mcp_plan(argv, 3, files, 3, vars, vals, 2, &p), 0);
+	cr_expect_eq(p.ntraced, 2);
+	cr_expect(has_arg(&p, "mcp_servers.proj.env.LD_PRELOAD=\"/p/libdenytrace.so\""));
+	dt_codex_mcp_plan_free(&p);
+	toml_free(cfg);
+	toml_free(proj);
+}
+
+/* A -c value is a TOML string, always UTF-8: a ring path that is not
+ * would reach the servers changed, so no server gets overrides, each says
+ * why. */
+Test(codexargs, a_value_that_is_not_utf8_reaches_no_server_and_says_why)
+{
+	struct toml_value *cfg = parse("[mcp_servers.docs]\ncommand = \"d\"\n");
+	const char *const bad_vals[] = {"/p/libdenytrace.so", "/w/r\xff\xfe.ring"};
+	const char *argv[] = {"codex", "exec", "x", NULL};
+	struct dt_codex_mcp_plan p;
+	cr_assert_eq(plan(argv, 3, cfg, NULL, vars, bad_vals, 2, &p), 0);
+	cr_expect_eq(p.nargs, 0);
+	cr_expect_eq(p.ntraced, 0);
+	cr_assert_eq(p.nskipped, 1);
+	cr_expect(strstr(p.skipped[0], "DENYTRACE_RING is not valid UTF-8"), "%s", p.skipped[0]);
+	dt_codex_mcp_plan_free(&p);
+	toml_free(cfg);
 }

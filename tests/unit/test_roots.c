@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codex_binary.h"
 #include "roots.h"
 #include "testlib.h"
 
@@ -93,7 +94,19 @@ static size_t count(const char *const *argv)
 
 struct launch {
 	const char *cwd, *home, *codex_home, *tmpdir, *config;
+	const char *version; /* what `codex --version` said, or NULL */
 };
+
+/* The warnings besides the one about CODEX_HOME in the temporary
+ * directory, which every test whose CODEX_HOME is under dtt_tmpdir() gets. */
+static size_t other_warnings(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs.nwarnings; i++)
+		n += !strstr(rs.warnings[i], "Refusing to create helper binaries");
+	return n;
+}
 
 /* Derives Codex roots into rs and asserts that it worked. */
 static void codex(const struct launch *o, const char *const *argv)
@@ -106,6 +119,7 @@ static void codex(const struct launch *o, const char *const *argv)
 	    .home = o->home ? o->home : empty_home(),
 	    .codex_home = o->codex_home,
 	    .tmpdir = o->tmpdir,
+	    .codex_version = o->version,
 	};
 	int rc = dt_roots_from_codex(&rs, &l, o->config, err, sizeof(err));
 
@@ -213,7 +227,7 @@ Test(roots, warnings_are_kept_and_freed)
 {
 	dt_roots_warn(&rs, "config %s unreadable", "/x");
 	dt_roots_warn(&rs, "second %d", 2);
-	cr_assert_eq(rs.nwarnings, 2);
+	cr_assert_eq(other_warnings(), 2);
 	assert_str(rs.warnings[0], "config /x unreadable");
 }
 
@@ -264,7 +278,7 @@ Test(roots, codex_exec_workspace_write_gives_workspace_tmp_and_tmpdir)
 	cr_assert_null(find("/home/u", DT_ROOT_CODEX), "-C replaces the cwd as workspace");
 	cr_assert_eq(count_writable(DT_ROOT_CODEX), 3);
 	cr_assert_null(rs.codex_config_path, "no config.toml exists under this HOME");
-	cr_assert_eq(rs.nwarnings, 0);
+	cr_assert_eq(other_warnings(), 0);
 }
 
 Test(roots, codex_add_dir_and_relative_cd)
@@ -523,7 +537,7 @@ Test(roots, codex_profile_layer_sets_the_mode)
 	codex(&o, with_p);
 	assert_str(rs.codex_sandbox_mode, "workspace-write");
 	assert_str(rs.codex_profile_path, tmp_path("ch/work.config.toml"));
-	cr_assert_eq(rs.nwarnings, 0);
+	cr_assert_eq(other_warnings(), 0);
 	must_find("/work", DT_ROOT_CODEX);
 	dt_rootset_free(&rs);
 	codex(&o, other);
@@ -661,7 +675,7 @@ Test(roots, codex_legacy_profiles_table_with_p_is_refused)
 	/* another profile's legacy table is harmless */
 	write_file("ch/other.config.toml", "\n");
 	codex(&o, p_other);
-	cr_assert_eq(rs.nwarnings, 0, "%s", rs.nwarnings ? rs.warnings[0] : "");
+	cr_assert_eq(other_warnings(), 0, "%s", rs.nwarnings ? rs.warnings[0] : "");
 }
 
 /* The ring's snapshot of the layer wins over the file as it is now; a ring
@@ -710,7 +724,7 @@ Test(roots, codex_profile_layer_from_the_ring_snapshot)
 	cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s", err);
 	assert_str(rs.codex_sandbox_mode, "read-only");
 	cr_assert_null(rs.codex_profile_path);
-	cr_assert_eq(rs.nwarnings, 1);
+	cr_assert_eq(other_warnings(), 1);
 	assert_contains(rs.warnings[0], "work.config.toml");
 	dt_rootset_free(&rs);
 
@@ -743,7 +757,7 @@ Test(roots, codex_missing_profile_is_a_warning)
 	struct launch o = {.cwd = "/work"};
 
 	codex(&o, argv);
-	cr_assert_eq(rs.nwarnings, 1);
+	cr_assert_eq(other_warnings(), 1);
 	assert_contains(rs.warnings[0], "nope");
 }
 
@@ -810,7 +824,7 @@ Test(roots, codex_sandbox_ignores_the_commands_options)
 	must_find("/work", DT_ROOT_CODEX);
 	cr_assert_null(find("/evil", DT_ROOT_CODEX));
 	cr_assert_null(find("/evil2", DT_ROOT_CODEX));
-	cr_assert_eq(rs.nwarnings, 0, "sh's -c must not be read as a Codex override");
+	cr_assert_eq(other_warnings(), 0, "sh's -c must not be read as a Codex override");
 }
 
 Test(roots, codex_sandbox_ignores_sandbox_mode_from_config_toml)
@@ -825,7 +839,7 @@ Test(roots, codex_sandbox_ignores_sandbox_mode_from_config_toml)
 	codex(&o, argv);
 	assert_str(rs.codex_sandbox_mode, "read-only");
 	cr_assert_null(find("/b", DT_ROOT_CODEX), "no writable roots in read-only mode");
-	cr_assert_eq(rs.nwarnings, 1);
+	cr_assert_eq(other_warnings(), 1);
 	assert_contains(rs.warnings[0], "codex sandbox ignores sandbox_mode");
 
 	/* the same config under `codex exec` is workspace-write */
@@ -944,7 +958,7 @@ Test(roots, hermes_db_pins_the_board_and_the_transport_grants_its_directory)
 	assert_str(r->source, "HERMES_KANBAN_DB=/h/kanban/boards/x/kanban.db");
 	assert_contains(r->knob, "HERMES_KANBAN_DB");
 	cr_assert_eq(count_writable(DT_ROOT_HERMES), 1);
-	cr_assert_eq(rs.nwarnings, 0);
+	cr_assert_eq(other_warnings(), 0);
 }
 
 /* hermes-agent's get_default_hermes_root: a HERMES_HOME outside ~/.hermes
@@ -1029,7 +1043,7 @@ Test(roots, hermes_transport_grant_that_misses_the_board_is_named)
 	dt_roots_from_env(&rs, env, 3, 0);
 	must_find("/hh", DT_ROOT_HERMES);
 	assert_contains(must_find("/hh/kanban", DT_ROOT_HERMES)->source, "transport");
-	cr_assert_eq(rs.nwarnings, 1);
+	cr_assert_eq(other_warnings(), 1);
 	assert_contains(rs.warnings[0], "/hh/kanban.db");
 	assert_contains(rs.warnings[0], "outside the granted root");
 }
@@ -1104,7 +1118,7 @@ Test(roots, env_relative_path_uses_pwd)
 	dt_rootset_free(&rs);
 	dt_roots_from_env(&rs, nopwd, 1, 0);
 	cr_assert_eq(rs.n, 0);
-	cr_assert_eq(rs.nwarnings, 1);
+	cr_assert_eq(other_warnings(), 1);
 }
 
 /* ---- effective roots ------------------------------------------------------------------ */
@@ -1311,7 +1325,7 @@ Test(roots, codex_override_key_and_value_may_be_spaced)
 	codex(&o, argv);
 	assert_str(rs.codex_sandbox_mode, "workspace-write");
 	must_find("/k", DT_ROOT_CODEX);
-	cr_assert_eq(rs.nwarnings, 0);
+	cr_assert_eq(other_warnings(), 0);
 }
 
 /* ---- Codex 0.169 as the real binary does it (see codex_shapes.def) -------------- */
@@ -1434,7 +1448,7 @@ Test(roots, tui_options_before_sandbox_are_ignored_with_a_warning)
 	cr_assert_null(rs.codex_refused, "%s", rs.codex_refused);
 	assert_str(rs.codex_sandbox_mode, "read-only");
 	cr_assert_eq(rs.n, 0);
-	cr_assert_eq(rs.nwarnings, 2);
+	cr_assert_eq(other_warnings(), 2);
 	assert_contains(rs.warnings[0], "codex sandbox ignores -s given before `sandbox`");
 	assert_contains(rs.warnings[1], "--add-dir");
 }
@@ -1485,4 +1499,271 @@ Test(roots, advice_for_app_server_names_no_add_dir)
 	dt_codex_grant_hint(&rs, "/x", hint, sizeof(hint));
 	cr_assert_null(strstr(hint, "--add-dir"), "%s", hint);
 	cr_assert_null(strstr(must_find("/work", DT_ROOT_CODEX)->knob, "--add-dir"));
+}
+
+/* ---- Codex versions (codex_versions.def) ------------------------------------ */
+
+/* 1 when one of rs's warnings holds text. */
+static int warned(const char *text)
+{
+	for (size_t i = 0; i < rs.nwarnings; i++)
+		if (strstr(rs.warnings[i], text))
+			return 1;
+	return 0;
+}
+
+/* Command lines the two checked versions answer differently, as their
+ * binaries did: 0.171 added --remote and --remote-auth-token-env to exec
+ * (and exec resume, exec review) and two exec-server options; 0.169 exits
+ * 2 on each ("unexpected argument"). */
+Test(roots, each_version_takes_the_options_its_binary_takes)
+{
+	static const struct {
+		const char *version;
+		const char *argv[8];
+		const char *says; /* NULL: Codex starts */
+	} cases[] = {
+	    {"codex-cli 0.171.0", {"codex", "exec", "--remote", "ws://h:1", "task"}, NULL},
+	    {"codex-cli 0.171.0",
+	     {"codex", "exec", "resume", "--remote-auth-token-env", "T"},
+	     NULL},
+	    {"codex-cli 0.169.0",
+	     {"codex", "exec", "--remote", "ws://h:1", "task"},
+	     "codex exec does not accept --remote in Codex 0.169.0"},
+	    {"codex-cli 0.169.0",
+	     {"codex", "exec", "review", "--remote-auth-token-env", "T"},
+	     "does not accept --remote-auth-token-env in Codex 0.169.0"},
+	    {"codex-cli 0.169.0", {"codex", "--remote", "ws://h:1"}, NULL},
+	    {"codex-cli 0.171.0",
+	     {"codex", "exec-server", "--tcp-upstream-proxy", "h:1",
+	      "--linux-sandbox-transparent-tcp"},
+	     NULL},
+	    {"codex-cli 0.169.0",
+	     {"codex", "exec-server", "--tcp-upstream-proxy", "h:1"},
+	     "codex exec-server does not accept --tcp-upstream-proxy in Codex 0.169.0"},
+	    {"codex-cli 0.171.0",
+	     {"codex", "exec-server", "-P", ":workspace"},
+	     "does not accept -P"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct launch o = {.cwd = "/work", .version = cases[i].version};
+
+		memset(&rs, 0, sizeof(rs));
+		codex(&o, cases[i].argv);
+		if (cases[i].says)
+			assert_contains(rs.codex_refused, cases[i].says);
+		else
+			cr_assert_null(rs.codex_refused, "case %zu: %s", i, rs.codex_refused);
+		dt_rootset_free(&rs);
+	}
+}
+
+/* 0.169: "unexpected argument '--transparent-tcp'"; 0.171 takes it and
+ * stops: "--transparent-tcp requires a managed network proxy", with
+ * --enable network_proxy too. Neither runs the command. */
+Test(roots, sandbox_transparent_tcp_is_refused_by_both_versions_with_no_roots)
+{
+	const char *argv[] = {"codex",
+	                      "sandbox",
+	                      "--enable",
+	                      "network_proxy",
+	                      "--transparent-tcp",
+	                      "-c",
+	                      "sandbox_mode=\"workspace-write\"",
+	                      "--",
+	                      "true",
+	                      NULL};
+	const char *versions[] = {"codex-cli 0.169.0", "codex-cli 0.171.0", NULL};
+
+	for (const char *const *v = versions; *v; v++) {
+		struct launch o = {.cwd = "/work", .version = *v};
+
+		memset(&rs, 0, sizeof(rs));
+		codex(&o, argv);
+		assert_contains(rs.codex_refused, "--transparent-tcp");
+		cr_assert_eq(rs.n, 0, "%s: Codex runs nothing, yet %zu roots", *v, rs.n);
+		dt_rootset_free(&rs);
+	}
+}
+
+Test(roots, the_model_says_which_version_it_follows)
+{
+	const char *argv[] = {"codex", "exec", "task", NULL};
+	struct launch o = {.cwd = "/work", .version = "codex-cli 0.169.0"};
+
+	codex(&o, argv);
+	assert_str(rs.codex_version, "0.169.0");
+	cr_assert_eq(other_warnings(), 0, "an exact version needs no note: %s", rs.warnings[0]);
+	dt_rootset_free(&rs);
+	memset(&rs, 0, sizeof(rs));
+	o.version = NULL;
+	codex(&o, argv);
+	assert_str(rs.codex_version, dt_codex_versions[dt_ncodex_versions - 1].name);
+}
+
+Test(roots, an_unchecked_version_is_modelled_as_the_nearest_older_one_and_said)
+{
+	char note[512];
+
+	assert_str(dt_codex_version_pick("codex-cli 0.172.3", note, sizeof(note))->name, "0.171.0");
+	assert_contains(note, "newer than");
+	assert_str(dt_codex_version_pick("codex-cli 0.170.0", note, sizeof(note))->name, "0.169.0");
+	assert_contains(note, "0.170.0");
+	assert_str(dt_codex_version_pick("codex-cli 0.100.0", note, sizeof(note))->name, "0.169.0");
+	assert_contains(note, "older than");
+	assert_str(dt_codex_version_pick("codex-cli 0.171.0", note, sizeof(note))->name, "0.171.0");
+	cr_assert_str_empty(note);
+	assert_str(dt_codex_version_pick("garbage", note, sizeof(note))->name, "0.171.0");
+	assert_contains(note, "garbage");
+}
+
+/* Codex compares CODEX_HOME with its temporary directory ($TMPDIR, else
+ * /tmp) through symlinks: under it, "Refusing to create helper binaries
+ * under temporary dir" (0.169 and 0.171); with TMPDIR elsewhere, /tmp is
+ * fine. */
+Test(roots, codex_home_inside_the_temporary_directory_is_warned_about)
+{
+	const char *argv[] = {"codex", "sandbox", "--", "true", NULL};
+	const char *tmpd = tmp_path("T"), *home = tmp_path("T/ch"), *other = tmp_path("O");
+	const char *link = tmp_path("link");
+
+	mkdir_p(home);
+	mkdir_p(other);
+	cr_assert_eq(symlink(home, link), 0);
+	struct launch o = {.cwd = "/work", .codex_home = link, .tmpdir = tmpd};
+	codex(&o, argv);
+	cr_assert(warned("Refusing to create helper binaries"), "no warning for %s", link);
+	dt_rootset_free(&rs);
+	memset(&rs, 0, sizeof(rs));
+	o.tmpdir = other;
+	codex(&o, argv);
+	cr_assert(!warned("Refusing"), "CODEX_HOME outside TMPDIR=%s warned", other);
+}
+
+/* ---- Codex's project layer (DIR/.codex/config.toml) ---------------------------- */
+
+/* A project at tmp W with its layer's writable_roots and config.toml's
+ * trust line for trusted_dir ("" for none); returns the workspace. */
+static const char *project(const char *layer_list, const char *trusted_dir, const char *level)
+{
+	char cfg[2 * PATH_MAX], layer[PATH_MAX + 64];
+
+	snprintf(cfg, sizeof(cfg),
+	         "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n"
+	         "%s%s%s%s%s",
+	         tmp_path("A"), *trusted_dir ? "[projects.\"" : "", trusted_dir,
+	         *trusted_dir ? "\"]\ntrust_level = \"" : "", *trusted_dir ? level : "",
+	         *trusted_dir ? "\"\n" : "");
+	write_file("ch/config.toml", cfg);
+	snprintf(layer, sizeof(layer), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         layer_list);
+	write_file("W/.codex/config.toml", layer);
+	return tmp_path("W");
+}
+
+static const char *const workspace_write[] = {
+    "codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"", "--", "true", NULL};
+
+/* Seen with 0.169 and 0.171: a root listed only in a trusted project's
+ * .codex/config.toml is writable, and the list replaces config.toml's; a
+ * -c list made from the model's list (fix) must repeat it. */
+Test(roots, a_trusted_projects_layer_replaces_the_config_list)
+{
+	const char *w = project(tmp_path("P"), tmp_path("W"), "trusted");
+	struct launch o = {.cwd = w, .codex_home = tmp_path("ch")};
+
+	codex(&o, workspace_write);
+	cr_assert_null(must_find(tmp_path("P"), DT_ROOT_CODEX)->dropped_by);
+	assert_contains(must_find(tmp_path("P"), DT_ROOT_CODEX)->source, "W/.codex/config.toml");
+	assert_contains(must_find(tmp_path("A"), DT_ROOT_CODEX)->dropped_by,
+	                "W/.codex/config.toml");
+	cr_assert_eq(rs.ncodex_list, 1);
+	assert_str(rs.codex_list[0], tmp_path("P"));
+}
+
+Test(roots, an_untrusted_or_unlisted_projects_layer_is_not_read)
+{
+	const char *levels[] = {"untrusted", NULL};
+
+	for (const char *const *lv = levels;; lv++) {
+		const char *w = project(tmp_path("P"), *lv ? tmp_path("W") : "", *lv ? *lv : "");
+		struct launch o = {.cwd = w, .codex_home = tmp_path("ch")};
+
+		memset(&rs, 0, sizeof(rs));
+		codex(&o, workspace_write);
+		cr_assert_null(find(tmp_path("P"), DT_ROOT_CODEX), "%s", *lv ? *lv : "no trust");
+		cr_assert_null(must_find(tmp_path("A"), DT_ROOT_CODEX)->dropped_by);
+		dt_rootset_free(&rs);
+		if (!*lv)
+			break;
+	}
+	memset(&rs, 0, sizeof(rs));
+}
+
+/* Seen with 0.169 and 0.171: the project layer beats the -p layer. */
+Test(roots, the_project_layer_is_above_the_profile_layer_and_below_c)
+{
+	const char *w = project(tmp_path("P"), tmp_path("W"), "trusted");
+	char prof[PATH_MAX + 64];
+	snprintf(prof, sizeof(prof), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         tmp_path("B"));
+	write_file("ch/p.config.toml", prof);
+	const char *argv[] = {"codex", "sandbox", "-p",
+	                      "p",     "-c",      "sandbox_mode=\"workspace-write\"",
+	                      "--",    "true",    NULL};
+	struct launch o = {.cwd = w, .codex_home = tmp_path("ch")};
+
+	codex(&o, argv);
+	cr_assert_null(must_find(tmp_path("P"), DT_ROOT_CODEX)->dropped_by);
+	assert_contains(must_find(tmp_path("B"), DT_ROOT_CODEX)->dropped_by,
+	                "W/.codex/config.toml");
+}
+
+/* In a git repository the project runs from its top down to the cwd:
+ * with the top trusted every layer on the way is read, the deepest last;
+ * with only the cwd trusted the top's layer is not (0.169, 0.171). */
+Test(roots, a_repositorys_layers_follow_the_trust_of_each_directory_or_the_top)
+{
+	char sub[PATH_MAX + 64];
+	project(tmp_path("P"), tmp_path("W"), "trusted");
+	mkdir_p(tmp_path("W/.git"));
+	snprintf(sub, sizeof(sub), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         tmp_path("B"));
+	write_file("W/sub/.codex/config.toml", sub);
+	struct launch o = {.cwd = tmp_path("W/sub"), .codex_home = tmp_path("ch")};
+
+	codex(&o, workspace_write);
+	cr_assert_null(must_find(tmp_path("B"), DT_ROOT_CODEX)->dropped_by);
+	assert_contains(must_find(tmp_path("P"), DT_ROOT_CODEX)->dropped_by,
+	                "W/sub/.codex/config.toml");
+	dt_rootset_free(&rs);
+	memset(&rs, 0, sizeof(rs));
+	project(tmp_path("P"), tmp_path("W/sub"), "trusted");
+	codex(&o, workspace_write);
+	cr_assert_null(find(tmp_path("P"), DT_ROOT_CODEX), "the top's layer counted");
+	cr_assert_null(must_find(tmp_path("B"), DT_ROOT_CODEX)->dropped_by);
+}
+
+/* The shape of codex doctor --json's sandbox check in 0.169 and 0.171:
+ * "path N" holds "DIR (write)" or "DIR (read)"; "path N source" is not a
+ * path; other checks' paths do not count. */
+Test(roots, codex_doctor_write_paths_are_read_from_its_sandbox_check)
+{
+	static const char json[] =
+	    "{\"checks\": {\"state.paths\": {\"details\": {\"path 1\": \"/state (write)\"}},"
+	    "\"sandbox.filesystem_paths\": {\"details\": {"
+	    "\"path 1\": \"/a b/\\\"q\\\" (write); path resolved (read/write access not tested)\","
+	    "\"path 1 source\": \"effective filesystem policy (entry provenance unavailable)\","
+	    "\"path 2\": \"/a/.git (read); missing (may be intentional)\","
+	    "\"path 3\": \"/c (write); missing (may be intentional)\"},"
+	    "\"remediation\": null}, \"x\": {\"details\": {\"path 1\": \"/late (write)\"}}}}";
+	size_t n = 0;
+	char **v = dt_codex_doctor_write_paths(json, &n);
+
+	cr_assert_eq(n, 2);
+	assert_str(v[0], "/a b/\"q\"");
+	assert_str(v[1], "/c");
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }

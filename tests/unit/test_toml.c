@@ -1246,3 +1246,12 @@ Test(limits, many_keys_parse_and_duplicates_are_still_found, .timeout = 10)
 	assert_error(err, KEYS + 1, "duplicate key 'key4242'");
 	free(text);
 }
+
+Test(toml, utf8_ok_accepts_utf8_and_refuses_stray_bytes_and_surrogates)
+{
+	cr_expect(toml_utf8_ok(""));
+	cr_expect(toml_utf8_ok("/w/caf\xc3\xa9/r.ring"));
+	cr_expect(!toml_utf8_ok("/w/r\xff.ring"));
+	cr_expect(!toml_utf8_ok("/w/\xed\xa0\x80")); /* a surrogate */
+	cr_expect(!toml_utf8_ok("/w/\xc3"));         /* cut short */
+}

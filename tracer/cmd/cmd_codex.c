@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "codex_binary.h"
 #include "codexargs.h"
 #include "options.h"
 #include "recfmt.h"
@@ -26,19 +27,25 @@ static const char codex_usage[] =
     "Runs the real Codex CLI as `denytrace run` runs a command: with\n"
     "libdenytrace.so in LD_PRELOAD (Codex passes it into its sandbox), recording\n"
     "every file operation refused with EPERM, EACCES, EROFS or EXDEV. It also\n"
-    "  - records Codex's command line as launched and a snapshot of its\n"
-    "    config.toml ($CODEX_HOME/config.toml, else ~/.codex/config.toml, and\n"
-    "    the --profile layer $CODEX_HOME/NAME.config.toml), which `denytrace\n"
+    "  - records Codex's command line as launched, its version, and a snapshot\n"
+    "    of its config.toml ($CODEX_HOME/config.toml, else ~/.codex/config.toml,\n"
+    "    and the --profile layer $CODEX_HOME/NAME.config.toml), which `denytrace\n"
     "    report` reads instead of the file, since the file may change later;\n"
     "  - carries the probe into the MCP servers Codex starts (with a cleared\n"
-    "    environment) by adding, for each stdio server S of that configuration\n"
-    "    and of the -c overrides, -c mcp_servers.S.env.LD_PRELOAD=\"PROBE[:theirs]\"\n"
+    "    environment) by adding, for each stdio server S of that configuration,\n"
+    "    of a trusted project's DIR/.codex/config.toml and of the -c overrides, -c "
+    "mcp_servers.S.env.LD_PRELOAD=\"PROBE[:theirs]\"\n"
     "    and the DENYTRACE_* variables that lead the probe to the ring by its\n"
     "    path. Each sets one key: the server's own env is kept, never replaced.\n"
     "    They go after the last -c of the command line, so that they apply last.\n"
     "    A server whose name holds '.' or '=' cannot be named in a -c key (Codex\n"
     "    splits keys at every '.'), and an HTTP server has no process: both are\n"
-    "    left alone, and said so.\n"
+    "    left alone, and said so; so is every server when the ring's path is not\n"
+    "    valid UTF-8 (a -c value cannot carry it). When the overrides would make\n"
+    "    Codex's command line too long to exec, it says so and starts nothing:\n"
+    "    use --no-mcp.\n"
+    "Before Codex starts it says what Codex itself finds writable (codex doctor\n"
+    "--json) beside denytrace's model of it, and each disagreement.\n"
     "Then it prints the summary and exits with Codex's status.\n"
     "\n";
 
@@ -122,9 +129,18 @@ static char *codex_slurp(const char *path, size_t *len, int *err)
 	return buf;
 }
 
+/* The files Codex reads, lowest first, at fixed places (an empty path: none). */
+enum {
+	CODEX_CFG_CONFIG,
+	CODEX_CFG_PROFILE,
+	CODEX_CFG_PROJECT, /* the trusted project layers, outermost first */
+	CODEX_CFG_MAX = CODEX_CFG_PROJECT + 16,
+};
+
 struct codex_config {
 	char path[PATH_MAX];
 	const char *profile; /* the --profile layer's name, NULL for config.toml */
+	int project;         /* a project layer DIR/.codex/config.toml */
 	char *text;
 	size_t len;
 	int err;
@@ -134,6 +150,12 @@ struct codex_config {
 static void codex_config_load(struct codex_config *c, int quiet)
 {
 	c->text = codex_slurp(c->path, &c->len, &c->err);
+	if (!c->text && c->err == EINVAL && !quiet)
+		fprintf(
+		    stderr,
+		    "denytrace: %s is not a regular file (a FIFO or a device): not read, so its "
+		    "MCP servers get no probe\n",
+		    c->path);
 	if (!c->text)
 		return;
 	char terr[512];
@@ -146,7 +168,8 @@ static void codex_config_load(struct codex_config *c, int quiet)
 
 /* The snapshot: as much of the file as one record holds, cut at a line
  * end when it does not fit, and marked so. */
-static void codex_config_record(struct dt_run_ring *rr, const struct codex_config *c)
+static void codex_config_record(struct dt_run_ring *rr, const struct codex_config *c,
+                                const char *version)
 {
 	uint32_t cap = DT_REC_MAX;
 	/* the ring refuses a record over a quarter of its slots */
@@ -157,10 +180,14 @@ static void codex_config_record(struct dt_run_ring *rr, const struct codex_confi
 		return;
 	struct dt_buf b;
 	dt_run_record_begin(&b, rec, cap, DT_REC_CONFIG);
-	dt_put_str(&b, DT_T_CONFIG_ROLE, "codex");
+	/* "codex-project": reports that read only "codex" records keep
+	 * reading what they did */
+	dt_put_str(&b, DT_T_CONFIG_ROLE, c->project ? "codex-project" : "codex");
 	dt_put_str(&b, DT_T_CONFIG_PATH, c->path);
 	if (c->profile)
 		dt_put_str(&b, DT_T_CONFIG_PROFILE, c->profile);
+	else if (version)
+		dt_put_str(&b, DT_T_CONFIG_VERSION, version);
 	/* MCP servers' env keys, provider headers, passwords in URLs: never
 	 * into the ring (the sandbox settings the report reads stay) */
 	size_t rlen = c->text ? dt_redact_config_text(c->text, c->len, NULL, 0) : 0;
@@ -288,16 +315,51 @@ static int codex_not_found(const char *given, const char *codex, int ferr)
 	               strerror(-ferr));
 }
 
-/* The configuration Codex will read, as it is now: $CODEX_HOME (or
- * ~/.codex)/config.toml and the -p layer. Fills cfg[0..1]; returns how
- * many. */
-static size_t codex_configs(const struct dt_codex_cli *cli, struct codex_config cfg[2], int quiet)
+/* The workspace Codex takes its project from: -C against the cwd, else
+ * the cwd. */
+static void codex_workspace(const struct dt_codex_cli *cli, char *out, size_t cap)
 {
-	size_t ncfg = 0;
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	if (cli->cd && cli->cd[0] == '/')
+		snprintf(out, cap, "%s", cli->cd);
+	else if (cli->cd && *cli->cd && cwd[0])
+		snprintf(out, cap, "%s/%s", cwd, cli->cd);
+	else
+		snprintf(out, cap, "%s", cwd);
+}
+
+/* The trusted project's layers after config.toml and the -p layer. */
+static size_t codex_project_configs(const struct dt_codex_cli *cli, struct codex_config *cfg,
+                                    int quiet)
+{
+	char ws[PATH_MAX], *paths[CODEX_CFG_MAX - CODEX_CFG_PROJECT];
+	const struct toml_value *files[] = {cfg[CODEX_CFG_CONFIG].parsed,
+	                                    cfg[CODEX_CFG_PROFILE].parsed};
+	codex_workspace(cli, ws, sizeof(ws));
+	size_t n = ws[0] ? dt_codex_project_layers(cli, files, 2, ws, paths,
+	                                           sizeof(paths) / sizeof(*paths))
+	                 : 0;
+	for (size_t k = 0; k < n; k++) {
+		struct codex_config *c = &cfg[CODEX_CFG_PROJECT + k];
+		snprintf(c->path, sizeof(c->path), "%s", paths[k]);
+		c->project = 1;
+		codex_config_load(c, quiet);
+		free(paths[k]);
+	}
+	return CODEX_CFG_PROJECT + n;
+}
+
+/* The configuration Codex will read, as it is now: $CODEX_HOME (or
+ * ~/.codex)/config.toml, the -p layer and the trusted project's layers, at
+ * their places in cfg (CODEX_CFG_*). Returns how many places are used. */
+static size_t codex_configs(const struct dt_codex_cli *cli, struct codex_config *cfg, int quiet)
+{
 	char home[PATH_MAX] = "";
 	const char *ch = getenv("CODEX_HOME"), *h = getenv("HOME");
 	char cwd[PATH_MAX];
-	memset(cfg, 0, 2 * sizeof(*cfg));
+	memset(cfg, 0, CODEX_CFG_MAX * sizeof(*cfg));
 	if (ch && *ch)
 		snprintf(home, sizeof(home), "%s%s%s",
 		         ch[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? "" : cwd,
@@ -305,16 +367,16 @@ static size_t codex_configs(const struct dt_codex_cli *cli, struct codex_config 
 	else if (h && *h)
 		snprintf(home, sizeof(home), "%s/.codex", strcmp(h, "/") ? h : "");
 	if (home[0]) {
-		snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/config.toml", home);
+		snprintf(cfg[CODEX_CFG_CONFIG].path, sizeof(cfg[0].path), "%s/config.toml", home);
+		codex_config_load(&cfg[CODEX_CFG_CONFIG], quiet);
 		if (cli->profile && *cli->profile) {
-			cfg[ncfg].profile = cli->profile;
-			snprintf(cfg[ncfg++].path, sizeof(cfg[0].path), "%s/%s.config.toml", home,
-			         cli->profile);
+			cfg[CODEX_CFG_PROFILE].profile = cli->profile;
+			snprintf(cfg[CODEX_CFG_PROFILE].path, sizeof(cfg[0].path),
+			         "%s/%s.config.toml", home, cli->profile);
+			codex_config_load(&cfg[CODEX_CFG_PROFILE], quiet);
 		}
 	}
-	for (size_t k = 0; k < ncfg; k++)
-		codex_config_load(&cfg[k], quiet);
-	return ncfg;
+	return codex_project_configs(cli, cfg, quiet);
 }
 
 /* The argv Codex runs with: cargv (nargs + 1 entries) with the plan's
@@ -336,6 +398,72 @@ static char **codex_run_argv(const char **cargv, size_t nargs, const struct dt_c
 			run_argv[n++] = plan->args[p];
 	run_argv[n] = NULL;
 	return run_argv;
+}
+
+/* Before Codex starts: what Codex itself says is writable for this
+ * command line (codex doctor --json) beside the model's writable_roots,
+ * and every disagreement, a model error. Said only where they compare. */
+static void codex_say_readback(const char *codex, const char **cargv, size_t argc,
+                               const char *version)
+{
+	char cwd[PATH_MAX];
+	struct dt_rootset rs = {0};
+	struct dt_codex_launch l = {.argv = cargv,
+	                            .argc = argc,
+	                            .cwd = getcwd(cwd, sizeof(cwd)),
+	                            .home = getenv("HOME"),
+	                            .codex_home = getenv("CODEX_HOME"),
+	                            .tmpdir = getenv("TMPDIR"),
+	                            .codex_version = version[0] ? version : NULL};
+	char err[512];
+	if (dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)) == 0)
+		dt_codex_readback(&rs, codex, &l);
+	if (rs.codex_readback == 1) {
+		fputs("denytrace: Codex itself says writable:", stderr);
+		for (size_t i = 0; i < rs.ncodex_says; i++) {
+			fputs(i ? ", " : " ", stderr);
+			dt_put_safe(stderr, rs.codex_says[i]);
+		}
+		fputs(rs.ncodex_says ? "\n" : " no writable_roots\n", stderr);
+	}
+	for (size_t i = 0; i < rs.ncodex_disagree; i++) {
+		fputs("denytrace: model error: ", stderr);
+		dt_put_safe(stderr, rs.codex_disagree[i]);
+		fputc('\n', stderr);
+	}
+	dt_rootset_free(&rs);
+}
+
+/* Linux refuses an exec whose arguments and environment outgrow the
+ * argument space ("Argument list too long"): thousands of MCP servers get
+ * there with our overrides. Returns 0 when run_argv fits, else the exit
+ * status with the message printed. */
+static int codex_argv_fits(char *const *run_argv, const struct dt_codex_mcp_plan *plan)
+{
+	extern char **environ;
+	long limit = sysconf(_SC_ARG_MAX);
+	size_t bytes = 4096; /* room for the probe's own variables */
+	int one_too_long = 0;
+	for (char *const *a = run_argv; *a; a++) {
+		size_t l = strlen(*a) + 1;
+		one_too_long |= l > 32 * (size_t)getpagesize(); /* MAX_ARG_STRLEN */
+		bytes += l + sizeof(*a);
+	}
+	for (char **e = environ; e && *e; e++)
+		bytes += strlen(*e) + 1 + sizeof(*e);
+	if (!one_too_long && (limit <= 0 || bytes < (size_t)limit))
+		return 0;
+	if (plan->nargs)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "codex: with the -c overrides that carry the probe into %zu MCP "
+		               "servers, Codex's command line and environment take %zu bytes, more "
+		               "than the %ld this system allows: Codex would fail with \"Argument "
+		               "list too long\"; pass --no-mcp, or configure fewer servers",
+		               plan->ntraced, bytes, limit);
+	return dt_fail(DT_EXIT_INTERNAL,
+	               "codex: Codex's command line and environment take %zu bytes, more than the "
+	               "%ld this system allows (\"Argument list too long\")",
+	               bytes, limit);
 }
 
 int cmd_codex(int argc, char **argv)
@@ -370,10 +498,20 @@ int cmd_codex(int argc, char **argv)
 	cargv[0] = codex;
 	for (size_t k = 0; k < nargs; k++)
 		cargv[k + 1] = argv[i + (int)k];
+	/* the report models this version's command lines; without it, the
+	 * newest checked one */
+	char version[256] = "", verr[512];
+	if (dt_codex_binary_version(codex, version, sizeof(version), verr, sizeof(verr)) &&
+	    !o.quiet)
+		fprintf(stderr, "denytrace: %s; the report will assume Codex %s\n", verr,
+		        dt_codex_versions[dt_ncodex_versions - 1].name);
 	struct dt_codex_cli cli = {0};
 	dt_codex_cli_parse(NULL, &cli, cargv, nargs + 1);
-	struct codex_config cfg[2];
+	struct codex_config cfg[CODEX_CFG_MAX];
 	size_t ncfg = codex_configs(&cli, cfg, o.quiet);
+	const struct toml_value *files[CODEX_CFG_MAX];
+	for (size_t k = 0; k < ncfg; k++)
+		files[k] = cfg[k].parsed;
 
 	struct dt_run_ring rr;
 	struct dt_codex_mcp_plan plan = {0};
@@ -381,26 +519,30 @@ int cmd_codex(int argc, char **argv)
 		goto out;
 	for (size_t k = 0; k < ncfg; k++)
 		/* no profile file is Codex's normal case: nothing to record */
-		if (!cfg[k].profile || cfg[k].text)
-			codex_config_record(&rr, &cfg[k]);
+		if (cfg[k].path[0] && (k == CODEX_CFG_CONFIG || cfg[k].text))
+			codex_config_record(&rr, &cfg[k], version[0] ? version : NULL);
 
 	if (!no_mcp) {
 		const char *vars[9] = {"LD_PRELOAD"}, *values[9] = {rr.probe};
 		size_t nv = 1 + dt_run_probe_env(&o, &rr, vars + 1, values + 1, 8);
-		if (dt_codex_mcp_plan(cargv, nargs + 1, cfg[0].parsed,
-		                      ncfg > 1 ? cfg[1].parsed : NULL, vars, values, nv,
-		                      &plan) < 0) {
+		if (dt_codex_mcp_plan(cargv, nargs + 1, files, ncfg, vars, values, nv, &plan) < 0) {
 			rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 			goto out;
 		}
-		if (!o.quiet)
-			codex_say_servers(&plan);
 	}
 	char **run_argv = codex_run_argv(cargv, nargs, &plan);
 	if (!run_argv) {
 		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
+	if ((rc = codex_argv_fits(run_argv, &plan))) {
+		free(run_argv);
+		goto out;
+	}
+	if (!no_mcp && !o.quiet)
+		codex_say_servers(&plan);
+	if (!o.quiet)
+		codex_say_readback(codex, cargv, nargs + 1, version);
 	rc = dt_run_launch(&o, &rr, run_argv);
 	free(run_argv);
 out:

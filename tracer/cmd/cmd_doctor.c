@@ -19,6 +19,7 @@
 #include "options.h"
 #include "ring_format.h"
 #include "ringfile.h"
+#include "roots.h"
 #include "sandbox.h"
 #include "spawn.h"
 #include "version.h"
@@ -33,7 +34,9 @@ static const char doctor_usage[] =
     "Checks that denytrace can work on this machine and prints one line per\n"
     "check (ok, warn or FAIL) with a fix: the probe is found and loads, a ring\n"
     "can be created, bubblewrap can create a sandbox, Landlock and seccomp user\n"
-    "notification are available, and Codex is on PATH (with its version).\n"
+    "notification are available, Codex is on PATH (its version, and the Codex\n"
+    "versions denytrace's model of Codex was checked against: a warning when it\n"
+    "is none of them), and CODEX_HOME is outside the temporary directory.\n"
     "\n";
 
 struct doctor_args {
@@ -53,6 +56,8 @@ const struct dt_cmd_options doctor_cmd = {"doctor",
                                           sizeof(doctor_options) / sizeof(doctor_options[0]),
                                           DT_EXIT_USAGE,
                                           NULL};
+
+enum { NCHECKS = 8 };
 
 enum dt_check_status { DT_CHECK_OK, DT_CHECK_WARN, DT_CHECK_FAIL };
 
@@ -245,6 +250,47 @@ static void check_seccomp_notify(struct dt_check *c)
 		          strerror(code >= 100 ? code - 100 : code));
 }
 
+/* The installed Codex against the versions the model was checked
+ * against: a newer one may lay out its sandbox differently. */
+static void codex_version_verdict(struct dt_check *c, const char *out, const char *path)
+{
+	char note[512], checked[128] = "";
+
+	dt_codex_version_pick(out, note, sizeof(note));
+	for (size_t i = 0; i < dt_ncodex_versions; i++) {
+		size_t n = strlen(checked);
+		snprintf(checked + n, sizeof(checked) - n, "%s%s", i ? ", " : "",
+		         dt_codex_versions[i].name);
+	}
+	if (!note[0])
+		check_set(c, DT_CHECK_OK, NULL,
+		          "%s (%s); denytrace's Codex model was checked against Codex %s", out,
+		          path, checked);
+	else
+		check_set(c, DT_CHECK_WARN,
+		          "check a report's Codex roots against what Codex does (tests/integration/"
+		          "test_codex_sandbox.c re-runs the checked shapes), or install a checked "
+		          "version",
+		          "%s (%s): %s; reports may be wrong where Codex %s changed", out, path,
+		          note, out);
+}
+
+static void check_codex_home(struct dt_check *c)
+{
+	char tmp[PATH_MAX];
+	const char *home = getenv("CODEX_HOME");
+
+	c->name = "codex_home";
+	if (dt_codex_home_in_tempdir(home, getenv("TMPDIR"), NULL, tmp, sizeof(tmp)))
+		check_set(c, DT_CHECK_WARN, "set CODEX_HOME to a directory outside it",
+		          "CODEX_HOME=%s is inside the temporary directory %s: Codex refuses to "
+		          "create its helper binaries there and `codex sandbox` fails",
+		          home, tmp);
+	else
+		check_set(c, DT_CHECK_OK, NULL, "%s%s", home && *home ? "CODEX_HOME=" : "",
+		          home && *home ? home : "CODEX_HOME unset (~/.codex)");
+}
+
 static void check_codex(struct dt_check *c)
 {
 	c->name = "codex";
@@ -261,7 +307,7 @@ static void check_codex(struct dt_check *c)
 	trim(out);
 	trim(err);
 	if (st == 0 && out[0])
-		check_set(c, DT_CHECK_OK, NULL, "%s (%s)", out, path);
+		codex_version_verdict(c, out, path);
 	else
 		check_set(c, DT_CHECK_WARN, "check that node and the codex package are installed",
 		          "%s --version %s%s%s", path, st == -2 ? "timed out" : "failed",
@@ -282,7 +328,7 @@ int cmd_doctor(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	int json = da.json;
-	struct dt_check checks[7];
+	struct dt_check checks[NCHECKS];
 	memset(checks, 0, sizeof(checks));
 	check_probe(&checks[0], &checks[1]);
 	check_ring(&checks[2]);
@@ -290,9 +336,10 @@ int cmd_doctor(int argc, char **argv)
 	check_landlock(&checks[4]);
 	check_seccomp_notify(&checks[5]);
 	check_codex(&checks[6]);
+	check_codex_home(&checks[7]);
 	static const char *const names[] = {"ok", "warn", "FAIL"};
 	int failed = 0;
-	for (size_t i = 0; i < 7; i++)
+	for (size_t i = 0; i < NCHECKS; i++)
 		failed |= checks[i].status == DT_CHECK_FAIL;
 	if (json) {
 		struct dt_json j;
@@ -304,7 +351,7 @@ int cmd_doctor(int argc, char **argv)
 		dt_json_bool(&j, !failed);
 		dt_json_key(&j, "checks");
 		dt_json_arr(&j);
-		for (size_t i = 0; i < 7; i++) {
+		for (size_t i = 0; i < NCHECKS; i++) {
 			dt_json_obj(&j);
 			dt_json_key(&j, "name");
 			dt_json_str(&j, checks[i].name);
@@ -323,7 +370,7 @@ int cmd_doctor(int argc, char **argv)
 		fputc('\n', stdout);
 	} else {
 		printf("denytrace %s (ring format %u)\n", DT_VERSION_STRING, DT_RING_VERSION);
-		for (size_t i = 0; i < 7; i++) {
+		for (size_t i = 0; i < NCHECKS; i++) {
 			printf("%-4s  %-15s %s", names[checks[i].status], checks[i].name,
 			       checks[i].detail);
 			if (checks[i].status != DT_CHECK_OK && checks[i].fix[0])

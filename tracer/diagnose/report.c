@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "codex_binary.h"
 #include "exitcodes.h"
 #include "names.h"
 
@@ -235,10 +236,37 @@ static const struct dt_record *dt_codex_snapshot(const struct dt_report *r,
 	return dt_codex_config_record(r, launch, 0);
 }
 
-static void dt_report_codex(struct dt_report *r, const struct dt_record *rec)
+/* The project layers `denytrace codex` recorded beside its launch record,
+ * in the order it wrote them (outermost first); malloc'ed, *n of them. */
+static const struct dt_record **dt_codex_project_records(const struct dt_report *r,
+                                                         const struct dt_record *launch, size_t *n)
+{
+	const struct dt_record **v = NULL;
+	*n = 0;
+	for (size_t i = 0; launch->type == DT_REC_LAUNCH && i < r->n; i++) {
+		const struct dt_record *c = &r->recs[i];
+		if (c->type != DT_REC_CONFIG || c->pid != launch->pid ||
+		    !dt_streq(c->cfg_role, "codex-project"))
+			continue;
+		const struct dt_record **nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[(*n)++] = c;
+	}
+	return v;
+}
+
+static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, const char *version,
+                            const char *bin)
 {
 	struct dt_codex_launch l = {0};
+	const struct dt_record **projects = dt_codex_project_records(r, rec, &l.nproject_snapshots);
+	l.project_snapshots = projects;
 	l.config_snapshot = dt_codex_snapshot(r, rec);
+	l.codex_version = version             ? version
+	                  : l.config_snapshot ? l.config_snapshot->cfg_version
+	                                      : NULL;
 	l.profile_snapshot = dt_codex_config_record(r, rec, 1);
 	l.argv = rec->argv;
 	l.argc = rec->argc;
@@ -249,6 +277,9 @@ static void dt_report_codex(struct dt_report *r, const struct dt_record *rec)
 	char err[512];
 	if (dt_roots_from_codex(&r->roots, &l, NULL, err, sizeof(err)) < 0)
 		dt_roots_warn(&r->roots, "%s", err);
+	else if (bin)
+		dt_codex_readback(&r->roots, bin, &l);
+	free(projects);
 }
 
 static int dt_argv_mentions(const struct dt_record *rec, const char *word)
@@ -458,8 +489,8 @@ static void dt_report_explicit_roots(struct dt_report *r, const struct dt_report
 
 /* The roots of the Codex command line --codex-args gives (with
  * --codex-config). Returns 0, or an exit status with err set. */
-static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts *o, char *err,
-                                size_t errlen)
+static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts *o,
+                                const char *version, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
 	size_t nw = 0;
@@ -481,7 +512,10 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 	                            getenv("HOME"),
 	                            getenv("CODEX_HOME"),
 	                            getenv("TMPDIR")};
+	l.codex_version = version;
 	int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
+	if (rc == 0 && o->codex_bin)
+		dt_codex_readback(&r->roots, o->codex_bin, &l);
 	free(argv);
 	dt_words_free(words);
 	if (rc < 0) /* README: 3 unreadable input, 4 invalid input */
@@ -490,7 +524,7 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 }
 
 /* The first Codex launch in the rings gives the Codex roots. */
-static void dt_report_codex_seen(struct dt_report *r)
+static void dt_report_codex_seen(struct dt_report *r, const char *version, const char *bin)
 {
 	int seen = 0;
 	for (size_t i = 0; i < r->n && !seen; i++) {
@@ -502,7 +536,7 @@ static void dt_report_codex_seen(struct dt_report *r)
 		if ((rec->type == DT_REC_LAUNCH || rec->type == DT_REC_PROCESS ||
 		     rec->type == DT_REC_EXEC) &&
 		    (dt_argv_is_codex(rec->argv, rec->argc) || dt_codex_snapshot(r, rec))) {
-			dt_report_codex(r, rec);
+			dt_report_codex(r, rec, version, bin);
 			seen = 1;
 		}
 	}
@@ -513,13 +547,20 @@ static void dt_report_codex_seen(struct dt_report *r)
 static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, int hcom, char *err,
                            size_t errlen)
 {
+	char version[256] = "";
 	dt_report_explicit_roots(r, o);
+	if (o->codex_bin) {
+		int rc =
+		    dt_codex_binary_version(o->codex_bin, version, sizeof(version), err, errlen);
+		if (rc)
+			return rc;
+	}
 	if (o->codex_args || o->codex_config) {
-		int rc = dt_report_codex_args(r, o, err, errlen);
+		int rc = dt_report_codex_args(r, o, version[0] ? version : NULL, err, errlen);
 		if (rc)
 			return rc;
 	} else {
-		dt_report_codex_seen(r);
+		dt_report_codex_seen(r, version[0] ? version : NULL, o->codex_bin);
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];

@@ -46,6 +46,7 @@ struct dt_report_opts {
 	size_t nroots;
 	const char *codex_config; /* --codex-config FILE */
 	const char *codex_args;   /* --codex-args '...' */
+	const char *codex_bin;    /* --codex PATH: the Codex binary to ask its version */
 	int all;                  /* show lock contention */
 };
 

@@ -89,6 +89,7 @@ struct dt_record {
 	/* config (denytrace codex): a configuration file as it was at launch */
 	const char *cfg_path;
 	const char *cfg_role;    /* "codex" */
+	const char *cfg_version; /* `codex --version` at launch, or NULL */
 	const char *cfg_profile; /* the --profile layer's name; NULL for config.toml */
 	const char *cfg_text;    /* NUL-terminated copy; NULL when it was not read */
 	size_t cfg_len;          /* bytes in cfg_text */

@@ -283,6 +283,22 @@ static size_t utf8_sequence_length(const unsigned char *s, size_t avail)
 	return len;
 }
 
+int toml_utf8_ok(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t avail = strlen(s);
+
+	while (avail) {
+		size_t n = utf8_sequence_length(u, avail);
+
+		if (!n)
+			return 0;
+		u += n;
+		avail -= n;
+	}
+	return 1;
+}
+
 /*
  * TOML allows no raw control characters anywhere except tab and line
  * breaks, and requires UTF-8; checking both once up front means the

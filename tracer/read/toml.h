@@ -72,6 +72,10 @@ struct toml_value *toml_parse_value(const char *text, char *err, size_t errlen);
  * Accepts NULL. Must not be given a value that lives inside another one. */
 void toml_free(struct toml_value *root);
 
+/* 1 when s (NUL-terminated) is valid UTF-8, which every TOML string is:
+ * bytes that are not cannot be written as one, escapes included. */
+int toml_utf8_ok(const char *s);
+
 /* Returns the value stored under key in table t, or NULL if t is NULL, not a
  * table, or has no such key. */
 const struct toml_value *toml_table_get(const struct toml_value *t, const char *key);

@@ -390,6 +390,11 @@ static void dt_record_text_config(FILE *f, const struct dt_record *r, int verbos
 		dt_put_safe(f, r->cfg_profile);
 		fputc(')', f);
 	}
+	if (r->cfg_version) {
+		fputs(" (", f);
+		dt_put_safe(f, r->cfg_version);
+		fputc(')', f);
+	}
 	if (r->cfg_text)
 		fprintf(f, ": %llu bytes as launched", (unsigned long long)r->cfg_size);
 	else
@@ -667,6 +672,7 @@ static void dt_record_json_config(struct dt_json *j, const struct dt_record *r)
 	dt_json_field(j, r, DT_T_CONFIG_ROLE);
 	dt_json_field(j, r, DT_T_CONFIG_PATH);
 	dt_json_field(j, r, DT_T_CONFIG_PROFILE);
+	dt_json_field(j, r, DT_T_CONFIG_VERSION);
 	dt_json_field(j, r, DT_T_CONFIG_SIZE);
 	dt_json_field(j, r, DT_T_CONFIG_TRUNC);
 	dt_json_key(j, "errno");

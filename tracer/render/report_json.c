@@ -351,6 +351,34 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 	dt_json_end_obj(j);
 }
 
+static void dt_strings_arr(struct dt_json *j, char *const *v, size_t n)
+{
+	dt_json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		dt_json_str(j, v[i]);
+	dt_json_end_arr(j);
+}
+
+/* What codex doctor --json said beside the model: asked (true, false, or
+ * null when it failed), why not, its writable paths, the disagreements. */
+static void dt_report_json_readback(struct dt_json *j, const struct dt_rootset *rs)
+{
+	dt_json_key(j, "readback");
+	dt_json_obj(j);
+	dt_json_key(j, "asked");
+	if (rs->codex_readback < 0)
+		dt_json_null(j);
+	else
+		dt_json_bool(j, rs->codex_readback);
+	dt_json_key(j, "why_not");
+	dt_json_str(j, rs->codex_readback_why);
+	dt_json_key(j, "writable");
+	dt_strings_arr(j, rs->codex_says, rs->ncodex_says);
+	dt_json_key(j, "model_errors");
+	dt_strings_arr(j, rs->codex_disagree, rs->ncodex_disagree);
+	dt_json_end_obj(j);
+}
+
 static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 {
 	dt_json_key(j, "codex");
@@ -368,6 +396,9 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 		dt_json_bool(j, r->roots.codex_config_recorded);
 		dt_json_key(j, "writable_roots_override");
 		dt_json_str(j, r->roots.codex_override);
+		dt_json_key(j, "model_version");
+		dt_json_str(j, r->roots.codex_version);
+		dt_report_json_readback(j, &r->roots);
 		dt_json_end_obj(j);
 	} else {
 		dt_json_null(j);

@@ -58,6 +58,45 @@ static void dt_protected_line(FILE *f, const struct dt_rootset *rs, size_t i)
 		fputc('\n', f);
 }
 
+/* Which Codex the model followed, and which ones it was checked against. */
+static void dt_codex_model_line(FILE *f, const char *version)
+{
+	fprintf(f, "  codex model: Codex %s (checked against", version);
+	for (size_t i = 0; i < dt_ncodex_versions; i++)
+		fprintf(f, "%s %s", i ? "," : "", dt_codex_versions[i].name);
+	fputs(")\n", f);
+}
+
+/* What Codex itself said was writable beside the model's list, and each
+ * disagreement: a model error. */
+static void dt_codex_readback_text(FILE *f, const struct dt_rootset *rs, const struct dt_style *s)
+{
+	if (rs->codex_readback == 0 && !rs->codex_readback_why) {
+		fputs("  the writable_roots above are the model's alone: pass --codex PATH to "
+		      "compare "
+		      "them with what `codex doctor --json` says\n",
+		      f);
+		return;
+	}
+	if (rs->codex_readback != 1) {
+		fputs("  Codex itself was not asked: ", f);
+		dt_put_safe(f, rs->codex_readback_why);
+		fputc('\n', f);
+		return;
+	}
+	fputs("  Codex itself says writable:", f);
+	for (size_t i = 0; i < rs->ncodex_says; i++) {
+		fputs(i ? ", " : " ", f);
+		dt_put_safe(f, rs->codex_says[i]);
+	}
+	fputs(rs->ncodex_says ? "\n" : " no writable_roots\n", f);
+	for (size_t i = 0; i < rs->ncodex_disagree; i++) {
+		fprintf(f, "  %smodel error:%s ", s->red, s->off);
+		dt_put_safe(f, rs->codex_disagree[i]);
+		fputc('\n', f);
+	}
+}
+
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 {
 	struct dt_style s = dt_style_for(color);
@@ -66,11 +105,9 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		dt_put_safe(f, rs->codex_refused);
 		fprintf(f, "%s\n", s.off);
 	}
-	if (!rs->n && !rs->codex_refused) {
+	if (!rs->n && !rs->codex_refused)
 		fputs("  (no roots: pass --root DIR, or run Codex/Hermes/hcom under the probe)\n",
 		      f);
-		return;
-	}
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct dt_root *rt = &rs->v[i];
 		const char *src[16];
@@ -120,6 +157,10 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 				fputs(" (as recorded at launch)", f);
 		}
 		fputc('\n', f);
+	}
+	if (rs->codex_version) {
+		dt_codex_model_line(f, rs->codex_version);
+		dt_codex_readback_text(f, rs, &s);
 	}
 	for (size_t i = 0; i < rs->nwarnings; i++) {
 		fprintf(f, "  %swarning:%s ", s.yellow, s.off);

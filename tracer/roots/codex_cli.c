@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Codex's command line as Codex 0.169 reads it (roots.h: dt_codex_cli_parse,
- * dt_argv_is_codex, -c overrides): which argv is Codex, its own options up
- * to "--" or the sandboxed command, and each -c KEY=VALUE parsed.
+ * Codex's command line as the versions of codex_versions.def read it
+ * (roots.h: dt_codex_cli_parse, dt_argv_is_codex, -c overrides): which argv
+ * is Codex, its own options up to "--" or the sandboxed command, and each
+ * -c KEY=VALUE parsed.
  */
 
 #include <stdarg.h>
@@ -12,6 +13,80 @@
 #include <string.h>
 
 #include "roots_int.h"
+
+/* ---- Codex: the versions the model was checked against ------------------ */
+
+enum codex_version_id {
+#define CODEX_VERSION(id, name, published) id,
+#include "codex_versions.def"
+#undef CODEX_VERSION
+};
+
+const struct dt_codex_version dt_codex_versions[] = {
+#define CODEX_VERSION(id, name, published) {name, published},
+#include "codex_versions.def"
+#undef CODEX_VERSION
+};
+const size_t dt_ncodex_versions = sizeof(dt_codex_versions) / sizeof(*dt_codex_versions);
+
+/* The first "N.N.N" in s as one number to compare, or -1. */
+static long long version_number(const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned a, b, c;
+		int n = 0;
+
+		if (*s >= '0' && *s <= '9' && sscanf(s, "%u.%u.%u%n", &a, &b, &c, &n) == 3 &&
+		    a < 100000 && b < 100000 && c < 100000)
+			return ((long long)a * 100000 + b) * 100000 + c;
+	}
+	return -1;
+}
+
+static const char *known_list(char *buf, size_t cap)
+{
+	buf[0] = 0;
+	for (size_t i = 0; i < dt_ncodex_versions; i++) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", dt_codex_versions[i].name);
+	}
+	return buf;
+}
+
+const struct dt_codex_version *dt_codex_version_pick(const char *reported, char *note, size_t cap)
+{
+	const struct dt_codex_version *newest = &dt_codex_versions[dt_ncodex_versions - 1];
+	long long want = version_number(reported);
+	const struct dt_codex_version *below = NULL;
+	char list[128];
+
+	if (note && cap)
+		note[0] = 0;
+	if (!reported)
+		return newest;
+	for (size_t i = 0; i < dt_ncodex_versions; i++) {
+		long long v = version_number(dt_codex_versions[i].name);
+
+		if (v == want)
+			return &dt_codex_versions[i];
+		if (v < want)
+			below = &dt_codex_versions[i];
+	}
+	if (note && cap && want < 0)
+		snprintf(note, cap,
+		         "the Codex version \"%s\" is not a version number: modelled as %s",
+		         reported, newest->name);
+	else if (note && cap)
+		snprintf(note, cap,
+		         "Codex %s is %s the versions the model was checked against (%s): "
+		         "modelled as %s",
+		         reported,
+		         below == newest ? "newer than"
+		         : !below        ? "older than"
+		                         : "between",
+		         known_list(list, sizeof(list)), (below ? below : dt_codex_versions)->name);
+	return want < 0 ? newest : below ? below : dt_codex_versions;
+}
 
 /* ---- Codex: command line ------------------------------------------------ */
 
@@ -87,7 +162,9 @@ void dt_codex_cli_free(struct dt_codex_cli *c)
 	free(c->ov);
 	free(c->add_dirs);
 	free(c->refused);
+	const struct dt_codex_version *v = c->version;
 	memset(c, 0, sizeof(*c));
+	c->version = v;
 }
 
 __attribute__((format(printf, 2, 3))) static void cli_refuse(struct dt_codex_cli *c,
@@ -186,15 +263,16 @@ static bool option_value(const char *const *argv, size_t argc, size_t *i, char s
 	return false;
 }
 
-/* The command lines of Codex 0.169 (codex_options.def). */
+/* Codex's command lines (codex_options.def). */
 enum codex_ctx {
-	CX_TUI = 1,     /* bare `codex`, and options before a subcommand */
-	CX_EXEC = 2,    /* codex exec / e */
-	CX_SANDBOX = 4, /* codex sandbox */
-	CX_APPSRV = 8,  /* codex app-server */
-	CX_OTHER = 16,  /* any other subcommand: its options are not checked */
+	CX_TUI = 1,      /* bare `codex`, and options before a subcommand */
+	CX_EXEC = 2,     /* codex exec / e */
+	CX_SANDBOX = 4,  /* codex sandbox */
+	CX_APPSRV = 8,   /* codex app-server */
+	CX_EXECSRV = 16, /* codex exec-server */
+	CX_OTHER = 32,   /* any other subcommand: its options are not checked */
 };
-#define CX_ALL (CX_TUI | CX_EXEC | CX_SANDBOX | CX_APPSRV)
+#define CX_ALL (CX_TUI | CX_EXEC | CX_SANDBOX | CX_APPSRV | CX_EXECSRV)
 
 enum codex_opt_role {
 	OPT_OTHER,
@@ -205,6 +283,7 @@ enum codex_opt_role {
 	OPT_ADD_DIR,
 	OPT_SANDBOX_MODE,
 	OPT_BYPASS,
+	OPT_NEEDS_PROXY,
 };
 
 static const struct codex_opt {
@@ -212,9 +291,10 @@ static const struct codex_opt {
 	const char *l;
 	bool value;
 	unsigned where;
+	enum codex_version_id since;
 	enum codex_opt_role role;
 } codex_opts[] = {
-#define CODEX_OPT(s, l, value, where, role) {s, l, value, where, role},
+#define CODEX_OPT(s, l, value, where, since, role) {s, l, value, where, since, role},
 #include "codex_options.def"
 #undef CODEX_OPT
 };
@@ -222,10 +302,10 @@ static const struct codex_opt {
 static unsigned codex_subcommand(const char *a)
 {
 	static const char *const others[] = {
-	    "review", "login",   "logout", "mcp",       "mcp-server",  "completion",
-	    "apply",  "a",       "resume", "fork",      "cloud",       "features",
-	    "help",   "debug",   "agents", "plugin",    "update",      "doctor",
-	    "queue",  "archive", "delete", "unarchive", "exec-server", "remote-control",
+	    "review", "login",   "logout", "mcp",       "mcp-server",     "completion",
+	    "apply",  "a",       "resume", "fork",      "cloud",          "features",
+	    "help",   "debug",   "agents", "plugin",    "update",         "doctor",
+	    "queue",  "archive", "delete", "unarchive", "remote-control",
 	};
 
 	if (!strcmp(a, "sandbox"))
@@ -234,6 +314,8 @@ static unsigned codex_subcommand(const char *a)
 		return CX_EXEC;
 	if (!strcmp(a, "app-server"))
 		return CX_APPSRV;
+	if (!strcmp(a, "exec-server"))
+		return CX_EXECSRV;
 	for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++)
 		if (!strcmp(a, others[i]))
 			return CX_OTHER;
@@ -260,14 +342,60 @@ static const struct codex_opt *match_option(const char *const *argv, size_t argc
 
 static const char *ctx_name(unsigned ctx)
 {
-	return ctx == CX_SANDBOX  ? "codex sandbox"
-	       : ctx == CX_EXEC   ? "codex exec"
-	       : ctx == CX_APPSRV ? "codex app-server"
-	                          : "codex (before any subcommand)";
+	return ctx == CX_SANDBOX   ? "codex sandbox"
+	       : ctx == CX_EXEC    ? "codex exec"
+	       : ctx == CX_APPSRV  ? "codex app-server"
+	       : ctx == CX_EXECSRV ? "codex exec-server"
+	                           : "codex (before any subcommand)";
+}
+
+/* The command lines that take option o in version v (every row of its
+ * name since v), and in any version (*ever). */
+static unsigned option_where(const struct codex_opt *o, enum codex_version_id v, unsigned *ever)
+{
+	unsigned where = 0;
+
+	*ever = 0;
+	for (size_t k = 0; k < sizeof(codex_opts) / sizeof(*codex_opts); k++) {
+		if (strcmp(codex_opts[k].l, o->l))
+			continue;
+		*ever |= codex_opts[k].where;
+		if (codex_opts[k].since <= v)
+			where |= codex_opts[k].where;
+	}
+	return where;
+}
+
+static enum codex_version_id cli_version(const struct dt_codex_cli *c)
+{
+	return c->version ? (enum codex_version_id)(c->version - dt_codex_versions)
+	                  : (enum codex_version_id)(dt_ncodex_versions - 1);
+}
+
+/* Codex exits 2 on an option its subcommand does not take: say so, and
+ * when another version takes it there, which. Returns 1 when refused. */
+static int refuse_misplaced(struct dt_codex_cli *c, const struct codex_opt *o, unsigned ctx,
+                            const char *a)
+{
+	enum codex_version_id v = cli_version(c);
+	unsigned ever, where = option_where(o, v, &ever);
+	const char *name = dt_codex_versions[v].name;
+
+	if (ctx == CX_OTHER || (where & ctx))
+		return 0;
+	if (ever & ctx)
+		cli_refuse(c, "%s does not accept %s in Codex %s (a later version does)",
+		           ctx_name(ctx), a, name);
+	else
+		cli_refuse(c, "%s does not accept %s%s%s%s", ctx_name(ctx), a,
+		           where ? "" : " (no Codex ", where ? "" : name,
+		           where ? "" : " command does)");
+	return 1;
 }
 
 /* What the options before it meant, for a subcommand that ignores them:
- * `codex -s workspace-write sandbox` runs read-only (seen with 0.169). */
+ * `codex -s workspace-write sandbox` runs read-only (seen with 0.169 and
+ * 0.171). */
 static void drop_tui_options(struct dt_rootset *rs, struct dt_codex_cli *c, const char *sub,
                              const char *const *seen, size_t nseen)
 {
@@ -326,6 +454,9 @@ static void apply_option(struct dt_codex_cli *c, const struct codex_opt *o, cons
 	case OPT_BYPASS:
 		c->bypass = 1;
 		break;
+	case OPT_NEEDS_PROXY:
+		cli_refuse(c, "%s requires a managed network proxy", a);
+		break;
 	case OPT_OTHER:
 		break;
 	}
@@ -367,11 +498,8 @@ void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const cha
 		o = match_option(argv, argc, &i, &val);
 		if (!o)
 			continue;
-		if (ctx != CX_OTHER && !(o->where & ctx)) {
-			cli_refuse(c, "%s does not accept %s%s", ctx_name(ctx), a,
-			           o->where ? "" : " (no Codex 0.169 command does)");
+		if (refuse_misplaced(c, o, ctx, a))
 			continue;
-		}
 		/* -c and -p reach every subcommand; -C, --add-dir, -s and
 		 * the bypass before a subcommand are the TUI's */
 		if (ctx == CX_TUI && o->role != OPT_CONFIG && o->role != OPT_PROFILE &&

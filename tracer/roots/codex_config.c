@@ -18,6 +18,45 @@
 #include "codex_int.h"
 #include "safeopen.h"
 
+static struct toml_value *parse_config(struct dt_rootset *rs, const char *path, bool explicit,
+                                       char *err, size_t errlen, int *rc);
+
+/* ---- Codex: CODEX_HOME ------------------------------------------------------ */
+
+int dt_codex_home_in_tempdir(const char *codex_home, const char *tmpdir, const char *cwd,
+                             char *tempdir, size_t cap)
+{
+	char *home = nonempty(codex_home) ? resolve_path(codex_home, cwd, NULL) : NULL;
+	char rhome[PATH_MAX], rtmp[PATH_MAX];
+	const char *tmp = nonempty(tmpdir) ? tmpdir : "/tmp";
+	int under = 0;
+
+	/* one that does not exist yet is judged by its name */
+	if (home && !realpath(home, rhome))
+		snprintf(rhome, sizeof(rhome), "%s", home);
+	if (home && realpath(tmp, rtmp)) {
+		under = dt_path_under(rhome, rtmp);
+		snprintf(tempdir, cap, "%s", rtmp);
+	}
+	free(home);
+	return under;
+}
+
+/* The start-up failure users meet first with a CODEX_HOME under /tmp. */
+void codex_warn_tempdir_home(struct dt_rootset *rs, const struct dt_codex_launch *l)
+{
+	char tmp[PATH_MAX];
+
+	if (dt_codex_home_in_tempdir(l->codex_home, l->tmpdir, l->cwd, tmp, sizeof(tmp)))
+		dt_roots_warn(
+		    rs,
+		    "CODEX_HOME=%s is inside the temporary directory %s: Codex refuses to "
+		    "create its helper binaries there (\"Refusing to create helper "
+		    "binaries under temporary dir\") and `codex sandbox` cannot start "
+		    "its sandbox helper; put CODEX_HOME elsewhere",
+		    l->codex_home, tmp);
+}
+
 /* ---- Codex: config.toml, the -p layer and -c overrides ------------------ */
 
 const struct toml_value *codex_walk(const struct toml_value *v, const char *const *keys,
@@ -50,17 +89,16 @@ const struct toml_value *codex_override_at(const struct dt_codex_override *o,
 }
 
 const struct toml_value *dt_codex_lookup(const struct dt_codex_cli *cli,
-                                         const struct toml_value *layer,
-                                         const struct toml_value *config, const char *const *keys,
-                                         size_t nkeys, const struct dt_codex_override **from,
-                                         int *in_layer)
+                                         const struct toml_value *const *files, size_t nfiles,
+                                         const char *const *keys, size_t nkeys,
+                                         const struct dt_codex_override **from, int *file)
 {
 	const struct toml_value *v;
 
 	if (from)
 		*from = NULL;
-	if (in_layer)
-		*in_layer = 0;
+	if (file)
+		*file = -1;
 	for (size_t i = cli->nov; i-- > 0;) {
 		if (!override_covers(&cli->ov[i], keys, nkeys))
 			continue;
@@ -71,13 +109,15 @@ const struct toml_value *dt_codex_lookup(const struct dt_codex_cli *cli,
 			*from = &cli->ov[i];
 		return v;
 	}
-	v = codex_walk(layer, keys, nkeys);
-	if (v) {
-		if (in_layer)
-			*in_layer = 1;
-		return v;
+	for (size_t i = nfiles; i-- > 0;) {
+		v = codex_walk(files[i], keys, nkeys);
+		if (v) {
+			if (file)
+				*file = (int)i;
+			return v;
+		}
 	}
-	return codex_walk(config, keys, nkeys);
+	return NULL;
 }
 
 /* The later -c that wiped what ov[i] set at keys: the first one after it
@@ -93,29 +133,30 @@ const struct dt_codex_override *codex_replaced_by(const struct dt_codex_cli *cli
 
 const struct toml_value *codex_cfg_get(const struct codex_cfg *c, const char *const *keys,
                                        size_t nkeys, const struct dt_codex_override **from,
-                                       int *in_layer)
+                                       int *file)
 {
-	return dt_codex_lookup(c->cli, c->layer, c->file, keys, nkeys, from, in_layer);
+	return dt_codex_lookup(c->cli, (const struct toml_value *const *)c->v, c->n, keys, nkeys,
+	                       from, file);
 }
 
 /* Where the value cfg_get found came from, for messages. */
 static const char *cfg_where(const struct codex_cfg *c, const struct dt_codex_override *from,
-                             int in_layer)
+                             int file)
 {
-	return from ? from->text : in_layer ? c->layer_path : c->path;
+	return from ? from->text : file >= 0 ? c->path[file] : NULL;
 }
 
-/* How high the layer that set keys is: 3 a -c, 2 the -p layer, 1
- * config.toml, 0 none. */
+/* How high the layer that set keys is: CODEX_RANK_C a -c, 1 + its index
+ * for a file (config.toml 1), 0 none. */
 int codex_cfg_rank(const struct codex_cfg *c, const char *const *keys, size_t nkeys,
                    const struct toml_value **v, const char **where)
 {
 	const struct dt_codex_override *from;
-	int in_layer;
+	int file;
 
-	*v = codex_cfg_get(c, keys, nkeys, &from, &in_layer);
-	*where = *v ? cfg_where(c, from, in_layer) : NULL;
-	return !*v ? 0 : from ? 3 : in_layer ? 2 : 1;
+	*v = codex_cfg_get(c, keys, nkeys, &from, &file);
+	*where = *v ? cfg_where(c, from, file) : NULL;
+	return !*v ? 0 : from ? CODEX_RANK_C : file + 1;
 }
 
 __attribute__((format(printf, 2, 3))) void codex_refuse(struct dt_rootset *rs, const char *fmt, ...)
@@ -156,45 +197,57 @@ void codex_validate_cfg(struct dt_rootset *rs, const struct codex_cfg *c)
 	                                    "network_access"};
 	const char *kr[] = {"sandbox_workspace_write", "writable_roots"}, *km[] = {"sandbox_mode"};
 	const struct dt_codex_override *from;
-	int in_layer;
-	const struct toml_value *v = codex_cfg_get(c, kr, 2, &from, &in_layer);
+	int file;
+	const struct toml_value *v = codex_cfg_get(c, kr, 2, &from, &file);
 
 	if (v && v->type != TOML_ARRAY)
 		codex_refuse(rs,
 		             "sandbox_workspace_write.writable_roots in %s is not a list of paths",
-		             cfg_where(c, from, in_layer));
+		             cfg_where(c, from, file));
 	for (size_t i = 0; v && v->type == TOML_ARRAY && i < v->n; i++)
 		if (v->items[i].type != TOML_STRING)
 			codex_refuse(rs, "writable_roots in %s: item %zu is not a path",
-			             cfg_where(c, from, in_layer), i + 1);
+			             cfg_where(c, from, file), i + 1);
 	for (size_t k = 0; k < sizeof(bools) / sizeof(*bools); k++) {
 		const char *kb[] = {"sandbox_workspace_write", bools[k]};
 
-		v = codex_cfg_get(c, kb, 2, &from, &in_layer);
+		v = codex_cfg_get(c, kb, 2, &from, &file);
 		if (v && v->type != TOML_BOOL)
 			codex_refuse(rs, "sandbox_workspace_write.%s in %s is not a boolean",
-			             bools[k], cfg_where(c, from, in_layer));
+			             bools[k], cfg_where(c, from, file));
 	}
-	v = codex_cfg_get(c, km, 1, &from, &in_layer);
+	v = codex_cfg_get(c, km, 1, &from, &file);
 	if (v && (v->type != TOML_STRING || !codex_known_mode(v->str)))
 		codex_refuse(
 		    rs,
 		    "sandbox_mode%s%s%s in %s: unknown variant, expected one of `read-only`, "
 		    "`workspace-write`, `danger-full-access`",
 		    v->type == TOML_STRING ? " \"" : "", v->type == TOML_STRING ? v->str : "",
-		    v->type == TOML_STRING ? "\"" : "", cfg_where(c, from, in_layer));
+		    v->type == TOML_STRING ? "\"" : "", cfg_where(c, from, file));
 }
 
 /* Codex: with no sandbox_mode anywhere, a project with a trust_level
  * (trusted or untrusted) runs workspace-write. The project is the
  * workspace itself or the top of the git repository around it. */
-static bool project_trust_set(const struct codex_cfg *c, const char *dir)
+/* dir's trust_level, from -c, the -p layer or config.toml: a project
+ * layer does not vouch for itself (seen with 0.169 and 0.171). NULL when
+ * none is set. */
+static const char *trust_level(const struct dt_codex_cli *cli,
+                               const struct toml_value *const *files, size_t nfiles,
+                               const char *dir)
 {
 	const char *keys[] = {"projects", dir, "trust_level"};
-	const struct toml_value *v = codex_cfg_get(c, keys, 3, NULL, NULL);
+	size_t n = nfiles < CODEX_FILE_PROJECT ? nfiles : CODEX_FILE_PROJECT;
+	const struct toml_value *v = dt_codex_lookup(cli, files, n, keys, 3, NULL, NULL);
 
-	return v && v->type == TOML_STRING &&
-	       (!strcmp(v->str, "trusted") || !strcmp(v->str, "untrusted"));
+	return v && v->type == TOML_STRING ? v->str : NULL;
+}
+
+static bool project_trust_set(const struct codex_cfg *c, const char *dir)
+{
+	const char *t = trust_level(c->cli, (const struct toml_value *const *)c->v, c->n, dir);
+
+	return t && (!strcmp(t, "trusted") || !strcmp(t, "untrusted"));
 }
 
 /* The nearest directory at or above dir holding .git, or NULL. */
@@ -232,6 +285,107 @@ bool codex_project_has_trust(const struct codex_cfg *c, const char *workspace)
 	trusted = top && strcmp(top, workspace) && project_trust_set(c, top);
 	free(top);
 	return trusted;
+}
+
+/* Is DIR's project layer read? Its own trust_level decides, else the
+ * repository top's: with the top trusted a subdirectory's layer counts,
+ * with only the subdirectory trusted the top's does not (0.169, 0.171). */
+static bool layer_trusted(const struct dt_codex_cli *cli, const struct toml_value *const *files,
+                          size_t nfiles, const char *dir, const char *top)
+{
+	const char *t = trust_level(cli, files, nfiles, dir);
+
+	if (!t && top)
+		t = trust_level(cli, files, nfiles, top);
+	return t && !strcmp(t, "trusted");
+}
+
+size_t dt_codex_project_layers(const struct dt_codex_cli *cli,
+                               const struct toml_value *const *files, size_t nfiles,
+                               const char *workspace, char **paths, size_t max)
+{
+	char *top = workspace ? git_top(workspace) : NULL, *d;
+	const char *from = top ? top : workspace;
+	size_t n = 0, depth = 0;
+
+	if (!workspace || max == 0) {
+		free(top);
+		return 0;
+	}
+	/* the directories from the workspace up to the project root, then
+	 * turned around: the outermost layer is the lowest */
+	char **dirs = xrealloc(NULL, (max + 1) * sizeof(*dirs));
+	dirs[depth++] = d = xstrdup(workspace);
+	while (depth < max + 1 && strcmp(d, from) && strcmp(d, "/"))
+		dirs[depth++] = d = dir_name(d);
+	for (size_t i = depth; i-- > 0;) {
+		char *p = xasprintf("%s/.codex/config.toml", strcmp(dirs[i], "/") ? dirs[i] : "");
+		struct stat st;
+
+		if (n < max && stat(p, &st) == 0 && layer_trusted(cli, files, nfiles, dirs[i], top))
+			paths[n++] = p;
+		else
+			free(p);
+		free(dirs[i]);
+	}
+	free(dirs);
+	free(top);
+	return n;
+}
+
+/* The project layers `denytrace codex` recorded: what Codex read then. */
+static void recorded_project_layers(struct dt_rootset *rs, struct codex_cfg *cfg,
+                                    const struct dt_codex_launch *l)
+{
+	char terr[512];
+
+	cfg->n = CODEX_FILE_PROJECT;
+	for (size_t i = 0; i < l->nproject_snapshots && cfg->n < CODEX_MAX_FILES; i++) {
+		const struct dt_record *snap = l->project_snapshots[i];
+
+		if (!snap->cfg_path || !snap->cfg_text || snap->cfg_trunc) {
+			dt_roots_warn(rs,
+			              "the project layer %s was not recorded whole at launch; its "
+			              "settings are not known",
+			              snap->cfg_path ? snap->cfg_path : "(no path)");
+			continue;
+		}
+		cfg->v[cfg->n] = toml_parse(snap->cfg_text, snap->cfg_len, terr, sizeof(terr));
+		if (!cfg->v[cfg->n])
+			codex_refuse(rs, "%s as recorded at launch: %s", snap->cfg_path, terr);
+		cfg->path[cfg->n++] = xstrdup(snap->cfg_path);
+	}
+}
+
+void codex_project_layers(struct dt_rootset *rs, struct codex_cfg *cfg,
+                          const struct dt_codex_launch *l, bool ring_launch, const char *workspace)
+{
+	char *paths[CODEX_MAX_FILES - CODEX_FILE_PROJECT];
+	size_t n;
+	int rc = 0;
+
+	if (ring_launch) {
+		recorded_project_layers(rs, cfg, l);
+		return;
+	}
+	n = dt_codex_project_layers(cfg->cli, (const struct toml_value *const *)cfg->v,
+	                            CODEX_FILE_PROJECT, workspace, paths,
+	                            sizeof(paths) / sizeof(*paths));
+	cfg->n = CODEX_FILE_PROJECT;
+	for (size_t i = 0; i < n; i++) {
+		/* Codex stops on a project layer it cannot parse, as on config.toml */
+		cfg->v[cfg->n] = parse_config(rs, paths[i], false, NULL, 0, &rc);
+		cfg->path[cfg->n++] = paths[i];
+	}
+}
+
+void codex_cfg_free(struct codex_cfg *cfg)
+{
+	for (size_t i = 0; i < CODEX_MAX_FILES; i++) {
+		toml_free(cfg->v[i]);
+		free(cfg->path[i]);
+	}
+	memset(cfg, 0, sizeof(*cfg));
 }
 
 /* The -p NAME layer Codex read: the ring's snapshot of it, else
@@ -325,7 +479,7 @@ static struct toml_value *load_layer(struct dt_rootset *rs, const struct dt_code
  * profile = "X" key anywhere, or [profiles.NAME] in config.toml beside
  * -p NAME. */
 void codex_profile(struct dt_rootset *rs, struct codex_cfg *cfg, const struct dt_codex_launch *l,
-                   bool ring_launch, struct toml_value **layer, char **layer_path)
+                   bool ring_launch)
 {
 	const char *kkey[] = {"profile"};
 	const char *profile = cfg->cli->profile;
@@ -333,26 +487,27 @@ void codex_profile(struct dt_rootset *rs, struct codex_cfg *cfg, const struct dt
 	bool recorded;
 
 	if (nonempty(profile)) {
-		*layer = load_layer(rs, l, profile, ring_launch, layer_path, &recorded);
-		cfg->layer = *layer;
-		cfg->layer_path = *layer_path;
+		cfg->v[CODEX_FILE_PROFILE] = load_layer(rs, l, profile, ring_launch,
+		                                        &cfg->path[CODEX_FILE_PROFILE], &recorded);
 		free(rs->codex_profile_path);
-		rs->codex_profile_path = xstrdup(*layer_path);
+		rs->codex_profile_path = xstrdup(cfg->path[CODEX_FILE_PROFILE]);
 		rs->codex_profile_recorded = recorded;
 	}
 	key = codex_cfg_get(cfg, kkey, 1, NULL, NULL);
 	if (nonempty(profile)) {
 		const char *kp[] = {"profiles", profile};
 
-		if (codex_walk(cfg->file, kp, 2) ||
+		if (codex_walk(cfg->v[CODEX_FILE_CONFIG], kp, 2) ||
 		    (key && key->type == TOML_STRING && !strcmp(key->str, profile)))
 			codex_refuse(
 			    rs,
 			    "--profile `%s` cannot be used while %s contains legacy `profile = "
 			    "\"%s\"` or `[profiles.%s]` config; move those settings into "
 			    "%s.config.toml",
-			    profile, cfg->path ? cfg->path : "config.toml", profile, profile,
-			    profile);
+			    profile,
+			    cfg->path[CODEX_FILE_CONFIG] ? cfg->path[CODEX_FILE_CONFIG]
+			                                 : "config.toml",
+			    profile, profile, profile);
 	}
 	if (key)
 		codex_refuse(

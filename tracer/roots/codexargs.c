@@ -121,23 +121,21 @@ __attribute__((format(printf, 1, 2))) static char *str_printf(const char *fmt, .
 /* The value of one variable for server: ours, then the server's own
  * LD_PRELOAD when it has one (the probe must load first to see the calls
  * the other preloads make). */
-static char *server_value(const struct dt_codex_cli *cli, const struct toml_value *profile,
-                          const struct toml_value *config, const char *server, const char *var,
-                          const char *value)
+static char *server_value(const struct dt_codex_cli *cli, const struct toml_value *const *files,
+                          size_t nfiles, const char *server, const char *var, const char *value)
 {
 	if (strcmp(var, "LD_PRELOAD"))
 		return strdup(value);
 	const char *keys[] = {"mcp_servers", server, "env", "LD_PRELOAD"};
-	const struct toml_value *theirs =
-	    dt_codex_lookup(cli, profile, config, keys, 4, NULL, NULL);
+	const struct toml_value *theirs = dt_codex_lookup(cli, files, nfiles, keys, 4, NULL, NULL);
 	if (!theirs || theirs->type != TOML_STRING || !*theirs->str || !strcmp(theirs->str, value))
 		return strdup(value);
 	return str_printf("%s:%s", value, theirs->str);
 }
 
-int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_value *config,
-                      const struct toml_value *profile, const char *const *vars,
-                      const char *const *values, size_t nvars, struct dt_codex_mcp_plan *plan)
+int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_value *const *files,
+                      size_t nfiles, const char *const *vars, const char *const *values,
+                      size_t nvars, struct dt_codex_mcp_plan *plan)
 {
 	struct dt_codex_cli cli = {0};
 	struct strvec names = {0}, args = {0}, traced = {0}, skipped = {0};
@@ -146,12 +144,26 @@ int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_va
 	dt_codex_cli_parse(NULL, &cli, argv, argc);
 	plan->insert_at = cli.config_end ? cli.config_end : cli.args_start ? cli.args_start : argc;
 
-	add_table_keys(&names, toml_table_get(config, "mcp_servers"));
-	add_table_keys(&names, toml_table_get(profile, "mcp_servers"));
+	for (size_t i = 0; i < nfiles; i++)
+		add_table_keys(&names, toml_table_get(files[i], "mcp_servers"));
 	override_servers(&cli, &names);
 
+	const char *bad = NULL; /* a variable whose value no -c can carry */
+	for (size_t k = 0; k < nvars && !bad; k++)
+		if (!toml_utf8_ok(values[k]))
+			bad = vars[k];
 	for (size_t i = 0; i < names.n; i++) {
 		const char *s = names.v[i];
+		if (bad) {
+			/* Codex would hand the server another path than ours */
+			strvec_push_owned(
+			    &skipped,
+			    str_printf(
+			        "%s: %s is not valid UTF-8, which a -c value (a TOML string) "
+			        "cannot carry; give the ring a UTF-8 path (-o)",
+			        s, bad));
+			continue;
+		}
 		const char *kc[] = {"mcp_servers", s, "command"};
 		const char *ku[] = {"mcp_servers", s, "url"};
 		if (!dt_codex_key_segment_ok(s)) {
@@ -162,18 +174,18 @@ int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_va
 			               s, strchr(s, '.') ? "." : "="));
 			continue;
 		}
-		if (!dt_codex_lookup(&cli, profile, config, kc, 3, NULL, NULL)) {
+		if (!dt_codex_lookup(&cli, files, nfiles, kc, 3, NULL, NULL)) {
 			strvec_push_owned(
 			    &skipped,
 			    str_printf("%s: %s", s,
-			               dt_codex_lookup(&cli, profile, config, ku, 3, NULL, NULL)
+			               dt_codex_lookup(&cli, files, nfiles, ku, 3, NULL, NULL)
 			                   ? "a streamable HTTP server (url): no process "
 			                     "to trace"
 			                   : "no command: Codex starts no process for it"));
 			continue;
 		}
 		for (size_t k = 0; k < nvars; k++) {
-			char *v = server_value(&cli, profile, config, s, vars[k], values[k]);
+			char *v = server_value(&cli, files, nfiles, s, vars[k], values[k]);
 			char *q = v ? dt_toml_quote(v) : NULL;
 			free(v);
 			strvec_push_owned(&args, strdup("-c"));

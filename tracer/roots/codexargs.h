@@ -39,15 +39,17 @@ struct dt_codex_mcp_plan {
 
 /*
  * Plans the overrides for every MCP server of the configuration Codex will
- * see: config (config.toml; may be NULL), profile (the --profile layer
- * $CODEX_HOME/NAME.config.toml; may be NULL) and the -c overrides in argv
- * (Codex's argv, argv[0] the program). vars/values (nvars of them) are the
+ * see: files (nfiles of them, lowest first: config.toml, the --profile layer
+ * $CODEX_HOME/NAME.config.toml, the trusted project layers
+ * DIR/.codex/config.toml; NULL entries for files not read, as
+ * dt_codex_lookup takes them) and the -c overrides in argv (Codex's argv,
+ * argv[0] the program). vars/values (nvars of them) are the
  * variables to set in each server's env; for LD_PRELOAD, a value the server
  * already has is kept after ours. Returns 0, or -1 when out of memory.
  */
-int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_value *config,
-                      const struct toml_value *profile, const char *const *vars,
-                      const char *const *values, size_t nvars, struct dt_codex_mcp_plan *plan);
+int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_value *const *files,
+                      size_t nfiles, const char *const *vars, const char *const *values,
+                      size_t nvars, struct dt_codex_mcp_plan *plan);
 void dt_codex_mcp_plan_free(struct dt_codex_mcp_plan *plan);
 
 /* s as a TOML basic string, quotes included ("a\"b"); malloc'ed. */

@@ -317,6 +317,13 @@ void dt_rootset_free(struct dt_rootset *rs)
 	free(rs->codex_profile_path);
 	free(rs->codex_refused);
 	free(rs->codex_permission_profile);
+	free(rs->codex_readback_why);
+	for (size_t i = 0; i < rs->ncodex_says; i++)
+		free(rs->codex_says[i]);
+	free(rs->codex_says);
+	for (size_t i = 0; i < rs->ncodex_disagree; i++)
+		free(rs->codex_disagree[i]);
+	free(rs->codex_disagree);
 	for (size_t i = 0; i < rs->nwarnings; i++)
 		free(rs->warnings[i]);
 	free(rs->warnings);

@@ -61,7 +61,17 @@ struct dt_rootset {
 	                                 * (it starts nothing, so no Codex roots), or NULL */
 	char *codex_permission_profile; /* -P NAME or default_permissions in effect */
 	int codex_add_dir_ok;           /* the launch's subcommand takes --add-dir */
-	char **warnings;                /* messages worth showing (unreadable config...) */
+	const char *codex_version;      /* the Codex version modelled (a static
+	                                 * string of dt_codex_versions), or NULL */
+	/* what Codex itself said was writable (codex_binary.h,
+	 * dt_codex_readback), beside the model's list */
+	int codex_readback;       /* 1 asked and answered, 0 not asked, -1 failed */
+	char *codex_readback_why; /* not asked or failed: why; else NULL */
+	char **codex_says;        /* the paths codex doctor --json lists as (write) */
+	size_t ncodex_says;
+	char **codex_disagree; /* each disagreement with the model, in words */
+	size_t ncodex_disagree;
+	char **warnings; /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
 };
 
@@ -85,6 +95,29 @@ size_t dt_root_sources(const struct dt_rootset *rs, size_t i, const char **out, 
  * effective one (1 when only writable mounts name it). */
 int dt_root_row_granted(const struct dt_rootset *rs, size_t i);
 
+/* The Codex versions the model was checked against (codex_versions.def),
+ * oldest first. */
+struct dt_codex_version {
+	const char *name;      /* "0.171.0" */
+	const char *published; /* "2026-11-20" */
+};
+extern const struct dt_codex_version dt_codex_versions[];
+extern const size_t dt_ncodex_versions;
+/* The version to model for what `codex --version` printed ("codex-cli
+ * 0.171.0"): that one when known, else the newest known one older than
+ * it (the oldest when it is older than all), with a sentence saying so in
+ * note; NULL reported: the newest, no note. */
+const struct dt_codex_version *dt_codex_version_pick(const char *reported, char *note, size_t cap);
+
+/* 1 when CODEX_HOME (codex_home, relative ones against cwd) lies in the
+ * temporary directory Codex sees ($TMPDIR when set, else /tmp), both
+ * resolved through symlinks as Codex resolves them: Codex then refuses to
+ * create its helper binaries ("Refusing to create helper binaries under
+ * temporary dir", seen with 0.169 and 0.171) and `codex sandbox` cannot
+ * start its sandbox helper. The temporary directory goes to tempdir. */
+int dt_codex_home_in_tempdir(const char *codex_home, const char *tmpdir, const char *cwd,
+                             char *tempdir, size_t cap);
+
 /* Codex: the workspace (cwd, or -C/--cd), /tmp and $TMPDIR in
  * workspace-write, --add-dir, [sandbox_workspace_write] writable_roots from
  * config.toml, merged under the -p/--profile NAME layer
@@ -106,6 +139,10 @@ struct dt_codex_launch {
 	const char *home;       /* HOME of that process */
 	const char *codex_home; /* CODEX_HOME or NULL */
 	const char *tmpdir;     /* TMPDIR or NULL */
+	/* what the Codex binary said its version was (`codex --version`, as
+	 * `denytrace codex` recorded it or --codex PATH ran it), or NULL: the
+	 * newest version of dt_codex_versions is modelled then */
+	const char *codex_version;
 	/* config.toml as `denytrace codex` recorded it at launch, preferred
 	 * to reading the file now (it may have changed since); unused when
 	 * config_path is given. */
@@ -116,6 +153,12 @@ struct dt_codex_launch {
 	 * profile_snapshot there was none at launch; with neither, the
 	 * layer is read from disk. */
 	const struct dt_record *profile_snapshot;
+	/* the trusted project's layers as recorded at launch (DT_REC_CONFIG
+	 * records with cfg_role "codex-project"), outermost first: with a
+	 * config_snapshot these are the project layers, and none is read from
+	 * disk */
+	const struct dt_record *const *project_snapshots;
+	size_t nproject_snapshots;
 };
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
                         const char *config_path, char *err, size_t errlen);
@@ -156,28 +199,43 @@ struct dt_codex_cli {
 	int sandbox_cmd;        /* `codex sandbox`: takes sandbox_mode from -c only */
 	int add_dir_ok;         /* the command line may take --add-dir (not sandbox,
 	                         * not app-server) */
-	char *refused;          /* why Codex 0.169 would not start with this command
+	char *refused;          /* why Codex would not start with this command
 	                         * line (an option its subcommand rejects, -c without
 	                         * '=', ...), or NULL */
+	const struct dt_codex_version *version; /* set before parsing: the version
+	                                         * whose options count; NULL: the newest */
 };
 /* Fills c from argv; rs (may be NULL) receives warnings. Free with
- * dt_codex_cli_free. */
+ * dt_codex_cli_free (which keeps c->version). */
 void dt_codex_cli_parse(struct dt_rootset *rs, struct dt_codex_cli *c, const char *const *argv,
                         size_t argc);
 void dt_codex_cli_free(struct dt_codex_cli *c);
 
-/* The value Codex 0.169 sees at keys: the -c overrides (cli) form one
- * layer in argv order, where an override replaces whatever earlier ones
- * set at its key (a table value wipes their leaves below it); that layer
- * is merged key by key over the -p layer (layer; may be NULL), merged over
- * config.toml (config; may be NULL). *from is the override that decided,
- * *in_layer 1 when the -p layer did (either may be NULL). Meant for
+/* The value Codex sees at keys: the -c overrides (cli) form one layer in
+ * argv order, where an override replaces whatever earlier ones set at its
+ * key (a table value wipes their leaves below it); that layer is merged key
+ * by key over the files, files[nfiles - 1] over the one before it and so
+ * on (config.toml first, then the -p layer, then the project layers; NULL
+ * entries are files not read). *from is the override that decided, *file
+ * the index of the file that did, else -1 (either may be NULL). Meant for
  * leaves; NULL when nothing sets keys. */
 const struct toml_value *dt_codex_lookup(const struct dt_codex_cli *cli,
-                                         const struct toml_value *layer,
-                                         const struct toml_value *config, const char *const *keys,
-                                         size_t nkeys, const struct dt_codex_override **from,
-                                         int *in_layer);
+                                         const struct toml_value *const *files, size_t nfiles,
+                                         const char *const *keys, size_t nkeys,
+                                         const struct dt_codex_override **from, int *file);
+
+/* The project layers Codex 0.169 and 0.171 read for a launch whose
+ * workspace is workspace: DIR/.codex/config.toml for every DIR from the
+ * project root (the top of the git repository around the workspace, else
+ * the workspace) down to the workspace, where DIR is trusted: its own
+ * [projects."DIR"] trust_level, else the repository top's, is "trusted"
+ * (in config.toml, the -p layer or a -c: files, nfiles, cli as for
+ * dt_codex_lookup; a project layer cannot trust itself). Fills paths
+ * (malloc'ed, outermost first, at most max) with those that exist; returns
+ * how many. */
+size_t dt_codex_project_layers(const struct dt_codex_cli *cli,
+                               const struct toml_value *const *files, size_t nfiles,
+                               const char *workspace, char **paths, size_t max);
 
 /* How the launch in rs can make dir writable, in words for advice: never
  * a flag its subcommand rejects (codex sandbox takes no --add-dir). */

@@ -176,16 +176,15 @@ static void add_protected(struct dt_rootset *rs, const struct strlist *writable)
 	}
 }
 
-/* The writable_roots list that decides, from the -c layer, the -p layer
- * or config.toml. */
+/* The writable_roots list that decides, from the -c layer or a file
+ * (config.toml, the -p layer, a project layer). */
 static void decided_list(struct dt_rootset *rs, const struct codex_cfg *cfg,
                          const struct dt_codex_launch *l, const struct toml_value *list,
-                         const struct dt_codex_override *from, int in_layer,
-                         struct strlist *writable)
+                         const struct dt_codex_override *from, int file, struct strlist *writable)
 {
 	struct strlist roots = {0};
-	const char *path = in_layer ? cfg->layer_path : cfg->path;
-	char *dir = !from && path ? dir_name(path) : NULL;
+	const char *path = from || file < 0 ? NULL : cfg->path[file];
+	char *dir = path ? dir_name(path) : NULL;
 	char *s = from ? xstrdup(from->text)
 	               : xasprintf("%s [sandbox_workspace_write] writable_roots", path);
 	char *k = from ? xstrdup(override_knob) : xasprintf("writable_roots in %s", path);
@@ -195,7 +194,7 @@ static void decided_list(struct dt_rootset *rs, const struct codex_cfg *cfg,
 		rs->codex_override = xstrdup(from->text);
 	}
 	/* -c paths are relative to where Codex was started, the files' to
-	 * their directory ($CODEX_HOME) */
+	 * their directory ($CODEX_HOME, DIR/.codex) */
 	list_roots(rs, list, s, from ? l->cwd : dir, l->home, &roots);
 	for (size_t i = 0; i < roots.n; i++)
 		add_writable(rs, writable, roots.v[i], s, k);
@@ -209,16 +208,26 @@ static void decided_list(struct dt_rootset *rs, const struct codex_cfg *cfg,
 	free(dir);
 }
 
+/* The first file above file i that sets a writable_roots list, or -1. */
+static int next_list(const struct codex_cfg *cfg, size_t i)
+{
+	const char *keys[] = {"sandbox_workspace_write", "writable_roots"};
+
+	for (size_t j = i + 1; j < cfg->n; j++)
+		if (codex_walk(cfg->v[j], keys, 2))
+			return (int)j;
+	return -1;
+}
+
 /* The lists that lost: every -c list a later -c wiped (dropped by that
- * one), the -p layer's under a -c list, config.toml's under either. */
+ * one), and each file's list under the next file's above it, else under
+ * the deciding -c list. */
 static void lost_lists(struct dt_rootset *rs, const struct codex_cfg *cfg,
                        const struct dt_codex_launch *l, const struct dt_codex_override *from,
                        const struct strlist *writable)
 {
 	const char *keys[] = {"sandbox_workspace_write", "writable_roots"};
 	const struct dt_codex_cli *cli = cfg->cli;
-	const struct toml_value *layer_list = codex_walk(cfg->layer, keys, 2);
-	char *s, *dir;
 
 	for (size_t i = 0; i < cli->nov; i++) {
 		const struct toml_value *v = codex_override_at(&cli->ov[i], keys, 2);
@@ -228,23 +237,19 @@ static void lost_lists(struct dt_rootset *rs, const struct codex_cfg *cfg,
 			add_dropped(rs, writable, v, cli->ov[i].text, l->cwd, l->home,
 			            cli->ov[i].text, override_knob, by->text);
 	}
-	if (from && layer_list) {
-		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->layer_path);
-		dir = dir_name(cfg->layer_path);
-		add_dropped(rs, writable, layer_list, cfg->layer_path, dir, l->home, s,
-		            override_knob, from->text);
-		free(s);
-		free(dir);
-	}
-	/* the layer's list replaced config.toml's first */
-	if ((from || layer_list) && cfg->path) {
-		char *k = layer_list ? xasprintf("writable_roots in %s", cfg->layer_path) : NULL;
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct toml_value *v = codex_walk(cfg->v[i], keys, 2);
+		int j = next_list(cfg, i);
+		char *s, *dir, *k;
 
-		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->path);
-		dir = dir_name(cfg->path);
-		add_dropped(rs, writable, codex_walk(cfg->file, keys, 2), cfg->path, dir, l->home,
-		            s, layer_list ? k : override_knob,
-		            layer_list ? cfg->layer_path : from->text);
+		if (!v || (j < 0 && !from))
+			continue;
+		s = xasprintf("%s [sandbox_workspace_write] writable_roots", cfg->path[i]);
+		dir = dir_name(cfg->path[i]);
+		k = j >= 0 ? xasprintf("writable_roots in %s", cfg->path[j])
+		           : xstrdup(override_knob);
+		add_dropped(rs, writable, v, cfg->path[i], dir, l->home, s, k,
+		            j >= 0 ? cfg->path[j] : from->text);
 		free(s);
 		free(dir);
 		free(k);
@@ -257,7 +262,7 @@ static void codex_workspace_write_roots(struct dt_rootset *rs, const struct code
 	const struct dt_codex_cli *cli = cfg->cli;
 	const char *keys[] = {"sandbox_workspace_write", "writable_roots"};
 	const struct dt_codex_override *from;
-	int in_layer;
+	int file;
 	struct strlist writable = {0};
 	const struct toml_value *list;
 
@@ -280,9 +285,9 @@ static void codex_workspace_write_roots(struct dt_rootset *rs, const struct code
 		free(k);
 		free(p);
 	}
-	list = codex_cfg_get(cfg, keys, 2, &from, &in_layer);
-	if (list && (from || in_layer || cfg->path))
-		decided_list(rs, cfg, l, list, from, in_layer, &writable);
+	list = codex_cfg_get(cfg, keys, 2, &from, &file);
+	if (list)
+		decided_list(rs, cfg, l, list, from, file, &writable);
 	lost_lists(rs, cfg, l, from, &writable);
 	add_protected(rs, &writable);
 	strlist_free(&writable);
@@ -339,7 +344,8 @@ static void choose_mode(struct dt_rootset *rs, const struct codex_cfg *cfg, cons
 			codex_refuse(rs, "default_permissions in %s is not a string", wdp);
 		ch->profile = dp->type == TOML_STRING ? dp->str : "";
 		ch->why = xasprintf("default_permissions = \"%s\" in %s", ch->profile, wdp);
-	} else if (sm && sm->type == TOML_STRING && (rsm == 3 || !cli->sandbox_cmd || dp)) {
+	} else if (sm && sm->type == TOML_STRING &&
+	           (rsm == CODEX_RANK_C || !cli->sandbox_cmd || dp)) {
 		ch->mode = sm->str;
 	} else {
 		if (sm && sm->type == TOML_STRING)
@@ -443,14 +449,28 @@ static char *codex_workspace(struct dt_rootset *rs, const struct dt_codex_cli *c
 	return w;
 }
 
+/* The version whose command lines the model follows: the binary's, or the
+ * nearest known one (said), or the newest when the binary is unknown. */
+static const struct dt_codex_version *model_version(struct dt_rootset *rs,
+                                                    const struct dt_codex_launch *l)
+{
+	char note[512];
+	const struct dt_codex_version *v =
+	    dt_codex_version_pick(l->codex_version, note, sizeof(note));
+
+	if (note[0])
+		dt_roots_warn(rs, "%s", note);
+	rs->codex_version = v->name;
+	return v;
+}
+
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
                         const char *config_path, char *err, size_t errlen)
 {
 	struct dt_codex_cli cli = {0};
 	struct codex_cfg cfg = {0};
 	struct codex_choice ch = {0};
-	struct toml_value *file, *layer = NULL;
-	char *path, *workspace, *layer_path = NULL;
+	char *workspace;
 	bool from_ring;
 	int rc = 0;
 
@@ -458,24 +478,26 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 		err[0] = 0;
 	if (!rs || !l)
 		return 0;
+	cli.version = model_version(rs, l);
 	/* Codex parses its command line first, then reads its config */
 	dt_codex_cli_parse(rs, &cli, l->argv, l->argc);
 	if (cli.refused)
 		codex_refuse(rs, "%s", cli.refused);
 	rs->codex_add_dir_ok = cli.add_dir_ok;
-	file = codex_load_config(rs, l, config_path, &path, &from_ring, err, errlen, &rc);
+	cfg.v[CODEX_FILE_CONFIG] = codex_load_config(
+	    rs, l, config_path, &cfg.path[CODEX_FILE_CONFIG], &from_ring, err, errlen, &rc);
 	if (rc < 0) {
 		dt_codex_cli_free(&cli);
 		return rc;
 	}
 	free(rs->codex_config_path);
-	rs->codex_config_path = xstrdup(path);
+	rs->codex_config_path = xstrdup(cfg.path[CODEX_FILE_CONFIG]);
 	rs->codex_config_recorded = from_ring;
-	cfg.file = file;
-	cfg.path = path;
+	cfg.n = CODEX_FILE_PROJECT;
 	cfg.cli = &cli;
 	workspace = codex_workspace(rs, &cli, l);
-	codex_profile(rs, &cfg, l, !config_path && l->config_snapshot != NULL, &layer, &layer_path);
+	codex_profile(rs, &cfg, l, !config_path && l->config_snapshot != NULL);
+	codex_project_layers(rs, &cfg, l, !config_path && l->config_snapshot != NULL, workspace);
 	codex_validate_cfg(rs, &cfg);
 	choose_mode(rs, &cfg, workspace, &ch);
 	if (ch.profile && !rs->codex_refused)
@@ -492,12 +514,10 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 		else if (ch.mode && !strcmp(ch.mode, "workspace-write"))
 			codex_workspace_write_roots(rs, &cfg, l, workspace);
 	}
+	codex_warn_tempdir_home(rs, l);
 	free(ch.why);
 	free(workspace);
 	dt_codex_cli_free(&cli);
-	toml_free(file);
-	toml_free(layer);
-	free(path);
-	free(layer_path);
+	codex_cfg_free(&cfg);
 	return 0;
 }
