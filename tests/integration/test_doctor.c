@@ -152,3 +152,29 @@ Test(doctor, warns_about_a_codex_home_inside_the_temporary_directory)
 	cr_assert_eq(doctor(out, sizeof(out), "--json", outside), 0, "%s", out);
 	cr_expect_str_eq(check_status(out, "codex_home", st, sizeof(st)), "ok", "%s", out);
 }
+
+/* A checkout's denytrace finds the Codex `make codex` put beside it
+ * (build/codex) when none is on PATH, and without one never advises
+ * `npm install -g`, which an ordinary user cannot run. */
+Test(doctor, finds_the_codex_make_codex_installed_beside_it_and_never_advises_npm_g)
+{
+	char dir[600], bin[700], cli[4096], out[16384], st[32];
+	snprintf(dir, sizeof(dir), "%s/build", dtt_tmpdir());
+	snprintf(bin, sizeof(bin), "%s/codex/node_modules/.bin", dir);
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/denytrace' '%s/'", bin, dtt_build(),
+	         dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cli, sizeof(cli), "%s/denytrace", dir);
+	const char *argv[] = {cli, "doctor", "--json", NULL};
+	const char *env[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+	                     "DENYTRACE_PROBE=", "CODEX_HOME=", NULL};
+	dtt_system(out, sizeof(out), argv, env);
+	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "warn", "%s", out);
+	cr_expect(!strstr(out, "npm install -g"), "advises npm -g: %s", out);
+	cr_expect(strstr(out, "--prefix"), "no user-level install advised: %s", out);
+	cr_assert_not_null(dtt_fake_codex(bin, "0.171.0"));
+	dtt_system(out, sizeof(out), argv, env);
+	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "ok", "%s", out);
+	cr_expect(strstr(out, "codex-cli 0.171.0"), "%s", out);
+}

@@ -291,13 +291,34 @@ static void check_codex_home(struct dt_check *c)
 		          home && *home ? home : "CODEX_HOME unset (~/.codex)");
 }
 
+/* The Codex `make codex` installed beside this denytrace (build/codex),
+ * for a checkout's denytrace when none is on PATH. Returns 0 or -1. */
+static int codex_beside_self(char *out, size_t cap)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	int w = snprintf(out, cap, "%s/codex/node_modules/.bin/codex", self);
+	return w > 0 && (size_t)w < cap && access(out, X_OK) == 0 ? 0 : -1;
+}
+
 static void check_codex(struct dt_check *c)
 {
 	c->name = "codex";
 	char path[PATH_MAX];
-	if (dt_which("codex", path, sizeof(path)) < 0) {
+	if (dt_which("codex", path, sizeof(path)) < 0 &&
+	    codex_beside_self(path, sizeof(path)) < 0) {
+		/* npm -g writes under /usr: an ordinary user cannot */
 		check_set(c, DT_CHECK_WARN,
-		          "npm install -g @openai/codex (only needed for Codex workers)",
+		          "npm install --prefix ~/.local @openai/codex (no root; ~/.local/bin on "
+		          "PATH), or make codex in denytrace's checkout; only needed for Codex "
+		          "workers",
 		          "codex is not on PATH");
 		return;
 	}
