@@ -163,3 +163,24 @@ Test(completion, report_format_md_is_markdown)
 	cr_assert_str_eq(md.out, markdown.out);
 	cr_assert(strstr(md.out, "|"), "not a Markdown report: %s", md.out);
 }
+
+/* Every command that reads ./denytrace.ring by default says what to do
+ * when there is none, not a bare "cannot open". */
+Test(completion, a_command_without_a_ring_says_to_record_one_first)
+{
+	static const char *const cmds[] = {"report", "show", "fix", "evidence"};
+	char dt[4096], dir[4096], abs[4096];
+	cr_assert_not_null(realpath(dtt_build(), abs));
+	snprintf(dt, sizeof(dt), "DT=%s/denytrace", abs);
+	snprintf(dir, sizeof(dir), "DIR=%s", dtt_tmpdir());
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		char out[8192], cmd[64];
+		snprintf(cmd, sizeof(cmd), "CMD=%s", cmds[i]);
+		const char *argv[] = {"sh", "-c", "cd \"$DIR\" && exec \"$DT\" \"$CMD\"", NULL};
+		const char *env[] = {dt, dir, cmd, NULL};
+		int st = dtt_system(out, sizeof(out), argv, env);
+		cr_expect_eq(st, 3, "%s: status %d: %s", cmds[i], st, out);
+		cr_expect(strstr(out, "record one first with `denytrace run"), "%s: %s", cmds[i],
+		          out);
+	}
+}

@@ -96,6 +96,8 @@ static int fix_parse(int argc, char **argv, struct fix_opts *o)
 	if (o->runs && !o->verify)
 		return dt_fail(DT_EXIT_USAGE,
 		               "fix: --runs N soaks the launch for --verify; add --verify");
+	if (!o->nrings && (rc = dt_default_ring_check("fix")))
+		return rc;
 	if (!o->nrings)
 		o->rings[o->nrings++] = DT_DEFAULT_RING;
 	o->o.roots = o->roots;
