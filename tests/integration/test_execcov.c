@@ -291,3 +291,39 @@ Test(execcov, an_exec_with_5000_variables_before_ld_preload_is_not_blind)
 	cr_expect_null(e->exec_blind, "named blind: %s", e->exec_blind);
 	dtt_free(&r);
 }
+
+/* A file refused through io_uring never passes through libc, so the probe
+ * cannot see it: --watch-exec names the process that set io_uring up as
+ * partly blind instead of letting the run look clean. */
+Test(execcov, a_process_that_sets_up_io_uring_is_named_partly_blind)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	char target[4096];
+	snprintf(target, sizeof(target), "%s/refused-by-uring", dtt_tmpdir());
+	const char *argv[DTT_BWRAP_RW_WORDS + 3];
+	char rw[4096];
+	snprintf(rw, sizeof(rw), "%s/rw", dtt_tmpdir());
+	mkdir(rw, 0755);
+	size_t n = dtt_bwrap_rw(argv, rw);
+	argv[n++] = dtt_helper("uring-open");
+	argv[n++] = target;
+	argv[n] = NULL;
+	struct dtt_run r;
+	const char *opts[] = {"--watch-exec", NULL};
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	if (strstr(r.out, "uring unavailable"))
+		cr_skip_test("io_uring is not available here: %s", r.out);
+	cr_assert(strstr(r.out, "uring openat: EROFS"), "not refused through io_uring: %s", r.out);
+	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, NULL, "refused-by-uring"), 0,
+	             "the probe cannot have seen it");
+	struct dt_report rep;
+	load_report(&rep, r.ring);
+	int named = 0;
+	for (size_t i = 0; i < rep.nblind; i++)
+		named |= !strcmp(rep.blind[i]->exec_blind, "io_uring") &&
+		         strstr(rep.blind[i]->exe, "uring-open") != NULL;
+	cr_expect(named, "the io_uring process is not named blind");
+	dt_report_free(&rep);
+	dtt_free(&r);
+}

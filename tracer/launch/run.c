@@ -114,19 +114,7 @@ static void run_blind_line(const struct dt_record *r, uint64_t nth)
 	}
 	fprintf(stderr, "  pid %lld ", (long long)r->pid);
 	dt_put_safe(stderr, r->exe ? r->exe : "?");
-	if (!strcmp(r->exec_blind, "static"))
-		fputs(" (static binary)\n", stderr);
-	else if (!strcmp(r->exec_blind, "setid"))
-		fputs(" (set-id: the loader drops LD_PRELOAD; its refusals are not recorded)\n",
-		      stderr);
-	else if (!strcmp(r->exec_blind, "non-dumpable"))
-		fputs(" (non-dumpable: denytrace may not read its memory, so its execs and the "
-		      "calls --deny names went unjudged)\n",
-		      stderr);
-	else if (r->preload)
-		fputs(" (no-preload: LD_PRELOAD rewritten without the probe)\n", stderr);
-	else
-		fputs(" (no-preload: environment cleared or LD_PRELOAD unset)\n", stderr);
+	fprintf(stderr, " %s\n", dt_blind_why(r, 1));
 }
 
 /* The first line: the refusals the report shows, by errno and process,
@@ -188,7 +176,7 @@ static void run_summary_coverage(const struct dt_report *r, int covered)
 	if (covered)
 		fprintf(stderr, "denytrace: exec coverage: %zu exec%s seen, %zu blind%s\n",
 		        r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind,
-		        r->nblind ? " (the probe could not enter these):"
+		        r->nblind ? " (the probe could not enter these, or not see all of them):"
 		                  : " (the probe entered every one)");
 	else
 		fprintf(stderr,

@@ -76,7 +76,7 @@ struct dt_seccomp_filter *dt_seccomp_build(int exec, unsigned deny_ops, int nnp,
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
 	for (size_t i = 0; i < DT_NSYSCALLS && !rc; i++) {
 		const struct dt_sc *sc = &dt_syscalls[i];
-		if (sc->kind == SC_EXEC ? !exec : !(sc->ops & deny_ops))
+		if (sc->kind == SC_EXEC || sc->kind == SC_URING ? !exec : !(sc->ops & deny_ops))
 			continue;
 		int nr = seccomp_syscall_resolve_name(sc->name);
 		if (nr == __NR_SCMP_ERROR || nr < 0)

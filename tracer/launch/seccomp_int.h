@@ -13,6 +13,8 @@ enum dt_sc_kind {
 	SC_OPENAT2, /* flags behind a pointer (struct open_how) */
 	SC_PATH,    /* fixed op classes, one or two path arguments */
 	SC_FD,      /* fixed op classes, a descriptor argument */
+	SC_URING,   /* io_uring_setup: with exec coverage, names the process
+	             * partly blind (what it submits there bypasses libc) */
 };
 
 /* One table for every notified call: argument indices (-1 = none; a path

@@ -42,7 +42,7 @@
 /* Processes of the tree held by pidfd, for dt_supervisor_signal. */
 #define DT_SUP_MAX_KNOWN 256
 
-/* Processes that made themselves non-dumpable, named once each. */
+/* Processes named partly blind (non-dumpable, io_uring), once per reason. */
 #define DT_SUP_MAX_UNREADABLE 256
 
 struct dt_supervisor {
@@ -53,6 +53,8 @@ struct dt_supervisor {
 	pthread_t thread;
 	pid_t unreadable[DT_SUP_MAX_UNREADABLE];
 	size_t nunreadable;
+	pid_t uring[DT_SUP_MAX_UNREADABLE];
+	size_t nuring;
 	pid_t known[DT_SUP_MAX_KNOWN]; /* with a pidfd each: no reused pid is signalled */
 	int known_fd[DT_SUP_MAX_KNOWN];
 	size_t nknown;
@@ -820,28 +822,35 @@ static void dt_known_add(struct dt_supervisor *s, pid_t pid)
 	s->known_fd[s->nknown++] = fd;
 }
 
-/* A process whose memory denytrace may not read (it made itself
- * non-dumpable, and denytrace lacks CAP_SYS_PTRACE): its exec paths and
- * the paths of its calls are unknown, so --deny cannot judge them and
- * exec coverage cannot see what it runs. Named once, as a blind exec
- * record, so that "injected 0" and "0 blind" never hide it. */
-static void dt_note_unreadable(struct dt_supervisor *s, const struct dt_sc *sc, struct dt_target *t)
+/* Names pid once (in seen[]) as a blind exec record with reason: so that
+ * "0 blind" never hides what the probe could not see. */
+static void dt_note_blind(struct dt_supervisor *s, const struct dt_sc *sc, struct dt_target *t,
+                          pid_t *seen, size_t *nseen, const char *reason)
 {
-	dt_target_load(t);
-	for (size_t i = 0; i < s->nunreadable; i++)
-		if (s->unreadable[i] == t->pid)
+	dt_target_load(t); /* the thread's process */
+	for (size_t i = 0; i < *nseen; i++)
+		if (seen[i] == t->pid)
 			return;
-	if (s->nunreadable < DT_SUP_MAX_UNREADABLE)
-		s->unreadable[s->nunreadable++] = t->pid;
+	if (*nseen < DT_SUP_MAX_UNREADABLE)
+		seen[(*nseen)++] = t->pid;
 	struct dt_buf b;
 	dt_rec_begin(&b, s, DT_REC_EXEC, t);
 	dt_put_str(&b, DT_T_OP, sc->name);
 	dt_put_str(&b, DT_T_EXE, t->comm[0] ? t->comm : "?");
 	dt_put_u64(&b, DT_T_EXEC_PROBE, 0);
-	dt_put_str(&b, DT_T_EXEC_BLIND, "non-dumpable");
+	dt_put_str(&b, DT_T_EXEC_BLIND, reason);
 	dt_rec_end(&b, s);
 	s->st.execs++;
 	s->st.blind++;
+}
+
+/* A process whose memory denytrace may not read (it made itself
+ * non-dumpable, and denytrace lacks CAP_SYS_PTRACE): its exec paths and
+ * the paths of its calls are unknown, so --deny cannot judge them and
+ * exec coverage cannot see what it runs. */
+static void dt_note_unreadable(struct dt_supervisor *s, const struct dt_sc *sc, struct dt_target *t)
+{
+	dt_note_blind(s, sc, t, s->unreadable, &s->nunreadable, "non-dumpable");
 }
 
 static void dt_handle(struct dt_supervisor *s, const struct seccomp_notif *req,
@@ -860,6 +869,14 @@ static void dt_handle(struct dt_supervisor *s, const struct seccomp_notif *req,
 	struct dt_target t = {0};
 	t.tid = t.pid = (pid_t)req->pid;
 	t.uid = t.gid = -1;
+	if (sc->kind == SC_URING) {
+		/* the file operations it submits to the ring bypass libc: the
+		 * probe sees none of their refusals (its libc calls still count) */
+		t.mem = -1;
+		if (seccomp_notify_id_valid(s->fd, req->id) == 0)
+			dt_note_blind(s, sc, &t, s->uring, &s->nuring, "io_uring");
+		return;
+	}
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/mem", (int)req->pid);
 	t.mem = open(p, O_RDONLY | O_CLOEXEC);

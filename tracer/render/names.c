@@ -194,3 +194,37 @@ void dt_flags_name(const struct dt_record *r, char *out, size_t cap)
 			dt_append(out, cap, &len, "RENAME_WHITEOUT");
 	}
 }
+
+const char *dt_blind_why(const struct dt_record *e, int brief)
+{
+	static const struct {
+		const char *reason, *brief, *full;
+	} why[] = {
+	    {"static", "(static binary)",
+	     "a static binary: LD_PRELOAD cannot enter it; its refusals are not recorded (a "
+	     "--deny rule still reaches it)"},
+	    {"setid", "(set-id: the loader drops LD_PRELOAD; its refusals are not recorded)",
+	     "a set-user-ID or set-group-ID program: the loader drops LD_PRELOAD; its refusals "
+	     "are not recorded"},
+	    {"non-dumpable",
+	     "(non-dumpable: denytrace may not read its memory, so its execs and the calls "
+	     "--deny names went unjudged)",
+	     "it made itself non-dumpable: denytrace (without CAP_SYS_PTRACE) may not read its "
+	     "memory, so what it ran and the paths of its calls are unknown; --deny let them "
+	     "through"},
+	    {"io_uring",
+	     "(io_uring: what it submits there bypasses libc; those refusals are not recorded)",
+	     "partly blind: it set up io_uring, and the file operations it submits there "
+	     "(openat, unlinkat, renameat, mkdirat...) bypass libc, so the probe cannot see "
+	     "their refusals; its libc calls are still recorded"},
+	};
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		if (e->exec_blind && !strcmp(e->exec_blind, why[i].reason))
+			return brief ? why[i].brief : why[i].full;
+	if (e->preload)
+		return brief ? "(no-preload: LD_PRELOAD rewritten without the probe)"
+		             : "LD_PRELOAD was rewritten without the probe";
+	return brief ? "(no-preload: environment cleared or LD_PRELOAD unset)"
+	             : "the environment was cleared (LD_PRELOAD unset), as Codex does for MCP "
+	               "servers";
+}

@@ -19,4 +19,10 @@ void dt_open_flags_name(uint64_t flags, char *out, size_t cap);
  * preload/calls.def; -1 for another name. */
 int dt_op_kind(const char *op);
 
+/* Why the probe could not see (all of) a process, for an exec record's
+ * DT_T_EXEC_BLIND reason ("static", "setid", "non-dumpable", "io_uring",
+ * "no-preload"): a sentence for the report, or (brief) a parenthesis for
+ * run's summary line. */
+const char *dt_blind_why(const struct dt_record *e, int brief);
+
 #endif

@@ -199,7 +199,8 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 		return;
 	}
 	fprintf(f,
-	        "\n%sExec coverage%s: %zu exec%s seen, %s%zu blind%s (the probe could not enter)\n",
+	        "\n%sExec coverage%s: %zu exec%s seen, %s%zu blind%s (the probe could not enter, "
+	        "or not see all of)\n",
 	        s.bold, s.off, r->nexecs, r->nexecs == 1 ? "" : "s", r->nblind ? s.yellow : "",
 	        r->nblind, s.off);
 	for (size_t i = 0; i < r->nblind; i++) {
@@ -214,22 +215,7 @@ static void dt_blind_spots_text(FILE *f, const struct dt_report *r, int color)
 			fputs(" ...", f);
 		fputs("\n        ", f);
 		dt_put_safe(f, e->exec_blind);
-		fprintf(
-		    f, ": %s\n",
-		    !strcmp(e->exec_blind, "static") ? "a static binary: LD_PRELOAD cannot enter "
-		                                       "it; its refusals are not recorded "
-		                                       "(a --deny rule still reaches it)"
-		    : !strcmp(e->exec_blind, "setid")
-		        ? "a set-user-ID or set-group-ID program: the loader drops LD_PRELOAD; "
-		          "its refusals are not recorded"
-		    : !strcmp(e->exec_blind, "non-dumpable")
-		        ? "it made itself non-dumpable: denytrace (without CAP_SYS_PTRACE) may not "
-		          "read its memory, so what it ran and the paths of its calls are unknown; "
-		          "--deny let them through"
-		    : e->preload
-		        ? "LD_PRELOAD was rewritten without the probe"
-		        : "the environment was cleared (LD_PRELOAD unset), as Codex does for MCP "
-		          "servers");
+		fprintf(f, ": %s\n", dt_blind_why(e, 0));
 	}
 	dt_setid_lost_text(f, r, &s);
 }
