@@ -184,3 +184,31 @@ Test(completion, a_command_without_a_ring_says_to_record_one_first)
 		          out);
 	}
 }
+
+/* The commands that colour (report, roots) take --color, and on a
+ * terminal honour NO_COLOR (set to anything but empty, no-color.org);
+ * a pipe gets no escapes. `script` gives the command a real terminal. */
+Test(completion, report_and_roots_colour_on_a_terminal_unless_no_color)
+{
+	char dt[4096], abs[4096], out[16384];
+	cr_assert_not_null(realpath(dtt_build(), abs));
+	snprintf(dt, sizeof(dt), "DT=%s/denytrace", abs);
+	static const char *const cases[][3] = {
+	    /* shell command, expect escapes */
+	    {"script -qec '\"$DT\" roots --root /tmp' /dev/null", "1"},
+	    {"script -qec 'NO_COLOR=1 \"$DT\" roots --root /tmp' /dev/null", "0"},
+	    {"script -qec 'NO_COLOR= \"$DT\" roots --root /tmp' /dev/null", "1"},
+	    {"script -qec 'NO_COLOR=1 \"$DT\" roots --color always --root /tmp' /dev/null", "1"},
+	    {"\"$DT\" roots --root /tmp | cat", "0"},
+	    {"\"$DT\" roots --color always --root /tmp | cat", "1"},
+	    {"script -qec '\"$DT\" roots --color never --root /tmp' /dev/null", "0"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *argv[] = {"sh", "-c", cases[i][0], NULL};
+		const char *env[] = {dt, NULL};
+		cr_assert_eq(dtt_system(out, sizeof(out), argv, env), 0, "%s: %s", cases[i][0],
+		             out);
+		int escapes = strstr(out, "\033[") != NULL;
+		cr_expect_eq(escapes, cases[i][1][0] == '1', "%s: %s", cases[i][0], out);
+	}
+}

@@ -45,6 +45,16 @@ int dt_fail(int status, const char *fmt, ...)
 	return status;
 }
 
+int dt_color_wanted(const char *when)
+{
+	if (when && !strcmp(when, "always"))
+		return 1;
+	if (when && !strcmp(when, "never"))
+		return 0;
+	const char *nc = getenv("NO_COLOR");
+	return isatty(1) && !(nc && *nc);
+}
+
 int dt_finish_stdout(int status)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))

@@ -33,6 +33,10 @@ extern const size_t dt_ncommands;
 /* The command a mistyped one most likely meant, or NULL. */
 const char *dt_command_nearest(const char *typed);
 
+/* --color WHEN: "always", "never", or "auto"/NULL: on a terminal unless
+ * NO_COLOR is set to something (no-color.org). */
+int dt_color_wanted(const char *when);
+
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What a command returns, checked against standard output: a write that

@@ -54,16 +54,6 @@ const struct dt_cmd_options report_cmd = {"report",
                                           DT_EXIT_USAGE,
                                           report_causes_help};
 
-static int report_color(const char *when)
-{
-	if (!strcmp(when, "always"))
-		return 1;
-	if (!strcmp(when, "never"))
-		return 0;
-	const char *nc = getenv("NO_COLOR");
-	return isatty(1) && !(nc && *nc);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report_args ra = {.format = "text", .color = "auto"};
@@ -108,7 +98,7 @@ int cmd_report(int argc, char **argv)
 	else if (!strcmp(format, "svg"))
 		dt_report_svg(stdout, &r);
 	else
-		dt_report_text(stdout, &r, report_color(ra.color), verbose);
+		dt_report_text(stdout, &r, dt_color_wanted(ra.color), verbose);
 	int found = r.denials > 0;
 	uint64_t corrupt = r.stats.corrupt;
 	int truncated = r.stats.truncated;

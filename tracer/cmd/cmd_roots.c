@@ -26,6 +26,7 @@ struct roots_args {
 	struct dt_report_opts o;
 	const char **roots;
 	int json;
+	const char *color;
 };
 
 static const struct dt_option roots_options[] = {
@@ -86,7 +87,7 @@ int cmd_roots(int argc, char **argv)
 		dt_roots_json_array(&j, &r.roots);
 		fputc('\n', stdout);
 	} else {
-		dt_roots_text(stdout, &r.roots, isatty(1) && !getenv("NO_COLOR"));
+		dt_roots_text(stdout, &r.roots, dt_color_wanted(ra.color));
 	}
 	dt_report_free(&r);
 	free(roots);
