@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -211,4 +212,56 @@ Test(completion, report_and_roots_colour_on_a_terminal_unless_no_color)
 		int escapes = strstr(out, "\033[") != NULL;
 		cr_expect_eq(escapes, cases[i][1][0] == '1', "%s: %s", cases[i][0], out);
 	}
+}
+
+/* On a terminal the text report is wrapped at its width, continuation
+ * lines indented under their text; a pipe gets whole lines. */
+Test(completion, the_text_report_wraps_at_the_terminal_width_and_not_in_a_pipe)
+{
+	char ring[4096], dt[4096], abs[4096], rg[4200], out[65536];
+	snprintf(ring, sizeof(ring), "%s/w.ring", dtt_tmpdir());
+	struct dtt_cli c;
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	/* a long path, refused (read-only under bwrap): its report lines are
+	 * far wider than 80 columns */
+	char dir[4096], rw[4096];
+	snprintf(dir, sizeof(dir),
+	         "%s/a-directory-name-long-enough-to-make-the-report-line-wider-than-80",
+	         dtt_tmpdir());
+	snprintf(rw, sizeof(rw), "%s/rw", dtt_tmpdir());
+	mkdir(rw, 0755);
+	const char *argv[DTT_BWRAP_RW_WORDS + 8] = {"run", "-q", "-o", ring, "--"};
+	size_t w = 5 + dtt_bwrap_rw(argv + 5, rw);
+	argv[w++] = "mkdir";
+	argv[w++] = dir;
+	argv[w] = NULL;
+	dtt_cli(&c, argv);
+	cr_assert_not_null(realpath(dtt_build(), abs));
+	snprintf(dt, sizeof(dt), "DT=%s/denytrace", abs);
+	snprintf(rg, sizeof(rg), "RING=%s", ring);
+	const char *env[] = {dt, rg, NULL};
+	const char *tty[] = {"sh", "-c",
+	                     "script -qec 'stty cols 80; \"$DT\" report --color never \"$RING\"' "
+	                     "/dev/null",
+	                     NULL};
+	dtt_system(out, sizeof(out), tty, env);
+	size_t longest = 0, indented = 0;
+	for (char *l = out, *e; *l; l = e + (*e != 0)) {
+		e = l + strcspn(l, "\n");
+		size_t n = (size_t)(e - l) - (e > l && e[-1] == '\r');
+		longest = n > longest ? n : longest;
+		indented += n > 8 && !strncmp(l, "        ", 8);
+	}
+	cr_expect_leq(longest, 80, "a line of %zu columns on an 80-column terminal:\n%s", longest,
+	              out);
+	cr_expect_gt(indented, 0, "no continuation line:\n%s", out);
+	const char *pipe[] = {"sh", "-c", "\"$DT\" report \"$RING\" | cat", NULL};
+	dtt_system(out, sizeof(out), pipe, env);
+	longest = 0;
+	for (char *l = out, *e; *l; l = e + (*e != 0)) {
+		e = l + strcspn(l, "\n");
+		longest = (size_t)(e - l) > longest ? (size_t)(e - l) : longest;
+	}
+	cr_expect_gt(longest, 80, "a pipe got wrapped lines:\n%s", out);
 }

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "options.h"
 #include "report.h"
+#include "termwrap.h"
 
 static const char report_usage[] =
     "usage: denytrace report [options] [RING...]\n"
@@ -54,6 +55,17 @@ const struct dt_cmd_options report_cmd = {"report",
                                           DT_EXIT_USAGE,
                                           report_causes_help};
 
+/* The text report: on a terminal wrapped at its width, elsewhere whole
+ * lines (a pipe's reader wraps for itself). */
+static void report_text_to_terminal(const struct dt_report *r, int color, int verbose)
+{
+	int width = dt_term_width(1);
+	FILE *f = width ? dt_term_wrap_open(stdout, width) : NULL;
+	dt_report_text(f ? f : stdout, r, color, verbose);
+	if (f)
+		fclose(f);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args ra = {.format = "text", .color = "auto"};
@@ -98,7 +110,7 @@ int cmd_report(int argc, char **argv)
 	else if (!strcmp(format, "svg"))
 		dt_report_svg(stdout, &r);
 	else
-		dt_report_text(stdout, &r, dt_color_wanted(ra.color), verbose);
+		report_text_to_terminal(&r, dt_color_wanted(ra.color), verbose);
 	int found = r.denials > 0;
 	uint64_t corrupt = r.stats.corrupt;
 	int truncated = r.stats.truncated;
