@@ -21,12 +21,16 @@ if [ -n "${DT_SUITES:-}" ]; then
 	SUITES=("${chosen[@]}")
 fi
 export DT_BUILD=$BUILD
+cd "$(dirname "$0")/.." || exit 2
 # denytrace run writes a launch file per run: into a directory of the
-# suites' own, not the home of whoever runs them
-XDG_STATE_HOME=$(mktemp -d) || exit 2
+# suites' own, not the home of whoever runs them; and not under /tmp,
+# which Codex's workspace-write sandbox grants (fix --verify rightly
+# distrusts a launch file the command could have written)
+case $BUILD in /*) state=$BUILD ;; *) state=$PWD/$BUILD ;; esac
+mkdir -p "$state" || exit 2
+XDG_STATE_HOME=$(mktemp -d "$state/state.XXXXXX") || exit 2
 export XDG_STATE_HOME
 trap 'rm -rf "$XDG_STATE_HOME"' EXIT
-cd "$(dirname "$0")/.." || exit 2
 results=$BUILD/test-results
 rm -rf "$results"
 mkdir -p "$results"

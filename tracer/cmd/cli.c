@@ -20,14 +20,13 @@
 /* Set once a message has said what failed: dt_finish_stdout adds none. */
 static int dt_failure_said;
 
-int dt_fail(int status, const char *fmt, ...)
+/* keep_lines: the message's newlines are its own (text from the user's
+ * command line laid out on several lines), not a forged line. */
+static void dt_vfail(int keep_lines, const char *fmt, va_list ap)
 {
 	dt_failure_said = 1;
-	va_list ap;
-	va_start(ap, fmt);
 	char *msg = NULL;
 	int n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
 	fputs("denytrace: ", stderr);
 	/* messages name paths and words a traced program chose: a newline or
 	 * an escape sequence in one must not forge a line or drive the
@@ -36,12 +35,31 @@ int dt_fail(int status, const char *fmt, ...)
 		int len = dt_safe_len(p);
 		if (len)
 			fwrite(p, 1, (size_t)len, stderr);
+		else if (keep_lines && *p == '\n')
+			fputc('\n', stderr);
 		else
 			fprintf(stderr, "\\x%02x", *p);
 		p += len ? len : 1;
 	}
 	fputc('\n', stderr);
 	free(n >= 0 ? msg : NULL);
+}
+
+int dt_fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	dt_vfail(0, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int dt_fail_lines(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	dt_vfail(1, fmt, ap);
+	va_end(ap);
 	return status;
 }
 

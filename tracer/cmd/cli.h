@@ -39,6 +39,10 @@ int dt_color_wanted(const char *when);
 
 /* "denytrace: <message>" on stderr; returns status for `return dt_fail(...)`. */
 int dt_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* dt_fail keeping the message's newlines, for text from the user's own
+ * command line shown on several lines (a --deny rule under its carets);
+ * never for a path or word a traced program chose. */
+int dt_fail_lines(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What a command returns, checked against standard output: a write that
  * failed (a full disk, a closed pipe's EPIPE) turns success into
  * DT_EXIT_IO, with a message unless one was given already. */

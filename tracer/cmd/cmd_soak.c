@@ -235,7 +235,7 @@ static int soak_opt_deny(void *args, const char *val)
 	struct dt_deny_rule rule;
 	char derr[1024];
 	if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0)
-		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", derr);
+		return dt_fail_lines(DT_EXIT_INTERNAL, "soak: %s", derr);
 	dt_deny_rule_free(&rule);
 	o->deny[o->ndeny++] = val;
 	return 0;
@@ -459,19 +459,23 @@ static void soak_abort_outputs(struct soak_outputs *f)
 static int soak_open_outputs(const struct dt_soak_opts *o, struct soak_outputs *f)
 {
 	char err[1024];
-	int bad = (o->out &&
-	           dt_outfile_begin(&f->out, o->out, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0) ||
-	          (o->json_file && dt_outfile_begin(&f->json, o->json_file, DT_OUT_NEW_OR_OWN, err,
-	                                            sizeof(err)) < 0) ||
-	          (o->junit && strcmp(o->junit, "-") &&
-	           dt_outfile_begin(&f->junit, o->junit, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0);
-	if (!bad && o->out && (fflush(stdout) != 0 || dup2(fileno(f->out.f), 1) < 0)) {
-		snprintf(err, sizeof(err), "cannot write %s: %s", o->out, strerror(errno));
-		bad = 1;
+	const char *bad = NULL;
+	if (o->out && dt_outfile_begin(&f->out, o->out, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
+		bad = o->out;
+	else if (o->json_file &&
+	         dt_outfile_begin(&f->json, o->json_file, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
+		bad = o->json_file;
+	else if (o->junit && strcmp(o->junit, "-") &&
+	         dt_outfile_begin(&f->junit, o->junit, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
+		bad = o->junit;
+	else if (o->out && (fflush(stdout) != 0 || dup2(fileno(f->out.f), 1) < 0)) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		bad = o->out;
 	}
 	if (bad) {
 		soak_abort_outputs(f);
-		return dt_fail(DT_EXIT_INTERNAL, "soak: %s", err);
+		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s (%s); nothing was run", bad,
+		               err);
 	}
 	f->junit_f = !o->junit ? NULL : strcmp(o->junit, "-") ? f->junit.f : stdout;
 	return -1;

@@ -276,7 +276,7 @@ int dt_run_opt_deny(void *args, const char *val)
 	struct dt_deny_rule rule;
 	char derr[1024];
 	if (dt_deny_parse(val, &rule, derr, sizeof(derr)) < 0)
-		return dt_fail(DT_EXIT_INTERNAL, "%s: %s", o->cmd, derr);
+		return dt_fail_lines(DT_EXIT_INTERNAL, "%s: %s", o->cmd, derr);
 	dt_deny_add(&o->deny, &rule);
 	return 0;
 }

@@ -524,7 +524,8 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 	 * (its own message says so, not the command's status) */
 	int infra =
 	    code == DT_EXIT_INTERNAL || ((code == DT_EXIT_NOTFOUND || code == DT_EXIT_NOEXEC) &&
-	                                 soak_log_starts(log, "denytrace: cannot run '"));
+	                                 (soak_log_starts(log, "denytrace: cannot run '") ||
+	                                  soak_log_starts(log, "denytrace: run: cannot run '")));
 	if (infra && !r->timed_out && soak_infra_failure(log, msg, msgcap)) {
 		soak_drop_ring(ring);
 		unlink(log);
