@@ -130,6 +130,7 @@ $(BUILD)/unit/% $(BUILD)/integration/%: tests/*/%.c $(BUILD)/obj/tests/testlib.o
 	$(CC) $(CLI_FLAGS) $(CFLAGS) -Wno-format-truncation -Itests -o $@ $< \
 		$(BUILD)/obj/tests/testlib.o $(CLI_LIB) \
 		$(CLI_LIBS) -lcriterion -lpthread
+$(BUILD)/integration/test_libc_exports: tests/integration/libc_calls.def
 
 # The README's two commands work on a fresh Debian machine: they install the
 # Debian packages first (a no-op when all are there), then build.
