@@ -3,6 +3,10 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+# Where make install puts the probe. The CLI looks beside itself, in
+# ../lib/denytrace and in ../lib/MULTIARCH/denytrace (the Debian package's).
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+PROBEDIR ?= $(PREFIX)/lib/denytrace
 BUILD ?= build
 CC ?= cc
 CLANG ?= clang
@@ -103,6 +107,7 @@ $(BUILD)/gen/demo_py.h: $(DEMO_PY) Makefile
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $$f; \
 		echo "    ;"; done > $@
 $(BUILD)/obj/tracer/demo/demo.o: $(BUILD)/gen/demo_py.h
+$(BUILD)/obj/tracer/cmd/cli.o: CLI_FLAGS += $(if $(MULTIARCH),-DDT_MULTIARCH='"$(MULTIARCH)"')
 
 $(CLI_LIB): $(filter-out $(BUILD)/obj/tracer/main.o,$(CLI_OBJ))
 	@rm -f $@
@@ -245,10 +250,10 @@ format:
 	clang-format -i $(FORMAT_SRC)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PROBEDIR) $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/doc/denytrace
 	install -m 0755 $(BUILD)/denytrace $(DESTDIR)$(PREFIX)/bin/denytrace
-	install -m 0755 $(BUILD)/libdenytrace.so $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
+	install -m 0644 $(BUILD)/libdenytrace.so $(DESTDIR)$(PROBEDIR)/libdenytrace.so
 	install -m 0644 man/denytrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
@@ -257,12 +262,12 @@ install: all
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so \
+	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PROBEDIR)/libdenytrace.so \
 		$(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/denytrace \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_denytrace \
 		$(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
-	-rmdir $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/doc/denytrace
+	-rmdir $(DESTDIR)$(PROBEDIR) $(DESTDIR)$(PREFIX)/share/doc/denytrace
 
 clean:
 	rm -rf build build-asan build-fuzz
