@@ -83,7 +83,8 @@ CLI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 CLI_LIB := $(BUILD)/libdtcli.a
 
 .PHONY: all deps test unit integration demo demo-picture bench install uninstall clean \
-	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user
+	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user \
+	test-debian12 test-debian13
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libdenytrace.so $(BUILD)/denytrace
@@ -260,6 +261,13 @@ install: all
 	$(BUILD)/denytrace completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/denytrace
 	$(BUILD)/denytrace completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_denytrace
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
+
+# The README's two commands on Debian 13 (or 12), in a debootstrap tree
+# cached under /var/cache/denytrace (scripts/test-debian.sh).
+test-debian13:
+	@./scripts/test-debian.sh trixie
+test-debian12:
+	@./scripts/test-debian.sh bookworm
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PROBEDIR)/libdenytrace.so \

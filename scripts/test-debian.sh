@@ -1,0 +1,48 @@
+#!/bin/sh
+# The README's two commands, `make demo` and `make test`, on another Debian
+# release: in a cached debootstrap tree of SUITE (scripts/debian-tree.sh)
+# holding a copy of this checkout (what git tracks or would add, without
+# build output), with the tree as the root of its own mount namespace so
+# that bubblewrap works as on a machine. Packages the tests install stay
+# in the tree for the next run; so does its build/ directory.
+#
+# usage: test-debian.sh SUITE [MAKE_ARGS...]   (make test's, e.g. SUITES=...)
+# exit:  0 both passed; 1 one failed; 2 usage; 3 no network; 4 no tree
+set -u
+cd "$(dirname "$0")/.." || exit 4
+[ $# -ge 1 ] || {
+	echo "usage: test-debian.sh SUITE [MAKE_ARGS...]" >&2
+	exit 2
+}
+suite=$1
+shift
+begin=$(date +%s)
+tree=$(./scripts/debian-tree.sh make "$suite") || exit $?
+made=$(date +%s)
+
+# build/ and the like are ignored by .gitignore and so neither copied nor,
+# in the tree, deleted: the tree's own build output is reused.
+mkdir -p "$tree/root/denytrace"
+rsync -a --delete --filter=':- .gitignore' --exclude=/.git ./ "$tree/root/denytrace/" || exit 4
+
+# The packages first, apart, so that a missing network is told as such.
+log=$(dirname "$tree")/deps-$suite.log
+if ! nice -n 10 ./scripts/debian-tree.sh run "$tree" make -C /root/denytrace deps >"$log" 2>&1; then
+	if grep -q -e 'Temporary failure resolving' -e 'Could not resolve' \
+		-e 'Network is unreachable' -e 'Failed to fetch' "$log"; then
+		echo "test-debian: cannot reach a Debian mirror (no network?) to install the packages: see $log" >&2
+		exit 3
+	fi
+	echo "test-debian: installing the packages in the $suite tree failed: see $log" >&2
+	exit 1
+fi
+deps=$(date +%s)
+
+nice -n 10 ./scripts/debian-tree.sh run "$tree" \
+	sh -c 'cd /root/denytrace && make demo && make test "$@"' sh "$@"
+status=$?
+end=$(date +%s)
+echo "test-debian: $suite: make demo && make test: $([ $status -eq 0 ] && echo passed || echo "failed ($status)");" \
+	"$((end - begin)) s in all: tree $((made - begin)) s, packages $((deps - made)) s," \
+	"demo and tests $((end - deps)) s"
+[ $status -eq 0 ] || exit 1
