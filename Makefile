@@ -83,7 +83,7 @@ CLI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 CLI_LIB := $(BUILD)/libdtcli.a
 
 .PHONY: all deps test unit integration demo demo-picture bench install uninstall clean \
-	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user \
+	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user deb test-deb \
 	test-debian12 test-debian13
 .DELETE_ON_ERROR:
 
@@ -261,6 +261,15 @@ install: all
 	$(BUILD)/denytrace completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/denytrace
 	$(BUILD)/denytrace completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_denytrace
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
+
+# The Debian package, build/denytrace_VERSION_ARCH.deb (debian/: control,
+# changelog, copyright): the probe in /usr/lib/MULTIARCH/denytrace, the
+# man page, the completions. make test-deb lints it and installs it into a
+# clean Debian tree.
+deb: all
+	@./scripts/make-deb.sh $(BUILD) $(MULTIARCH)
+test-deb: deb
+	@./scripts/test-deb.sh $$(ls -t $(BUILD)/denytrace_*.deb | head -n1)
 
 # The README's two commands on Debian 13 (or 12), in a debootstrap tree
 # cached under /var/cache/denytrace (scripts/test-debian.sh).
