@@ -1,10 +1,11 @@
 #!/bin/sh
 # The README's two commands, `make demo` and `make test`, on another Debian
-# release: in a cached debootstrap tree of SUITE (scripts/debian-tree.sh)
-# holding a copy of this checkout (what git tracks or would add, without
-# build output), with the tree as the root of its own mount namespace so
-# that bubblewrap works as on a machine. Packages the tests install stay
-# in the tree for the next run; so does its build/ directory.
+# release: in test-SUITE, a cached copy of the debootstrap tree of SUITE
+# (scripts/debian-tree.sh), holding a copy of this checkout (what git
+# tracks or would add, without build output), with the tree as the root of
+# its own mount namespace so that bubblewrap works as on a machine.
+# Packages the tests install stay in the tree for the next run; so does
+# its build/ directory.
 #
 # usage: test-debian.sh SUITE [MAKE_ARGS...]   (make test's, e.g. SUITES=...)
 # exit:  0 both passed; 1 one failed; 2 usage; 3 no network; 4 no tree
@@ -17,7 +18,13 @@ cd "$(dirname "$0")/.." || exit 4
 suite=$1
 shift
 begin=$(date +%s)
-tree=$(./scripts/debian-tree.sh make "$suite") || exit $?
+# A tree of its own, copied from the clean one: the packages and build
+# output it gathers must not reach make test-deb's clean tree.
+base=$(./scripts/debian-tree.sh make "$suite") || exit $?
+tree=$(dirname "$base")/test-$suite
+if [ ! -d "$tree" ]; then
+	cp -a "$base" "$tree.part" && mv "$tree.part" "$tree" || exit 4
+fi
 made=$(date +%s)
 
 # build/ and the like are ignored by .gitignore and so neither copied nor,
