@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs what building and testing denytrace need, from Debian packages.
+# Installs what building and testing denytrace need, from Debian packages
+# (debootstrap and lintian for make test-deb and make test-debian13).
 # Run as root or with sudo available; does nothing when all is there.
 # Works on Debian 12 and 13: a package whose name carries a version (the
 # clang runtime, libclang-rt-N-dev) is named after the clang this
@@ -10,7 +11,8 @@ PKGS="build-essential pkg-config libseccomp-dev libcriterion-dev
 libdw-dev libelf-dev bubblewrap sqlite3 libsqlite3-dev python3 clang
 cppcheck strace git tar coreutils valgrind fossil
 libxml2-utils chromium
-gnupg rsync util-linux"
+gnupg rsync util-linux
+debootstrap lintian"
 
 installed() {
 	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'
