@@ -131,11 +131,19 @@ $(BUILD)/helpers:
 # Criterion suites link the CLI's modules (all but main.c) and the test
 # library; unit/ tests modules alone, integration/ runs real processes.
 $(BUILD)/obj/tests/testlib.o: $(TESTLIB)
-$(BUILD)/unit/% $(BUILD)/integration/%: tests/*/%.c $(BUILD)/obj/tests/testlib.o $(CLI_LIB) $(CLI_HDR) $(PROBE_HDR) $(TESTLIB)
+# One rule per folder: a pattern rule with two targets says that one run
+# of its recipe makes both (GNU make 4.4, Debian 13, warns of it).
+SUITE_DEPS = $(BUILD)/obj/tests/testlib.o $(CLI_LIB) $(CLI_HDR) $(PROBE_HDR) $(TESTLIB)
+define link_suite
 	@mkdir -p $(@D)
 	$(CC) $(CLI_FLAGS) $(CFLAGS) -Wno-format-truncation -Itests -o $@ $< \
 		$(BUILD)/obj/tests/testlib.o $(CLI_LIB) \
 		$(CLI_LIBS) -lcriterion -lpthread
+endef
+$(BUILD)/unit/%: tests/unit/%.c $(SUITE_DEPS)
+	$(link_suite)
+$(BUILD)/integration/%: tests/integration/%.c $(SUITE_DEPS)
+	$(link_suite)
 $(BUILD)/integration/test_libc_exports: tests/integration/libc_calls.def
 
 # The README's two commands work on a fresh Debian machine: they install the
