@@ -81,8 +81,8 @@ make_tree() {
 # the command with a clean environment.
 INSIDE='
 set -e
-tree=$1 throwaway=$2 copy=$3
-shift 3
+tree=$1 throwaway=$2 copy=$3 ca=$4
+shift 4
 if [ "$throwaway" = 1 ]; then
 	# a tmpfs over /mnt, seen only in this namespace: nothing is left behind
 	layer=/mnt
@@ -99,6 +99,9 @@ mount --rbind /dev "$tree/dev"
 mount --rbind /sys "$tree/sys"
 cp /etc/resolv.conf "$tree/etc/resolv.conf" 2>/dev/null || true
 [ -z "$copy" ] || cp "$copy" "$tree/tmp/"
+# the CA certificates this machine gives node (a TLS-inspecting proxy),
+# so that npm reaches its registry from the tree as from the host
+[ -z "$ca" ] || cp "$ca" "$tree/etc/ssl/denytrace-host-ca.crt"
 mkdir -p "$tree/.oldroot"
 cd "$tree"
 pivot_root . .oldroot
@@ -122,10 +125,13 @@ run_in() {
 	tree=$1
 	shift
 	[ -d "$tree/etc" ] || die 4 "$tree is not a Debian tree"
+	ca=""
+	[ ! -f "${NODE_EXTRA_CA_CERTS:-}" ] || ca=$NODE_EXTRA_CA_CERTS
 	env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" DEBIAN_FRONTEND=noninteractive \
+		${ca:+NODE_EXTRA_CA_CERTS=/etc/ssl/denytrace-host-ca.crt} \
 		unshare --mount --pid --fork --propagation private \
-		sh -c "$INSIDE" sh "$tree" "$throwaway" "$copy" "$@"
+		sh -c "$INSIDE" sh "$tree" "$throwaway" "$copy" "$ca" "$@"
 }
 
 [ $# -ge 2 ] || die 2 "usage: debian-tree.sh path|make SUITE, or run [--throwaway] [--copy FILE] TREE COMMAND..."
