@@ -20,9 +20,10 @@ shift
 begin=$(date +%s)
 # A tree of its own, copied from the clean one: the packages and build
 # output it gathers must not reach make test-deb's clean tree.
-base=$(./scripts/debian-tree.sh make "$suite") || exit $?
-tree=$(dirname "$base")/test-$suite
+tree=$(dirname "$(./scripts/debian-tree.sh path "$suite")")/test-$suite
 if [ ! -d "$tree" ]; then
+	base=$(./scripts/debian-tree.sh make "$suite") || exit $?
+	rm -rf "$tree.part"
 	cp -a "$base" "$tree.part" && mv "$tree.part" "$tree" || exit 4
 fi
 made=$(date +%s)
