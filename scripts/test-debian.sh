@@ -28,14 +28,16 @@ if [ ! -d "$tree" ]; then
 fi
 made=$(date +%s)
 
+# Not under /root (0700): the tests that drop to another user run the
+# build's binaries and preload its probe.
 # build/ and the like are ignored by .gitignore and so neither copied nor,
 # in the tree, deleted: the tree's own build output is reused.
-mkdir -p "$tree/root/denytrace"
-rsync -a --delete --filter=':- .gitignore' --exclude=/.git ./ "$tree/root/denytrace/" || exit 4
+mkdir -p "$tree/srv/denytrace"
+rsync -a --delete --filter=':- .gitignore' --exclude=/.git ./ "$tree/srv/denytrace/" || exit 4
 
 # The packages first, apart, so that a missing network is told as such.
 log=$(dirname "$tree")/deps-$suite.log
-if ! nice -n 10 ./scripts/debian-tree.sh run "$tree" make -C /root/denytrace deps >"$log" 2>&1; then
+if ! nice -n 10 ./scripts/debian-tree.sh run "$tree" make -C /srv/denytrace deps >"$log" 2>&1; then
 	if grep -q -e 'Temporary failure resolving' -e 'Could not resolve' \
 		-e 'Network is unreachable' -e 'Failed to fetch' "$log"; then
 		echo "test-debian: cannot reach a Debian mirror (no network?) to install the packages: see $log" >&2
@@ -47,7 +49,7 @@ fi
 deps=$(date +%s)
 
 nice -n 10 ./scripts/debian-tree.sh run "$tree" \
-	sh -c 'cd /root/denytrace && make demo && make test "$@"' sh "$@"
+	sh -c 'cd /srv/denytrace && make demo && make test "$@"' sh "$@"
 status=$?
 end=$(date +%s)
 echo "test-debian: $suite: make demo && make test: $([ $status -eq 0 ] && echo passed || echo "failed ($status)");" \
