@@ -11,7 +11,7 @@ PKGS="build-essential pkg-config libseccomp-dev libcriterion-dev
 libdw-dev libelf-dev bubblewrap sqlite3 libsqlite3-dev python3 clang
 cppcheck strace git tar coreutils valgrind fossil
 libxml2-utils chromium
-gnupg rsync util-linux
+gnupg rsync util-linux zsh
 debootstrap lintian"
 
 installed() {
