@@ -3,6 +3,10 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+# Where make install puts the probe. The CLI looks beside itself, in
+# ../lib/denytrace and in ../lib/MULTIARCH/denytrace (the Debian package's).
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+PROBEDIR ?= $(PREFIX)/lib/denytrace
 BUILD ?= build
 CC ?= cc
 CLANG ?= clang
@@ -79,7 +83,8 @@ CLI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 CLI_LIB := $(BUILD)/libdtcli.a
 
 .PHONY: all deps test unit integration demo demo-picture bench install uninstall clean \
-	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user
+	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user deb test-deb \
+	test-debian12 test-debian13
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libdenytrace.so $(BUILD)/denytrace
@@ -103,6 +108,7 @@ $(BUILD)/gen/demo_py.h: $(DEMO_PY) Makefile
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $$f; \
 		echo "    ;"; done > $@
 $(BUILD)/obj/tracer/demo/demo.o: $(BUILD)/gen/demo_py.h
+$(BUILD)/obj/tracer/cmd/cli.o: CLI_FLAGS += $(if $(MULTIARCH),-DDT_MULTIARCH='"$(MULTIARCH)"')
 
 $(CLI_LIB): $(filter-out $(BUILD)/obj/tracer/main.o,$(CLI_OBJ))
 	@rm -f $@
@@ -132,11 +138,20 @@ $(BUILD)/helpers:
 # Criterion suites link the CLI's modules (all but main.c) and the test
 # library; unit/ tests modules alone, integration/ runs real processes.
 $(BUILD)/obj/tests/testlib.o: $(TESTLIB)
-$(BUILD)/unit/% $(BUILD)/integration/%: tests/*/%.c $(BUILD)/obj/tests/testlib.o $(CLI_LIB) $(CLI_HDR) $(PROBE_HDR) $(TESTLIB)
+# One rule per folder: a pattern rule with two targets says that one run
+# of its recipe makes both (GNU make 4.4, Debian 13, warns of it).
+SUITE_DEPS = $(BUILD)/obj/tests/testlib.o $(CLI_LIB) $(CLI_HDR) $(PROBE_HDR) $(TESTLIB)
+define link_suite
 	@mkdir -p $(@D)
 	$(CC) $(CLI_FLAGS) $(CFLAGS) -Wno-format-truncation -Itests -o $@ $< \
 		$(BUILD)/obj/tests/testlib.o $(CLI_LIB) \
 		$(CLI_LIBS) -lcriterion -lpthread
+endef
+$(BUILD)/unit/%: tests/unit/%.c $(SUITE_DEPS)
+	$(link_suite)
+$(BUILD)/integration/%: tests/integration/%.c $(SUITE_DEPS)
+	$(link_suite)
+$(BUILD)/integration/test_libc_exports: tests/integration/libc_calls.def
 
 # The README's two commands work on a fresh Debian machine: they install the
 # Debian packages first (a no-op when all are there), then build.
@@ -254,10 +269,10 @@ format:
 	clang-format -i $(FORMAT_SRC)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PROBEDIR) $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/doc/denytrace
 	install -m 0755 $(BUILD)/denytrace $(DESTDIR)$(PREFIX)/bin/denytrace
-	install -m 0755 $(BUILD)/libdenytrace.so $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so
+	install -m 0644 $(BUILD)/libdenytrace.so $(DESTDIR)$(PROBEDIR)/libdenytrace.so
 	install -m 0644 man/denytrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
@@ -265,13 +280,29 @@ install: all
 	$(BUILD)/denytrace completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_denytrace
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
 
+# The Debian package, build/denytrace_VERSION_ARCH.deb (debian/: control,
+# changelog, copyright): the probe in /usr/lib/MULTIARCH/denytrace, the
+# man page, the completions. make test-deb lints it and installs it into a
+# clean Debian tree.
+deb: all
+	@./scripts/make-deb.sh $(BUILD) $(MULTIARCH)
+test-deb: deb
+	@./scripts/test-deb.sh $$(ls -t $(BUILD)/denytrace_*.deb | head -n1)
+
+# The README's two commands on Debian 13 (or 12), in a debootstrap tree
+# cached under /var/cache/denytrace (scripts/test-debian.sh).
+test-debian13:
+	@./scripts/test-debian.sh trixie
+test-debian12:
+	@./scripts/test-debian.sh bookworm
+
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PREFIX)/lib/denytrace/libdenytrace.so \
+	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PROBEDIR)/libdenytrace.so \
 		$(DESTDIR)$(PREFIX)/share/man/man1/denytrace.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/denytrace \
 		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_denytrace \
 		$(DESTDIR)$(PREFIX)/share/doc/denytrace/README.md
-	-rmdir $(DESTDIR)$(PREFIX)/lib/denytrace $(DESTDIR)$(PREFIX)/share/doc/denytrace
+	-rmdir $(DESTDIR)$(PROBEDIR) $(DESTDIR)$(PREFIX)/share/doc/denytrace
 
 clean:
 	rm -rf build build-asan build-fuzz

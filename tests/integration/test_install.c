@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* make install into a DESTDIR: the installed CLI finds the installed probe
- * (../lib/denytrace/) on its own and records a refusal; make uninstall
- * removes what install put there. */
+ * (../lib/denytrace/, or ../lib/MULTIARCH/denytrace/ as the Debian package
+ * has it) on its own and records a refusal; make uninstall removes what
+ * install put there. */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>
@@ -30,15 +31,24 @@ static void teardown(void)
 
 TestSuite(install, .init = setup, .fini = teardown, .timeout = 300);
 
-static int make(char *out, size_t cap, const char *target)
+/* make TARGET into DESTDIR with PREFIX=/usr/local and, when var is not
+ * NULL, one more VAR=VALUE. */
+static int make_with(char *out, size_t cap, const char *target, const char *var)
 {
 	char destdir[PATH_MAX + 16], build[PATH_MAX + 16];
 	snprintf(destdir, sizeof(destdir), "DESTDIR=%s", dest);
 	snprintf(build, sizeof(build), "BUILD=%s", dtt_build());
-	const char *argv[] = {"make", "--no-print-directory", "-C",    repo,
-	                      target, "PREFIX=/usr/local",    destdir, build,
-	                      NULL};
+	const char *argv[] = {"make",  "--no-print-directory",
+	                      "-C",    repo,
+	                      target,  "PREFIX=/usr/local",
+	                      destdir, build,
+	                      var,     NULL};
 	return dtt_system(out, cap, argv, NULL);
+}
+
+static int make(char *out, size_t cap, const char *target)
+{
+	return make_with(out, cap, target, NULL);
 }
 
 static int exists(const char *rel)
@@ -110,4 +120,30 @@ Test(install, installed_cli_traces_with_the_installed_probe_and_uninstall_remove
 	cr_expect(!exists("share/bash-completion/completions/denytrace"),
 	          "the bash completion left behind");
 	cr_expect(!exists("share/doc/denytrace"), "share/doc/denytrace/ left behind");
+}
+
+/* The Debian package puts the probe where Debian keeps a package's private
+ * libraries, /usr/lib/MULTIARCH/denytrace: the CLI must find it there. */
+Test(install, installed_cli_finds_the_probe_in_the_multiarch_library_directory)
+{
+	static char out[65536];
+	const char *cc[] = {"cc", "-print-multiarch", NULL};
+	char arch[256];
+	if (dtt_system(arch, sizeof(arch), cc, NULL) || !arch[0] || arch[0] == '\n')
+		cr_skip_test("the compiler names no multiarch directory");
+	arch[strcspn(arch, "\n")] = 0;
+	char probedir[PATH_MAX], rel[PATH_MAX];
+	snprintf(probedir, sizeof(probedir), "PROBEDIR=/usr/local/lib/%s/denytrace", arch);
+	snprintf(rel, sizeof(rel), "lib/%s/denytrace/libdenytrace.so", arch);
+	cr_assert_eq(make_with(out, sizeof(out), "install", probedir), 0, "make install: %s", out);
+	cr_expect(exists(rel), "the probe is not in %s", rel);
+	cr_expect(!exists("lib/denytrace"), "the probe went to lib/denytrace too");
+
+	char cli[PATH_MAX * 2], ring[PATH_MAX];
+	snprintf(cli, sizeof(cli), "%s/usr/local/bin/denytrace", dest);
+	snprintf(ring, sizeof(ring), "%s/multiarch.ring", dtt_tmpdir());
+	const char *run[] = {cli, "run", "-q", "-o", ring, "--", "/bin/true", NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), run, NULL), 0, "the installed CLI: %s", out);
+	cr_assert_eq(make_with(out, sizeof(out), "uninstall", probedir), 0, "uninstall: %s", out);
+	cr_expect(!exists(rel), "the probe left behind");
 }

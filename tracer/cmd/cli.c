@@ -232,8 +232,16 @@ int dt_find_probe(char *out, size_t cap)
 		return -1;
 	self[n] = 0;
 	const char *dir = dirname(self);
-	const char *tries[] = {"%s/libdenytrace.so", "%s/../lib/denytrace/libdenytrace.so"};
-	for (size_t i = 0; i < 2; i++) {
+	/* beside the binary (the build tree), make install's PREFIX/lib, and
+	 * the Debian package's multiarch directory */
+	const char *tries[] = {
+	    "%s/libdenytrace.so",
+	    "%s/../lib/denytrace/libdenytrace.so",
+#ifdef DT_MULTIARCH
+	    "%s/../lib/" DT_MULTIARCH "/denytrace/libdenytrace.so",
+#endif
+	};
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		char cand[PATH_MAX];
 		snprintf(cand, sizeof(cand), tries[i], dir);
 		if (access(cand, R_OK) == 0 && realpath(cand, out) && strlen(out) < cap)

@@ -57,8 +57,13 @@ int dt_parse_u64(const char *s, uint64_t *out);
 int dt_default_ring_check(const char *cmd);
 
 /* Absolute path of libdenytrace.so: $DENYTRACE_PROBE, beside the CLI, or
- * ../lib/denytrace/ from it (installed layout). Returns 0 or -1. */
+ * ../lib/denytrace/ (make install) or ../lib/MULTIARCH/denytrace/ (the
+ * Debian package) from it. Returns 0 or -1. */
 int dt_find_probe(char *out, size_t cap);
+/* What to tell the user when dt_find_probe fails. */
+#define DT_PROBE_NOT_FOUND                                                                         \
+	"cannot find libdenytrace.so beside the denytrace binary, in ../lib/denytrace/ or in "     \
+	"../lib/MULTIARCH/denytrace/; set DENYTRACE_PROBE to its path"
 /* NULL when path can go into LD_PRELOAD, else what stops it ("a space",
  * "a colon"): the loader splits the variable there. */
 const char *dt_probe_path_problem(const char *path);

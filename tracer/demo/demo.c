@@ -853,9 +853,7 @@ int dt_demo_run(const struct dt_demo_opts *o)
 		               d.python);
 	char probe[PATH_MAX];
 	if (dt_find_probe(probe, sizeof(probe)) < 0)
-		return dt_fail(DT_EXIT_INTERNAL,
-		               "cannot find libdenytrace.so beside the denytrace binary or in "
-		               "../lib/denytrace/; set DENYTRACE_PROBE to its path");
+		return dt_fail(DT_EXIT_INTERNAL, "%s", DT_PROBE_NOT_FOUND);
 	if (dt_probe_path_problem(probe))
 		return dt_fail(
 		    DT_EXIT_INTERNAL,

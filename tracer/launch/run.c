@@ -548,9 +548,7 @@ int dt_run_ring_create(const struct dt_run_opts *o, struct dt_run_ring *rr)
 		               "give one of them",
 		               o->cmd);
 	if (dt_find_probe(rr->probe, sizeof(rr->probe)) < 0)
-		return dt_fail(DT_EXIT_INTERNAL,
-		               "cannot find libdenytrace.so beside the denytrace binary or in "
-		               "../lib/denytrace/; set DENYTRACE_PROBE to its path");
+		return dt_fail(DT_EXIT_INTERNAL, "%s", DT_PROBE_NOT_FOUND);
 	const char *bad = dt_probe_path_problem(rr->probe);
 	if (bad)
 		return dt_fail(

@@ -1,0 +1,85 @@
+#!/bin/sh
+# make test-deb: the Debian package is sound and works where it is
+# installed. On this machine: lintian reports no error, the package holds
+# the CLI, the probe under the multiarch library directory, the man page
+# and the completions, and neither binary has an rpath. Then, in a clean
+# Debian tree of this machine's release (cached debootstrap, used through
+# a throwaway layer): `apt-get install ./PACKAGE` installs it with its
+# dependencies, `denytrace demo --json` finds refusals in both phases,
+# and `apt-get purge` leaves none of its files behind.
+#
+# usage: test-deb.sh PACKAGE.deb
+# exit:  0 passed; 1 a check failed; 2 usage; 3 no network; 4 no tree
+set -u
+cd "$(dirname "$0")/.." || exit 4
+[ $# -eq 1 ] && [ -f "$1" ] || {
+	echo "usage: test-deb.sh PACKAGE.deb" >&2
+	exit 2
+}
+deb=$1
+fail=0
+check() {
+	if [ "$1" = ok ]; then
+		echo "test-deb: ok: $2"
+	else
+		echo "test-deb: FAILED: $2" >&2
+		fail=1
+	fi
+}
+begin=$(date +%s)
+
+if command -v lintian >/dev/null 2>&1; then
+	lintian --fail-on error --tag-display-limit 0 "$deb" >"$deb.lintian" 2>&1
+	check "$([ $? -eq 0 ] && echo ok)" "lintian: no error ($(grep -c '^[EW]:' "$deb.lintian") errors and warnings: $deb.lintian)"
+else
+	check "" "lintian is missing (apt-get install lintian)"
+fi
+
+multiarch=$(cc -print-multiarch)
+contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/bin/denytrace "./usr/lib/$multiarch/denytrace/libdenytrace.so" \
+	./usr/share/man/man1/denytrace.1.gz ./usr/share/bash-completion/completions/denytrace \
+	./usr/share/zsh/vendor-completions/_denytrace ./usr/share/doc/denytrace/copyright; do
+	check "$(echo "$contents" | grep -qxF "$f" && echo ok)" "the package holds $f"
+done
+x=$(mktemp -d)
+dpkg-deb -x "$deb" "$x"
+for f in usr/bin/denytrace "usr/lib/$multiarch/denytrace/libdenytrace.so"; do
+	[ -f "$x/$f" ] || continue
+	check "$(readelf -d "$x/$f" | grep -qE 'RPATH|RUNPATH' || echo ok)" "$f has no rpath"
+done
+rm -rf "$x"
+
+. /etc/os-release
+tree=$(./scripts/debian-tree.sh make "$VERSION_CODENAME") || exit $?
+log=$(dirname "$tree")/test-deb.log
+nice -n 10 ./scripts/debian-tree.sh run --throwaway --copy "$deb" "$tree" sh -c '
+set -e
+deb=/tmp/$(basename "$1")
+apt-get install -y -q "$deb"
+denytrace demo --json --out /tmp/demo > /tmp/demo.json
+python3 - <<EOF
+import json
+doc = json.load(open("/tmp/demo.json"))
+for p in doc["phases"]:
+    assert p["refusals"] > 0, "phase %d found no refusal" % p["phase"]
+causes = doc["phases"][-1]["by_cause"]
+assert "root-not-granted" in causes, "phase 2 causes: %s" % causes
+print("demo: " + ", ".join("phase %d %d refusals" % (p["phase"], p["refusals"]) for p in doc["phases"]))
+EOF
+dpkg -L denytrace | while read -r f; do [ -d "$f" ] || echo "$f"; done > /tmp/files
+apt-get purge -y -q denytrace
+left=$(while read -r f; do [ ! -e "$f" ] || echo "$f"; done < /tmp/files)
+[ -z "$left" ] || { echo "left behind after purge: $left"; exit 1; }
+! dpkg -s denytrace >/dev/null 2>&1 || { echo "still known to dpkg after purge"; exit 1; }
+echo "purged: $(wc -l < /tmp/files) files removed"
+' sh "$(basename "$deb")" >"$log" 2>&1
+status=$?
+grep -e '^demo:' -e '^purged:' -e 'left behind' -e 'still known' -e 'Error' "$log"
+if [ $status -ne 0 ] && grep -q -e 'Temporary failure resolving' -e 'Failed to fetch' "$log"; then
+	echo "test-deb: cannot reach a Debian mirror (no network?) to install the dependencies: see $log" >&2
+	exit 3
+fi
+check "$([ $status -eq 0 ] && echo ok)" "apt-get install, denytrace demo, apt-get purge in a clean $VERSION_CODENAME tree (log: $log)"
+echo "test-deb: $(($(date +%s) - begin)) s"
+exit $fail
