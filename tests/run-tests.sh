@@ -22,8 +22,10 @@ if [ -n "${DT_SUITES:-}" ]; then
 fi
 export DT_BUILD=$BUILD
 # denytrace run writes a launch file per run: into a directory of the
-# suites' own, not the home of whoever runs them
-XDG_STATE_HOME=$(mktemp -d) || exit 2
+# suites' own, not the home of whoever runs them; not under /tmp either,
+# which Codex's workspace-write grants, so that fix --verify would rightly
+# refuse to trust a launch file there
+XDG_STATE_HOME=$(mktemp -d "$(cd "$BUILD" && pwd)/state.XXXXXX") || exit 2
 export XDG_STATE_HOME
 trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 cd "$(dirname "$0")/.." || exit 2
