@@ -75,6 +75,23 @@ int dt_secret_env_name(const char *name, size_t n)
 	return dt_secret_name_match(name, n, 1);
 }
 
+/* A JSON Web Token, eyJ<header>.<claims>.<signature> (base64url; the
+ * signature may be empty): a bearer credential whatever option carries it.
+ * Its length, or 0. */
+static size_t dt_jwt_span(const char *s, size_t avail)
+{
+	if (avail < 3 || s[0] != 'e' || s[1] != 'y' || s[2] != 'J')
+		return 0;
+	size_t i = 0, dots = 0;
+	while (i < avail && (dt_token_char((unsigned char)s[i]) || s[i] == '.')) {
+		if (s[i] == '.' && (i == 0 || s[i - 1] == '.'))
+			return 0; /* an empty header or claims: not a token */
+		dots += s[i] == '.';
+		i++;
+	}
+	return dots == 2 ? i : 0;
+}
+
 /* A word with a known token prefix (sk-..., ghp_..., AKIA...): its length. */
 static size_t dt_secret_prefixed_span(const char *s, size_t avail, int prev, size_t *run_out)
 {
@@ -90,6 +107,11 @@ static size_t dt_secret_prefixed_span(const char *s, size_t avail, int prev, siz
 	*run_out = 0;
 	if (prev && dt_token_char(prev) && prev != '=')
 		return 0; /* mid-word; but KEY=TOKEN starts one */
+	size_t jwt = dt_jwt_span(s, avail);
+	if (jwt) {
+		*run_out = jwt;
+		return jwt;
+	}
 	while (run < avail && dt_token_char((unsigned char)s[run]))
 		run++;
 	*run_out = run;

@@ -17,7 +17,8 @@
  *  - the password in a URL's userinfo (`postgres://user:pw@host`);
  *  - the word after `Bearer ` or `Basic ` (an Authorization header);
  *  - a token-shaped word anywhere (sk-..., ghp_..., github_pat_...,
- *    xox?-..., AKIA..., glpat-..., npm_..., hf_..., sk_live_...);
+ *    xox?-..., AKIA..., glpat-..., npm_..., hf_..., sk_live_...), and a
+ *    JSON Web Token (eyJ....eyJ....SIG);
  *  - the value of a header or colon pair whose name says secret
  *    (`X-Api-Key: ...`, `Cookie: ...`, `password:PW`);
  *  - the password of USER:PASSWORD after -u/--user (curl);

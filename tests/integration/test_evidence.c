@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testlib.h"
 
@@ -308,6 +309,21 @@ Test(evidence, refuses_to_overwrite_a_directory_that_holds_files)
 	char *text = slurp(keep, NULL);
 	cr_expect(text && !strcmp(text, "precious\n"), "the existing file was changed");
 	free(text);
+}
+
+/* Another local user who made the (empty) bundle directory first could
+ * swap the files in it before tar reads them, or the directory for a link
+ * before denytrace writes into it. */
+Test(evidence, refuses_an_empty_directory_another_user_owns)
+{
+	char dir[600], out[4096];
+	snprintf(dir, sizeof(dir), "%s/planted", dtt_tmpdir());
+	cr_assert_eq(mkdir(dir, 0777), 0);
+	cr_assert_eq(chown(dir, 65534, 65534), 0);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	cr_expect_eq(run_evidence(out, sizeof(out), dir, 0), 5, "want exit 5: %s", out);
+	cr_expect(strstr(out, "uid 65534"), "no message naming the owner: %s", out);
+	cr_expect(!has_file(dir, "report.md"), "wrote into another user's directory");
 }
 
 /* A ring from `denytrace codex` holds config.toml as Codex read it: the

@@ -243,3 +243,38 @@ Test(outputs_valid, a_record_whose_sequence_word_was_zeroed_is_counted_skipped_a
 	cr_expect_geq(json_number(path, "records_skipped"), 1);
 	cr_expect_eq(json_number(path, "records_read"), 2);
 }
+
+/* The advice's bubblewrap words are pasted into a shell: a directory the
+ * traced program named $(...) must reach it as one quoted word. */
+Test(outputs_valid, the_advice_s_bwrap_words_quote_a_directory_named_like_a_command)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *top = dtt_tmpdir();
+	char rw[PATH_MAX], odd[PATH_MAX], file[PATH_MAX + 8];
+	snprintf(rw, sizeof(rw), "%s/rw", top);
+	cr_assert_eq(mkdir(rw, 0755), 0);
+	snprintf(odd, sizeof(odd), "%s/a $(touch pwned) b", top);
+	cr_assert_eq(mkdir(odd, 0755), 0);
+	snprintf(file, sizeof(file), "%s/f", odd);
+	const char *argv[DTT_BWRAP_RW_WORDS + 4];
+	size_t n = dtt_bwrap_rw(argv, rw);
+	argv[n++] = "touch";
+	argv[n++] = file;
+	argv[n] = NULL;
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
+	cr_assert_eq(report_json(r.ring), 0, "%s", out);
+	char json[PATH_MAX + 8];
+	snprintf(json, sizeof(json), "%s.json", r.ring);
+	const char *py[] = {"python3", "-c",
+	                    "import json,sys\n"
+	                    "for f in json.load(open(sys.argv[1]))['findings']:\n"
+	                    "    print(f.get('advice') or '')",
+	                    json, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), py, NULL), 0, "%s", out);
+	char want[2 * PATH_MAX];
+	snprintf(want, sizeof(want), "--bind '%s' '%s'", odd, odd);
+	cr_expect(strstr(out, want), "the advice does not hold %s:\n%s", want, out);
+	dtt_free(&r);
+}

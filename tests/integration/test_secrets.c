@@ -200,7 +200,8 @@ Test(secrets, twenty_planted_secrets_reach_no_ring_and_no_output)
 
 /* The forms a word filter misses: a password program's -p, curl's -u,
  * headers and colon pairs, npm tokens, a webhook's secret path, a secret
- * query parameter. */
+ * query parameter, a bare JSON Web Token (MARK in its claims and its
+ * signature). */
 static const char *const argv_forms[] = {"sshpass",
                                          "-p",
                                          MARK "21",
@@ -213,6 +214,8 @@ static const char *const argv_forms[] = {"sshpass",
                                          "npm_" MARK "27abcdefghijklmnopqrstuvwxyz",
                                          "https://hooks.slack.com/services/T0/B0/" MARK "28",
                                          "https://api.example.org/v1?api_key=" MARK "29&x=1",
+                                         "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOi" MARK "30In0.c2ln" MARK
+                                         "31",
                                          NULL};
 
 Test(secrets, the_forms_a_word_filter_misses_reach_no_ring_and_no_output)

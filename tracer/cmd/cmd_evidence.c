@@ -17,8 +17,10 @@
 #include "facts.h"
 #include "options.h"
 #include "outfile.h"
+#include "privdir.h"
 #include "recfmt.h"
 #include "report.h"
+#include "ring_format.h"
 #include "safeopen.h"
 #include "sidecar.h"
 #include "spawn.h"
@@ -39,6 +41,7 @@ static const char evidence_usage[] =
 
 struct dt_bundle {
 	char dir[PATH_MAX];
+	int dfd; /* dir, opened once: every file goes in there, wherever its name points later */
 	const struct dt_redaction *rd; /* NULL: write as is */
 	char **files;                  /* names written, for the summary */
 	size_t nfiles;
@@ -73,8 +76,6 @@ static char *xml_placeholders(const char *in, size_t len, size_t *outlen)
 
 static int bundle_write(struct dt_bundle *b, const char *name, const char *text, size_t len)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/%s", b->dir, name);
 	char *red = NULL;
 	if (b->rd) {
 		red = dt_redact_apply(b->rd, text, len, &len);
@@ -86,7 +87,7 @@ static int bundle_write(struct dt_bundle *b, const char *name, const char *text,
 		free(red);
 		text = red = x;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = openat(b->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int rc = fd < 0 ? -1 : 0;
 	for (size_t off = 0; !rc && off < len;) {
 		ssize_t n = write(fd, text + off, len - off);
@@ -101,7 +102,8 @@ static int bundle_write(struct dt_bundle *b, const char *name, const char *text,
 		rc = -1;
 	free(red);
 	if (rc)
-		dt_fail(DT_EXIT_IO, "evidence: cannot write %s: %s", path, strerror(errno));
+		dt_fail(DT_EXIT_IO, "evidence: cannot write %s/%s: %s", b->dir, name,
+		        strerror(errno));
 	else
 		b->files[b->nfiles++] = strdup(name);
 	return rc;
@@ -151,7 +153,16 @@ static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
 	char dst[PATH_MAX];
 	snprintf(dst, sizeof(dst), "%s/%s", b->dir, name);
 	int in = dt_open_regular(src, NULL);
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	uint64_t magic = 0;
+	/* read again, by name, long after it was loaded: the traced program
+	 * may have put a link to a private key there since */
+	if (in >= 0 && (pread(in, &magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	                magic != DT_RING_MAGIC)) {
+		close(in);
+		dt_fail(DT_EXIT_IO, "evidence: %s is no longer a ring; it was not copied", src);
+		return -1;
+	}
+	int out = openat(b->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int rc = in < 0 || out < 0 ? -1 : 0;
 	char buf[65536];
 	while (!rc) {
@@ -353,6 +364,28 @@ static int dir_in_use(const char *path, int *not_dir)
 			entries++;
 	closedir(d);
 	return entries > 0;
+}
+
+/* The bundle directory, made (or, empty, found) private to the caller:
+ * the bundle holds the unredacted ring, and another user who owned it
+ * could swap its files before tar reads them. Opened once without
+ * following a link, so that the files land in it even when its name is
+ * swapped (the ring's directory is the traced program's). 0 or -1. */
+static int bundle_open_dir(struct dt_bundle *b, char *err, size_t cap)
+{
+	if (dt_private_dir(b->dir, 0700, err, cap) < 0)
+		return -1;
+	b->dfd = open(b->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (b->dfd < 0 || fstat(b->dfd, &st) < 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, cap, "%s changed while it was being checked; nothing was written",
+		         b->dir);
+		if (b->dfd >= 0)
+			close(b->dfd);
+		return -1;
+	}
+	return 0;
 }
 
 /* tar writes to a descriptor of ours, a file created under a name of our
@@ -579,12 +612,11 @@ int cmd_evidence(int argc, char **argv)
 		return dt_fail(rc, "evidence: %s", err);
 	}
 
-	if (mkdir(b.dir, 0700) < 0 && errno != EEXIST) {
-		int en = errno;
+	if (bundle_open_dir(&b, err, sizeof(err)) < 0) {
 		dt_report_free(&r);
 		free(e.roots);
 		free(e.rings);
-		return dt_fail(DT_EXIT_IO, "evidence: cannot create %s: %s", b.dir, strerror(en));
+		return dt_fail(DT_EXIT_IO, "evidence: %s", err);
 	}
 
 	struct dt_redaction rd = {0};
@@ -612,6 +644,7 @@ int cmd_evidence(int argc, char **argv)
 	for (size_t i = 0; i < b.nfiles; i++)
 		free(b.files[i]);
 	free(b.files);
+	close(b.dfd);
 	dt_facts_free(&facts);
 	dt_redaction_free(&rd);
 	dt_report_free(&r);

@@ -15,6 +15,7 @@
 #include <sys/statvfs.h>
 
 #include "names.h"
+#include "recfmt.h"
 #include "sqlite_role.h"
 
 static const char *const cause_names[DT_CAUSE_COUNT] = {
@@ -303,7 +304,9 @@ static void dt_grant_hint(const struct dt_rootset *rs, const struct dt_record *p
 		snprintf(out, cap, " (%s)", hint);
 		break;
 	case DT_SBX_BWRAP:
-		snprintf(out, cap, " (bubblewrap: --bind %s %s after --ro-bind / /)", dir, dir);
+		/* words a user pastes: dir is as the traced program named it */
+		dt_shell_word_str(hint, sizeof(hint), dir);
+		snprintf(out, cap, " (bubblewrap: --bind %s %s after --ro-bind / /)", hint, hint);
 		break;
 	case DT_SBX_LANDLOCK:
 		snprintf(

@@ -116,6 +116,19 @@ void dt_shell_word(FILE *f, const char *s)
 	}
 }
 
+void dt_shell_word_str(char *out, size_t cap, const char *s)
+{
+	FILE *f = cap ? fmemopen(out, cap, "w") : NULL;
+	if (!f) {
+		if (cap)
+			out[0] = 0;
+		return;
+	}
+	dt_shell_word(f, s);
+	fclose(f);
+	out[cap - 1] = 0; /* a word that filled out has no NUL of fmemopen's */
+}
+
 void dt_format_time(uint64_t ns, char *out, size_t cap)
 {
 	time_t sec = (time_t)(ns / 1000000000ULL);

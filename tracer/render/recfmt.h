@@ -29,6 +29,9 @@ void dt_put_text(FILE *f, const char *s);
  * raw control byte, whatever s holds). */
 void dt_shell_word(FILE *f, const char *s);
 
+/* dt_shell_word into out (cut short to cap, always terminated). */
+void dt_shell_word_str(char *out, size_t cap, const char *s);
+
 /* "2026-11-30T00:12:01.123456Z" */
 void dt_format_time(uint64_t ns, char *out, size_t cap);
 
