@@ -1767,3 +1767,18 @@ Test(roots, codex_doctor_write_paths_are_read_from_its_sandbox_check)
 		free(v[i]);
 	free(v);
 }
+
+/* The hint is a line to paste into a shell; the directory's name may be
+ * the traced program's choice. */
+Test(roots, codex_grant_hints_quote_the_directory_for_a_shell)
+{
+	struct dt_rootset hint = {0};
+	char out[1024];
+	hint.codex_add_dir_ok = 1;
+	dt_codex_grant_hint(&hint, "/srv/a b $(touch pwned)", out, sizeof(out));
+	cr_expect(strstr(out, "--add-dir '/srv/a b $(touch pwned)'"), "%s", out);
+	hint.codex_add_dir_ok = 0;
+	hint.codex_permission_profile = "workspace";
+	dt_codex_grant_hint(&hint, "/srv/a b $(touch pwned)", out, sizeof(out));
+	cr_expect(strstr(out, "-C '/srv/a b $(touch pwned)'"), "%s", out);
+}

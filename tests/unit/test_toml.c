@@ -8,10 +8,12 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1254,4 +1256,27 @@ Test(toml, utf8_ok_accepts_utf8_and_refuses_stray_bytes_and_surrogates)
 	cr_expect(!toml_utf8_ok("/w/r\xff.ring"));
 	cr_expect(!toml_utf8_ok("/w/\xed\xa0\x80")); /* a surrogate */
 	cr_expect(!toml_utf8_ok("/w/\xc3"));         /* cut short */
+}
+
+/* A ring names Codex's config files: a FIFO there (with a writer that
+ * never writes) must not make the read wait, even when it replaced a
+ * regular file after the caller looked. */
+Test(toml, a_regular_file_read_refuses_a_fifo_with_a_writer_at_once)
+{
+	char dir[] = "/tmp/toml-fifo.XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/config.toml", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	int writer = open(path, O_RDWR); /* a writer that never writes */
+	cr_assert_geq(writer, 0);
+	alarm(10); /* a wait would end the test here, failed */
+	char err[256];
+	struct toml_value *v = toml_parse_regular_file(path, err, sizeof(err));
+	alarm(0);
+	cr_expect_null(v);
+	cr_expect(strstr(err, "not a regular file"), "%s", err);
+	close(writer);
+	unlink(path);
+	rmdir(dir);
 }

@@ -1472,7 +1472,8 @@ struct toml_value *toml_parse_value(const char *text, char *err, size_t errlen)
 
 /* Reads a whole file, refusing to hold more than TOML_MAX_INPUT bytes even
  * when the size is unknown up front (pipes, /proc). */
-static char *read_file(const char *path, size_t *out_len, char *err, size_t errlen)
+static char *read_file(const char *path, int regular_only, size_t *out_len, char *err,
+                       size_t errlen)
 {
 	size_t len = 0, cap = 64 * 1024;
 	const char *why = NULL;
@@ -1490,6 +1491,13 @@ static char *read_file(const char *path, size_t *out_len, char *err, size_t errl
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		goto io_error;
+	}
+	if (regular_only && !S_ISREG(st.st_mode)) {
+		/* checked on the open descriptor: a path swapped for a FIFO
+		 * after a caller's stat() cannot make the read wait */
+		why = "not a regular file";
+		errno = EINVAL;
+		goto error;
 	}
 	if (S_ISREG(st.st_mode)) {
 		if ((unsigned long long)st.st_size > TOML_MAX_INPUT) {
@@ -1554,7 +1562,7 @@ error:
 	return NULL;
 }
 
-struct toml_value *toml_parse_file(const char *path, char *err, size_t errlen)
+static struct toml_value *parse_file(const char *path, int regular_only, char *err, size_t errlen)
 {
 	struct toml_value *root;
 	size_t len = 0;
@@ -1565,7 +1573,7 @@ struct toml_value *toml_parse_file(const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "no path given");
 		return NULL;
 	}
-	text = read_file(path, &len, err, errlen);
+	text = read_file(path, regular_only, &len, err, errlen);
 	if (!text)
 		return NULL;
 	root = toml_parse(text, len, err, errlen);
@@ -1573,6 +1581,16 @@ struct toml_value *toml_parse_file(const char *path, char *err, size_t errlen)
 	if (!root)
 		errno = 0; /* read, but not TOML: tells it apart from an I/O error */
 	return root;
+}
+
+struct toml_value *toml_parse_file(const char *path, char *err, size_t errlen)
+{
+	return parse_file(path, 0, err, errlen);
+}
+
+struct toml_value *toml_parse_regular_file(const char *path, char *err, size_t errlen)
+{
+	return parse_file(path, 1, err, errlen);
 }
 
 void toml_free(struct toml_value *root)

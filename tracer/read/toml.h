@@ -58,6 +58,10 @@ struct toml_value *toml_parse(const char *text, size_t len, char *err, size_t er
  * writer. On failure errno is 0 when the file was read but is not valid
  * TOML, EFBIG when it is over 4 MiB, else the I/O error (ENOENT, EISDIR). */
 struct toml_value *toml_parse_file(const char *path, char *err, size_t errlen);
+/* As toml_parse_file(), but only a regular file is read (checked on the
+ * descriptor it reads): for a path the traced program may swap for a FIFO
+ * (a ring names Codex's config files). */
+struct toml_value *toml_parse_regular_file(const char *path, char *err, size_t errlen);
 
 /*
  * Parses one TOML value, the right-hand side of "key = value", e.g. the

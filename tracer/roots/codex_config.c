@@ -465,7 +465,7 @@ static struct toml_value *load_layer(struct dt_rootset *rs, const struct dt_code
 		*path = NULL;
 		return NULL;
 	}
-	v = toml_parse_file(*path, terr, sizeof(terr));
+	v = toml_parse_regular_file(*path, terr, sizeof(terr));
 	if (!v) {
 		codex_refuse(rs, "%s%s%s", starts_with(terr, *path) ? "" : *path,
 		             starts_with(terr, *path) ? "" : ": ", terr);
@@ -548,7 +548,7 @@ static struct toml_value *parse_config(struct dt_rootset *rs, const char *path, 
 	if (odd)
 		snprintf(terr, sizeof(terr), "%s is not a regular file (%s)", path,
 		         dt_file_kind(st.st_mode));
-	else if ((file = toml_parse_file(path, terr, sizeof(terr))) == NULL)
+	else if ((file = toml_parse_regular_file(path, terr, sizeof(terr))) == NULL)
 		unreadable = errno != 0 && errno != EISDIR && errno != EFBIG;
 	if (file)
 		return file;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "codex_int.h"
+#include "recfmt.h"
 #include "safeopen.h"
 
 /* ---- Codex: roots ----------------------------------------------------------- */
@@ -99,14 +100,18 @@ static void add_dropped(struct dt_rootset *rs, const struct strlist *writable,
 
 void dt_codex_grant_hint(const struct dt_rootset *rs, const char *dir, char *out, size_t cap)
 {
+	/* a line to paste into a shell: the directory (the traced program may
+	 * have chosen its name) as one inert word */
+	char word[PATH_MAX * 4 + 3];
+	dt_shell_word_str(word, sizeof(word), dir);
 	if (rs->codex_permission_profile)
 		snprintf(
 		    out, cap,
 		    "-P %s grants only the workspace, /tmp and $TMPDIR: start it with -C %s, or "
 		    "use a [permissions] profile that grants it",
-		    rs->codex_permission_profile, dir);
+		    rs->codex_permission_profile, word);
 	else if (rs->codex_add_dir_ok)
-		snprintf(out, cap, "codex --add-dir %s, or writable_roots in config.toml", dir);
+		snprintf(out, cap, "codex --add-dir %s, or writable_roots in config.toml", word);
 	else
 		snprintf(out, cap,
 		         "writable_roots in config.toml, or one -c "
