@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "codexargs.h"
+#include "fix_int.h"
 #include "mounts.h"
 #include "names.h"
 #include "recfmt.h"
@@ -33,298 +34,6 @@ const char *dt_fix_sandbox_name(enum dt_fix_sandbox s)
 }
 
 /* ---- argv vectors ---- */
-
-/* s as one shell word (recfmt's quoting), malloc'ed. */
-static char *sh_word(const char *s)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	if (!f)
-		oom();
-	dt_shell_word(f, s);
-	if (fclose(f) != 0)
-		oom();
-	return out;
-}
-
-/* "OPT 'src' 'dir'": a bwrap mount as one line to paste into a shell. */
-static char *mount_words(const char *opt, const char *src, const char *dir)
-{
-	char *qs = sh_word(src), *qd = sh_word(dir);
-	char *line = xasprintf("%s %s %s", opt, qs, qd);
-	free(qs);
-	free(qd);
-	return line;
-}
-
-/* s as a C string literal, quotes included: a path pasted into a program
- * must stay one string whatever bytes it holds. */
-static char *c_string(const char *s)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	if (!f)
-		oom();
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\%03o", *p); /* octal: no hex digit can follow into it */
-		else
-			fputc(*p, f);
-	fputc('"', f);
-	if (fclose(f) != 0)
-		oom();
-	return out;
-}
-
-void dt_argv_copy(struct dt_argv *a, const char *const *argv, size_t argc)
-{
-	a->v = xrealloc(NULL, (argc + 1) * sizeof(*a->v));
-	for (size_t i = 0; i < argc; i++)
-		a->v[i] = xstrdup(argv[i] ? argv[i] : "");
-	a->v[argc] = NULL;
-	a->n = argc;
-}
-
-void dt_argv_free(struct dt_argv *a)
-{
-	for (size_t i = 0; a->v && i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-	a->v = NULL;
-	a->n = 0;
-}
-
-static void argv_insert(struct dt_argv *a, size_t at, const char *word)
-{
-	a->v = xrealloc(a->v, (a->n + 2) * sizeof(*a->v));
-	memmove(a->v + at + 1, a->v + at, (a->n - at + 1) * sizeof(*a->v));
-	a->v[at] = xstrdup(word);
-	a->n++;
-}
-
-static void argv_erase(struct dt_argv *a, size_t at, size_t count)
-{
-	for (size_t i = 0; i < count; i++)
-		free(a->v[at + i]);
-	memmove(a->v + at, a->v + at + count, (a->n - at - count + 1) * sizeof(*a->v));
-	a->n -= count;
-}
-
-/* ---- bubblewrap ---- */
-
-enum bw_role { BW_OTHER, BW_RW, BW_RO, BW_MOUNT };
-
-static const struct bw_opt {
-	const char *name;
-	int nargs;
-	enum bw_role role;
-} bw_opts[] = {
-#define BWRAP_OPT(name, nargs, role) {name, nargs, role},
-#include "bwrap_options.def"
-#undef BWRAP_OPT
-};
-
-static const struct bw_opt *bw_lookup(const char *a)
-{
-	for (size_t k = 0; k < sizeof(bw_opts) / sizeof(*bw_opts); k++)
-		if (!strcmp(a, bw_opts[k].name))
-			return &bw_opts[k];
-	return NULL;
-}
-
-long dt_argv_find_bwrap(const char *const *argv, size_t argc)
-{
-	for (size_t i = 0; i < argc; i++)
-		if (argv[i] && !strcmp(base_name(argv[i]), "bwrap"))
-			return (long)i;
-	return -1;
-}
-
-long dt_argv_find_codex(const char *const *argv, size_t argc)
-{
-	for (size_t i = 0; i < argc; i++)
-		if (argv[i] && dt_argv_is_codex(argv + i, argc - i))
-			return (long)i;
-	return -1;
-}
-
-/* The mount of the bwrap command line that decides about dir: the last
- * one whose destination contains it. */
-struct bw_scan {
-	long decider;     /* index of its option word, -1: none */
-	size_t decider_n; /* its words, the option included */
-	size_t cmd;       /* where options end: "--" or the command */
-};
-
-static int bw_scan(const struct dt_argv *a, size_t at, const char *dir, struct bw_scan *s,
-                   char *what, size_t cap)
-{
-	size_t i = at + 1;
-	s->decider = -1;
-	while (i < a->n && strcmp(a->v[i], "--") && !strncmp(a->v[i], "--", 2)) {
-		const struct bw_opt *o = bw_lookup(a->v[i]);
-		if (!o || i + (size_t)o->nargs >= a->n) {
-			snprintf(what, cap, "bwrap option %s is %s", a->v[i],
-			         o ? "missing its value" : "not one bwrap 0.8 knows");
-			return -1;
-		}
-		const char *dest = o->nargs ? a->v[i + (size_t)o->nargs] : NULL;
-		if (o->role != BW_OTHER && dest && dt_path_under(dir, dest)) {
-			s->decider = (long)i;
-			s->decider_n = 1 + (size_t)o->nargs;
-		}
-		i += 1 + (size_t)o->nargs;
-	}
-	if (i >= a->n) {
-		snprintf(what, cap, "the bwrap command line has no command to run");
-		return -1;
-	}
-	s->cmd = i;
-	return 0;
-}
-
-char *dt_bwrap_host_path(const struct dt_argv *a, size_t at, const char *dir)
-{
-	struct bw_scan s;
-	char what[256];
-	if (bw_scan(a, at, dir, &s, what, sizeof(what)) < 0)
-		return NULL;
-	const struct bw_opt *o = s.decider >= 0 ? bw_lookup(a->v[s.decider]) : NULL;
-	if (!o || (o->role != BW_RO && o->role != BW_RW))
-		return xstrdup(dir);
-	const char *dest = a->v[s.decider + 2], *from = a->v[s.decider + 1];
-	const char *rest = dir + strlen(dest);
-	return xasprintf("%s%s%s", strcmp(from, "/") ? from : "",
-	                 *rest == '/' || !strcmp(dest, "/") ? "" : "/",
-	                 !strcmp(dest, "/") ? dir : rest);
-}
-
-int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, size_t cap)
-{
-	struct bw_scan s;
-	if (bw_scan(a, at, dir, &s, what, cap) < 0)
-		return -1;
-	const struct bw_opt *o = s.decider >= 0 ? bw_lookup(a->v[s.decider]) : NULL;
-	if (o && o->role == BW_RW) {
-		char *m = mount_words(o->name, a->v[s.decider + 1], a->v[s.decider + 2]);
-		snprintf(what, cap, "%s already makes %s writable", m, dir);
-		free(m);
-		return 1;
-	}
-	if (o && o->role == BW_RO && !strcmp(a->v[s.decider + 2], dir)) {
-		/* "--ro-bind" -> "--bind", "--ro-bind-try" -> "--bind-try" */
-		char *rw = xasprintf("--%s", o->name + 5);
-		char *m = mount_words(rw, a->v[s.decider + 1], dir);
-		snprintf(what, cap, "%s instead of %s", m, o->name);
-		free(m);
-		free(a->v[s.decider]);
-		a->v[s.decider] = rw;
-		return 0;
-	}
-	char *src = dt_bwrap_host_path(a, at, dir);
-	if (!src)
-		src = xstrdup(dir);
-	size_t pos = s.decider >= 0 ? (size_t)s.decider + s.decider_n : s.cmd;
-	argv_insert(a, pos, "--bind");
-	argv_insert(a, pos + 1, src);
-	argv_insert(a, pos + 2, dir);
-	char *m = mount_words("--bind", src, dir);
-	snprintf(what, cap, "%s", m);
-	free(m);
-	free(src);
-	return 0;
-}
-
-/* ---- Codex ---- */
-
-char *dt_codex_roots_value(const char *const *roots, size_t nroots)
-{
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
-	if (!f)
-		oom();
-	fputs("sandbox_workspace_write.writable_roots=[", f);
-	for (size_t i = 0; i < nroots; i++) {
-		char *q = dt_toml_quote(roots[i]);
-		fprintf(f, "%s%s", i ? "," : "", q ? q : "\"\"");
-		free(q);
-	}
-	fputc(']', f);
-	if (fclose(f) != 0)
-		oom();
-	return s;
-}
-
-static int is_roots_override(const struct dt_codex_override *o)
-{
-	return o->nkeys == 2 && !strcmp(o->keys[0], "sandbox_workspace_write") &&
-	       !strcmp(o->keys[1], "writable_roots");
-}
-
-int dt_codex_set_roots(struct dt_argv *a, size_t at, const char *const *roots, size_t nroots,
-                       int workspace_write, char *what, size_t cap)
-{
-	struct dt_codex_cli cli = {0};
-	dt_codex_cli_parse(NULL, &cli, (const char *const *)a->v + at, a->n - at);
-	if (cli.refused) {
-		snprintf(what, cap, "Codex would refuse the command line: %s", cli.refused);
-		dt_codex_cli_free(&cli);
-		return -1;
-	}
-	size_t pos = cli.config_end ? cli.config_end : cli.args_start;
-	/* from the last: indices of earlier ones stay valid */
-	for (size_t k = cli.nov; k-- > 0;) {
-		const struct dt_codex_override *o = &cli.ov[k];
-		if (!is_roots_override(o))
-			continue;
-		argv_erase(a, at + o->argi, o->argn);
-		if (o->argi < pos)
-			pos -= o->argn;
-	}
-	dt_codex_cli_free(&cli);
-	char *val = dt_codex_roots_value(roots, nroots);
-	argv_insert(a, at + pos, "-c");
-	argv_insert(a, at + pos + 1, val);
-	if (workspace_write) {
-		argv_insert(a, at + pos + 2, "-c");
-		argv_insert(a, at + pos + 3, "sandbox_mode=\"workspace-write\"");
-	}
-	char *w = sh_word(val);
-	snprintf(what, cap, "-c %s%s", w,
-	         workspace_write ? " -c 'sandbox_mode=\"workspace-write\"'" : "");
-	free(w);
-	free(val);
-	return 0;
-}
-
-/* --add-dir DIR for each root, after the subcommand (exec) or the
- * program: before a subcommand it would be the interactive CLI's. */
-static int codex_add_dirs(struct dt_argv *a, size_t at, const char *const *roots, size_t nroots)
-{
-	struct dt_codex_cli cli = {0};
-	dt_codex_cli_parse(NULL, &cli, (const char *const *)a->v + at, a->n - at);
-	size_t pos = cli.args_start;
-	for (size_t i = at; cli.subcommand && i < a->n; i++)
-		if (a->v[i] == cli.subcommand)
-			pos = i - at + 1;
-	int bad = cli.refused != NULL || !cli.add_dir_ok;
-	dt_codex_cli_free(&cli);
-	if (bad)
-		return -1;
-	for (size_t k = 0; k < nroots; k++) {
-		argv_insert(a, at + pos++, "--add-dir");
-		argv_insert(a, at + pos++, roots[k]);
-	}
-	return 0;
-}
-
-/* ---- the fixes ---- */
 
 static void fix_copy(struct dt_fix *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fix_copy(struct dt_fix *f, const char *fmt, ...)
@@ -354,106 +63,6 @@ static void fix_set(char **field, const char *fmt, ...)
 	if (vasprintf(field, fmt, ap) < 0)
 		oom();
 	va_end(ap);
-}
-
-/* ---- what no fix touches ---- */
-
-/* Nothing in these is ever the user's to hand out. */
-static const char *const system_trees[] = {"/etc",   "/usr",    "/bin",  "/sbin", "/lib",  "/lib32",
-                                           "/lib64", "/libx32", "/boot", "/dev",  "/proc", "/sys"};
-/* These themselves: what lies in them may be someone's own directory. */
-static const char *const system_dirs[] = {"/var",       "/var/lib", "/var/cache", "/var/log",
-                                          "/var/spool", "/run",     "/home",      "/opt",
-                                          "/srv",       "/mnt",     "/media",     "/snap"};
-
-/* The caller's home directories: $HOME and the password database's. */
-static int is_own_home(const char *dir)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw = getpwuid(geteuid());
-	return (home && *home && !strcmp(dir, home)) || (pw && !strcmp(dir, pw->pw_dir));
-}
-
-static int under_own_home(const char *dir)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw = getpwuid(geteuid());
-	return (home && *home && strcmp(home, "/") && dt_path_under(dir, home)) ||
-	       (pw && strcmp(pw->pw_dir, "/") && dt_path_under(dir, pw->pw_dir));
-}
-
-/* Another user's home (one under /home, or /root for anyone but root's
- * own), holding dir: its owner's name into buf. */
-static int in_other_home(const char *dir, char *who, size_t cap)
-{
-	if (dt_path_under(dir, "/root") && !(geteuid() == 0 && under_own_home(dir))) {
-		snprintf(who, cap, "root's home /root");
-		return 1;
-	}
-	int found = 0;
-	setpwent();
-	for (struct passwd *pw; !found && (pw = getpwent());)
-		if (pw->pw_uid != geteuid() && !strncmp(pw->pw_dir, "/home/", 6) &&
-		    dt_path_under(dir, pw->pw_dir)) {
-			snprintf(who, cap, "%s's home %s", pw->pw_name, pw->pw_dir);
-			found = 1;
-		}
-	endpwent();
-	return found;
-}
-
-/* A directory the launch works in: its own directory, a workspace. */
-static const char *holds_launch(const char *dir, const struct dt_fix_launch *l)
-{
-	if (l->cwd && strcmp(dir, l->cwd) && dt_path_under(l->cwd, dir))
-		return l->cwd;
-	for (size_t i = 0; l->rs && i < l->rs->n; i++) {
-		const struct dt_root *r = &l->rs->v[i];
-		if (r->source && strcasestr(r->source, "workspace") && strcmp(dir, r->path) &&
-		    dt_path_under(r->path, dir))
-			return r->path;
-	}
-	return NULL;
-}
-
-static const char *forbidden_path(const char *dir, const struct dt_fix_launch *l, char *buf,
-                                  size_t cap)
-{
-	char who[PATH_MAX + 64];
-	const char *held;
-	if (!strcmp(dir, "/"))
-		return "it is /, the whole file system";
-	for (size_t i = 0; i < sizeof(system_trees) / sizeof(*system_trees); i++)
-		if (dt_path_under(dir, system_trees[i])) {
-			snprintf(buf, cap, "%s is a system directory", system_trees[i]);
-			return buf;
-		}
-	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(*system_dirs); i++)
-		if (!strcmp(dir, system_dirs[i])) {
-			snprintf(buf, cap, "it is the system directory %s itself", dir);
-			return buf;
-		}
-	if (is_own_home(dir))
-		return "it is the home directory itself, with every file of the user";
-	if ((held = holds_launch(dir, l))) {
-		snprintf(buf, cap, "it holds the launch's directory %s, not only the root", held);
-		return buf;
-	}
-	if (in_other_home(dir, who, sizeof(who))) {
-		snprintf(buf, cap, "it is in %s, another user's", who);
-		return buf;
-	}
-	return NULL;
-}
-
-const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap)
-{
-	const char *why = forbidden_path(dir, l, buf, cap);
-	char real[PATH_MAX];
-	/* a symbolic link does not make /etc anyone's */
-	if (!why && realpath(dir, real) && strcmp(real, dir))
-		why = forbidden_path(real, l, buf, cap);
-	return why;
 }
 
 /* A finding whose change would touch what dt_fix_forbidden names. */
@@ -515,7 +124,7 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
                           uint32_t group, const struct dt_record *d, unsigned want)
 {
 	unsigned owner_bits = (mode >> 6) & 7, group_bits = (mode >> 3) & 7;
-	char bits[16], *q = sh_word(target);
+	char bits[16], *q = fix_sh_word(target);
 	const char *what = want == 3 ? "create and remove files in" : "write";
 	if (owner == (uint32_t)d->uid) {
 		mode_bits(bits, sizeof(bits), 'u', want & ~owner_bits);
@@ -605,7 +214,7 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 	case DT_NEED_DIR:
 		if ((st->parent_mode & S_ISVTX) && (st->valid & DT_SF_EXISTS) &&
 		    st->uid != (uint32_t)d->uid) {
-			char *q = sh_word(path);
+			char *q = fix_sh_word(path);
 			fix_set(&f->change,
 			        "let uid %lld own %s: the sticky directory %s lets only "
 			        "a file's owner remove or rename it",
@@ -635,7 +244,7 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 		return;
 	}
 	case DT_NEED_OWNER: {
-		char *q = sh_word(path);
+		char *q = fix_sh_word(path);
 		fix_set(&f->change,
 		        "let uid %lld own %s: only a file's owner may change its mode, "
 		        "owner or times",
@@ -769,7 +378,7 @@ static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const
 	f->kind = DT_FIX_OUTSIDE;
 	f->sandbox = DT_SB_LANDLOCK;
 	fix_set(&f->change, "add a Landlock path-beneath rule for %s", dir);
-	char *lit = c_string(dir);
+	char *lit = fix_c_string(dir);
 	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
 	free(lit);
 	fix_set(&f->why,
@@ -824,7 +433,7 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		f->kind = wrapped ? DT_FIX_OUTSIDE : DT_FIX_COMMAND_LINE;
 		f->sandbox = DT_SB_CODEX;
 		add_dir &= !wrapped;
-		char *w = sh_word(add_dir ? dir : val);
+		char *w = fix_sh_word(add_dir ? dir : val);
 		if (add_dir) {
 			fix_set(&f->change, "add --add-dir %s to Codex's command line", dir);
 			fix_copy(f, "--add-dir %s", w);
@@ -859,7 +468,7 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 	if (sb == DT_SB_BWRAP) {
 		f->kind = DT_FIX_COMMAND_LINE;
 		/* plan_rewrite replaces both with the exact change (the host path) */
-		char *m = mount_words("--bind", dir, dir);
+		char *m = fix_mount_words("--bind", dir, dir);
 		fix_set(&f->change, "add %s to bwrap's command line", m);
 		if (plan->no_rewrite)
 			fix_copy(f, "%s", m);
@@ -873,7 +482,7 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 	}
 	f->kind = DT_FIX_OUTSIDE;
 	fix_set(&f->change, "make %s writable in the sandbox that runs the worker", dir);
-	char *m = mount_words("--bind", dir, dir);
+	char *m = fix_mount_words("--bind", dir, dir);
 	fix_copy(f, "bubblewrap: %s", m);
 	free(m);
 	fix_set(&f->why, "the recorded command line does not start that sandbox, so it cannot be "
@@ -949,7 +558,7 @@ static void fix_claimed(struct dt_fix *f)
 	        why ? "; " : "", why ? why : "");
 	free(why);
 	if (f->sandbox == DT_SB_BWRAP && !f->ncopy) {
-		char *m = mount_words("--bind", f->grants[0], f->grants[0]);
+		char *m = fix_mount_words("--bind", f->grants[0], f->grants[0]);
 		fix_copy(f, "%s", m);
 		free(m);
 	}
@@ -1019,7 +628,8 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 	int ok = 1;
 	dt_argv_copy(&a, l->argv, l->argc);
 	if (plan->sandbox == DT_SB_CODEX && add_dir)
-		ok = codex_add_dirs(&a, (size_t)at, (const char *const *)grants->v, grants->n) == 0;
+		ok = fix_codex_add_dirs(&a, (size_t)at, (const char *const *)grants->v,
+		                        grants->n) == 0;
 	else if (plan->sandbox == DT_SB_CODEX) {
 		int ro = l->rs->codex_sandbox_mode &&
 		         strcmp(l->rs->codex_sandbox_mode, "workspace-write");

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to fix/: the words a fix's lines are made of (argv.c), shared
+ * by the fixes (fix.c) and the command-line rewrite (argv.c). */
+#ifndef DENYTRACE_FIX_INT_H
+#define DENYTRACE_FIX_INT_H
+
+#include <stddef.h>
+
+#include "fix.h"
+
+/* s as one shell word (recfmt's quoting), malloc'ed. */
+char *fix_sh_word(const char *s);
+/* "OPT SRC DIR" with SRC and DIR as shell words, malloc'ed. */
+char *fix_mount_words(const char *opt, const char *src, const char *dir);
+/* s as a C string literal, malloc'ed. */
+char *fix_c_string(const char *s);
+/* Adds --add-dir ROOT to a Codex command line at at, for each root it
+ * lacks. Returns how many it added. */
+int fix_codex_add_dirs(struct dt_argv *a, size_t at, const char *const *roots, size_t nroots);
+
+#endif
