@@ -12,8 +12,12 @@ CFLAGS ?= -O2 -g
 BASEFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE
 # The probe is built without _FILE_OFFSET_BITS=64: it defines both open and
 # open64. Only the interposed names are exported.
+# -fno-tree-loop-distribute-patterns: the compiler made the probe's own
+# loops (dt_strlen, byte copies) calls to libc's strlen and memcpy, which
+# the loader binds at their first call on the caller's stack (> 4 KiB):
+# on the host's stack that crashed a thread with 4 KiB left.
 PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
-	-fno-stack-protector -Ipreload
+	-fno-stack-protector -fno-tree-loop-distribute-patterns -Ipreload
 # Loading the probe costs what an empty LD_PRELOAD shim costs, plus ~2,000
 # instructions (make bench, section 3): every exec of the traced tree pays it.
 # - Lazy binding (no -z now): binding its ~20 libc imports at load cost
