@@ -16,8 +16,12 @@ CFLAGS ?= -O2 -g
 BASEFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE
 # The probe is built without _FILE_OFFSET_BITS=64: it defines both open and
 # open64. Only the interposed names are exported.
+# -fno-tree-loop-distribute-patterns: the compiler made the probe's own
+# loops (dt_strlen, byte copies) calls to libc's strlen and memcpy, which
+# the loader binds at their first call on the caller's stack (> 4 KiB):
+# on the host's stack that crashed a thread with 4 KiB left.
 PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
-	-fno-stack-protector -Ipreload
+	-fno-stack-protector -fno-tree-loop-distribute-patterns -Ipreload
 # Loading the probe costs what an empty LD_PRELOAD shim costs, plus ~2,000
 # instructions (make bench, section 3): every exec of the traced tree pays it.
 # - Lazy binding (no -z now): binding its ~20 libc imports at load cost
@@ -25,6 +29,9 @@ PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 #   call instead; for a target in libc (loaded at start-up) it takes no lock
 #   and allocates nothing, so it is safe in a signal handler, and in a vfork
 #   child it stores the value the parent would. The hot path calls no import.
+#   But a binding takes ~3.5 KiB of the caller's stack: what runs on the
+#   host's stack binds nothing (__errno_location is bound by the
+#   constructor, ~740 instructions per exec; see successes.c for the clock).
 # - No DT_NEEDED and no symbol versions (-nostdlib): matching libc.so.6 by
 #   name and checking five GLIBC_x versions cost ~4,000. The imports bind
 #   to the default versions of the libc every dynamic program has loaded

@@ -212,11 +212,18 @@ static char dt_dso_handle;
 /* glibc passes argc, argv and the initial environment to constructors; the
  * environment is all this one reads. Loading must stay cheap (every exec
  * of the traced tree pays it): no real function is resolved here, and the
- * only libc calls are syscall (getpid) and the fork handler's registration. */
+ * only libc calls are syscall (getpid), __errno_location and the fork
+ * handler's registration. __errno_location is bound here, on the loader's
+ * stack: every slow path calls it first, and its lazy binding took ~3.5 KiB
+ * of the host's stack (a thread with 3 KiB left crashed at its first
+ * successful write). The volatile keeps the compiler from dropping the
+ * call (the function is declared const). */
 __attribute__((constructor(101))) static void dt_init(int argc, char **argv, char **envp)
 {
 	(void)argc;
 	(void)argv;
+	int *volatile bind_errno = __errno_location();
+	(void)bind_errno;
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
 	__register_atfork(NULL, NULL, dt_after_fork_child, &dt_dso_handle);
 	dt_read_config(envp);

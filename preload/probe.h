@@ -73,6 +73,8 @@ DT_HIDDEN extern int dt_watch;
  * the same call on the same path news again. */
 DT_HIDDEN int dt_success_is_news(const struct dt_call *c);
 DT_HIDDEN void dt_success_note_refusal(const struct dt_call *c);
+/* Binds clock_gettime for dt_success_is_news; call on the probe's stack. */
+DT_HIDDEN void dt_success_bind_clock(void);
 
 /* Errno set that counts as a refusal (bit per errno value < 256). */
 DT_HIDDEN extern uint64_t dt_errno_set[4];

@@ -91,7 +91,7 @@ static int dt_call_writes(const struct dt_call *c)
 	case DT_K_OPEN:
 		return (c->flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
 	case DT_K_FOPEN:
-		return c->fmode && (c->fmode[0] != 'r' || strchr(c->fmode, '+'));
+		return c->fmode && (c->fmode[0] != 'r' || dt_has_char(c->fmode, '+'));
 	case DT_K_ACCESS:
 		return (c->cmd & W_OK) != 0;
 	case DT_K_LOCK:
@@ -107,7 +107,7 @@ static int dt_fopen_flags(const char *m)
 {
 	if (!m)
 		return 0;
-	int plus = strchr(m, '+') != NULL, f;
+	int plus = dt_has_char(m, '+'), f;
 	switch (m[0]) {
 	case 'r':
 		f = plus ? O_RDWR : O_RDONLY;
@@ -405,6 +405,7 @@ static void dt_emit_job_run(void *arg)
 	struct dt_ring *ring = dt_ring_get();
 	if (ring)
 		dt_emit(ring, j->c, j->type, j->err, j->result, j->a, j->from);
+	dt_success_bind_clock(); /* here, on the probe's stack */
 }
 
 /* Calls fn(arg) with the stack pointer at top (16-byte aligned). Every

@@ -80,7 +80,10 @@ static uint64_t dt_mix_parent(uint64_t h, int dirfd, const char *path)
 		return dt_mix_statx(h, dirfd, ".", 0);
 	if (cut >= sizeof(dir))
 		return 0;
-	__builtin_memcpy(dir, path, cut);
+	/* not memcpy: its first call would bind it, on the host's stack
+	 * (see dt_clock_bound) */
+	for (size_t i = 0; i < cut; i++)
+		dir[i] = path[i];
 	dir[cut] = 0;
 	return dt_mix_statx(h, dirfd, dir, 0);
 }
@@ -124,10 +127,30 @@ DT_HIDDEN void dt_success_note_refusal(const struct dt_call *c)
 	atomic_compare_exchange_strong(&s->key, &was, 0);
 }
 
+/* The probe binds its imports lazily (Makefile): the loader binds one at
+ * its first call, on the caller's stack, and that takes more than 4 KiB
+ * (the symbol lookup and the xsave area), more than the probe may take of
+ * its host's. dt_success_is_news runs on the host's stack, so it asks the
+ * kernel for the time until a record, made on the probe's own stack, has
+ * bound clock_gettime. */
+static _Atomic int dt_clock_bound;
+
+DT_HIDDEN void dt_success_bind_clock(void)
+{
+	if (atomic_load_explicit(&dt_clock_bound, memory_order_relaxed))
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	atomic_store_explicit(&dt_clock_bound, 1, memory_order_release);
+}
+
 static uint64_t dt_success_now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	if (atomic_load_explicit(&dt_clock_bound, memory_order_acquire))
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	else if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC_COARSE, &ts) != 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 

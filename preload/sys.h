@@ -94,6 +94,16 @@ static inline int dt_has_prefix(const char *s, const char *prefix)
 	return 1;
 }
 
+/* strchr's answer without strchr, which the loader would bind on the
+ * host's stack at its first call */
+static inline int dt_has_char(const char *s, char ch)
+{
+	for (; *s; s++)
+		if (*s == ch)
+			return 1;
+	return 0;
+}
+
 static inline int dt_streq(const char *a, const char *b)
 {
 	while (*a && *a == *b)

@@ -717,10 +717,11 @@ static int mode_longjmp(void)
 	sigaction(SIGALRM, &sa, NULL);
 	struct itimerval it = {{0, 50}, {0, 50}};
 	static volatile long bad;
-	/* armed only once jump_back is whole: a tick inside sigsetjmp, after
-	 * the registers but before the signal mask were saved, jumped back
-	 * without unblocking SIGALRM, and the loop below never ended (seen
-	 * on Debian 13) */
+	/* armed only once jump_back is whole: a tick before sigsetjmp jumped
+	 * to an empty jmp_buf (SIGSEGV, without the probe too), and one inside
+	 * it, after the registers but before the signal mask were saved,
+	 * jumped back without unblocking SIGALRM, so the loop below never
+	 * ended (seen on Debian 13) */
 	if (sigsetjmp(jump_back, 1) == 0)
 		setitimer(ITIMER_REAL, &it, NULL);
 	while (jumps < 200)

@@ -124,3 +124,51 @@ Test(hostile, a_tsync_filter_installed_while_another_thread_records)
 		dtt_free(&r);
 	}
 }
+
+/* hostile MODE DIR as nobody, without and with the probe: the same exit
+ * status and output (each line a fact the program checked about itself). */
+static void same_with_probe(const char *mode, const char *dir)
+{
+	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper("hostile"), mode, dir, NULL};
+	const char *argv[32];
+	as_nobody(argv, cmd);
+	static char plain[4096];
+	int status = dtt_system(plain, sizeof(plain), argv, NULL);
+	cr_assert_eq(status, 0, "%s without the probe: %s", mode, plain);
+	const char *opts[] = {"--size", "8M", NULL};
+	static struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, opts, argv, NULL), 0, "%s", r.out);
+	cr_assert_eq(r.status, status, "%s: exit %d under the probe (137: it hung): %s", mode,
+	             r.status, r.out);
+	cr_expect_str_eq(r.out, plain, "%s: the output differs", mode);
+	dtt_free(&r);
+}
+
+/* The mask the program set (a standard and a real-time signal blocked, one
+ * pending), the signals sent while it refuses (delivered, none lost), and
+ * errno after each refusal are its own again once the probe returns. */
+Test(hostile, the_programs_signal_mask_pending_signals_and_errno_survive_refusals)
+{
+	same_with_probe("mask", ro);
+}
+
+Test(hostile, vfork_children_refusing_exit_with_the_errno_they_saw)
+{
+	same_with_probe("vfork", ro);
+}
+
+Test(hostile, a_signal_handler_forks_children_that_refuse_while_main_refuses)
+{
+	same_with_probe("forksig", ro);
+}
+
+/* Issue 24's table of successes, 64 threads writing distinct files at once:
+ * every call succeeds and errno is left as the program set it. */
+Test(hostile, sixty_four_threads_writing_distinct_files_keep_their_errno)
+{
+	char dir[700];
+	snprintf(dir, sizeof(dir), "%s/w", dtt_tmpdir());
+	mkdir(dir, 0777);
+	chmod(dir, 0777);
+	same_with_probe("writers", dir);
+}
