@@ -597,14 +597,20 @@ Test(behaviour, ring_on_a_read_only_mount_changes_nothing_and_stays_untouched)
 	const char *mk[] = {cli, "run", "-q", "--size", "64K", "-o", ring, "--", "true", NULL};
 	char out[4096];
 	cr_assert_eq(dtt_system(out, sizeof(out), mk, NULL), 0, "%s", out);
-	size_t n0, n1;
-	char *before = slurp(ring, &n0);
 	snprintf(v, sizeof(v), "DENYTRACE_RING=%s", ring);
 	unusable_ring_case(v, NULL, 0);
-	char *after = slurp(ring, &n1);
-	cr_expect(n0 == n1 && !memcmp(before, after, n0), "the read-only ring changed");
-	free(before);
-	free(after);
+	/* bwrap itself runs before the sandbox exists, where the ring is
+	 * writable: as an ordinary user its own set-up writes (uid_map, its
+	 * new root) are recorded, by default, like any traced process's. No
+	 * record may come from inside the sandbox. */
+	static struct dtt_run r;
+	cr_assert_eq(dtt_load(&r, ring), 0);
+	for (size_t i = 0; i < r.n; i++)
+		cr_expect(!r.recs[i].comm || !strcmp(r.recs[i].comm, "bwrap") ||
+		              !strcmp(r.recs[i].comm, "denytrace"),
+		          "the read-only ring was written by %s (pid %lld)", r.recs[i].comm,
+		          (long long)r.recs[i].pid);
+	dtt_free(&r);
 }
 
 /* A writable file that is not a ring: the probe must not map it, let alone
