@@ -33,6 +33,22 @@ static const struct dt_stat_facts *dt_st(const struct dt_record *d, uint32_t nee
 	return d->p[0].has_st && (d->p[0].st.valid & need) == need ? &d->p[0].st : NULL;
 }
 
+/* A mode's permission bits, and an owner, as a comparable value and as
+ * shown ("0755", "1000:1000"). */
+static int fact_mode(uint32_t mode, uint64_t *v, char *shown, size_t cap)
+{
+	*v = mode & 07777;
+	snprintf(shown, cap, "%04o", (unsigned)*v);
+	return 1;
+}
+
+static int fact_owner(uint32_t uid, uint32_t gid, uint64_t *v, char *shown, size_t cap)
+{
+	*v = (uint64_t)uid << 32 | gid;
+	snprintf(shown, cap, "%u:%u", uid, gid);
+	return 1;
+}
+
 static int dt_fact_dir_mode(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
                             char *shown, size_t cap)
 {
@@ -40,9 +56,7 @@ static int dt_fact_dir_mode(const struct dt_report *r, const struct dt_record *d
 	const struct dt_stat_facts *st = dt_st(d, DT_SF_PARENT);
 	if (!st)
 		return 0;
-	*v = st->parent_mode & 07777;
-	snprintf(shown, cap, "%04o", (unsigned)*v);
-	return 1;
+	return fact_mode(st->parent_mode, v, shown, cap);
 }
 
 static int dt_fact_dir_owner(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
@@ -52,9 +66,7 @@ static int dt_fact_dir_owner(const struct dt_report *r, const struct dt_record *
 	const struct dt_stat_facts *st = dt_st(d, DT_SF_PARENT);
 	if (!st)
 		return 0;
-	*v = (uint64_t)st->parent_uid << 32 | st->parent_gid;
-	snprintf(shown, cap, "%u:%u", st->parent_uid, st->parent_gid);
-	return 1;
+	return fact_owner(st->parent_uid, st->parent_gid, v, shown, cap);
 }
 
 static int dt_fact_file_mode(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
@@ -64,9 +76,7 @@ static int dt_fact_file_mode(const struct dt_report *r, const struct dt_record *
 	const struct dt_stat_facts *st = dt_st(d, DT_SF_EXISTS);
 	if (!st)
 		return 0;
-	*v = st->mode & 07777;
-	snprintf(shown, cap, "%04o", (unsigned)*v);
-	return 1;
+	return fact_mode(st->mode, v, shown, cap);
 }
 
 static int dt_fact_file_owner(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
@@ -76,9 +86,7 @@ static int dt_fact_file_owner(const struct dt_report *r, const struct dt_record 
 	const struct dt_stat_facts *st = dt_st(d, DT_SF_EXISTS);
 	if (!st)
 		return 0;
-	*v = (uint64_t)st->uid << 32 | st->gid;
-	snprintf(shown, cap, "%u:%u", st->uid, st->gid);
-	return 1;
+	return fact_owner(st->uid, st->gid, v, shown, cap);
 }
 
 static int dt_fact_mount(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
