@@ -23,12 +23,11 @@ fi
 export DT_BUILD=$BUILD
 cd "$(dirname "$0")/.." || exit 2
 # denytrace run writes a launch file per run: into a directory of the
-# suites' own, not the home of whoever runs them; and not under /tmp,
-# which Codex's workspace-write sandbox grants (fix --verify rightly
-# distrusts a launch file the command could have written)
-case $BUILD in /*) state=$BUILD ;; *) state=$PWD/$BUILD ;; esac
-mkdir -p "$state" || exit 2
-XDG_STATE_HOME=$(mktemp -d "$state/state.XXXXXX") || exit 2
+# suites' own, not the home of whoever runs them; and never under /tmp
+# (nor under a checkout that lies there), which Codex's workspace-write
+# sandbox grants: fix --verify rightly distrusts a launch file the command
+# could have written. /var/tmp is not granted unless TMPDIR names it.
+XDG_STATE_HOME=$(mktemp -d /var/tmp/denytrace-state.XXXXXX) || exit 2
 export XDG_STATE_HOME
 trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 results=$BUILD/test-results
