@@ -136,12 +136,16 @@ static _Atomic(struct dt_modmap *) dt_modmaps[DT_MODMAPS]; /* mapped on first us
  * rewritten as soon as nobody holds it. */
 static struct dt_modmap *dt_modmap_hold(void)
 {
-	for (int tries = 0; tries < 4; tries++) {
+	/* A failed exchange is another reader coming or going, and a table
+	 * replaced under the load another thread's refresh: both pass at
+	 * once, so the bound only stops a livelock. Four tries were too few
+	 * for eight threads refusing around dlclose (a stack went unrecorded). */
+	for (int tries = 0; tries < 256; tries++) {
 		struct dt_modmap *m = atomic_load_explicit(&dt_modmap_cur, memory_order_acquire);
 		if (!m)
 			return NULL;
 		int u = atomic_load(&m->users);
-		if (u < 0 || !atomic_compare_exchange_strong(&m->users, &u, u + 1))
+		if (u < 0 || !atomic_compare_exchange_weak(&m->users, &u, u + 1))
 			continue;
 		if (atomic_load(&dt_modmap_cur) == m)
 			return m;
@@ -199,8 +203,8 @@ static struct dt_modmap *dt_modmap_get(void)
 	if (m && gen != DT_UNW_UNSETTLED && m->gen == gen)
 		return m;
 	struct dt_modmap *fresh = dt_modmap_refresh();
-	if (!fresh)
-		return m; /* every table busy: a stale one rather than none */
+	if (!fresh) /* every table busy: a stale one rather than none */
+		return m ? m : dt_modmap_hold();
 	dt_modmap_release(m);
 	return fresh;
 }
@@ -281,8 +285,12 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from
 	}
 
 	struct dt_modmap *m = dt_modmap_get();
-	if (!m)
+	if (!m) {
+		/* no table to name the modules by: the stack is lost, and the
+		 * record says so rather than passing for one with no frames */
+		dt_put_u64(b, DT_T_STACK_TRUNC, 1);
 		return;
+	}
 	/* a frame in no module: a library loaded since the table was read;
 	 * read it again before any frame is written (the record's module list
 	 * indexes one table's names) */

@@ -67,6 +67,21 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
             why = (t.get("messages") or ["no reason given"])[0]
             by_reason.setdefault(why, []).append(suite["name"] + "::" + t["name"])
 print("%d tests, %d skipped" % (total, n))
+# Each failed test again, with its first messages: CI keeps only the end
+# of the output, and a suite's own report scrolled away long before.
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        continue
+    for suite in doc.get("test_suites", []):
+        for t in suite.get("tests", []):
+            if t.get("status") in ("PASSED", "SKIPPED"):
+                continue
+            print("failed: %s::%s (%s)" % (suite["name"], t["name"], t.get("status")))
+            for m in (t.get("messages") or [])[:4]:
+                print("    " + " | ".join(l for l in m.splitlines() if l.strip())[:400])
 for why, tests in by_reason.items():
     print("skipped %d: %s" % (len(tests), why))
     for t in tests:
