@@ -3,10 +3,8 @@
 /*
  * libFuzzer harness for tracer/launch/denyrule.c (the --deny grammar).
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ipreload -Itracer/* \
- *         tracer/launch/denyrule.c tracer/render/names.c tracer/read/records.c \
- *         tests/fuzz/fuzz_denyrule.c -o /tmp/fuzz_denyrule
- *   /tmp/fuzz_denyrule -max_total_time=60 tests/fuzz/corpus/denyrule/
+ *   make build-fuzz/fuzz_denyrule   (links what the fuzz-sources line names)
+ *   build-fuzz/fuzz_denyrule -max_total_time=60 tests/fuzz/corpus/denyrule/
  *
  * Besides parsing, it checks what the supervisor relies on: a parsed rule
  * has a glob, an errno, op bits within DT_DENY_ANY and a schedule in range;

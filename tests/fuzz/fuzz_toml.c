@@ -3,9 +3,8 @@
 /*
  * libFuzzer harness for tracer/read/toml.c.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined tracer/read/toml.c \
- *         tests/fuzz/fuzz_toml.c -o /tmp/fuzz_toml
- *   /tmp/fuzz_toml -max_total_time=60 tests/fuzz/corpus/toml/
+ *   make build-fuzz/fuzz_toml   (links what the fuzz-sources line names)
+ *   build-fuzz/fuzz_toml -max_total_time=60 tests/fuzz/corpus/toml/
  *
  * Besides parsing, it walks every result so that a tree with dangling or
  * uninitialised parts shows up under ASan/MSan, and checks invariants the
