@@ -81,7 +81,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
 INTEG_BINS := $(patsubst tests/integration/%.c,$(BUILD)/integration/%,$(INTEG_SRC))
-TESTLIB := tests/testlib.c tests/testlib.h tests/unit/codex_shapes.def
+TESTLIB := tests/testlib.c tests/testlib.h
 # Library code the unit tests link against: everything but main.
 CLI_LIB_SRC := $(filter-out tracer/main.c,$(CLI_SRC))
 # Compiled once into an archive: thirty test binaries link it instead of

@@ -8,6 +8,7 @@
 
 #include "records.h"
 #include "ringfile.h"
+#include "words.h"
 
 /* Directory with denytrace, libdenytrace.so and helpers/ ($DT_BUILD, or
  * "build" relative to the repository root the tests run from). */
@@ -103,27 +104,7 @@ size_t dtt_bwrap_rw(const char **argv, const char *rw);
 /* 1 when Landlock works here. */
 int dtt_have_landlock(void);
 
-/* Codex launch shapes (tests/unit/codex_shapes.def): the unit test checks
- * denytrace's model against the writable set recorded from the real
- * `codex sandbox`, the integration test re-runs Codex on them. */
-struct dtt_codex_shape {
-	const char *id, *config, *layer, *tmpdir, *args, *writable, *dropped, *says;
-};
-extern const struct dtt_codex_shape dtt_codex_shapes[];
-extern const size_t dtt_ncodex_shapes;
-/* The directories a shape's command tries to write, relative to the
- * shape's directory unless absolute. */
-extern const char *const dtt_codex_probes[];
-extern const size_t dtt_ncodex_probes;
-/* s with every "$X" replaced by top; malloc'ed. */
-char *dtt_expand(const char *s, const char *top);
-/* Creates the shape's world in the fresh directory top: the probe
- * directories, home (CODEX_HOME) and hh (HOME), L -> A, config.toml and
- * the -p layer. Returns 0, or -1 with errno set. */
-int dtt_codex_shape_setup(const struct dtt_codex_shape *s, const char *top);
-/* 1 when the space-separated list holds word. */
-int dtt_word_in(const char *list, const char *word);
-/* 1 when the space-separated lists hold the same words, in any order. */
-int dtt_same_words(const char *a, const char *b);
+/* Codex launch shapes: tracer/roots/codex_shapes.h (the table, the
+ * model's answer and the real Codex's); word lists: tracer/util/words.h. */
 
 #endif

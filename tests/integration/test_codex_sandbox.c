@@ -2,7 +2,7 @@
 /*
  * The real `codex sandbox` (the Codex `make codex` found or installed: 0.171,
  * or 0.169 with CODEX_VERSION=0.169.0) on every launch shape of
- * tests/unit/codex_shapes.def:
+ * tracer/roots/codex_shapes.def:
  * the command tries to create a file in each probe directory, and the
  * directories it could write must be the ones the table recorded, or Codex
  * must refuse to start where the table says "refused". The unit test
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "codex_binary.h"
+#include "codex_shapes.h"
 #include "report.h"
 #include "roots.h"
 #include "testlib.h"
@@ -51,92 +52,19 @@ static void teardown(void)
 
 TestSuite(codex_shapes, .init = setup, .fini = teardown, .timeout = 300);
 
-/* The probe directory of an "OK <path>" line, or NULL. */
-static const char *probe_of(const char *path, size_t len, const char *top)
-{
-	for (size_t i = 0; i < dtt_ncodex_probes; i++) {
-		char full[PATH_MAX];
-		const char *p = dtt_codex_probes[i];
-		snprintf(full, sizeof(full), "%s%s%s", p[0] == '/' ? "" : top,
-		         p[0] == '/' ? "" : "/", p);
-		if (strlen(full) == len && !strncmp(full, path, len))
-			return p;
-	}
-	return NULL;
-}
-
 /* Runs Codex on shape s; writes "refused" or the probes it could write
- * (in dtt_codex_probes order) to seen. */
-static void run_shape(const struct dtt_codex_shape *s, char *seen, size_t cap, char *out,
+ * (in dt_codex_probes order) to seen. */
+static void run_shape(const struct dt_codex_shape *s, char *seen, size_t cap, char *out,
                       size_t outcap)
 {
-	char top[PATH_MAX + 128], w[PATH_MAX + 160], ch[PATH_MAX + 160], env_codex[PATH_MAX + 160],
-	    env_home[PATH_MAX + 160];
+	char top[PATH_MAX + 128];
 	snprintf(top, sizeof(top), "%s/%s", base, s->id);
-	cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
-	snprintf(w, sizeof(w), "%s/W", top);
-	snprintf(ch, sizeof(ch), "--chdir=%s", w);
-	snprintf(env_codex, sizeof(env_codex), "CODEX_HOME=%s/home", top);
-	snprintf(env_home, sizeof(env_home), "HOME=%s/hh", top);
-
-	char script[16384] = "echo RAN; for d in";
-	for (size_t i = 0; i < dtt_ncodex_probes; i++) {
-		const char *p = dtt_codex_probes[i];
-		size_t l = strlen(script);
-		snprintf(script + l, sizeof(script) - l, " %s%s%s", p[0] == '/' ? "" : top,
-		         p[0] == '/' ? "" : "/", p);
-	}
-	strcat(script, "; do touch \"$d/.dtshape.$$\" 2>/dev/null && rm -f \"$d/.dtshape.$$\" && "
-	               "echo \"OK $d\"; done");
-
-	char *args = dtt_expand(s->args, top),
-	     *tmpdir = s->tmpdir ? dtt_expand(s->tmpdir, top) : NULL;
-	char env_tmp[PATH_MAX + 16];
-	size_t nw = 0;
-	char **words = dt_split_words(args, &nw);
-	cr_assert_not_null(words, "%s: bad quoting in args", s->id);
-	const char **argv = calloc(nw + 16, sizeof(*argv));
-	size_t k = 0;
-	argv[k++] = "env";
-	argv[k++] = ch; /* options before the first NAME=VALUE */
-	if (tmpdir) {
-		snprintf(env_tmp, sizeof(env_tmp), "TMPDIR=%s", tmpdir);
-		argv[k++] = env_tmp;
-	} else {
-		argv[k++] = "-u";
-		argv[k++] = "TMPDIR";
-	}
-	argv[k++] = "RUST_BACKTRACE=0";
-	argv[k++] = codex;
-	for (size_t i = 0; i < nw; i++)
-		argv[k++] = words[i];
-	argv[k++] = "--";
-	argv[k++] = "sh";
-	argv[k++] = "-c";
-	argv[k++] = script;
-	const char *env[] = {env_codex, env_home, NULL};
-	int rc = dtt_system(out, outcap, argv, env);
-
-	seen[0] = 0;
-	if (!strstr(out, "RAN\n")) {
-		snprintf(seen, cap, "refused");
+	cr_assert_eq(dt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
+	int rc = dt_codex_shape_run(s, codex, top, 100000, seen, cap, out, outcap);
+	cr_assert_geq(rc, 0, "%s: Codex could not be run or hung (%d): %s", s->id, rc, out);
+	if (!strcmp(seen, "refused"))
 		cr_expect_neq(rc, 0, "%s: Codex did not run the command yet exited 0: %s", s->id,
 		              out);
-	}
-	for (const char *l = out; (l = strstr(l, "OK ")); l++) {
-		if (l != out && l[-1] != '\n')
-			continue;
-		const char *e = strchr(l, '\n');
-		const char *p = probe_of(l + 3, e ? (size_t)(e - l - 3) : strlen(l + 3), top);
-		if (p && !dtt_word_in(seen, p)) {
-			size_t n = strlen(seen);
-			snprintf(seen + n, cap - n, "%s%s", n ? " " : "", p);
-		}
-	}
-	dt_words_free(words);
-	free(argv);
-	free(args);
-	free(tmpdir);
 }
 
 /* The shapes in parts: each test stays within the suites' 120 s limit on
@@ -144,7 +72,7 @@ static void run_shape(const struct dtt_codex_shape *s, char *seen, size_t cap, c
 enum { SHAPE_PARTS = 4 };
 static size_t part_start(int part)
 {
-	return dtt_ncodex_shapes * (size_t)part / SHAPE_PARTS;
+	return dt_ncodex_shapes * (size_t)part / SHAPE_PARTS;
 }
 
 ParameterizedTestParameters(codex_shapes, the_real_codex_sandbox_grants_what_the_table_recorded)
@@ -158,12 +86,12 @@ ParameterizedTest(int *part, codex_shapes, the_real_codex_sandbox_grants_what_th
 	int record = getenv("DT_RECORD_SHAPES") != NULL;
 	size_t bad = 0;
 	for (size_t i = part_start(*part); i < part_start(*part + 1); i++) {
-		const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
+		const struct dt_codex_shape *s = &dt_codex_shapes[i];
 		char seen[1024], out[16384];
 		run_shape(s, seen, sizeof(seen), out, sizeof(out));
 		if (record)
 			printf("%-55s %s\n", s->id, seen);
-		if (!dtt_same_words(seen, s->writable)) {
+		if (!dt_same_words(seen, s->writable)) {
 			bad++;
 			cr_expect_fail(
 			    "%s: Codex let it write \"%s\", the table says \"%s\"; output: %s",
@@ -188,16 +116,16 @@ ParameterizedTest(int *part, codex_shapes, codex_doctor_reads_back_the_models_wr
 {
 	size_t asked = 0, bad = 0;
 	for (size_t i = part_start(*part); i < part_start(*part + 1); i++) {
-		const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
+		const struct dt_codex_shape *s = &dt_codex_shapes[i];
 		char top[PATH_MAX + 128], w[PATH_MAX + 160], home[PATH_MAX + 160],
 		    chome[PATH_MAX + 160];
 		snprintf(top, sizeof(top), "%s/rb-%s", base, s->id);
-		cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
+		cr_assert_eq(dt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id, top);
 		snprintf(w, sizeof(w), "%s/W", top);
 		snprintf(home, sizeof(home), "%s/hh", top);
 		snprintf(chome, sizeof(chome), "%s/home", top);
-		char *args = dtt_expand(s->args, top),
-		     *tmpdir = s->tmpdir ? dtt_expand(s->tmpdir, top) : NULL;
+		char *args = dt_codex_shape_expand(s->args, top),
+		     *tmpdir = s->tmpdir ? dt_codex_shape_expand(s->tmpdir, top) : NULL;
 		size_t nw = 0;
 		char **words = dt_split_words(args, &nw);
 		const char **argv = calloc(nw + 4, sizeof(*argv));

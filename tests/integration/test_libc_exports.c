@@ -225,5 +225,5 @@ Test(libc_exports, a_libc_exporting_one_more_file_changing_function_fails_the_ch
 	char missing[4096];
 	size_t seen = unaccounted(so, missing, sizeof(missing));
 	cr_expect_eq(seen, 3, "open, fchmodat2 and openat2 are file-changing, %zu found", seen);
-	cr_expect(dtt_same_words(missing, "fchmodat2 openat2"), "unaccounted: %s", missing);
+	cr_expect(dt_same_words(missing, "fchmodat2 openat2"), "unaccounted: %s", missing);
 }

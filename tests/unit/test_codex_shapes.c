@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codex_shapes.h"
 #include "report.h"
 #include "roots.h"
 #include "testlib.h"
@@ -39,30 +40,6 @@ static void teardown(void)
 }
 
 TestSuite(codex_shapes, .init = setup, .fini = teardown);
-
-static const char *probe_path(const char *probe, const char *top, char *buf, size_t cap)
-{
-	if (probe[0] == '/')
-		snprintf(buf, cap, "%s", probe);
-	else
-		snprintf(buf, cap, "%s/%s", top, probe);
-	return buf;
-}
-
-/* Is probe writable by the model? */
-static int model_writable(const struct dt_rootset *rs, const char *path)
-{
-	char real[PATH_MAX];
-	const char *p = realpath(path, real) ? real : path;
-	const struct dt_root *r = dt_root_for_path(rs, p, 1u << DT_ROOT_CODEX, 1);
-	return r && !r->readonly_sub && !r->dropped_by;
-}
-
-static void append(char *buf, size_t cap, const char *word)
-{
-	size_t n = strlen(buf);
-	snprintf(buf + n, cap - n, "%s%s", n ? " " : "", word);
-}
 
 static int says(const struct dt_rootset *rs, const char *text)
 {
@@ -89,39 +66,15 @@ static void dump(const struct dt_rootset *rs)
 
 /* The model's answer for s: "refused" or the writable probes. Returns the
  * number of problems found besides the writable set. */
-static int check_shape(const struct dtt_codex_shape *s, const char *version, const char *top,
+static int check_shape(const struct dt_codex_shape *s, const char *version, const char *top,
                        char *got, size_t cap)
 {
 	struct dt_rootset rs = {0};
-	char home[PATH_MAX + 8], chome[PATH_MAX + 8], cwd[PATH_MAX + 8], err[512] = "";
-	char *args = dtt_expand(s->args, top),
-	     *tmpdir = s->tmpdir ? dtt_expand(s->tmpdir, top) : NULL;
-	size_t nw = 0;
-	char **words = dt_split_words(args, &nw);
-	const char **argv = calloc(nw + 6, sizeof(*argv));
-	size_t k = 0;
+	char err[512] = "";
 	int problems = 0;
-
-	argv[k++] = "codex";
-	for (size_t i = 0; i < nw; i++)
-		argv[k++] = words[i];
-	argv[k++] = "--";
-	argv[k++] = "sh";
-	snprintf(home, sizeof(home), "%s/hh", top);
-	snprintf(chome, sizeof(chome), "%s/home", top);
-	snprintf(cwd, sizeof(cwd), "%s/W", top);
-	struct dt_codex_launch l = {.argv = argv,
-	                            .argc = k,
-	                            .cwd = cwd,
-	                            .home = home,
-	                            .codex_home = chome,
-	                            .tmpdir = tmpdir,
-	                            .codex_version = version};
-	cr_assert_eq(dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)), 0, "%s: %s", s->id, err);
-
-	got[0] = 0;
+	cr_assert_eq(dt_codex_shape_model(s, version, top, &rs, got, cap, err, sizeof(err)), 0,
+	             "%s: %s", s->id, err);
 	if (rs.codex_refused) {
-		snprintf(got, cap, "refused");
 		for (size_t i = 0; i < rs.n; i++)
 			if (rs.v[i].kind == DT_ROOT_CODEX && !rs.v[i].dropped_by &&
 			    !rs.v[i].readonly_sub) {
@@ -129,23 +82,14 @@ static int check_shape(const struct dtt_codex_shape *s, const char *version, con
 				             s->id, rs.v[i].path);
 				problems++;
 			}
-	} else {
-		int all =
-		    rs.codex_sandbox_mode && !strcmp(rs.codex_sandbox_mode, "danger-full-access");
-		for (size_t i = 0; i < dtt_ncodex_probes; i++) {
-			char p[PATH_MAX + 32];
-			probe_path(dtt_codex_probes[i], top, p, sizeof(p));
-			if (all || model_writable(&rs, p))
-				append(got, cap, dtt_codex_probes[i]);
-		}
 	}
 	/* a dropped root is not writable: no "granted; dropped by" */
 	for (size_t i = 0; i < rs.n; i++) {
 		const struct dt_root *r = &rs.v[i];
-		for (size_t j = 0; r->dropped_by && j < dtt_ncodex_probes; j++) {
+		for (size_t j = 0; r->dropped_by && j < dt_ncodex_probes; j++) {
 			char p[PATH_MAX + 32];
-			probe_path(dtt_codex_probes[j], top, p, sizeof(p));
-			if (!strcmp(p, r->path) && dtt_word_in(s->writable, dtt_codex_probes[j])) {
+			dt_codex_probe_path(dt_codex_probes[j], top, p, sizeof(p));
+			if (!strcmp(p, r->path) && dt_word_in(s->writable, dt_codex_probes[j])) {
 				cr_log_error("%s: %s is dropped by %s, yet Codex granted it", s->id,
 				             r->path, r->dropped_by);
 				problems++;
@@ -153,11 +97,11 @@ static int check_shape(const struct dtt_codex_shape *s, const char *version, con
 		}
 	}
 	if (s->dropped) {
-		char *want = dtt_expand(strchr(s->dropped, ':') + 1, top), p[PATH_MAX + 32];
+		char *want = dt_codex_shape_expand(strchr(s->dropped, ':') + 1, top), p[PATH_MAX + 32];
 		char probe[64];
 		snprintf(probe, sizeof(probe), "%.*s", (int)(strchr(s->dropped, ':') - s->dropped),
 		         s->dropped);
-		probe_path(probe, top, p, sizeof(p));
+		dt_codex_probe_path(probe, top, p, sizeof(p));
 		const struct dt_root *r = NULL;
 		for (size_t i = 0; i < rs.n && !r; i++)
 			if (rs.v[i].kind == DT_ROOT_CODEX && !strcmp(rs.v[i].path, p))
@@ -173,13 +117,9 @@ static int check_shape(const struct dtt_codex_shape *s, const char *version, con
 		cr_log_error("%s: the model does not say \"%s\"", s->id, s->says);
 		problems++;
 	}
-	if (problems || !dtt_same_words(got, s->writable))
+	if (problems || !dt_same_words(got, s->writable))
 		dump(&rs);
 	dt_rootset_free(&rs);
-	dt_words_free(words);
-	free(argv);
-	free(args);
-	free(tmpdir);
 	return problems;
 }
 
@@ -190,14 +130,14 @@ Test(codex_shapes, the_model_grants_what_the_real_codex_sandbox_granted_in_every
 	size_t bad = 0;
 	for (size_t v = 0; v < dt_ncodex_versions; v++) {
 		const char *version = dt_codex_versions[v].name;
-		for (size_t i = 0; i < dtt_ncodex_shapes; i++) {
-			const struct dtt_codex_shape *s = &dtt_codex_shapes[i];
+		for (size_t i = 0; i < dt_ncodex_shapes; i++) {
+			const struct dt_codex_shape *s = &dt_codex_shapes[i];
 			char top[PATH_MAX], got[1024];
 			snprintf(top, sizeof(top), "%s/%s-%s", base, s->id, version);
-			cr_assert_eq(dtt_codex_shape_setup(s, top), 0, "%s: cannot set up %s",
+			cr_assert_eq(dt_codex_shape_setup(s, top), 0, "%s: cannot set up %s",
 			             s->id, top);
 			int problems = check_shape(s, version, top, got, sizeof(got));
-			if (problems || !dtt_same_words(got, s->writable)) {
+			if (problems || !dt_same_words(got, s->writable)) {
 				bad++;
 				cr_expect_fail(
 				    "%s (Codex %s): the model says \"%s\", Codex granted "
@@ -208,5 +148,5 @@ Test(codex_shapes, the_model_grants_what_the_real_codex_sandbox_granted_in_every
 		}
 	}
 	printf("codex_shapes: %zu shapes on %zu versions, %zu where the model differs from Codex\n",
-	       dtt_ncodex_shapes, dt_ncodex_versions, bad);
+	       dt_ncodex_shapes, dt_ncodex_versions, bad);
 }

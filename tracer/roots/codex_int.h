@@ -18,7 +18,7 @@
  * sets one leaf, and a value (a table included) replaces whatever earlier
  * -c flags put at its key: `-c sandbox_workspace_write={network_access=true}`
  * after a -c writable_roots list wipes the list, and config.toml's list
- * applies again. Seen with the binaries (tests/unit/codex_shapes.def):
+ * applies again. Seen with the binaries (tracer/roots/codex_shapes.def):
  * relative paths in a file are taken against the file's directory
  * ($CODEX_HOME, DIR/.codex), those of -c against the cwd; -p with no such
  * file runs without a layer.

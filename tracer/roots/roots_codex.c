@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The writable roots of a Codex launch (roots.h: dt_roots_from_codex), as
- * the Codex 0.169 binary grants them (tests/unit/codex_shapes.def records
+ * the Codex 0.169 binary grants them (tracer/roots/codex_shapes.def records
  * what it granted in 54 launch shapes): config.toml, the -p layer and the
  * -c overrides merged as Codex merges them, the permission profile (-P,
  * default_permissions) or sandbox mode, the workspace, /tmp, --add-dir,
