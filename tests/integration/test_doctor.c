@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "codex_shapes.h"
 #include "roots.h"
 #include "testlib.h"
 
@@ -177,4 +178,57 @@ Test(doctor, finds_the_codex_make_codex_installed_beside_it_and_never_advises_np
 	dtt_system(out, sizeof(out), argv, env);
 	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "ok", "%s", out);
 	cr_expect(strstr(out, "codex-cli 0.171.0"), "%s", out);
+}
+
+/* A "Codex" that runs the command with no sandbox at all, as a model that
+ * is wrong about every granting shape would be: --codex-shapes fails,
+ * names each differing shape with both answers, and only those. */
+Test(doctor, codex_shapes_names_every_shape_where_codex_and_the_model_differ)
+{
+	char bin[600], path[8192], fake[700];
+	snprintf(bin, sizeof(bin), "%s/bin", dtt_tmpdir());
+	mkdir(bin, 0755);
+	snprintf(fake, sizeof(fake), "%s/codex", bin);
+	FILE *f = fopen(fake, "w");
+	cr_assert_not_null(f);
+	fputs("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'codex-cli 0.171.0'; exit 0; }\n"
+	      "while [ $# -gt 0 ] && [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n",
+	      f);
+	cr_assert_eq(fclose(f), 0);
+	chmod(fake, 0755);
+	snprintf(path, sizeof(path), "PATH=%s:%s", bin,
+	         getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	const char *env[] = {path, "DENYTRACE_PROBE=", "CODEX_HOME=", NULL};
+	char cli[4096];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *argv[] = {cli, "doctor", "--json", "--codex-shapes", NULL};
+	static char out[262144];
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, env), 1, "%s", out);
+	char st[32];
+	cr_expect_str_eq(check_status(out, "codex_shapes", st, sizeof(st)), "fail", "%s", out);
+
+	/* every directory is writable without a sandbox: a shape differs
+	 * exactly where the recorded table (what the real Codex did, which
+	 * the model matches) says anything else */
+	const char *all = "A B C W W2 T /tmp A/.git W/.git W/.codex W/.agents W/.aws hh/r W/rel L "
+	                  "home/rel";
+	size_t want_differ = 0, got_differ = 0, got_agree = 0;
+	for (size_t i = 0; i < dt_ncodex_shapes; i++) {
+		const struct dt_codex_shape *s = &dt_codex_shapes[i];
+		int differs = !dt_same_words(s->writable, all);
+		want_differ += differs;
+		char key[256], got[32] = "";
+		snprintf(key, sizeof(key), "\"id\": \"%s\"", s->id);
+		const char *at = strstr(out, key), *sp = at ? strstr(at, "\"status\": \"") : NULL;
+		if (sp)
+			snprintf(got, sizeof(got), "%.*s", (int)strcspn(sp + 11, "\""), sp + 11);
+		cr_expect_str_eq(got, differs ? "differ" : "agree", "%s", s->id);
+	}
+	for (const char *p = out; (p = strstr(p, "\"status\": \"differ\"")); p++)
+		got_differ++;
+	for (const char *p = out; (p = strstr(p, "\"status\": \"agree\"")); p++)
+		got_agree++;
+	cr_expect_eq(got_differ, want_differ, "%s", out);
+	cr_expect_eq(got_agree + got_differ, dt_ncodex_shapes, "%s", out);
+	cr_expect_gt(want_differ, 50, "the table grants less than everything almost everywhere");
 }

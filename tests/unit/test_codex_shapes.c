@@ -97,7 +97,8 @@ static int check_shape(const struct dt_codex_shape *s, const char *version, cons
 		}
 	}
 	if (s->dropped) {
-		char *want = dt_codex_shape_expand(strchr(s->dropped, ':') + 1, top), p[PATH_MAX + 32];
+		char *want = dt_codex_shape_expand(strchr(s->dropped, ':') + 1, top),
+		     p[PATH_MAX + 32];
 		char probe[64];
 		snprintf(probe, sizeof(probe), "%.*s", (int)(strchr(s->dropped, ':') - s->dropped),
 		         s->dropped);
@@ -134,8 +135,8 @@ Test(codex_shapes, the_model_grants_what_the_real_codex_sandbox_granted_in_every
 			const struct dt_codex_shape *s = &dt_codex_shapes[i];
 			char top[PATH_MAX], got[1024];
 			snprintf(top, sizeof(top), "%s/%s-%s", base, s->id, version);
-			cr_assert_eq(dt_codex_shape_setup(s, top), 0, "%s: cannot set up %s",
-			             s->id, top);
+			cr_assert_eq(dt_codex_shape_setup(s, top), 0, "%s: cannot set up %s", s->id,
+			             top);
 			int problems = check_shape(s, version, top, got, sizeof(got));
 			if (problems || !dt_same_words(got, s->writable)) {
 				bad++;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "codex_shapes.h"
 #include "json.h"
 #include "options.h"
 #include "ring_format.h"
@@ -29,7 +30,7 @@
 #endif
 
 static const char doctor_usage[] =
-    "usage: denytrace doctor [--json]\n"
+    "usage: denytrace doctor [--json] [--codex-shapes]\n"
     "\n"
     "Checks that denytrace can work on this machine and prints one line per\n"
     "check (ok, warn or FAIL) with a fix: the probe is found and loads, a ring\n"
@@ -37,10 +38,13 @@ static const char doctor_usage[] =
     "notification are available, Codex is on PATH (its version, and the Codex\n"
     "versions denytrace's model of Codex was checked against: a warning when it\n"
     "is none of them), and CODEX_HOME is outside the temporary directory.\n"
+    "With --codex-shapes it also runs that Codex on every launch shape the\n"
+    "model was checked on and names each shape where Codex and the model differ.\n"
     "\n";
 
 struct doctor_args {
 	int json;
+	int codex_shapes;
 };
 
 static const struct dt_option doctor_options[] = {
@@ -57,7 +61,7 @@ const struct dt_cmd_options doctor_cmd = {"doctor",
                                           DT_EXIT_USAGE,
                                           NULL};
 
-enum { NCHECKS = 8 };
+enum { NCHECKS = 9 }; /* the last only with --codex-shapes */
 
 enum dt_check_status { DT_CHECK_OK, DT_CHECK_WARN, DT_CHECK_FAIL };
 
@@ -268,9 +272,8 @@ static void codex_version_verdict(struct dt_check *c, const char *out, const cha
 		          path, checked);
 	else
 		check_set(c, DT_CHECK_WARN,
-		          "check a report's Codex roots against what Codex does (tests/integration/"
-		          "test_codex_sandbox.c re-runs the checked shapes), or install a checked "
-		          "version",
+		          "run denytrace doctor --codex-shapes (it compares this Codex with the "
+		          "model on every checked launch shape), or install a checked version",
 		          "%s (%s): %s; reports may be wrong where Codex %s changed", out, path,
 		          note, out);
 }
@@ -308,12 +311,12 @@ static int codex_beside_self(char *out, size_t cap)
 	return w > 0 && (size_t)w < cap && access(out, X_OK) == 0 ? 0 : -1;
 }
 
-static void check_codex(struct dt_check *c)
+/* Fills path and version (its --version line) when Codex runs. */
+static void check_codex(struct dt_check *c, char *path, size_t pathcap, char *version, size_t vcap)
 {
 	c->name = "codex";
-	char path[PATH_MAX];
-	if (dt_which("codex", path, sizeof(path)) < 0 &&
-	    codex_beside_self(path, sizeof(path)) < 0) {
+	version[0] = 0;
+	if (dt_which("codex", path, pathcap) < 0 && codex_beside_self(path, pathcap) < 0) {
 		/* npm -g writes under /usr: an ordinary user cannot */
 		check_set(c, DT_CHECK_WARN,
 		          "npm install --prefix ~/.local @openai/codex (no root; ~/.local/bin on "
@@ -327,12 +330,103 @@ static void check_codex(struct dt_check *c)
 	int st = dt_capture(argv, NULL, 10000, out, sizeof(out), err, sizeof(err));
 	trim(out);
 	trim(err);
-	if (st == 0 && out[0])
+	if (st == 0 && out[0]) {
 		codex_version_verdict(c, out, path);
-	else
+		snprintf(version, vcap, "%s", out);
+	} else
 		check_set(c, DT_CHECK_WARN, "check that node and the codex package are installed",
 		          "%s --version %s%s%s", path, st == -2 ? "timed out" : "failed",
 		          err[0] ? ": " : "", err);
+}
+
+static void shapes_progress(size_t done, size_t n, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "\rdoctor: Codex launch shapes %zu/%zu", done, n);
+	if (done == n)
+		fputc('\n', stderr);
+}
+
+/* Every checked launch shape on the Codex that check_codex found: 1 when
+ * they ran (res filled), 0 when they could not. */
+static int check_codex_shapes(struct dt_check *c, const char *codex, const char *version,
+                              struct dt_codex_shape_result *res)
+{
+	char err[512];
+	c->name = "codex_shapes";
+	if (!version[0]) {
+		check_set(c, DT_CHECK_FAIL, "install Codex (see the codex check)",
+		          "no Codex that runs: nothing to compare the model with");
+		return 0;
+	}
+	int differ = dt_codex_shapes_check(codex, version, res, isatty(2) ? shapes_progress : NULL,
+	                                   NULL, err, sizeof(err));
+	if (differ < 0) {
+		check_set(c, DT_CHECK_FAIL, NULL, "%s", err);
+		return 0;
+	}
+	size_t not_run = 0;
+	for (size_t i = 0; i < dt_ncodex_shapes; i++)
+		not_run += res[i].status == DT_SHAPE_NOT_RUN;
+	if (differ)
+		check_set(
+		    c, DT_CHECK_FAIL,
+		    "trust Codex's own list (denytrace roots and report show `codex doctor`'s "
+		    "read-back beside the model's) and report the shapes to denytrace",
+		    "%d of %zu launch shapes differ between %s and denytrace's model "
+		    "(listed below)",
+		    differ, dt_ncodex_shapes, version);
+	else if (not_run)
+		check_set(c, DT_CHECK_WARN, NULL,
+		          "%zu of %zu launch shapes could not be run (listed below); %s and the "
+		          "model agree on the rest",
+		          not_run, dt_ncodex_shapes, version);
+	else
+		check_set(c, DT_CHECK_OK, NULL,
+		          "%s and denytrace's model agree on all %zu launch shapes", version,
+		          dt_ncodex_shapes);
+	return 1;
+}
+
+static const char *shape_status(const struct dt_codex_shape_result *r)
+{
+	return r->status == DT_SHAPE_AGREE    ? "agree"
+	       : r->status == DT_SHAPE_DIFFER ? "differ"
+	                                      : "not-run";
+}
+
+static void shapes_json(struct dt_json *j, const struct dt_codex_shape_result *res)
+{
+	dt_json_key(j, "codex_shapes");
+	dt_json_arr(j);
+	for (size_t i = 0; i < dt_ncodex_shapes; i++) {
+		dt_json_obj(j);
+		dt_json_key(j, "id");
+		dt_json_str(j, res[i].shape ? res[i].shape->id : NULL);
+		dt_json_key(j, "status");
+		dt_json_str(j, shape_status(&res[i]));
+		dt_json_key(j, "codex");
+		dt_json_str(j, res[i].status == DT_SHAPE_NOT_RUN ? NULL : res[i].codex);
+		dt_json_key(j, "model");
+		dt_json_str(j, res[i].status == DT_SHAPE_NOT_RUN ? NULL : res[i].model);
+		dt_json_key(j, "why");
+		dt_json_str(j, res[i].why[0] ? res[i].why : NULL);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
+static void shapes_text(const struct dt_codex_shape_result *res)
+{
+	for (size_t i = 0; i < dt_ncodex_shapes; i++) {
+		const struct dt_codex_shape_result *r = &res[i];
+		if (r->status == DT_SHAPE_DIFFER)
+			printf(
+			    "      differ  %s: Codex let it write \"%s\"; the model says \"%s\"\n",
+			    r->shape->id, r->codex, r->model);
+		else if (r->status == DT_SHAPE_NOT_RUN)
+			printf("      not run %s: %s\n", r->shape->id, r->why);
+	}
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -356,11 +450,21 @@ int cmd_doctor(int argc, char **argv)
 	check_bwrap(&checks[3]);
 	check_landlock(&checks[4]);
 	check_seccomp_notify(&checks[5]);
-	check_codex(&checks[6]);
+	char codex[PATH_MAX], codex_version[512];
+	check_codex(&checks[6], codex, sizeof(codex), codex_version, sizeof(codex_version));
 	check_codex_home(&checks[7]);
+	size_t nchecks = NCHECKS - 1;
+	struct dt_codex_shape_result *shapes = NULL;
+	int shapes_ran = 0;
+	if (da.codex_shapes) {
+		shapes = calloc(dt_ncodex_shapes, sizeof(*shapes));
+		if (!shapes)
+			return dt_fail(DT_EXIT_INTERNAL, "doctor: out of memory");
+		shapes_ran = check_codex_shapes(&checks[nchecks++], codex, codex_version, shapes);
+	}
 	static const char *const names[] = {"ok", "warn", "FAIL"};
 	int failed = 0;
-	for (size_t i = 0; i < NCHECKS; i++)
+	for (size_t i = 0; i < nchecks; i++)
 		failed |= checks[i].status == DT_CHECK_FAIL;
 	if (json) {
 		struct dt_json j;
@@ -372,7 +476,7 @@ int cmd_doctor(int argc, char **argv)
 		dt_json_bool(&j, !failed);
 		dt_json_key(&j, "checks");
 		dt_json_arr(&j);
-		for (size_t i = 0; i < NCHECKS; i++) {
+		for (size_t i = 0; i < nchecks; i++) {
 			dt_json_obj(&j);
 			dt_json_key(&j, "name");
 			dt_json_str(&j, checks[i].name);
@@ -387,19 +491,24 @@ int cmd_doctor(int argc, char **argv)
 			dt_json_end_obj(&j);
 		}
 		dt_json_end_arr(&j);
+		if (shapes_ran)
+			shapes_json(&j, shapes);
 		dt_json_end_obj(&j);
 		fputc('\n', stdout);
 	} else {
 		printf("denytrace %s (ring format %u)\n", DT_VERSION_STRING, DT_RING_VERSION);
-		for (size_t i = 0; i < NCHECKS; i++) {
+		for (size_t i = 0; i < nchecks; i++) {
 			printf("%-4s  %-15s %s", names[checks[i].status], checks[i].name,
 			       checks[i].detail);
 			if (checks[i].status != DT_CHECK_OK && checks[i].fix[0])
 				printf(" (fix: %s)", checks[i].fix);
 			putchar('\n');
 		}
+		if (shapes_ran)
+			shapes_text(shapes);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return dt_fail(DT_EXIT_IO, "doctor: writing the output failed");
+	free(shapes);
 	return failed ? DT_EXIT_FOUND : DT_EXIT_OK;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +51,7 @@ char *dt_codex_shape_expand(const char *s, const char *top)
 
 const char *dt_codex_probe_path(const char *probe, const char *top, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s%s%s", probe[0] == '/' ? "" : top, probe[0] == '/' ? "" : "/",
-	         probe);
+	snprintf(buf, cap, "%s%s%s", probe[0] == '/' ? "" : top, probe[0] == '/' ? "" : "/", probe);
 	return buf;
 }
 
@@ -179,14 +179,16 @@ static const char *probe_of(const char *path, size_t len, const char *top)
 }
 
 /* The command Codex runs: "RAN", then "OK DIR" for each probe directory it
- * could create a file in (and remove it again). */
+ * could create a file in; the files are removed again at the end. Shell
+ * built-ins only, but for one rm: a shape costs Codex's start-up, not 32
+ * more processes. */
 static char *probe_script(const char *top)
 {
 	size_t cap = 256 + dt_ncodex_probes * (strlen(top) + 16);
 	char *script = malloc(cap);
 	if (!script)
 		return NULL;
-	snprintf(script, cap, "echo RAN; for d in");
+	snprintf(script, cap, "echo RAN; set --; for d in");
 	for (size_t i = 0; i < dt_ncodex_probes; i++) {
 		char p[PATH_MAX + 32];
 		dt_codex_probe_path(dt_codex_probes[i], top, p, sizeof(p));
@@ -195,8 +197,8 @@ static char *probe_script(const char *top)
 	}
 	size_t l = strlen(script);
 	snprintf(script + l, cap - l,
-	         "; do touch \"$d/.dtshape.$$\" 2>/dev/null && rm -f \"$d/.dtshape.$$\" && "
-	         "echo \"OK $d\"; done");
+	         "; do if true 2>/dev/null >\"$d/.dtshape.$$\"; then echo \"OK $d\"; "
+	         "set -- \"$@\" \"$d/.dtshape.$$\"; fi; done; [ $# -eq 0 ] || rm -f \"$@\"");
 	return script;
 }
 
@@ -257,4 +259,66 @@ out:
 	dt_words_free(words);
 	free(tmpdir);
 	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void shape_compare(const struct dt_codex_shape *s, const char *codex, const char *version,
+                          const char *top, struct dt_codex_shape_result *r)
+{
+	char out[16384], err[512] = "";
+	struct dt_rootset rs = {0};
+	*r = (struct dt_codex_shape_result){.shape = s};
+	if (dt_codex_shape_setup(s, top) != 0) {
+		r->status = DT_SHAPE_NOT_RUN;
+		snprintf(r->why, sizeof(r->why), "cannot set up %s: %s", top, strerror(errno));
+		return;
+	}
+	int rc =
+	    dt_codex_shape_run(s, codex, top, 30000, r->codex, sizeof(r->codex), out, sizeof(out));
+	if (rc < 0) {
+		r->status = DT_SHAPE_NOT_RUN;
+		snprintf(r->why, sizeof(r->why), "%s",
+		         rc == -2 ? "Codex ran over 30 s" : "Codex could not be started");
+		return;
+	}
+	if (dt_codex_shape_model(s, version, top, &rs, r->model, sizeof(r->model), err,
+	                         sizeof(err)) != 0) {
+		r->status = DT_SHAPE_NOT_RUN;
+		snprintf(r->why, sizeof(r->why), "the model failed: %s", err);
+	} else {
+		r->status = dt_same_words(r->codex, r->model) ? DT_SHAPE_AGREE : DT_SHAPE_DIFFER;
+	}
+	dt_rootset_free(&rs);
+}
+
+int dt_codex_shapes_check(const char *codex, const char *version, struct dt_codex_shape_result *res,
+                          void (*progress)(size_t done, size_t n, void *arg), void *arg, char *err,
+                          size_t errcap)
+{
+	char base[] = "/var/tmp/denytrace-shapes.XXXXXX";
+	if (!mkdtemp(base)) {
+		snprintf(err, errcap, "cannot create a directory in /var/tmp: %s", strerror(errno));
+		return -1;
+	}
+	int differ = 0;
+	for (size_t i = 0; i < dt_ncodex_shapes; i++) {
+		char top[sizeof(base) + 128];
+		snprintf(top, sizeof(top), "%s/%s", base, dt_codex_shapes[i].id);
+		shape_compare(&dt_codex_shapes[i], codex, version, top, &res[i]);
+		differ += res[i].status == DT_SHAPE_DIFFER;
+		if (progress)
+			progress(i + 1, dt_ncodex_shapes, arg);
+	}
+	nftw(base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return differ;
 }

@@ -47,4 +47,23 @@ int dt_codex_shape_model(const struct dt_codex_shape *s, const char *version, co
 int dt_codex_shape_run(const struct dt_codex_shape *s, const char *codex, const char *top,
                        int timeout_ms, char *seen, size_t cap, char *out, size_t outcap);
 
+/* One shape run on an installed Codex and asked of the model. */
+struct dt_codex_shape_result {
+	const struct dt_codex_shape *shape;
+	enum { DT_SHAPE_AGREE, DT_SHAPE_DIFFER, DT_SHAPE_NOT_RUN } status;
+	char codex[512]; /* what Codex let the command write, or "refused" */
+	char model[512]; /* what the model says it may write, or "refused" */
+	char why[256];   /* DT_SHAPE_NOT_RUN: why */
+};
+
+/* Runs every shape on the Codex binary at codex, whose `--version` line
+ * is version, each in its own world under a private directory in /var/tmp
+ * (a CODEX_HOME under /tmp makes Codex refuse to start), removed after;
+ * compares each with the model of that version. progress, when given, is
+ * called after each shape. Returns how many differ, or -1 with err set
+ * (the directory cannot be made). res has dt_ncodex_shapes entries. */
+int dt_codex_shapes_check(const char *codex, const char *version, struct dt_codex_shape_result *res,
+                          void (*progress)(size_t done, size_t n, void *arg), void *arg, char *err,
+                          size_t errcap);
+
 #endif
