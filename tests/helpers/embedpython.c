@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 // build-flags: -ldl
 /*
- * A program that embeds CPython from libpython3.11.so (as pyenv's and
+ * A program that embeds CPython from libpython3.X.so (as pyenv's and
  * python.org's default builds, and embedding programs, load it) instead
- * of having it linked in like Debian's /usr/bin/python3.11: the Python API
+ * of having it linked in like Debian's /usr/bin/python3.X: the Python API
  * is in a loaded library, not in the main program.
  *
- * usage: embedpython SCRIPT ARG   runs SCRIPT with sys.argv [SCRIPT, ARG];
- *                                 exit 77 when the library is missing
+ * usage: embedpython LIB SCRIPT ARG   loads LIB (libpython3.11.so.1.0),
+ *                                     runs SCRIPT with sys.argv [SCRIPT, ARG];
+ *                                     exit 77 when the library is missing
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -18,9 +19,9 @@ typedef int (*fini_fn)(void);
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 4)
 		return 2;
-	void *py = dlopen("libpython3.11.so.1.0", RTLD_NOW | RTLD_GLOBAL);
+	void *py = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
 	if (!py)
 		return 77;
 	init_fn init = (init_fn)dlsym(py, "Py_Initialize");
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 	snprintf(code, sizeof(code),
 	         "import sys\nsys.argv = [%s%s%s, %s%s%s]\n"
 	         "exec(compile(open(sys.argv[0]).read(), sys.argv[0], 'exec'))\n",
-	         "r'''", argv[1], "'''", "r'''", argv[2], "'''");
+	         "r'''", argv[2], "'''", "r'''", argv[3], "'''");
 	init();
 	int rc = run(code);
 	return fini() < 0 || rc != 0 ? 1 : 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Python line that made a refused call (preload/pyframes.c): real
- * CPython workers (Debian's /usr/bin/python3.11, libpython linked in) with
+ * CPython workers (Debian's /usr/bin/python3, libpython linked in: 3.11 on
+ * Debian 12, read directly; 3.13 on Debian 13, through the dumper) with
  * real sqlite3, refused by a read-only bubblewrap sandbox, record their
  * Python frames innermost first; the report names the function and line.
  * Programs that are not CPython, or look like it without being a usable
@@ -15,7 +16,7 @@
 
 #include "testlib.h"
 
-#define PYTHON "/usr/bin/python3.11"
+#define PYTHON "/usr/bin/python3"
 
 static char rw[600], db[700];
 
@@ -278,14 +279,22 @@ Test(python, a_program_that_only_looks_like_python_records_no_python_frames)
 }
 
 /* pyenv's and python.org's builds, and programs embedding Python, have
- * the API in libpython3.11.so rather than in the main program. */
+ * the API in libpython3.X.so rather than in the main program: the one of
+ * Debian's python3's version. */
 Test(python, a_python_loaded_from_libpython_records_its_frames_too)
 {
 	const char *py = script("worker.py", three_deep);
+	char lib[64];
+	const char *ver[] = {PYTHON, "-c", "import sys; print('%d.%d' % sys.version_info[:2])",
+	                     NULL};
+	cr_assert_eq(dtt_system(lib, sizeof(lib), ver, NULL), 0, "%s", lib);
+	lib[strcspn(lib, "\n")] = 0;
+	char so[96];
+	snprintf(so, sizeof(so), "libpython%s.so.1.0", lib);
 	struct dtt_run r;
-	run_sandboxed(&r, (const char *const[]){dtt_helper("embedpython"), py, db, NULL});
+	run_sandboxed(&r, (const char *const[]){dtt_helper("embedpython"), so, py, db, NULL});
 	if (r.status == 77)
-		cr_skip_test("no libpython3.11.so.1.0 here (Debian: libpython3.11)");
+		cr_skip_test("no %s here (Debian: libpython%s)", so, lib);
 	const struct dt_record *d = board_refusal(&r);
 	expect_frame(d, 0, "save_task", py, 3);
 	expect_frame(d, 1, "claim", py, 5);
