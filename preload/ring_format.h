@@ -190,15 +190,20 @@ enum dt_tag {
 	DT_T_GROUPS,   /* (b) supplementary groups (getgroups), u32 each; empty
 	                * when there are none, absent when not known */
 	/* first path; for rename/link the second uses the *2 tags */
-	DT_T_PATH = 32, /* (s) path as the program passed it */
-	DT_T_DIRPATH,   /* (s) the directory fd's path, for *at calls */
-	DT_T_ABSPATH,   /* (s) joined with cwd or dirfd, lexically normalised */
-	DT_T_REALPATH,  /* (s) as the kernel resolves it */
-	DT_T_STAT,      /* (b) struct dt_stat_facts */
-	DT_T_SEARCH,    /* (b) struct dt_search_facts + the directory's path (no
-	                 * NUL): the deepest directory of the path the process
-	                 * could not search, when its parent could not be
-	                 * reached (first path only) */
+	DT_T_PATH = 32,  /* (s) path as the program passed it */
+	DT_T_DIRPATH,    /* (s) the directory fd's path, for *at calls */
+	DT_T_ABSPATH,    /* (s) joined with cwd or dirfd, lexically normalised */
+	DT_T_REALPATH,   /* (s) as the kernel resolves it */
+	DT_T_STAT,       /* (b) struct dt_stat_facts */
+	DT_T_SEARCH,     /* (b) struct dt_search_facts + the directory's path (no
+	                  * NUL): the deepest directory of the path the process
+	                  * could not search, when its parent could not be
+	                  * reached (first path only) */
+	DT_T_IFLAGS,     /* (u) denials with EPERM: the path's inode flags
+	                  * (FS_IOC_GETFLAGS: FS_IMMUTABLE_FL, FS_APPEND_FL...),
+	                  * when it is a regular file or directory the probe
+	                  * could open (first path only) */
+	DT_T_DIR_IFLAGS, /* (u) the same of the directory the path is in */
 	DT_T_PATH2 = 40,
 	DT_T_DIRPATH2,
 	DT_T_ABSPATH2,

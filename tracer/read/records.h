@@ -56,6 +56,10 @@ struct dt_record {
 	const char *sqlite_evidence; /* header, reopen, companion or name */
 	int sqlite_header;           /* enum dt_sqlite_header of its database */
 	struct dt_pathinfo p[2];
+	/* EPERM: inode flags (FS_IOC_GETFLAGS) of the first path and of its
+	 * directory, when the probe could read them */
+	int has_iflags, has_dir_iflags;
+	uint64_t iflags, dir_iflags;
 	struct dt_frame *frames;
 	size_t nframes;
 	const char **modules;

@@ -305,6 +305,10 @@ static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose,
 			fprintf(f, "    stat     %s\n", st);
 		}
 	}
+	if (r->has_iflags || r->has_dir_iflags)
+		fprintf(f, "    inode flags %s%#llx, of its directory %s%#llx\n",
+		        r->has_iflags ? "" : "(unread) ", (unsigned long long)r->iflags,
+		        r->has_dir_iflags ? "" : "(unread) ", (unsigned long long)r->dir_iflags);
 	if (r->npyframes) {
 		fputs("    python\n", f);
 		dt_pyframes_text(f, r, "      ");
@@ -648,6 +652,10 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 		dt_json_key(j, names[k][4]);
 		dt_stat_json(j, p);
 	}
+	if (r->has_iflags)
+		dt_json_field(j, r, DT_T_IFLAGS);
+	if (r->has_dir_iflags)
+		dt_json_field(j, r, DT_T_DIR_IFLAGS);
 	dt_json_key(j, "sqlite");
 	dt_json_str(j, r->sqlite);
 	dt_json_key(j, "sqlite_evidence");
