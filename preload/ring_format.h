@@ -152,6 +152,11 @@ enum dt_rec_type {
 	                     * was at launch (Codex's config.toml, a --profile
 	                     * layer), which later reports read instead of the
 	                     * file, since the file may change afterwards */
+	DT_REC_ENTRY = 8,   /* the probe's first act in a process image whose
+	                     * environment has DENYTRACE_ENTRY=1 (--watch-exec):
+	                     * the common fields only, so that an exec the
+	                     * supervisor saw and no entry followed is known to
+	                     * have run without the probe */
 };
 
 struct dt_rec_header {
@@ -242,6 +247,9 @@ enum dt_tag {
 	DT_T_EXEC_SETID_LOST, /* (u) supervisor: the exec'd program is set-id and would
 	                       * have run with this effective uid, but no_new_privs (which
 	                       * the supervisor sets unprivileged) kept its own ids */
+	DT_T_EXEC_ENTRY,      /* (u) supervisor: 1 when the new image's environment has
+	                       * DENYTRACE_ENTRY=1, so a probe that loads in it writes
+	                       * a DT_REC_ENTRY at once */
 	/* config records (and the common header fields of every record) */
 	DT_T_CONFIG_PATH = 96, /* (s) the file's absolute path */
 	DT_T_CONFIG_TEXT,      /* (s) its bytes as read (absent when unreadable); at

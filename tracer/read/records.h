@@ -84,7 +84,9 @@ struct dt_record {
 	/* exec (seccomp supervisor) */
 	int exec_static;        /* 1 static, 0 dynamic, -1 unknown */
 	int exec_probe;         /* the new image's LD_PRELOAD holds the probe */
-	const char *exec_blind; /* "static", "no-preload", NULL when covered */
+	const char *exec_blind; /* "static", "no-preload", NULL when covered; the report
+	                         * sets "hidden" (no entry record followed) */
+	int exec_entry;         /* a probe that loads writes DT_REC_ENTRY at once */
 	const char *preload;    /* LD_PRELOAD as passed, NULL if unset */
 	int supervisor;         /* written by the seccomp supervisor */
 	int64_t nspid;          /* supervisor: pid inside the target's pid namespace, 0 if same */

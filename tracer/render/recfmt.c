@@ -450,6 +450,9 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 	case DT_REC_CONFIG:
 		dt_record_text_config(f, r, verbose);
 		break;
+	case DT_REC_ENTRY:
+		fputs("the probe entered\n", f);
+		break;
 	default:
 		fprintf(f, "record of unknown type %d\n", r->type);
 	}
@@ -686,6 +689,7 @@ static void dt_record_json_exec(struct dt_json *j, const struct dt_record *r)
 	dt_json_field(j, r, DT_T_EXEC_PROBE);
 	dt_json_field(j, r, DT_T_PRELOAD);
 	dt_json_field(j, r, DT_T_EXEC_BLIND);
+	dt_json_field(j, r, DT_T_EXEC_ENTRY);
 }
 
 static void dt_record_json_config(struct dt_json *j, const struct dt_record *r)
