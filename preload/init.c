@@ -103,6 +103,7 @@ enum {
 	DT_V_RING,
 	DT_V_ENV,
 	DT_V_REFUSALS_ONLY,
+	DT_V_ENTRY,
 	DT_V_N
 };
 static const char *const dt_config_names[DT_V_N] = {
@@ -114,6 +115,7 @@ static const char *const dt_config_names[DT_V_N] = {
     [DT_V_RING] = "RING",
     [DT_V_ENV] = "ENV",
     [DT_V_REFUSALS_ONLY] = "REFUSALS_ONLY",
+    [DT_V_ENTRY] = "ENTRY",
 };
 
 static void dt_config_var(int which, const char *v)
@@ -160,6 +162,9 @@ static void dt_config_var(int which, const char *v)
 		break;
 	case DT_V_ENV:
 		dt_copy_value(dt_config.env_names, sizeof(dt_config.env_names), v);
+		break;
+	case DT_V_ENTRY:
+		dt_config.entry = v[0] == '1' && !v[1];
 		break;
 	}
 }
@@ -227,6 +232,8 @@ __attribute__((constructor(101))) static void dt_init(int argc, char **argv, cha
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
 	__register_atfork(NULL, NULL, dt_after_fork_child, &dt_dso_handle);
 	dt_read_config(envp);
+	if (dt_config.entry)
+		dt_record_entry();
 }
 
 /* ---- the ring ---------------------------------------------------------- */

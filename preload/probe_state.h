@@ -81,6 +81,8 @@ static inline int dt_in_vfork_child(void)
 DT_HIDDEN void dt_ring_after_fork(void);
 /* Fork handler of the recording path (record.c). */
 DT_HIDDEN void dt_record_after_fork(void);
+/* Writes DT_REC_ENTRY: this image runs with the probe (entry.c). */
+DT_HIDDEN void dt_record_entry(void);
 
 /* Configuration, read once by the constructor. */
 struct dt_config {
@@ -92,6 +94,7 @@ struct dt_config {
 	char ring_path[PATH_MAX]; /* DENYTRACE_RING */
 	int backtrace;            /* DENYTRACE_BACKTRACE: DT_BT_* */
 	char env_names[1024];     /* DENYTRACE_ENV: extra variables, comma list */
+	int entry;                /* DENYTRACE_ENTRY: write DT_REC_ENTRY at load */
 };
 DT_HIDDEN extern struct dt_config dt_config;
 

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "iflags.h"
 #include "probe.h"
 #include "probe_state.h"
 #include "pyframes.h"
@@ -365,6 +366,8 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		dt_put_path(&b, &a->r1, c->path, 0);
 		role = dt_sqlite_role(c->path, c->kind);
 	}
+	if (type == DT_REC_DENIAL && err == EPERM && (c->has_fd || c->path))
+		dt_put_inode_flags(&b, &a->r1);
 	if (c->path2) {
 		dt_resolve(cwd, c->has_dirfd2, c->dirfd2, c->path2, 1, &a->r2);
 		dt_put_path(&b, &a->r2, c->path2, 1);

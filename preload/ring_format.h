@@ -152,6 +152,11 @@ enum dt_rec_type {
 	                     * was at launch (Codex's config.toml, a --profile
 	                     * layer), which later reports read instead of the
 	                     * file, since the file may change afterwards */
+	DT_REC_ENTRY = 8,   /* the probe's first act in a process image whose
+	                     * environment has DENYTRACE_ENTRY=1 (--watch-exec):
+	                     * the common fields only, so that an exec the
+	                     * supervisor saw and no entry followed is known to
+	                     * have run without the probe */
 };
 
 struct dt_rec_header {
@@ -190,15 +195,20 @@ enum dt_tag {
 	DT_T_GROUPS,   /* (b) supplementary groups (getgroups), u32 each; empty
 	                * when there are none, absent when not known */
 	/* first path; for rename/link the second uses the *2 tags */
-	DT_T_PATH = 32, /* (s) path as the program passed it */
-	DT_T_DIRPATH,   /* (s) the directory fd's path, for *at calls */
-	DT_T_ABSPATH,   /* (s) joined with cwd or dirfd, lexically normalised */
-	DT_T_REALPATH,  /* (s) as the kernel resolves it */
-	DT_T_STAT,      /* (b) struct dt_stat_facts */
-	DT_T_SEARCH,    /* (b) struct dt_search_facts + the directory's path (no
-	                 * NUL): the deepest directory of the path the process
-	                 * could not search, when its parent could not be
-	                 * reached (first path only) */
+	DT_T_PATH = 32,  /* (s) path as the program passed it */
+	DT_T_DIRPATH,    /* (s) the directory fd's path, for *at calls */
+	DT_T_ABSPATH,    /* (s) joined with cwd or dirfd, lexically normalised */
+	DT_T_REALPATH,   /* (s) as the kernel resolves it */
+	DT_T_STAT,       /* (b) struct dt_stat_facts */
+	DT_T_SEARCH,     /* (b) struct dt_search_facts + the directory's path (no
+	                  * NUL): the deepest directory of the path the process
+	                  * could not search, when its parent could not be
+	                  * reached (first path only) */
+	DT_T_IFLAGS,     /* (u) denials with EPERM: the path's inode flags
+	                  * (FS_IOC_GETFLAGS: FS_IMMUTABLE_FL, FS_APPEND_FL...),
+	                  * when it is a regular file or directory the probe
+	                  * could open (first path only) */
+	DT_T_DIR_IFLAGS, /* (u) the same of the directory the path is in */
 	DT_T_PATH2 = 40,
 	DT_T_DIRPATH2,
 	DT_T_ABSPATH2,
@@ -237,6 +247,9 @@ enum dt_tag {
 	DT_T_EXEC_SETID_LOST, /* (u) supervisor: the exec'd program is set-id and would
 	                       * have run with this effective uid, but no_new_privs (which
 	                       * the supervisor sets unprivileged) kept its own ids */
+	DT_T_EXEC_ENTRY,      /* (u) supervisor: 1 when the new image's environment has
+	                       * DENYTRACE_ENTRY=1, so a probe that loads in it writes
+	                       * a DT_REC_ENTRY at once */
 	/* config records (and the common header fields of every record) */
 	DT_T_CONFIG_PATH = 96, /* (s) the file's absolute path */
 	DT_T_CONFIG_TEXT,      /* (s) its bytes as read (absent when unreadable); at

@@ -9,7 +9,7 @@
  * tests run as root, and root bypasses DAC but not Landlock).
  *
  * Usage:
- *   landlock-run [--rw PATH]... [--ro-everything] [--no-refer] -- CMD [ARGS...]
+ *   landlock-run [--rw PATH]... [--ro-everything] [--no-refer] [--abi N] -- CMD [ARGS...]
  *
  *   --rw PATH        allow writing beneath PATH (repeatable).  PATH is
  *                    normally a directory; a non-directory (e.g. /dev/null)
@@ -21,6 +21,9 @@
  *   --no-refer       do not grant REFER under the --rw paths, so renaming or
  *                    linking between two different directories fails with
  *                    EXDEV even when both are writable.
+ *   --abi N          build the ruleset as a program written for Landlock ABI N
+ *                    would (at most the kernel's): --abi 1 handles only the
+ *                    first thirteen rights, so REFER can never be granted.
  *
  * Reading and executing stay allowed everywhere: READ_FILE, READ_DIR and
  * EXECUTE are simply not put in handled_access_fs, and Landlock leaves
@@ -111,7 +114,7 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: " PROG " [--rw PATH]... [--ro-everything] [--no-refer]"
+	fprintf(out, "usage: " PROG " [--rw PATH]... [--ro-everything] [--no-refer] [--abi N]"
 	             " -- COMMAND [ARGS...]\n");
 }
 
@@ -179,7 +182,7 @@ int main(int argc, char **argv)
 	const char **rw_paths;
 	size_t n_rw = 0;
 	uint64_t handled, granted;
-	int abi, ruleset_fd, i;
+	int abi, ruleset_fd, i, want_abi = 0;
 
 	rw_paths = calloc((size_t)argc, sizeof(*rw_paths));
 	if (!rw_paths) {
@@ -211,6 +214,10 @@ int main(int argc, char **argv)
 			ro_everything = true;
 		} else if (strcmp(a, "--no-refer") == 0) {
 			no_refer = true;
+		} else if (strcmp(a, "--abi") == 0) {
+			if (i + 1 >= argc || atoi(argv[i + 1]) < 1)
+				usage_error("--abi needs a version from 1", NULL);
+			want_abi = atoi(argv[++i]);
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
 			return 0;
@@ -239,6 +246,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (want_abi && want_abi < abi)
+		abi = want_abi;
 	handled = write_rights_for_abi(abi);
 	/*
 	 * REFER stays handled even with --no-refer (the kernel treats it as

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -858,5 +859,38 @@ Test(behaviour, refusals_from_a_handler_on_an_autodisarmed_signal_stack_are_each
 	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, "open", want), (size_t)iterations, "%s", r.out);
 	snprintf(want, sizeof(want), "%s/from-handler", ro);
 	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, "open", want), (size_t)handled, "%s", r.out);
+	dtt_free(&r);
+}
+
+/* The inode flags of an EPERM refusal's path are read through an open;
+ * a FIFO (or a device) must never be opened by the probe: it would wake a
+ * writer waiting for a reader. inotify sees every open of the FIFO. */
+Test(behaviour, an_eperm_refusal_on_a_fifo_never_opens_it)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to switch to uid 65534");
+	if (access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs setpriv (util-linux)");
+	char fifo[700];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", rw);
+	cr_assert_eq(chmod(tmp, 0711), 0);
+	cr_assert_eq(chmod(rw, 0755), 0);
+	cr_assert_eq(mkfifo(fifo, 0644), 0);
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert_geq(in, 0);
+	cr_assert_geq(inotify_add_watch(in, fifo, IN_OPEN), 0);
+
+	struct dtt_run r;
+	const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+	                      "--",      "chmod",         "600",           fifo,
+	                      NULL};
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
+	const struct dt_record *d = dtt_find(&r, DT_REC_DENIAL, NULL, "/fifo");
+	cr_assert_not_null(d, "the chmod refusal was not recorded: %s", r.out);
+	cr_expect_eq(d->err, EPERM);
+	cr_expect(!d->has_iflags, "inode flags read from a FIFO");
+	char ev[4096];
+	cr_expect_lt(read(in, ev, sizeof(ev)), 0, "the FIFO was opened");
+	close(in);
 	dtt_free(&r);
 }

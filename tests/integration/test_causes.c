@@ -13,10 +13,14 @@
  *   make all helpers build/integration/test_causes && ./build/integration/test_causes
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,8 +46,32 @@ static void setup(void)
 	}
 }
 
+/* Paths given an inode flag (chattr +i, +a): cleared before the test's
+ * directory is removed, which they would otherwise keep. */
+static char flagged[4][PATH_MAX];
+
+/* Sets or clears an inode flag (FS_IMMUTABLE_FL, FS_APPEND_FL) on path;
+ * 0, or -1 when this filesystem has no such flags. */
+static int set_inode_flag(const char *path, int flag, int on)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int v = 0, rc = -1;
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &v) == 0) {
+		v = on ? v | flag : v & ~flag;
+		rc = ioctl(fd, FS_IOC_SETFLAGS, &v);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 static void teardown(void)
 {
+	for (size_t i = 0; i < sizeof(flagged) / sizeof(flagged[0]); i++)
+		if (flagged[i][0]) {
+			set_inode_flag(flagged[i], FS_IMMUTABLE_FL | FS_APPEND_FL, 0);
+			flagged[i][0] = 0;
+		}
 	dtt_cleanup();
 }
 
@@ -652,5 +680,232 @@ Test(causes, config_root_dropped_by_a_c_override_is_root_not_granted_with_droppe
 	cr_assert_eq(dtt_system(out, sizeof(out), sh, env), 0, "%s", out);
 	cr_expect(!strncmp(out, "False -c sandbox_workspace_write.writable_roots=", 48),
 	          "roots: %s", out);
+	dtt_free(&run);
+}
+
+/* ---- immutable-file --------------------------------------------------------- */
+
+/* Gives path the flag (chattr +i or +a), or skips where the test's
+ * filesystem keeps no inode flags (tmpfs before 6.0 among others). */
+static void flag_or_skip(const char *path, int flag)
+{
+	size_t i = 0;
+	while (i < sizeof(flagged) / sizeof(flagged[0]) - 1 && flagged[i][0])
+		i++;
+	snprintf(flagged[i], sizeof(flagged[i]), "%s", path);
+	if (set_inode_flag(path, flag, 1) != 0)
+		cr_skip_test("the filesystem of %s keeps no inode flags (FS_IOC_SETFLAGS: %s)",
+		             path, strerror(errno));
+}
+
+/* `denytrace report --format json` of a ring, the refusal of the path
+ * ending with suffix: "cause|missing_right|advice". */
+static void cli_json_cause(char *out, size_t cap, const char *ring, const char *root,
+                           const char *suffix)
+{
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "'%s/denytrace' report --format json --root '%s' '%s'",
+	         dtt_build(), root, ring);
+	static const char py[] =
+	    "import json, subprocess, sys\n"
+	    "d = json.loads(subprocess.run(['sh', '-c', sys.argv[1]], capture_output=True, "
+	    "check=True).stdout)\n"
+	    "m = [x for x in d['denials'] if (x['abspath'] or x['realpath'] or "
+	    "'').endswith(sys.argv[2])]\n"
+	    "if not m:\n"
+	    "    print('no denial for', sys.argv[2]); sys.exit(1)\n"
+	    "f = [x for x in d['findings'] if x['cause'] == m[0]['cause']]\n"
+	    "print(m[0]['cause'], m[0].get('missing_right'), f and f[0].get('missing_right'),"
+	    " m[0]['advice'], sep='|', end='')\n";
+	const char *argv[] = {PYTHON, "-c", py, cmd, suffix, NULL};
+	cr_assert_eq(dtt_system(out, cap, argv, NULL), 0, "the report's JSON: %s", out);
+}
+
+Test(causes, write_to_an_immutable_file_as_root_without_a_sandbox_is_immutable_file)
+{
+	const char *dir = path_in("imm", 1);
+	char file[PATH_MAX + 16], script[2 * PATH_MAX];
+	snprintf(file, sizeof(file), "%s/status", dir);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	flag_or_skip(file, FS_IMMUTABLE_FL);
+	snprintf(script, sizeof(script), "echo x > '%s'", file);
+
+	struct dtt_run run;
+	const char *argv[] = {"sh", "-c", script, NULL};
+	cr_assert_eq(dtt_run(&run, NULL, argv, NULL), 0, "%s", run.out);
+	cr_expect_neq(run.status, 0, "%s", run.out);
+	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/imm/status");
+	cr_assert_not_null(d, "the refusal was not recorded: %s", run.out);
+	cr_expect_str_eq(dt_errno_name(d->err), "EPERM");
+	cr_expect(d->has_iflags && (d->iflags & FS_IMMUTABLE_FL), "inode flags not recorded");
+
+	struct dt_report r;
+	const char *roots[] = {dir};
+	build_report(&r, run.ring, roots, 1, NULL, NULL, 0);
+	const struct dt_report_group *g = group_for(&r, NULL, "/imm/status");
+	cr_assert_not_null(g, "groups:%s", group_list(&r));
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "immutable-file", "reason: %s", g->v.reason);
+	cr_expect_str_eq(g->v.subject, file);
+	char want[PATH_MAX + 32];
+	snprintf(want, sizeof(want), "chattr -i %s", file);
+	cr_expect(contains(g->v.advice, want), "advice: %s", g->v.advice);
+	dt_report_free(&r);
+	dtt_free(&run);
+}
+
+Test(causes, write_to_an_immutable_file_as_uid_65534_is_immutable_file)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to switch to uid 65534");
+	if (access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs setpriv (util-linux)");
+	cr_assert_eq(chmod(base, 0711), 0);
+	const char *dir = path_in("imm", 1);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	char file[PATH_MAX + 16], script[2 * PATH_MAX];
+	snprintf(file, sizeof(file), "%s/status", dir);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(chmod(file, 0666), 0);
+	flag_or_skip(file, FS_IMMUTABLE_FL);
+	snprintf(script, sizeof(script), "echo x > '%s'", file);
+
+	struct dtt_run run;
+	const char *argv[] = {
+	    "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "sh", "-c", script,
+	    NULL};
+	cr_assert_eq(dtt_run(&run, NULL, argv, NULL), 0, "%s", run.out);
+	cr_expect_neq(run.status, 0, "%s", run.out);
+
+	struct dt_report r;
+	const char *roots[] = {dir};
+	build_report(&r, run.ring, roots, 1, NULL, NULL, 0);
+	const struct dt_report_group *g = group_for(&r, NULL, "/imm/status");
+	cr_assert_not_null(g, "groups:%s", group_list(&r));
+	cr_expect_eq(g->rep->uid, 65534);
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "immutable-file", "reason: %s", g->v.reason);
+	cr_expect(contains(g->v.advice, "chattr -i"), "advice: %s", g->v.advice);
+	dt_report_free(&r);
+	dtt_free(&run);
+}
+
+/* An append-only directory lets entries in, never out: rm is refused by
+ * the directory's flag, and the advice names the directory and -a. */
+Test(causes, removing_from_an_append_only_directory_is_immutable_file_naming_the_directory)
+{
+	need_python();
+	const char *dir = path_in("log", 1);
+	char file[PATH_MAX + 16], script[2 * PATH_MAX];
+	snprintf(file, sizeof(file), "%s/old", dir);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	flag_or_skip(dir, FS_APPEND_FL);
+	snprintf(script, sizeof(script), "rm -f '%s'", file);
+
+	struct dtt_run run;
+	const char *argv[] = {"sh", "-c", script, NULL};
+	cr_assert_eq(dtt_run(&run, NULL, argv, NULL), 0, "%s", run.out);
+	cr_expect_neq(run.status, 0, "%s", run.out);
+
+	char out[8192], want[PATH_MAX + 64];
+	cli_json_cause(out, sizeof(out), run.ring, dir, "/log/old");
+	snprintf(want, sizeof(want), "chattr -a %s", dir);
+	cr_expect(!strncmp(out, "immutable-file|", 15), "JSON: %s", out);
+	cr_expect(contains(out, want), "JSON: %s", out);
+	dtt_free(&run);
+}
+
+/* ---- a root that is itself a read-only mount -------------------------------- */
+
+/* The named root bound read-only inside a writable bind of its parent: it
+ * was not granted; nothing inside a granted root was protected. */
+Test(causes, root_that_is_itself_a_read_only_bind_is_root_not_granted_in_roots_and_finding)
+{
+	need_bwrap();
+	need_python();
+	const char *top = path_in("top", 1);
+	const char *board = path_in("top/board", 1);
+	char script[2 * PATH_MAX];
+	snprintf(script, sizeof(script), "echo x > '%s/status'", board);
+
+	struct dtt_run run;
+	const char *binds[] = {top, NULL};
+	const char *extra[] = {"--ro-bind", board, board, NULL};
+	const char *cmd[] = {"sh", "-c", script, NULL};
+	run_bwrap(&run, binds, extra, cmd, NULL);
+	cr_expect_neq(run.status, 0, "%s", run.out);
+
+	struct dt_report r;
+	const char *roots[] = {board};
+	build_report(&r, run.ring, roots, 1, NULL, NULL, 0);
+	const struct dt_report_group *g = group_for(&r, NULL, "/board/status");
+	expect_verdict(&r, g, DT_CAUSE_ROOT_NOT_GRANTED, board, "--root", 0);
+	dt_report_free(&r);
+
+	/* the JSON's roots[] says the same of the root */
+	char cmdline[4 * PATH_MAX], out[8192];
+	snprintf(cmdline, sizeof(cmdline),
+	         "'%s/denytrace' report --format json --root '%s' '%s' | " PYTHON
+	         " -c 'import json,sys; d=json.load(sys.stdin); "
+	         "r=[x for x in d[\"roots\"] if x[\"path\"]==sys.argv[1]]; "
+	         "m=[x for x in d[\"denials\"] if x[\"abspath\"].endswith(\"/board/status\")]; "
+	         "print(r[0][\"granted\"], m[0][\"cause\"], m[0][\"granted\"])' '%s'",
+	         dtt_build(), board, run.ring, board);
+	const char *sh[] = {"sh", "-c", cmdline, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	cr_expect(!strncmp(out, "False root-not-granted False", 28), "roots/denial: %s", out);
+	dtt_free(&run);
+}
+
+/* ---- landlock-refer ----------------------------------------------------------- */
+
+/* Both directories writable, one mount: only Landlock's REFER right, which
+ * an ABI 1 ruleset cannot grant, stands between them. mv copies instead. */
+Test(causes, mv_between_directories_under_an_abi_1_landlock_ruleset_is_landlock_refer)
+{
+	need_python();
+	if (!dtt_have_landlock())
+		cr_skip_test("Landlock is not available here");
+	const char *ws = path_in("ws", 1);
+	path_in("ws/a", 1);
+	path_in("ws/b", 1);
+	char script[4 * PATH_MAX];
+	snprintf(script, sizeof(script), "echo x > '%s/a/f' && mv '%s/a/f' '%s/b/f'", ws, ws, ws);
+
+	struct dtt_run run;
+	const char *argv[] = {dtt_helper("landlock-run"),
+	                      "--abi",
+	                      "1",
+	                      "--rw",
+	                      ws,
+	                      "--rw",
+	                      "/dev/null",
+	                      "--",
+	                      "sh",
+	                      "-c",
+	                      script,
+	                      NULL};
+	cr_assert_eq(dtt_run(&run, NULL, argv, NULL), 0, "%s", run.out);
+	cr_expect_eq(run.status, 0, "mv falls back to copying: %s", run.out);
+	const struct dt_record *d = dtt_find(&run, DT_REC_DENIAL, NULL, "/ws/a/f");
+	cr_assert_not_null(d, "the EXDEV rename was not recorded: %s", run.out);
+	cr_expect_str_eq(dt_errno_name(d->err), "EXDEV");
+
+	struct dt_report r;
+	const char *roots[] = {ws};
+	build_report(&r, run.ring, roots, 1, NULL, NULL, 0);
+	const struct dt_report_group *g = group_for(&r, NULL, "/ws/a/f");
+	cr_assert_not_null(g, "groups:%s", group_list(&r));
+	cr_expect_str_eq(dt_cause_name(g->v.cause), "landlock-refer", "reason: %s", g->v.reason);
+	cr_expect(contains(g->v.advice, "REFER"), "advice: %s", g->v.advice);
+	dt_report_free(&r);
+
+	char out[8192];
+	cli_json_cause(out, sizeof(out), run.ring, ws, "/ws/a/f");
+	cr_expect(!strncmp(out, "landlock-refer|refer|refer|", 27), "JSON: %s", out);
 	dtt_free(&run);
 }

@@ -327,3 +327,53 @@ Test(execcov, a_process_that_sets_up_io_uring_is_named_partly_blind)
 	dt_report_free(&rep);
 	dtt_free(&r);
 }
+
+/* The probe installed under a directory the sandbox covers with a tmpfs:
+ * ld.so cannot find it, warns and runs the program without it, whose
+ * LD_PRELOAD still names it. Entry is judged by the probe's own record. */
+Test(execcov, a_process_whose_sandbox_hides_the_probe_is_blind_and_named_in_likely_causes)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *top = dtt_tmpdir();
+	char hide[1024], probe[1200], src[1200], env_probe[1300], script[2048];
+	snprintf(hide, sizeof(hide), "%s/opt", top);
+	snprintf(probe, sizeof(probe), "%s/libdenytrace.so", hide);
+	snprintf(src, sizeof(src), "%s/libdenytrace.so", dtt_build());
+	cr_assert_eq(mkdir(hide, 0755), 0);
+	const char *cp[] = {"cp", src, probe, NULL};
+	cr_assert_eq(dtt_system(NULL, 0, cp, NULL), 0);
+	snprintf(env_probe, sizeof(env_probe), "DENYTRACE_PROBE=%s", probe);
+	snprintf(script, sizeof(script), "echo x > '%s/out'", top);
+
+	/* the CLI itself, not -q: its summary is under test */
+	char out[65536], cli[1024], ring[1200];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	snprintf(ring, sizeof(ring), "%s/hidden.ring", top);
+	const char *argv[] = {
+	    cli,  "run",     "--watch-exec", "-o",   ring,    "--",   "bwrap",  "--ro-bind",
+	    "/",  "/",       "--tmpfs",      hide,   "--dev", "/dev", "--proc", "/proc",
+	    "--", "/bin/sh", "-c",           script, NULL};
+	const char *env[] = {env_probe, NULL};
+	int status = dtt_system(out, sizeof(out), argv, env);
+	cr_expect_neq(status, 0, "the write should fail: %s", out);
+	struct dtt_run r;
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(dtt_load(&r, ring), 0, "%s", out);
+	cr_expect_null(dtt_find(&r, DT_REC_DENIAL, NULL, "/out"), "the probe was not hidden");
+
+	const struct dt_record *sh = exec_of(&r, "/sh");
+	cr_assert_not_null(sh, "no exec record for sh: %s", r.out);
+	cr_expect(sh->exec_probe, "LD_PRELOAD still names the probe");
+	struct dt_report rep;
+	load_report(&rep, ring);
+	int named = 0;
+	for (size_t i = 0; i < rep.nblind; i++)
+		named |= rep.blind[i]->pid == sh->pid && rep.blind[i]->exec_blind &&
+		         !strcmp(rep.blind[i]->exec_blind, "hidden");
+	cr_expect(named, "sh is not a blind spot (%zu blind): %s", rep.nblind, out);
+	dt_report_free(&rep);
+	cr_expect_null(strstr(out, " 0 blind"), "%s", out);
+	cr_expect(strstr(out, "the probe was hidden by the sandbox"), "%s", out);
+	dtt_free(&r);
+}

@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,9 +128,10 @@ static struct dt_verdict classify(const struct dt_record *d, const struct dt_rec
 Test(classify, cause_names_are_the_documented_vocabulary)
 {
 	static const char *const want[DT_CAUSE_COUNT] = {
-	    "injected",         "setid-lost",        "lock-contention", "cross-mount",
-	    "file-permissions", "read-only-sandbox", "protected-path",  "symlink-mismatch",
-	    "sqlite-side-file", "root-not-granted",  "outside-roots",   "unknown",
+	    "injected",       "setid-lost",       "lock-contention",  "cross-mount",
+	    "landlock-refer", "immutable-file",   "file-permissions", "read-only-sandbox",
+	    "protected-path", "symlink-mismatch", "sqlite-side-file", "root-not-granted",
+	    "outside-roots",  "unknown",
 	};
 
 	for (int c = 0; c < DT_CAUSE_COUNT; c++) {
@@ -734,6 +736,24 @@ Test(classify, protected_path_keeps_the_writable_mount_it_sits_in_as_its_granted
 	cr_assert_eq(v.granted, 1);
 }
 
+/* The named root itself bound read-only inside a writable parent: the
+ * root was not granted; no subpath of a granted root was protected. */
+Test(classify, a_root_that_is_itself_a_readonly_mount_is_root_not_granted)
+{
+	struct dt_mount m[] = {
+	    {"/", "ext4", 0},
+	    {D "/top", "ext4", 1},
+	    {D "/top/board", "ext4", 0},
+	};
+	struct dt_record p = process(m, NMOUNTS(m));
+	root(D "/top/board", -1, NULL);
+	struct dt_record d = denial("openat", EROFS, D "/top/board/status");
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_ROOT_NOT_GRANTED);
+	cr_assert_eq(v.granted, 0);
+}
+
 Test(classify, readonly_mount_under_only_a_pseudo_writable_mount_is_not_protected)
 {
 	struct dt_mount m[] = {
@@ -1284,6 +1304,125 @@ Test(classify, exdev_within_one_mount_is_not_cross_mount)
 
 	cr_assert_neq(v.cause, DT_CAUSE_CROSS_MOUNT, "reason: %s", v.reason);
 	assert_has(v.reason, "refer right");
+}
+
+Test(classify, exdev_between_two_directories_of_one_mount_under_no_new_privs_is_landlock_refer)
+{
+	struct dt_mount m[] = {{"/", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	p.no_new_privs = 1;
+	root(D "/proj", 1, NULL);
+	struct dt_record d = denial("renameat2", EXDEV, D "/proj/a/f");
+	d.p[1].path = d.p[1].abspath = d.p[1].realpath = D "/proj/b/f";
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	assert_cause(v, DT_CAUSE_LANDLOCK_REFER);
+	cr_assert_str_eq(v.missing_right, "refer");
+	cr_assert_str_eq(v.subject, D "/proj");
+	assert_has(v.advice, "LANDLOCK_ACCESS_FS_REFER");
+}
+
+Test(classify, exdev_within_one_directory_is_not_landlock_refer)
+{
+	struct dt_mount m[] = {{"/", "ext4", 1}};
+	struct dt_record p = process(m, NMOUNTS(m));
+	p.no_new_privs = 1;
+	struct dt_record d = denial("renameat2", EXDEV, D "/proj/a/f");
+	d.p[1].path = d.p[1].abspath = d.p[1].realpath = D "/proj/a/g";
+	struct dt_verdict v = classify(&d, &p, 0);
+
+	cr_assert_neq(v.cause, DT_CAUSE_LANDLOCK_REFER, "reason: %s", v.reason);
+	cr_assert_null(v.missing_right);
+}
+
+/* ---- immutable-file ------------------------------------------------------------ */
+
+Test(classify, immutable_file_beats_root_not_granted_for_root)
+{
+	root(D "/proj", 0, NULL);
+	struct dt_record d = denial("openat", EPERM, D "/proj/status");
+	d.uid = 0;
+	existing_file(&d, 0644, 0, 0, 0);
+	d.has_iflags = 1;
+	d.iflags = FS_IMMUTABLE_FL;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_IMMUTABLE_FILE);
+	cr_assert_str_eq(v.subject, D "/proj/status");
+	assert_has(v.advice, "chattr -i " D "/proj/status");
+}
+
+Test(classify, immutable_file_beats_file_permissions)
+{
+	struct dt_record d = denial("openat", EPERM, D "/proj/status");
+	existing_file(&d, 0444, 0, 0, 0);
+	d.has_iflags = 1;
+	d.iflags = FS_IMMUTABLE_FL;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_IMMUTABLE_FILE);
+}
+
+Test(classify, opening_an_append_only_file_to_append_is_not_refused_by_its_flag)
+{
+	struct dt_record d = denial("openat", EPERM, D "/proj/log");
+	existing_file(&d, 0666, 1000, 1000, 0);
+	d.has_flags = 1;
+	d.flags = O_WRONLY | O_APPEND;
+	d.has_iflags = 1;
+	d.iflags = FS_APPEND_FL;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	cr_assert_neq(v.cause, DT_CAUSE_IMMUTABLE_FILE, "reason: %s", v.reason);
+}
+
+Test(classify, truncating_an_append_only_file_is_immutable_file_with_chattr_a)
+{
+	struct dt_record d = denial("openat", EPERM, D "/proj/log");
+	existing_file(&d, 0666, 1000, 1000, 0);
+	d.has_flags = 1;
+	d.flags = O_WRONLY | O_TRUNC;
+	d.has_iflags = 1;
+	d.iflags = FS_APPEND_FL;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_IMMUTABLE_FILE);
+	assert_has(v.advice, "chattr -a " D "/proj/log");
+}
+
+Test(classify, creating_in_an_immutable_directory_names_the_directory)
+{
+	struct dt_record d = denial("openat", EPERM, D "/proj/new");
+	missing_in_dir(&d, 0777, 1000, 1000, 0);
+	d.has_dir_iflags = 1;
+	d.dir_iflags = FS_IMMUTABLE_FL;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	assert_cause(v, DT_CAUSE_IMMUTABLE_FILE);
+	cr_assert_str_eq(v.subject, D "/proj");
+	assert_has(v.advice, "chattr -i " D "/proj");
+}
+
+Test(classify, an_append_only_directory_takes_new_entries)
+{
+	struct dt_record d = denial("openat", EPERM, D "/proj/new");
+	missing_in_dir(&d, 0777, 1000, 1000, 0);
+	d.has_dir_iflags = 1;
+	d.dir_iflags = FS_APPEND_FL;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	cr_assert_neq(v.cause, DT_CAUSE_IMMUTABLE_FILE, "reason: %s", v.reason);
+}
+
+Test(classify, an_inode_flag_never_explains_eacces)
+{
+	struct dt_record d = denial("openat", EACCES, D "/proj/status");
+	existing_file(&d, 0644, 1000, 1000, 0);
+	d.has_iflags = 1;
+	d.iflags = FS_IMMUTABLE_FL;
+	struct dt_verdict v = classify(&d, NULL, 0);
+
+	cr_assert_neq(v.cause, DT_CAUSE_IMMUTABLE_FILE, "reason: %s", v.reason);
 }
 
 Test(classify, unknown_path_is_named_as_such)

@@ -40,12 +40,12 @@ static int show_type(void *args, const char *val)
 {
 	struct show_opts *o = args;
 	o->only = 0;
-	for (int t = DT_REC_DENIAL; t <= DT_REC_CONFIG; t++)
+	for (int t = DT_REC_DENIAL; t <= DT_REC_ENTRY; t++)
 		if (!strcmp(val, dt_rec_type_name(t)))
 			o->only = t;
 	if (!o->only)
 		return dt_fail(DT_EXIT_USAGE, "show: --type takes denial, process, write, "
-		                              "reopen, launch, exec or config");
+		                              "reopen, launch, exec, config or entry");
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -503,6 +504,88 @@ static int dt_rule_cross_mount(const struct dt_cls *c, struct dt_verdict *v)
 	return 0;
 }
 
+/* EXDEV between two directories of one mount: not the kernel's mount rule
+ * (cross-mount, above) but Landlock's, which moves a file to another
+ * directory only with REFER handled and granted under both. Landlock needs
+ * no_new_privs unless the caller is privileged. */
+static int dt_rule_landlock_refer(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d, *proc = c->proc;
+	const char *to = d->p[1].realpath;
+	char from_dir[4096], to_dir[4096];
+	if (d->err != EXDEV || !proc || !to || !c->real || (!proc->no_new_privs && d->uid != 0))
+		return 0;
+	dt_parent(c->real, from_dir, sizeof(from_dir));
+	dt_parent(to, to_dir, sizeof(to_dir));
+	const struct dt_mount *m = dt_mount_for_path(proc, from_dir);
+	if (!m || m != dt_mount_for_path(proc, to_dir) || !strcmp(from_dir, to_dir))
+		return 0;
+	v->cause = DT_CAUSE_LANDLOCK_REFER;
+	v->missing_right = "refer";
+	snprintf(v->reason, sizeof(v->reason),
+	         "%s returned EXDEV moving %s to %s: both directories are on the mount at %s, "
+	         "so it is Landlock refusing to move a file between directories without its "
+	         "REFER right (a ruleset for ABI 1 can never grant it)",
+	         c->op, c->shown, to, m->path);
+	snprintf(v->subject, sizeof(v->subject), "%s", v->root ? v->root->path : from_dir);
+	snprintf(v->advice, sizeof(v->advice),
+	         "Handle LANDLOCK_ACCESS_FS_REFER in the ruleset (Landlock ABI 2 or later) and "
+	         "grant it, with the write rights, in the path-beneath rule for %s, which "
+	         "holds both %s and %s; or have the program copy and delete, as mv does.",
+	         v->subject, from_dir, to_dir);
+	return 1;
+}
+
+/* The inode flag that refused d, on its path or (for an entry made,
+ * removed or renamed) its directory: 'i' immutable, 'a' append-only, 0
+ * none; *on_dir says which. An append-only file still opens for
+ * appending, and an append-only directory still takes new entries. */
+static char dt_refusing_inode_flag(const struct dt_record *d, int *on_dir)
+{
+	const char *op = d->op ? d->op : "";
+	int appends = d->has_flags && (d->flags & O_APPEND) && strstr(op, "open");
+	int removes = strstr(op, "unlink") || strstr(op, "rmdir") || strstr(op, "remove") ||
+	              strstr(op, "rename");
+	*on_dir = 0;
+	if (d->has_iflags && (d->iflags & FS_IMMUTABLE_FL))
+		return 'i';
+	if (d->has_iflags && (d->iflags & FS_APPEND_FL) && !appends)
+		return 'a';
+	if (dt_op_need(d) != DT_NEED_DIR || !d->has_dir_iflags)
+		return 0;
+	*on_dir = 1;
+	if (d->dir_iflags & FS_IMMUTABLE_FL)
+		return 'i';
+	return (d->dir_iflags & FS_APPEND_FL) && removes ? 'a' : 0;
+}
+
+/* chattr +i or +a refuses root as well, before any mode bit or sandbox is
+ * asked: whatever else the record shows, this is the reason. */
+static int dt_rule_immutable_file(const struct dt_cls *c, struct dt_verdict *v)
+{
+	const struct dt_record *d = c->d;
+	int on_dir;
+	char flag = d->err == EPERM ? dt_refusing_inode_flag(d, &on_dir) : 0;
+	char dir[4096], word[PATH_MAX + 8];
+	if (!flag)
+		return 0;
+	const char *path = c->real ? c->real : c->shown;
+	const char *what = flag == 'i' ? "immutable" : "append-only";
+	v->cause = DT_CAUSE_IMMUTABLE_FILE;
+	snprintf(v->subject, sizeof(v->subject), "%s",
+	         on_dir ? dt_parent(path, dir, sizeof(dir)) : path);
+	snprintf(v->reason, sizeof(v->reason),
+	         "%s refused %s with EPERM: %s %s is %s (chattr +%c, read when it was refused), "
+	         "which refuses root and every user alike",
+	         c->op, c->shown, on_dir ? "its directory" : "the file", v->subject, what, flag);
+	dt_shell_word_str(word, sizeof(word), v->subject);
+	snprintf(v->advice, sizeof(v->advice),
+	         "If %s is meant to change, clear the attribute as root: chattr -%c %s (lsattr "
+	         "shows it); no sandbox or mode bit is involved.",
+	         on_dir ? "the directory" : "the file", flag, word);
+	return 1;
+}
+
 /* No sandbox, and the mode bits allow it: whatever refused it, it was not
  * a sandbox, and no cause that blames one may be given. */
 static int dt_rule_no_sandbox(const struct dt_cls *c, struct dt_verdict *v)
@@ -620,7 +703,12 @@ static int dt_rule_protected_path(const struct dt_cls *c, struct dt_verdict *v)
 		prot = NULL;
 	const struct dt_mount *deep = dt_mount_for_path(proc, real);
 	int ro_submount = 0;
-	if (deep && !deep->rw && strcmp(deep->path, "/")) {
+	/* a root that is itself read-only (or inside a read-only mount) was
+	 * not granted: root-not-granted says so */
+	const char *root_real =
+	    v->root ? (v->root->realpath ? v->root->realpath : v->root->path) : NULL;
+	if (deep && !deep->rw && strcmp(deep->path, "/") &&
+	    !(root_real && dt_path_under(root_real, deep->path))) {
 		/* is there a rw mount above it? */
 		for (size_t i = 0; proc && i < proc->nmounts; i++)
 			if (proc->mounts[i].rw && !dt_mount_is_pseudo(&proc->mounts[i]) &&

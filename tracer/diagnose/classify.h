@@ -51,6 +51,10 @@ struct dt_verdict {
 	 * resolved directory; protected-path: the read-only path. Empty for
 	 * the other causes, whose fix does not depend on the path. */
 	char subject[PATH_MAX];
+	/* The access right the sandbox's rule lacks, by its Landlock name in
+	 * lower case ("refer"), for a fix to add; NULL when the cause names
+	 * none. */
+	const char *missing_right;
 };
 
 /* proc may be NULL (no process record: the process was not traced). */

@@ -98,6 +98,7 @@ static void dt_finding_add(struct dt_finding *f, const struct dt_report_group *g
 		f->root = g->v.root;
 		f->granted = g->v.root ? g->v.granted : -1;
 		f->subject = g->v.subject;
+		f->missing_right = g->v.missing_right;
 		f->last_ns = g->last_ns;
 	}
 	if (!f->ngroups || g->first_ns < f->first_ns) {

@@ -41,6 +41,7 @@ struct dt_finding {
 	const char *subject;        /* dt_verdict.subject; "" when the fix names no path */
 	const char *reason;         /* the first group's reason (it names its own path) */
 	const char *advice;         /* the fix, once: the first group's advice */
+	const char *missing_right;  /* dt_verdict.missing_right, or NULL */
 	const char *next;           /* what the program did next (first group that says), or NULL */
 	int intermittent;           /* some refused path was also written successfully */
 	/* what separated the successful writes from the refusals: the first

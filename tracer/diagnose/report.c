@@ -576,6 +576,75 @@ static int dt_report_roots(struct dt_report *r, const struct dt_report_opts *o, 
 	return 0;
 }
 
+/* A probe record's process as its own pid namespace numbers it, and when. */
+struct dt_pid_time {
+	int64_t pid;
+	uint64_t t;
+};
+
+static int dt_pid_time_order(const void *a, const void *b)
+{
+	const struct dt_pid_time *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* The first of v[0..n) (sorted) at or after (pid, t), or n. */
+static size_t dt_pid_time_from(const struct dt_pid_time *v, size_t n, int64_t pid, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+	struct dt_pid_time key = {pid, t};
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (dt_pid_time_order(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Execs whose image would announce the probe (DENYTRACE_ENTRY) and after
+ * which that process wrote no entry record, before its next exec, ran
+ * without it, whatever their LD_PRELOAD said: ld.so could not open the
+ * file (a sandbox hid it) or the probe could not reach the ring. They are
+ * marked "hidden". */
+static void dt_report_judge_entry(struct dt_report *r)
+{
+	struct dt_pid_time *entries = calloc(r->n + 1, sizeof(*entries));
+	struct dt_pid_time *execs = calloc(r->nexecs + 1, sizeof(*execs));
+	size_t nentries = 0;
+	for (size_t i = 0; entries && execs && i < r->n; i++)
+		if (r->recs[i].type == DT_REC_ENTRY)
+			entries[nentries++] =
+			    (struct dt_pid_time){r->recs[i].pid, r->recs[i].time_mono};
+	for (size_t i = 0; entries && execs && i < r->nexecs; i++) {
+		const struct dt_record *e = r->execs[i];
+		execs[i] = (struct dt_pid_time){e->nspid ? e->nspid : e->pid, e->time_mono};
+	}
+	if (entries && execs) {
+		qsort(entries, nentries, sizeof(*entries), dt_pid_time_order);
+		qsort(execs, r->nexecs, sizeof(*execs), dt_pid_time_order);
+	}
+	for (size_t i = 0; entries && execs && i < r->nexecs; i++) {
+		struct dt_record *e = (struct dt_record *)r->execs[i];
+		if (!e->exec_entry || !e->exec_probe || e->exec_blind)
+			continue;
+		int64_t pid = e->nspid ? e->nspid : e->pid;
+		size_t next = dt_pid_time_from(execs, r->nexecs, pid, e->time_mono + 1);
+		uint64_t until =
+		    next < r->nexecs && execs[next].pid == pid ? execs[next].t : UINT64_MAX;
+		size_t k = dt_pid_time_from(entries, nentries, pid, e->time_mono);
+		if (k < nentries && entries[k].pid == pid && entries[k].t < until)
+			continue;
+		e->exec_blind = "hidden";
+		r->blind[r->nblind++] = e;
+	}
+	free(entries);
+	free(execs);
+}
+
 static void dt_report_exec_coverage(struct dt_report *r)
 {
 	/* exec coverage */
@@ -590,6 +659,8 @@ static void dt_report_exec_coverage(struct dt_report *r)
 			if (r->recs[i].setid_lost)
 				r->setid_lost[r->nsetid_lost++] = &r->recs[i];
 		}
+	if (r->execs && r->blind)
+		dt_report_judge_entry(r);
 }
 
 /* The image refusal d's process ran when it was refused, when that is a

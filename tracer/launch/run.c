@@ -241,7 +241,13 @@ static void run_summarise(const struct dt_run_ring *rr, int covered, const struc
 		      "program, a\n"
 		      "denytrace:    raw system call, or a call glibc makes internally "
 		      "(--watch-exec\n"
-		      "denytrace:    names the programs the probe could not enter).\n",
+		      "denytrace:    names the programs the probe could not enter);\n"
+		      "denytrace:  - the probe was hidden by the sandbox: a process that cannot "
+		      "see its file\n"
+		      "denytrace:    (bwrap --tmpfs over the directory holding it) runs without "
+		      "it; install\n"
+		      "denytrace:    it where the sandbox shows it (DENYTRACE_PROBE, make install "
+		      "PROBEDIR=).\n",
 		      stderr);
 	if (!r.denials && status != 0 && codex)
 		fputs("denytrace:  - the probe could not reach the ring: Codex closes inherited\n"
@@ -598,6 +604,10 @@ size_t dt_run_probe_env(const struct dt_run_opts *o, const struct dt_run_ring *r
 		DT_PROBE_ENV("DENYTRACE_BACKTRACE", "0");
 	if (o->env_extra)
 		DT_PROBE_ENV("DENYTRACE_ENV", o->env_extra);
+	/* the supervisor sees the execs; the probe's entry record says which
+	 * of them it entered */
+	if (o->watch_exec > 0)
+		DT_PROBE_ENV("DENYTRACE_ENTRY", "1");
 #undef DT_PROBE_ENV
 	return n;
 }
@@ -622,6 +632,7 @@ static void run_probe_environment(const struct dt_run_opts *o, const struct dt_r
 	/* the same variables as those carried where no descriptor goes */
 	unsetenv("DENYTRACE_ALL");
 	unsetenv("DENYTRACE_REFUSALS_ONLY");
+	unsetenv("DENYTRACE_ENTRY");
 	const char *names[8], *values[8];
 	size_t nenv = dt_run_probe_env(o, rr, names, values, 8);
 	for (size_t k = 0; k < nenv; k++)
@@ -863,7 +874,6 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	run_write_launch(&rr->ring, cmd, o->env_extra);
 	run_write_launch_file(o, rr, cmd);
 
-	run_probe_environment(o, rr);
 	/* seccomp: exec coverage, and --deny (which needs it) */
 	if (!o->have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -874,6 +884,8 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 		watch_exec = 1;
 	else if (watch_exec < 0)
 		watch_exec = 0;
+	o->watch_exec = watch_exec;
+	run_probe_environment(o, rr);
 	struct dt_seccomp_filter *filter = NULL;
 	int sv[2] = {-1, -1};
 	char serr[512] = "";

@@ -511,9 +511,10 @@ static int dt_exec_argv(const struct dt_target *t, uint64_t argv_p, char *argv, 
  * the report can derive Codex, Hermes and hcom roots from any exec of the
  * tree, even one the probe cannot enter. Returns 1 when LD_PRELOAD is set. */
 static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload, size_t preloadcap,
-                       char *envs, size_t envscap, size_t *envslen)
+                       char *envs, size_t envscap, size_t *envslen, int *entry)
 {
 	int have_preload = 0;
+	*entry = 0;
 	size_t envlen = 0;
 	uint64_t env[256];
 	uint64_t off = 0;
@@ -539,6 +540,8 @@ static int dt_exec_env(const struct dt_target *t, uint64_t envp_p, char *preload
 				snprintf(preload, preloadcap, "%s", e + 11);
 				have_preload = 1;
 			}
+			if (!strcmp(e, "DENYTRACE_ENTRY=1"))
+				*entry = 1;
 			if (dt_env_name_is_wanted(e, (size_t)(eq - e), NULL) &&
 			    envlen + (size_t)el + 1 < envscap) {
 				memcpy(envs + envlen, e, (size_t)el + 1);
@@ -580,8 +583,9 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 
 	char preload[4096], envs[16384];
 	size_t envlen = 0;
+	int entry;
 	int have_preload =
-	    dt_exec_env(t, envp_p, preload, sizeof(preload), envs, sizeof(envs), &envlen);
+	    dt_exec_env(t, envp_p, preload, sizeof(preload), envs, sizeof(envs), &envlen, &entry);
 	int probe = have_preload && strstr(preload, "libdenytrace.so") != NULL;
 	const char *blind = stat_ == 1                        ? "static"
 	                    : dt_exec_setid(t->tid, openable) ? "setid"
@@ -615,6 +619,11 @@ static void dt_handle_exec(struct dt_supervisor *s, const struct dt_sc *sc,
 		dt_put_str(&b, DT_T_EXEC_BLIND, blind);
 	if (lost)
 		dt_put_u64(&b, DT_T_EXEC_SETID_LOST, lost_euid);
+	/* an exec bound to fail (no x bit at all) leaves no new image to
+	 * announce anything */
+	struct stat xst;
+	if (probe && entry && stat(openable, &xst) == 0 && (xst.st_mode & 0111))
+		dt_put_u64(&b, DT_T_EXEC_ENTRY, 1);
 	char cwd[PATH_MAX];
 	if (dt_target_dir(t->tid, AT_FDCWD, cwd, sizeof(cwd)) == 0)
 		dt_put_str(&b, DT_T_CWD, cwd);

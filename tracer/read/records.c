@@ -21,6 +21,8 @@ const char *dt_rec_type_name(int type)
 		return "exec";
 	case DT_REC_CONFIG:
 		return "config";
+	case DT_REC_ENTRY:
+		return "entry";
 	default:
 		return "unknown";
 	}

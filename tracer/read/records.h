@@ -56,6 +56,10 @@ struct dt_record {
 	const char *sqlite_evidence; /* header, reopen, companion or name */
 	int sqlite_header;           /* enum dt_sqlite_header of its database */
 	struct dt_pathinfo p[2];
+	/* EPERM: inode flags (FS_IOC_GETFLAGS) of the first path and of its
+	 * directory, when the probe could read them */
+	int has_iflags, has_dir_iflags;
+	uint64_t iflags, dir_iflags;
 	struct dt_frame *frames;
 	size_t nframes;
 	const char **modules;
@@ -80,7 +84,9 @@ struct dt_record {
 	/* exec (seccomp supervisor) */
 	int exec_static;        /* 1 static, 0 dynamic, -1 unknown */
 	int exec_probe;         /* the new image's LD_PRELOAD holds the probe */
-	const char *exec_blind; /* "static", "no-preload", NULL when covered */
+	const char *exec_blind; /* "static", "no-preload", NULL when covered; the report
+	                         * sets "hidden" (no entry record followed) */
+	int exec_entry;         /* a probe that loads writes DT_REC_ENTRY at once */
 	const char *preload;    /* LD_PRELOAD as passed, NULL if unset */
 	int supervisor;         /* written by the seccomp supervisor */
 	int64_t nspid;          /* supervisor: pid inside the target's pid namespace, 0 if same */

@@ -212,6 +212,13 @@ const char *dt_blind_why(const struct dt_record *e, int brief)
 	     "it made itself non-dumpable: denytrace (without CAP_SYS_PTRACE) may not read its "
 	     "memory, so what it ran and the paths of its calls are unknown; --deny let them "
 	     "through"},
+	    {"hidden",
+	     "(hidden: it left no record from the probe its LD_PRELOAD names; the sandbox hid "
+	     "the probe, or its ring, from it)",
+	     "the probe its LD_PRELOAD names never recorded entering it: ld.so could not open "
+	     "the file (a sandbox that hides the directory holding it, bwrap --tmpfs over it, "
+	     "runs the program without it) or the probe could not reach the ring; its refusals "
+	     "are not recorded"},
 	    {"io_uring",
 	     "(io_uring: what it submits there bypasses libc; those refusals are not recorded)",
 	     "partly blind: it set up io_uring, and the file operations it submits there "

@@ -305,6 +305,10 @@ static void dt_record_text_file(FILE *f, const struct dt_record *r, int verbose,
 			fprintf(f, "    stat     %s\n", st);
 		}
 	}
+	if (r->has_iflags || r->has_dir_iflags)
+		fprintf(f, "    inode flags %s%#llx, of its directory %s%#llx\n",
+		        r->has_iflags ? "" : "(unread) ", (unsigned long long)r->iflags,
+		        r->has_dir_iflags ? "" : "(unread) ", (unsigned long long)r->dir_iflags);
 	if (r->npyframes) {
 		fputs("    python\n", f);
 		dt_pyframes_text(f, r, "      ");
@@ -445,6 +449,9 @@ void dt_record_text(FILE *f, const struct dt_record *r, int verbose, struct dt_s
 		break;
 	case DT_REC_CONFIG:
 		dt_record_text_config(f, r, verbose);
+		break;
+	case DT_REC_ENTRY:
+		fputs("the probe entered\n", f);
 		break;
 	default:
 		fprintf(f, "record of unknown type %d\n", r->type);
@@ -648,6 +655,10 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 		dt_json_key(j, names[k][4]);
 		dt_stat_json(j, p);
 	}
+	if (r->has_iflags)
+		dt_json_field(j, r, DT_T_IFLAGS);
+	if (r->has_dir_iflags)
+		dt_json_field(j, r, DT_T_DIR_IFLAGS);
 	dt_json_key(j, "sqlite");
 	dt_json_str(j, r->sqlite);
 	dt_json_key(j, "sqlite_evidence");
@@ -678,6 +689,7 @@ static void dt_record_json_exec(struct dt_json *j, const struct dt_record *r)
 	dt_json_field(j, r, DT_T_EXEC_PROBE);
 	dt_json_field(j, r, DT_T_PRELOAD);
 	dt_json_field(j, r, DT_T_EXEC_BLIND);
+	dt_json_field(j, r, DT_T_EXEC_ENTRY);
 }
 
 static void dt_record_json_config(struct dt_json *j, const struct dt_record *r)

@@ -239,6 +239,8 @@ static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
 	dt_json_str(j, fd->reason);
 	dt_json_key(j, "advice");
 	dt_json_str(j, fd->advice);
+	dt_json_key(j, "missing_right");
+	dt_json_str(j, fd->missing_right);
 	dt_json_key(j, "next");
 	dt_json_str(j, fd->next);
 	dt_json_key(j, "intermittent");
@@ -338,6 +340,8 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 	dt_json_difference(j, g->intermittent ? &g->diff : NULL);
 	dt_json_key(j, "advice");
 	dt_json_str(j, g->v.advice);
+	dt_json_key(j, "missing_right");
+	dt_json_str(j, g->v.missing_right);
 	dt_json_key(j, "injected");
 	dt_json_bool(j, d->injected);
 	dt_json_key(j, "python_stack");
