@@ -63,6 +63,18 @@ static int dt_gettid(int pid)
 	return atomic_load_explicit(&dt_owner, memory_order_relaxed);
 }
 
+/* A thread whose id is the process id fork handlers keep is that
+ * process's leader, so the id is also the pid, and the main thread (the
+ * one that refuses most) needs no getpid. Every other thread asks: a vfork
+ * child or a raw clone runs with an id of its own, never that one. */
+static int dt_getpid(void)
+{
+	int tid = dt_gettid(0);
+	if (tid && tid == atomic_load_explicit(&dt_self_pid, memory_order_relaxed))
+		return tid;
+	return (int)syscall(SYS_getpid);
+}
+
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
 {
 	dt_put_times(b);
@@ -295,8 +307,8 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
                     struct dt_arena *a, const struct dt_unw_regs *from)
 {
-	/* one getpid for the record, the process record and the vfork test */
-	int pid = (int)syscall(SYS_getpid);
+	/* one pid for the record, the process record and the vfork test */
+	int pid = dt_getpid();
 	/* A process that only writes successfully gets no process record by
 	 * default: reading /proc for it cost ~1 ms in every writing process of
 	 * an exec-heavy tree. Its records carry uid, gid and groups; a later
@@ -377,8 +389,10 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		dt_put_str(&b, DT_T_SQLITE, role);
 
 	if (type == DT_REC_DENIAL) {
-		/* the process record is written: its scratch is free */
-		dt_put_pyframes(&b, a->proc.buf, sizeof(a->proc.buf));
+		/* the process record is written: its scratch is free; a vfork
+		 * child's Python is its parent's */
+		if (pid == atomic_load_explicit(&dt_self_pid, memory_order_relaxed))
+			dt_put_pyframes(&b, a->proc.buf, sizeof(a->proc.buf));
 		dt_put_backtrace(&b, from);
 	} else if (type == DT_REC_WRITE) {
 		dt_put_mnt_ns(&b); /* its process may have no process record */
@@ -450,10 +464,27 @@ static void dt_record(const struct dt_call *c, int type, int err, long result, s
 /* The signal stack this thread last had armed. A handler installed with
  * SS_AUTODISARM runs on it disarmed: sigaltstack() then reports no signal
  * stack at all, and a level on the ordinary stack, below it or above, must
- * still be seen as the live one the handler interrupted. Noted by every
- * outermost level that records (one system call per record). */
+ * still be seen as the live one the handler interrupted. Noted by the
+ * first outermost level that records in a thread, and again by the first
+ * one after the program set a signal stack (dt_altstack_gen), rather than
+ * by each: that was one system call per record. */
 static __thread uintptr_t dt_alt_lo __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t dt_alt_hi __attribute__((tls_model("initial-exec")));
+static __thread unsigned dt_alt_gen __attribute__((tls_model("initial-exec")));
+
+/* Bumped by every signal stack the program sets (probe.c's sigaltstack,
+ * seccomp_watch.c's syscall); never 0, the value of a thread that noted
+ * nothing yet. */
+static _Atomic unsigned dt_altstack_gen = 1;
+
+DT_HIDDEN void dt_altstack_changed(void)
+{
+	unsigned g = atomic_load_explicit(&dt_altstack_gen, memory_order_relaxed);
+	unsigned next;
+	do
+		next = g + 1 ? g + 1 : 1;
+	while (!atomic_compare_exchange_weak(&dt_altstack_gen, &g, next));
+}
 
 /* Notes the armed signal stack, if any; returns 1 when here is on the
  * signal stack (armed now, or disarmed for the handler running on it). */
@@ -465,6 +496,18 @@ static int dt_alt_note(uintptr_t here)
 		dt_alt_hi = dt_alt_lo + ss.ss_size;
 	}
 	return here >= dt_alt_lo && here < dt_alt_hi;
+}
+
+/* dt_alt_note for an outermost level: only when nothing was noted since
+ * the program last set a signal stack (the generation is read first: a
+ * change racing the note makes the next level note again). */
+static void dt_alt_note_once(uintptr_t here)
+{
+	unsigned g = atomic_load_explicit(&dt_altstack_gen, memory_order_acquire);
+	if (dt_alt_gen == g)
+		return;
+	dt_alt_note(here);
+	dt_alt_gen = g;
 }
 
 /* Entered with levels still marked active. Either they are live (this is
@@ -597,7 +640,7 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 
 	if (type) {
 		if (depth == 0)
-			dt_alt_note(here);
+			dt_alt_note_once(here);
 		struct dt_unw_regs from;
 		dt_unwind_start(&from);
 		dt_record(c, type, ok ? 0 : err, result, lv, &from);
