@@ -554,10 +554,41 @@ static void dt_count_dropped(int ok, int err)
 	}
 }
 
-static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result);
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type);
+
+/* What a successful call becomes: a record type, or 0, as most do (a
+ * write seen lately, a read-only open nobody waits for). Decided before
+ * the claim on the thread-local state, which costs a gettid: the reopen
+ * watch and the successes' table are process-wide atomics, and neither
+ * makes an interposed call. */
+static int dt_success_type(const struct dt_call *c)
+{
+	int writes = dt_call_writes(c);
+	if ((c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && !writes && c->path &&
+	    (dt_watch & DT_WATCH_REOPEN)) {
+		uint64_t want = atomic_load_explicit(&dt_reopen_hash, memory_order_relaxed);
+		if (want && want == dt_path_hash(c->path) &&
+		    atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0)) {
+			__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
+			return DT_REC_REOPEN;
+		}
+		if (atomic_fetch_sub(&dt_reopen_left, 1) <= 1) {
+			/* not the fallback: stop watching */
+			if (atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0))
+				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
+		}
+		return 0;
+	}
+	if (writes && c->kind != DT_K_ACCESS && c->kind != DT_K_LOCK &&
+	    ((dt_watch & DT_WATCH_ALL) || ((dt_watch & DT_WATCH_WRITES) && dt_success_is_news(c))))
+		return DT_REC_WRITE;
+	return 0;
+}
 
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
 {
+	if (!dt_ring_named())
+		return; /* nowhere to record to, nothing to count in */
 	if (__builtin_expect(!dt_seccomp_enter(), 0)) {
 		/* no system call from here on: count, in the mapping, and go */
 		struct dt_ring *ring = dt_ring_peek();
@@ -565,14 +596,19 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			__atomic_fetch_add(&ring->hdr->unseen, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	int type = ok ? dt_success_type(c) : 0;
+	if (ok && !type) {
+		dt_seccomp_leave();
+		return;
+	}
 	int tid = (int)syscall(SYS_gettid), owner = 0;
 	if (atomic_compare_exchange_strong(&dt_owner, &owner, tid)) {
-		dt_after_call_owned(c, ok, err, result);
+		dt_after_call_owned(c, ok, err, result, type);
 		atomic_store(&dt_owner, 0);
 	} else if (owner == tid) {
 		/* a signal handler of the thread recording, or that thread after
 		 * a handler left the probe by siglongjmp: then it lets go */
-		if (dt_after_call_owned(c, ok, err, result))
+		if (dt_after_call_owned(c, ok, err, result, type))
 			atomic_store(&dt_owner, 0);
 	} else { /* another thread with the same thread-local variables */
 		dt_count_dropped(ok, err);
@@ -582,8 +618,8 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 
 /* Returns 1 when no level of this thread is live (any it found were
  * abandoned by a siglongjmp): the claim on the thread-local state is then
- * this call's to give back. */
-static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result)
+ * this call's to give back. A success comes with its type decided. */
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type)
 {
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	int depth = dt_in_probe;
@@ -600,9 +636,8 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 	lv->own = NULL;
 	dt_in_probe = depth + 1;
 
-	int type = 0;
-	int writes = dt_call_writes(c);
 	if (!ok) {
+		int writes = dt_call_writes(c);
 		if (c->kind == DT_K_LOCK) {
 			/* EACCES/EAGAIN on a lock is usually contention; keep it
 			 * only when it is a watched errno or --all asked. */
@@ -620,22 +655,6 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 			                      memory_order_relaxed);
 			__atomic_or_fetch(&dt_watch, DT_WATCH_REOPEN, __ATOMIC_RELAXED);
 		}
-	} else if ((c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && !writes && c->path &&
-	           (dt_watch & DT_WATCH_REOPEN)) {
-		uint64_t want = atomic_load_explicit(&dt_reopen_hash, memory_order_relaxed);
-		if (want && want == dt_path_hash(c->path) &&
-		    atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0)) {
-			__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
-			type = DT_REC_REOPEN;
-		} else if (atomic_fetch_sub(&dt_reopen_left, 1) <= 1) {
-			/* not the fallback: stop watching */
-			if (atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0))
-				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
-		}
-	} else if (ok && writes && c->kind != DT_K_ACCESS && c->kind != DT_K_LOCK &&
-	           ((dt_watch & DT_WATCH_ALL) ||
-	            ((dt_watch & DT_WATCH_WRITES) && dt_success_is_news(c)))) {
-		type = DT_REC_WRITE;
 	}
 
 	if (type) {

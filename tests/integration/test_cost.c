@@ -22,27 +22,19 @@ static void teardown(void)
 
 TestSuite(cost, .fini = teardown, .timeout = 120);
 
-/* The total of strace -c's summary for `denytrace run` of bench-calls
- * making n refused opens (ENOENT made a refusal), -1 when it failed. */
-static long system_calls_for(int n, const char *const *opts)
+/* The total of strace -c's summary for argv (under strace -f), -1 when
+ * it failed. */
+static long system_calls_of(const char *const *argv, const char *const *env)
 {
-	char summary[600], ring[600], missing[600], count[16];
-	snprintf(summary, sizeof(summary), "%s/strace-%d", dtt_tmpdir(), n);
-	snprintf(ring, sizeof(ring), "%s/cost.ring", dtt_tmpdir());
-	snprintf(missing, sizeof(missing), "%s/missing/kanban.db", dtt_tmpdir());
-	snprintf(count, sizeof(count), "%d", n);
-	char dt[600];
-	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
-	const char *argv[32] = {"strace", "-f", "-c",       "-o",     summary, dt,
-	                        "run",    "-q", "--errnos", "ENOENT", "-o",    ring};
-	size_t k = 12;
-	for (; opts && *opts; opts++)
-		argv[k++] = *opts;
-	const char *rest[] = {"--", dtt_helper("bench-calls"), "refuse", count, missing, NULL};
-	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
-		argv[k++] = rest[i];
+	static int seq;
+	char summary[600];
+	snprintf(summary, sizeof(summary), "%s/strace-%d", dtt_tmpdir(), seq++);
+	const char *full[48] = {"strace", "-f", "-c", "-o", summary};
+	size_t k = 5;
+	for (; *argv && k < 47; argv++)
+		full[k++] = *argv;
 	char out[4096];
-	if (dtt_system(out, sizeof(out), argv, NULL) != 0)
+	if (dtt_system(out, sizeof(out), full, env) != 0)
 		return -1;
 	FILE *f = fopen(summary, "r");
 	if (!f)
@@ -60,17 +52,58 @@ static long system_calls_for(int n, const char *const *opts)
 	return total;
 }
 
-/* The probe's own system calls per refusal: the slope, less the refused
- * open itself. */
-static double probe_calls_per_refusal(const char *const *opts)
+static void need_strace(void)
 {
 	char out[256];
 	const char *version[] = {"strace", "-V", NULL};
 	if (dtt_system(out, sizeof(out), version, NULL) != 0)
 		cr_skip_test("strace is not installed");
-	long few = system_calls_for(100, opts), many = system_calls_for(300, opts);
-	cr_assert(few > 0 && many > few, "strace counted %ld and %ld system calls", few, many);
-	return (double)(many - few) / 200.0 - 1.0;
+}
+
+/* bench-calls [calls] OP N PATH under `denytrace run` (with opts), or under
+ * LD_PRELOAD alone when opts is NULL; the slope over N of its system
+ * calls. */
+static double system_calls_per_call(const char *op, const char *path, const char *const *opts)
+{
+	need_strace();
+	char dt[600], ring[600], probe[700];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	snprintf(ring, sizeof(ring), "%s/cost.ring", dtt_tmpdir());
+	snprintf(probe, sizeof(probe), "LD_PRELOAD=%s/libdenytrace.so", dtt_build());
+	long totals[2];
+	const char *counts[2] = {"100", "300"};
+	for (int i = 0; i < 2; i++) {
+		const char *argv[32];
+		size_t k = 0;
+		if (opts) {
+			argv[k++] = dt, argv[k++] = "run", argv[k++] = "-q", argv[k++] = "-o";
+			argv[k++] = ring;
+			for (const char *const *o = opts; *o; o++)
+				argv[k++] = *o;
+			argv[k++] = "--";
+		}
+		argv[k++] = dtt_helper("bench-calls");
+		if (strcmp(op, "refuse") != 0)
+			argv[k++] = "calls";
+		const char *rest[] = {op, counts[i], path, NULL};
+		for (size_t j = 0; j < sizeof(rest) / sizeof(rest[0]); j++)
+			argv[k++] = rest[j];
+		const char *env[] = {probe, NULL};
+		totals[i] = system_calls_of(argv, opts ? NULL : env);
+	}
+	cr_assert(totals[0] > 0 && totals[1] > totals[0], "strace counted %ld and %ld system calls",
+	          totals[0], totals[1]);
+	return (double)(totals[1] - totals[0]) / 200.0;
+}
+
+/* The probe's own system calls per refusal (ENOENT made one): the slope,
+ * less the refused open itself. */
+static double probe_calls_per_refusal(const char *extra)
+{
+	char missing[600];
+	snprintf(missing, sizeof(missing), "%s/missing/kanban.db", dtt_tmpdir());
+	const char *opts[] = {"--errnos", "ENOENT", extra, NULL};
+	return system_calls_per_call("refuse", missing, opts) - 1.0;
 }
 
 /* Was 14.5: two getpid (one for the Python frames' vfork test), and a
@@ -85,7 +118,29 @@ Test(cost, a_recorded_refusal_makes_at_most_eleven_system_calls_of_the_probes_ow
 
 Test(cost, a_refusal_without_its_stack_makes_no_more_system_calls)
 {
-	const char *opts[] = {"--no-backtrace", NULL};
-	double per = probe_calls_per_refusal(opts);
+	double per = probe_calls_per_refusal("--no-backtrace");
 	cr_expect_leq(per, 11.5, "%.2f system calls per refusal", per);
+}
+
+/* SQLite opens its journal at every transaction: a write-class success
+ * already seen is no news, and deciding so took a gettid (the claim on
+ * the thread's state came first). Now open and close alone. */
+Test(cost, a_successful_write_seen_lately_makes_no_system_call_of_the_probes_own)
+{
+	char file[600];
+	snprintf(file, sizeof(file), "%s/journal", dtt_tmpdir());
+	const char *opts[] = {NULL};
+	double per = system_calls_per_call("create", file, opts);
+	cr_log_info("%.2f system calls per create", per);
+	cr_expect_leq(per, 2.3, "%.2f system calls per open and close", per);
+}
+
+/* With LD_PRELOAD alone no ring is named: nothing can be recorded, and
+ * a success was still looked at (statx of the file and its directory). */
+Test(cost, without_a_ring_a_successful_write_makes_no_system_call_of_the_probes_own)
+{
+	char file[600];
+	snprintf(file, sizeof(file), "%s/journal", dtt_tmpdir());
+	double per = system_calls_per_call("create", file, NULL);
+	cr_expect_leq(per, 2.3, "%.2f system calls per open and close", per);
 }
