@@ -232,7 +232,13 @@ __attribute__((constructor(101))) static void dt_init(int argc, char **argv, cha
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
 	__register_atfork(NULL, NULL, dt_after_fork_child, &dt_dso_handle);
 	dt_read_config(envp);
-	if (dt_config.entry)
+	/* No ring named (LD_PRELOAD set by hand, or an environment that kept
+	 * it and lost the rest): nothing can ever be recorded, so a success is
+	 * not even looked at (make bench's "LD_PRELOAD alone" paid the
+	 * successes' statx for nothing). */
+	if (!dt_ring_named())
+		dt_watch = 0;
+	else if (dt_config.entry)
 		dt_record_entry();
 }
 

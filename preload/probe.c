@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,3 +222,15 @@ static inline int dt_lock_type(void *arg)
 #undef DT_PTR0
 #undef DT_OPEN
 #undef DT_FCNTL
+
+/* Not a file call: the slow path keeps where each thread's signal stack is
+ * (record.c, dt_alt_note_once) and learns here that it moved. */
+static int (*real_sigaltstack)(const stack_t *, stack_t *);
+DT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	DT_GET_REAL(sigaltstack, -1)
+	int r = dt_fn_(ss, old);
+	if (ss && r == 0)
+		dt_altstack_changed();
+	return r;
+}

@@ -62,6 +62,9 @@ DT_HIDDEN void dt_seccomp_leave(void);
 /* Attaches the ring while system calls are still the probe's to make. */
 DT_HIDDEN void dt_seccomp_before_install(void);
 
+/* The program set a signal stack: threads note theirs again (record.c). */
+DT_HIDDEN void dt_altstack_changed(void);
+
 /* Bits of dt_watch: why successful calls take the slow path. */
 #define DT_WATCH_ALL 1    /* DENYTRACE_ALL: record successful writes */
 #define DT_WATCH_REOPEN 2 /* a write-open was refused: look for the retry */

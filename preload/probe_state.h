@@ -98,4 +98,11 @@ struct dt_config {
 };
 DT_HIDDEN extern struct dt_config dt_config;
 
+/* Whether the launcher named a ring at all; without one the probe never
+ * records, for the life of the process image. */
+static inline int dt_ring_named(void)
+{
+	return dt_config.ring_fd >= 0 || dt_config.ring_path[0];
+}
+
 #endif

@@ -471,8 +471,6 @@ static void dt_py_parse(struct dt_buf *b, const char *text, size_t len)
 
 DT_HIDDEN void dt_put_pyframes(struct dt_buf *b, char *scratch, size_t cap)
 {
-	if (dt_in_vfork_child())
-		return; /* not even the lookup: the memory is its parent's */
 	const struct dt_py_api *py = dt_py_api();
 	if (!py || py->finalizing())
 		return;

@@ -64,6 +64,18 @@ static int dt_gettid(int pid)
 	return atomic_load_explicit(&dt_owner, memory_order_relaxed);
 }
 
+/* A thread whose id is the process id fork handlers keep is that
+ * process's leader, so the id is also the pid, and the main thread (the
+ * one that refuses most) needs no getpid. Every other thread asks: a vfork
+ * child or a raw clone runs with an id of its own, never that one. */
+static int dt_getpid(void)
+{
+	int tid = dt_gettid(0);
+	if (tid && tid == atomic_load_explicit(&dt_self_pid, memory_order_relaxed))
+		return tid;
+	return (int)syscall(SYS_getpid);
+}
+
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
 {
 	dt_put_times(b);
@@ -296,8 +308,8 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
                     struct dt_arena *a, const struct dt_unw_regs *from)
 {
-	/* one getpid for the record, the process record and the vfork test */
-	int pid = (int)syscall(SYS_getpid);
+	/* one pid for the record, the process record and the vfork test */
+	int pid = dt_getpid();
 	/* A process that only writes successfully gets no process record by
 	 * default: reading /proc for it cost ~1 ms in every writing process of
 	 * an exec-heavy tree. Its records carry uid, gid and groups; a later
@@ -380,8 +392,10 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 		dt_put_str(&b, DT_T_SQLITE, role);
 
 	if (type == DT_REC_DENIAL) {
-		/* the process record is written: its scratch is free */
-		dt_put_pyframes(&b, a->proc.buf, sizeof(a->proc.buf));
+		/* the process record is written: its scratch is free; a vfork
+		 * child's Python is its parent's */
+		if (pid == atomic_load_explicit(&dt_self_pid, memory_order_relaxed))
+			dt_put_pyframes(&b, a->proc.buf, sizeof(a->proc.buf));
 		dt_put_backtrace(&b, from);
 	} else if (type == DT_REC_WRITE) {
 		dt_put_mnt_ns(&b); /* its process may have no process record */
@@ -453,10 +467,27 @@ static void dt_record(const struct dt_call *c, int type, int err, long result, s
 /* The signal stack this thread last had armed. A handler installed with
  * SS_AUTODISARM runs on it disarmed: sigaltstack() then reports no signal
  * stack at all, and a level on the ordinary stack, below it or above, must
- * still be seen as the live one the handler interrupted. Noted by every
- * outermost level that records (one system call per record). */
+ * still be seen as the live one the handler interrupted. Noted by the
+ * first outermost level that records in a thread, and again by the first
+ * one after the program set a signal stack (dt_altstack_gen), rather than
+ * by each: that was one system call per record. */
 static __thread uintptr_t dt_alt_lo __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t dt_alt_hi __attribute__((tls_model("initial-exec")));
+static __thread unsigned dt_alt_gen __attribute__((tls_model("initial-exec")));
+
+/* Bumped by every signal stack the program sets (probe.c's sigaltstack,
+ * seccomp_watch.c's syscall); never 0, the value of a thread that noted
+ * nothing yet. */
+static _Atomic unsigned dt_altstack_gen = 1;
+
+DT_HIDDEN void dt_altstack_changed(void)
+{
+	unsigned g = atomic_load_explicit(&dt_altstack_gen, memory_order_relaxed);
+	unsigned next;
+	do
+		next = g + 1 ? g + 1 : 1;
+	while (!atomic_compare_exchange_weak(&dt_altstack_gen, &g, next));
+}
 
 /* Notes the armed signal stack, if any; returns 1 when here is on the
  * signal stack (armed now, or disarmed for the handler running on it). */
@@ -468,6 +499,18 @@ static int dt_alt_note(uintptr_t here)
 		dt_alt_hi = dt_alt_lo + ss.ss_size;
 	}
 	return here >= dt_alt_lo && here < dt_alt_hi;
+}
+
+/* dt_alt_note for an outermost level: only when nothing was noted since
+ * the program last set a signal stack (the generation is read first: a
+ * change racing the note makes the next level note again). */
+static void dt_alt_note_once(uintptr_t here)
+{
+	unsigned g = atomic_load_explicit(&dt_altstack_gen, memory_order_acquire);
+	if (dt_alt_gen == g)
+		return;
+	dt_alt_note(here);
+	dt_alt_gen = g;
 }
 
 /* Entered with levels still marked active. Either they are live (this is
@@ -514,10 +557,41 @@ static void dt_count_dropped(int ok, int err)
 	}
 }
 
-static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result);
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type);
+
+/* What a successful call becomes: a record type, or 0, as most do (a
+ * write seen lately, a read-only open nobody waits for). Decided before
+ * the claim on the thread-local state, which costs a gettid: the reopen
+ * watch and the successes' table are process-wide atomics, and neither
+ * makes an interposed call. */
+static int dt_success_type(const struct dt_call *c)
+{
+	int writes = dt_call_writes(c);
+	if ((c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && !writes && c->path &&
+	    (dt_watch & DT_WATCH_REOPEN)) {
+		uint64_t want = atomic_load_explicit(&dt_reopen_hash, memory_order_relaxed);
+		if (want && want == dt_path_hash(c->path) &&
+		    atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0)) {
+			__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
+			return DT_REC_REOPEN;
+		}
+		if (atomic_fetch_sub(&dt_reopen_left, 1) <= 1) {
+			/* not the fallback: stop watching */
+			if (atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0))
+				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
+		}
+		return 0;
+	}
+	if (writes && c->kind != DT_K_ACCESS && c->kind != DT_K_LOCK &&
+	    ((dt_watch & DT_WATCH_ALL) || ((dt_watch & DT_WATCH_WRITES) && dt_success_is_news(c))))
+		return DT_REC_WRITE;
+	return 0;
+}
 
 DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long result)
 {
+	if (!dt_ring_named())
+		return; /* nowhere to record to, nothing to count in */
 	if (__builtin_expect(!dt_seccomp_enter(), 0)) {
 		/* no system call from here on: count, in the mapping, and go */
 		struct dt_ring *ring = dt_ring_peek();
@@ -525,14 +599,19 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 			__atomic_fetch_add(&ring->hdr->unseen, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	int type = ok ? dt_success_type(c) : 0;
+	if (ok && !type) {
+		dt_seccomp_leave();
+		return;
+	}
 	int tid = (int)syscall(SYS_gettid), owner = 0;
 	if (atomic_compare_exchange_strong(&dt_owner, &owner, tid)) {
-		dt_after_call_owned(c, ok, err, result);
+		dt_after_call_owned(c, ok, err, result, type);
 		atomic_store(&dt_owner, 0);
 	} else if (owner == tid) {
 		/* a signal handler of the thread recording, or that thread after
 		 * a handler left the probe by siglongjmp: then it lets go */
-		if (dt_after_call_owned(c, ok, err, result))
+		if (dt_after_call_owned(c, ok, err, result, type))
 			atomic_store(&dt_owner, 0);
 	} else { /* another thread with the same thread-local variables */
 		dt_count_dropped(ok, err);
@@ -542,8 +621,8 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 
 /* Returns 1 when no level of this thread is live (any it found were
  * abandoned by a siglongjmp): the claim on the thread-local state is then
- * this call's to give back. */
-static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result)
+ * this call's to give back. A success comes with its type decided. */
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type)
 {
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	int depth = dt_in_probe;
@@ -560,9 +639,8 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 	lv->own = NULL;
 	dt_in_probe = depth + 1;
 
-	int type = 0;
-	int writes = dt_call_writes(c);
 	if (!ok) {
+		int writes = dt_call_writes(c);
 		if (c->kind == DT_K_LOCK) {
 			/* EACCES/EAGAIN on a lock is usually contention; keep it
 			 * only when it is a watched errno or --all asked. */
@@ -580,27 +658,11 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 			                      memory_order_relaxed);
 			__atomic_or_fetch(&dt_watch, DT_WATCH_REOPEN, __ATOMIC_RELAXED);
 		}
-	} else if ((c->kind == DT_K_OPEN || c->kind == DT_K_FOPEN) && !writes && c->path &&
-	           (dt_watch & DT_WATCH_REOPEN)) {
-		uint64_t want = atomic_load_explicit(&dt_reopen_hash, memory_order_relaxed);
-		if (want && want == dt_path_hash(c->path) &&
-		    atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0)) {
-			__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
-			type = DT_REC_REOPEN;
-		} else if (atomic_fetch_sub(&dt_reopen_left, 1) <= 1) {
-			/* not the fallback: stop watching */
-			if (atomic_compare_exchange_strong(&dt_reopen_hash, &want, 0))
-				__atomic_and_fetch(&dt_watch, ~DT_WATCH_REOPEN, __ATOMIC_RELAXED);
-		}
-	} else if (ok && writes && c->kind != DT_K_ACCESS && c->kind != DT_K_LOCK &&
-	           ((dt_watch & DT_WATCH_ALL) ||
-	            ((dt_watch & DT_WATCH_WRITES) && dt_success_is_news(c)))) {
-		type = DT_REC_WRITE;
 	}
 
 	if (type) {
 		if (depth == 0)
-			dt_alt_note(here);
+			dt_alt_note_once(here);
 		struct dt_unw_regs from;
 		dt_unwind_start(&from);
 		dt_record(c, type, ok ? 0 : err, result, lv, &from);

@@ -113,7 +113,10 @@ DT_EXPORT long syscall(long n, ...)
 	if (__builtin_expect(n == SYS_prctl, 0) && (int)a == PR_SET_SECCOMP &&
 	    dt_installs_filter(b))
 		return dt_install(fn, n, a, b, c, d, e, f);
-	return fn(n, a, b, c, d, e, f);
+	long r = fn(n, a, b, c, d, e, f);
+	if (__builtin_expect(n == SYS_sigaltstack, 0) && a && r == 0)
+		dt_altstack_changed(); /* see probe.c's sigaltstack */
+	return r;
 }
 
 DT_EXPORT int prctl(int option, ...)

@@ -1128,6 +1128,7 @@ class Bench:
             v = res["variants"][vname]
             v["added_median_us"] = v["median_us"]["median"] - b["median_us"]["median"]
             v["added_first_us"] = v["first_us"]["median"] - b["first_us"]["median"]
+        res["syscalls"] = self.refusal_syscalls(missing, dtrun)
         self.results["refusal"] = res
         for vname in ("probe, backtraces", "probe, --no-backtrace"):
             v = res["variants"][vname]
@@ -1137,6 +1138,27 @@ class Bench:
                         v["added_median_us"], "us", "< %g" % TARGET_REFUSAL_US,
                         v["added_median_us"] < TARGET_REFUSAL_US,
                         "per round %+.1f..%+.1f" % (min(am), max(am)), group="start-up")
+
+    def refusal_syscalls(self, missing, dtrun):
+        """The probe's own system calls per recorded refusal, counted with
+        strace -c (slope over 100 and 300 refusals, less the refused open):
+        on a VM a system call is most of a refusal's price, and a count
+        does not follow the host's load as times do. None without strace."""
+        if not shutil.which("strace"):
+            return None
+        out = {}
+        for vname, extra in (("probe, backtraces", []), ("probe, --no-backtrace", ["--no-backtrace"])):
+            totals = []
+            for n in (100, 300):
+                summary_file = os.path.join(self.tmp, "strace-refusal-%d" % n)
+                argv = (["strace", "-f", "-c", "-o", summary_file] + dtrun + extra +
+                        ["--", self.calls, "refuse", str(n), missing])
+                run_timed(argv)
+                with open(summary_file) as f:
+                    total = [int(line.split()[3]) for line in f if line.rstrip().endswith(" total")]
+                totals.append(total[0] if total else 0)
+            out[vname] = (totals[1] - totals[0]) / 200.0 - 1.0
+        return out
 
     def bench_py_refusal(self):
         if not self.want("pyrefusal"):
@@ -1212,6 +1234,9 @@ class Bench:
                "first call us", "added first us", "page faults/call"], rows)
         log("   first call = the process's first refusal: process record and ring attach;")
         log("   the 'median' excludes it.")
+        if res.get("syscalls"):
+            log("   system calls of the probe's own per refusal (strace -c, slope over 100 and 300): %s"
+                % ", ".join("%s %.1f" % (k, v) for k, v in res["syscalls"].items()))
 
     # ---- 4b: the host's stack a refusal takes --------------------------------
 

@@ -166,6 +166,16 @@ static void same_temp_files(void)
 	show("prctl get name keeps errno", r, errno);
 	CALL("prctl bad seccomp mode", prctl(PR_SET_SECCOMP, 99, 0, 0, 0));
 	CALL("prctl bad option", prctl(-1, 0, 0, 0, 0));
+	static char alt[1 << 16];
+	stack_t small = {.ss_sp = alt, .ss_size = 64}, big = {.ss_sp = alt, .ss_size = sizeof(alt)};
+	stack_t now;
+	CALL("sigaltstack too small", sigaltstack(&small, NULL));
+	CALL("sigaltstack bad flags", syscall(SYS_sigaltstack, &(stack_t){.ss_flags = 7}, NULL));
+	CALL("sigaltstack set", sigaltstack(&big, NULL));
+	CALL("sigaltstack query", sigaltstack(NULL, &now));
+	show("sigaltstack query says it", now.ss_sp == alt && now.ss_size == sizeof(alt), 0);
+	CALL("syscall sigaltstack off",
+	     syscall(SYS_sigaltstack, &(stack_t){.ss_flags = SS_DISABLE}, NULL));
 }
 
 static int mode_same(void)

@@ -15,6 +15,8 @@
  *         fcntl   fcntl(fd, F_SETLK, {F_UNLCK}) on PATH opened once (what
  *                 SQLite does around every transaction)
  *         fopen   fopen(PATH, "r") + fclose
+ *         create  open(PATH, O_WRONLY|O_CREAT) + close: a write that
+ *                 succeeds (PATH needed)
  *         none    nothing (the loop alone)
  *
  *   bench-calls refuse N PATH
@@ -87,6 +89,17 @@ static int do_calls(const char *op, long n, const char *path, int after_refusal)
 			if (fcntl(fd, F_SETLK, &fl) != 0)
 				return 1;
 		close(fd);
+		return 0;
+	}
+	if (!strcmp(op, "create")) {
+		/* the same write-class success again and again, as SQLite's
+		 * journal open at every transaction */
+		for (long i = 0; i < n; i++) {
+			int fd = open(path, O_WRONLY | O_CREAT, 0644);
+			if (fd < 0)
+				return 1;
+			close(fd);
+		}
 		return 0;
 	}
 	if (!strcmp(op, "fopen")) {

@@ -2,12 +2,14 @@
 /* The launch file fix --verify trusts (launchfile.h). */
 #include "launchfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ringfile.h"
@@ -173,6 +175,8 @@ static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 	for (size_t i = 0; i < argc; i++)
 		put_word_redacted(f, li->argv[i], &expect);
 	put_env_redacted(f, li->env);
+	if (li->ring)
+		fprintf(f, "%s%c", li->ring, 0);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
@@ -184,7 +188,11 @@ int dt_launchfile_write(const struct dt_launch_info *li, char *why, size_t whyca
 {
 	char name[64];
 	file_name(name, sizeof(name), li->run_id);
-	int dfd = open_launches(1, why, whycap);
+	/* made once: the three mkdir of its parents cost every run a few
+	 * system calls for nothing */
+	int dfd = open_launches(0, why, whycap);
+	if (dfd < 0)
+		dfd = open_launches(1, why, whycap);
 	if (dfd < 0)
 		return -1;
 	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -360,4 +368,175 @@ void dt_launchfile_remove(const char *ring_path)
 	if (dt_launchfile_find(ring_path, &lf, why, sizeof(why)) == 0)
 		unlink(lf.path);
 	dt_launchfile_free(&lf);
+}
+
+/* ---- pruning ------------------------------------------------------------- */
+
+/* A launch file is needed as long as its ring is: fix --verify finds it
+ * from the ring's run id. One whose ring is still where the run put it
+ * (or at RING.old, where the next run moved it) is kept whatever its age;
+ * one younger than PRUNE_GRACE_S is kept too (a run starting, or a ring
+ * moved since). The others are removed once older than PRUNE_MAX_AGE_S,
+ * or when more than PRUNE_KEEP of them remain (oldest first): `make demo`
+ * left one per run, for good. */
+#define PRUNE_GRACE_S 3600
+#define PRUNE_MAX_AGE_S (7 * 24 * 3600)
+#define PRUNE_KEEP 64
+/* A pass reads every launch file: at most one an hour, marked by the
+ * stamp's modification time. */
+#define PRUNE_EVERY_S 3600
+#define PRUNE_STAMP ".pruned"
+
+/* Whether the ring at path is the one the launch file describes: same
+ * device, inode and run id. The ring is data: it may say anything, and
+ * lying keeps only its own launch file. */
+static int ring_names_launch(const char *path, const uint8_t *id, uint64_t dev, uint64_t ino)
+{
+	struct dt_ringfile rf;
+	char why[512];
+	struct stat st;
+	if (dt_ringfile_open(path, &rf, why, sizeof(why)) != 0)
+		return 0;
+	int same = fstat(rf.fd, &st) == 0 && (uint64_t)st.st_dev == dev &&
+	           (uint64_t)st.st_ino == ino &&
+	           memcmp(rf.ring.hdr->run_id, id, DT_RUN_ID_LEN) == 0;
+	dt_ringfile_close(&rf);
+	return same;
+}
+
+static int unhex(const char *h, uint8_t *id)
+{
+	for (size_t i = 0; i < DT_RUN_ID_LEN; i++) {
+		unsigned v;
+		if (sscanf(h + 2 * i, "%2x", &v) != 1)
+			return -1;
+		id[i] = (uint8_t)v;
+	}
+	return h[2 * DT_RUN_ID_LEN] == 0 ? 0 : -1;
+}
+
+/* The ring of the launch file in lf->buf (len bytes): its last field,
+ * absent from files written before it was kept. */
+static int launch_is_live(struct dt_launchfile *lf, size_t len)
+{
+	const char *f[8];
+	size_t at = 0, nf = 0;
+	while (nf < 8 && at < len) {
+		f[nf++] = lf->buf + at;
+		at += strnlen(lf->buf + at, len - at) + 1;
+	}
+	uint8_t id[DT_RUN_ID_LEN];
+	if (nf < 8 || strcmp(f[0], LAUNCH_MAGIC) || unhex(f[2], id) < 0)
+		return 0;
+	unsigned long long argc = strtoull(f[7], NULL, 10), nenv;
+	for (unsigned long long i = 0; i < argc && at < len; i++)
+		at += strnlen(lf->buf + at, len - at) + 1;
+	if (at >= len)
+		return 0;
+	nenv = strtoull(lf->buf + at, NULL, 10);
+	at += strnlen(lf->buf + at, len - at) + 1;
+	for (unsigned long long i = 0; i < nenv && at < len; i++)
+		at += strnlen(lf->buf + at, len - at) + 1;
+	if (at >= len || lf->buf[at] != '/')
+		return 0;
+	const char *ring = lf->buf + at;
+	uint64_t dev = strtoull(f[3], NULL, 10), ino = strtoull(f[4], NULL, 10);
+	char old[PATH_MAX];
+	return ring_names_launch(ring, id, dev, ino) ||
+	       (snprintf(old, sizeof(old), "%s.old", ring) < (int)sizeof(old) &&
+	        ring_names_launch(old, id, dev, ino));
+}
+
+struct prune_candidate {
+	char name[64];
+	time_t mtime;
+};
+
+static int older_first(const void *a, const void *b)
+{
+	time_t x = ((const struct prune_candidate *)a)->mtime;
+	time_t y = ((const struct prune_candidate *)b)->mtime;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether name under dfd may go: a launch file of ours, past the grace,
+ * whose ring no longer names it. *mtime is set. */
+static int launch_is_prunable(int dfd, const char *name, time_t now, time_t *mtime)
+{
+	size_t n = strlen(name);
+	struct stat st;
+	if (n != 2 * DT_RUN_ID_LEN + 7 || strcmp(name + n - 7, ".launch") ||
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return 0;
+	*mtime = st.st_mtime;
+	if (now - st.st_mtime < PRUNE_GRACE_S)
+		return 0;
+	struct dt_launchfile lf = {0};
+	char why[512];
+	snprintf(lf.path, sizeof(lf.path), "%s", name);
+	long len = launch_read(dfd, name, &lf, why, sizeof(why));
+	int live = len > 0 && launch_is_live(&lf, (size_t)len);
+	dt_launchfile_free(&lf);
+	return !live;
+}
+
+/* Stamps the directory; returns 0 when a pass is due (it was not made
+ * within the last PRUNE_EVERY_S). */
+static int prune_due(int dfd, time_t now)
+{
+	struct stat st;
+	if (fstatat(dfd, PRUNE_STAMP, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now - st.st_mtime < PRUNE_EVERY_S && st.st_mtime <= now)
+		return -1;
+	int fd = openat(dfd, PRUNE_STAMP, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	futimens(fd, NULL);
+	close(fd);
+	return 0;
+}
+
+void dt_launchfile_prune(void)
+{
+	char why[512], stamp[PATH_MAX];
+	struct stat st;
+	time_t now = time(NULL);
+	/* most runs stop here: one stat by path, not the private walk (a
+	 * stamp that lies only moves the next pass) */
+	if (dt_launchfile_dir(stamp, sizeof(stamp) - sizeof(PRUNE_STAMP) - 1) == 0 &&
+	    strcat(strcat(stamp, "/"), PRUNE_STAMP) && stat(stamp, &st) == 0 &&
+	    now - st.st_mtime < PRUNE_EVERY_S && st.st_mtime <= now)
+		return;
+	int dfd = open_launches(0, why, sizeof(why));
+	if (dfd < 0 || prune_due(dfd, now) < 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	DIR *d = fdopendir(dup(dfd));
+	struct prune_candidate *c = NULL;
+	size_t n = 0, cap = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		time_t mtime;
+		if (!launch_is_prunable(dfd, e->d_name, now, &mtime))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct prune_candidate *more = realloc(c, cap * sizeof(*c));
+			if (!more)
+				break;
+			c = more;
+		}
+		snprintf(c[n].name, sizeof(c[n].name), "%s", e->d_name);
+		c[n++].mtime = mtime;
+	}
+	if (d)
+		closedir(d);
+	qsort(c, n, sizeof(*c), older_first);
+	for (size_t i = 0; i < n; i++)
+		if (n - i > PRUNE_KEEP || now - c[i].mtime >= PRUNE_MAX_AGE_S)
+			unlinkat(dfd, c[i].name, 0);
+	free(c);
+	close(dfd);
 }

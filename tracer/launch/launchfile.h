@@ -19,7 +19,8 @@
  * "run" or "codex" (the subcommand that launched it), the directory, the
  * number of argv words, then the words, the number of environment entries,
  * then the entries (those the ring's launch record keeps; secrets redacted
- * as in the ring).
+ * as in the ring), then the ring's absolute path (absent from files
+ * written before pruning: readers of format 1 stop before it).
  */
 #ifndef DENYTRACE_LAUNCHFILE_H
 #define DENYTRACE_LAUNCHFILE_H
@@ -38,6 +39,7 @@ struct dt_launch_info {
 	const char *cwd;
 	char *const *argv; /* NULL-terminated */
 	char *const *env;  /* the entries the ring's launch record keeps, NULL-terminated */
+	const char *ring;  /* the ring's absolute path, or NULL */
 };
 
 /* The directory launch files go to, without creating it. Returns 0, or
@@ -67,6 +69,11 @@ struct dt_launchfile {
  * ring names one). */
 int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap);
 void dt_launchfile_free(struct dt_launchfile *lf);
+
+/* Removes launch files no ring needs any more, at most once an hour
+ * (launchfile.c says which: never one whose ring is still where its run
+ * put it, nor one less than an hour old). */
+void dt_launchfile_prune(void);
 
 /* Removes the launch file of the ring at ring_path, if it has one of the
  * caller's (a ring soak deletes takes its launch file with it). */

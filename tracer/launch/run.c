@@ -861,7 +861,7 @@ static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_r
 		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), o->env_extra))
 			env[k++] = *e;
 	}
-	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino, o->cmd, cwd, cmd, env};
+	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino, o->cmd, cwd, cmd, env, rr->abs};
 	dt_launchfile_write(&li, why, sizeof(why));
 	free(env);
 }
@@ -965,6 +965,7 @@ int dt_run_launch(struct dt_run_opts *o, struct dt_run_ring *rr, char **cmd)
 	if (rr->fd >= 0)
 		close(rr->fd); /* kept so far: the ring was in use until now */
 	rr->fd = -1;
+	dt_launchfile_prune(); /* after the command: never in its start-up */
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
