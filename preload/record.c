@@ -48,26 +48,21 @@ struct dt_arena {
 	struct dt_proc_scratch proc;
 };
 
-/* The thread whose call this thread-local state serves now (0: none),
- * and so the id of the thread recording. A thread made by a raw clone
- * without CLONE_SETTLS runs with another thread's thread-local variables:
- * while one of the two records, the other must not touch dt_levels, nor
- * run on the arena stack the first is on; it loses its record. Asked of
- * the kernel at every entry: no cache keyed on thread-local state can
- * tell the two threads apart. */
+/* The thread whose call this thread-local state serves now (0: none).
+ * A thread made by a raw clone without CLONE_SETTLS runs with another
+ * thread's thread-local variables: while one of the two records, the
+ * other must not touch dt_levels, nor run on the arena stack the first is
+ * on; it loses its record. Asked of the kernel at every entry: no cache
+ * keyed on thread-local state can tell the two threads apart. */
 static __thread _Atomic int dt_owner __attribute__((tls_model("initial-exec")));
-
-static int dt_gettid(int pid)
-{
-	(void)pid;
-	return atomic_load_explicit(&dt_owner, memory_order_relaxed);
-}
 
 DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
 {
 	dt_put_times(b);
 	dt_put_u64(b, DT_T_PID, (uint64_t)pid);
-	dt_put_u64(b, DT_T_TID, (uint64_t)dt_gettid(pid));
+	/* the kernel's word, not dt_owner's: a signal handler's call can end
+	 * while this one holds no level yet, and leave dt_owner 0 */
+	dt_put_u64(b, DT_T_TID, (uint64_t)syscall(SYS_gettid));
 	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));
 	dt_put_u64(b, DT_T_UID, (uint64_t)syscall(SYS_geteuid));
 	dt_put_u64(b, DT_T_GID, (uint64_t)syscall(SYS_getegid));
