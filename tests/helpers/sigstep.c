@@ -14,9 +14,10 @@
  * lands at instruction 0, 1, 2, ... STEPS - 1 of the probe's work after a
  * refusal (once the probe holds signals back, the signal waits for it).
  *
- * Output (stdout): "child PID mkdir N signals H" once the child exited;
- * exit status 0, 1 when the child's calls did not fail as expected, 77
- * when tracing is not possible here.
+ * Output (stdout): the child's "child PID mkdir REFUSED signals HANDLED",
+ * then "traced STEPS signals DELIVERED"; exit status 0, 1 when a call did
+ * not fail as expected or the tracing broke off, 77 when tracing is not
+ * possible here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +31,13 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* aarch64 has no mkdir system call, only mkdirat */
+#ifdef SYS_mkdir
+#define MKDIR_NR SYS_mkdir
+#else
+#define MKDIR_NR SYS_mkdirat
+#endif
 
 static char p_mkdir[4200], p_sig[4200];
 static volatile sig_atomic_t handled, wrong;
@@ -97,7 +105,7 @@ static int to_mkdir_exit(pid_t pid, int sig, int *st)
 		if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
 			entered = (long)info.entry.nr;
 		else if (info.op == PTRACE_SYSCALL_INFO_EXIT &&
-		         (entered == SYS_mkdir || entered == SYS_mkdirat) &&
+		         (entered == MKDIR_NR || entered == SYS_mkdirat) &&
 		         info.exit.rval == -EACCES)
 			return 1;
 	}
