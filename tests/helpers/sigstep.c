@@ -7,12 +7,14 @@
  *
  *   sigstep DENY STEPS
  *
- * A child makes STEPS + 1 refused mkdir(DENY/m-x) calls, one after the
- * other. Its parent traces it: after the k-th call leaves the kernel, the
- * parent single-steps the child k instructions and then delivers SIGUSR1
- * there, whose handler makes a refused open(DENY/s-x). So the signal
- * lands at instruction 0, 1, 2, ... STEPS - 1 of the probe's work after a
- * refusal (once the probe holds signals back, the signal waits for it).
+ * A child makes refused mkdir(DENY/m-x) calls, one after the other (STEPS
+ * + 1 of them, more than it needs). Its parent traces it: from the moment
+ * the first call leaves the kernel it delivers SIGUSR1, whose handler
+ * makes a refused open(DENY/s-x), lets the handler run to its end, steps
+ * the child one instruction, and delivers the next, STEPS times. So a
+ * signal lands on each instruction of the probe's work after a refusal
+ * (where the probe holds signals back, the signal waits for the hold to
+ * end), then of the calls that follow.
  *
  * Output (stdout): the child's "child PID mkdir REFUSED signals HANDLED",
  * then "traced STEPS signals DELIVERED"; exit status 0, 1 when a call did
@@ -91,9 +93,12 @@ static int next_syscall_stop(pid_t pid, int sig, int *st)
 	}
 }
 
-/* Stops the child as the k-th mkdir leaves the kernel refused. */
-static int to_mkdir_exit(pid_t pid, int sig, int *st)
+/* Runs the child until a system call numbered nr or nr2 leaves the
+ * kernel (with refused: failed with EACCES). Returns 1 stopped there, 0
+ * when it exited or tracing failed. */
+static int to_exit_of(pid_t pid, int sig, int *st, long nr, long nr2, int refused)
 {
+	long entered = -1;
 	for (;;) {
 		if (!next_syscall_stop(pid, sig, st))
 			return 0;
@@ -101,13 +106,26 @@ static int to_mkdir_exit(pid_t pid, int sig, int *st)
 		struct __ptrace_syscall_info info;
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) <= 0)
 			return 0;
-		static long entered;
 		if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
 			entered = (long)info.entry.nr;
-		else if (info.op == PTRACE_SYSCALL_INFO_EXIT &&
-		         (entered == MKDIR_NR || entered == SYS_mkdirat) &&
-		         info.exit.rval == -EACCES)
+		else if (info.op == PTRACE_SYSCALL_INFO_EXIT && (entered == nr || entered == nr2) &&
+		         (!refused || info.exit.rval == -EACCES))
 			return 1;
+	}
+}
+
+/* One instruction. A signal the child had held back may come due on it
+ * instead: passed on, and its handler run to its end, then the step. */
+static int step(pid_t pid, int *st)
+{
+	for (;;) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0 || waitpid(pid, st, 0) != pid ||
+		    !WIFSTOPPED(*st))
+			return 0;
+		if (WSTOPSIG(*st) == SIGTRAP)
+			return 1;
+		if (!to_exit_of(pid, WSTOPSIG(*st), st, SYS_rt_sigreturn, SYS_rt_sigreturn, 0))
+			return 0;
 	}
 }
 
@@ -131,14 +149,15 @@ int main(int argc, char **argv)
 	           (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) != 0)
 		return 77;
 	long signals = 0;
-	int traced = to_mkdir_exit(pid, 0, &st);
+	/* From the first refusal's return on: a signal, its handler run to
+	 * its end (back on the instruction it interrupted), one step, the
+	 * next signal. Where the probe holds signals back, the signal waits
+	 * and its handler returns at the end of the hold. */
+	int traced = to_exit_of(pid, 0, &st, MKDIR_NR, SYS_mkdirat, 1);
 	for (long k = 0; traced && k < steps; k++) {
-		for (long i = 0; i < k && traced; i++)
-			traced = ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) == 0 &&
-			         waitpid(pid, &st, 0) == pid && WIFSTOPPED(st);
-		/* delivered here; the next refused mkdir lies beyond the handler */
-		traced = traced && to_mkdir_exit(pid, SIGUSR1, &st);
+		traced = to_exit_of(pid, SIGUSR1, &st, SYS_rt_sigreturn, SYS_rt_sigreturn, 0);
 		signals += traced;
+		traced = traced && step(pid, &st);
 	}
 	if (traced)
 		ptrace(PTRACE_DETACH, pid, NULL, NULL);

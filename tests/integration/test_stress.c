@@ -648,16 +648,17 @@ Test(stress, writers_sigkilled_mid_record_leave_a_readable_ring_and_exact_surviv
 
 /*
  * tests/helpers/sigstep: a traced child refuses mkdir again and again; its
- * parent single-steps it k instructions past the k-th refusal, for every k
- * up to SIGSTEP_STEPS, and delivers a signal there whose handler refuses an
- * open. Under load a signal lands on one exact instruction now and then
- * (test_stress saw it once in three runs); here it lands on each. Every
- * record keeps the pid and thread id of the thread that made the call.
+ * parent delivers a signal whose handler refuses an open, steps the child
+ * one instruction once the handler returned, and delivers the next: a
+ * signal on each instruction from the first refusal's return on. Under
+ * load a signal lands on one exact instruction now and then (test_stress
+ * saw it once in three runs); here it lands on each. Every record keeps
+ * the pid and thread id of the thread that made the call.
  */
-/* Enough to reach the instruction from which the probe holds signals back
- * until its record is made (455 with gcc 12 -O2 on x86-64): a signal
- * there and beyond waits for the record. */
-#define SIGSTEP_STEPS "480"
+/* A refusal and what follows it to the next take ~400 steps (gcc 12 -O2,
+ * x86-64; where the probe holds signals back, the rest of the record is
+ * one step): three refusals and more, each covered whole. */
+#define SIGSTEP_STEPS "1200"
 
 Test(stress, a_signal_on_any_instruction_after_a_refusal_leaves_both_records_whole_and_their_own)
 {
@@ -666,9 +667,11 @@ Test(stress, a_signal_on_any_instruction_after_a_refusal_leaves_both_records_who
 	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
 	snprintf(ll, sizeof(ll), "%s", dtt_helper("landlock-run"));
 	snprintf(helper, sizeof(helper), "%s", dtt_helper("sigstep"));
-	const char *argv[] = {
-	    cli,  "run",  "-q", "--refusals-only", "-o", ring, "--", ll, "--rw", ok,
-	    "--", helper, deny, SIGSTEP_STEPS,     NULL};
+	const char *argv[] = {cli,  "run",  "-q",     "--refusals-only",
+	                      "-o", ring,   "--size", BIG_RING,
+	                      "--", ll,     "--rw",   ok,
+	                      "--", helper, deny,     SIGSTEP_STEPS,
+	                      NULL};
 	static char out[1 << 14];
 	int to = 0;
 	int st = run_bounded(argv, out, sizeof(out), NULL, &to);
