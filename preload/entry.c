@@ -28,7 +28,7 @@ DT_HIDDEN void dt_record_entry(void)
 		struct dt_rec_header *rh = (struct dt_rec_header *)rec;
 		struct dt_buf b = {rec, sizeof(*rh), sizeof(rec), 0};
 		rh->type = DT_REC_ENTRY;
-		dt_put_common(&b, comm, (int)syscall(SYS_getpid));
+		dt_put_common(&b, comm, (int)syscall(SYS_getpid), 0);
 		if (!b.overflow) {
 			rh->len = b.len;
 			dt_ring_put(ring, rh);

@@ -60,7 +60,8 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from
 /* DENYTRACE_BACKTRACE: 0 none, anything else the cached unwinder. */
 enum { DT_BT_OFF, DT_BT_ON };
 
-DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid);
+/* tid: the kernel's thread id, or 0 to ask it */
+DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid, int tid);
 DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind);
 
 /* Set while this thread records: stops recursion. */

@@ -49,38 +49,35 @@ struct dt_arena {
 	struct dt_proc_scratch proc;
 };
 
-/* The thread whose call this thread-local state serves now (0: none),
- * and so the id of the thread recording. A thread made by a raw clone
- * without CLONE_SETTLS runs with another thread's thread-local variables:
- * while one of the two records, the other must not touch dt_levels, nor
- * run on the arena stack the first is on; it loses its record. Asked of
- * the kernel at every entry: no cache keyed on thread-local state can
- * tell the two threads apart. */
+/* The thread whose call this thread-local state serves now (0: none).
+ * A thread made by a raw clone without CLONE_SETTLS runs with another
+ * thread's thread-local variables: while one of the two records, the
+ * other must not touch dt_levels, nor run on the arena stack the first is
+ * on; it loses its record. Asked of the kernel at every entry: no cache
+ * keyed on thread-local state can tell the two threads apart. */
 static __thread _Atomic int dt_owner __attribute__((tls_model("initial-exec")));
 
-static int dt_gettid(int pid)
+/* The process id, from the thread's id: a thread whose id is the process
+ * id fork handlers keep is that process's leader, so the id is also the
+ * pid, and the main thread (the one that refuses most) needs no getpid.
+ * Every other thread asks: a vfork child or a raw clone runs with an id
+ * of its own, never that one. tid is the kernel's (not dt_owner's: a
+ * signal handler's call can end while this one holds no level yet, and
+ * leave dt_owner 0). */
+static int dt_getpid(int tid)
 {
-	(void)pid;
-	return atomic_load_explicit(&dt_owner, memory_order_relaxed);
-}
-
-/* A thread whose id is the process id fork handlers keep is that
- * process's leader, so the id is also the pid, and the main thread (the
- * one that refuses most) needs no getpid. Every other thread asks: a vfork
- * child or a raw clone runs with an id of its own, never that one. */
-static int dt_getpid(void)
-{
-	int tid = dt_gettid(0);
-	if (tid && tid == atomic_load_explicit(&dt_self_pid, memory_order_relaxed))
+	if (tid == atomic_load_explicit(&dt_self_pid, memory_order_relaxed))
 		return tid;
 	return (int)syscall(SYS_getpid);
 }
 
-DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid)
+DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid, int tid)
 {
 	dt_put_times(b);
 	dt_put_u64(b, DT_T_PID, (uint64_t)pid);
-	dt_put_u64(b, DT_T_TID, (uint64_t)dt_gettid(pid));
+	/* the kernel's word, not dt_owner's: a signal handler's call can end
+	 * while this one holds no level yet, and leave dt_owner 0 */
+	dt_put_u64(b, DT_T_TID, (uint64_t)(tid > 0 ? tid : syscall(SYS_gettid)));
 	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));
 	dt_put_u64(b, DT_T_UID, (uint64_t)syscall(SYS_geteuid));
 	dt_put_u64(b, DT_T_GID, (uint64_t)syscall(SYS_getegid));
@@ -309,7 +306,7 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
                     struct dt_arena *a, const struct dt_unw_regs *from)
 {
 	/* one pid for the record, the process record and the vfork test */
-	int pid = dt_getpid();
+	int tid = (int)syscall(SYS_gettid), pid = dt_getpid(tid);
 	/* A process that only writes successfully gets no process record by
 	 * default: reading /proc for it cost ~1 ms in every writing process of
 	 * an exec-heavy tree. Its records carry uid, gid and groups; a later
@@ -320,7 +317,7 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	struct dt_rec_header *rh = (struct dt_rec_header *)a->rec;
 	struct dt_buf b = {a->rec, sizeof(*rh), sizeof(a->rec), 0};
 	rh->type = (uint16_t)type;
-	dt_put_common(&b, a->comm, pid);
+	dt_put_common(&b, a->comm, pid, tid);
 	dt_put_str(&b, DT_T_OP, c->name);
 	dt_put_u64(&b, DT_T_ERRNO, (uint64_t)err);
 	dt_put_u64(&b, DT_T_ACCESS, (uint64_t)dt_call_writes(c));

@@ -33,10 +33,14 @@ static void *refuser(void *arg)
 {
 	(void)arg;
 	while (after < 200) {
+		/* seen before the call, not after: a refusal the probe recorded
+		 * just before the filter went in may return after the installer
+		 * said so, and would be counted as one it could not record */
+		int under_filter = installed;
 		int fd = open(path, O_WRONLY | O_CREAT, 0644);
 		if (fd >= 0)
 			close(fd);
-		if (installed)
+		if (under_filter)
 			after++;
 	}
 	return NULL;
