@@ -120,7 +120,9 @@ static double probe_calls_per_refusal(const char *extra, const char *names)
 
 /* Was 14.5: two getpid (one for the Python frames' vfork test) and a
  * sigaltstack per record; the main thread's pid is its thread id, and
- * the signal stack is asked again only when the program set one. The
+ * the signal stack is asked again only when the program set one. 11 then,
+ * 12 with the record's thread id asked of the kernel (a handler's refusal
+ * can clear the claim word the id was taken from: the stress flake). The
  * total has some slack: resolve.c refreshes its cached directory names
  * every 100 ms, more often per refusal on a loaded machine. */
 Test(cost, a_recorded_refusal_asks_for_no_pid_nor_signal_stack)
@@ -129,7 +131,7 @@ Test(cost, a_recorded_refusal_asks_for_no_pid_nor_signal_stack)
 	cr_expect_leq(per, 0.05, "%.2f getpid and sigaltstack per refusal", per);
 	double all = probe_calls_per_refusal(NULL, NULL);
 	cr_log_info("%.2f system calls of the probe's own per refusal", all);
-	cr_expect_leq(all, 12.0, "%.2f system calls per refusal", all);
+	cr_expect_leq(all, 12.5, "%.2f system calls per refusal", all);
 }
 
 Test(cost, a_refusal_without_its_stack_asks_for_no_pid_nor_signal_stack)
