@@ -930,3 +930,64 @@ Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
 	               out);
 	codex_world_end(&w);
 }
+
+/* What a hostile worker can do to the config snapshot `denytrace codex`
+ * wrote beside its launch: hide it (zero its sequence word) and append
+ * its own, of the same writer and file, whose text is text. */
+static void forge_config(const char *ring, const char *text)
+{
+	struct dtt_run r;
+	cr_assert_eq(dtt_load(&r, ring), 0);
+	const struct dt_record *real = dtt_find(&r, DT_REC_CONFIG, NULL, NULL);
+	cr_assert_not_null(real, "no config snapshot in %s", ring);
+	/* a record's pos is where it ends: it starts where the one before ends */
+	uint64_t start = 0;
+	for (size_t i = 0; i < r.n; i++)
+		if (r.recs[i].pos < real->pos && r.recs[i].pos > start)
+			start = r.recs[i].pos;
+	struct dtt_ring w;
+	cr_assert_eq(dtt_ring_open(&w, ring), 0);
+	__atomic_store_n(dt_slot_seq(&w.r, start), 0, __ATOMIC_RELEASE);
+	dtt_ring_begin(&w, DT_REC_CONFIG, (long)real->pid, "denytrace");
+	dt_put_str(&w.b, DT_T_CONFIG_ROLE, "codex");
+	dt_put_str(&w.b, DT_T_CONFIG_PATH, real->cfg_path);
+	if (real->cfg_version)
+		dt_put_str(&w.b, DT_T_CONFIG_VERSION, real->cfg_version);
+	dt_put_u64(&w.b, DT_T_CONFIG_SIZE, strlen(text));
+	dt_put(&w.b, DT_T_CONFIG_TEXT, text, (uint32_t)strlen(text));
+	cr_assert_eq(dtt_ring_commit(&w), 0);
+	dtt_ring_close(&w);
+	dtt_free(&r);
+}
+
+/* `denytrace codex` read a config.toml that names other as the only root;
+ * the worker replaces that snapshot with one that names the board too, so
+ * that the fix of the launch the user made would grant the board. */
+Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_applies)
+{
+	struct codex_world w;
+	codex_world(&w);
+	char text[2 * PATH_MAX], ring[PATH_MAX + 16], cmd[8 * PATH_MAX], state[PATH_MAX + 16];
+	snprintf(text, sizeof(text), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         w.other);
+	codex_world_file(&w, "config.toml", text);
+	snprintf(state, sizeof(state), "%s/state", w.top);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"' -- sh -c 'echo done > %s'",
+	         w.work, dt(), ring, w.codex, w.status);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, w.env);
+	cr_assert_neq(access(w.status, F_OK), 0, "the board was written: %s", out);
+	snprintf(text, sizeof(text),
+	         "[sandbox_workspace_write]\nwritable_roots = [\"%s\", \"%s\"]\n", w.other,
+	         w.board);
+	forge_config(ring, text);
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", ring, NULL};
+	dtt_system(out, sizeof(out), fargs, w.env);
+	cr_expect_neq(access(w.status, F_OK), 0, "the claimed root was granted and run:\n%s", out);
+	cr_expect(strstr(out, "by the traced program"), "%s", out);
+	codex_world_end(&w);
+}

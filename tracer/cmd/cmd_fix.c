@@ -663,8 +663,11 @@ static int fix_trust(const struct fix_opts *o, const struct dt_report *r, struct
 		return 0;
 	}
 	snprintf(why, cap, "denytrace's launch file %s", lf->path);
-	return dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->env, lf->cwd,
-	                           !strcmp(lf->via, "codex"), why);
+	if (dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->env, lf->cwd,
+	                        !strcmp(lf->via, "codex"), why) < 0)
+		return -1;
+	dt_fix_inputs_bind_configs(in, r, lf->configs, lf->nconfigs);
+	return 0;
 }
 
 int cmd_fix(int argc, char **argv)

@@ -14,7 +14,7 @@
 #include "secrets.h"
 
 #define LAUNCH_MAGIC "denytrace-launch"
-#define LAUNCH_FORMAT "1"
+#define LAUNCH_FORMAT "2"
 /* far above any argv the ring keeps (8 KiB) */
 #define LAUNCH_MAX_BYTES (1u << 20)
 
@@ -156,6 +156,37 @@ static void put_env_redacted(FILE *f, char *const *env)
 	free(kept);
 }
 
+static void digest_str(struct dt_sha256 *s, const char *v, size_t len)
+{
+	uint64_t n = v ? (uint64_t)len + 1 : 0; /* 0: absent, told from "" */
+	dt_sha256_update(s, &n, sizeof(n));
+	if (v)
+		dt_sha256_update(s, v, len);
+}
+
+void dt_launch_config_digest(const struct dt_record *c, uint8_t out[DT_SHA256_LEN])
+{
+	struct dt_sha256 s;
+	dt_sha256_init(&s);
+	const char *strs[] = {c->cfg_role, c->cfg_path, c->cfg_profile, c->cfg_version};
+	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)
+		digest_str(&s, strs[i], strs[i] ? strlen(strs[i]) : 0);
+	digest_str(&s, c->cfg_text, c->cfg_len);
+	uint64_t nums[] = {c->cfg_size, (uint64_t)c->cfg_trunc, (uint64_t)c->cfg_errno};
+	dt_sha256_update(&s, nums, sizeof(nums));
+	dt_sha256_final(&s, out);
+}
+
+static void put_config_digests(FILE *f, const struct dt_launch_info *li)
+{
+	fprintf(f, "%zu%c", li->nconfigs, 0);
+	for (size_t i = 0; i < li->nconfigs; i++) {
+		for (size_t k = 0; k < DT_SHA256_LEN; k++)
+			fprintf(f, "%02x", li->configs[i][k]);
+		fputc(0, f);
+	}
+}
+
 static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 {
 	char *buf = NULL, h[2 * DT_RUN_ID_LEN + 1];
@@ -173,6 +204,7 @@ static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 	for (size_t i = 0; i < argc; i++)
 		put_word_redacted(f, li->argv[i], &expect);
 	put_env_redacted(f, li->env);
+	put_config_digests(f, li);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
@@ -219,6 +251,19 @@ static int launch_strings(const struct dt_launchfile *lf, size_t len, size_t *at
 	return 0;
 }
 
+/* The count of config digests and the digests, from *at. 0 or -1. */
+static int launch_parse_configs(struct dt_launchfile *lf, size_t len, size_t *at)
+{
+	if (*at >= len)
+		return -1;
+	unsigned long long n = strtoull(lf->buf + *at, NULL, 10);
+	*at += strnlen(lf->buf + *at, len - *at) + 1;
+	lf->configs = n <= DT_LAUNCH_CONFIGS_MAX ? calloc(n + 1, sizeof(*lf->configs)) : NULL;
+	if (!lf->configs)
+		return -1;
+	return launch_strings(lf, len, at, lf->configs, n, &lf->nconfigs);
+}
+
 /* The file's NUL-terminated strings, in order, into lf. Returns 0, or -1
  * when it is not a launch file of this format. */
 static int launch_parse(struct dt_launchfile *lf, size_t len, const char *idhex, uint64_t dev,
@@ -252,7 +297,8 @@ static int launch_parse(struct dt_launchfile *lf, size_t len, const char *idhex,
 	unsigned long long nenv = at < len ? strtoull(lf->buf + at, &end, 10) : len;
 	at += at < len ? strnlen(lf->buf + at, len - at) + 1 : 0;
 	lf->env = nenv < len ? calloc(nenv + 1, sizeof(*lf->env)) : NULL;
-	if (!lf->env || launch_strings(lf, len, &at, lf->env, nenv, &lf->nenv) < 0) {
+	if (!lf->env || launch_strings(lf, len, &at, lf->env, nenv, &lf->nenv) < 0 ||
+	    launch_parse_configs(lf, len, &at) < 0) {
 		snprintf(why, cap, "%s is cut short", lf->path);
 		return -1;
 	}
@@ -348,6 +394,7 @@ void dt_launchfile_free(struct dt_launchfile *lf)
 	free(lf->buf);
 	free(lf->argv);
 	free(lf->env);
+	free(lf->configs);
 	memset(lf, 0, sizeof(*lf));
 }
 

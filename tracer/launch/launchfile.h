@@ -19,7 +19,13 @@
  * "run" or "codex" (the subcommand that launched it), the directory, the
  * number of argv words, then the words, the number of environment entries,
  * then the entries (those the ring's launch record keeps; secrets redacted
- * as in the ring).
+ * as in the ring), then the number of config snapshots the launcher wrote
+ * into the ring and the SHA-256 of each in hex, in the order written
+ * (format 2 on).
+ *
+ * The snapshots are the launcher's reading of Codex's configuration, put
+ * in the ring where the traced program can hide one and append its own;
+ * their digests here are what fix believes of them.
  */
 #ifndef DENYTRACE_LAUNCHFILE_H
 #define DENYTRACE_LAUNCHFILE_H
@@ -28,7 +34,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "records.h"
+#include "sha256.h"
+
 #define DT_RUN_ID_LEN 16
+/* config.toml, the -p layer and 16 project layers, with room */
+#define DT_LAUNCH_CONFIGS_MAX 24
 
 /* What a launcher writes. */
 struct dt_launch_info {
@@ -38,7 +49,13 @@ struct dt_launch_info {
 	const char *cwd;
 	char *const *argv; /* NULL-terminated */
 	char *const *env;  /* the entries the ring's launch record keeps, NULL-terminated */
+	const uint8_t (*configs)[DT_SHA256_LEN]; /* digests of the config snapshots */
+	size_t nconfigs;
 };
+
+/* The digest of a config snapshot record as the ring holds it: every
+ * field the report reads from it. */
+void dt_launch_config_digest(const struct dt_record *c, uint8_t out[DT_SHA256_LEN]);
 
 /* The directory launch files go to, without creating it. Returns 0, or
  * -1 when neither XDG_STATE_HOME nor HOME names an absolute directory. */
@@ -58,6 +75,8 @@ struct dt_launchfile {
 	size_t argc;
 	const char **env; /* as the ring's launch record keeps them, NULL-terminated */
 	size_t nenv;
+	const char **configs; /* the snapshots' digests in hex, in the order written */
+	size_t nconfigs;
 };
 
 /* The launch file of the ring at ring_path: one of the caller's own, in

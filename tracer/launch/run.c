@@ -838,7 +838,8 @@ static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_r
 		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), o->env_extra))
 			env[k++] = *e;
 	}
-	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino, o->cmd, cwd, cmd, env};
+	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino,     o->cmd,      cwd,
+	                            cmd,        env,     rr->configs, rr->nconfigs};
 	dt_launchfile_write(&li, why, sizeof(why));
 	free(env);
 }
