@@ -506,20 +506,68 @@ Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_reco
 	dtt_free(&r);
 }
 
-Test(fix_verify, a_launch_file_the_sandbox_could_write_is_not_trusted)
+/* XDG_STATE_HOME inside the workspace the sandbox binds writable, and
+ * HOME outside it: the places a launch file may go, the first of them
+ * writable by the worker. */
+static void state_in_workspace(struct world *w)
+{
+	char state[PATH_MAX + 16], home[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w->work);
+	snprintf(home, sizeof(home), "%s/home", w->top);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	cr_assert_eq(setenv("HOME", home, 1), 0);
+}
+
+Test(fix_verify, a_launch_file_goes_where_the_sandbox_cannot_write_and_is_trusted_there)
 {
 	struct world w;
 	make_world(&w, 1);
-	char state[PATH_MAX + 16];
-	snprintf(state, sizeof(state), "%s/state", w.work); /* bound writable */
-	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	state_in_workspace(&w);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
+	char exposed[PATH_MAX + 64], sealed[PATH_MAX + 64];
+	snprintf(exposed, sizeof(exposed), "%s/state/denytrace/launches", w.work);
+	snprintf(sealed, sizeof(sealed), "launch: denytrace's launch file %s/home/.local/state/",
+	         w.top);
 	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
 	int st = fix(args);
-	cr_expect_eq(st, 8, "exit %d, not 8:\n%s", st, out);
-	cr_expect(strstr(out, "which the command could write"), "%s", out);
-	cr_expect_eq(lines_in(w.runs), 1, "it ran:\n%s", out);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, sealed), "not the launch file out of the sandbox's reach:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 2, "the user's launch did not run once more:\n%s", out);
+	const char *ls[] = {"/bin/sh", "-c", "ls -A \"$0\" 2>/dev/null", exposed, NULL};
+	char listing[4096];
+	dtt_system(listing, sizeof(listing), ls, NULL);
+	cr_expect_str_eq(listing, "", "a launch file where the worker can write: %s", listing);
+	dtt_free(&r);
+}
+
+/* The worker can write $XDG_STATE_HOME: outside the probe, it hides its
+ * mount tables from the ring and writes a launch file for its ring there,
+ * one that makes the whole host writable and creates marker. */
+Test(fix_verify, a_launch_file_the_worker_plants_where_it_can_write_is_never_run)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w, 1);
+	state_in_workspace(&w);
+	char marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
+	snprintf(script, sizeof(script),
+	         "echo done > %s/status; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1",
+	         w.board, dtt_helper("plant-launch"), marker);
+	const char *argv[] = {"bwrap", "--ro-bind", "/",  "/",       "--bind", w.work, w.work,
+	                      "--dev", "/dev",      "--", "/bin/sh", "-c",     script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/state/denytrace/launches", w.work);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", r.out);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
 	dtt_free(&r);
 }
 

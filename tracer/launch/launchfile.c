@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ringfile.h"
+#include "roots.h"
 #include "secrets.h"
 
 #define LAUNCH_MAGIC "denytrace-launch"
@@ -18,23 +19,60 @@
 /* far above any argv the ring keeps (8 KiB) */
 #define LAUNCH_MAX_BYTES (1u << 20)
 
-/* $XDG_STATE_HOME, else ~/.local/state (the XDG default). */
-static int state_home(char *out, size_t cap)
+#define LAUNCH_BASES 3
+
+/* The places a launch file may go, best first: $XDG_STATE_HOME,
+ * ~/.local/state (the XDG default), $XDG_RUNTIME_DIR; each once. Returns
+ * how many. */
+static size_t launch_bases(char bases[LAUNCH_BASES][PATH_MAX])
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	char cand[LAUNCH_BASES][PATH_MAX] = {""};
 	if (xdg && xdg[0] == '/')
-		return snprintf(out, cap, "%s", xdg) < (int)cap ? 0 : -1;
+		snprintf(cand[0], PATH_MAX, "%s", xdg);
 	if (home && home[0] == '/')
-		return snprintf(out, cap, "%s/.local/state", home) < (int)cap ? 0 : -1;
-	return -1;
+		snprintf(cand[1], PATH_MAX, "%s/.local/state", home);
+	if (run && run[0] == '/')
+		snprintf(cand[2], PATH_MAX, "%s", run);
+	size_t n = 0;
+	for (size_t i = 0; i < LAUNCH_BASES; i++) {
+		int seen = !cand[i][0];
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(bases[k], cand[i]);
+		if (!seen)
+			memcpy(bases[n++], cand[i], PATH_MAX);
+	}
+	return n;
 }
 
 int dt_launchfile_dir(char *out, size_t cap)
 {
-	char base[PATH_MAX];
-	if (state_home(base, sizeof(base)) < 0)
+	char bases[LAUNCH_BASES][PATH_MAX];
+	if (!launch_bases(bases))
 		return -1;
-	return snprintf(out, cap, "%s/denytrace/launches", base) < (int)cap ? 0 : -1;
+	return snprintf(out, cap, "%s/denytrace/launches", bases[0]) < (int)cap ? 0 : -1;
+}
+
+/* Could a command that writes the host paths writable write the
+ * launches directory under base, or anything in it? */
+static int launch_dir_exposed(const char *base, const char *const *writable)
+{
+	char dir[PATH_MAX + 32], real[PATH_MAX], realdir[PATH_MAX + 32] = "";
+	snprintf(dir, sizeof(dir), "%s/denytrace/launches", base);
+	if (realpath(base, real))
+		snprintf(realdir, sizeof(realdir), "%s/denytrace/launches", real);
+	for (size_t i = 0; writable[i]; i++) {
+		char w[PATH_MAX];
+		const char *rw = realpath(writable[i], w) ? w : writable[i];
+		const char *paths[] = {writable[i], rw};
+		for (size_t k = 0; k < 2; k++)
+			if (dt_path_under(dir, paths[k]) || dt_path_under(paths[k], dir) ||
+			    (realdir[0] && (dt_path_under(realdir, paths[k]) ||
+			                    dt_path_under(paths[k], realdir))))
+				return 1;
+	}
+	return 0;
 }
 
 /* mkdir -p, 0700 for what it creates (the XDG base directory's mode). */
@@ -77,15 +115,10 @@ static int open_private(int dirfd, const char *name, int create, char *why, size
 	return fd;
 }
 
-/* The launches directory, opened step by step below the state home.
- * Returns an fd, or -1 with why set. */
-static int open_launches(int create, char *why, size_t cap)
+/* The launches directory, opened step by step below base. Returns an fd,
+ * or -1 with why set. */
+static int open_launches(const char *base, int create, char *why, size_t cap)
 {
-	char base[PATH_MAX];
-	if (state_home(base, sizeof(base)) < 0) {
-		snprintf(why, cap, "neither XDG_STATE_HOME nor HOME is an absolute path");
-		return -1;
-	}
 	if (create)
 		mkdir_parents(base);
 	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -212,11 +245,30 @@ static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 	return buf;
 }
 
+/* The launches directory the launch file goes to: in the first place the
+ * command cannot write (launchfile.h). Returns an fd, or -1 with why set. */
+static int open_launches_sealed(const struct dt_launch_info *li, char *why, size_t cap)
+{
+	char bases[LAUNCH_BASES][PATH_MAX];
+	size_t n = launch_bases(bases);
+	snprintf(why, cap, "neither XDG_STATE_HOME, HOME nor XDG_RUNTIME_DIR is an absolute path");
+	for (size_t i = 0; i < n; i++) {
+		if (li->writable && launch_dir_exposed(bases[i], li->writable)) {
+			snprintf(why, cap, "the command's sandbox can write %s", bases[i]);
+			continue;
+		}
+		int dfd = open_launches(bases[i], 1, why, cap);
+		if (dfd >= 0)
+			return dfd;
+	}
+	return -1;
+}
+
 int dt_launchfile_write(const struct dt_launch_info *li, char *why, size_t whycap)
 {
 	char name[64];
 	file_name(name, sizeof(name), li->run_id);
-	int dfd = open_launches(1, why, whycap);
+	int dfd = open_launches_sealed(li, why, whycap);
 	if (dfd < 0)
 		return -1;
 	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -357,6 +409,43 @@ static int ring_identity(const char *ring_path, uint8_t *id, uint64_t *dev, uint
 	return memcmp(id, none, DT_RUN_ID_LEN) == 0;
 }
 
+/* The launches directory holding name, when exactly one of the places a
+ * launch file may go holds one (launchfile.h); lf->path set to it. Returns
+ * an fd, or -1 with why set. */
+static int open_launches_holding(const char *name, struct dt_launchfile *lf, char *why, size_t cap)
+{
+	char bases[LAUNCH_BASES][PATH_MAX], first[PATH_MAX + 128] = "";
+	size_t n = launch_bases(bases), found = 0;
+	int dfd = -1;
+	for (size_t i = 0; i < n; i++) {
+		char skip[256];
+		struct stat st;
+		int fd = open_launches(bases[i], 0, skip, sizeof(skip));
+		if (fd < 0 || fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (found++) {
+			snprintf(why, cap,
+			         "%s and %s/denytrace/launches/%s are both launch files of this "
+			         "ring: the launcher wrote one where the command could not write, "
+			         "the traced program the other",
+			         first, bases[i], name);
+			close(fd);
+			close(dfd);
+			return -1;
+		}
+		snprintf(first, sizeof(first), "%s/denytrace/launches/%s", bases[i], name);
+		dfd = fd;
+	}
+	if (dfd < 0)
+		snprintf(why, cap, "no launch file %s (%s)", lf->path, strerror(ENOENT));
+	else
+		snprintf(lf->path, sizeof(lf->path), "%s", first);
+	return dfd;
+}
+
 int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap)
 {
 	uint8_t id[DT_RUN_ID_LEN];
@@ -374,7 +463,7 @@ int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *wh
 	hex(idhex, id);
 	if (dt_launchfile_dir(dir, sizeof(dir)) == 0)
 		snprintf(lf->path, sizeof(lf->path), "%s/%s", dir, name);
-	int dfd = open_launches(0, why, cap);
+	int dfd = open_launches_holding(name, lf, why, cap);
 	if (dfd < 0)
 		return -1;
 	long len = launch_read(dfd, name, lf, why, cap);

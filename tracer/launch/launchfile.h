@@ -9,8 +9,22 @@
  *
  * The file is created before the command starts, with
  * O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, in a directory of the caller's own
- * that nobody else can write: $XDG_STATE_HOME/denytrace/launches/ (default
- * ~/.local/state/denytrace/launches/). It is named by the random run id
+ * that nobody else can write: DIR/denytrace/launches/, DIR the first of
+ * $XDG_STATE_HOME, ~/.local/state and $XDG_RUNTIME_DIR that the command
+ * cannot write. A same-uid program whose sandbox can write a directory can
+ * write any launch file there, and hide from the ring the mount tables
+ * that would show it could: what the command can write is judged by the
+ * launcher, from the command line the user gave it (bubblewrap's writable
+ * binds), before the command starts, never from the ring. A command whose
+ * sandbox the launcher cannot read (none, or one it does not model) gets
+ * the first place, as it may write anywhere the user can anyway. A reader
+ * trusts a ring's launch file only when exactly one of those places holds
+ * one for it: when the launcher put its file out of the sandbox's reach,
+ * a file the program plants where it can write is a second one, and
+ * neither is run. (A sandbox that can write all of them, or one the
+ * launcher does not model, can still plant one: fix --verify then also
+ * looks at the ring's mount tables, which such a program can hide.)
+ * It is named by the random run id
  * the launcher put in the ring's header and holds the ring's device and
  * inode, so a ring leads only to the launch that created it.
  *
@@ -51,6 +65,10 @@ struct dt_launch_info {
 	char *const *env;  /* the entries the ring's launch record keeps, NULL-terminated */
 	const uint8_t (*configs)[DT_SHA256_LEN]; /* digests of the config snapshots */
 	size_t nconfigs;
+	/* the host paths the command's sandbox makes writable, as the
+	 * launcher read them from its command line (NULL-terminated), or NULL
+	 * when it cannot tell (no sandbox it models) */
+	const char *const *writable;
 };
 
 /* The digest of a config snapshot record as the ring holds it: every

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "denyrule.h"
 #include "envfilter.h"
+#include "fix.h"
 #include "launchfile.h"
 #include "names.h"
 #include "recfmt.h"
@@ -838,8 +839,19 @@ static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_r
 		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), o->env_extra))
 			env[k++] = *e;
 	}
-	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino,     o->cmd,      cwd,
-	                            cmd,        env,     rr->configs, rr->nconfigs};
+	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino,     o->cmd,       cwd,
+	                            cmd,        env,     rr->configs, rr->nconfigs, NULL};
+	/* what the command's sandbox can write, read from the command line
+	 * the user gave: the ring's mount tables are the command's to hide */
+	const char *writable[65];
+	size_t argc = 0;
+	while (cmd[argc])
+		argc++;
+	int nw = dt_bwrap_writable_sources((const char *const *)cmd, argc, writable, 64);
+	if (nw >= 0) {
+		writable[nw] = NULL;
+		li.writable = writable;
+	}
 	dt_launchfile_write(&li, why, sizeof(why));
 	free(env);
 }
