@@ -100,8 +100,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *inherited = getenv("DENYTRACE_FD");
-	int fd = inherited ? atoi(inherited) : open(argv[1], O_RDWR | O_CLOEXEC);
+	int fd = inherited ? atoi(inherited) : -1;
 	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) /* not handed down this far */
+		fd = open(argv[1], O_RDWR | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		perror("plant-launch: open");
 		return 1;

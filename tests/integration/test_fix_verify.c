@@ -1039,3 +1039,35 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	cr_expect(strstr(out, "by the traced program"), "%s", out);
 	codex_world_end(&w);
 }
+
+/* The real Codex, run from a workspace that holds $XDG_STATE_HOME: its
+ * worker, outside the probe, hides its mount tables and plants a launch
+ * file there that makes the whole host writable and creates marker. */
+Test(fix_verify, a_launch_file_a_codex_worker_plants_in_its_workspace_is_never_run)
+{
+	struct codex_world w;
+	codex_world(&w);
+	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
+	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s/state", w.work);
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
+	const char *env[] = {w.e_home, w.e_ch, state, NULL};
+	snprintf(script, sizeof(script),
+	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w.status,
+	         dtt_helper("plant-launch"), marker);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"' -- sh -c '%s'",
+	         w.work, dt(), ring, w.codex, script);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, env);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/state/denytrace/launches", w.work);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w.board, ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, env);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	codex_world_end(&w);
+}

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fix.h"
 #include "ringfile.h"
 #include "roots.h"
 #include "secrets.h"
@@ -52,6 +53,39 @@ int dt_launchfile_dir(char *out, size_t cap)
 	if (!launch_bases(bases))
 		return -1;
 	return snprintf(out, cap, "%s/denytrace/launches", bases[0]) < (int)cap ? 0 : -1;
+}
+
+/* The workspace Codex's argv (from its program word) names with -C DIR,
+ * --cd DIR or --cd=DIR, else NULL. */
+static const char *codex_cd(const char *const *argv)
+{
+	for (size_t i = 1; argv[i] && strcmp(argv[i], "--"); i++) {
+		if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--cd")) && argv[i + 1])
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--cd=", 5))
+			return argv[i] + 5;
+	}
+	return NULL;
+}
+
+int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap)
+{
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	int n = dt_bwrap_writable_sources(argv, argc, out, cap);
+	long at = n < 0 ? dt_argv_find_codex(argv, argc) : -1;
+	if (at < 0 || cap < 5)
+		return n;
+	const char *cd = codex_cd(argv + at), *tmpdir = getenv("TMPDIR");
+	n = 0;
+	out[n++] = cwd; /* with -C too: caution only moves the launch file further */
+	if (cd)
+		out[n++] = cd;
+	out[n++] = "/tmp";
+	if (tmpdir && *tmpdir)
+		out[n++] = tmpdir;
+	return n;
 }
 
 /* Could a command that writes the host paths writable write the

@@ -14,21 +14,22 @@
  * cannot write. A same-uid program whose sandbox can write a directory can
  * write any launch file there, and hide from the ring the mount tables
  * that would show it could: what the command can write is judged by the
- * launcher, from the command line the user gave it (bubblewrap's writable
- * binds), before the command starts, never from the ring. A command whose
+ * launcher, from the command line the user gave it (dt_launch_writable),
+ * before the command starts, never from the ring. A command whose
  * sandbox the launcher cannot read (none, or one it does not model) gets
  * the first place, as it may write anywhere the user can anyway. A reader
  * trusts a ring's launch file only when exactly one of those places holds
  * one for it: when the launcher put its file out of the sandbox's reach,
  * a file the program plants where it can write is a second one, and
- * neither is run. (A sandbox that can write all of them, or one the
- * launcher does not model, can still plant one: fix --verify then also
- * looks at the ring's mount tables, which such a program can hide.)
+ * neither is run. (A sandbox that can write all of them, one the launcher
+ * does not model, or a place the model leaves out, Codex's writable_roots,
+ * can still plant one: fix --verify then also looks at the ring's mount
+ * tables, which such a program can hide.)
  * It is named by the random run id
  * the launcher put in the ring's header and holds the ring's device and
  * inode, so a ring leads only to the launch that created it.
  *
- * Format: NUL-terminated strings, "denytrace-launch", "1" (the format's
+ * Format: NUL-terminated strings, "denytrace-launch", "2" (the format's
  * version), the run id in hex, the ring's device and inode in decimal,
  * "run" or "codex" (the subcommand that launched it), the directory, the
  * number of argv words, then the words, the number of environment entries,
@@ -74,6 +75,14 @@ struct dt_launch_info {
 /* The digest of a config snapshot record as the ring holds it: every
  * field the report reads from it. */
 void dt_launch_config_digest(const struct dt_record *c, uint8_t out[DT_SHA256_LEN]);
+
+/* What the command argv, run in cwd, can write, as its command line says:
+ * a bubblewrap's writable binds; for Codex, what every workspace-write
+ * sandbox grants (the workspace: cwd or -C DIR, /tmp, $TMPDIR), a lower
+ * bound (its writable_roots are not read here). Into out (cap of them,
+ * borrowed). Returns their number, or -1 when the command line shows no
+ * sandbox denytrace models. */
+int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap);
 
 /* The directory launch files go to, without creating it. Returns 0, or
  * -1 when neither XDG_STATE_HOME nor HOME names an absolute directory. */

@@ -844,10 +844,7 @@ static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_r
 	/* what the command's sandbox can write, read from the command line
 	 * the user gave: the ring's mount tables are the command's to hide */
 	const char *writable[65];
-	size_t argc = 0;
-	while (cmd[argc])
-		argc++;
-	int nw = dt_bwrap_writable_sources((const char *const *)cmd, argc, writable, 64);
+	int nw = dt_launch_writable((const char *const *)cmd, cwd, writable, 64);
 	if (nw >= 0) {
 		writable[nw] = NULL;
 		li.writable = writable;
