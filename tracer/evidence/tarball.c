@@ -40,9 +40,12 @@ static void tar_zeros(struct dt_tarball *t, size_t len)
 	}
 }
 
-/* An octal field of width w, NUL-terminated, as ustar wants it. */
+/* An octal field of width w, NUL-terminated, as ustar wants it; 0 for a
+ * value it cannot hold (a uid above 2097151: tar extracts as its user). */
 static void tar_octal(char *field, size_t w, uint64_t v)
 {
+	if (v >> (3 * (w - 1)))
+		v = 0;
 	snprintf(field, w, "%0*llo", (int)(w - 1), (unsigned long long)v);
 }
 
