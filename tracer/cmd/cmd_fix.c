@@ -32,9 +32,10 @@ static const char fix_usage[] =
     "The launch it changes, and that --verify runs, is COMMAND (run here) when\n"
     "given, else the one denytrace run, codex or soak recorded in its launch file\n"
     "(under $XDG_STATE_HOME/denytrace/, default ~/.local/state/denytrace/, or\n"
-    "the next place the command's sandbox cannot write: see FILES in the manual). The\n"
-    "launch record inside a ring is shown as what the traced program claims and\n"
-    "never run: the ring is written by the program being traced.\n"
+    "the next place the command's sandbox cannot write: see FILES in the\n"
+    "manual). The launch record inside a ring is shown as what the traced\n"
+    "program claims and never run: the ring is written by the program being\n"
+    "traced.\n"
     "\n";
 
 static const char fix_after[] =
