@@ -87,9 +87,6 @@
  * nslots is always a power of two. */
 #define DT_RING_MIN_SIZE (32u * 1024u)
 #define DT_RING_MAX_SIZE (1024ULL * 1024u * 1024u)
-/* A displaced ring is reused only when its last run used at most this much
- * of it: zeroing more costs about what allocating a new ring does. */
-#define DT_RING_REUSE_ZERO_MAX (8u * 1024u * 1024u)
 /* The default is small because the whole ring is allocated before the
  * command starts (a full disk must not kill the traced program): 8 MiB
  * cost ~2.3 ms of tmpfs page clearing per `denytrace run`, more than the

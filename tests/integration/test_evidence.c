@@ -421,3 +421,49 @@ Test(evidence, config_excerpt_holding_a_fence_stays_inside_its_code_block)
 	              "the config's fence closed the code block early:\n%s", md);
 	free(md);
 }
+
+/* A same-uid process that wins the race: the moment evidence starts a
+ * program to pack the bundle (tar, or gzip), it moves the bundle away and
+ * puts a directory of its own under the bundle's name. Every program of
+ * that name on PATH is this stand-in, which swaps once, then runs the
+ * real one. */
+static void swapping_packers(const char *bin, const char *bundle)
+{
+	mkdir(bin, 0755);
+	const char *names[] = {"tar", "gzip", NULL};
+	for (const char *const *n = names; *n; n++) {
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", bin, *n);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fprintf(f,
+		        "#!/bin/sh\n"
+		        "if [ ! -e '%s.moved' ]; then\n"
+		        "  mv '%s' '%s.moved' && mkdir '%s' && echo FORGED > '%s/report.md'\n"
+		        "fi\n"
+		        "exec /bin/%s \"$@\"\n",
+		        bundle, bundle, bundle, bundle, bundle, *n);
+		fclose(f);
+		cr_assert_eq(chmod(path, 0755), 0);
+	}
+}
+
+Test(evidence, a_bundle_swapped_before_packing_does_not_change_the_tarball)
+{
+	char dir[600], bin[600], out[8192], path[PATH_MAX + 8], env_path[PATH_MAX + 700];
+	snprintf(dir, sizeof(dir), "%s/bundle", dtt_tmpdir());
+	snprintf(bin, sizeof(bin), "%s/bin", dtt_tmpdir());
+	swapping_packers(bin, dir);
+	snprintf(env_path, sizeof(env_path), "PATH=%s:%s", bin, getenv("PATH"));
+	const char *env[] = {env_path, NULL};
+	const char *argv[] = {cli(), "evidence", "--out", dir, worker.ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, env), 0, "evidence failed: %s", out);
+	snprintf(path, sizeof(path), "%s.moved", dir);
+	cr_assert_eq(access(path, F_OK), 0, "the stand-in never swapped the bundle: %s", out);
+	char tarball[700], md[8192];
+	snprintf(tarball, sizeof(tarball), "%s.tar.gz", dir);
+	const char *x[] = {"/bin/tar", "-xzOf", tarball, "bundle/report.md", NULL};
+	cr_assert_eq(dtt_system(md, sizeof(md), x, NULL), 0, "tar -xzOf: %s", md);
+	cr_expect_null(strstr(md, "FORGED"), "the tarball packed the swapped-in bundle");
+	cr_expect(strstr(md, "notes.txt"), "the tarball's report.md is not evidence's:\n%s", md);
+}

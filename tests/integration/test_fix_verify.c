@@ -506,20 +506,68 @@ Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_reco
 	dtt_free(&r);
 }
 
-Test(fix_verify, a_launch_file_the_sandbox_could_write_is_not_trusted)
+/* XDG_STATE_HOME inside the workspace the sandbox binds writable, and
+ * HOME outside it: the places a launch file may go, the first of them
+ * writable by the worker. */
+static void state_in_workspace(struct world *w)
+{
+	char state[PATH_MAX + 16], home[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w->work);
+	snprintf(home, sizeof(home), "%s/home", w->top);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	cr_assert_eq(setenv("HOME", home, 1), 0);
+}
+
+Test(fix_verify, a_launch_file_goes_where_the_sandbox_cannot_write_and_is_trusted_there)
 {
 	struct world w;
 	make_world(&w, 1);
-	char state[PATH_MAX + 16];
-	snprintf(state, sizeof(state), "%s/state", w.work); /* bound writable */
-	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	state_in_workspace(&w);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
+	char exposed[PATH_MAX + 64], sealed[PATH_MAX + 64];
+	snprintf(exposed, sizeof(exposed), "%s/state/denytrace/launches", w.work);
+	snprintf(sealed, sizeof(sealed), "launch: denytrace's launch file %s/home/.local/state/",
+	         w.top);
 	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
 	int st = fix(args);
-	cr_expect_eq(st, 8, "exit %d, not 8:\n%s", st, out);
-	cr_expect(strstr(out, "which the command could write"), "%s", out);
-	cr_expect_eq(lines_in(w.runs), 1, "it ran:\n%s", out);
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect(strstr(out, sealed), "not the launch file out of the sandbox's reach:\n%s", out);
+	cr_expect_eq(lines_in(w.runs), 2, "the user's launch did not run once more:\n%s", out);
+	const char *ls[] = {"/bin/sh", "-c", "ls -A \"$0\" 2>/dev/null", exposed, NULL};
+	char listing[4096];
+	dtt_system(listing, sizeof(listing), ls, NULL);
+	cr_expect_str_eq(listing, "", "a launch file where the worker can write: %s", listing);
+	dtt_free(&r);
+}
+
+/* The worker can write $XDG_STATE_HOME: outside the probe, it hides its
+ * mount tables from the ring and writes a launch file for its ring there,
+ * one that makes the whole host writable and creates marker. */
+Test(fix_verify, a_launch_file_the_worker_plants_where_it_can_write_is_never_run)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w, 1);
+	state_in_workspace(&w);
+	char marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
+	snprintf(script, sizeof(script),
+	         "echo done > %s/status; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1",
+	         w.board, dtt_helper("plant-launch"), marker);
+	const char *argv[] = {"bwrap", "--ro-bind", "/",  "/",       "--bind", w.work, w.work,
+	                      "--dev", "/dev",      "--", "/bin/sh", "-c",     script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/state/denytrace/launches", w.work);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", r.out);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
 	dtt_free(&r);
 }
 
@@ -928,5 +976,98 @@ Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
 	cr_assert_not_null(line, "%s", out);
 	cr_expect_null(strstr(line, "mcp_servers"), "the probe's overrides are in the fix:\n%s",
 	               out);
+	codex_world_end(&w);
+}
+
+/* What a hostile worker can do to the config snapshot `denytrace codex`
+ * wrote beside its launch: hide it (zero its sequence word) and append
+ * its own, of the same writer and file, whose text is text. */
+static void forge_config(const char *ring, const char *text)
+{
+	struct dtt_run r;
+	cr_assert_eq(dtt_load(&r, ring), 0);
+	const struct dt_record *real = dtt_find(&r, DT_REC_CONFIG, NULL, NULL);
+	cr_assert_not_null(real, "no config snapshot in %s", ring);
+	/* a record's pos is where it ends: it starts where the one before ends */
+	uint64_t start = 0;
+	for (size_t i = 0; i < r.n; i++)
+		if (r.recs[i].pos < real->pos && r.recs[i].pos > start)
+			start = r.recs[i].pos;
+	struct dtt_ring w;
+	cr_assert_eq(dtt_ring_open(&w, ring), 0);
+	__atomic_store_n(dt_slot_seq(&w.r, start), 0, __ATOMIC_RELEASE);
+	dtt_ring_begin(&w, DT_REC_CONFIG, (long)real->pid, "denytrace");
+	dt_put_str(&w.b, DT_T_CONFIG_ROLE, "codex");
+	dt_put_str(&w.b, DT_T_CONFIG_PATH, real->cfg_path);
+	if (real->cfg_version)
+		dt_put_str(&w.b, DT_T_CONFIG_VERSION, real->cfg_version);
+	dt_put_u64(&w.b, DT_T_CONFIG_SIZE, strlen(text));
+	dt_put(&w.b, DT_T_CONFIG_TEXT, text, (uint32_t)strlen(text));
+	cr_assert_eq(dtt_ring_commit(&w), 0);
+	dtt_ring_close(&w);
+	dtt_free(&r);
+}
+
+/* `denytrace codex` read a config.toml that names other as the only root;
+ * the worker replaces that snapshot with one that names the board too, so
+ * that the fix of the launch the user made would grant the board. */
+Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_applies)
+{
+	struct codex_world w;
+	codex_world(&w);
+	char text[2 * PATH_MAX], ring[PATH_MAX + 16], cmd[8 * PATH_MAX], state[PATH_MAX + 16];
+	snprintf(text, sizeof(text), "[sandbox_workspace_write]\nwritable_roots = [\"%s\"]\n",
+	         w.other);
+	codex_world_file(&w, "config.toml", text);
+	snprintf(state, sizeof(state), "%s/state", w.top);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"' -- sh -c 'echo done > %s'",
+	         w.work, dt(), ring, w.codex, w.status);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, w.env);
+	cr_assert_neq(access(w.status, F_OK), 0, "the board was written: %s", out);
+	snprintf(text, sizeof(text),
+	         "[sandbox_workspace_write]\nwritable_roots = [\"%s\", \"%s\"]\n", w.other,
+	         w.board);
+	forge_config(ring, text);
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", ring, NULL};
+	dtt_system(out, sizeof(out), fargs, w.env);
+	cr_expect_neq(access(w.status, F_OK), 0, "the claimed root was granted and run:\n%s", out);
+	cr_expect(strstr(out, "by the traced program"), "%s", out);
+	codex_world_end(&w);
+}
+
+/* The real Codex, run from a workspace that holds $XDG_STATE_HOME: its
+ * worker, outside the probe, hides its mount tables and plants a launch
+ * file there that makes the whole host writable and creates marker. */
+Test(fix_verify, a_launch_file_a_codex_worker_plants_in_its_workspace_is_never_run)
+{
+	struct codex_world w;
+	codex_world(&w);
+	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
+	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s/state", w.work);
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
+	const char *env[] = {w.e_home, w.e_ch, state, NULL};
+	snprintf(script, sizeof(script),
+	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w.status,
+	         dtt_helper("plant-launch"), marker);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"' -- sh -c '%s'",
+	         w.work, dt(), ring, w.codex, script);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, env);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/state/denytrace/launches", w.work);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w.board, ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, env);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
 	codex_world_end(&w);
 }

@@ -222,3 +222,35 @@ Test(rings_kept, a_ring_path_with_a_newline_or_an_escape_is_printed_escaped)
 	cr_expect_null(strchr(c.err, '\x1b'), "a raw escape reached the terminal:\n%s", c.err);
 	cr_expect_not_null(strstr(c.err, "a\\x0aforged"), "%s", c.err);
 }
+
+/* A worker of the first run leaves a process holding a plain descriptor of
+ * its ring, outside the probe (its environment cleared, as a static
+ * binary would be: no probe mapping, no lock); two runs later that ring
+ * (by then RING.old) is displaced. The process then writes through its
+ * descriptor: nothing it writes may show in the latest run's ring. */
+Test(rings_kept, a_process_left_from_an_earlier_run_cannot_write_into_a_later_runs_ring)
+{
+	const char *top = dtt_tmpdir();
+	char script[4 * PATH_MAX], ring[PATH_MAX], trigger[PATH_MAX], done[PATH_MAX + 8];
+	snprintf(ring, sizeof(ring), "%s/r.ring", top);
+	snprintf(trigger, sizeof(trigger), "%s/go", top);
+	snprintf(done, sizeof(done), "%s.done", trigger);
+	snprintf(
+	    script, sizeof(script),
+	    "\"$DT\" run -q -o %s -- env -u LD_PRELOAD %s %s %s && \"$DT\" run -q -o %s -- true && "
+	    "\"$DT\" run -q -o %s -- true",
+	    ring, dtt_helper("leftover"), ring, trigger, ring, ring);
+	cr_assert_eq(sh(script), 0, "%s", out);
+	FILE *f = fopen(trigger, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	/* a hang guard: the leftover writes within milliseconds */
+	for (int i = 0; i < 6000 && access(done, F_OK) != 0; i++)
+		usleep(10 * 1000);
+	cr_assert_eq(access(done, F_OK), 0, "the leftover process never wrote");
+	struct dtt_run r;
+	cr_assert_eq(dtt_load(&r, ring), 0);
+	cr_expect_null(dtt_find(&r, DT_REC_DENIAL, NULL, "/forged-by-leftover"),
+	               "a record of the first run's leftover process is in the third run's ring");
+	dtt_free(&r);
+}

@@ -73,6 +73,45 @@ Test(fix, an_unknown_bwrap_option_is_refused_rather_than_guessed)
 	rewrite_bwrap(argv, 7, "/b", -1, NULL);
 }
 
+Test(fix, a_bwrap_command_line_names_the_sources_of_its_writable_binds_only)
+{
+	const char *argv[] = {"/usr/bin/bwrap",
+	                      "--ro-bind",
+	                      "/",
+	                      "/",
+	                      "--bind",
+	                      "/w",
+	                      "/in",
+	                      "--tmpfs",
+	                      "/tmp",
+	                      "--dev-bind-try",
+	                      "/d",
+	                      "/d",
+	                      "--",
+	                      "sh",
+	                      "--bind",
+	                      "/not",
+	                      "/not"};
+	const char *out[4];
+	cr_assert_eq(dt_bwrap_writable_sources(argv, 17, out, 4), 2);
+	cr_expect_str_eq(out[0], "/w", "the host side of the bind, not where it shows");
+	cr_expect_str_eq(out[1], "/d");
+}
+
+Test(fix, a_command_line_that_is_not_bwrap_or_writes_unnamed_host_places_has_no_known_binds)
+{
+	const char *out[4];
+	const char *wrapped[] = {"env", "bwrap", "--bind", "/w", "/w", "sh"};
+	cr_expect_eq(dt_bwrap_writable_sources(wrapped, 6, out, 4), -1,
+	             "a word before bwrap runs outside its sandbox");
+	const char *fd[] = {"bwrap", "--bind-fd", "3", "/w", "sh"};
+	cr_expect_eq(dt_bwrap_writable_sources(fd, 5, out, 4), -1);
+	const char *overlay[] = {"bwrap", "--overlay", "/up", "/work", "/w", "sh"};
+	cr_expect_eq(dt_bwrap_writable_sources(overlay, 6, out, 4), -1);
+	const char *unknown[] = {"bwrap", "--frobnicate", "x", "sh"};
+	cr_expect_eq(dt_bwrap_writable_sources(unknown, 4, out, 4), -1);
+}
+
 Test(fix, codex_gets_one_roots_override_after_its_last_c_in_place_of_every_earlier_one)
 {
 	const char *argv[] = {"env",

@@ -166,6 +166,17 @@ static void codex_config_load(struct codex_config *c, int quiet)
 		        c->path, terr);
 }
 
+/* The snapshot's digest, for the launch file: the ring's copy is where the
+ * traced program can hide it and append its own. */
+static void codex_config_bind(struct dt_run_ring *rr, const unsigned char *rec, uint32_t len)
+{
+	struct dt_record d;
+	if (rr->nconfigs >= DT_LAUNCH_CONFIGS_MAX || dt_record_decode(rec, len, 0, &d) != 0)
+		return;
+	dt_launch_config_digest(&d, rr->configs[rr->nconfigs++]);
+	dt_record_free(&d);
+}
+
 /* The snapshot: as much of the file as one record holds, cut at a line
  * end when it does not fit, and marked so. */
 static void codex_config_record(struct dt_run_ring *rr, const struct codex_config *c,
@@ -218,6 +229,8 @@ static void codex_config_record(struct dt_run_ring *rr, const struct codex_confi
 	((struct dt_rec_header *)rec)->len = b.len;
 	if (dt_ring_write(&rr->ring, rec) < 0)
 		fprintf(stderr, "denytrace: the snapshot of %s did not fit in the ring\n", c->path);
+	else
+		codex_config_bind(rr, rec, b.len);
 	free(rec);
 }
 

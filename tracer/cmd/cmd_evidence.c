@@ -24,6 +24,7 @@
 #include "safeopen.h"
 #include "sidecar.h"
 #include "spawn.h"
+#include "tarball.h"
 
 static const char evidence_usage[] =
     "usage: denytrace evidence [options] [RING...]\n"
@@ -45,6 +46,7 @@ struct dt_bundle {
 	const struct dt_redaction *rd; /* NULL: write as is */
 	char **files;                  /* names written, for the summary */
 	size_t nfiles;
+	struct dt_tarball tar; /* every file also goes in here, as written */
 };
 
 /* Writes text (redacted when asked) as DIR/name. 0 or -1. */
@@ -100,6 +102,8 @@ static int bundle_write(struct dt_bundle *b, const char *name, const char *text,
 	}
 	if (fd >= 0 && close(fd) < 0)
 		rc = -1;
+	if (!rc)
+		dt_tarball_file(&b->tar, name, text, len);
 	free(red);
 	if (rc)
 		dt_fail(DT_EXIT_IO, "evidence: cannot write %s/%s: %s", b->dir, name,
@@ -164,6 +168,11 @@ static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
 	}
 	int out = openat(b->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int rc = in < 0 || out < 0 ? -1 : 0;
+	struct stat st;
+	if (!rc && fstat(in, &st) == 0)
+		dt_tarball_entry(&b->tar, name, (uint64_t)st.st_size);
+	else
+		rc = -1;
 	char buf[65536];
 	while (!rc) {
 		ssize_t n = read(in, buf, sizeof(buf));
@@ -173,6 +182,7 @@ static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
 			rc = n < 0 ? -1 : 0;
 			break;
 		}
+		dt_tarball_data(&b->tar, buf, (size_t)n);
 		for (ssize_t off = 0; off < n && !rc;) {
 			ssize_t w = write(out, buf + off, (size_t)(n - off));
 			if (w < 0 && errno == EINTR)
@@ -184,6 +194,7 @@ static int copy_ring(struct dt_bundle *b, const char *src, size_t idx)
 		}
 	}
 	int e = errno;
+	dt_tarball_entry_end(&b->tar); /* a ring truncated meanwhile: zeros */
 	if (in >= 0)
 		close(in);
 	if (out >= 0 && close(out) < 0)
@@ -368,7 +379,7 @@ static int dir_in_use(const char *path, int *not_dir)
 
 /* The bundle directory, made (or, empty, found) private to the caller:
  * the bundle holds the unredacted ring, and another user who owned it
- * could swap its files before tar reads them. Opened once without
+ * could read or swap its files. Opened once without
  * following a link, so that the files land in it even when its name is
  * swapped (the ring's directory is the traced program's). 0 or -1. */
 static int bundle_open_dir(struct dt_bundle *b, char *err, size_t cap)
@@ -388,34 +399,39 @@ static int bundle_open_dir(struct dt_bundle *b, char *err, size_t cap)
 	return 0;
 }
 
-/* tar writes to a descriptor of ours, a file created under a name of our
- * own and renamed into place: given a path, it would follow a symbolic
- * link planted at DIR.tar.gz. Its own messages go to our stderr. */
-static int make_tarball(const char *dir, const char *tarball)
+/* Starts the tarball: gzip writes a file created under a name of our own
+ * and renamed into place at the end (given a path, it could follow a
+ * symbolic link planted at DIR.tar.gz). 0 or -1 with the message printed. */
+static int tarball_begin(struct dt_bundle *b, struct dt_outfile *out, const char *tarball)
 {
-	struct dt_outfile out;
-	char err[1024];
-	if (dt_outfile_begin(&out, tarball, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0) {
+	char err[1024], *dup = strdup(b->dir);
+	int rc = dt_outfile_begin(out, tarball, DT_OUT_NEW_OR_OWN, err, sizeof(err));
+	if (!rc && (!dup || dt_tarball_begin(&b->tar, fileno(out->f), basename(dup), err,
+	                                     sizeof(err)) < 0)) {
+		dt_outfile_abort(out);
+		rc = -1;
+	}
+	free(dup);
+	if (rc)
 		dt_fail(DT_EXIT_IO, "evidence: %s", err);
-		return -1;
+	return rc;
+}
+
+/* Ends the tarball: in place when every file went in (failed 0), else
+ * removed. Returns 1 when it failed. */
+static int tarball_end(struct dt_bundle *b, struct dt_outfile *out, const char *tarball, int failed)
+{
+	if (dt_tarball_end(&b->tar) < 0 && !failed) {
+		dt_fail(DT_EXIT_IO, "evidence: gzip could not write %s", tarball);
+		failed = 1;
 	}
-	char *d1 = strdup(dir), *d2 = strdup(dir);
-	char *argv[] = {"tar", "-czf", "-", "-C", dirname(d1), basename(d2), NULL};
-	struct dt_spawn sp = {
-	    .argv = argv, .in = -2, .out = fileno(out.f), .err = -1, .who = "evidence"};
-	pid_t pid = dt_spawn(&sp);
-	int st = pid > 0 ? dt_wait_timeout(pid, 120) : -1;
-	free(d1);
-	free(d2);
-	if (st != 0) {
-		dt_fail(DT_EXIT_IO, "evidence: tar -czf %s failed%s", tarball,
-		        st == DT_EXIT_NOTFOUND ? " (tar not found)" : "");
-		dt_outfile_abort(&out);
-		return -1;
+	if (failed) {
+		dt_outfile_abort(out);
+		return 1;
 	}
-	if (dt_outfile_commit(&out) < 0) {
+	if (dt_outfile_commit(out) < 0) {
 		dt_fail(DT_EXIT_IO, "evidence: cannot create %s: %s", tarball, strerror(errno));
-		return -1;
+		return 1;
 	}
 	return 0;
 }
@@ -558,6 +574,9 @@ static int evidence_write(struct dt_bundle *b, const struct evidence_opts *e,
                           const struct dt_redaction *rd, const char *tarball)
 {
 	struct dt_mem mem;
+	struct dt_outfile tgz;
+	if (tarball_begin(b, &tgz, tarball) < 0)
+		return 1;
 	int failed = 0;
 	FILE *md = mem_open(&mem);
 	evidence_report_md(md, r, facts, rd, e);
@@ -579,9 +598,7 @@ static int evidence_write(struct dt_bundle *b, const struct evidence_opts *e,
 	for (size_t i = 0; i < e->nrings && !e->redact && !failed; i++)
 		failed |= copy_ring(b, e->rings[i], i);
 
-	if (!failed)
-		failed |= make_tarball(b->dir, tarball);
-	return failed;
+	return tarball_end(b, &tgz, tarball, failed);
 }
 
 int cmd_evidence(int argc, char **argv)

@@ -31,9 +31,11 @@ static const char fix_usage[] =
     "\n"
     "The launch it changes, and that --verify runs, is COMMAND (run here) when\n"
     "given, else the one denytrace run, codex or soak recorded in its launch file\n"
-    "(under $XDG_STATE_HOME/denytrace/, default ~/.local/state/denytrace/). The\n"
-    "launch record inside a ring is shown as what the traced program claims and\n"
-    "never run: the ring is written by the program being traced.\n"
+    "(under $XDG_STATE_HOME/denytrace/, default ~/.local/state/denytrace/, or\n"
+    "the next place the command's sandbox cannot write: see FILES in the\n"
+    "manual). The launch record inside a ring is shown as what the traced\n"
+    "program claims and never run: the ring is written by the program being\n"
+    "traced.\n"
     "\n";
 
 static const char fix_after[] =
@@ -663,8 +665,11 @@ static int fix_trust(const struct fix_opts *o, const struct dt_report *r, struct
 		return 0;
 	}
 	snprintf(why, cap, "denytrace's launch file %s", lf->path);
-	return dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->env, lf->cwd,
-	                           !strcmp(lf->via, "codex"), why);
+	if (dt_fix_inputs_trust(in, (char *const *)lf->argv, lf->env, lf->cwd,
+	                        !strcmp(lf->via, "codex"), why) < 0)
+		return -1;
+	dt_fix_inputs_bind_configs(in, r, lf->configs, lf->nconfigs);
+	return 0;
 }
 
 int cmd_fix(int argc, char **argv)

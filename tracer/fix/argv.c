@@ -226,6 +226,29 @@ int dt_bwrap_grant(struct dt_argv *a, size_t at, const char *dir, char *what, si
 	return 0;
 }
 
+int dt_bwrap_writable_sources(const char *const *argv, size_t argc, const char **out, size_t cap)
+{
+	/* only bwrap as the command itself: a word before it runs unsandboxed */
+	if (!argc || !argv[0] || strcmp(base_name(argv[0]), "bwrap"))
+		return -1;
+	size_t n = 0, i = 1;
+	while (i < argc && strcmp(argv[i], "--") && !strncmp(argv[i], "--", 2)) {
+		const struct bw_opt *o = bw_lookup(argv[i]);
+		/* a descriptor's directory or an overlay's upper one: host
+		 * places the command line does not name */
+		if (!o || i + (size_t)o->nargs >= argc || !strcmp(o->name, "--bind-fd") ||
+		    !strcmp(o->name, "--overlay"))
+			return -1;
+		if (o->role == BW_RW) {
+			if (n == cap)
+				return -1;
+			out[n++] = argv[i + 1];
+		}
+		i += 1 + (size_t)o->nargs;
+	}
+	return (int)n;
+}
+
 /* ---- Codex ---- */
 
 char *dt_codex_roots_value(const char *const *roots, size_t nroots)

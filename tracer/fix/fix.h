@@ -141,6 +141,12 @@ long dt_argv_find_codex(const char *const *argv, size_t argc);
  * NULL when the command line cannot be read. */
 char *dt_bwrap_host_path(const struct dt_argv *a, size_t at, const char *dir);
 
+/* The host paths the bwrap command line argv makes writable (the sources
+ * of its writable binds), into out (cap of them, borrowed). Returns their
+ * number, or -1 when argv[0] is not bwrap or the command line writes host
+ * places it does not name (--bind-fd, --overlay) or cannot be read. */
+int dt_bwrap_writable_sources(const char *const *argv, size_t argc, const char **out, size_t cap);
+
 /* Makes dir writable in the bwrap command line whose program is
  * a->v[at]: a --ro-bind (or -try) whose destination is dir becomes a
  * --bind; otherwise --bind SRC dir goes right after the last mount whose

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launchfile.h"
 #include "soak.h"
 #include "spawn.h"
 
@@ -223,6 +224,39 @@ int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char 
 	in->source = source;
 	in->via_codex = via_codex;
 	return 0;
+}
+
+/* Is rec's digest the hex string want? */
+static int config_is(const struct dt_record *rec, const char *want)
+{
+	uint8_t d[DT_SHA256_LEN];
+	char hex[2 * DT_SHA256_LEN + 1];
+	dt_launch_config_digest(rec, d);
+	for (size_t k = 0; k < DT_SHA256_LEN; k++)
+		snprintf(hex + 2 * k, 3, "%02x", d[k]);
+	return !strcmp(hex, want);
+}
+
+int dt_fix_inputs_bind_configs(struct dt_fix_inputs *in, const struct dt_report *r,
+                               const char *const *digests, size_t n)
+{
+	if (!in->launch)
+		return 0; /* no launch record: its snapshots are read by nobody */
+	size_t seen = 0;
+	int differ = 0;
+	/* the report takes the launch's snapshots by writer pid, in ring order */
+	for (size_t i = 0; i < r->n && !differ; i++) {
+		const struct dt_record *c = &r->recs[i];
+		if (c->type != DT_REC_CONFIG || c->pid != in->launch->pid)
+			continue;
+		differ = seen >= n || !config_is(c, digests[seen]);
+		seen++;
+	}
+	if (!differ && seen == n)
+		return 0;
+	distrust_record_roots(in);
+	in->l.rs_claimed = 1;
+	return 1;
 }
 
 const char *dt_fix_exposed(const char *path, const struct dt_rootset *rs)

@@ -50,6 +50,13 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
  * claimed). Returns 0, or -1 when out of memory. */
 int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *const *env,
                         const char *cwd, int via_codex, const char *source);
+/* After dt_fix_inputs_trust with a launch file: the config snapshots the
+ * ring holds beside the launch record must be the ones its launcher wrote
+ * (digests, the launch file's, in order); else the roots read from the
+ * ring are the traced program's claim, as for a launch record that
+ * differs. Returns 1 when they differ, else 0. */
+int dt_fix_inputs_bind_configs(struct dt_fix_inputs *in, const struct dt_report *r,
+                               const char *const *digests, size_t n);
 /* The root of rs the sandbox made writable that path lies in (the traced
  * command could write it), or NULL. A command run with no sandbox had the
  * user's own rights, and the ring cannot tell more. */

@@ -12,31 +12,103 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fix.h"
 #include "ringfile.h"
+#include "roots.h"
 #include "secrets.h"
 
 #define LAUNCH_MAGIC "denytrace-launch"
-#define LAUNCH_FORMAT "1"
+#define LAUNCH_FORMAT "2"
 /* far above any argv the ring keeps (8 KiB) */
 #define LAUNCH_MAX_BYTES (1u << 20)
 
-/* $XDG_STATE_HOME, else ~/.local/state (the XDG default). */
-static int state_home(char *out, size_t cap)
+#define LAUNCH_BASES 3
+
+/* The places a launch file may go, best first: $XDG_STATE_HOME,
+ * ~/.local/state (the XDG default), $XDG_RUNTIME_DIR; each once. Returns
+ * how many. */
+static size_t launch_bases(char bases[LAUNCH_BASES][PATH_MAX])
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	char cand[LAUNCH_BASES][PATH_MAX] = {""};
 	if (xdg && xdg[0] == '/')
-		return snprintf(out, cap, "%s", xdg) < (int)cap ? 0 : -1;
+		snprintf(cand[0], PATH_MAX, "%s", xdg);
 	if (home && home[0] == '/')
-		return snprintf(out, cap, "%s/.local/state", home) < (int)cap ? 0 : -1;
-	return -1;
+		snprintf(cand[1], PATH_MAX, "%s/.local/state", home);
+	if (run && run[0] == '/')
+		snprintf(cand[2], PATH_MAX, "%s", run);
+	size_t n = 0;
+	for (size_t i = 0; i < LAUNCH_BASES; i++) {
+		int seen = !cand[i][0];
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(bases[k], cand[i]);
+		if (!seen)
+			memcpy(bases[n++], cand[i], PATH_MAX);
+	}
+	return n;
 }
 
 int dt_launchfile_dir(char *out, size_t cap)
 {
-	char base[PATH_MAX];
-	if (state_home(base, sizeof(base)) < 0)
+	char bases[LAUNCH_BASES][PATH_MAX];
+	if (!launch_bases(bases))
 		return -1;
-	return snprintf(out, cap, "%s/denytrace/launches", base) < (int)cap ? 0 : -1;
+	return snprintf(out, cap, "%s/denytrace/launches", bases[0]) < (int)cap ? 0 : -1;
+}
+
+/* The workspace Codex's argv (from its program word) names with -C DIR,
+ * --cd DIR or --cd=DIR, else NULL. */
+static const char *codex_cd(const char *const *argv)
+{
+	for (size_t i = 1; argv[i] && strcmp(argv[i], "--"); i++) {
+		if ((!strcmp(argv[i], "-C") || !strcmp(argv[i], "--cd")) && argv[i + 1])
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--cd=", 5))
+			return argv[i] + 5;
+	}
+	return NULL;
+}
+
+int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap)
+{
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	int n = dt_bwrap_writable_sources(argv, argc, out, cap);
+	long at = n < 0 ? dt_argv_find_codex(argv, argc) : -1;
+	if (at < 0 || cap < 5)
+		return n;
+	const char *cd = codex_cd(argv + at), *tmpdir = getenv("TMPDIR");
+	n = 0;
+	out[n++] = cwd; /* with -C too: caution only moves the launch file further */
+	if (cd)
+		out[n++] = cd;
+	out[n++] = "/tmp";
+	if (tmpdir && *tmpdir)
+		out[n++] = tmpdir;
+	return n;
+}
+
+/* Could a command that writes the host paths writable write the
+ * launches directory under base, or anything in it? */
+static int launch_dir_exposed(const char *base, const char *const *writable)
+{
+	char dir[PATH_MAX + 32], real[PATH_MAX], realdir[PATH_MAX + 32] = "";
+	snprintf(dir, sizeof(dir), "%s/denytrace/launches", base);
+	if (realpath(base, real))
+		snprintf(realdir, sizeof(realdir), "%s/denytrace/launches", real);
+	for (size_t i = 0; writable[i]; i++) {
+		char w[PATH_MAX];
+		const char *rw = realpath(writable[i], w) ? w : writable[i];
+		const char *paths[] = {writable[i], rw};
+		for (size_t k = 0; k < 2; k++)
+			if (dt_path_under(dir, paths[k]) || dt_path_under(paths[k], dir) ||
+			    (realdir[0] && (dt_path_under(realdir, paths[k]) ||
+			                    dt_path_under(paths[k], realdir))))
+				return 1;
+	}
+	return 0;
 }
 
 /* mkdir -p, 0700 for what it creates (the XDG base directory's mode). */
@@ -79,15 +151,10 @@ static int open_private(int dirfd, const char *name, int create, char *why, size
 	return fd;
 }
 
-/* The launches directory, opened step by step below the state home.
- * Returns an fd, or -1 with why set. */
-static int open_launches(int create, char *why, size_t cap)
+/* The launches directory, opened step by step below base. Returns an fd,
+ * or -1 with why set. */
+static int open_launches(const char *base, int create, char *why, size_t cap)
 {
-	char base[PATH_MAX];
-	if (state_home(base, sizeof(base)) < 0) {
-		snprintf(why, cap, "neither XDG_STATE_HOME nor HOME is an absolute path");
-		return -1;
-	}
 	if (create)
 		mkdir_parents(base);
 	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -158,6 +225,37 @@ static void put_env_redacted(FILE *f, char *const *env)
 	free(kept);
 }
 
+static void digest_str(struct dt_sha256 *s, const char *v, size_t len)
+{
+	uint64_t n = v ? (uint64_t)len + 1 : 0; /* 0: absent, told from "" */
+	dt_sha256_update(s, &n, sizeof(n));
+	if (v)
+		dt_sha256_update(s, v, len);
+}
+
+void dt_launch_config_digest(const struct dt_record *c, uint8_t out[DT_SHA256_LEN])
+{
+	struct dt_sha256 s;
+	dt_sha256_init(&s);
+	const char *strs[] = {c->cfg_role, c->cfg_path, c->cfg_profile, c->cfg_version};
+	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)
+		digest_str(&s, strs[i], strs[i] ? strlen(strs[i]) : 0);
+	digest_str(&s, c->cfg_text, c->cfg_len);
+	uint64_t nums[] = {c->cfg_size, (uint64_t)c->cfg_trunc, (uint64_t)c->cfg_errno};
+	dt_sha256_update(&s, nums, sizeof(nums));
+	dt_sha256_final(&s, out);
+}
+
+static void put_config_digests(FILE *f, const struct dt_launch_info *li)
+{
+	fprintf(f, "%zu%c", li->nconfigs, 0);
+	for (size_t i = 0; i < li->nconfigs; i++) {
+		for (size_t k = 0; k < DT_SHA256_LEN; k++)
+			fprintf(f, "%02x", li->configs[i][k]);
+		fputc(0, f);
+	}
+}
+
 static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 {
 	char *buf = NULL, h[2 * DT_RUN_ID_LEN + 1];
@@ -175,6 +273,7 @@ static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 	for (size_t i = 0; i < argc; i++)
 		put_word_redacted(f, li->argv[i], &expect);
 	put_env_redacted(f, li->env);
+	put_config_digests(f, li);
 	if (li->ring)
 		fprintf(f, "%s%c", li->ring, 0);
 	if (fclose(f) != 0) {
@@ -184,15 +283,34 @@ static char *launch_bytes(const struct dt_launch_info *li, size_t *len)
 	return buf;
 }
 
+/* The launches directory the launch file goes to: in the first place the
+ * command cannot write (launchfile.h). Returns an fd, or -1 with why set. */
+static int open_launches_sealed(const struct dt_launch_info *li, char *why, size_t cap)
+{
+	char bases[LAUNCH_BASES][PATH_MAX];
+	size_t n = launch_bases(bases);
+	snprintf(why, cap, "neither XDG_STATE_HOME, HOME nor XDG_RUNTIME_DIR is an absolute path");
+	for (size_t i = 0; i < n; i++) {
+		if (li->writable && launch_dir_exposed(bases[i], li->writable)) {
+			snprintf(why, cap, "the command's sandbox can write %s", bases[i]);
+			continue;
+		}
+		/* made once: the three mkdir of its parents cost every run a
+		 * few system calls for nothing */
+		int dfd = open_launches(bases[i], 0, why, cap);
+		if (dfd < 0)
+			dfd = open_launches(bases[i], 1, why, cap);
+		if (dfd >= 0)
+			return dfd;
+	}
+	return -1;
+}
+
 int dt_launchfile_write(const struct dt_launch_info *li, char *why, size_t whycap)
 {
 	char name[64];
 	file_name(name, sizeof(name), li->run_id);
-	/* made once: the three mkdir of its parents cost every run a few
-	 * system calls for nothing */
-	int dfd = open_launches(0, why, whycap);
-	if (dfd < 0)
-		dfd = open_launches(1, why, whycap);
+	int dfd = open_launches_sealed(li, why, whycap);
 	if (dfd < 0)
 		return -1;
 	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -225,6 +343,19 @@ static int launch_strings(const struct dt_launchfile *lf, size_t len, size_t *at
 		*at += strnlen(lf->buf + *at, len - *at) + 1;
 	}
 	return 0;
+}
+
+/* The count of config digests and the digests, from *at. 0 or -1. */
+static int launch_parse_configs(struct dt_launchfile *lf, size_t len, size_t *at)
+{
+	if (*at >= len)
+		return -1;
+	unsigned long long n = strtoull(lf->buf + *at, NULL, 10);
+	*at += strnlen(lf->buf + *at, len - *at) + 1;
+	lf->configs = n <= DT_LAUNCH_CONFIGS_MAX ? calloc(n + 1, sizeof(*lf->configs)) : NULL;
+	if (!lf->configs)
+		return -1;
+	return launch_strings(lf, len, at, lf->configs, n, &lf->nconfigs);
 }
 
 /* The file's NUL-terminated strings, in order, into lf. Returns 0, or -1
@@ -260,7 +391,8 @@ static int launch_parse(struct dt_launchfile *lf, size_t len, const char *idhex,
 	unsigned long long nenv = at < len ? strtoull(lf->buf + at, &end, 10) : len;
 	at += at < len ? strnlen(lf->buf + at, len - at) + 1 : 0;
 	lf->env = nenv < len ? calloc(nenv + 1, sizeof(*lf->env)) : NULL;
-	if (!lf->env || launch_strings(lf, len, &at, lf->env, nenv, &lf->nenv) < 0) {
+	if (!lf->env || launch_strings(lf, len, &at, lf->env, nenv, &lf->nenv) < 0 ||
+	    launch_parse_configs(lf, len, &at) < 0) {
 		snprintf(why, cap, "%s is cut short", lf->path);
 		return -1;
 	}
@@ -319,6 +451,43 @@ static int ring_identity(const char *ring_path, uint8_t *id, uint64_t *dev, uint
 	return memcmp(id, none, DT_RUN_ID_LEN) == 0;
 }
 
+/* The launches directory holding name, when exactly one of the places a
+ * launch file may go holds one (launchfile.h); lf->path set to it. Returns
+ * an fd, or -1 with why set. */
+static int open_launches_holding(const char *name, struct dt_launchfile *lf, char *why, size_t cap)
+{
+	char bases[LAUNCH_BASES][PATH_MAX], first[PATH_MAX + 128] = "";
+	size_t n = launch_bases(bases), found = 0;
+	int dfd = -1;
+	for (size_t i = 0; i < n; i++) {
+		char skip[256];
+		struct stat st;
+		int fd = open_launches(bases[i], 0, skip, sizeof(skip));
+		if (fd < 0 || fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (found++) {
+			snprintf(why, cap,
+			         "%s and %s/denytrace/launches/%s are both launch files of this "
+			         "ring: the launcher wrote one where the command could not write, "
+			         "the traced program the other",
+			         first, bases[i], name);
+			close(fd);
+			close(dfd);
+			return -1;
+		}
+		snprintf(first, sizeof(first), "%s/denytrace/launches/%s", bases[i], name);
+		dfd = fd;
+	}
+	if (dfd < 0)
+		snprintf(why, cap, "no launch file %s (%s)", lf->path, strerror(ENOENT));
+	else
+		snprintf(lf->path, sizeof(lf->path), "%s", first);
+	return dfd;
+}
+
 int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap)
 {
 	uint8_t id[DT_RUN_ID_LEN];
@@ -336,7 +505,7 @@ int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *wh
 	hex(idhex, id);
 	if (dt_launchfile_dir(dir, sizeof(dir)) == 0)
 		snprintf(lf->path, sizeof(lf->path), "%s/%s", dir, name);
-	int dfd = open_launches(0, why, cap);
+	int dfd = open_launches_holding(name, lf, why, cap);
 	if (dfd < 0)
 		return -1;
 	long len = launch_read(dfd, name, lf, why, cap);
@@ -356,6 +525,7 @@ void dt_launchfile_free(struct dt_launchfile *lf)
 	free(lf->buf);
 	free(lf->argv);
 	free(lf->env);
+	free(lf->configs);
 	memset(lf, 0, sizeof(*lf));
 }
 
@@ -415,8 +585,8 @@ static int unhex(const char *h, uint8_t *id)
 	return h[2 * DT_RUN_ID_LEN] == 0 ? 0 : -1;
 }
 
-/* The ring of the launch file in lf->buf (len bytes): its last field,
- * absent from files written before it was kept. */
+/* Whether the ring of the launch file in lf->buf (len bytes), its last
+ * field (absent from files written before it was kept), still names it. */
 static int launch_is_live(struct dt_launchfile *lf, size_t len)
 {
 	const char *f[8];
@@ -437,6 +607,12 @@ static int launch_is_live(struct dt_launchfile *lf, size_t len)
 	at += strnlen(lf->buf + at, len - at) + 1;
 	for (unsigned long long i = 0; i < nenv && at < len; i++)
 		at += strnlen(lf->buf + at, len - at) + 1;
+	if (!strcmp(f[1], LAUNCH_FORMAT) && at < len) { /* the config digests */
+		unsigned long long nconf = strtoull(lf->buf + at, NULL, 10);
+		at += strnlen(lf->buf + at, len - at) + 1;
+		for (unsigned long long i = 0; i < nconf && at < len; i++)
+			at += strnlen(lf->buf + at, len - at) + 1;
+	}
 	if (at >= len || lf->buf[at] != '/')
 		return 0;
 	const char *ring = lf->buf + at;
@@ -497,18 +673,18 @@ static int prune_due(int dfd, time_t now)
 	return 0;
 }
 
-void dt_launchfile_prune(void)
+/* One pass over the launch directory under base, when one is due. */
+static void prune_dir(const char *base, time_t now)
 {
 	char why[512], stamp[PATH_MAX];
 	struct stat st;
-	time_t now = time(NULL);
 	/* most runs stop here: one stat by path, not the private walk (a
 	 * stamp that lies only moves the next pass) */
-	if (dt_launchfile_dir(stamp, sizeof(stamp) - sizeof(PRUNE_STAMP) - 1) == 0 &&
-	    strcat(strcat(stamp, "/"), PRUNE_STAMP) && stat(stamp, &st) == 0 &&
-	    now - st.st_mtime < PRUNE_EVERY_S && st.st_mtime <= now)
+	if (snprintf(stamp, sizeof(stamp), "%s/denytrace/launches/%s", base, PRUNE_STAMP) <
+	        (int)sizeof(stamp) &&
+	    stat(stamp, &st) == 0 && now - st.st_mtime < PRUNE_EVERY_S && st.st_mtime <= now)
 		return;
-	int dfd = open_launches(0, why, sizeof(why));
+	int dfd = open_launches(base, 0, why, sizeof(why));
 	if (dfd < 0 || prune_due(dfd, now) < 0) {
 		if (dfd >= 0)
 			close(dfd);
@@ -539,4 +715,13 @@ void dt_launchfile_prune(void)
 			unlinkat(dfd, c[i].name, 0);
 	free(c);
 	close(dfd);
+}
+
+void dt_launchfile_prune(void)
+{
+	char bases[LAUNCH_BASES][PATH_MAX];
+	size_t n = launch_bases(bases);
+	time_t now = time(NULL);
+	for (size_t i = 0; i < n; i++)
+		prune_dir(bases[i], now);
 }

@@ -9,18 +9,39 @@
  *
  * The file is created before the command starts, with
  * O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, in a directory of the caller's own
- * that nobody else can write: $XDG_STATE_HOME/denytrace/launches/ (default
- * ~/.local/state/denytrace/launches/). It is named by the random run id
+ * that nobody else can write: DIR/denytrace/launches/, DIR the first of
+ * $XDG_STATE_HOME, ~/.local/state and $XDG_RUNTIME_DIR that the command
+ * cannot write. A same-uid program whose sandbox can write a directory can
+ * write any launch file there, and hide from the ring the mount tables
+ * that would show it could: what the command can write is judged by the
+ * launcher, from the command line the user gave it (dt_launch_writable),
+ * before the command starts, never from the ring. A command whose
+ * sandbox the launcher cannot read (none, or one it does not model) gets
+ * the first place, as it may write anywhere the user can anyway. A reader
+ * trusts a ring's launch file only when exactly one of those places holds
+ * one for it: when the launcher put its file out of the sandbox's reach,
+ * a file the program plants where it can write is a second one, and
+ * neither is run. (A sandbox that can write all of them, one the launcher
+ * does not model, or a place the model leaves out, Codex's writable_roots,
+ * can still plant one: fix --verify then also looks at the ring's mount
+ * tables, which such a program can hide.)
+ * It is named by the random run id
  * the launcher put in the ring's header and holds the ring's device and
  * inode, so a ring leads only to the launch that created it.
  *
- * Format: NUL-terminated strings, "denytrace-launch", "1" (the format's
+ * Format: NUL-terminated strings, "denytrace-launch", "2" (the format's
  * version), the run id in hex, the ring's device and inode in decimal,
  * "run" or "codex" (the subcommand that launched it), the directory, the
  * number of argv words, then the words, the number of environment entries,
  * then the entries (those the ring's launch record keeps; secrets redacted
- * as in the ring), then the ring's absolute path (absent from files
- * written before pruning: readers of format 1 stop before it).
+ * as in the ring), then the number of config snapshots the launcher wrote
+ * into the ring and the SHA-256 of each in hex, in the order written
+ * (format 2 on), then the ring's absolute path (pruning reads it; the
+ * parser stops before it).
+ *
+ * The snapshots are the launcher's reading of Codex's configuration, put
+ * in the ring where the traced program can hide one and append its own;
+ * their digests here are what fix believes of them.
  */
 #ifndef DENYTRACE_LAUNCHFILE_H
 #define DENYTRACE_LAUNCHFILE_H
@@ -29,7 +50,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "records.h"
+#include "sha256.h"
+
 #define DT_RUN_ID_LEN 16
+/* config.toml, the -p layer and 16 project layers, with room */
+#define DT_LAUNCH_CONFIGS_MAX 24
 
 /* What a launcher writes. */
 struct dt_launch_info {
@@ -40,7 +66,25 @@ struct dt_launch_info {
 	char *const *argv; /* NULL-terminated */
 	char *const *env;  /* the entries the ring's launch record keeps, NULL-terminated */
 	const char *ring;  /* the ring's absolute path, or NULL */
+	const uint8_t (*configs)[DT_SHA256_LEN]; /* digests of the config snapshots */
+	size_t nconfigs;
+	/* the host paths the command's sandbox makes writable, as the
+	 * launcher read them from its command line (NULL-terminated), or NULL
+	 * when it cannot tell (no sandbox it models) */
+	const char *const *writable;
 };
+
+/* The digest of a config snapshot record as the ring holds it: every
+ * field the report reads from it. */
+void dt_launch_config_digest(const struct dt_record *c, uint8_t out[DT_SHA256_LEN]);
+
+/* What the command argv, run in cwd, can write, as its command line says:
+ * a bubblewrap's writable binds; for Codex, what every workspace-write
+ * sandbox grants (the workspace: cwd or -C DIR, /tmp, $TMPDIR), a lower
+ * bound (its writable_roots are not read here). Into out (cap of them,
+ * borrowed). Returns their number, or -1 when the command line shows no
+ * sandbox denytrace models. */
+int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap);
 
 /* The directory launch files go to, without creating it. Returns 0, or
  * -1 when neither XDG_STATE_HOME nor HOME names an absolute directory. */
@@ -60,6 +104,8 @@ struct dt_launchfile {
 	size_t argc;
 	const char **env; /* as the ring's launch record keeps them, NULL-terminated */
 	size_t nenv;
+	const char **configs; /* the snapshots' digests in hex, in the order written */
+	size_t nconfigs;
 };
 
 /* The launch file of the ring at ring_path: one of the caller's own, in

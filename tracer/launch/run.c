@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "denyrule.h"
 #include "envfilter.h"
+#include "fix.h"
 #include "launchfile.h"
 #include "names.h"
 #include "recfmt.h"
@@ -363,28 +364,25 @@ static int dt_ring_fd_out_of_the_way(int fd)
 
 /* The previous ring at path becomes path.old (as perf keeps perf.data.old):
  * a second run in the same directory must not silently lose the first.
- * The older path.old this displaces becomes *spare when nobody holds it
- * (dt_ringfile_spare_take), for the new ring to reuse. Returns an O_PATH
- * descriptor of a displaced file that is not the spare (path itself when
- * it cannot be kept), or -1: freeing its blocks waits until the command
- * has started (see dt_run_launch). */
-static int run_keep_old_ring(const char *path, int quiet, struct dt_ring_spare *spare)
+ * The file every run writes is a new one: a process left from an earlier
+ * run may still hold a descriptor of a displaced ring (no lock says so:
+ * a plain or O_PATH descriptor takes none), and would write into a later
+ * run's ring through it. Returns an O_PATH descriptor of the displaced
+ * path.old (path itself when it cannot be kept), or -1: freeing its
+ * blocks waits until the command has started (see dt_run_launch). */
+static int run_keep_old_ring(const char *path, int quiet)
 {
 	struct stat st;
 	char old[PATH_MAX];
-	spare->fd = -1;
 	if (lstat(path, &st) < 0 || S_ISDIR(st.st_mode) ||
 	    snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
 		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	int held = -1;
-	if (dt_ringfile_spare_take(old, spare) < 0)
-		held = open(old, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int held = open(old, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (rename(path, old) < 0) {
 		dt_fail(0, "could not keep the previous %s as %s (%s); it is replaced", path, old,
 		        strerror(errno));
 		if (held >= 0)
 			close(held);
-		dt_ringfile_spare_return(spare, old); /* PATH.old stays what it was */
 		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (!quiet)
@@ -392,23 +390,14 @@ static int run_keep_old_ring(const char *path, int quiet, struct dt_ring_spare *
 	return held;
 }
 
-/* Creates rr->path (the previous ring kept as .old, its spare reused).
- * Returns the ring's descriptor, or -1 with the message printed. */
+/* Creates rr->path (the previous ring kept as .old). Returns the ring's
+ * descriptor, or -1 with the message printed. */
 static int run_ring_file(const struct dt_run_opts *o, struct dt_run_ring *rr)
 {
 	char err[1024];
-	struct dt_ring_spare spare;
-	rr->old_ring = run_keep_old_ring(rr->path, o->quiet, &spare);
+	rr->old_ring = run_keep_old_ring(rr->path, o->quiet);
 	uint64_t size = o->size ? o->size : o->all ? DT_RING_LARGE_SIZE : DT_RING_DEFAULT_SIZE;
-	int fd = dt_ringfile_create_reusing(rr->path, size, o->all ? DT_RING_F_ALL : 0, &spare, err,
-	                                    sizeof(err));
-	int unused = dt_ringfile_spare_drop(&spare);
-	if (unused >= 0) {
-		if (rr->old_ring < 0)
-			rr->old_ring = unused; /* freed once the command runs */
-		else
-			close(unused);
-	}
+	int fd = dt_ringfile_create(rr->path, size, o->all ? DT_RING_F_ALL : 0, err, sizeof(err));
 	if (fd < 0)
 		dt_fail(0, "%s", err);
 	return fd;
@@ -861,7 +850,24 @@ static void run_write_launch_file(const struct dt_run_opts *o, const struct dt_r
 		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), o->env_extra))
 			env[k++] = *e;
 	}
-	struct dt_launch_info li = {rr->run_id, rr->dev, rr->ino, o->cmd, cwd, cmd, env, rr->abs};
+	struct dt_launch_info li = {.run_id = rr->run_id,
+	                            .dev = rr->dev,
+	                            .ino = rr->ino,
+	                            .via = o->cmd,
+	                            .cwd = cwd,
+	                            .argv = cmd,
+	                            .env = env,
+	                            .ring = rr->abs,
+	                            .configs = rr->configs,
+	                            .nconfigs = rr->nconfigs};
+	/* what the command's sandbox can write, read from the command line
+	 * the user gave: the ring's mount tables are the command's to hide */
+	const char *writable[65];
+	int nw = dt_launch_writable((const char *const *)cmd, cwd, writable, 64);
+	if (nw >= 0) {
+		writable[nw] = NULL;
+		li.writable = writable;
+	}
 	dt_launchfile_write(&li, why, sizeof(why));
 	free(env);
 }

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "denyrule.h"
+#include "launchfile.h"
 #include "ring.h"
 
 struct dt_run_opts {
@@ -50,6 +51,10 @@ struct dt_run_ring {
 	char probe[PATH_MAX]; /* libdenytrace.so */
 	uint8_t run_id[16];   /* random; in the ring's header, names the launch file */
 	uint64_t dev, ino;    /* the ring's */
+	/* the config snapshots this launcher wrote into the ring, for its
+	 * launch file */
+	uint8_t configs[DT_LAUNCH_CONFIGS_MAX][DT_SHA256_LEN];
+	size_t nconfigs;
 };
 
 /* Whether cmd0 can be run (found on PATH, executable): checked before the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* renameat2; also built into helpers without the CLI's flags */
+#define _GNU_SOURCE /* also built into helpers without the CLI's flags */
 #endif
 #include "ringfile.h"
 
@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -17,9 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,10 +39,10 @@ int dt_ringfile_open(const char *path, struct dt_ringfile *rf, char *err, size_t
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return DT_EXIT_NOINPUT;
 	}
-	/* A reader holds a shared lock as writers do: a later run does not
-	 * reuse the file under it (ringfile_reuse). Not having it (a reuse in
-	 * progress, a file system without flock) changes nothing here: the
-	 * reader never trusts what it reads. */
+	/* A reader holds a shared lock as writers do: a run starting meanwhile
+	 * sees the ring in use (dt_ringfile_busy) and does not displace it.
+	 * Not having it (a file system without flock) changes nothing here:
+	 * the reader never trusts what it reads. */
 	flock(fd, LOCK_SH | LOCK_NB);
 	/* A ring is written by traced programs: one another user could write
 	 * is not evidence we should trust or parse as root's. */
@@ -190,166 +187,17 @@ uint64_t dt_ring_area(uint64_t size)
 	return nslots * DT_SLOT_SIZE;
 }
 
-int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen)
-{
-	return dt_ringfile_create_reusing(path, size, flags, NULL, err, errlen);
-}
-
-/* Fills a fresh header for a ring of len bytes into hdr, created after
- * `after` (the creation time of the ring whose file it reuses, else 0):
- * the probe tells runs apart by it, so it must change even when the
- * clock stands still or goes back. */
-static void ringfile_header(unsigned char *hdr, size_t len, uint32_t flags, uint64_t after)
+/* Fills a fresh header for a ring of len bytes into hdr. */
+static void ringfile_header(unsigned char *hdr, size_t len, uint32_t flags)
 {
 	memset(hdr, 0, DT_RING_HEADER_SIZE);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	dt_ring_init(hdr, len, flags, now > after ? now : after + 1, (uint64_t)getpid());
+	dt_ring_init(hdr, len, flags, now, (uint64_t)getpid());
 }
 
-/* Whether the file system under fd has real flock (a lock another open
- * file sees) and writes in place into the blocks a file has: tmpfs and
- * ext2/3/4. Not NFS (flock emulated by POSIX locks, dropped at any close),
- * nor copy-on-write file systems, nor XFS: a reflink copy (cp's default
- * since coreutils 9) shares the ring's extents, and the first store into
- * a shared one needs a new block, a SIGBUS on a full disk. */
-static int ringfile_reusable_fs(int fd)
-{
-	struct statfs sf;
-	if (fstatfs(fd, &sf) < 0)
-		return 0;
-	return sf.f_type == TMPFS_MAGIC || sf.f_type == EXT4_SUPER_MAGIC;
-}
-
-int dt_ringfile_spare_take(const char *old, struct dt_ring_spare *spare)
-{
-	spare->fd = -1;
-	spare->tmp[0] = 0;
-	int fd = open(old, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	struct dt_ring_header h;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 07777) != 0600 || st.st_nlink != 1 || !ringfile_reusable_fs(fd) ||
-	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != DT_RING_MAGIC ||
-	    h.version != DT_RING_VERSION || h.header_size != DT_RING_HEADER_SIZE ||
-	    h.slot_size != DT_SLOT_SIZE || !(h.flags & DT_RING_F_LOCKED) ||
-	    h.nslots > DT_RING_MAX_SIZE / DT_SLOT_SIZE ||
-	    (uint64_t)st.st_size != dt_ring_file_size(h.nslots) ||
-	    flock(fd, LOCK_EX | LOCK_NB) < 0 || fcntl(fd, F_SETFL, 0) < 0)
-		goto no; /* F_SETFL: no O_NONBLOCK on a descriptor to be handed down */
-	/* out of the way of the rename that makes the current ring PATH.old,
-	 * under a name nobody else can have taken */
-	char *dup = strdup(old);
-	if (!dup)
-		goto no;
-	const char *dir = dirname(dup);
-	for (int tries = 0; tries < 8; tries++) {
-		uint32_t r;
-		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-			r = (uint32_t)getpid() * 2654435761u + (uint32_t)tries;
-		if (snprintf(spare->tmp, sizeof(spare->tmp), "%s/.denytrace-ring.%08x", dir, r) >=
-		    (int)sizeof(spare->tmp))
-			break;
-		if (renameat2(AT_FDCWD, old, AT_FDCWD, spare->tmp, RENAME_NOREPLACE) == 0) {
-			struct stat moved;
-			free(dup);
-			/* the file that moved must be the one checked (old may
-			 * have been replaced meanwhile): else put it back */
-			if (lstat(spare->tmp, &moved) < 0 || moved.st_dev != st.st_dev ||
-			    moved.st_ino != st.st_ino) {
-				renameat2(AT_FDCWD, spare->tmp, AT_FDCWD, old, RENAME_NOREPLACE);
-				spare->tmp[0] = 0;
-				goto no;
-			}
-			spare->fd = fd;
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	free(dup);
-	spare->tmp[0] = 0;
-no:
-	close(fd);
-	return -1;
-}
-
-void dt_ringfile_spare_return(struct dt_ring_spare *spare, const char *old)
-{
-	if (spare->fd < 0)
-		return;
-	if (renameat2(AT_FDCWD, spare->tmp, AT_FDCWD, old, RENAME_NOREPLACE) == 0)
-		spare->tmp[0] = 0; /* back where it was: not to be unlinked */
-	int fd = dt_ringfile_spare_drop(spare);
-	if (fd >= 0)
-		close(fd);
-}
-
-int dt_ringfile_spare_drop(struct dt_ring_spare *spare)
-{
-	if (!spare || spare->fd < 0)
-		return -1;
-	if (spare->tmp[0])
-		unlink(spare->tmp);
-	spare->tmp[0] = 0;
-	int fd = spare->fd;
-	spare->fd = -1;
-	return fd;
-}
-
-/* Makes spare a fresh ring of len bytes at path: the slots its last run
- * used are zeroed (the rest are zero already: every ring starts zeroed and
- * is zeroed up to its head when reused), a new header written, the
- * exclusive lock turned into the launcher's shared one, and the file
- * renamed into place. Returns its descriptor; -1 when it cannot be used
- * (spare untouched but for its content, to be dropped); -2 when it is in
- * place but could not be made inheritable (errno set). */
-static int ringfile_reuse(const char *path, size_t len, uint32_t flags, struct dt_ring_spare *spare)
-{
-	static const unsigned char zeros[64 * 1024];
-	int fd = spare->fd;
-	struct stat st;
-	struct dt_ring_header h;
-	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size != len ||
-	    (uint64_t)st.st_blocks * 512 < len || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		return -1;
-	uint64_t nslots = (len - DT_RING_HEADER_SIZE) / DT_SLOT_SIZE;
-	uint64_t used = h.head < nslots ? h.head : nslots;
-	if (used * DT_SLOT_SIZE > DT_RING_REUSE_ZERO_MAX)
-		return -1; /* allocating anew costs no more than zeroing that much */
-	off_t end = (off_t)DT_RING_HEADER_SIZE + (off_t)(used * DT_SLOT_SIZE);
-	for (off_t at = DT_RING_HEADER_SIZE; at < end;) {
-		size_t n = (size_t)(end - at) < sizeof(zeros) ? (size_t)(end - at) : sizeof(zeros);
-		ssize_t w = pwrite(fd, zeros, n, at);
-		if (w <= 0)
-			return -1;
-		at += w;
-	}
-	unsigned char hdr[DT_RING_HEADER_SIZE];
-	ringfile_header(hdr, len, flags | DT_RING_F_LOCKED, h.created_ns);
-	/* LOCK_NB: turning the exclusive lock into a shared one may let
-	 * another taker in between; then this file is not ours to hand out */
-	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
-	    flock(fd, LOCK_SH | LOCK_NB) < 0 || rename(spare->tmp, path) < 0)
-		return -1;
-	spare->fd = -1;
-	spare->tmp[0] = 0;
-	/* inherited from here on, not before: a spare given up is closed only
-	 * once the command runs, and must not reach it */
-	if (fcntl(fd, F_SETFD, 0) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -2;
-	}
-	return fd;
-}
-
-int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
-                               struct dt_ring_spare *spare, char *err, size_t errlen)
+int dt_ringfile_create(const char *path, uint64_t size, uint32_t flags, char *err, size_t errlen)
 {
 	if (size < DT_RING_MIN_SIZE || size > DT_RING_MAX_SIZE) {
 		snprintf(err, errlen, "ring size must be between %u KiB and %llu MiB",
@@ -357,16 +205,6 @@ int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
 		return -1;
 	}
 	size_t len = dt_ring_file_size(dt_ring_area(size) / DT_SLOT_SIZE);
-	if (spare && spare->fd >= 0) {
-		int fd = ringfile_reuse(path, len, flags, spare);
-		if (fd >= 0)
-			return fd;
-		if (fd == -2) {
-			snprintf(err, errlen, "cannot hand the ring %s down: %s", path,
-			         strerror(errno));
-			return -1;
-		}
-	}
 
 	char tmp[4096];
 	char *dup = strdup(path);
@@ -416,7 +254,7 @@ int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
 	if (flock(fd, LOCK_SH) == 0)
 		flags |= DT_RING_F_LOCKED;
 	unsigned char hdr[DT_RING_HEADER_SIZE];
-	ringfile_header(hdr, len, flags, 0);
+	ringfile_header(hdr, len, flags);
 	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
 		snprintf(err, errlen, "cannot write the header of ring %s: %s", path,
 		         strerror(errno));

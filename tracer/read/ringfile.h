@@ -44,37 +44,6 @@ int dt_ringfile_busy(const char *path);
  * power of two of slots (the 4 KiB header comes on top). */
 uint64_t dt_ring_area(uint64_t size);
 
-/* A finished ring that the next one may reuse: allocating a ring and later
- * freeing the one it displaces cost ~0.7 ms per `denytrace run` on tmpfs
- * and ~0.4 ms on ext4, more than the rest of its start-up. */
-struct dt_ring_spare {
-	int fd;             /* O_RDWR, holding flock(LOCK_EX); -1 when none */
-	char tmp[PATH_MAX]; /* the hidden name it was moved to */
-};
-
-/* Takes old (a ring about to be displaced: PATH.old when run keeps the
- * previous ring) as a spare, moving it to a hidden name in its directory,
- * when it is provably nobody's: a ring of this version, ours (mode 0600,
- * one link), on a local file system whose flock is real, created with
- * DT_RING_F_LOCKED, and no process holding it (every writer's mapping
- * holds the launcher's shared flock, or its own). Returns 0, or -1 with
- * spare->fd -1 and old left where it was. */
-int dt_ringfile_spare_take(const char *old, struct dt_ring_spare *spare);
-
-/* As dt_ringfile_create, reusing spare (when given and usable: the same
- * size, every block still allocated) instead of allocating a new file;
- * a spare used is consumed (fd -1). */
-int dt_ringfile_create_reusing(const char *path, uint64_t size, uint32_t flags,
-                               struct dt_ring_spare *spare, char *err, size_t errlen);
-
-/* Puts a spare that is not needed after all back at old (unless old has
- * been created meanwhile) and releases it. */
-void dt_ringfile_spare_return(struct dt_ring_spare *spare, const char *old);
-
-/* Gives up an unused spare: removes its hidden name and returns its
- * descriptor, whose closing frees the blocks (-1 when there was none). */
-int dt_ringfile_spare_drop(struct dt_ring_spare *spare);
-
 /* A ring's identity, "DEV:INO:CREATED_NS", into id: the creation time
  * tells a ring from an earlier one whose file was reused (same device and
  * inode). The probe compares it with DENYTRACE_RING_ID. */
