@@ -43,10 +43,10 @@ struct world {
 	char runs[PATH_MAX + 16];
 };
 
-static void make_world(struct world *w, int every)
+static void make_world_named(struct world *w, int every, const char *board)
 {
 	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
-	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
+	snprintf(w->board, sizeof(w->board), "%s/%s", w->top, board);
 	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
 	snprintf(w->worker, sizeof(w->worker), "%s/worker.sh", w->top);
 	snprintf(w->runs, sizeof(w->runs), "%s/runs", w->work);
@@ -58,10 +58,15 @@ static void make_world(struct world *w, int every)
 	        "#!/bin/sh\n"
 	        "n=$(wc -l < %s/runs 2>/dev/null || echo 0)\n"
 	        "echo run >> %s/runs\n"
-	        "if [ $((n %% %d)) -eq 0 ]; then echo done > %s/status || exit 1; fi\n",
+	        "if [ $((n %% %d)) -eq 0 ]; then echo done > '%s/status' || exit 1; fi\n",
 	        w->work, w->work, every, w->board);
 	fclose(f);
 	cr_assert_eq(chmod(w->worker, 0755), 0);
+}
+
+static void make_world(struct world *w, int every)
+{
+	make_world_named(w, every, "board");
 }
 
 static int lines_in(const char *path)
@@ -612,7 +617,7 @@ Test(fix_verify, a_root_the_worker_names_for_itself_is_shown_and_never_applied_b
 	record_self_named(&w, &r, db);
 	const char *args[] = {"--verify", "--yes", r.ring, NULL};
 	int st = fix(args);
-	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_eq(st, 9, "exit %d, not 9 (could not verify):\n%s", st, out);
 	cr_expect(strstr(out, "named by the traced program"), "%s", out);
 	cr_expect(strstr(out, "verified: cannot verify (its root is named by the traced program"),
 	          "%s", out);
@@ -929,4 +934,146 @@ Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
 	cr_expect_null(strstr(line, "mcp_servers"), "the probe's overrides are in the fix:\n%s",
 	               out);
 	codex_world_end(&w);
+}
+
+/* ---- issue 25: every finding gets a fix, and --verify says what it proved ---- */
+
+/* The proof --verify reads: fix's JSON (args), asked through Python's json
+ * and shlex, expr printed; the exit status of fix returned. */
+static int fix_py(const char *dir, const char *const *args, const char *expr, char *res, size_t cap)
+{
+	int st = fix_redirected(args, "2>/dev/null");
+	char path[PATH_MAX + 16], code[2048];
+	snprintf(path, sizeof(path), "%s/fix-py.json", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(out, f);
+	fclose(f);
+	snprintf(code, sizeof(code),
+	         "import json, shlex, sys\nj = json.load(open(sys.argv[1]))\nprint(%s)\n", expr);
+	const char *py[] = {"/usr/bin/python3", "-c", code, path, NULL};
+	cr_assert_eq(dtt_system(res, cap, py, NULL), 0, "%s\n%s", res, out);
+	return st;
+}
+
+Test(fix_verify, plain_bubblewrap_without_root_gets_the_board_directory_as_a_candidate_verified)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char res[8192], want[3 * PATH_MAX];
+	const char *plain[] = {"--format", "json", r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, plain,
+	                    "[(f['cause'], f['candidate'], f['kind'], f['grants']) for f in "
+	                    "j['fixes']]",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	snprintf(want, sizeof(want), "[('outside-roots', True, 'command-line', ['%s'])]\n",
+	         w.board);
+	cr_expect_str_eq(res, want);
+	cr_expect_eq(lines_in(w.runs), 1, "fix without --verify ran the worker");
+
+	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st =
+	    fix_py(w.top, verify, "[f['verify']['state'] for f in j['fixes']]", res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_str_eq(res, "['fixed']\n");
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_eq(access(status, F_OK), 0, "the fixed run did not write the board");
+	dtt_free(&r);
+}
+
+Test(fix_verify, report_and_fix_name_the_same_bind_for_a_board_outside_every_root)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *rep[] = {dt(), "report", "--format", "json", r.ring, NULL};
+	static char rjson[1 << 17];
+	cr_assert_eq(dtt_system(rjson, sizeof(rjson), rep, NULL), 0, "%s", rjson);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s", w.board, w.board);
+	cr_expect(strstr(rjson, bind), "the report advises no %s:\n%s", bind, rjson);
+	const char *args[] = {r.ring, NULL};
+	cr_assert_eq(fix(args), 0, "%s", out);
+	cr_expect(strstr(out, bind), "fix proposes no %s:\n%s", bind, out);
+	cr_expect(strstr(out, "candidate"), "it is not labelled a candidate:\n%s", out);
+	cr_expect_null(strstr(out, "none can be stated"), "%s", out);
+	dtt_free(&r);
+}
+
+/* A worker whose board is a read-only .git inside its writable workspace:
+ * the fix is the program's to make, so nothing can be verified. */
+Test(fix_verify, a_protected_path_is_not_verified_and_fix_verify_exits_non_zero)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w, 1);
+	private_state(&w);
+	char git[PATH_MAX + 16], script[PATH_MAX + 64];
+	snprintf(git, sizeof(git), "%s/.git", w.work);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	snprintf(script, sizeof(script), "echo x > %s/config", git);
+	const char *argv[] = {"bwrap", "--ro-bind", "/",  "/",    "--bind", w.work,
+	                      w.work,  "--ro-bind", git,  git,    "--dev",  "/dev",
+	                      "--",    "/bin/sh",   "-c", script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	char res[4096];
+	const char *args[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st = fix_py(w.top, args,
+	                "[(f['cause'], f['verify']['state'], bool(f['verify']['why_not'])) for f "
+	                "in j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 9, "exit %d, not 9 (could not verify):\n%s", st, out);
+	cr_expect_str_eq(res, "[('protected-path', 'cannot-verify', True)]\n");
+	/* what a deploy script does with it */
+	char cmd[2 * PATH_MAX + 128];
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' fix --verify --yes '%s' </dev/null >/dev/null 2>&1 && echo deploy", dt(),
+	         r.ring);
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	char said[256];
+	dtt_system(said, sizeof(said), sh, NULL);
+	cr_expect_null(strstr(said, "deploy"), "fix --verify --yes && deploy deployed");
+	dtt_free(&r);
+}
+
+/* Every line fix prints to copy, and the launch it prints, read back by
+ * a shell's rules (shlex), are the words meant: a space stays inside. */
+Test(fix_verify, a_board_path_with_a_space_gives_fix_lines_that_paste_into_a_shell)
+{
+	struct world w;
+	make_world_named(&w, 1, "my board");
+	private_state(&w);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char res[8192], want[3 * PATH_MAX];
+	const char *json[] = {"--format", "json", r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, json,
+	                    "[shlex.split(c) for f in j['fixes'] for c in f['copy']] + "
+	                    "[shlex.split(shlex.join(j['command_line'])) == j['command_line']]",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	snprintf(want, sizeof(want), "[['--bind', '%s', '%s'], True]\n", w.board, w.board);
+	cr_expect_str_eq(res, want);
+	/* the text's launch line, pasted into a shell, runs the fixed launch */
+	const char *text[] = {r.ring, NULL};
+	cr_assert_eq(fix(text), 0, "%s", out);
+	const char *line = strstr(out, "   $ cd ");
+	cr_assert_not_null(line, "no launch line:\n%s", out);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	char said[4096];
+	cr_expect_eq(dtt_system(said, sizeof(said), sh, NULL), 0, "%s: %s", cmd, said);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_eq(access(status, F_OK), 0, "the pasted launch did not write the board: %s", cmd);
+	dtt_free(&r);
 }

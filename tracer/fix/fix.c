@@ -3,6 +3,7 @@
 #include "fix.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -95,6 +96,9 @@ static int refused_by_sandbox(const struct dt_fix_problem *p)
  * is not one a root grant fixes. */
 static const char *grant_dir(const struct dt_fix_problem *p)
 {
+	/* nobody's root: the directory the refused calls needed (a candidate) */
+	if (p->cause == DT_CAUSE_OUTSIDE_ROOTS && !p->root)
+		return p->subject && p->subject[0] == '/' ? p->subject : NULL;
 	if (!p->root)
 		return NULL;
 	switch (p->cause) {
@@ -159,6 +163,19 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 	free(q);
 }
 
+/* Proving a mode, owner or ACL change without making it needs the launch
+ * re-run in a private mount namespace over a copy of the directory that
+ * carries the new mode; this version does not build one, and changing the
+ * real directory is not denytrace's to do. */
+static void fix_no_verify_mode(struct dt_fix *f)
+{
+	fix_set(&f->no_verify,
+	        "a mode, owner or ACL change can be tried without changing the disk only in a "
+	        "private mount namespace over a copy of the directory, which this version does "
+	        "not build; make the change, then record the worker again with denytrace run: "
+	        "no refusal there is the proof");
+}
+
 /* Whether a mode or owner change of target may be proposed: under the
  * problem's expected root and nothing dt_fix_forbidden names. Says why
  * not in f. */
@@ -197,6 +214,7 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 	const struct dt_stat_facts *st = d && d->p[0].has_st ? &d->p[0].st : NULL;
 	const char *path = d ? (d->p[0].abspath ? d->p[0].abspath : d->p[0].path) : NULL;
 	f->kind = DT_FIX_OUTSIDE;
+	fix_no_verify_mode(f);
 	if (!st || !path) {
 		f->kind = DT_FIX_NONE;
 		fix_set(&f->why,
@@ -298,6 +316,7 @@ static int fix_flipping(struct dt_fix *f, const struct dt_fix_problem *p)
 	if (!fix_mode_gives(p->now.mode, p->now.uid, p->now.gid, d, want))
 		return 0;
 	f->kind = DT_FIX_OUTSIDE;
+	fix_no_verify_mode(f);
 	fix_set(&f->change,
 	        "nothing to chmod: %s is %04o owned by %u:%u now, which lets uid %lld %s it; keep "
 	        "it that way",
@@ -321,13 +340,14 @@ static void fix_flipping_note(struct dt_fix *f, const struct dt_fix_problem *p)
 	fix_copy(f, "# it flips: %s; make that stable, or the change is undone", p->diff->changed);
 }
 
-/* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). */
+/* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). A
+ * rename or link also needs REFER when it crosses directories (landlock_ref). */
 static const struct {
 	const char *op; /* prefix of the op's name */
 	const char *rights;
 } landlock_rights[] = {
     {"open", "WRITE_FILE"},
-    {"creat", "MAKE_REG|WRITE_FILE"},
+    {"creat", "MAKE_REG|WRITE_FILE|TRUNCATE"},
     {"fopen", "WRITE_FILE"},
     {"freopen", "WRITE_FILE"},
     {"truncate", "TRUNCATE"},
@@ -338,9 +358,27 @@ static const struct {
     {"mkdir", "MAKE_DIR"},
     {"symlink", "MAKE_SYM"},
     {"mknod", "MAKE_FIFO"},
-    {"rename", "REFER|MAKE_REG|REMOVE_FILE"},
-    {"link", "REFER|MAKE_REG"},
+    {"rename", "MAKE_REG|REMOVE_FILE"},
+    {"link", "MAKE_REG"},
 };
+
+/* What SQLite does to a file of each role over a connection's life, not
+ * only the call that was refused first: the database is written and
+ * truncated; -journal, -wal and -shm are created, written, truncated
+ * (ftruncate of -shm, of a reset -wal) and unlinked by the last connection;
+ * the unix-dotfile lock is a directory made and removed. Granting only the
+ * first refusal's right costs one failed run per right. */
+static const char *landlock_sqlite_rights(const char *role)
+{
+	if (!role)
+		return NULL;
+	if (!strcmp(role, "lock"))
+		return "MAKE_DIR|REMOVE_DIR";
+	if (!strcmp(role, "db") || !strcmp(role, "journal") || !strcmp(role, "wal") ||
+	    !strcmp(role, "shm"))
+		return "WRITE_FILE|TRUNCATE|MAKE_REG|REMOVE_FILE";
+	return NULL;
+}
 
 static void landlock_add(char *out, size_t cap, const char *rights)
 {
@@ -356,23 +394,59 @@ static void landlock_add(char *out, size_t cap, const char *rights)
 	}
 }
 
+/* The directory of path, into buf. */
+static const char *landlock_dir_of(const char *path, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", path ? path : "");
+	char *slash = strrchr(buf, '/');
+	if (slash)
+		*(slash == buf ? slash + 1 : slash) = 0;
+	return buf;
+}
+
+/* A rename or link between two directories needs REFER (Landlock answers
+ * EXDEV without it, and ABI 1 never grants it). */
+static int landlock_crosses_dirs(const struct dt_record *d)
+{
+	const char *a = d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath;
+	const char *b = d->p[1].realpath ? d->p[1].realpath : d->p[1].abspath;
+	char da[PATH_MAX], db[PATH_MAX];
+	if (!a || !b)
+		return d->err == EXDEV;
+	return strcmp(landlock_dir_of(a, da, sizeof(da)), landlock_dir_of(b, db, sizeof(db))) != 0;
+}
+
+static int landlock_op_is(const char *op, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(op, name, n) || (!strncmp(op, "__", 2) && !strncmp(op + 2, name, n));
+}
+
+/* The rights one refusal asks for, added to rights. */
+static void landlock_refusal_rights(char *rights, size_t cap, const struct dt_record *d)
+{
+	const char *op = d->op ? d->op : "";
+	int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
+	if ((landlock_op_is(op, "open") || landlock_op_is(op, "fopen")) && !exists)
+		landlock_add(rights, cap, "MAKE_REG|WRITE_FILE");
+	if (landlock_op_is(op, "open") && (d->flags & O_TRUNC))
+		landlock_add(rights, cap, "TRUNCATE");
+	for (size_t k = 0; k < sizeof(landlock_rights) / sizeof(*landlock_rights); k++)
+		if (landlock_op_is(op, landlock_rights[k].op))
+			landlock_add(rights, cap, landlock_rights[k].rights);
+	if ((landlock_op_is(op, "rename") || landlock_op_is(op, "link")) &&
+	    landlock_crosses_dirs(d))
+		landlock_add(rights, cap, "REFER");
+	const char *sq = landlock_sqlite_rights(d->sqlite);
+	if (sq)
+		landlock_add(rights, cap, sq);
+}
+
 static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir)
 {
 	char rights[1024] = "";
-	for (size_t i = 0; i < p->nrefusals; i++) {
-		const struct dt_record *d = p->refusals[i];
-		const char *op = d->op ? d->op : "";
-		int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
-		if ((!strncmp(op, "open", 4) || !strncmp(op, "fopen", 5) ||
-		     !strncmp(op, "__open", 6)) &&
-		    !exists)
-			landlock_add(rights, sizeof(rights), "MAKE_REG|WRITE_FILE");
-		for (size_t k = 0; k < sizeof(landlock_rights) / sizeof(*landlock_rights); k++)
-			if (!strncmp(op, landlock_rights[k].op, strlen(landlock_rights[k].op)) ||
-			    (!strncmp(op, "__", 2) && !strncmp(op + 2, landlock_rights[k].op,
-			                                       strlen(landlock_rights[k].op))))
-				landlock_add(rights, sizeof(rights), landlock_rights[k].rights);
-	}
+	for (size_t i = 0; i < p->nrefusals; i++)
+		landlock_refusal_rights(rights, sizeof(rights), p->refusals[i]);
 	if (!rights[0])
 		landlock_add(rights, sizeof(rights), "WRITE_FILE");
 	f->kind = DT_FIX_OUTSIDE;
@@ -381,11 +455,22 @@ static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const
 	char *lit = fix_c_string(dir);
 	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
 	free(lit);
+	if (strstr(rights, "_REFER") || strstr(rights, "_TRUNCATE"))
+		fix_copy(f, "# the ruleset's handled_access_fs must hold them too; REFER needs "
+		            "Landlock ABI 2 or later, TRUNCATE ABI 3 or later");
 	fix_set(&f->why,
-	        "the rights the refused calls needed, beneath the expected root %s only; "
-	        "Landlock is set up by the program that restricts itself, not on this "
-	        "command line",
+	        "the rights the refused calls needed%s, beneath %s only; Landlock is set up by "
+	        "the program that restricts itself, not on this command line",
+	        strstr(rights, "_REMOVE_FILE") && strstr(rights, "_TRUNCATE")
+	            ? " and every right SQLite uses on a database, its -journal, -wal and -shm "
+	              "(it creates, truncates and deletes them)"
+	            : "",
 	        dir);
+	fix_set(&f->no_verify,
+	        "a Landlock ruleset is built by the program that restricts itself, and the "
+	        "kernel has no call that reads a ruleset's rules back, so denytrace cannot "
+	        "rebuild the launch's ruleset with this rule added; apply the rule where the "
+	        "ruleset is built and run the worker under denytrace run again");
 }
 
 /* The launcher whose settings produce Codex's flags, for the root. */
@@ -461,7 +546,8 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		                : "a -c list replaces the configured one rather than adding to it, "
 		                  "so one list holds the launch's roots and the findings' expected "
 		                  "roots, nothing else");
-		fix_launcher(f, p->root);
+		if (p->root)
+			fix_launcher(f, p->root);
 		free(val);
 		return;
 	}
@@ -473,7 +559,7 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		if (plan->no_rewrite)
 			fix_copy(f, "%s", m);
 		free(m);
-		fix_set(&f->why, "binds the expected root %s writable, nothing above it", dir);
+		fix_set(&f->why, "binds %s writable, nothing above it", dir);
 		return;
 	}
 	if (p->nrefusals && p->refusals[0]->err == EACCES && !dt_proc_sandboxed(p->proc)) {
@@ -562,6 +648,49 @@ static void fix_claimed(struct dt_fix *f)
 		fix_copy(f, "%s", m);
 		free(m);
 	}
+}
+
+/* A grant for a finding no expected root contains: offered, labelled, for
+ * the user to confirm (the report's advice names the same directory). */
+static void fix_candidate(struct dt_fix *f)
+{
+	char *change = f->change, *why = f->why;
+	f->candidate = 1;
+	f->change = f->why = NULL;
+	fix_set(&f->change, "candidate (no expected root contains it): %s", change ? change : "");
+	fix_set(&f->why,
+	        "a candidate, not anyone's plan: no expected root contains the refused path, so "
+	        "this grants only the directory the refused calls needed, %s; grant it if the "
+	        "worker should write there, else make the worker write under its roots (or name "
+	        "its root with --root)%s%s",
+	        f->grants[0], why ? "; " : "", why ? why : "");
+	free(change);
+	free(why);
+}
+
+/* Why --verify cannot prove f, in its no_verify, or none when it can:
+ * only a change on the command line it re-runs can be applied without
+ * changing anything on disk. */
+static void fix_verifiability(struct dt_fix *f, const struct dt_fix_plan *plan)
+{
+	if (f->claimed)
+		fix_set(&f->no_verify, "its root is named by the traced program: not applied "
+		                       "automatically");
+	else if (f->kind == DT_FIX_NONE)
+		fix_set(&f->no_verify, "no fix was stated, so there is nothing to apply");
+	else if (f->kind == DT_FIX_PROGRAM)
+		fix_set(&f->no_verify,
+		        "the change is to the program itself, which denytrace does not make");
+	else if (f->kind == DT_FIX_COMMAND_LINE && !plan->argv)
+		fix_set(&f->no_verify, "the launch's command line could not be rewritten: %s",
+		        plan->no_rewrite ? plan->no_rewrite : "no launch to rewrite");
+	else if (f->kind == DT_FIX_OUTSIDE && !f->no_verify)
+		fix_set(&f->no_verify,
+		        "the change is not on the command line denytrace re-runs (%s)",
+		        f->sandbox == DT_SB_CODEX
+		            ? "Codex is configured where its launcher builds the flags or in its "
+		              "permission profile"
+		            : "the recorded command line does not start the sandbox that refused");
 }
 
 static int argv_rerunnable(const struct dt_fix_launch *l, char **why)
@@ -740,6 +869,15 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	codex_list(rs, &grants, &applied);
 	if (grants.n && rerun && plan->sandbox != DT_SB_NONE)
 		plan_rewrite(plan, l, at, &grants, &applied, add_dir);
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].root && plan->fixes[i].ngrants)
+			fix_candidate(&plan->fixes[i]);
+		fix_verifiability(&plan->fixes[i], plan);
+		/* the header names the sandbox that refused, not only the one the
+		 * command line starts: Landlock is set up by the program itself */
+		if (plan->sandbox == DT_SB_NONE && plan->fixes[i].sandbox == DT_SB_LANDLOCK)
+			plan->sandbox = DT_SB_LANDLOCK;
+	}
 	strlist_free(&applied);
 	strlist_free(&shown);
 	strlist_free(&grants);
@@ -758,6 +896,7 @@ static void fix_free(struct dt_fix *f)
 	free(f->change);
 	free(f->why);
 	free(f->launcher);
+	free(f->no_verify);
 }
 
 void dt_fix_plan_free(struct dt_fix_plan *plan)

@@ -433,8 +433,7 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 		struct dt_verify_result *v = &out->v[i];
 		v->before = in->counts[i];
 		v->after = dt_fix_still_refused(before, in, i, &after);
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
-		               ? DT_VERIFY_CANNOT
+		v->state = plan->fixes[i].no_verify        ? DT_VERIFY_CANNOT
 		           : v->after || out->new_refusals ? DT_VERIFY_NOT_FIXED
 		                                           : DT_VERIFY_FIXED;
 	}
@@ -544,8 +543,7 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 		v->before = in->counts[i];
 		v->runs_before = refused[i];
 		v->runs_after = refused[in->n + 1 + i];
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
-		               ? DT_VERIFY_CANNOT
+		v->state = plan->fixes[i].no_verify ? DT_VERIFY_CANNOT
 		           : v->runs_after || !out->done_after || out->runs_new
 		               ? DT_VERIFY_NOT_FIXED
 		               : DT_VERIFY_FIXED;
