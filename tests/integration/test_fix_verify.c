@@ -376,10 +376,10 @@ static void forge_launch(const char *ring, const char *marker)
 
 /* The launch file goes to $XDG_STATE_HOME/denytrace/launches: the test's
  * own directory, outside what the worker's sandbox makes writable. */
-static void private_state(struct world *w)
+static void private_state(const char *top)
 {
 	char state[PATH_MAX + 16];
-	snprintf(state, sizeof(state), "%s/state", w->top);
+	snprintf(state, sizeof(state), "%s/state", top);
 	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
 }
 
@@ -387,7 +387,7 @@ Test(fix_verify, a_forged_launch_record_is_never_run_and_the_launch_file_is)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char marker[PATH_MAX + 16];
@@ -408,7 +408,7 @@ static void expect_claim_not_run(const char *runs)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char marker[PATH_MAX + 16], other[PATH_MAX + 16];
@@ -444,7 +444,7 @@ Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_n
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char list[PATH_MAX + 64];
@@ -470,7 +470,7 @@ Test(fix_verify, a_forged_launch_environment_names_no_root_verify_applies)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	const char *argv[] = {"bwrap", "--ro-bind", "/",       "/",      "--bind",
@@ -494,7 +494,7 @@ Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_reco
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char marker[PATH_MAX + 16];
@@ -610,7 +610,7 @@ Test(fix_verify, a_root_the_worker_names_for_itself_is_shown_and_never_applied_b
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	char db[PATH_MAX + 16];
 	snprintf(db, sizeof(db), "%s/kanban.db", w.board);
 	struct dtt_run r;
@@ -677,7 +677,7 @@ Test(fix_verify, new_refusals_in_the_verified_run_are_reported_and_count_against
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap_new_refusal(&w, &r);
 	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
@@ -702,7 +702,7 @@ Test(fix_verify, runs_counts_fixed_runs_with_new_refusals_against_fixed)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap_new_refusal(&w, &r);
 	const char *args[] = {"--verify", "--yes", "--runs", "3", "--root", w.board, r.ring, NULL};
@@ -960,7 +960,7 @@ Test(fix_verify, plain_bubblewrap_without_root_gets_the_board_directory_as_a_can
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char res[8192], want[3 * PATH_MAX];
@@ -1014,7 +1014,7 @@ Test(fix_verify, a_protected_path_is_not_verified_and_fix_verify_exits_non_zero)
 		cr_skip_test("bubblewrap cannot create a sandbox here");
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	char git[PATH_MAX + 16], script[PATH_MAX + 64];
 	snprintf(git, sizeof(git), "%s/.git", w.work);
 	cr_assert_eq(mkdir(git, 0755), 0);
@@ -1050,7 +1050,7 @@ Test(fix_verify, a_board_path_with_a_space_gives_fix_lines_that_paste_into_a_she
 {
 	struct world w;
 	make_world_named(&w, 1, "my board");
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char res[8192], want[3 * PATH_MAX];
@@ -1075,5 +1075,118 @@ Test(fix_verify, a_board_path_with_a_space_gives_fix_lines_that_paste_into_a_she
 	char status[PATH_MAX + 16];
 	snprintf(status, sizeof(status), "%s/status", w.board);
 	cr_expect_eq(access(status, F_OK), 0, "the pasted launch did not write the board: %s", cmd);
+	dtt_free(&r);
+}
+
+/* A board in WAL mode whose -wal and -shm the last connection removed:
+ * the worker must create, truncate and delete them. */
+struct wal_world {
+	char top[PATH_MAX], board[PATH_MAX + 8], work[PATH_MAX + 8], worker[PATH_MAX + 16];
+	char db[PATH_MAX + 32];
+};
+
+static void make_wal_world(struct wal_world *w)
+{
+	if (!dtt_have_landlock())
+		cr_skip_test("Landlock is not available here");
+	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
+	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
+	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
+	snprintf(w->worker, sizeof(w->worker), "%s/worker.py", w->top);
+	snprintf(w->db, sizeof(w->db), "%s/kanban.db", w->board);
+	cr_assert_eq(mkdir(w->board, 0755), 0);
+	cr_assert_eq(mkdir(w->work, 0755), 0);
+	const char *mk[] = {"/usr/bin/python3", "-c",
+	                    "import sqlite3, sys\n"
+	                    "c = sqlite3.connect(sys.argv[1])\n"
+	                    "c.execute('pragma journal_mode=wal')\n"
+	                    "c.execute('create table t(a)')\n"
+	                    "c.commit(); c.close()\n",
+	                    w->db, NULL};
+	char said[4096];
+	cr_assert_eq(dtt_system(said, sizeof(said), mk, NULL), 0, "%s", said);
+	FILE *f = fopen(w->worker, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "import sqlite3\n"
+	        "c = sqlite3.connect('%s')\n"
+	        "for i in range(20):\n"
+	        "    c.execute('insert into t values (?)', (i,))\n"
+	        "    c.commit()\n"
+	        "c.close()\n",
+	        w->db);
+	fclose(f);
+}
+
+/* landlock-run --rw WORK --rw /dev/null [--rule BOARD=RIGHTS] -- python3 -B
+ * WORKER under denytrace run, from the workspace. */
+static void record_wal_worker(struct wal_world *w, const char *rule, struct dtt_run *r)
+{
+	char rulearg[PATH_MAX + 1024];
+	const char *argv[16];
+	size_t n = 0;
+	argv[n++] = dtt_helper("landlock-run");
+	argv[n++] = "--rw";
+	argv[n++] = w->work;
+	argv[n++] = "--rw";
+	argv[n++] = "/dev/null";
+	if (rule) {
+		snprintf(rulearg, sizeof(rulearg), "%s=%s", w->board, rule);
+		argv[n++] = "--rule";
+		argv[n++] = rulearg;
+	}
+	argv[n++] = "--";
+	argv[n++] = "/usr/bin/python3";
+	argv[n++] = "-B";
+	argv[n++] = w->worker;
+	argv[n] = NULL;
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->work), 0);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+}
+
+Test(fix_verify, a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_first_time)
+{
+	struct wal_world w;
+	make_wal_world(&w);
+	private_state(w.top);
+	struct dtt_run r;
+	record_wal_worker(&w, NULL, &r);
+	cr_assert_neq(r.status, 0, "the worker wrote its board without a rule: %s", r.out);
+	char res[8192];
+	const char *args[] = {"--format", "json", "--root", w.board, r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, args,
+	                    "j['sandbox'], [f['sandbox'] for f in j['fixes']], '|'.join(r for f "
+	                    "in j['fixes'] for c in f['copy'] if 'allowed_access' in c for r in "
+	                    "c.split('allowed_access = ')[1].split(' | '))",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	cr_expect(!strncmp(res, "landlock ['landlock'] ", 22), "the header says: %s", res);
+	const char *rights = strrchr(res, ' ');
+	cr_assert_not_null(rights);
+	char rule[1024];
+	snprintf(rule, sizeof(rule), "%.*s", (int)strcspn(rights + 1, "\n"), rights + 1);
+	const char *need[] = {"WRITE_FILE", "TRUNCATE", "MAKE_REG", "REMOVE_FILE"};
+	for (size_t i = 0; i < 4; i++)
+		cr_expect(strstr(rule, need[i]), "no %s in %s", need[i], rule);
+	/* the rule, applied exactly by the test's own Landlock launcher */
+	struct dtt_run fixed;
+	record_wal_worker(&w, rule, &fixed);
+	cr_expect_eq(fixed.status, 0, "the worker failed with the rule %s: %s", rule, fixed.out);
+	cr_expect_eq(dtt_count(&fixed, DT_REC_DENIAL, NULL, NULL), 0,
+	             "refusals left with the rule %s", rule);
+	/* denytrace cannot rebuild the ruleset: it says so, and does not pass */
+	const char *verify[] = {"--verify", "--yes", "--format", "json",
+	                        "--root",   w.board, r.ring,     NULL};
+	int st = fix_py(w.top, verify,
+	                "[(f['verify']['state'], 'Landlock' in f['verify']['why_not']) for f in "
+	                "j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 9, "exit %d, not 9:\n%s", st, out);
+	cr_expect_str_eq(res, "[('cannot-verify', True)]\n");
+	dtt_free(&fixed);
 	dtt_free(&r);
 }

@@ -455,9 +455,12 @@ static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const
 	char *lit = fix_c_string(dir);
 	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
 	free(lit);
-	if (strstr(rights, "_REFER") || strstr(rights, "_TRUNCATE"))
-		fix_copy(f, "# the ruleset's handled_access_fs must hold them too; REFER needs "
-		            "Landlock ABI 2 or later, TRUNCATE ABI 3 or later");
+	int refer = strstr(rights, "_REFER") != NULL, trunc = strstr(rights, "_TRUNCATE") != NULL;
+	if (refer || trunc)
+		fix_copy(f, "# the ruleset's handled_access_fs must hold them too%s%s%s",
+		         refer ? "; REFER needs Landlock ABI 2 or later" : "",
+		         trunc ? "; TRUNCATE needs ABI 3 or later" : "",
+		         trunc ? " (on ABI 1 and 2 truncation is not restricted)" : "");
 	fix_set(&f->why,
 	        "the rights the refused calls needed%s, beneath %s only; Landlock is set up by "
 	        "the program that restricts itself, not on this command line",
