@@ -361,6 +361,33 @@ static void dt_hidx_free(struct dt_hidx *x)
 static struct dt_hidx dt_reopens; /* reopen records, by path as passed and realpath */
 static struct dt_hidx dt_writes;  /* --all write records, by group path */
 
+/* A -journal, -wal or -shm SQLite had to create and could not: the error
+ * it returns (os_unix.c, unixOpen and unixOpenSharedMemory). A new journal
+ * or WAL refused with EACCES is SQLITE_READONLY_DIRECTORY; any other
+ * refusal, and any of -shm (it retries read-only, and there is no file),
+ * is SQLITE_CANTOPEN. In WAL mode this error is what the program sees even
+ * after a read-only reopen of the database: the reopened connection still
+ * needs -wal and -shm to read. */
+static void dt_group_next_side_open(struct dt_report_group *g, const char *role, int err)
+{
+	g->next_is_error = 1;
+	if (strcmp(role, "shm") && err == EACCES)
+		g->next = !strcmp(role, "wal")
+		              ? "SQLite could not create the WAL (SQLITE_READONLY_DIRECTORY): the "
+		                "statement fails with \"attempt to write a readonly database\""
+		              : "SQLite could not create its journal (SQLITE_READONLY_DIRECTORY): "
+		                "the write fails with \"attempt to write a readonly database\"";
+	else
+		g->next = !strcmp(role, "wal")
+		              ? "SQLite could not create the WAL (SQLITE_CANTOPEN): the statement "
+		                "fails with \"unable to open database file\""
+		          : !strcmp(role, "shm")
+		              ? "SQLite could not create -shm (SQLITE_CANTOPEN): the statement "
+		                "fails with \"unable to open database file\""
+		              : "SQLite could not create its journal (SQLITE_CANTOPEN): the write "
+		                "fails with \"unable to open database file\"";
+}
+
 static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 {
 	const struct dt_record *d = g->rep;
@@ -388,22 +415,21 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 				return;
 			}
 		}
-	int wal = d->sqlite && !strcmp(d->sqlite, "wal");
+	const char *role = d->sqlite ? d->sqlite : "";
+	int side = !strcmp(role, "journal") || !strcmp(role, "wal") || !strcmp(role, "shm");
 	int missing = !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
-	if (d->sqlite && !strcmp(d->sqlite, "journal") && opens)
-		g->next = "SQLite cannot start a transaction without its journal: the write fails "
-		          "(\"unable to open database file\" or SQLITE_READONLY_DIRECTORY)";
-	/* os_unix.c: a new WAL refused with EACCES is SQLITE_READONLY_DIRECTORY */
-	else if (wal && opens && d->err == EACCES && missing)
+	if (side && opens && missing) {
+		dt_group_next_side_open(g, role, d->err);
+		return;
+	}
+	if (!strcmp(role, "journal") && opens)
+		g->next = "SQLite cannot start a transaction without its journal: the write fails";
+	else if ((!strcmp(role, "wal") || !strcmp(role, "shm")) && opens)
 		g->next =
-		    "SQLite could not create the WAL (SQLITE_READONLY_DIRECTORY): the write "
-		    "fails with \"attempt to write a readonly database\", though the database "
-		    "file itself is writable";
-	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) && opens)
-		g->next = "SQLite cannot open the database in WAL mode without -wal and -shm: "
-		          "reads and writes fail (\"unable to open database file\")";
+		    "SQLite cannot use the database in WAL mode without writing -wal and -shm: "
+		    "its reads and writes fail";
 	/* closing the last connection deletes them; a failure there is benign */
-	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) &&
+	else if ((!strcmp(role, "wal") || !strcmp(role, "shm")) &&
 	         (strstr(op, "unlink") || strstr(op, "remove")))
 		g->next = "SQLite could not delete it when the last connection closed: it stays "
 		          "beside the database, and writers that open the database meanwhile find "

@@ -33,6 +33,8 @@ struct dt_report_group {
 	size_t npids;
 	int more_pids;
 	const char *next;          /* what the program did next, or NULL */
+	int next_is_error;         /* next quotes the error SQLite returns (a side file it
+	                            * could not create), not a step before it */
 	int intermittent;          /* also written successfully in this run */
 	struct dt_difference diff; /* what separated those writes from the refusals */
 	int hidden;                /* lock contention or sandbox set-up, without --all */
