@@ -53,6 +53,23 @@ static const char worker[] = "import sqlite3, sys\n"
                              "    print('error: %s' % e)\n"
                              "    sys.exit(1)\n";
 
+/* Hermes' way: WAL, falling back to DELETE journal mode when WAL fails. */
+static const char hermes_worker[] = "import sqlite3, sys\n"
+                                    "try:\n"
+                                    "    c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                                    "    try:\n"
+                                    "        c.execute('pragma journal_mode=wal')\n"
+                                    "    except sqlite3.Error:\n"
+                                    "        c.execute('pragma journal_mode=delete')\n"
+                                    "    c.execute('begin immediate')\n"
+                                    "    c.execute('insert into t values (1)')\n"
+                                    "    c.execute('commit')\n"
+                                    "except sqlite3.Error as e:\n"
+                                    "    print('error: %s' % e)\n"
+                                    "    sys.exit(1)\n";
+
+static const char *worker_code = worker;
+
 /* Runs sandbox... python3 -B -c WORKER DB under denytrace run; returns
  * the message the worker printed (static storage). */
 static const char *run_worker(const char *const *sandbox)
@@ -61,7 +78,7 @@ static const char *run_worker(const char *const *sandbox)
 	size_t n = 0;
 	for (; sandbox[n]; n++)
 		argv[n] = sandbox[n];
-	const char *tail[] = {"/usr/bin/python3", "-B", "-c", worker, db, NULL};
+	const char *tail[] = {"/usr/bin/python3", "-B", "-c", worker_code, db, NULL};
 	for (size_t i = 0; i < 6; i++)
 		argv[n++] = tail[i];
 	static struct dtt_run r;
@@ -165,4 +182,14 @@ Test(sqlite_next, a_delete_mode_board_landlock_lets_write_but_not_its_directory_
 	const char *sb[] = {
 	    dtt_helper("landlock-run"), "--rw", db, "--rw", "/dev/null", "--", NULL};
 	expect_next_quotes(sb, READONLY);
+}
+
+Test(sqlite_next,
+     a_wal_worker_falling_back_to_delete_mode_in_a_read_only_directory_still_cannot_open)
+{
+	need_bwrap();
+	make_board("wal");
+	worker_code = hermes_worker;
+	const char *sb[] = {"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--", NULL};
+	expect_next_quotes(sb, UNABLE);
 }

@@ -367,7 +367,8 @@ static struct dt_hidx dt_writes;  /* --all write records, by group path */
  * refusal, and any of -shm (it retries read-only, and there is no file),
  * is SQLITE_CANTOPEN. In WAL mode this error is what the program sees even
  * after a read-only reopen of the database: the reopened connection still
- * needs -wal and -shm to read. */
+ * needs -wal and -shm to read (and a fallback to DELETE journal mode cannot
+ * switch a read-only connection out of WAL). */
 static void dt_group_next_side_open(struct dt_report_group *g, const char *role, int err)
 {
 	g->next_is_error = 1;
@@ -388,33 +389,40 @@ static void dt_group_next_side_open(struct dt_report_group *g, const char *role,
 		                "fails with \"unable to open database file\"";
 }
 
+/* The read-only reopen by pid of the file named path or realpath at or
+ * after since (monotonic ns), or NULL. */
+static const struct dt_record *dt_reopen_of(const struct dt_report *r, long pid, const char *path,
+                                            const char *realpath, uint64_t since)
+{
+	uint64_t keys[2] = {dt_hash_str(path), dt_hash_str(realpath)};
+	for (int k = 0; k < 2; k++)
+		for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j;
+		     j = dt_reopens.next[j - 1]) {
+			size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
+			const struct dt_record *x = &r->recs[i];
+			if (x->type == DT_REC_REOPEN && x->pid == pid && x->time_mono >= since &&
+			    ((path && dt_streq(x->p[0].path, path)) ||
+			     (realpath && dt_streq(x->p[0].realpath, realpath))))
+				return x;
+		}
+	return NULL;
+}
+
 static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 {
 	const struct dt_record *d = g->rep;
 	const char *op = d->op ? d->op : "";
 	int opens = strstr(op, "open") || !strncmp(op, "creat", 5);
-	uint64_t keys[2] = {dt_hash_str(d->p[0].path), dt_hash_str(d->p[0].realpath)};
 	/* only a refused open has a read-only reopen as its sequel (an
 	 * fchown or a chmod of the same file has none) */
-	for (int k = 0; k < 2 && opens; k++)
-		for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j;
-		     j = dt_reopens.next[j - 1]) {
-			size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
-			const struct dt_record *x = &r->recs[i];
-			if (x->type == DT_REC_REOPEN && x->pid == d->pid &&
-			    x->time_mono >= d->time_mono &&
-			    (dt_streq(x->p[0].path, d->p[0].path) ||
-			     dt_streq(x->p[0].realpath, d->p[0].realpath))) {
-				g->next = d->sqlite && !strcmp(d->sqlite, "db")
-				              ? "SQLite reopened the database read-only: later "
-				                "writes fail with "
-				                "\"attempt to write a readonly database\""
-				              : "the program opened the same path read-only "
-				                "instead: later writes "
-				                "through it will fail";
-				return;
-			}
-		}
+	if (opens && dt_reopen_of(r, (long)d->pid, d->p[0].path, d->p[0].realpath, d->time_mono)) {
+		g->next = d->sqlite && !strcmp(d->sqlite, "db")
+		              ? "SQLite reopened the database read-only: later writes fail with "
+		                "\"attempt to write a readonly database\""
+		              : "the program opened the same path read-only instead: later writes "
+		                "through it will fail";
+		return;
+	}
 	const char *role = d->sqlite ? d->sqlite : "";
 	int side = !strcmp(role, "journal") || !strcmp(role, "wal") || !strcmp(role, "shm");
 	int missing = !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
