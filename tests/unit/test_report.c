@@ -1766,3 +1766,16 @@ Test(report, codex_protected_subpaths_are_named_on_their_roots_row)
 	assert_has(roots, "      read-only inside: .git, .codex, .agents, .aws\n");
 	assert_has(text, "Details: -v shows the 1 group in full");
 }
+
+Test(report, a_wal_missing_when_refused_is_not_taken_for_a_later_read_only_open_of_it)
+{
+	/* the -wal did not exist when its create was refused; a later
+	 * iteration found it (another process made it) and opened it read-only */
+	struct dt_record *d = add_denial(100, 2000, "open64", EROFS, D "/data/k.db-wal");
+	d->sqlite_hint = "wal";
+	add_path_rec(DT_REC_REOPEN, 100, 3000, "open64", 0, D "/data/k.db-wal");
+	build_opts(0, data_roots, 1);
+
+	assert_has(group(D "/data/k.db-wal", "open64")->next, "unable to open database file");
+}
+

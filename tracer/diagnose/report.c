@@ -413,6 +413,17 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 	const struct dt_record *d = g->rep;
 	const char *op = d->op ? d->op : "";
 	int opens = strstr(op, "open") || !strncmp(op, "creat", 5);
+	const char *role = d->sqlite ? d->sqlite : "";
+	int side = !strcmp(role, "journal") || !strcmp(role, "wal") || !strcmp(role, "shm");
+	/* most of its refusals found no file (SQLite had to create it): what
+	 * the worker printed most often. Checked first: a file that was not
+	 * there was not reopened, a later read-only open of it is another
+	 * call's. */
+	int missing = g->missing * 2 >= g->count;
+	if (side && opens && missing) {
+		dt_group_next_side_open(g, role, d->err);
+		return;
+	}
 	/* only a refused open has a read-only reopen as its sequel (an
 	 * fchown or a chmod of the same file has none) */
 	if (opens && dt_reopen_of(r, (long)d->pid, d->p[0].path, d->p[0].realpath, d->time_mono)) {
@@ -421,13 +432,6 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 		                "\"attempt to write a readonly database\""
 		              : "the program opened the same path read-only instead: later writes "
 		                "through it will fail";
-		return;
-	}
-	const char *role = d->sqlite ? d->sqlite : "";
-	int side = !strcmp(role, "journal") || !strcmp(role, "wal") || !strcmp(role, "shm");
-	int missing = !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
-	if (side && opens && missing) {
-		dt_group_next_side_open(g, role, d->err);
 		return;
 	}
 	if (!strcmp(role, "journal") && opens)
@@ -793,6 +797,7 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 		g->hidden = !o->all && (v.cause == DT_CAUSE_LOCK_CONTENTION || dt_is_setup(d));
 	}
 	g->count++;
+	g->missing += !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
 	g->last_ns = d->time_real;
 	r->group_of[d - r->recs] = (size_t)(g - r->groups) + 1;
 	int have = 0;

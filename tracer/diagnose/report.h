@@ -29,6 +29,7 @@ struct dt_report_group {
 	const char *path;            /* realpath, else abspath, else as passed */
 	struct dt_verdict v;
 	uint64_t count, first_ns, last_ns;
+	uint64_t missing; /* refusals whose file did not exist (stat facts) */
 	long pids[DT_GROUP_MAX_PIDS];
 	size_t npids;
 	int more_pids;
