@@ -1190,3 +1190,59 @@ Test(fix_verify, a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_
 	dtt_free(&fixed);
 	dtt_free(&r);
 }
+
+/* A board the worker (uid 65534) may not create files in, by its mode
+ * (0555, the worker's own) or its owner (root's, 0755), recorded with
+ * setpriv; fix --verify proves the chmod or chown on an overlay of the
+ * board in a private mount namespace: the disk keeps mode and owner, and
+ * the file the fixed run wrote is not on it. */
+static void expect_disk_change_verified(mode_t mode, uid_t owner, const char *change)
+{
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs root and setpriv to run a worker as uid 65534");
+	struct world w;
+	make_world(&w, 1);
+	private_state(w.top);
+	cr_assert_eq(chmod(w.top, 0755), 0);
+	cr_assert_eq(chown(w.work, 65534, 65534), 0);
+	cr_assert_eq(chown(w.board, owner, owner), 0);
+	cr_assert_eq(chmod(w.board, mode), 0);
+	const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+	                      "--",      "/bin/sh",       w.worker,        NULL};
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w.work), 0);
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_neq(r.status, 0, "the worker wrote its board: %s", r.out);
+	char res[4096], want[PATH_MAX + 128];
+	const char *args[] = {"--verify", "--yes", "--format", "json",
+	                      "--root",   w.board, r.ring,     NULL};
+	int st = fix_py(w.top, args,
+	                "[(f['cause'], f['copy'][0], f['verify']['state']) for f in j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	snprintf(want, sizeof(want), "[('file-permissions', '%s %s', 'fixed')]\n", change, w.board);
+	cr_expect_str_eq(res, want);
+	cr_expect_eq(lines_in(w.runs), 2, "the worker did not run once more");
+	struct stat sb;
+	cr_assert_eq(stat(w.board, &sb), 0);
+	cr_expect_eq(sb.st_mode & 07777, mode, "the board's mode changed on disk: %o", sb.st_mode);
+	cr_expect_eq(sb.st_uid, owner, "the board's owner changed on disk: %u", sb.st_uid);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_neq(access(status, F_OK), 0, "the fixed run's write reached the disk");
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_chmod_of_a_0555_board_is_verified_on_an_overlay_and_the_board_stays_0555)
+{
+	expect_disk_change_verified(0555, 65534, "chmod u+w");
+}
+
+Test(fix_verify, a_chown_of_roots_board_is_verified_on_an_overlay_and_the_board_stays_roots)
+{
+	expect_disk_change_verified(0755, 0, "chown 65534");
+}

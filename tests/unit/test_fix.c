@@ -244,6 +244,7 @@ Test(fix, a_mode_fix_adds_only_the_missing_bits_of_the_class_the_process_is_in)
 	struct dt_fix_plan plan = mode_plan(&d, &rs);
 	cr_assert_eq(plan.fixes[0].kind, DT_FIX_OUTSIDE);
 	cr_assert_str_eq(plan.fixes[0].copy[0], "chmod u+w /srv/board");
+	cr_assert_eq(plan.fixes[0].disk.mode, 0755);
 	dt_fix_plan_free(&plan);
 	d = mode_refusal(0750, 0, 50, 1000, 50);
 	plan = mode_plan(&d, &rs);
@@ -264,7 +265,11 @@ Test(fix, another_users_directory_is_handed_to_the_uid_never_opened_to_everyone)
 	for (size_t i = 0; i < plan.fixes[0].ncopy; i++)
 		cr_assert_null(strstr(plan.fixes[0].copy[i], "uid 0"), "run as root: %s",
 		               plan.fixes[0].copy[i]);
-	cr_assert_null(plan.argv, "nothing to run: the fix is not a command line");
+	/* --verify makes the same change on an overlay, with the launch as it was */
+	cr_assert_str_eq(plan.fixes[0].disk.path, "/srv/board");
+	cr_assert_eq(plan.fixes[0].disk.uid, 65534);
+	cr_assert_eq(plan.fixes[0].disk.mode, -1);
+	cr_assert(!plan.argv || plan.argv_for_disk, "the launch's command line was changed");
 	dt_fix_plan_free(&plan);
 }
 

@@ -39,8 +39,11 @@ static const char fix_usage[] =
 
 static const char fix_after[] =
     "fix never changes files, permissions or configuration: it prints those\n"
-    "changes. --verify writes the new ring beside the first one (RING.fixed.ring)\n"
-    "and the proof for `denytrace evidence` (RING.fix.md).\n"
+    "changes. --verify tries a chmod or chown (as root) on an overlay of the\n"
+    "directory in a private mount namespace, never on the disk; it writes the new\n"
+    "ring beside the first one (RING.fixed.ring) and the proof for `denytrace\n"
+    "evidence` (RING.fix.md). It exits 0 only when every finding was verified\n"
+    "fixed.\n"
     "\n";
 
 struct fix_opts {
@@ -224,7 +227,7 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 	}
 	for (size_t i = 0; i < plan->n; i++)
 		fix_text_one(f, in, plan, v, i);
-	if (plan->argv) {
+	if (plan->argv && ncl) {
 		fputs(in->trusted ? "\nthe launch with every command-line fix:\n   $ cd "
 		                  : "\nthe launch the ring claims, with every command-line fix "
 		                    "(written by the traced program: read it before you run "
@@ -711,6 +714,8 @@ int cmd_fix(int argc, char **argv)
 		goto out;
 	}
 	dt_fix_plan_build(in.p, in.n, &in.l, &plan);
+	if (o.verify)
+		dt_verify_disk_check(&plan, o.rings[0]);
 	if (o.verify && (rc = fix_verify(&o, &r, &in, &plan, &v)))
 		goto out;
 	if (o.json)

@@ -76,6 +76,8 @@ static void fix_refused(struct dt_fix *f, const char *what, const char *dir, con
 	f->ngrants = f->ncopy = 0;
 	free(f->change);
 	f->change = NULL;
+	free(f->disk.path);
+	f->disk.path = NULL;
 	f->kind = DT_FIX_NONE;
 	fix_set(&f->why, "no command: it would %s %s, and %s", what, dir, reason);
 }
@@ -122,6 +124,15 @@ static void mode_bits(char *out, size_t cap, char cls, unsigned missing)
 	         missing & 1 ? "x" : "");
 }
 
+/* The change f makes on disk: path's new mode and owner (-1: kept). */
+static void fix_disk(struct dt_fix *f, const char *path, long mode, long uid)
+{
+	free(f->disk.path);
+	f->disk.path = xstrdup(path);
+	f->disk.mode = mode;
+	f->disk.uid = uid;
+}
+
 /* chmod/chown that gives uid exactly the rights want (2 w, 3 wx) on
  * target (mode, owner, group as recorded). */
 static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, uint32_t owner,
@@ -130,7 +141,9 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 	unsigned owner_bits = (mode >> 6) & 7, group_bits = (mode >> 3) & 7;
 	char bits[16], *q = fix_sh_word(target);
 	const char *what = want == 3 ? "create and remove files in" : "write";
+	fix_disk(f, target, -1, -1);
 	if (owner == (uint32_t)d->uid) {
+		f->disk.mode = (long)((mode & 07777) | ((want & ~owner_bits) << 6));
 		mode_bits(bits, sizeof(bits), 'u', want & ~owner_bits);
 		fix_copy(f, "chmod %s %s", bits, q);
 		fix_set(&f->why,
@@ -138,6 +151,7 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 		        "let it %s it",
 		        (long long)d->uid, target, mode & 07777, what);
 	} else if (group == (uint32_t)d->gid) {
+		f->disk.mode = (long)((mode & 07777) | ((want & ~group_bits) << 3));
 		mode_bits(bits, sizeof(bits), 'g', want & ~group_bits);
 		fix_copy(f, "chmod %s %s", bits, q);
 		fix_set(&f->why,
@@ -146,7 +160,9 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 		        (long long)d->gid, target, mode & 07777, what);
 	} else {
 		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+		f->disk.uid = (long)d->uid;
 		if ((owner_bits & want) != want) {
+			f->disk.mode = (long)((mode & 07777) | ((want & ~owner_bits) << 6));
 			mode_bits(bits, sizeof(bits), 'u', want & ~owner_bits);
 			fix_copy(f, "chmod %s %s", bits, q);
 		}
@@ -161,19 +177,6 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 		        target, owner, group, mode & 07777, (long long)d->uid, what);
 	}
 	free(q);
-}
-
-/* Proving a mode, owner or ACL change without making it needs the launch
- * re-run in a private mount namespace over a copy of the directory that
- * carries the new mode; this version does not build one, and changing the
- * real directory is not denytrace's to do. */
-static void fix_no_verify_mode(struct dt_fix *f)
-{
-	fix_set(&f->no_verify,
-	        "a mode, owner or ACL change can be tried without changing the disk only in a "
-	        "private mount namespace over a copy of the directory, which this version does "
-	        "not build; make the change, then record the worker again with denytrace run: "
-	        "no refusal there is the proof");
 }
 
 /* Whether a mode or owner change of target may be proposed: under the
@@ -214,7 +217,6 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 	const struct dt_stat_facts *st = d && d->p[0].has_st ? &d->p[0].st : NULL;
 	const char *path = d ? (d->p[0].abspath ? d->p[0].abspath : d->p[0].path) : NULL;
 	f->kind = DT_FIX_OUTSIDE;
-	fix_no_verify_mode(f);
 	if (!st || !path) {
 		f->kind = DT_FIX_NONE;
 		fix_set(&f->why,
@@ -238,6 +240,7 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 			        "a file's owner remove or rename it",
 			        (long long)d->uid, path, dir);
 			fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+			fix_disk(f, path, -1, (long)d->uid);
 			if (st->uid != 0)
 				fix_copy(f, "# or run the worker as uid %u, the file's owner",
 				         st->uid);
@@ -268,6 +271,7 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 		        "owner or times",
 		        (long long)d->uid, path);
 		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+		fix_disk(f, path, -1, (long)d->uid);
 		if (st->uid != 0)
 			fix_copy(f, "# or run the worker as uid %u, the owner", st->uid);
 		fix_set(&f->why, "ownership of that one file, nothing else");
@@ -316,7 +320,8 @@ static int fix_flipping(struct dt_fix *f, const struct dt_fix_problem *p)
 	if (!fix_mode_gives(p->now.mode, p->now.uid, p->now.gid, d, want))
 		return 0;
 	f->kind = DT_FIX_OUTSIDE;
-	fix_no_verify_mode(f);
+	fix_set(&f->no_verify, "the fix is to keep the mode as it is now and stop what flips "
+	                       "it, which a re-run cannot apply");
 	fix_set(&f->change,
 	        "nothing to chmod: %s is %04o owned by %u:%u now, which lets uid %lld %s it; keep "
 	        "it that way",
@@ -687,6 +692,8 @@ static void fix_verifiability(struct dt_fix *f, const struct dt_fix_plan *plan)
 	else if (f->kind == DT_FIX_COMMAND_LINE && !plan->argv)
 		fix_set(&f->no_verify, "the launch's command line could not be rewritten: %s",
 		        plan->no_rewrite ? plan->no_rewrite : "no launch to rewrite");
+	else if (f->kind == DT_FIX_OUTSIDE && f->disk.path && !f->no_verify)
+		; /* --verify makes the change on an overlay (fixrun.h) */
 	else if (f->kind == DT_FIX_OUTSIDE && !f->no_verify)
 		fix_set(&f->no_verify,
 		        "the change is not on the command line denytrace re-runs (%s)",
@@ -803,6 +810,22 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 	plan->argc = a.n;
 }
 
+/* A mode or owner change is verified on the launch as it was (with any
+ * command-line fix): it needs a command line even when none changed. */
+static void plan_disk_rerun(struct dt_fix_plan *plan, const struct dt_fix_launch *l, int rerun)
+{
+	int disk = 0;
+	for (size_t i = 0; i < plan->n; i++)
+		disk |= plan->fixes[i].disk.path && !plan->fixes[i].no_verify;
+	if (!disk || plan->argv || !rerun)
+		return;
+	struct dt_argv a = {0};
+	dt_argv_copy(&a, l->argv, l->argc);
+	plan->argv = a.v;
+	plan->argc = a.n;
+	plan->argv_for_disk = 1;
+}
+
 int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_fix_launch *l,
                       struct dt_fix_plan *plan)
 {
@@ -882,6 +905,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			plan->sandbox = DT_SB_LANDLOCK;
 	}
 	strlist_free(&applied);
+	plan_disk_rerun(plan, l, rerun);
 	strlist_free(&shown);
 	strlist_free(&grants);
 	strlist_free(&list);
@@ -900,6 +924,7 @@ static void fix_free(struct dt_fix *f)
 	free(f->why);
 	free(f->launcher);
 	free(f->no_verify);
+	free(f->disk.path);
 }
 
 void dt_fix_plan_free(struct dt_fix_plan *plan)

@@ -98,6 +98,13 @@ struct dt_fix {
 	int candidate;   /* no expected root: the grant is the narrowest directory the
 	                  * refusals needed, offered for the user to confirm */
 	char *no_verify; /* why --verify cannot prove this fix, or NULL when it can */
+	/* a mode or owner change on disk, as data: --verify carries it out on
+	 * an overlay of the directory in a private mount namespace (fixrun.h) */
+	struct {
+		char *path; /* the file or directory to change, or NULL: none */
+		long mode;  /* its new permission bits, or -1 */
+		long uid;   /* its new owner, or -1 */
+	} disk;
 };
 
 struct dt_fix_plan {
@@ -107,7 +114,9 @@ struct dt_fix_plan {
 	char **argv;                 /* the launch's argv with every command-line fix applied,
 	                              * NULL-terminated; NULL when no fix is a command-line one */
 	size_t argc;
-	char *no_rewrite; /* why the command line could not be rewritten, or NULL */
+	char *no_rewrite;  /* why the command line could not be rewritten, or NULL */
+	int argv_for_disk; /* argv is the launch unchanged, there only for the mode or
+	                    * owner changes --verify makes on an overlay */
 };
 
 /* Works out every problem's fix, and the one command line that applies
