@@ -475,10 +475,11 @@ static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const
 	            : "",
 	        dir);
 	fix_set(&f->no_verify,
-	        "a Landlock ruleset is built by the program that restricts itself, and the "
-	        "kernel has no call that reads a ruleset's rules back, so denytrace cannot "
-	        "rebuild the launch's ruleset with this rule added; apply the rule where the "
-	        "ruleset is built and run the worker under denytrace run again");
+	        "the Landlock ruleset is built by the program that restricts itself, which a "
+	        "re-run builds again; a layer denytrace added could only take rights away "
+	        "(Landlock layers stack, none grants back), and the kernel has no call that "
+	        "reads a ruleset's rules, so denytrace cannot rebuild it with this rule; add "
+	        "the rule where the ruleset is built and record the worker again");
 }
 
 /* The launcher whose settings produce Codex's flags, for the root. */
