@@ -1778,4 +1778,3 @@ Test(report, a_wal_missing_when_refused_is_not_taken_for_a_later_read_only_open_
 
 	assert_has(group(D "/data/k.db-wal", "open64")->next, "unable to open database file");
 }
-
