@@ -4,6 +4,8 @@
 #include "fixrun.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -333,7 +336,7 @@ static const char *disk_dir(const struct dt_fix *f, char *buf, size_t cap)
 {
 	struct stat st;
 	snprintf(buf, cap, "%s", f->disk.path);
-	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+	if (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode))
 		return buf;
 	char *slash = strrchr(buf, '/');
 	if (slash)
@@ -359,6 +362,10 @@ static const char *disk_unverifiable(const struct dt_fix *f, const char *ring)
 	if (strpbrk(dir, ",:\\"))
 		return "the directory's path holds a comma, colon or backslash, which an overlay's "
 		       "options cannot name";
+	if (!realpath(dir, real) || strcmp(real, dir))
+		return "the directory's path goes through a symbolic link, and the overlay is "
+		       "only ever put on the directory the path names itself (a ring's path could "
+		       "otherwise be turned to another directory)";
 	if (ring && realpath(ring, real) && dt_path_under(real, dir))
 		return "the ring lies in the directory the overlay would cover, so the re-run's "
 		       "ring and the proof would vanish with it";
@@ -390,18 +397,69 @@ static char disk_scratch[PATH_MAX];
 
 /* Mounts an overlay on dir whose upper layer starts as dir itself looks
  * (an overlay's root takes the upper directory's mode and owner), under
- * scratch/N. Returns 0 or -1 with errno. */
+ * scratch/N. dir is pinned first and must resolve to itself: the path came
+ * from a ring, and a symbolic link swapped in must not move the overlay.
+ * Returns 0 or -1 with errno. */
 static int disk_overlay(const char *dir, size_t n)
 {
 	char upper[PATH_MAX + 32], work[PATH_MAX + 32], opts[3 * PATH_MAX + 64];
+	char pinned[64], real[PATH_MAX];
 	struct stat st;
-	snprintf(upper, sizeof(upper), "%s/u%zu", disk_scratch, n);
-	snprintf(work, sizeof(work), "%s/w%zu", disk_scratch, n);
-	if (stat(dir, &st) < 0 || mkdir(upper, 0700) < 0 || mkdir(work, 0700) < 0 ||
-	    chown(upper, st.st_uid, st.st_gid) < 0 || chmod(upper, st.st_mode & 07777) < 0)
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", dir, upper, work);
-	return mount("overlay", dir, "overlay", 0, opts);
+	snprintf(pinned, sizeof(pinned), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(pinned, real, sizeof(real) - 1);
+	int rc = -1;
+	if (len > 0)
+		real[len] = 0;
+	if (len <= 0 || strcmp(real, dir))
+		errno = ELOOP;
+	else if (fstat(fd, &st) == 0) {
+		snprintf(upper, sizeof(upper), "%s/u%zu", disk_scratch, n);
+		snprintf(work, sizeof(work), "%s/w%zu", disk_scratch, n);
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", pinned, upper,
+		         work);
+		if (mkdir(upper, 0700) == 0 && mkdir(work, 0700) == 0 &&
+		    chown(upper, st.st_uid, st.st_gid) == 0 &&
+		    chmod(upper, st.st_mode & 07777) == 0)
+			rc = mount("overlay", pinned, "overlay", 0, opts);
+	}
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+/* Makes f's change in the overlay now on dir: through descriptors of the
+ * overlay itself (never a path that could lead off it onto the disk). */
+static int disk_change(const struct dt_fix *f, const char *dir)
+{
+	struct statfs sf;
+	int root = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = root;
+	if (root < 0)
+		return -1;
+	if (fstatfs(root, &sf) < 0 || sf.f_type != OVERLAYFS_SUPER_MAGIC) {
+		close(root);
+		errno = EXDEV;
+		return -1;
+	}
+	if (strcmp(f->disk.path, dir)) {
+		const char *leaf = strrchr(f->disk.path, '/');
+		fd = openat(root, leaf ? leaf + 1 : f->disk.path,
+		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	}
+	int rc = fd < 0 ? -1 : 0;
+	if (!rc && f->disk.uid >= 0)
+		rc = fchown(fd, (uid_t)f->disk.uid, (gid_t)-1);
+	if (!rc && f->disk.mode >= 0)
+		rc = fchmod(fd, (mode_t)f->disk.mode);
+	int e = errno;
+	if (fd >= 0 && fd != root)
+		close(fd);
+	close(root);
+	errno = e;
+	return rc;
 }
 
 /* Makes every verifiable mode and owner change on an overlay of its
@@ -428,9 +486,7 @@ static int verify_disk_apply(const struct dt_fix_plan *plan)
 		char dir[PATH_MAX];
 		if (!disk_verifiable(f))
 			continue;
-		if (disk_overlay(disk_dir(f, dir, sizeof(dir)), k++) < 0 ||
-		    (f->disk.uid >= 0 && lchown(f->disk.path, (uid_t)f->disk.uid, (gid_t)-1) < 0) ||
-		    (f->disk.mode >= 0 && chmod(f->disk.path, (mode_t)f->disk.mode) < 0))
+		if (disk_overlay(disk_dir(f, dir, sizeof(dir)), k++) < 0 || disk_change(f, dir) < 0)
 			return dt_fail(DT_EXIT_INTERNAL,
 			               "fix: could not make the change on an overlay of %s: %s",
 			               dir, strerror(errno));
