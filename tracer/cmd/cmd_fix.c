@@ -249,6 +249,10 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 	else if (v && v->cmd)
 		fprintf(f, "\nverified with one run (exit status %d), ring %s\n", v->status,
 		        v->ring);
+	else if (v && v->v)
+		fputs("\nnothing was run: no fix here can be applied to a re-run (each says why), "
+		      "so there is no before and after\n",
+		      f);
 }
 
 /* ---- JSON ---- */
