@@ -18,6 +18,10 @@
  *   --ro-everything  no writable path at all.  Either this or at least one
  *                    --rw is required, so that forgetting --rw in a test is
  *                    a usage error instead of a silently read-only sandbox.
+ *   --rule PATH=R[|R...]  allow exactly the rights R beneath PATH (names
+ *                    as in LANDLOCK_ACCESS_FS_R: WRITE_FILE, TRUNCATE,
+ *                    MAKE_REG, REMOVE_FILE, REFER ...), as a fix that
+ *                    names its rights proposes; repeatable.
  *   --no-refer       do not grant REFER under the --rw paths, so renaming or
  *                    linking between two different directories fails with
  *                    EXDEV even when both are writable.
@@ -114,8 +118,8 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: " PROG " [--rw PATH]... [--ro-everything] [--no-refer] [--abi N]"
-	             " -- COMMAND [ARGS...]\n");
+	fprintf(out, "usage: " PROG " [--rw PATH]... [--rule PATH=RIGHT|...]... [--ro-everything]"
+	             " [--no-refer] [--abi N] -- COMMAND [ARGS...]\n");
 }
 
 static _Noreturn void usage_error(const char *msg, const char *arg)
@@ -126,6 +130,42 @@ static _Noreturn void usage_error(const char *msg, const char *arg)
 		fprintf(stderr, PROG ": %s\n", msg);
 	usage(stderr);
 	exit(2);
+}
+
+static const struct {
+	const char *name;
+	uint64_t bit;
+} right_names[] = {
+    {"EXECUTE", LANDLOCK_ACCESS_FS_EXECUTE},       {"WRITE_FILE", LANDLOCK_ACCESS_FS_WRITE_FILE},
+    {"READ_FILE", LANDLOCK_ACCESS_FS_READ_FILE},   {"READ_DIR", LANDLOCK_ACCESS_FS_READ_DIR},
+    {"REMOVE_DIR", LANDLOCK_ACCESS_FS_REMOVE_DIR}, {"REMOVE_FILE", LANDLOCK_ACCESS_FS_REMOVE_FILE},
+    {"MAKE_CHAR", LANDLOCK_ACCESS_FS_MAKE_CHAR},   {"MAKE_DIR", LANDLOCK_ACCESS_FS_MAKE_DIR},
+    {"MAKE_REG", LANDLOCK_ACCESS_FS_MAKE_REG},     {"MAKE_SOCK", LANDLOCK_ACCESS_FS_MAKE_SOCK},
+    {"MAKE_FIFO", LANDLOCK_ACCESS_FS_MAKE_FIFO},   {"MAKE_BLOCK", LANDLOCK_ACCESS_FS_MAKE_BLOCK},
+    {"MAKE_SYM", LANDLOCK_ACCESS_FS_MAKE_SYM},     {"REFER", LANDLOCK_ACCESS_FS_REFER},
+    {"TRUNCATE", LANDLOCK_ACCESS_FS_TRUNCATE},
+};
+
+/* "WRITE_FILE|TRUNCATE" (an optional LANDLOCK_ACCESS_FS_ prefix on each)
+ * as a mask; exits 2 on a name it does not know. */
+static uint64_t parse_rights(const char *list)
+{
+	char buf[1024];
+	uint64_t mask = 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *r = strtok_r(buf, "| ,", &save); r;
+	     r = strtok_r(NULL, "| ,", &save)) {
+		size_t k;
+		if (!strncmp(r, "LANDLOCK_ACCESS_FS_", 19))
+			r += 19;
+		for (k = 0; k < sizeof(right_names) / sizeof(*right_names); k++)
+			if (!strcmp(r, right_names[k].name))
+				break;
+		if (k == sizeof(right_names) / sizeof(*right_names))
+			usage_error("unknown Landlock right", r);
+		mask |= right_names[k].bit;
+	}
+	return mask;
 }
 
 /*
@@ -179,13 +219,16 @@ int main(int argc, char **argv)
 {
 	struct landlock_ruleset_attr ruleset_attr;
 	bool ro_everything = false, no_refer = false, saw_sep = false;
-	const char **rw_paths;
-	size_t n_rw = 0;
+	const char **rw_paths, **rule_paths;
+	uint64_t *rule_rights;
+	size_t n_rw = 0, n_rules = 0;
 	uint64_t handled, granted;
 	int abi, ruleset_fd, i, want_abi = 0;
 
 	rw_paths = calloc((size_t)argc, sizeof(*rw_paths));
-	if (!rw_paths) {
+	rule_paths = calloc((size_t)argc, sizeof(*rule_paths));
+	rule_rights = calloc((size_t)argc, sizeof(*rule_rights));
+	if (!rw_paths || !rule_paths || !rule_rights) {
 		perror(PROG ": calloc");
 		return 1;
 	}
@@ -210,6 +253,13 @@ int main(int argc, char **argv)
 			if (a[5] == '\0')
 				usage_error("--rw needs an argument", NULL);
 			rw_paths[n_rw++] = a + 5;
+		} else if (strcmp(a, "--rule") == 0) {
+			char *eq;
+			if (i + 1 >= argc || !(eq = strrchr(argv[i + 1], '=')))
+				usage_error("--rule needs PATH=RIGHTS", NULL);
+			*eq = 0;
+			rule_paths[n_rules] = argv[++i];
+			rule_rights[n_rules++] = parse_rights(eq + 1);
 		} else if (strcmp(a, "--ro-everything") == 0) {
 			ro_everything = true;
 		} else if (strcmp(a, "--no-refer") == 0) {
@@ -229,8 +279,8 @@ int main(int argc, char **argv)
 		usage_error("missing '--' before COMMAND", NULL);
 	if (i >= argc)
 		usage_error("missing COMMAND", NULL);
-	if (n_rw == 0 && !ro_everything)
-		usage_error("need at least one --rw PATH, or --ro-everything", NULL);
+	if (n_rw == 0 && n_rules == 0 && !ro_everything)
+		usage_error("need at least one --rw PATH or --rule, or --ro-everything", NULL);
 	if (n_rw > 0 && ro_everything)
 		usage_error("--ro-everything contradicts --rw", NULL);
 
@@ -274,6 +324,9 @@ int main(int argc, char **argv)
 
 	for (size_t k = 0; k < n_rw; k++)
 		add_rw_rule(ruleset_fd, rw_paths[k], granted);
+	/* exactly what was asked, within what this kernel handles */
+	for (size_t k = 0; k < n_rules; k++)
+		add_rw_rule(ruleset_fd, rule_paths[k], rule_rights[k] & handled);
 
 	/*
 	 * landlock_restrict_self requires no_new_privs unless the caller has
@@ -290,6 +343,8 @@ int main(int argc, char **argv)
 	}
 	close(ruleset_fd);
 	free(rw_paths);
+	free(rule_paths);
+	free(rule_rights);
 
 	execvp(argv[i], &argv[i]);
 	fprintf(stderr, PROG ": %s: %s\n", argv[i], strerror(errno));

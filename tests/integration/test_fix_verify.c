@@ -43,10 +43,10 @@ struct world {
 	char runs[PATH_MAX + 16];
 };
 
-static void make_world(struct world *w, int every)
+static void make_world_named(struct world *w, int every, const char *board)
 {
 	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
-	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
+	snprintf(w->board, sizeof(w->board), "%s/%s", w->top, board);
 	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
 	snprintf(w->worker, sizeof(w->worker), "%s/worker.sh", w->top);
 	snprintf(w->runs, sizeof(w->runs), "%s/runs", w->work);
@@ -58,10 +58,15 @@ static void make_world(struct world *w, int every)
 	        "#!/bin/sh\n"
 	        "n=$(wc -l < %s/runs 2>/dev/null || echo 0)\n"
 	        "echo run >> %s/runs\n"
-	        "if [ $((n %% %d)) -eq 0 ]; then echo done > %s/status || exit 1; fi\n",
+	        "if [ $((n %% %d)) -eq 0 ]; then echo done > '%s/status' || exit 1; fi\n",
 	        w->work, w->work, every, w->board);
 	fclose(f);
 	cr_assert_eq(chmod(w->worker, 0755), 0);
+}
+
+static void make_world(struct world *w, int every)
+{
+	make_world_named(w, every, "board");
 }
 
 static int lines_in(const char *path)
@@ -371,10 +376,10 @@ static void forge_launch(const char *ring, const char *marker)
 
 /* The launch file goes to $XDG_STATE_HOME/denytrace/launches: the test's
  * own directory, outside what the worker's sandbox makes writable. */
-static void private_state(struct world *w)
+static void private_state(const char *top)
 {
 	char state[PATH_MAX + 16];
-	snprintf(state, sizeof(state), "%s/state", w->top);
+	snprintf(state, sizeof(state), "%s/state", top);
 	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
 }
 
@@ -382,7 +387,7 @@ Test(fix_verify, a_forged_launch_record_is_never_run_and_the_launch_file_is)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char marker[PATH_MAX + 16];
@@ -403,7 +408,7 @@ static void expect_claim_not_run(const char *runs)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char marker[PATH_MAX + 16], other[PATH_MAX + 16];
@@ -439,7 +444,7 @@ Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_n
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char list[PATH_MAX + 64];
@@ -465,7 +470,7 @@ Test(fix_verify, a_forged_launch_environment_names_no_root_verify_applies)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	const char *argv[] = {"bwrap", "--ro-bind", "/",       "/",      "--bind",
@@ -489,7 +494,7 @@ Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_reco
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char marker[PATH_MAX + 16];
@@ -653,14 +658,14 @@ Test(fix_verify, a_root_the_worker_names_for_itself_is_shown_and_never_applied_b
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	char db[PATH_MAX + 16];
 	snprintf(db, sizeof(db), "%s/kanban.db", w.board);
 	struct dtt_run r;
 	record_self_named(&w, &r, db);
 	const char *args[] = {"--verify", "--yes", r.ring, NULL};
 	int st = fix(args);
-	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_eq(st, 9, "exit %d, not 9 (could not verify):\n%s", st, out);
 	cr_expect(strstr(out, "named by the traced program"), "%s", out);
 	cr_expect(strstr(out, "verified: cannot verify (its root is named by the traced program"),
 	          "%s", out);
@@ -720,7 +725,7 @@ Test(fix_verify, new_refusals_in_the_verified_run_are_reported_and_count_against
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap_new_refusal(&w, &r);
 	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
@@ -745,7 +750,7 @@ Test(fix_verify, runs_counts_fixed_runs_with_new_refusals_against_fixed)
 {
 	struct world w;
 	make_world(&w, 1);
-	private_state(&w);
+	private_state(w.top);
 	struct dtt_run r;
 	record_bwrap_new_refusal(&w, &r);
 	const char *args[] = {"--verify", "--yes", "--runs", "3", "--root", w.board, r.ring, NULL};
@@ -1070,4 +1075,315 @@ Test(fix_verify, a_launch_file_a_codex_worker_plants_in_its_workspace_is_never_r
 	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
 	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
 	codex_world_end(&w);
+}
+
+/* ---- issue 25: every finding gets a fix, and --verify says what it proved ---- */
+
+/* The proof --verify reads: fix's JSON (args), asked through Python's json
+ * and shlex, expr printed; the exit status of fix returned. */
+static int fix_py(const char *dir, const char *const *args, const char *expr, char *res, size_t cap)
+{
+	int st = fix_redirected(args, "2>/dev/null");
+	char path[PATH_MAX + 16], code[2048];
+	snprintf(path, sizeof(path), "%s/fix-py.json", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(out, f);
+	fclose(f);
+	snprintf(code, sizeof(code),
+	         "import json, shlex, sys\nj = json.load(open(sys.argv[1]))\nprint(%s)\n", expr);
+	const char *py[] = {"/usr/bin/python3", "-c", code, path, NULL};
+	cr_assert_eq(dtt_system(res, cap, py, NULL), 0, "%s\n%s", res, out);
+	return st;
+}
+
+Test(fix_verify, plain_bubblewrap_without_root_gets_the_board_directory_as_a_candidate_verified)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(w.top);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char res[8192], want[3 * PATH_MAX];
+	const char *plain[] = {"--format", "json", r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, plain,
+	                    "[(f['cause'], f['candidate'], f['kind'], f['grants']) for f in "
+	                    "j['fixes']]",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	snprintf(want, sizeof(want), "[('outside-roots', True, 'command-line', ['%s'])]\n",
+	         w.board);
+	cr_expect_str_eq(res, want);
+	cr_expect_eq(lines_in(w.runs), 1, "fix without --verify ran the worker");
+
+	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st =
+	    fix_py(w.top, verify, "[f['verify']['state'] for f in j['fixes']]", res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_str_eq(res, "['fixed']\n");
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_eq(access(status, F_OK), 0, "the fixed run did not write the board");
+	dtt_free(&r);
+}
+
+Test(fix_verify, report_and_fix_name_the_same_bind_for_a_board_outside_every_root)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *rep[] = {dt(), "report", "--format", "json", r.ring, NULL};
+	static char rjson[1 << 17];
+	cr_assert_eq(dtt_system(rjson, sizeof(rjson), rep, NULL), 0, "%s", rjson);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s", w.board, w.board);
+	cr_expect(strstr(rjson, bind), "the report advises no %s:\n%s", bind, rjson);
+	const char *args[] = {r.ring, NULL};
+	cr_assert_eq(fix(args), 0, "%s", out);
+	cr_expect(strstr(out, bind), "fix proposes no %s:\n%s", bind, out);
+	cr_expect(strstr(out, "candidate"), "it is not labelled a candidate:\n%s", out);
+	cr_expect_null(strstr(out, "none can be stated"), "%s", out);
+	dtt_free(&r);
+}
+
+/* A worker whose board is a read-only .git inside its writable workspace:
+ * the fix is the program's to make, so nothing can be verified. */
+Test(fix_verify, a_protected_path_is_not_verified_and_fix_verify_exits_non_zero)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w, 1);
+	private_state(w.top);
+	char git[PATH_MAX + 16], script[PATH_MAX + 64];
+	snprintf(git, sizeof(git), "%s/.git", w.work);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	snprintf(script, sizeof(script), "echo x > %s/config", git);
+	const char *argv[] = {"bwrap", "--ro-bind", "/",  "/",    "--bind", w.work,
+	                      w.work,  "--ro-bind", git,  git,    "--dev",  "/dev",
+	                      "--",    "/bin/sh",   "-c", script, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	char res[4096];
+	const char *args[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st = fix_py(w.top, args,
+	                "[(f['cause'], f['verify']['state'], bool(f['verify']['why_not'])) for f "
+	                "in j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 9, "exit %d, not 9 (could not verify):\n%s", st, out);
+	cr_expect_str_eq(res, "[('protected-path', 'cannot-verify', True)]\n");
+	/* what a deploy script does with it */
+	char cmd[2 * PATH_MAX + 128];
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' fix --verify --yes '%s' </dev/null >/dev/null 2>&1 && echo deploy", dt(),
+	         r.ring);
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	char said[256];
+	dtt_system(said, sizeof(said), sh, NULL);
+	cr_expect_null(strstr(said, "deploy"), "fix --verify --yes && deploy deployed");
+	dtt_free(&r);
+}
+
+/* Every line fix prints to copy, and the launch it prints, read back by
+ * a shell's rules (shlex), are the words meant: a space stays inside. */
+Test(fix_verify, a_board_path_with_a_space_gives_fix_lines_that_paste_into_a_shell)
+{
+	struct world w;
+	make_world_named(&w, 1, "my board");
+	private_state(w.top);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char res[8192], want[3 * PATH_MAX];
+	const char *json[] = {"--format", "json", r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, json,
+	                    "[shlex.split(c) for f in j['fixes'] for c in f['copy']] + "
+	                    "[shlex.split(shlex.join(j['command_line'])) == j['command_line']]",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	snprintf(want, sizeof(want), "[['--bind', '%s', '%s'], True]\n", w.board, w.board);
+	cr_expect_str_eq(res, want);
+	/* the text's launch line, pasted into a shell, runs the fixed launch */
+	const char *text[] = {r.ring, NULL};
+	cr_assert_eq(fix(text), 0, "%s", out);
+	const char *line = strstr(out, "   $ cd ");
+	cr_assert_not_null(line, "no launch line:\n%s", out);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	char said[4096];
+	cr_expect_eq(dtt_system(said, sizeof(said), sh, NULL), 0, "%s: %s", cmd, said);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_eq(access(status, F_OK), 0, "the pasted launch did not write the board: %s", cmd);
+	dtt_free(&r);
+}
+
+/* A board in WAL mode whose -wal and -shm the last connection removed:
+ * the worker must create, truncate and delete them. */
+struct wal_world {
+	char top[PATH_MAX], board[PATH_MAX + 8], work[PATH_MAX + 8], worker[PATH_MAX + 16];
+	char db[PATH_MAX + 32];
+};
+
+static void make_wal_world(struct wal_world *w)
+{
+	if (!dtt_have_landlock())
+		cr_skip_test("Landlock is not available here");
+	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
+	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
+	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
+	snprintf(w->worker, sizeof(w->worker), "%s/worker.py", w->top);
+	snprintf(w->db, sizeof(w->db), "%s/kanban.db", w->board);
+	cr_assert_eq(mkdir(w->board, 0755), 0);
+	cr_assert_eq(mkdir(w->work, 0755), 0);
+	const char *mk[] = {"/usr/bin/python3", "-c",
+	                    "import sqlite3, sys\n"
+	                    "c = sqlite3.connect(sys.argv[1])\n"
+	                    "c.execute('pragma journal_mode=wal')\n"
+	                    "c.execute('create table t(a)')\n"
+	                    "c.commit(); c.close()\n",
+	                    w->db, NULL};
+	char said[4096];
+	cr_assert_eq(dtt_system(said, sizeof(said), mk, NULL), 0, "%s", said);
+	FILE *f = fopen(w->worker, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+	        "import sqlite3\n"
+	        "c = sqlite3.connect('%s')\n"
+	        "for i in range(20):\n"
+	        "    c.execute('insert into t values (?)', (i,))\n"
+	        "    c.commit()\n"
+	        "c.close()\n",
+	        w->db);
+	fclose(f);
+}
+
+/* landlock-run --rw WORK --rw /dev/null [--rule BOARD=RIGHTS] -- python3 -B
+ * WORKER under denytrace run, from the workspace. */
+static void record_wal_worker(struct wal_world *w, const char *rule, struct dtt_run *r)
+{
+	char rulearg[PATH_MAX + 1024];
+	const char *argv[16];
+	size_t n = 0;
+	argv[n++] = dtt_helper("landlock-run");
+	argv[n++] = "--rw";
+	argv[n++] = w->work;
+	argv[n++] = "--rw";
+	argv[n++] = "/dev/null";
+	if (rule) {
+		snprintf(rulearg, sizeof(rulearg), "%s=%s", w->board, rule);
+		argv[n++] = "--rule";
+		argv[n++] = rulearg;
+	}
+	argv[n++] = "--";
+	argv[n++] = "/usr/bin/python3";
+	argv[n++] = "-B";
+	argv[n++] = w->worker;
+	argv[n] = NULL;
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->work), 0);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+}
+
+Test(fix_verify, a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_first_time)
+{
+	struct wal_world w;
+	make_wal_world(&w);
+	private_state(w.top);
+	struct dtt_run r;
+	record_wal_worker(&w, NULL, &r);
+	cr_assert_neq(r.status, 0, "the worker wrote its board without a rule: %s", r.out);
+	char res[8192];
+	const char *args[] = {"--format", "json", "--root", w.board, r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, args,
+	                    "j['sandbox'], [f['sandbox'] for f in j['fixes']], '|'.join(r for f "
+	                    "in j['fixes'] for c in f['copy'] if 'allowed_access' in c for r in "
+	                    "c.split('allowed_access = ')[1].split(' | '))",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	cr_expect(!strncmp(res, "landlock ['landlock'] ", 22), "the header says: %s", res);
+	const char *rights = strrchr(res, ' ');
+	cr_assert_not_null(rights);
+	char rule[1024];
+	snprintf(rule, sizeof(rule), "%.*s", (int)strcspn(rights + 1, "\n"), rights + 1);
+	const char *need[] = {"WRITE_FILE", "TRUNCATE", "MAKE_REG", "REMOVE_FILE"};
+	for (size_t i = 0; i < 4; i++)
+		cr_expect(strstr(rule, need[i]), "no %s in %s", need[i], rule);
+	/* the rule, applied exactly by the test's own Landlock launcher */
+	struct dtt_run fixed;
+	record_wal_worker(&w, rule, &fixed);
+	cr_expect_eq(fixed.status, 0, "the worker failed with the rule %s: %s", rule, fixed.out);
+	cr_expect_eq(dtt_count(&fixed, DT_REC_DENIAL, NULL, NULL), 0,
+	             "refusals left with the rule %s", rule);
+	/* denytrace cannot rebuild the ruleset: it says so, and does not pass */
+	const char *verify[] = {"--verify", "--yes", "--format", "json",
+	                        "--root",   w.board, r.ring,     NULL};
+	int st = fix_py(w.top, verify,
+	                "[(f['verify']['state'], 'Landlock' in f['verify']['why_not']) for f in "
+	                "j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 9, "exit %d, not 9:\n%s", st, out);
+	cr_expect_str_eq(res, "[('cannot-verify', True)]\n");
+	dtt_free(&fixed);
+	dtt_free(&r);
+}
+
+/* A board the worker (uid 65534) may not create files in, by its mode
+ * (0555, the worker's own) or its owner (root's, 0755), recorded with
+ * setpriv; fix --verify proves the chmod or chown on an overlay of the
+ * board in a private mount namespace: the disk keeps mode and owner, and
+ * the file the fixed run wrote is not on it. */
+static void expect_disk_change_verified(mode_t mode, uid_t owner, const char *change)
+{
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs root and setpriv to run a worker as uid 65534");
+	struct world w;
+	make_world(&w, 1);
+	private_state(w.top);
+	cr_assert_eq(chmod(w.top, 0755), 0);
+	cr_assert_eq(chown(w.work, 65534, 65534), 0);
+	cr_assert_eq(chown(w.board, owner, owner), 0);
+	cr_assert_eq(chmod(w.board, mode), 0);
+	const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+	                      "--",      "/bin/sh",       w.worker,        NULL};
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w.work), 0);
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_neq(r.status, 0, "the worker wrote its board: %s", r.out);
+	char res[4096], want[PATH_MAX + 128];
+	const char *args[] = {"--verify", "--yes", "--format", "json",
+	                      "--root",   w.board, r.ring,     NULL};
+	int st = fix_py(w.top, args,
+	                "[(f['cause'], f['copy'][0], f['verify']['state']) for f in j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	snprintf(want, sizeof(want), "[('file-permissions', '%s %s', 'fixed')]\n", change, w.board);
+	cr_expect_str_eq(res, want);
+	cr_expect_eq(lines_in(w.runs), 2, "the worker did not run once more");
+	struct stat sb;
+	cr_assert_eq(stat(w.board, &sb), 0);
+	cr_expect_eq(sb.st_mode & 07777, mode, "the board's mode changed on disk: %o", sb.st_mode);
+	cr_expect_eq(sb.st_uid, owner, "the board's owner changed on disk: %u", sb.st_uid);
+	char status[PATH_MAX + 16];
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	cr_expect_neq(access(status, F_OK), 0, "the fixed run's write reached the disk");
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_chmod_of_a_0555_board_is_verified_on_an_overlay_and_the_board_stays_0555)
+{
+	expect_disk_change_verified(0555, 65534, "chmod u+w");
+}
+
+Test(fix_verify, a_chown_of_roots_board_is_verified_on_an_overlay_and_the_board_stays_roots)
+{
+	expect_disk_change_verified(0755, 0, "chown 65534");
 }

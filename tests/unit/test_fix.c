@@ -203,30 +203,33 @@ Test(fix, the_roots_a_fix_grants_are_exactly_the_expected_roots_of_the_findings)
 	struct dt_fix_plan plan;
 	dt_fix_plan_build(p, 4, &l, &plan);
 	cr_assert_eq(plan.sandbox, DT_SB_CODEX);
-	/* granted by the fixes, all together: /b and /c, the findings' roots */
+	/* granted by the fixes, all together: /b and /c, the findings' roots,
+	 * and /elsewhere, the one outside every root, as a candidate */
 	size_t ngrants = 0;
 	for (size_t i = 0; i < plan.n; i++)
 		for (size_t g = 0; g < plan.fixes[i].ngrants; g++) {
-			cr_assert(!strcmp(plan.fixes[i].grants[g], p[i].root->path),
+			cr_assert(!strcmp(plan.fixes[i].grants[g],
+			                  p[i].root ? p[i].root->path : p[i].subject),
 			          "finding %zu grants %s, not its root", i,
 			          plan.fixes[i].grants[g]);
+			cr_assert_eq(plan.fixes[i].candidate, p[i].root == NULL);
 			ngrants++;
 		}
-	cr_assert_eq(ngrants, 2);
+	cr_assert_eq(ngrants, 3);
 	cr_assert_eq(plan.fixes[0].kind, DT_FIX_COMMAND_LINE);
-	cr_assert_eq(plan.fixes[1].kind, DT_FIX_NONE, "no root: nothing is granted");
-	cr_assert_not_null(strstr(plan.fixes[1].why, "widen"));
+	cr_assert_eq(plan.fixes[1].kind, DT_FIX_COMMAND_LINE, "no root: a candidate");
+	cr_assert_not_null(strstr(plan.fixes[1].change, "candidate"));
 	cr_assert_eq(plan.fixes[3].kind, DT_FIX_PROGRAM);
 	cr_assert_not_null(strstr(plan.fixes[2].launcher, "HERMES_KANBAN_DB"));
-	/* one -c holding the list it replaces and both roots */
+	/* one -c holding the list it replaces and every grant */
 	cr_assert_not_null(plan.argv);
 	struct dt_argv a = {plan.argv, plan.argc};
-	cr_assert_str_eq(joined(&a),
-	                 "codex sandbox -c "
-	                 "sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\"] "
-	                 "-- sh");
+	cr_assert_str_eq(joined(&a), "codex sandbox -c "
+	                             "sandbox_workspace_write.writable_roots=[\"/a\",\"/b\","
+	                             "\"/elsewhere\",\"/c\"] -- sh");
 	cr_assert_str_eq(plan.fixes[0].copy[0],
-	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\"]'");
+	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/elsewhere\","
+	                 "\"/c\"]'");
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
@@ -280,6 +283,7 @@ Test(fix, a_mode_fix_adds_only_the_missing_bits_of_the_class_the_process_is_in)
 	struct dt_fix_plan plan = mode_plan(&d, &rs);
 	cr_assert_eq(plan.fixes[0].kind, DT_FIX_OUTSIDE);
 	cr_assert_str_eq(plan.fixes[0].copy[0], "chmod u+w /srv/board");
+	cr_assert_eq(plan.fixes[0].disk.mode, 0755);
 	dt_fix_plan_free(&plan);
 	d = mode_refusal(0750, 0, 50, 1000, 50);
 	plan = mode_plan(&d, &rs);
@@ -300,7 +304,11 @@ Test(fix, another_users_directory_is_handed_to_the_uid_never_opened_to_everyone)
 	for (size_t i = 0; i < plan.fixes[0].ncopy; i++)
 		cr_assert_null(strstr(plan.fixes[0].copy[i], "uid 0"), "run as root: %s",
 		               plan.fixes[0].copy[i]);
-	cr_assert_null(plan.argv, "nothing to run: the fix is not a command line");
+	/* --verify makes the same change on an overlay, with the launch as it was */
+	cr_assert_str_eq(plan.fixes[0].disk.path, "/srv/board");
+	cr_assert_eq(plan.fixes[0].disk.uid, 65534);
+	cr_assert_eq(plan.fixes[0].disk.mode, -1);
+	cr_assert(!plan.argv || plan.argv_for_disk, "the launch's command line was changed");
 	dt_fix_plan_free(&plan);
 }
 

@@ -604,10 +604,10 @@ Test(report, side_files_without_reopen_say_what_sqlite_does_next)
 
 	const char *j = group(D "/data/app.db-journal", "openat")->next;
 	cr_assert_not_null(j);
-	assert_has(j, "cannot start a transaction without its journal");
+	assert_has(j, "could not create its journal");
 	const char *w = group(D "/out/y.db-wal", "openat")->next;
 	cr_assert_not_null(w);
-	assert_has(w, "WAL mode");
+	assert_has(w, "could not create the WAL");
 }
 
 Test(report, a_new_wal_refused_with_eacces_is_readonly_directory_and_a_refused_unlink_stays)
@@ -626,7 +626,25 @@ Test(report, a_new_wal_refused_with_eacces_is_readonly_directory_and_a_refused_u
 	assert_has(group(D "/data/k.db-wal", "open64")->next,
 	           "attempt to write a readonly database");
 	assert_has(group(D "/data/k.db-shm", "unlink")->next, "could not delete it");
-	assert_has(group(D "/data/k.db-shm", "open64")->next, "WAL mode");
+	assert_has(group(D "/data/k.db-shm", "open64")->next, "unable to open database file");
+}
+
+Test(report, a_side_file_sqlite_could_not_create_names_the_error_it_returns_by_errno)
+{
+	/* os_unix.c: a new journal or WAL refused with EACCES is
+	 * SQLITE_READONLY_DIRECTORY, with EROFS or EPERM SQLITE_CANTOPEN */
+	struct dt_record *d = add_denial(100, 2000, "open64", EROFS, D "/data/k.db-wal");
+	d->sqlite_hint = "wal";
+	d = add_denial(100, 2100, "open64", EPERM, D "/data/k.db-journal");
+	d->sqlite_hint = "journal";
+	d = add_denial(100, 2200, "open64", EACCES, D "/data/j.db-journal");
+	d->sqlite_hint = "journal";
+	build_opts(0, data_roots, 1);
+
+	assert_has(group(D "/data/k.db-wal", "open64")->next, "unable to open database file");
+	assert_has(group(D "/data/k.db-journal", "open64")->next, "unable to open database file");
+	assert_has(group(D "/data/j.db-journal", "open64")->next,
+	           "attempt to write a readonly database");
 }
 
 /* ---- SQLite side files: was the database writable for that process? ---------------------- */
@@ -1747,4 +1765,16 @@ Test(report, codex_protected_subpaths_are_named_on_their_roots_row)
 	cr_expect_null(strstr(roots, "  /tmp/.git\n"), "a row per subpath:\n%s", roots);
 	assert_has(roots, "      read-only inside: .git, .codex, .agents, .aws\n");
 	assert_has(text, "Details: -v shows the 1 group in full");
+}
+
+Test(report, a_wal_missing_when_refused_is_not_taken_for_a_later_read_only_open_of_it)
+{
+	/* the -wal did not exist when its create was refused; a later
+	 * iteration found it (another process made it) and opened it read-only */
+	struct dt_record *d = add_denial(100, 2000, "open64", EROFS, D "/data/k.db-wal");
+	d->sqlite_hint = "wal";
+	add_path_rec(DT_REC_REOPEN, 100, 3000, "open64", 0, D "/data/k.db-wal");
+	build_opts(0, data_roots, 1);
+
+	assert_has(group(D "/data/k.db-wal", "open64")->next, "unable to open database file");
 }

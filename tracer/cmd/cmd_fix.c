@@ -27,7 +27,8 @@ static const char fix_usage[] =
     "terms of the launch: one Codex -c sandbox_workspace_write.writable_roots=[...]\n"
     "holding every root (and the config.toml lines), a bubblewrap --bind, a\n"
     "Landlock rule, the chmod/chown for exactly the refused uid, or why no sandbox\n"
-    "change fixes it. A fix grants only the findings' expected roots.\n"
+    "change fixes it. A fix grants only the findings' expected roots; a path\n"
+    "outside every root gets its directory, labelled as a candidate.\n"
     "\n"
     "The launch it changes, and that --verify runs, is COMMAND (run here) when\n"
     "given, else the one denytrace run, codex or soak recorded in its launch file\n"
@@ -40,8 +41,11 @@ static const char fix_usage[] =
 
 static const char fix_after[] =
     "fix never changes files, permissions or configuration: it prints those\n"
-    "changes. --verify writes the new ring beside the first one (RING.fixed.ring)\n"
-    "and the proof for `denytrace evidence` (RING.fix.md).\n"
+    "changes. --verify tries a chmod or chown (as root) on an overlay of the\n"
+    "directory in a private mount namespace, never on the disk; it writes the new\n"
+    "ring beside the first one (RING.fixed.ring) and the proof for `denytrace\n"
+    "evidence` (RING.fix.md). It exits 0 only when every finding was verified\n"
+    "fixed.\n"
     "\n";
 
 struct fix_opts {
@@ -108,17 +112,15 @@ static int fix_parse(int argc, char **argv, struct fix_opts *o)
 
 /* ---- text ---- */
 
-static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i, int claimed)
+static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i, const char *no_verify)
 {
 	const struct dt_verify_result *r = &v->v[i];
 	fprintf(f, "   verified: %s", dt_verify_state_name(r->state));
-	if (r->state == DT_VERIFY_CANNOT && claimed)
-		fputs(" (its root is named by the traced program: not applied automatically)", f);
-	else if (r->state == DT_VERIFY_CANNOT)
-		fputs(" (the change is not on the command line: make it, then run fix "
-		      "--verify again)",
-		      f);
-	else if (v->runs)
+	if (r->state == DT_VERIFY_CANNOT) {
+		fputs(" (", f);
+		dt_put_safe(f, no_verify ? no_verify : "nothing was run");
+		fputc(')', f);
+	} else if (v->runs)
 		fprintf(f, ": refused in %u of %u runs (was %u of %u)", r->runs_after,
 		        v->done_after, r->runs_before, v->done_before);
 	else
@@ -182,7 +184,7 @@ static void fix_text_one(FILE *f, const struct dt_fix_inputs *in, const struct d
 			fputc('\n', f);
 		}
 	if (v && v->v)
-		fix_text_verdict(f, v, i, x->claimed);
+		fix_text_verdict(f, v, i, x->no_verify);
 }
 
 static void fix_put_argv(FILE *f, char *const *argv)
@@ -227,7 +229,7 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 	}
 	for (size_t i = 0; i < plan->n; i++)
 		fix_text_one(f, in, plan, v, i);
-	if (plan->argv) {
+	if (plan->argv && ncl) {
 		fputs(in->trusted ? "\nthe launch with every command-line fix:\n   $ cd "
 		                  : "\nthe launch the ring claims, with every command-line fix "
 		                    "(written by the traced program: read it before you run "
@@ -249,6 +251,10 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 	else if (v && v->cmd)
 		fprintf(f, "\nverified with one run (exit status %d), ring %s\n", v->status,
 		        v->ring);
+	else if (v && v->v)
+		fputs("\nnothing was run: no fix here can be applied to a re-run (each says why), "
+		      "so there is no before and after\n",
+		      f);
 }
 
 /* ---- JSON ---- */
@@ -262,7 +268,8 @@ static void fix_json_strs(struct dt_json *j, const char *key, char *const *v, si
 	dt_json_end_arr(j);
 }
 
-static void fix_json_verdict(struct dt_json *j, const struct dt_verify *v, size_t i)
+static void fix_json_verdict(struct dt_json *j, const struct dt_verify *v, size_t i,
+                             const char *no_verify)
 {
 	const struct dt_verify_result *r = &v->v[i];
 	dt_json_key(j, "verify");
@@ -271,6 +278,8 @@ static void fix_json_verdict(struct dt_json *j, const struct dt_verify *v, size_
 	dt_json_str(j, r->state == DT_VERIFY_FIXED       ? "fixed"
 	               : r->state == DT_VERIFY_NOT_FIXED ? "not-fixed"
 	                                                 : "cannot-verify");
+	dt_json_key(j, "why_not");
+	dt_json_str(j, r->state == DT_VERIFY_CANNOT ? no_verify : NULL);
 	dt_json_key(j, "refusals_before");
 	dt_json_uint(j, r->before);
 	if (v->runs) {
@@ -311,9 +320,11 @@ static void fix_json_one(struct dt_json *j, const struct dt_fix_inputs *in,
 	dt_json_str(j, x->launcher);
 	dt_json_key(j, "named_by_traced_program");
 	dt_json_bool(j, x->claimed);
+	dt_json_key(j, "candidate");
+	dt_json_bool(j, x->candidate);
 	fix_json_strs(j, "grants", x->grants, x->ngrants);
 	if (v && v->v)
-		fix_json_verdict(j, v, i);
+		fix_json_verdict(j, v, i, x->no_verify);
 	dt_json_end_obj(j);
 }
 
@@ -634,6 +645,19 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
 	return 0;
 }
 
+/* 0 only when every finding was verified fixed: a script's
+ * `fix --verify --yes && deploy` must not deploy what nobody proved. */
+static int fix_verify_status(const struct dt_verify *v)
+{
+	int rc = DT_EXIT_OK;
+	for (size_t i = 0; v->v && i < v->n; i++)
+		if (v->v[i].state == DT_VERIFY_NOT_FIXED)
+			return DT_EXIT_FOUND;
+		else if (v->v[i].state == DT_VERIFY_CANNOT)
+			rc = DT_EXIT_UNVERIFIED;
+	return rc;
+}
+
 /* Which launch fix works on: the command after "--" (run here), else the
  * launch file of the first ring when the traced command could not have
  * written it, else only the ring's claim (shown, never run). Returns 0,
@@ -699,16 +723,15 @@ int cmd_fix(int argc, char **argv)
 		goto out;
 	}
 	dt_fix_plan_build(in.p, in.n, &in.l, &plan);
+	if (o.verify)
+		dt_verify_disk_check(&plan, o.rings[0]);
 	if (o.verify && (rc = fix_verify(&o, &r, &in, &plan, &v)))
 		goto out;
 	if (o.json)
 		fix_json(stdout, &o, &in, &plan, &v);
 	else
 		fix_text(stdout, &in, &plan, &v);
-	rc = DT_EXIT_OK;
-	for (size_t i = 0; v.v && i < v.n; i++)
-		if (v.v[i].state == DT_VERIFY_NOT_FIXED)
-			rc = DT_EXIT_FOUND;
+	rc = fix_verify_status(&v);
 	if (fflush(stdout) != 0)
 		rc = DT_EXIT_IO;
 out:

@@ -105,9 +105,17 @@ static void dt_finding_add(struct dt_finding *f, const struct dt_report_group *g
 		f->reason = g->v.reason;
 		f->advice = g->v.advice;
 		f->first_ns = g->first_ns;
-		f->next = g->next ? g->next : f->next;
+		if (!f->next_is_error)
+			f->next = g->next ? g->next : f->next;
 	} else if (!f->next) {
 		f->next = g->next;
+	}
+	/* the error SQLite returns outranks the steps before it (a read-only
+	 * reopen fails nothing yet): the line says what the worker printed */
+	if (g->next_is_error && (!f->next_is_error || g->first_ns < f->next_ns)) {
+		f->next = g->next;
+		f->next_is_error = 1;
+		f->next_ns = g->first_ns;
 	}
 	/* the difference of the group with the most refusals that names a fact */
 	if (g->intermittent &&

@@ -43,6 +43,8 @@ struct dt_finding {
 	const char *advice;         /* the fix, once: the first group's advice */
 	const char *missing_right;  /* dt_verdict.missing_right, or NULL */
 	const char *next;           /* what the program did next (first group that says), or NULL */
+	int next_is_error;          /* next is the error SQLite returned (report.h) */
+	uint64_t next_ns;           /* when that group's first refusal came */
 	int intermittent;           /* some refused path was also written successfully */
 	/* what separated the successful writes from the refusals: the first
 	 * intermittent group's difference that names a fact, else the first's */

@@ -361,49 +361,87 @@ static void dt_hidx_free(struct dt_hidx *x)
 static struct dt_hidx dt_reopens; /* reopen records, by path as passed and realpath */
 static struct dt_hidx dt_writes;  /* --all write records, by group path */
 
+/* A -journal, -wal or -shm SQLite had to create and could not: the error
+ * it returns (os_unix.c, unixOpen and unixOpenSharedMemory). A new journal
+ * or WAL refused with EACCES is SQLITE_READONLY_DIRECTORY; any other
+ * refusal, and any of -shm (it retries read-only, and there is no file),
+ * is SQLITE_CANTOPEN. In WAL mode this error is what the program sees even
+ * after a read-only reopen of the database: the reopened connection still
+ * needs -wal and -shm to read (and a fallback to DELETE journal mode cannot
+ * switch a read-only connection out of WAL). */
+static void dt_group_next_side_open(struct dt_report_group *g, const char *role, int err)
+{
+	g->next_is_error = 1;
+	if (strcmp(role, "shm") && err == EACCES)
+		g->next = !strcmp(role, "wal")
+		              ? "SQLite could not create the WAL (SQLITE_READONLY_DIRECTORY): the "
+		                "statement fails with \"attempt to write a readonly database\""
+		              : "SQLite could not create its journal (SQLITE_READONLY_DIRECTORY): "
+		                "the write fails with \"attempt to write a readonly database\"";
+	else
+		g->next = !strcmp(role, "wal")
+		              ? "SQLite could not create the WAL (SQLITE_CANTOPEN): the statement "
+		                "fails with \"unable to open database file\""
+		          : !strcmp(role, "shm")
+		              ? "SQLite could not create -shm (SQLITE_CANTOPEN): the statement "
+		                "fails with \"unable to open database file\""
+		              : "SQLite could not create its journal (SQLITE_CANTOPEN): the write "
+		                "fails with \"unable to open database file\"";
+}
+
+/* The read-only reopen by pid of the file named path or realpath at or
+ * after since (monotonic ns), or NULL. */
+static const struct dt_record *dt_reopen_of(const struct dt_report *r, long pid, const char *path,
+                                            const char *realpath, uint64_t since)
+{
+	uint64_t keys[2] = {dt_hash_str(path), dt_hash_str(realpath)};
+	for (int k = 0; k < 2; k++)
+		for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j;
+		     j = dt_reopens.next[j - 1]) {
+			size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
+			const struct dt_record *x = &r->recs[i];
+			if (x->type == DT_REC_REOPEN && x->pid == pid && x->time_mono >= since &&
+			    ((path && dt_streq(x->p[0].path, path)) ||
+			     (realpath && dt_streq(x->p[0].realpath, realpath))))
+				return x;
+		}
+	return NULL;
+}
+
 static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 {
 	const struct dt_record *d = g->rep;
 	const char *op = d->op ? d->op : "";
 	int opens = strstr(op, "open") || !strncmp(op, "creat", 5);
-	uint64_t keys[2] = {dt_hash_str(d->p[0].path), dt_hash_str(d->p[0].realpath)};
+	const char *role = d->sqlite ? d->sqlite : "";
+	int side = !strcmp(role, "journal") || !strcmp(role, "wal") || !strcmp(role, "shm");
+	/* most of its refusals found no file (SQLite had to create it): what
+	 * the worker printed most often. Checked first: a file that was not
+	 * there was not reopened, a later read-only open of it is another
+	 * call's. */
+	int missing = g->missing * 2 >= g->count;
+	if (side && opens && missing) {
+		dt_group_next_side_open(g, role, d->err);
+		return;
+	}
 	/* only a refused open has a read-only reopen as its sequel (an
 	 * fchown or a chmod of the same file has none) */
-	for (int k = 0; k < 2 && opens; k++)
-		for (size_t j = dt_hidx_first(&dt_reopens, keys[k]); j;
-		     j = dt_reopens.next[j - 1]) {
-			size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
-			const struct dt_record *x = &r->recs[i];
-			if (x->type == DT_REC_REOPEN && x->pid == d->pid &&
-			    x->time_mono >= d->time_mono &&
-			    (dt_streq(x->p[0].path, d->p[0].path) ||
-			     dt_streq(x->p[0].realpath, d->p[0].realpath))) {
-				g->next = d->sqlite && !strcmp(d->sqlite, "db")
-				              ? "SQLite reopened the database read-only: later "
-				                "writes fail with "
-				                "\"attempt to write a readonly database\""
-				              : "the program opened the same path read-only "
-				                "instead: later writes "
-				                "through it will fail";
-				return;
-			}
-		}
-	int wal = d->sqlite && !strcmp(d->sqlite, "wal");
-	int missing = !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
-	if (d->sqlite && !strcmp(d->sqlite, "journal") && opens)
-		g->next = "SQLite cannot start a transaction without its journal: the write fails "
-		          "(\"unable to open database file\" or SQLITE_READONLY_DIRECTORY)";
-	/* os_unix.c: a new WAL refused with EACCES is SQLITE_READONLY_DIRECTORY */
-	else if (wal && opens && d->err == EACCES && missing)
+	if (opens && dt_reopen_of(r, (long)d->pid, d->p[0].path, d->p[0].realpath, d->time_mono)) {
+		g->next = d->sqlite && !strcmp(d->sqlite, "db")
+		              ? "SQLite reopened the database read-only: later writes fail with "
+		                "\"attempt to write a readonly database\""
+		              : "the program opened the same path read-only instead: later writes "
+		                "through it will fail";
+		return;
+	}
+	if (!strcmp(role, "journal") && opens)
+		g->next = "SQLite cannot start a transaction without its journal: the write fails";
+	else if ((!strcmp(role, "wal") || !strcmp(role, "shm")) && opens)
 		g->next =
-		    "SQLite could not create the WAL (SQLITE_READONLY_DIRECTORY): the write "
-		    "fails with \"attempt to write a readonly database\", though the database "
-		    "file itself is writable";
-	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) && opens)
-		g->next = "SQLite cannot open the database in WAL mode without -wal and -shm: "
-		          "reads and writes fail (\"unable to open database file\")";
+		    "SQLite cannot use the database in WAL mode without writing -wal and -shm: "
+		    "its reads and writes fail";
 	/* closing the last connection deletes them; a failure there is benign */
-	else if ((wal || (d->sqlite && !strcmp(d->sqlite, "shm"))) &&
+	else if ((!strcmp(role, "wal") || !strcmp(role, "shm")) &&
 	         (strstr(op, "unlink") || strstr(op, "remove")))
 		g->next = "SQLite could not delete it when the last connection closed: it stays "
 		          "beside the database, and writers that open the database meanwhile find "
@@ -830,6 +868,7 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 		g->hidden = !o->all && (v.cause == DT_CAUSE_LOCK_CONTENTION || dt_is_setup(d));
 	}
 	g->count++;
+	g->missing += !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS));
 	g->last_ns = d->time_real;
 	r->group_of[d - r->recs] = (size_t)(g - r->groups) + 1;
 	int have = 0;

@@ -29,10 +29,13 @@ struct dt_report_group {
 	const char *path;            /* realpath, else abspath, else as passed */
 	struct dt_verdict v;
 	uint64_t count, first_ns, last_ns;
+	uint64_t missing; /* refusals whose file did not exist (stat facts) */
 	long pids[DT_GROUP_MAX_PIDS];
 	size_t npids;
 	int more_pids;
 	const char *next;          /* what the program did next, or NULL */
+	int next_is_error;         /* next quotes the error SQLite returns (a side file it
+	                            * could not create), not a step before it */
 	int intermittent;          /* also written successfully in this run */
 	struct dt_difference diff; /* what separated those writes from the refusals */
 	int hidden;                /* lock contention or sandbox set-up, without --all */

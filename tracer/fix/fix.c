@@ -3,6 +3,7 @@
 #include "fix.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -75,6 +76,8 @@ static void fix_refused(struct dt_fix *f, const char *what, const char *dir, con
 	f->ngrants = f->ncopy = 0;
 	free(f->change);
 	f->change = NULL;
+	free(f->disk.path);
+	f->disk.path = NULL;
 	f->kind = DT_FIX_NONE;
 	fix_set(&f->why, "no command: it would %s %s, and %s", what, dir, reason);
 }
@@ -95,6 +98,9 @@ static int refused_by_sandbox(const struct dt_fix_problem *p)
  * is not one a root grant fixes. */
 static const char *grant_dir(const struct dt_fix_problem *p)
 {
+	/* nobody's root: the directory the refused calls needed (a candidate) */
+	if (p->cause == DT_CAUSE_OUTSIDE_ROOTS && !p->root)
+		return p->subject && p->subject[0] == '/' ? p->subject : NULL;
 	if (!p->root)
 		return NULL;
 	switch (p->cause) {
@@ -118,6 +124,15 @@ static void mode_bits(char *out, size_t cap, char cls, unsigned missing)
 	         missing & 1 ? "x" : "");
 }
 
+/* The change f makes on disk: path's new mode and owner (-1: kept). */
+static void fix_disk(struct dt_fix *f, const char *path, long mode, long uid)
+{
+	free(f->disk.path);
+	f->disk.path = xstrdup(path);
+	f->disk.mode = mode;
+	f->disk.uid = uid;
+}
+
 /* chmod/chown that gives uid exactly the rights want (2 w, 3 wx) on
  * target (mode, owner, group as recorded). */
 static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, uint32_t owner,
@@ -126,7 +141,9 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 	unsigned owner_bits = (mode >> 6) & 7, group_bits = (mode >> 3) & 7;
 	char bits[16], *q = fix_sh_word(target);
 	const char *what = want == 3 ? "create and remove files in" : "write";
+	fix_disk(f, target, -1, -1);
 	if (owner == (uint32_t)d->uid) {
+		f->disk.mode = (long)((mode & 07777) | ((want & ~owner_bits) << 6));
 		mode_bits(bits, sizeof(bits), 'u', want & ~owner_bits);
 		fix_copy(f, "chmod %s %s", bits, q);
 		fix_set(&f->why,
@@ -134,6 +151,7 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 		        "let it %s it",
 		        (long long)d->uid, target, mode & 07777, what);
 	} else if (group == (uint32_t)d->gid) {
+		f->disk.mode = (long)((mode & 07777) | ((want & ~group_bits) << 3));
 		mode_bits(bits, sizeof(bits), 'g', want & ~group_bits);
 		fix_copy(f, "chmod %s %s", bits, q);
 		fix_set(&f->why,
@@ -142,7 +160,9 @@ static void fix_mode_bits(struct dt_fix *f, const char *target, uint32_t mode, u
 		        (long long)d->gid, target, mode & 07777, what);
 	} else {
 		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+		f->disk.uid = (long)d->uid;
 		if ((owner_bits & want) != want) {
+			f->disk.mode = (long)((mode & 07777) | ((want & ~owner_bits) << 6));
 			mode_bits(bits, sizeof(bits), 'u', want & ~owner_bits);
 			fix_copy(f, "chmod %s %s", bits, q);
 		}
@@ -220,6 +240,7 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 			        "a file's owner remove or rename it",
 			        (long long)d->uid, path, dir);
 			fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+			fix_disk(f, path, -1, (long)d->uid);
 			if (st->uid != 0)
 				fix_copy(f, "# or run the worker as uid %u, the file's owner",
 				         st->uid);
@@ -250,6 +271,7 @@ static void fix_file_permissions(struct dt_fix *f, const struct dt_fix_problem *
 		        "owner or times",
 		        (long long)d->uid, path);
 		fix_copy(f, "chown %lld %s", (long long)d->uid, q);
+		fix_disk(f, path, -1, (long)d->uid);
 		if (st->uid != 0)
 			fix_copy(f, "# or run the worker as uid %u, the owner", st->uid);
 		fix_set(&f->why, "ownership of that one file, nothing else");
@@ -298,6 +320,8 @@ static int fix_flipping(struct dt_fix *f, const struct dt_fix_problem *p)
 	if (!fix_mode_gives(p->now.mode, p->now.uid, p->now.gid, d, want))
 		return 0;
 	f->kind = DT_FIX_OUTSIDE;
+	fix_set(&f->no_verify, "the fix is to keep the mode as it is now and stop what flips "
+	                       "it, which a re-run cannot apply");
 	fix_set(&f->change,
 	        "nothing to chmod: %s is %04o owned by %u:%u now, which lets uid %lld %s it; keep "
 	        "it that way",
@@ -321,13 +345,14 @@ static void fix_flipping_note(struct dt_fix *f, const struct dt_fix_problem *p)
 	fix_copy(f, "# it flips: %s; make that stable, or the change is undone", p->diff->changed);
 }
 
-/* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). */
+/* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). A
+ * rename or link also needs REFER when it crosses directories (landlock_ref). */
 static const struct {
 	const char *op; /* prefix of the op's name */
 	const char *rights;
 } landlock_rights[] = {
     {"open", "WRITE_FILE"},
-    {"creat", "MAKE_REG|WRITE_FILE"},
+    {"creat", "MAKE_REG|WRITE_FILE|TRUNCATE"},
     {"fopen", "WRITE_FILE"},
     {"freopen", "WRITE_FILE"},
     {"truncate", "TRUNCATE"},
@@ -338,9 +363,27 @@ static const struct {
     {"mkdir", "MAKE_DIR"},
     {"symlink", "MAKE_SYM"},
     {"mknod", "MAKE_FIFO"},
-    {"rename", "REFER|MAKE_REG|REMOVE_FILE"},
-    {"link", "REFER|MAKE_REG"},
+    {"rename", "MAKE_REG|REMOVE_FILE"},
+    {"link", "MAKE_REG"},
 };
+
+/* What SQLite does to a file of each role over a connection's life, not
+ * only the call that was refused first: the database is written and
+ * truncated; -journal, -wal and -shm are created, written, truncated
+ * (ftruncate of -shm, of a reset -wal) and unlinked by the last connection;
+ * the unix-dotfile lock is a directory made and removed. Granting only the
+ * first refusal's right costs one failed run per right. */
+static const char *landlock_sqlite_rights(const char *role)
+{
+	if (!role)
+		return NULL;
+	if (!strcmp(role, "lock"))
+		return "MAKE_DIR|REMOVE_DIR";
+	if (!strcmp(role, "db") || !strcmp(role, "journal") || !strcmp(role, "wal") ||
+	    !strcmp(role, "shm"))
+		return "WRITE_FILE|TRUNCATE|MAKE_REG|REMOVE_FILE";
+	return NULL;
+}
 
 static void landlock_add(char *out, size_t cap, const char *rights)
 {
@@ -356,23 +399,59 @@ static void landlock_add(char *out, size_t cap, const char *rights)
 	}
 }
 
+/* The directory of path, into buf. */
+static const char *landlock_dir_of(const char *path, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", path ? path : "");
+	char *slash = strrchr(buf, '/');
+	if (slash)
+		*(slash == buf ? slash + 1 : slash) = 0;
+	return buf;
+}
+
+/* A rename or link between two directories needs REFER (Landlock answers
+ * EXDEV without it, and ABI 1 never grants it). */
+static int landlock_crosses_dirs(const struct dt_record *d)
+{
+	const char *a = d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath;
+	const char *b = d->p[1].realpath ? d->p[1].realpath : d->p[1].abspath;
+	char da[PATH_MAX], db[PATH_MAX];
+	if (!a || !b)
+		return d->err == EXDEV;
+	return strcmp(landlock_dir_of(a, da, sizeof(da)), landlock_dir_of(b, db, sizeof(db))) != 0;
+}
+
+static int landlock_op_is(const char *op, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(op, name, n) || (!strncmp(op, "__", 2) && !strncmp(op + 2, name, n));
+}
+
+/* The rights one refusal asks for, added to rights. */
+static void landlock_refusal_rights(char *rights, size_t cap, const struct dt_record *d)
+{
+	const char *op = d->op ? d->op : "";
+	int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
+	if ((landlock_op_is(op, "open") || landlock_op_is(op, "fopen")) && !exists)
+		landlock_add(rights, cap, "MAKE_REG|WRITE_FILE");
+	if (landlock_op_is(op, "open") && (d->flags & O_TRUNC))
+		landlock_add(rights, cap, "TRUNCATE");
+	for (size_t k = 0; k < sizeof(landlock_rights) / sizeof(*landlock_rights); k++)
+		if (landlock_op_is(op, landlock_rights[k].op))
+			landlock_add(rights, cap, landlock_rights[k].rights);
+	if ((landlock_op_is(op, "rename") || landlock_op_is(op, "link")) &&
+	    landlock_crosses_dirs(d))
+		landlock_add(rights, cap, "REFER");
+	const char *sq = landlock_sqlite_rights(d->sqlite);
+	if (sq)
+		landlock_add(rights, cap, sq);
+}
+
 static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir)
 {
 	char rights[1024] = "";
-	for (size_t i = 0; i < p->nrefusals; i++) {
-		const struct dt_record *d = p->refusals[i];
-		const char *op = d->op ? d->op : "";
-		int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
-		if ((!strncmp(op, "open", 4) || !strncmp(op, "fopen", 5) ||
-		     !strncmp(op, "__open", 6)) &&
-		    !exists)
-			landlock_add(rights, sizeof(rights), "MAKE_REG|WRITE_FILE");
-		for (size_t k = 0; k < sizeof(landlock_rights) / sizeof(*landlock_rights); k++)
-			if (!strncmp(op, landlock_rights[k].op, strlen(landlock_rights[k].op)) ||
-			    (!strncmp(op, "__", 2) && !strncmp(op + 2, landlock_rights[k].op,
-			                                       strlen(landlock_rights[k].op))))
-				landlock_add(rights, sizeof(rights), landlock_rights[k].rights);
-	}
+	for (size_t i = 0; i < p->nrefusals; i++)
+		landlock_refusal_rights(rights, sizeof(rights), p->refusals[i]);
 	if (!rights[0])
 		landlock_add(rights, sizeof(rights), "WRITE_FILE");
 	f->kind = DT_FIX_OUTSIDE;
@@ -381,11 +460,26 @@ static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const
 	char *lit = fix_c_string(dir);
 	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
 	free(lit);
+	int refer = strstr(rights, "_REFER") != NULL, trunc = strstr(rights, "_TRUNCATE") != NULL;
+	if (refer || trunc)
+		fix_copy(f, "# the ruleset's handled_access_fs must hold them too%s%s%s",
+		         refer ? "; REFER needs Landlock ABI 2 or later" : "",
+		         trunc ? "; TRUNCATE needs ABI 3 or later" : "",
+		         trunc ? " (on ABI 1 and 2 truncation is not restricted)" : "");
 	fix_set(&f->why,
-	        "the rights the refused calls needed, beneath the expected root %s only; "
-	        "Landlock is set up by the program that restricts itself, not on this "
-	        "command line",
+	        "the rights the refused calls needed%s, beneath %s only; Landlock is set up by "
+	        "the program that restricts itself, not on this command line",
+	        strstr(rights, "_REMOVE_FILE") && strstr(rights, "_TRUNCATE")
+	            ? " and every right SQLite uses on a database, its -journal, -wal and -shm "
+	              "(it creates, truncates and deletes them)"
+	            : "",
 	        dir);
+	fix_set(&f->no_verify,
+	        "the Landlock ruleset is built by the program that restricts itself, which a "
+	        "re-run builds again; a layer denytrace added could only take rights away "
+	        "(Landlock layers stack, none grants back), and the kernel has no call that "
+	        "reads a ruleset's rules, so denytrace cannot rebuild it with this rule; add "
+	        "the rule where the ruleset is built and record the worker again");
 }
 
 /* The launcher whose settings produce Codex's flags, for the root. */
@@ -461,7 +555,8 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		                : "a -c list replaces the configured one rather than adding to it, "
 		                  "so one list holds the launch's roots and the findings' expected "
 		                  "roots, nothing else");
-		fix_launcher(f, p->root);
+		if (p->root)
+			fix_launcher(f, p->root);
 		free(val);
 		return;
 	}
@@ -473,7 +568,7 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		if (plan->no_rewrite)
 			fix_copy(f, "%s", m);
 		free(m);
-		fix_set(&f->why, "binds the expected root %s writable, nothing above it", dir);
+		fix_set(&f->why, "binds %s writable, nothing above it", dir);
 		return;
 	}
 	if (p->nrefusals && p->refusals[0]->err == EACCES && !dt_proc_sandboxed(p->proc)) {
@@ -562,6 +657,51 @@ static void fix_claimed(struct dt_fix *f)
 		fix_copy(f, "%s", m);
 		free(m);
 	}
+}
+
+/* A grant for a finding no expected root contains: offered, labelled, for
+ * the user to confirm (the report's advice names the same directory). */
+static void fix_candidate(struct dt_fix *f)
+{
+	char *change = f->change, *why = f->why;
+	f->candidate = 1;
+	f->change = f->why = NULL;
+	fix_set(&f->change, "candidate (no expected root contains it): %s", change ? change : "");
+	fix_set(&f->why,
+	        "a candidate, not anyone's plan: no expected root contains the refused path, so "
+	        "this grants only the directory the refused calls needed, %s; grant it if the "
+	        "worker should write there, else make the worker write under its roots (or name "
+	        "its root with --root)%s%s",
+	        f->grants[0], why ? "; " : "", why ? why : "");
+	free(change);
+	free(why);
+}
+
+/* Why --verify cannot prove f, in its no_verify, or none when it can:
+ * only a change on the command line it re-runs can be applied without
+ * changing anything on disk. */
+static void fix_verifiability(struct dt_fix *f, const struct dt_fix_plan *plan)
+{
+	if (f->claimed)
+		fix_set(&f->no_verify, "its root is named by the traced program: not applied "
+		                       "automatically");
+	else if (f->kind == DT_FIX_NONE)
+		fix_set(&f->no_verify, "no fix was stated, so there is nothing to apply");
+	else if (f->kind == DT_FIX_PROGRAM)
+		fix_set(&f->no_verify,
+		        "the change is to the program itself, which denytrace does not make");
+	else if (f->kind == DT_FIX_COMMAND_LINE && !plan->argv)
+		fix_set(&f->no_verify, "the launch's command line could not be rewritten: %s",
+		        plan->no_rewrite ? plan->no_rewrite : "no launch to rewrite");
+	else if (f->kind == DT_FIX_OUTSIDE && f->disk.path && !f->no_verify)
+		; /* --verify makes the change on an overlay (fixrun.h) */
+	else if (f->kind == DT_FIX_OUTSIDE && !f->no_verify)
+		fix_set(&f->no_verify,
+		        "the change is not on the command line denytrace re-runs (%s)",
+		        f->sandbox == DT_SB_CODEX
+		            ? "Codex is configured where its launcher builds the flags or in its "
+		              "permission profile"
+		            : "the recorded command line does not start the sandbox that refused");
 }
 
 static int argv_rerunnable(const struct dt_fix_launch *l, char **why)
@@ -671,6 +811,22 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 	plan->argc = a.n;
 }
 
+/* A mode or owner change is verified on the launch as it was (with any
+ * command-line fix): it needs a command line even when none changed. */
+static void plan_disk_rerun(struct dt_fix_plan *plan, const struct dt_fix_launch *l, int rerun)
+{
+	int disk = 0;
+	for (size_t i = 0; i < plan->n; i++)
+		disk |= plan->fixes[i].disk.path && !plan->fixes[i].no_verify;
+	if (!disk || plan->argv || !rerun)
+		return;
+	struct dt_argv a = {0};
+	dt_argv_copy(&a, l->argv, l->argc);
+	plan->argv = a.v;
+	plan->argc = a.n;
+	plan->argv_for_disk = 1;
+}
+
 int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_fix_launch *l,
                       struct dt_fix_plan *plan)
 {
@@ -740,7 +896,17 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	codex_list(rs, &grants, &applied);
 	if (grants.n && rerun && plan->sandbox != DT_SB_NONE)
 		plan_rewrite(plan, l, at, &grants, &applied, add_dir);
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].root && plan->fixes[i].ngrants)
+			fix_candidate(&plan->fixes[i]);
+		fix_verifiability(&plan->fixes[i], plan);
+		/* the header names the sandbox that refused, not only the one the
+		 * command line starts: Landlock is set up by the program itself */
+		if (plan->sandbox == DT_SB_NONE && plan->fixes[i].sandbox == DT_SB_LANDLOCK)
+			plan->sandbox = DT_SB_LANDLOCK;
+	}
 	strlist_free(&applied);
+	plan_disk_rerun(plan, l, rerun);
 	strlist_free(&shown);
 	strlist_free(&grants);
 	strlist_free(&list);
@@ -758,6 +924,8 @@ static void fix_free(struct dt_fix *f)
 	free(f->change);
 	free(f->why);
 	free(f->launcher);
+	free(f->no_verify);
+	free(f->disk.path);
 }
 
 void dt_fix_plan_free(struct dt_fix_plan *plan)

@@ -10,9 +10,10 @@
  *    the launch had those already);
  *  - a mode fix adds exactly the bits the refused call needed, for the uid
  *    that was refused (never chmod 777, never o+w);
- *  - a finding without an expected root gets no grant and no mode change: a
- *    directory nobody planned is the user's decision, so the fix says why
- *    there is none;
+ *  - a finding without an expected root (outside-roots) gets, as a
+ *    candidate and labelled so, the narrowest grant its refusals need: the
+ *    directory the refused calls needed to write (the verdict's subject),
+ *    never a mode change; nobody planned it, so the user decides;
  *  - nothing in dt_fix_forbidden's list is ever granted, chowned or
  *    chmodded, and no fix says "run it as root".
  *
@@ -92,8 +93,18 @@ struct dt_fix {
 	                 * flags, or NULL */
 	char **grants;  /* the directories the change makes writable */
 	size_t ngrants;
-	int claimed; /* its root is the traced program's claim: shown, never applied
-	              * to the command line --verify runs */
+	int claimed;     /* its root is the traced program's claim: shown, never applied
+	                  * to the command line --verify runs */
+	int candidate;   /* no expected root: the grant is the narrowest directory the
+	                  * refusals needed, offered for the user to confirm */
+	char *no_verify; /* why --verify cannot prove this fix, or NULL when it can */
+	/* a mode or owner change on disk, as data: --verify carries it out on
+	 * an overlay of the directory in a private mount namespace (fixrun.h) */
+	struct {
+		char *path; /* the file or directory to change, or NULL: none */
+		long mode;  /* its new permission bits, or -1 */
+		long uid;   /* its new owner, or -1 */
+	} disk;
 };
 
 struct dt_fix_plan {
@@ -103,7 +114,9 @@ struct dt_fix_plan {
 	char **argv;                 /* the launch's argv with every command-line fix applied,
 	                              * NULL-terminated; NULL when no fix is a command-line one */
 	size_t argc;
-	char *no_rewrite; /* why the command line could not be rewritten, or NULL */
+	char *no_rewrite;  /* why the command line could not be rewritten, or NULL */
+	int argv_for_disk; /* argv is the launch unchanged, there only for the mode or
+	                    * owner changes --verify makes on an overlay */
 };
 
 /* Works out every problem's fix, and the one command line that applies

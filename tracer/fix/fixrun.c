@@ -4,15 +4,21 @@
 #include "fixrun.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "launchfile.h"
+#include "roots_int.h"
 #include "soak.h"
 #include "spawn.h"
 
@@ -356,6 +362,187 @@ const char *dt_verify_state_name(enum dt_verify_state s)
 	                                  : "cannot verify";
 }
 
+/* ---- mode and owner changes, on an overlay ---- */
+
+/* The directory an overlay for fix f covers: its path when a directory,
+ * else the path's directory; into buf. */
+static const char *disk_dir(const struct dt_fix *f, char *buf, size_t cap)
+{
+	struct stat st;
+	snprintf(buf, cap, "%s", f->disk.path);
+	if (lstat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+		return buf;
+	char *slash = strrchr(buf, '/');
+	if (slash)
+		*(slash == buf ? slash + 1 : slash) = 0;
+	return buf;
+}
+
+static int disk_verifiable(const struct dt_fix *f)
+{
+	return f->kind == DT_FIX_OUTSIDE && f->disk.path && !f->no_verify;
+}
+
+/* Why f's change cannot be tried on an overlay here, or NULL. */
+static const char *disk_unverifiable(const struct dt_fix *f, const char *ring)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	if (geteuid() != 0)
+		return "trying a mode or owner change without changing the disk needs a private "
+		       "mount namespace with an overlay of the directory, which needs root "
+		       "(CAP_SYS_ADMIN); make the change, then record the worker again with "
+		       "denytrace run: no refusal there is the proof";
+	disk_dir(f, dir, sizeof(dir));
+	if (strpbrk(dir, ",:\\"))
+		return "the directory's path holds a comma, colon or backslash, which an overlay's "
+		       "options cannot name";
+	if (!realpath(dir, real) || strcmp(real, dir))
+		return "the directory's path goes through a symbolic link, and the overlay is "
+		       "only ever put on the directory the path names itself (a ring's path could "
+		       "otherwise be turned to another directory)";
+	if (ring && realpath(ring, real) && dt_path_under(real, dir))
+		return "the ring lies in the directory the overlay would cover, so the re-run's "
+		       "ring and the proof would vanish with it";
+	return NULL;
+}
+
+void dt_verify_disk_check(struct dt_fix_plan *plan, const char *ring)
+{
+	int left = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct dt_fix *f = &plan->fixes[i];
+		const char *why = disk_verifiable(f) ? disk_unverifiable(f, ring) : NULL;
+		if (why)
+			f->no_verify = xstrdup(why);
+		left |= disk_verifiable(f);
+	}
+	if (left || !plan->argv_for_disk)
+		return;
+	/* nothing left that the unchanged launch would prove */
+	for (size_t i = 0; i < plan->argc; i++)
+		free(plan->argv[i]);
+	free(plan->argv);
+	plan->argv = NULL;
+	plan->argc = 0;
+	plan->argv_for_disk = 0;
+}
+
+static char disk_scratch[PATH_MAX];
+
+/* Mounts an overlay on dir whose upper layer starts as dir itself looks
+ * (an overlay's root takes the upper directory's mode and owner), under
+ * scratch/N. dir is pinned first and must resolve to itself: the path came
+ * from a ring, and a symbolic link swapped in must not move the overlay.
+ * Returns 0 or -1 with errno. */
+static int disk_overlay(const char *dir, size_t n)
+{
+	char upper[PATH_MAX + 32], work[PATH_MAX + 32], opts[3 * PATH_MAX + 64];
+	char pinned[64], real[PATH_MAX];
+	struct stat st;
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	snprintf(pinned, sizeof(pinned), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(pinned, real, sizeof(real) - 1);
+	int rc = -1;
+	if (len > 0)
+		real[len] = 0;
+	if (len <= 0 || strcmp(real, dir))
+		errno = ELOOP;
+	else if (fstat(fd, &st) == 0) {
+		snprintf(upper, sizeof(upper), "%s/u%zu", disk_scratch, n);
+		snprintf(work, sizeof(work), "%s/w%zu", disk_scratch, n);
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", pinned, upper,
+		         work);
+		if (mkdir(upper, 0700) == 0 && mkdir(work, 0700) == 0 &&
+		    chown(upper, st.st_uid, st.st_gid) == 0 &&
+		    chmod(upper, st.st_mode & 07777) == 0)
+			rc = mount("overlay", pinned, "overlay", 0, opts);
+	}
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+/* Makes f's change in the overlay now on dir: through descriptors of the
+ * overlay itself (never a path that could lead off it onto the disk). */
+static int disk_change(const struct dt_fix *f, const char *dir)
+{
+	struct statfs sf;
+	int root = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = root;
+	if (root < 0)
+		return -1;
+	if (fstatfs(root, &sf) < 0 || sf.f_type != OVERLAYFS_SUPER_MAGIC) {
+		close(root);
+		errno = EXDEV;
+		return -1;
+	}
+	if (strcmp(f->disk.path, dir)) {
+		const char *leaf = strrchr(f->disk.path, '/');
+		fd = openat(root, leaf ? leaf + 1 : f->disk.path,
+		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	}
+	int rc = fd < 0 ? -1 : 0;
+	if (!rc && f->disk.uid >= 0)
+		rc = fchown(fd, (uid_t)f->disk.uid, (gid_t)-1);
+	if (!rc && f->disk.mode >= 0)
+		rc = fchmod(fd, (mode_t)f->disk.mode);
+	int e = errno;
+	if (fd >= 0 && fd != root)
+		close(fd);
+	close(root);
+	errno = e;
+	return rc;
+}
+
+/* Makes every verifiable mode and owner change on an overlay of its
+ * directory, in a mount namespace of this process's own: the runs started
+ * from here on see the changed directory, the disk never does. Returns 0,
+ * or an exit status with the message printed. */
+static int verify_disk_apply(const struct dt_fix_plan *plan)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < plan->n; i++)
+		n += disk_verifiable(&plan->fixes[i]);
+	if (!n)
+		return 0;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return dt_fail(DT_EXIT_INTERNAL,
+		               "fix: no private mount namespace for the overlay: %s",
+		               strerror(errno));
+	snprintf(disk_scratch, sizeof(disk_scratch), "/tmp/denytrace-overlay.XXXXXX");
+	if (!mkdtemp(disk_scratch) || mount("tmpfs", disk_scratch, "tmpfs", 0, "mode=0700") < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "fix: no scratch directory for the overlay: %s",
+		               strerror(errno));
+	for (size_t i = 0, k = 0; i < plan->n; i++) {
+		const struct dt_fix *f = &plan->fixes[i];
+		char dir[PATH_MAX];
+		if (!disk_verifiable(f))
+			continue;
+		if (disk_overlay(disk_dir(f, dir, sizeof(dir)), k++) < 0 || disk_change(f, dir) < 0)
+			return dt_fail(DT_EXIT_INTERNAL,
+			               "fix: could not make the change on an overlay of %s: %s",
+			               dir, strerror(errno));
+	}
+	return 0;
+}
+
+/* Leaves no scratch directory behind on the disk. */
+static void verify_disk_undo(const struct dt_fix_plan *plan)
+{
+	if (!disk_scratch[0])
+		return;
+	for (size_t i = 0; i < plan->n; i++) {
+		char dir[PATH_MAX];
+		if (disk_verifiable(&plan->fixes[i]))
+			umount2(disk_dir(&plan->fixes[i], dir, sizeof(dir)), MNT_DETACH);
+	}
+	umount2(disk_scratch, MNT_DETACH);
+	rmdir(disk_scratch);
+	disk_scratch[0] = 0;
+}
+
 /* ---- the command to run ---- */
 
 /* self run -q -o RING -- ARGV (or self codex ... --codex PROG -- ARGS for
@@ -446,11 +633,16 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 	if (!out->cmd || !out->v)
 		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
 	unlink(out->ring);
+	if ((rc = verify_disk_apply(plan))) {
+		verify_disk_undo(plan);
+		return rc;
+	}
 	/* the command's output goes to stderr: stdout is fix's report */
 	struct dt_spawn sp = {
 	    .argv = out->cmd, .cwd = out->cwd, .in = -2, .out = 2, .err = -1, .who = "fix"};
 	pid_t pid = dt_spawn(&sp);
 	out->status = pid < 0 ? -1 : dt_wait_timeout(pid, 24 * 3600);
+	verify_disk_undo(plan);
 	struct dt_report after;
 	char err[512];
 	const char *rings[] = {out->ring};
@@ -467,8 +659,7 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 		struct dt_verify_result *v = &out->v[i];
 		v->before = in->counts[i];
 		v->after = dt_fix_still_refused(before, in, i, &after);
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
-		               ? DT_VERIFY_CANNOT
+		v->state = plan->fixes[i].no_verify        ? DT_VERIFY_CANNOT
 		           : v->after || out->new_refusals ? DT_VERIFY_NOT_FIXED
 		                                           : DT_VERIFY_FIXED;
 	}
@@ -568,8 +759,11 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 	c.refused = refused + in->n + 1;
 	c.count_new = out;
 	if (!rc && !dt_soak_stop)
+		rc = verify_disk_apply(plan);
+	if (!rc && !dt_soak_stop)
 		rc = verify_soak_one(&c, out->cmd, out->cwd, runs, &out->done_after,
 		                     &out->failed_after);
+	verify_disk_undo(plan);
 	out->interrupted = dt_soak_stop != 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -578,8 +772,7 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 		v->before = in->counts[i];
 		v->runs_before = refused[i];
 		v->runs_after = refused[in->n + 1 + i];
-		v->state = plan->fixes[i].kind != DT_FIX_COMMAND_LINE || plan->fixes[i].claimed
-		               ? DT_VERIFY_CANNOT
+		v->state = plan->fixes[i].no_verify ? DT_VERIFY_CANNOT
 		           : v->runs_after || !out->done_after || out->runs_new
 		               ? DT_VERIFY_NOT_FIXED
 		               : DT_VERIFY_FIXED;
