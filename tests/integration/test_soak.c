@@ -837,3 +837,50 @@ Test(soak, a_shard_needs_a_seed_and_shards_takes_its_number_from_job_completion_
 	py_eval(code, v, sizeof(v));
 	cr_expect_str_eq(v, "{'index': 2, 'count': 2} [(2, 10), (4, 12)]");
 }
+
+/* docs/soak-github-actions.yml and docs/soak-k8s-indexed-job.yaml, run as
+ * their engines would (tests/integration/soak_examples.py: YAML parsed,
+ * every shard in a UTS namespace of its own): the merge equals the soak
+ * one machine runs with the same seed. */
+Test(soak, the_docs_ci_matrix_and_indexed_job_examples_run_and_add_up_to_one_machines_soak,
+     .timeout = 300)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	const char *check[] = {"/usr/bin/python3", "-c", "import yaml", NULL};
+	if (dtt_system(NULL, 0, check, NULL) != 0)
+		cr_skip_test("python3-yaml is missing (scripts/install-deps.sh installs it)");
+	char here[1024], script[1100], docs[1100], py[1024], work[1024], out[65536], v[4096];
+	const char *slash = strrchr(__FILE__, '/');
+	snprintf(here, sizeof(here), "%.*s", slash ? (int)(slash - __FILE__) : 1,
+	         slash ? __FILE__ : ".");
+	snprintf(script, sizeof(script), "%s/soak_examples.py", here);
+	snprintf(docs, sizeof(docs), "%s/../../docs", here);
+	snprintf(py, sizeof(py), "%s/worker.py", dtt_tmpdir());
+	snprintf(work, sizeof(work), "%s/examples", dtt_tmpdir());
+	FILE *f = fopen(py, "w");
+	fputs(worker, f);
+	fclose(f);
+	cr_assert_eq(mkdir(work, 0700), 0);
+	const char *argv[] = {"/usr/bin/python3", script, dtt_build(), docs, work, py, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+	char result[1024], code[4096];
+	snprintf(result, sizeof(result), "%s/result.json", dtt_tmpdir());
+	f = fopen(result, "w");
+	fputs(out, f);
+	fclose(f);
+	static const char *const engines[] = {"github", "kubernetes"};
+	for (int e = 0; e < 2; e++) {
+		snprintf(
+		    code, sizeof(code),
+		    "r = json.load(open('%s'))['%s']\n"
+		    "print(r['same_runs'], r['same_failing_runs'], r['same_separating_refusals'], "
+		    "r['every_index_once'], r['hosts'] == r['expected_hosts'], len(r['hosts']), "
+		    "r['runs'], r['merge_status'] == (1 if r['failures'] else 0), "
+		    "r.get('rings_found', True), r.get('step_summary_has_title', True))",
+		    result, engines[e]);
+		py_eval(code, v, sizeof(v));
+		cr_expect_str_eq(v, "True True True True True 4 12 True True True", "%s: %s",
+		                 engines[e], out);
+	}
+}

@@ -233,21 +233,32 @@ static size_t merge_key(struct dt_soak *s, const struct dt_jv *r, const size_t *
 	return i;
 }
 
-/* Where a failing run's ring is: as written, else beside the summary. */
-static void merge_ring(const char *summary, const char *ring, char *out, size_t cap)
+static int merge_is_file(const char *path)
 {
 	struct stat st;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Where a failing run's ring is: as written; else, as CI artifacts move
+ * files, beside the summary (a relative path from there, or its name). */
+static void merge_ring(const char *summary, const char *ring, char *out, size_t cap)
+{
 	out[0] = 0;
 	if (!ring || !ring[0])
 		return;
-	if (lstat(ring, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (merge_is_file(ring)) {
 		snprintf(out, cap, "%s", ring);
 		return;
 	}
 	const char *slash = strrchr(summary, '/'), *base = strrchr(ring, '/');
-	snprintf(out, cap, "%.*s%s", slash ? (int)(slash - summary + 1) : 0, summary,
-	         base ? base + 1 : ring);
-	if (lstat(out, &st) != 0 || !S_ISREG(st.st_mode))
+	int dir = slash ? (int)(slash - summary + 1) : 0;
+	if (ring[0] != '/') {
+		snprintf(out, cap, "%.*s%s", dir, summary, ring);
+		if (merge_is_file(out))
+			return;
+	}
+	snprintf(out, cap, "%.*s%s", dir, summary, base ? base + 1 : ring);
+	if (!merge_is_file(out))
 		out[0] = 0;
 }
 
