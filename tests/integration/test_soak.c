@@ -884,3 +884,46 @@ Test(soak, the_docs_ci_matrix_and_indexed_job_examples_run_and_add_up_to_one_mac
 		                 engines[e], out);
 	}
 }
+
+/* Two hosts (UTS namespaces) whose traced processes have the same pids
+ * (pid namespaces of their own): one report over both rings keeps them
+ * apart and names each one's host. */
+Test(soak, rings_of_two_hosts_whose_processes_share_pids_report_distinct_processes)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	char cli[1024], out[65536], v[4096], script[4096], ring[2][1024], target[1024];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	tmp_path(target, sizeof(target), "board.db");
+	static const char *const hosts[] = {"alpha", "beta"};
+	for (int h = 0; h < 2; h++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s.ring", hosts[h]);
+		tmp_path(ring[h], sizeof(ring[h]), name);
+		snprintf(script, sizeof(script),
+		         "hostname %s && exec '%s' run -q -o '%s' --deny '%s,errno=EACCES' -- "
+		         "/usr/bin/python3 -c \"import sys\ntry: open(sys.argv[1], 'w')\nexcept "
+		         "OSError: pass\" '%s'",
+		         hosts[h], cli, ring[h], target, target);
+		const char *argv[] = {"/usr/bin/unshare", "-u", "-p",   "-f", "--mount-proc",
+		                      "/bin/sh",          "-c", script, NULL};
+		cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+	}
+	char json[1024];
+	tmp_path(json, sizeof(json), "two-hosts.json");
+	snprintf(script, sizeof(script), "'%s' report --format json '%s' '%s' > '%s'", cli, ring[0],
+	         ring[1], json);
+	const char *rep[] = {"/bin/sh", "-c", script, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), rep, NULL), 0, "%s", out);
+	char code[2048];
+	snprintf(code, sizeof(code),
+	         "d = json.load(open('%s')); p = d['processes']\n"
+	         "print(len(p), len(set(x['pid'] for x in p)), sorted(x['hostname'] for x in p), "
+	         "d['summary']['processes'])",
+	         json);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "2 1 ['alpha', 'beta'] 2", "one pid, two processes, two hosts");
+	const char *text[] = {cli, "report", ring[0], ring[1], NULL};
+	dtt_system(out, sizeof(out), text, NULL);
+	cr_expect(strstr(out, " on alpha and others;"), "%s", out);
+}

@@ -169,7 +169,7 @@ static int dt_fact_seccomp(const struct dt_report *r, const struct dt_record *d,
 static int dt_fact_parent(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
                           char *shown, size_t cap)
 {
-	const struct dt_record *p = dt_report_proc(r, (long)d->ppid);
+	const struct dt_record *p = dt_report_proc(r, d, (long)d->ppid);
 	if (!p || !p->exe)
 		return 0;
 	uint64_t h = 1469598103934665603ULL;
