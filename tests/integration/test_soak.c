@@ -927,3 +927,71 @@ Test(soak, rings_of_two_hosts_whose_processes_share_pids_report_distinct_process
 	dtt_system(out, sizeof(out), text, NULL);
 	cr_expect(strstr(out, " on alpha and others;"), "%s", out);
 }
+
+/* Issue 24's "across runs": a board directory another step flips to 0555
+ * before every third run; the worker (uid 65534, the directory's owner)
+ * cannot create its journal then. The summary names the recorded fact
+ * that separates failing runs from passing ones, not only the refusal,
+ * and so does the merge of two shards. */
+Test(soak, the_summary_names_the_fact_that_separates_failing_runs_from_passing_ones, .timeout = 180)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to run the worker as another user");
+	char py[1024], db[1024], rule[1024], out[65536], v[4096], script[4096], board[1024];
+	board_worker(py, db, rule, sizeof(py));
+	fresh_board(db);
+	tmp_path(board, sizeof(board), "board");
+	/* the worker runs as 65534: it must reach its script and board */
+	cr_assert_eq(chmod(dtt_tmpdir(), 0711), 0);
+	cr_assert_eq(chmod(py, 0644), 0);
+	cr_assert_eq(chown(board, 65534, 65534), 0);
+	cr_assert_eq(chown(db, 65534, 65534), 0);
+	snprintf(script, sizeof(script),
+	         "n=$(cat counter 2>/dev/null || echo 0); echo $((n + 1)) > counter; "
+	         "if [ $((n %% 3)) = 0 ]; then chmod 555 '%s'; else chmod 755 '%s'; fi; "
+	         "exec setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 '%s' "
+	         "'%s'",
+	         board, board, py, db);
+	char cli[1024], json[1024], opt[1100];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	tmp_path(json, sizeof(json), "facts.json");
+	snprintf(opt, sizeof(opt), "--json=%s", json);
+	char cd[1200];
+	snprintf(cd, sizeof(cd), "cd '%s' && exec \"$@\"", dtt_tmpdir());
+	const char *shell[] = {"/bin/sh", "-c",      cd,       "sh",   cli, "soak",
+	                       "--runs",  "6",       "--seed", "1",    opt, "-q",
+	                       "--",      "/bin/sh", "-c",     script, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), shell, NULL), 1, "%s", out);
+	cr_expect(strstr(out, "What differed"), "%s", out);
+	char code[2048];
+	snprintf(code, sizeof(code),
+	         "d = json.load(open('%s'))\n"
+	         "print(d['failures'], [(f['subject'], f['what'], f['value'], f['failing_runs'], "
+	         "f['passing_runs'], f['passing_values']) for f in d['separating_facts']])",
+	         json);
+	py_eval(code, v, sizeof(v));
+	char want[2048];
+	snprintf(want, sizeof(want), "2 [('%s', 'mode', '0555', 2, 0, '0755')]", board);
+	cr_expect_str_eq(v, want);
+
+	/* two shards of the same soak: the merge names the same fact */
+	char s1[1024], s2[1024], o1[1100], o2[1100];
+	tmp_path(s1, sizeof(s1), "f1.json");
+	tmp_path(s2, sizeof(s2), "f2.json");
+	snprintf(o1, sizeof(o1), "--json=%s", s1);
+	snprintf(o2, sizeof(o2), "--json=%s", s2);
+	for (int k = 0; k < 2; k++) {
+		const char *sh[] = {"/bin/sh",   "-c",   cd,        "sh",
+		                    cli,         "soak", "--runs",  "6",
+		                    "--seed",    "1",    "--shard", k ? "2/2" : "1/2",
+		                    k ? o2 : o1, "-q",   "--",      "/bin/sh",
+		                    "-c",        script, NULL};
+		int st = dtt_system(out, sizeof(out), sh, NULL);
+		cr_assert(st == 0 || st == 1, "%s", out);
+	}
+	const char *merge[] = {cli, "soak", "--merge", s1, s2, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), merge, NULL), 1, "%s", out);
+	snprintf(want, sizeof(want), "  %s mode 0555: in ", board);
+	cr_expect(strstr(out, want) && strstr(out, "no passing run (passing runs: 0755)"), "%s",
+	          out);
+}

@@ -584,6 +584,26 @@ static int dt_found_existing(const struct dt_record *w)
 	return !(w->flags & O_CREAT) || dt_dir_lets_create(w) == 0;
 }
 
+void dt_difference_each_fact(const struct dt_report *r, const struct dt_record *d,
+                             dt_fact_visit_fn fn, void *ctx)
+{
+	int dir = dt_op_need(d) == DT_NEED_DIR;
+	const struct dt_fact *facts = dir ? dt_facts_dir : dt_facts_file;
+	size_t nfacts = dir ? sizeof(dt_facts_dir) / sizeof(dt_facts_dir[0])
+	                    : sizeof(dt_facts_file) / sizeof(dt_facts_file[0]);
+	/* a create that found its file there needed nothing of the directory */
+	int skip_dir = dir && d->type == DT_REC_WRITE && dt_found_existing(d);
+	char shown[96], subject[4096];
+	uint64_t v;
+	for (size_t i = 0; i < nfacts; i++) {
+		if ((skip_dir && facts[i].scope == DT_FS_DIR) ||
+		    !facts[i].get(r, d, &v, shown, sizeof(shown)))
+			continue;
+		dt_fact_subject(&facts[i], d, subject, sizeof(subject));
+		fn(ctx, facts[i].id, facts[i].what, subject, shown);
+	}
+}
+
 void dt_difference_compute(const struct dt_report *r, const struct dt_record *const *refusals,
                            size_t nref, const struct dt_record *const *successes, size_t nok,
                            struct dt_difference *out)

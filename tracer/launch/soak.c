@@ -26,6 +26,7 @@
 #include "launchfile.h"
 #include "privdir.h"
 #include "report.h"
+#include "soakfacts.h"
 
 volatile sig_atomic_t dt_soak_stop;
 
@@ -174,6 +175,7 @@ static void soak_account(struct dt_soak *s, const char *ring, int failed,
 		return;
 	}
 	s->refusals += rep.denials;
+	dt_soak_tally_facts(s, &rep, failed);
 	size_t *gprob = calloc(rep.ngroups + 1, sizeof(*gprob));
 	/* each distinct (path, op, errno) counts once per run */
 	size_t *counted = calloc(rep.ngroups + 1, sizeof(*counted)), nc = 0;
@@ -686,6 +688,7 @@ void dt_soak_free(struct dt_soak *s)
 		free(s->problems[p].advice);
 	}
 	free(s->problems);
+	dt_soak_facts_free(s);
 	for (size_t r = 0; r < s->nresults; r++)
 		free(s->results[r].keys);
 	free(s->results);

@@ -31,6 +31,14 @@ struct dt_soak_problem {
 	unsigned nfail, npass;
 };
 
+/* A recorded fact's value (difference.h: a directory's mode, a mount, the
+ * uid...) and in how many failing and passing runs a refusal or successful
+ * write carried it: what separates failing runs from passing ones. */
+struct dt_soak_fact {
+	char *id, *what, *subject, *value;
+	unsigned nfail, npass;
+};
+
 /* One finished run (soak --junit). */
 struct dt_soak_result {
 	int index, status, timed_out, failed;
@@ -75,6 +83,8 @@ struct dt_soak {
 	size_t nfailed;
 	struct dt_soak_host *hosts;
 	size_t nhosts;
+	struct dt_soak_fact *facts;
+	size_t nfacts;
 	unsigned done, failures;
 	uint64_t refusals;
 	int first_fail;

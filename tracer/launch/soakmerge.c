@@ -17,6 +17,7 @@
 #include "names.h"
 #include "safeopen.h"
 #include "soak_render.h"
+#include "soakfacts.h"
 
 /* A summary holds one entry per run and refusal: a million runs is tens of
  * megabytes, not more. */
@@ -239,6 +240,23 @@ static int merge_is_file(const char *path)
 	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static void merge_facts(struct dt_soak *s, const struct dt_jv *v)
+{
+	const struct dt_jv *a = dt_jv_get(v, "all_facts");
+	for (size_t i = 0; a && a->type == DT_JV_ARR && i < a->n; i++) {
+		const struct dt_jv *f = &a->v[i];
+		const char *id = dt_jv_str(f, "fact"), *what = dt_jv_str(f, "what"),
+		           *subject = dt_jv_str(f, "subject"), *value = dt_jv_str(f, "value");
+		if (!id || !what || !value)
+			continue;
+		size_t k = dt_soak_fact_index(s, id, what, subject ? subject : "", value);
+		if (k == SIZE_MAX)
+			continue;
+		s->facts[k].nfail += (unsigned)dt_jv_num(f, "failing_runs");
+		s->facts[k].npass += (unsigned)dt_jv_num(f, "passing_runs");
+	}
+}
+
 /* Where a failing run's ring is: as written; else, as CI artifacts move
  * files, beside the summary (a relative path from there, or its name). */
 static void merge_ring(const char *summary, const char *ring, char *out, size_t cap)
@@ -387,8 +405,10 @@ static int merge_one(struct dt_soak *s, struct merge_file *mf)
 		pmap[i] = merge_problem(s, &ps->v[i]);
 	for (size_t i = 0; rc < 0 && i < mf->nk; i++)
 		mf->kmap[i] = merge_key(s, &ks->v[i], pmap, np);
-	if (rc < 0)
+	if (rc < 0) {
+		merge_facts(s, mf->v);
 		rc = merge_results(s, mf);
+	}
 	if (rc < 0)
 		rc = merge_failed(s, mf);
 	free(pmap);

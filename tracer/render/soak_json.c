@@ -10,6 +10,7 @@
 #include "names.h"
 #include "secrets.h"
 #include "soak_render.h"
+#include "soakfacts.h"
 #include "soakmerge.h"
 
 /* Rates in the JSON carry the precision the text shows (0.1%): no
@@ -86,6 +87,40 @@ static void soak_json_refusals(struct dt_json *j, const struct dt_soak *s, int a
 	for (size_t i = 0; i < s->nkeys; i++)
 		if (all || dt_soak_separates(s->keys[i].nfail, s->keys[i].npass))
 			soak_json_refusal(j, &s->keys[i], all);
+	dt_json_end_arr(j);
+}
+
+/* The facts of every run (all), or those seen in failing runs and in no
+ * passing run, with the values passing runs had. */
+static void soak_json_facts(struct dt_json *j, const struct dt_soak *s, int all)
+{
+	char others[512];
+	dt_json_key(j, all ? "all_facts" : "separating_facts");
+	dt_json_arr(j);
+	for (size_t i = 0; i < s->nfacts; i++) {
+		const struct dt_soak_fact *fa = &s->facts[i];
+		if (!all && !dt_soak_fact_separates(s, i))
+			continue;
+		dt_json_obj(j);
+		dt_json_key(j, "fact");
+		dt_json_str(j, fa->id);
+		dt_json_key(j, "what");
+		dt_json_str(j, fa->what);
+		dt_json_key(j, "subject");
+		dt_json_str(j, fa->subject[0] ? fa->subject : NULL);
+		dt_json_key(j, "value");
+		dt_json_str(j, fa->value);
+		dt_json_key(j, "failing_runs");
+		dt_json_uint(j, fa->nfail);
+		dt_json_key(j, "passing_runs");
+		dt_json_uint(j, fa->npass);
+		if (!all) {
+			dt_soak_fact_passing_values(s, i, others, sizeof(others));
+			dt_json_key(j, "passing_values");
+			dt_json_str(j, others);
+		}
+		dt_json_end_obj(j);
+	}
 	dt_json_end_arr(j);
 }
 
@@ -282,9 +317,11 @@ void dt_soak_json(FILE *f, const struct dt_soak_summary *m)
 	soak_json_hosts(&j, s);
 	soak_json_problems(&j, s, 0);
 	soak_json_refusals(&j, s, 0);
+	soak_json_facts(&j, s, 0);
 	soak_json_failed(&j, s);
 	soak_json_problems(&j, s, 1);
 	soak_json_refusals(&j, s, 1);
+	soak_json_facts(&j, s, 1);
 	soak_json_results(&j, m);
 	dt_json_end_obj(&j);
 	fputc('\n', f);

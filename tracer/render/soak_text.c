@@ -11,6 +11,7 @@
 #include "report.h"
 #include "secrets.h"
 #include "soak_render.h"
+#include "soakfacts.h"
 #include "soakmerge.h"
 
 static void soak_print_log_tail(FILE *f, const char *log)
@@ -151,12 +152,57 @@ void dt_soak_put_rerun(FILE *f, const struct dt_soak_opts *o, int index)
 	fputc('\n', f);
 }
 
+/* The recorded facts whose value was seen in failing runs and in no
+ * passing run, most failing runs first; or that none was. */
+static void soak_print_facts(FILE *f, const struct dt_soak *s)
+{
+	size_t order[8], n = 0;
+	for (size_t i = 0; i < s->nfacts; i++) {
+		if (!dt_soak_fact_separates(s, i))
+			continue;
+		size_t at = n < 8 ? n++ : 8;
+		while (at > 0 && s->facts[order[at - 1]].nfail < s->facts[i].nfail) {
+			if (at < 8)
+				order[at] = order[at - 1];
+			at--;
+		}
+		if (at < 8)
+			order[at] = i;
+	}
+	if (!s->nfacts || s->failures == s->done)
+		return;
+	if (!n) {
+		fprintf(f, "\nNo recorded fact separates failing runs from passing ones (compared: "
+		           "modes, owners, mounts, uid, gid, groups, seccomp, parent program).\n");
+		return;
+	}
+	fprintf(f, "\nWhat differed (recorded facts of failing runs that no passing run had):\n");
+	char others[512];
+	for (size_t k = 0; k < n; k++) {
+		const struct dt_soak_fact *fa = &s->facts[order[k]];
+		dt_soak_fact_passing_values(s, order[k], others, sizeof(others));
+		fputs("  ", f);
+		if (fa->subject[0]) {
+			dt_put_safe(f, fa->subject);
+			fputc(' ', f);
+		}
+		dt_put_safe(f, fa->what);
+		fputc(' ', f);
+		dt_put_safe(f, fa->value);
+		fprintf(f, ": in %u of %u failing runs, no passing run (passing runs: ", fa->nfail,
+		        s->failures);
+		dt_put_safe(f, others);
+		fputs(")\n", f);
+	}
+}
+
 /* The failing runs, how to rerun the first, and (unless quiet) its log
  * tail and report. */
 static void soak_print_failures(FILE *f, const struct dt_soak *s, const struct dt_soak_opts *o,
                                 const char *dir)
 {
 	soak_print_separating(f, s);
+	soak_print_facts(f, s);
 	fprintf(f, "\nFailing runs:");
 	for (size_t k = 0; k < s->nfailed && k < 20; k++) {
 		fprintf(f, " #%d (%s %d", s->failed[k].index,
@@ -351,6 +397,23 @@ void dt_soak_markdown(FILE *f, const struct dt_soak_summary *m)
 	soak_md_hosts(f, s);
 	if (s->failures)
 		soak_md_separating(f, s);
+	for (size_t i = 0, n = 0; i < s->nfacts; i++) {
+		if (!dt_soak_fact_separates(s, i))
+			continue;
+		const struct dt_soak_fact *fa = &s->facts[i];
+		char others[512];
+		dt_soak_fact_passing_values(s, i, others, sizeof(others));
+		fputs(n++ ? "- " : "\n### What differed\n\n- ", f);
+		md_put(f, fa->subject);
+		fputc(' ', f);
+		md_put(f, fa->what);
+		fputs(" **", f);
+		md_put(f, fa->value);
+		fprintf(f, "** in %u of %u failing runs, no passing run (passing runs: ", fa->nfail,
+		        s->failures);
+		md_put(f, others);
+		fputs(")\n", f);
+	}
 	if (!s->failures)
 		return;
 	fputs("\nRerun the first failing run alone:\n\n```sh\n", f);
