@@ -99,8 +99,9 @@ int dt_soak_fact_separates(const struct dt_soak *s, size_t i)
 	 * sees as directory-mode: the same thing said once */
 	const struct dt_soak_fact *f = &s->facts[i];
 	for (size_t k = 0; k < i; k++)
-		if (!strcmp(s->facts[k].subject, f->subject) && !strcmp(s->facts[k].what, f->what) &&
-		    !strcmp(s->facts[k].value, f->value) && fact_separates(s, k))
+		if (!strcmp(s->facts[k].subject, f->subject) &&
+		    !strcmp(s->facts[k].what, f->what) && !strcmp(s->facts[k].value, f->value) &&
+		    fact_separates(s, k))
 			return 0;
 	return 1;
 }
