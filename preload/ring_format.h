@@ -267,6 +267,13 @@ enum dt_tag {
 	                     * first, before the native ones in every output */
 	DT_T_PYTRUNC,       /* (u) 1 when the Python stack was deeper than the
 	                     * record keeps: the outermost frames are missing */
+	/* the host, so that rings from many machines merge: process records
+	 * (as the process sees it: its UTS namespace's name) and launch
+	 * records (denytrace run's own) */
+	DT_T_HOSTNAME = 128, /* (s) uname's nodename */
+	DT_T_BOOT_ID,        /* (s) /proc/sys/kernel/random/boot_id */
+	DT_T_MACHINE_HASH,   /* (s) launch records: hex SHA-256 of "denytrace:" and
+	                      * /etc/machine-id, never the id itself */
 };
 
 /* What stat said about the target (or, when it is missing, its parent). */

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exitcodes.h"
 #include "testlib.h"
 
 static void teardown(void)
@@ -508,4 +509,495 @@ Test(soak, its_files_go_under_tmpdir_and_none_is_left_after_sighup)
 		left += e->d_name[0] != '.';
 	closedir(d);
 	cr_expect_eq(left, 0, "soak left files in $TMPDIR");
+}
+
+/* ---- many machines: --shard, --merge, host identity ------------------- */
+
+/* Prints what python code prints (with json imported), for sharded soaks'
+ * summaries: the checks read structure. */
+static void py_eval(const char *code, char *out, size_t cap)
+{
+	char full[8192];
+	snprintf(full, sizeof(full), "import json, sys\n%s", code);
+	const char *argv[] = {"/usr/bin/python3", "-c", full, NULL};
+	cr_assert_eq(dtt_system(out, cap, argv, NULL), 0, "python: %s", out);
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* Can this test give a process a UTS namespace (hostname) of its own? */
+static int have_uts_namespaces(void)
+{
+	const char *argv[] = {"/usr/bin/unshare", "-u", "/bin/true", NULL};
+	return dtt_system(NULL, 0, argv, NULL) == 0;
+}
+
+/* Runs `denytrace soak ARGS...` in a UTS namespace of its own whose
+ * hostname is host, as one machine of a CI matrix; returns its status. */
+static int soak_on_host(const char *host, const char *const *args, const char *const *env,
+                        char *out, size_t cap)
+{
+	static char cli[1024];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *argv[96] = {"/usr/bin/unshare",
+	                        "-u",
+	                        "/bin/sh",
+	                        "-c",
+	                        "hostname \"$0\" && exec \"$@\"",
+	                        host,
+	                        cli,
+	                        "soak"};
+	size_t n = 8;
+	for (size_t i = 0; args[i] && n < 95; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return dtt_system(out, cap, argv, env);
+}
+
+/* Writes the board worker, makes its directory; the --deny rule that makes
+ * it flaky, into rule. */
+static void board_worker(char *py, char *db, char *rule, size_t cap)
+{
+	snprintf(py, cap, "%s/worker.py", dtt_tmpdir());
+	snprintf(db, cap, "%s/board/kanban.db", dtt_tmpdir());
+	snprintf(rule, cap, "%s/board/*.db-journal,op=create,errno=EROFS,p=0.3", dtt_tmpdir());
+	FILE *f = fopen(py, "w");
+	cr_assert_not_null(f);
+	fputs(worker, f);
+	fclose(f);
+	char dir[1100];
+	snprintf(dir, sizeof(dir), "%s/board", dtt_tmpdir());
+	mkdir(dir, 0755);
+}
+
+/* The board as every machine starts with it: the table made, so that no
+ * run depends on which ran first (each host of a matrix has its own). */
+static void fresh_board(const char *db)
+{
+	char code[2048];
+	snprintf(code, sizeof(code),
+	         "import os, sqlite3\n"
+	         "if os.path.exists('%s'): os.unlink('%s')\n"
+	         "sqlite3.connect('%s').execute('CREATE TABLE t (x)')",
+	         db, db, db);
+	const char *argv[] = {"/usr/bin/python3", "-c", code, NULL};
+	char out[4096];
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+}
+
+static void tmp_path(char *out, size_t cap, const char *name)
+{
+	snprintf(out, cap, "%s/%s", dtt_tmpdir(), name);
+}
+
+Test(soak, shards_on_three_hosts_add_up_to_the_soak_one_machine_runs_with_the_same_seed,
+     .timeout = 180)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	char py[1024], db[1024], rule[1024], out[65536], v[8192];
+	board_worker(py, db, rule, sizeof(py));
+	char whole[1024], whole_opt[1100];
+	tmp_path(whole, sizeof(whole), "whole.json");
+	snprintf(whole_opt, sizeof(whole_opt), "--json=%s", whole);
+	const char *one[] = {"--runs",  "9",      "--seed", "77", "--jobs",           "1",
+	                     whole_opt, "--deny", rule,     "--", "/usr/bin/python3", py,
+	                     db,        NULL};
+	fresh_board(db);
+	int st = soak_on_host("one-machine", one, NULL, out, sizeof(out));
+	cr_assert(st == 0 || st == 1, "unsharded soak: %d: %s", st, out);
+
+	char json[3][1100], junit[3][1100], keep[3][1100];
+	for (int k = 0; k < 3; k++) {
+		char host[32], shard[16], name[64];
+		snprintf(host, sizeof(host), "shard-%d", k + 1);
+		snprintf(shard, sizeof(shard), "%d/3", k + 1);
+		snprintf(name, sizeof(name), "s%d.json", k + 1);
+		tmp_path(v, sizeof(v), name);
+		snprintf(json[k], sizeof(json[k]), "--json=%s", v);
+		snprintf(name, sizeof(name), "s%d.xml", k + 1);
+		tmp_path(junit[k], sizeof(junit[k]), name);
+		snprintf(name, sizeof(name), "keep%d", k + 1);
+		tmp_path(keep[k], sizeof(keep[k]), name);
+		const char *args[] = {
+		    "--runs", "9",     "--seed",           "77",     "--shard", shard,   "--jobs",
+		    "1",      json[k], "--junit",          junit[k], "--keep",  keep[k], "--deny",
+		    rule,     "--",    "/usr/bin/python3", py,       db,        NULL};
+		fresh_board(db);
+		st = soak_on_host(host, args, NULL, out, sizeof(out));
+		cr_assert(st == 0 || st == 1, "shard %s: %d: %s", shard, st, out);
+	}
+	char merged[1024], mjunit[1024], cli[1024], s1[1024], s2[1024], s3[1024];
+	tmp_path(merged, sizeof(merged), "merged.json");
+	tmp_path(mjunit, sizeof(mjunit), "merged.xml");
+	tmp_path(s1, sizeof(s1), "s1.json");
+	tmp_path(s2, sizeof(s2), "s2.json");
+	tmp_path(s3, sizeof(s3), "s3.json");
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *merge[] = {cli,       "soak", "--merge", "--json", "-o", merged,
+	                       "--junit", mjunit, s3,        s1,       s2,   NULL};
+	st = dtt_system(out, sizeof(out), merge, NULL);
+
+	char code[6000];
+	snprintf(code, sizeof(code),
+	         "a = json.load(open('%s')); b = json.load(open('%s'))\n"
+	         "fails = lambda d: sorted(r['index'] for r in d['results'] if r['failed'])\n"
+	         "idx = sorted(r['index'] for r in b['results'])\n"
+	         "seeds = {r['index']: r['seed'] for r in a['results']} == "
+	         "{r['index']: r['seed'] for r in b['results']}\n"
+	         "sep = lambda d: sorted((s['path'], s['errno'], s['failing_runs'], "
+	         "s['passing_runs']) for s in d['separating_refusals'])\n"
+	         "print((a['runs'], a['failures']) == (b['runs'], b['failures']), "
+	         "fails(a) == fails(b), idx == list(range(1, 10)), seeds, sep(a) == sep(b), "
+	         "(a['flake_rate'], a['ci_low'], a['ci_high']) == "
+	         "(b['flake_rate'], b['ci_low'], b['ci_high']), 0 < b['failures'] < 9)",
+	         whole, merged);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "True True True True True True True");
+	cr_expect_eq(st, DT_EXIT_FOUND, "merge exits 1 when a run failed: %s", out);
+
+	/* each run ran on the host of its shard, and the hosts say who they are */
+	snprintf(code, sizeof(code),
+	         "b = json.load(open('%s'))\n"
+	         "boot = open('/proc/sys/kernel/random/boot_id').read().strip()\n"
+	         "raw = open('/etc/machine-id').read().strip()\n"
+	         "h = b['hosts']\n"
+	         "print(sorted(x['hostname'] for x in h), "
+	         "all(h[r['host']]['shard'] == (r['index'] - 1) %% 3 + 1 for r in b['results']), "
+	         "all(x['boot_id'] == boot for x in h), "
+	         "all(len(x['machine_id_hash']) == 64 and raw not in x['machine_id_hash'] "
+	         "for x in h), b['missing_shards'])",
+	         merged);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "['shard-1', 'shard-2', 'shard-3'] True True True None");
+	snprintf(code, sizeof(code), "print(json.load(open('%s'))['host']['hostname'])", s2);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "shard-2", "a shard's own summary names its host");
+
+	/* one JUnit file: valid, a testsuite per host, testcase names unique */
+	char xsd[1024];
+	junit_xsd(xsd, sizeof(xsd));
+	const char *lint[] = {"/usr/bin/xmllint", "--noout", "--schema", xsd, mjunit, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), lint, NULL), 0, "%s", out);
+	snprintf(code, sizeof(code),
+	         "import xml.etree.ElementTree as E\n"
+	         "t = E.parse('%s').getroot()\n"
+	         "names = [c.get('name') for c in t.iter('testcase')]\n"
+	         "print(len(names), len(set(names)), sorted(s.get('hostname') for s in "
+	         "t.iter('testsuite')), sorted(p.get('name') for p in t.iter('property') if "
+	         "p.get('name').startswith('host.'))[:2])",
+	         mjunit);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "9 9 ['shard-1', 'shard-2', 'shard-3'] ['host.boot_id', "
+	                    "'host.boot_id']");
+}
+
+/* Three quick shards of `sh -c CMD` (runs 1..runs) on hosts shard-1..3,
+ * summaries in TMP/NAME-K.json; which is a bit set of the shards to run. */
+static void quick_shards(const char *name, const char *cmd, const char *runs, const char *seed,
+                         int which)
+{
+	char out[65536];
+	for (int k = 0; k < 3; k++) {
+		if (!(which & 1 << k))
+			continue;
+		char host[32], shard[16], file[128], json[1100], path[1024];
+		snprintf(host, sizeof(host), "shard-%d", k + 1);
+		snprintf(shard, sizeof(shard), "%d/3", k + 1);
+		snprintf(file, sizeof(file), "%s-%d.json", name, k + 1);
+		tmp_path(path, sizeof(path), file);
+		snprintf(json, sizeof(json), "--json=%s", path);
+		const char *args[] = {"--runs", runs,      "--seed", seed, "--shard",
+		                      shard,    "--jobs",  "2",      json, "-q",
+		                      "--",     "/bin/sh", "-c",     cmd,  NULL};
+		int st = soak_on_host(host, args, NULL, out, sizeof(out));
+		cr_assert(st == 0 || st == 1, "%s shard %s: %d: %s", name, shard, st, out);
+	}
+}
+
+/* denytrace soak --merge FILES... (options first); its status. */
+static int merge_of(char *out, size_t cap, const char *opt, const char *const *names)
+{
+	static char paths[8][1024], cli[1024];
+	const char *argv[16] = {cli, "soak", "--merge"};
+	size_t n = 3;
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	if (opt)
+		argv[n++] = opt;
+	for (size_t i = 0; names[i] && i < 8; i++) {
+		tmp_path(paths[i], sizeof(paths[i]), names[i]);
+		argv[n++] = paths[i];
+	}
+	argv[n] = NULL;
+	return dtt_system(out, cap, argv, NULL);
+}
+
+Test(soak, a_shard_missing_from_the_merge_is_named_with_its_runs_not_dropped_silently)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	char out[65536], v[1024];
+	quick_shards("m", "true", "6", "3", 1 | 4);
+	const char *names[] = {"m-1.json", "m-3.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, names), DT_EXIT_INCOMPLETE, "%s", out);
+	cr_expect(strstr(out, "shard 2/3 (runs 2, 5)"), "%s", out);
+	char merged[1024], opt[1100];
+	tmp_path(merged, sizeof(merged), "m.json");
+	snprintf(opt, sizeof(opt), "--json=%s", merged);
+	cr_expect_eq(merge_of(out, sizeof(out), opt, names), DT_EXIT_INCOMPLETE, "%s", out);
+	char code[2048];
+	snprintf(code, sizeof(code),
+	         "d = json.load(open('%s')); print(d['runs'], d['missing_shards'])", merged);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "4 shard 2/3 (runs 2, 5)");
+}
+
+Test(soak, a_summary_of_another_soak_is_refused_saying_what_differs)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	char out[65536];
+	quick_shards("a", "true", "6", "3", 1 | 2);
+	quick_shards("seed", "true", "6", "4", 4);
+	quick_shards("cmd", "exit 0", "6", "3", 4);
+	quick_shards("runs", "true", "9", "3", 4);
+	const char *seed[] = {"a-1.json", "a-2.json", "seed-3.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, seed), DT_EXIT_MISMATCH, "%s", out);
+	cr_expect(strstr(out, "seed-3.json is not a shard of the soak") &&
+	              strstr(out, "its --seed is 4, not 3"),
+	          "%s", out);
+	const char *cmd[] = {"a-1.json", "a-2.json", "cmd-3.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, cmd), DT_EXIT_MISMATCH, "%s", out);
+	cr_expect(strstr(out, "its command is '/bin/sh -c exit 0', not '/bin/sh -c true'"), "%s",
+	          out);
+	const char *runs[] = {"a-1.json", "runs-3.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, runs), DT_EXIT_MISMATCH, "%s", out);
+	cr_expect(strstr(out, "its --runs is 9, not 6"), "%s", out);
+	const char *twice[] = {"a-1.json", "a-2.json", "a-1.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, twice), DT_EXIT_MISMATCH, "%s", out);
+	cr_expect(strstr(out, "shard 1/3 is given twice"), "%s", out);
+	char other[1024];
+	tmp_path(other, sizeof(other), "other.json");
+	FILE *f = fopen(other, "w");
+	fputs("{\"runs\": 3, \"failures\": 0}\n", f);
+	fclose(f);
+	const char *notone[] = {"a-1.json", "other.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, notone), DT_EXIT_BADINPUT, "%s", out);
+	cr_expect(strstr(out, "other.json is not a soak summary"), "%s", out);
+	const char *gone[] = {"a-1.json", "no-such.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, gone), DT_EXIT_NOINPUT, "%s", out);
+	cr_expect(strstr(out, "no-such.json"), "%s", out);
+}
+
+Test(soak, failures_that_gather_on_one_host_beyond_chance_are_noted)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	char out[65536], v[1024];
+	/* the same command everywhere; only the host called shard-2 fails it */
+	quick_shards("g", "test \"$(hostname)\" != shard-2", "24", "1", 7);
+	const char *names[] = {"g-1.json", "g-2.json", "g-3.json", NULL};
+	cr_expect_eq(merge_of(out, sizeof(out), NULL, names), DT_EXIT_FOUND, "%s", out);
+	cr_expect(strstr(out, "Failures gather on shard-2 (shard 2/3): 8 of its 8 runs failed"),
+	          "%s", out);
+	char merged[1024], opt[1100], code[1024];
+	tmp_path(merged, sizeof(merged), "g.json");
+	snprintf(opt, sizeof(opt), "--json=%s", merged);
+	merge_of(out, sizeof(out), opt, names);
+	snprintf(code, sizeof(code),
+	         "d = json.load(open('%s')); g = d['failures_gather_on']\n"
+	         "print(d['hosts'][g['host']]['hostname'], g['p_value'] < 0.01)",
+	         merged);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "shard-2 True");
+}
+
+Test(soak, a_shard_needs_a_seed_and_shards_takes_its_number_from_job_completion_index)
+{
+	char cli[1024], out[65536], v[1024], json[1024], opt[1100];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *noseed[] = {cli, "soak", "--shard", "1/2", "--", "true", NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), noseed, NULL), 125, "%s", out);
+	cr_expect(strstr(out, "--shard needs --seed"), "%s", out);
+	const char *bad[] = {cli, "soak", "--shard", "3/2", "--seed", "1", "--", "true", NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), bad, NULL), 125, "%s", out);
+	cr_expect(strstr(out, "--shard takes K/N"), "%s", out);
+	tmp_path(json, sizeof(json), "k8s.json");
+	snprintf(opt, sizeof(opt), "--json=%s", json);
+	const char *k8s[] = {cli, "soak", "--shards", "2",  "--seed", "9", "--runs",
+	                     "5", "-q",   opt,        "--", "true",   NULL};
+	const char *no_index[] = {"JOB_COMPLETION_INDEX=", NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), k8s, no_index), 125, "%s", out);
+	cr_expect(strstr(out, "$JOB_COMPLETION_INDEX"), "%s", out);
+	const char *index1[] = {"JOB_COMPLETION_INDEX=1", NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), k8s, index1), 0, "%s", out);
+	char code[1024];
+	snprintf(code, sizeof(code),
+	         "d = json.load(open('%s')); print(d['shard'], sorted((r['index'], r['seed']) for "
+	         "r in d['results']))",
+	         json);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "{'index': 2, 'count': 2} [(2, 10), (4, 12)]");
+}
+
+/* docs/soak-github-actions.yml and docs/soak-k8s-indexed-job.yaml, run as
+ * their engines would (tests/integration/soak_examples.py: YAML parsed,
+ * every shard in a UTS namespace of its own): the merge equals the soak
+ * one machine runs with the same seed. */
+static void run_docs_example(const char *engine)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	const char *check[] = {"/usr/bin/python3", "-c", "import yaml", NULL};
+	if (dtt_system(NULL, 0, check, NULL) != 0)
+		cr_skip_test("python3-yaml is missing (scripts/install-deps.sh installs it)");
+	char here[1024], script[1100], docs[1100], py[1024], work[1024], out[65536], v[4096];
+	const char *slash = strrchr(__FILE__, '/');
+	snprintf(here, sizeof(here), "%.*s", slash ? (int)(slash - __FILE__) : 1,
+	         slash ? __FILE__ : ".");
+	snprintf(script, sizeof(script), "%s/soak_examples.py", here);
+	snprintf(docs, sizeof(docs), "%s/../../docs", here);
+	snprintf(py, sizeof(py), "%s/worker.py", dtt_tmpdir());
+	snprintf(work, sizeof(work), "%s/examples", dtt_tmpdir());
+	FILE *f = fopen(py, "w");
+	fputs(worker, f);
+	fclose(f);
+	cr_assert_eq(mkdir(work, 0700), 0);
+	const char *argv[] = {
+	    "/usr/bin/python3", script, dtt_build(), docs, work, py, engine, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+	char result[1024], code[4096];
+	snprintf(result, sizeof(result), "%s/result.json", dtt_tmpdir());
+	f = fopen(result, "w");
+	fputs(out, f);
+	fclose(f);
+	snprintf(code, sizeof(code),
+	         "r = json.load(open('%s'))\n"
+	         "print(r['same_runs'], r['same_failing_runs'], r['same_separating_refusals'], "
+	         "r['every_index_once'], r['hosts'] == r['expected_hosts'], len(r['hosts']), "
+	         "r['runs'], r['merge_status'] == (1 if r['failures'] else 0), "
+	         "r.get('rings_found', True), r.get('step_summary_has_title', True))",
+	         result);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "True True True True True 4 10 True True True", "%s: %s", engine, out);
+}
+
+Test(soak, the_docs_ci_matrix_example_runs_and_adds_up_to_one_machines_soak)
+{
+	run_docs_example("github");
+}
+
+Test(soak, the_docs_indexed_job_example_runs_and_adds_up_to_one_machines_soak)
+{
+	run_docs_example("kubernetes");
+}
+
+/* Two hosts (UTS namespaces) whose traced processes have the same pids
+ * (pid namespaces of their own): one report over both rings keeps them
+ * apart and names each one's host. */
+Test(soak, rings_of_two_hosts_whose_processes_share_pids_report_distinct_processes)
+{
+	if (!have_uts_namespaces())
+		cr_skip_test("no UTS namespaces here (unshare -u failed)");
+	char cli[1024], out[65536], v[4096], script[4096], ring[2][1024], target[1024];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	tmp_path(target, sizeof(target), "board.db");
+	static const char *const hosts[] = {"alpha", "beta"};
+	for (int h = 0; h < 2; h++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s.ring", hosts[h]);
+		tmp_path(ring[h], sizeof(ring[h]), name);
+		snprintf(script, sizeof(script),
+		         "hostname %s && exec '%s' run -q -o '%s' --deny '%s,errno=EACCES' -- "
+		         "/usr/bin/python3 -c \"import sys\ntry: open(sys.argv[1], 'w')\nexcept "
+		         "OSError: pass\" '%s'",
+		         hosts[h], cli, ring[h], target, target);
+		const char *argv[] = {"/usr/bin/unshare", "-u", "-p",   "-f", "--mount-proc",
+		                      "/bin/sh",          "-c", script, NULL};
+		cr_assert_eq(dtt_system(out, sizeof(out), argv, NULL), 0, "%s", out);
+	}
+	char json[1024];
+	tmp_path(json, sizeof(json), "two-hosts.json");
+	snprintf(script, sizeof(script), "'%s' report --format json '%s' '%s' > '%s'", cli, ring[0],
+	         ring[1], json);
+	const char *rep[] = {"/bin/sh", "-c", script, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), rep, NULL), 0, "%s", out);
+	char code[2048];
+	snprintf(code, sizeof(code),
+	         "d = json.load(open('%s')); p = d['processes']\n"
+	         "print(len(p), len(set(x['pid'] for x in p)), sorted(x['hostname'] for x in p), "
+	         "d['summary']['processes'])",
+	         json);
+	py_eval(code, v, sizeof(v));
+	cr_expect_str_eq(v, "2 1 ['alpha', 'beta'] 2", "one pid, two processes, two hosts");
+	const char *text[] = {cli, "report", ring[0], ring[1], NULL};
+	dtt_system(out, sizeof(out), text, NULL);
+	cr_expect(strstr(out, " on alpha and others;"), "%s", out);
+}
+
+/* Issue 24's "across runs": a board directory another step flips to 0555
+ * before every third run; the worker (uid 65534, the directory's owner)
+ * cannot create its journal then. The summary names the recorded fact
+ * that separates failing runs from passing ones, not only the refusal,
+ * and so does the merge of two shards. */
+Test(soak, the_summary_names_the_fact_that_separates_failing_runs_from_passing_ones, .timeout = 180)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to run the worker as another user");
+	char py[1024], db[1024], rule[1024], out[65536], v[4096], script[4096], board[1024];
+	board_worker(py, db, rule, sizeof(py));
+	fresh_board(db);
+	tmp_path(board, sizeof(board), "board");
+	/* the worker runs as 65534: it must reach its script and board */
+	cr_assert_eq(chmod(dtt_tmpdir(), 0711), 0);
+	cr_assert_eq(chmod(py, 0644), 0);
+	cr_assert_eq(chown(board, 65534, 65534), 0);
+	cr_assert_eq(chown(db, 65534, 65534), 0);
+	snprintf(script, sizeof(script),
+	         "n=$(cat counter 2>/dev/null || echo 0); echo $((n + 1)) > counter; "
+	         "if [ $((n %% 3)) = 0 ]; then chmod 555 '%s'; else chmod 755 '%s'; fi; "
+	         "exec setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 '%s' "
+	         "'%s'",
+	         board, board, py, db);
+	char cli[1024], json[1024], opt[1100];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	tmp_path(json, sizeof(json), "facts.json");
+	snprintf(opt, sizeof(opt), "--json=%s", json);
+	char cd[1200];
+	snprintf(cd, sizeof(cd), "cd '%s' && exec \"$@\"", dtt_tmpdir());
+	const char *shell[] = {"/bin/sh", "-c",      cd,       "sh",   cli, "soak",
+	                       "--runs",  "6",       "--seed", "1",    opt, "-q",
+	                       "--",      "/bin/sh", "-c",     script, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), shell, NULL), 1, "%s", out);
+	cr_expect(strstr(out, "What differed"), "%s", out);
+	char code[2048];
+	snprintf(code, sizeof(code),
+	         "d = json.load(open('%s'))\n"
+	         "print(d['failures'], [(f['subject'], f['what'], f['value'], f['failing_runs'], "
+	         "f['passing_runs'], f['passing_values']) for f in d['separating_facts']])",
+	         json);
+	py_eval(code, v, sizeof(v));
+	char want[2048];
+	snprintf(want, sizeof(want), "2 [('%s', 'mode', '0555', 2, 0, '0755')]", board);
+	cr_expect_str_eq(v, want);
+
+	/* two shards of the same soak: the merge names the same fact */
+	char s1[1024], s2[1024], o1[1100], o2[1100];
+	tmp_path(s1, sizeof(s1), "f1.json");
+	tmp_path(s2, sizeof(s2), "f2.json");
+	snprintf(o1, sizeof(o1), "--json=%s", s1);
+	snprintf(o2, sizeof(o2), "--json=%s", s2);
+	for (int k = 0; k < 2; k++) {
+		const char *sh[] = {"/bin/sh",   "-c",   cd,        "sh",
+		                    cli,         "soak", "--runs",  "6",
+		                    "--seed",    "1",    "--shard", k ? "2/2" : "1/2",
+		                    k ? o2 : o1, "-q",   "--",      "/bin/sh",
+		                    "-c",        script, NULL};
+		int st = dtt_system(out, sizeof(out), sh, NULL);
+		cr_assert(st == 0 || st == 1, "%s", out);
+	}
+	const char *merge[] = {cli, "soak", "--merge", s1, s2, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), merge, NULL), 1, "%s", out);
+	snprintf(want, sizeof(want), "  %s mode 0555: in ", board);
+	cr_expect(strstr(out, want) && strstr(out, "no passing run (passing runs: 0755)"), "%s",
+	          out);
 }

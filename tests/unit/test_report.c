@@ -540,7 +540,35 @@ Test(report, the_process_record_in_force_is_used)
 	cr_assert_eq(rep.ngroups, 2);
 	cr_assert_eq(rep.groups[0].v.cause, DT_CAUSE_OUTSIDE_ROOTS);
 	cr_assert_eq(rep.groups[1].v.cause, DT_CAUSE_UNKNOWN);
-	cr_assert_eq(dt_report_proc(&rep, 100)->time_real, 3000, "the latest image");
+	cr_assert_eq(dt_report_proc(&rep, rep.groups[1].rep, 100)->time_real, 3000,
+	             "the latest image");
+}
+
+Test(report, the_same_pid_in_rings_of_two_hosts_is_two_processes_each_with_its_host)
+{
+	/* pid 100 sandboxed on host a (ring 0), pid 100 unsandboxed on host b
+	 * (ring 1), its record later: each refusal is judged with its own
+	 * host's process, not with the latest image of "pid 100" */
+	struct dt_record *p = add_process(100, 1000, 1, 11);
+	p->hostname = "host-a";
+	p->boot_id = "boot-a";
+	p = add_process(100, 1500, 0, 22);
+	p->hostname = "host-b";
+	p->boot_id = "boot-b";
+	p->ring = 1;
+	add_denial(100, 2000, "openat", ENOSPC, D "/nowhere/f");
+	add_denial(100, 2500, "openat", ENOSPC, D "/nowhere/f")->ring = 1;
+	build_opts(0, NULL, 0);
+
+	cr_assert_eq(rep.ngroups, 2, "a sandbox refusal and an unknown one");
+	cr_expect_eq(rep.refusing_procs, 2);
+	cr_expect(rep.multihost);
+	for (size_t g = 0; g < 2; g++) {
+		const struct dt_record *d = rep.groups[g].rep;
+		cr_expect_eq(rep.groups[g].v.cause,
+		             d->ring ? DT_CAUSE_UNKNOWN : DT_CAUSE_OUTSIDE_ROOTS);
+		cr_expect_str_eq(dt_report_host(&rep, d), d->ring ? "host-b" : "host-a");
+	}
 }
 
 Test(report, hcom_home_only_from_the_environment_of_hcom_itself)

@@ -169,7 +169,7 @@ static int dt_fact_seccomp(const struct dt_report *r, const struct dt_record *d,
 static int dt_fact_parent(const struct dt_report *r, const struct dt_record *d, uint64_t *v,
                           char *shown, size_t cap)
 {
-	const struct dt_record *p = dt_report_proc(r, (long)d->ppid);
+	const struct dt_record *p = dt_report_proc(r, d, (long)d->ppid);
 	if (!p || !p->exe)
 		return 0;
 	uint64_t h = 1469598103934665603ULL;
@@ -582,6 +582,26 @@ static int dt_found_existing(const struct dt_record *w)
 	if (!w->op || !w->has_flags || (!strstr(w->op, "open") && strncmp(w->op, "creat", 5)))
 		return 0;
 	return !(w->flags & O_CREAT) || dt_dir_lets_create(w) == 0;
+}
+
+void dt_difference_each_fact(const struct dt_report *r, const struct dt_record *d,
+                             dt_fact_visit_fn fn, void *ctx)
+{
+	int dir = dt_op_need(d) == DT_NEED_DIR;
+	const struct dt_fact *facts = dir ? dt_facts_dir : dt_facts_file;
+	size_t nfacts = dir ? sizeof(dt_facts_dir) / sizeof(dt_facts_dir[0])
+	                    : sizeof(dt_facts_file) / sizeof(dt_facts_file[0]);
+	/* a create that found its file there needed nothing of the directory */
+	int skip_dir = dir && d->type == DT_REC_WRITE && dt_found_existing(d);
+	char shown[96], subject[4096];
+	uint64_t v;
+	for (size_t i = 0; i < nfacts; i++) {
+		if ((skip_dir && facts[i].scope == DT_FS_DIR) ||
+		    !facts[i].get(r, d, &v, shown, sizeof(shown)))
+			continue;
+		dt_fact_subject(&facts[i], d, subject, sizeof(subject));
+		fn(ctx, facts[i].id, facts[i].what, subject, shown);
+	}
 }
 
 void dt_difference_compute(const struct dt_report *r, const struct dt_record *const *refusals,

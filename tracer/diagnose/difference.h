@@ -67,4 +67,14 @@ void dt_difference_compute(const struct dt_report *r, const struct dt_record *co
                            size_t nref, const struct dt_record *const *successes, size_t nok,
                            struct dt_difference *out);
 
+/* Each fact the comparison above reads from record d (a refusal or a
+ * successful write), in its order: the directory's or the file's, as the
+ * call needs, then the process's; never one the call itself decides (a
+ * successful create that found its file gives no directory fact). For
+ * comparing across runs (soak). */
+typedef void (*dt_fact_visit_fn)(void *ctx, const char *id, const char *what, const char *subject,
+                                 const char *shown);
+void dt_difference_each_fact(const struct dt_report *r, const struct dt_record *d,
+                             dt_fact_visit_fn fn, void *ctx);
+
 #endif

@@ -17,7 +17,7 @@ static int dt_streq(const char *a, const char *b);
 
 /* Adds the records of one ring to r; buf holds DT_REC_MAX bytes. */
 static void report_add_ring(struct dt_report *r, const struct dt_ring *ring, unsigned char *buf,
-                            const char *name)
+                            const char *name, size_t index)
 {
 	int truncated = r->stats.truncated;
 	r->stats.truncated = 0;
@@ -29,7 +29,7 @@ static void report_add_ring(struct dt_report *r, const struct dt_ring *ring, uns
 			r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
 		}
 		if (dt_record_decode(buf, len, pos, &r->recs[r->n]) == 0)
-			r->n++;
+			r->recs[r->n++].ring = index;
 		else
 			r->stats.corrupt++;
 	}
@@ -65,7 +65,7 @@ int dt_report_load(struct dt_report *r, const char *const *rings, size_t nrings,
 			free(buf);
 			return rc;
 		}
-		report_add_ring(r, &rf.ring, buf, rings[k]);
+		report_add_ring(r, &rf.ring, buf, rings[k], k);
 		dt_ringfile_close(&rf);
 	}
 	free(buf);
@@ -83,7 +83,7 @@ int dt_report_load_mapped(struct dt_report *r, const struct dt_ring *ring, const
 		snprintf(err, errlen, "out of memory");
 		return DT_EXIT_INTERNAL;
 	}
-	report_add_ring(r, ring, buf, name[0]);
+	report_add_ring(r, ring, buf, name[0], 0);
 	free(buf);
 	return 0;
 }
@@ -111,13 +111,34 @@ static int dt_rec_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-const struct dt_record *dt_report_proc(const struct dt_report *r, long pid)
+const struct dt_record *dt_report_proc(const struct dt_report *r, const struct dt_record *of,
+                                       long pid)
 {
 	const struct dt_record *best = NULL;
 	for (size_t i = 0; i < r->nprocs; i++)
-		if (r->procs[i]->pid == pid)
+		if (r->procs[i]->pid == pid && r->procs[i]->ring == of->ring)
 			best = r->procs[i];
 	return best;
+}
+
+const char *dt_report_host(const struct dt_report *r, const struct dt_record *rec)
+{
+	if (!r->multihost)
+		return NULL;
+	const struct dt_record *p = dt_report_proc_for(r, rec);
+	return p && p->hostname ? p->hostname : "?";
+}
+
+/* Whether the process records name more than one host (hostname and boot
+ * id): then a report says which host each process ran on. */
+static int dt_report_multihost(const struct dt_report *r)
+{
+	for (size_t i = 1; i < r->nprocs; i++) {
+		const struct dt_record *a = r->procs[0], *b = r->procs[i];
+		if (!dt_streq(a->hostname, b->hostname) || !dt_streq(a->boot_id, b->boot_id))
+			return 1;
+	}
+	return 0;
 }
 
 /* The process record in force when rec was written: the latest image of
@@ -126,9 +147,10 @@ const struct dt_record *dt_report_proc_for(const struct dt_report *r, const stru
 {
 	const struct dt_record *best = NULL;
 	for (size_t i = 0; i < r->nprocs; i++)
-		if (r->procs[i]->pid == rec->pid && r->procs[i]->time_real <= rec->time_real)
+		if (r->procs[i]->pid == rec->pid && r->procs[i]->ring == rec->ring &&
+		    r->procs[i]->time_real <= rec->time_real)
 			best = r->procs[i];
-	return best ? best : dt_report_proc(r, rec->pid);
+	return best ? best : dt_report_proc(r, rec, rec->pid);
 }
 
 char **dt_split_words(const char *s, size_t *n)
@@ -197,7 +219,9 @@ int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *
 	    probe_rec->err != sup_rec->err)
 		return 0;
 	/* in a pid namespace (bwrap --unshare-pid) the probe sees another pid */
-	if (probe_rec->pid != sup_rec->pid && !(sup_rec->nspid && probe_rec->pid == sup_rec->nspid))
+	if (probe_rec->ring != sup_rec->ring ||
+	    (probe_rec->pid != sup_rec->pid &&
+	     !(sup_rec->nspid && probe_rec->pid == sup_rec->nspid)))
 		return 0;
 	uint64_t a = sup_rec->time_real, b = probe_rec->time_real;
 	if (b + 1000000ULL < a || b > a + 1000000000ULL) /* 1 ms of clock slack before */
@@ -223,7 +247,7 @@ static const struct dt_record *dt_codex_config_record(const struct dt_report *r,
 		return NULL;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *c = &r->recs[i];
-		if (c->type == DT_REC_CONFIG && c->pid == launch->pid &&
+		if (c->type == DT_REC_CONFIG && c->pid == launch->pid && c->ring == launch->ring &&
 		    !c->cfg_profile == !profile && dt_streq(c->cfg_role, "codex"))
 			return c;
 	}
@@ -245,7 +269,7 @@ static const struct dt_record **dt_codex_project_records(const struct dt_report 
 	*n = 0;
 	for (size_t i = 0; launch->type == DT_REC_LAUNCH && i < r->n; i++) {
 		const struct dt_record *c = &r->recs[i];
-		if (c->type != DT_REC_CONFIG || c->pid != launch->pid ||
+		if (c->type != DT_REC_CONFIG || c->pid != launch->pid || c->ring != launch->ring ||
 		    !dt_streq(c->cfg_role, "codex-project"))
 			continue;
 		const struct dt_record **nv = realloc(v, (*n + 1) * sizeof(*v));
@@ -391,8 +415,8 @@ static void dt_group_next_side_open(struct dt_report_group *g, const char *role,
 
 /* The read-only reopen by pid of the file named path or realpath at or
  * after since (monotonic ns), or NULL. */
-static const struct dt_record *dt_reopen_of(const struct dt_report *r, long pid, const char *path,
-                                            const char *realpath, uint64_t since)
+static const struct dt_record *dt_reopen_of(const struct dt_report *r, const struct dt_record *d,
+                                            const char *path, const char *realpath, uint64_t since)
 {
 	uint64_t keys[2] = {dt_hash_str(path), dt_hash_str(realpath)};
 	for (int k = 0; k < 2; k++)
@@ -400,7 +424,10 @@ static const struct dt_record *dt_reopen_of(const struct dt_report *r, long pid,
 		     j = dt_reopens.next[j - 1]) {
 			size_t i = j - 1 >= r->n ? j - 1 - r->n : j - 1; /* see the index's build */
 			const struct dt_record *x = &r->recs[i];
-			if (x->type == DT_REC_REOPEN && x->pid == pid && x->time_mono >= since &&
+			/* a pid is a process only within its ring (another
+			 * host's rings reuse pids) */
+			if (x->type == DT_REC_REOPEN && x->pid == d->pid && x->ring == d->ring &&
+			    x->time_mono >= since &&
 			    ((path && dt_streq(x->p[0].path, path)) ||
 			     (realpath && dt_streq(x->p[0].realpath, realpath))))
 				return x;
@@ -426,7 +453,7 @@ static void dt_group_next(struct dt_report *r, struct dt_report_group *g)
 	}
 	/* only a refused open has a read-only reopen as its sequel (an
 	 * fchown or a chmod of the same file has none) */
-	if (opens && dt_reopen_of(r, (long)d->pid, d->p[0].path, d->p[0].realpath, d->time_mono)) {
+	if (opens && dt_reopen_of(r, d, d->p[0].path, d->p[0].realpath, d->time_mono)) {
 		g->next = d->sqlite && !strcmp(d->sqlite, "db")
 		              ? "SQLite reopened the database read-only: later writes fail with "
 		                "\"attempt to write a readonly database\""
@@ -713,7 +740,7 @@ static const struct dt_record *dt_report_setid_lost_for(const struct dt_report *
 		return NULL;
 	for (size_t i = 0; i < r->nexecs; i++) {
 		const struct dt_record *e = r->execs[i];
-		if ((e->pid == d->pid || (e->nspid && e->nspid == d->pid)) &&
+		if ((e->pid == d->pid || (e->nspid && e->nspid == d->pid)) && e->ring == d->ring &&
 		    e->time_mono <= d->time_mono)
 			last = e;
 	}
@@ -873,10 +900,11 @@ static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts
 	r->group_of[d - r->recs] = (size_t)(g - r->groups) + 1;
 	int have = 0;
 	for (size_t k = 0; k < g->npids; k++)
-		have |= g->pids[k] == d->pid;
-	if (!have && g->npids < DT_GROUP_MAX_PIDS)
+		have |= g->pids[k] == d->pid && g->pid_recs[k]->ring == d->ring;
+	if (!have && g->npids < DT_GROUP_MAX_PIDS) {
+		g->pid_recs[g->npids] = d;
 		g->pids[g->npids++] = d->pid;
-	else if (!have)
+	} else if (!have)
 		g->more_pids = 1;
 	if (g->hidden && dt_is_setup(d))
 		r->hidden_setup++;
@@ -921,6 +949,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 		    dt_argv_mentions(rec, "hcom"))
 			hcom = 1;
 	}
+	r->multihost = dt_report_multihost(r);
 	int rc = dt_report_roots(r, o, hcom, err, errlen);
 	if (rc)
 		return rc;
@@ -945,7 +974,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			r->writes++;
 		if (d->type == DT_REC_DENIAL && dt_report_add_denial(r, o, &groups, d) &&
 		    shown_pids)
-			shown_pids[nshown++] = d->pid;
+			shown_pids[nshown++] = (int64_t)d->ring << 32 | d->pid; /* pid_max < 2^23 */
 	}
 	free(merged);
 	r->refusing_procs = dt_count_distinct(shown_pids, nshown);

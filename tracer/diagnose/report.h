@@ -31,6 +31,7 @@ struct dt_report_group {
 	uint64_t count, first_ns, last_ns;
 	uint64_t missing; /* refusals whose file did not exist (stat facts) */
 	long pids[DT_GROUP_MAX_PIDS];
+	const struct dt_record *pid_recs[DT_GROUP_MAX_PIDS]; /* a refusal of each */
 	size_t npids;
 	int more_pids;
 	const char *next;          /* what the program did next, or NULL */
@@ -76,6 +77,7 @@ struct dt_report {
 	uint64_t denials, hidden_denials, hidden_setup, reopens, writes, refusing_procs;
 	uint64_t by_cause[DT_CAUSE_COUNT];
 	int all;
+	int multihost; /* the processes ran on more than one host (or boot) */
 	/* exec coverage (seccomp supervisor): every exec seen, and those the
 	 * probe could not enter; no exec records means coverage was off */
 	const struct dt_record **execs;
@@ -124,8 +126,13 @@ const char *dt_report_path(const struct dt_record *d);
 const struct dt_py_frame *dt_py_site(const struct dt_record *d);
 /* The file's last component: "worker.py" for /srv/hermes/worker.py. */
 const char *dt_py_basename(const char *file);
-/* The process record of pid (the latest image), or NULL. */
-const struct dt_record *dt_report_proc(const struct dt_report *r, long pid);
+/* The process record of pid (the latest image) in the ring record of
+ * came from, or NULL. */
+const struct dt_record *dt_report_proc(const struct dt_report *r, const struct dt_record *of,
+                                       long pid);
+/* The host rec's process ran on, when the report's processes ran on more
+ * than one ("?" when its process record is missing); else NULL. */
+const char *dt_report_host(const struct dt_report *r, const struct dt_record *rec);
 /* The process record in force when rec was written, or NULL. */
 const struct dt_record *dt_report_proc_for(const struct dt_report *r, const struct dt_record *rec);
 

@@ -55,7 +55,8 @@ static char **rerun_argv(char *const *argv, size_t argc)
 static int launch_is_denytrace_codex(const struct dt_report *r, const struct dt_record *launch)
 {
 	for (size_t i = 0; launch && i < r->n; i++)
-		if (r->recs[i].type == DT_REC_CONFIG && r->recs[i].pid == launch->pid)
+		if (r->recs[i].type == DT_REC_CONFIG && r->recs[i].pid == launch->pid &&
+		    r->recs[i].ring == launch->ring)
 			return dt_argv_find_codex(launch->argv, launch->argc) == 0;
 	return 0;
 }
@@ -111,7 +112,8 @@ static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inpu
 		p->root = f->root;
 		p->granted = f->granted;
 		p->subject = f->subject;
-		p->proc = dt_report_proc(r, (long)r->groups[f->groups[0]].rep->pid);
+		p->proc = dt_report_proc(r, r->groups[f->groups[0]].rep,
+		                         (long)r->groups[f->groups[0]].rep->pid);
 		p->claimed = root_claimed(f->root, launch);
 		p->diff = f->intermittent ? f->diff : NULL;
 		fix_stat_now(p);

@@ -24,6 +24,7 @@
 #include "denyrule.h"
 #include "envfilter.h"
 #include "fix.h"
+#include "hostid.h"
 #include "launchfile.h"
 #include "names.h"
 #include "recfmt.h"
@@ -66,6 +67,18 @@ void dt_run_record_begin(struct dt_buf *b, unsigned char *rec, uint32_t cap, int
 	dt_put_str(b, DT_T_COMM, "denytrace");
 }
 
+/* The launching host: what a merged report names the ring's machine by. */
+static void run_put_host(struct dt_buf *b)
+{
+	struct dt_host_id h;
+	dt_host_id_get(&h);
+	dt_put_str(b, DT_T_HOSTNAME, h.hostname);
+	if (h.boot_id[0])
+		dt_put_str(b, DT_T_BOOT_ID, h.boot_id);
+	if (h.machine[0])
+		dt_put_str(b, DT_T_MACHINE_HASH, h.machine);
+}
+
 static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_extra)
 {
 	size_t cap = DT_REC_MAX;
@@ -93,6 +106,7 @@ static int run_write_launch(struct dt_ring *ring, char **cmd, const char *env_ex
 	char cwd[PATH_MAX];
 	if (getcwd(cwd, sizeof(cwd)))
 		dt_put_str(&b, DT_T_CWD, cwd);
+	run_put_host(&b);
 	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
 		if (eq && dt_env_name_is_wanted(*e, (size_t)(eq - *e), env_extra))

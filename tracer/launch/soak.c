@@ -26,12 +26,39 @@
 #include "launchfile.h"
 #include "privdir.h"
 #include "report.h"
+#include "soakfacts.h"
 
 volatile sig_atomic_t dt_soak_stop;
 
 uint64_t dt_soak_seed(const struct dt_soak_opts *o, int index)
 {
 	return o->seed + (uint64_t)index - 1;
+}
+
+unsigned dt_soak_planned(const struct dt_soak_opts *o)
+{
+	if (!o->nshards)
+		return o->runs;
+	return o->runs / o->nshards + (o->shard - 1 < o->runs % o->nshards);
+}
+
+int dt_soak_index(const struct dt_soak_opts *o, unsigned nth)
+{
+	if (!o->nshards)
+		return (int)nth + 1;
+	return (int)(nth * o->nshards + o->shard);
+}
+
+int dt_soak_add_this_host(struct dt_soak *s, const struct dt_soak_opts *o)
+{
+	s->hosts = calloc(1, sizeof(*s->hosts));
+	if (!s->hosts)
+		return -1;
+	dt_host_id_get(&s->hosts[0].id);
+	s->hosts[0].shard = o->shard;
+	s->hosts[0].nshards = o->nshards;
+	s->nhosts = 1;
+	return 0;
 }
 
 double dt_soak_now(void)
@@ -148,6 +175,7 @@ static void soak_account(struct dt_soak *s, const char *ring, int failed,
 		return;
 	}
 	s->refusals += rep.denials;
+	dt_soak_tally_facts(s, &rep, failed);
 	size_t *gprob = calloc(rep.ngroups + 1, sizeof(*gprob));
 	/* each distinct (path, op, errno) counts once per run */
 	size_t *counted = calloc(rep.ngroups + 1, sizeof(*counted)), nc = 0;
@@ -533,8 +561,12 @@ static int soak_finish_run(struct dt_soak *s, const struct dt_soak_opts *o, cons
 	}
 	int failed = code != 0 || r->timed_out;
 	s->done++;
-	struct dt_soak_result res = {r->index, code, r->timed_out, failed, dt_soak_now() - r->start,
-	                             NULL,     0};
+	struct dt_soak_result res = {
+	    r->index, code, r->timed_out, failed, dt_soak_now() - r->start, NULL, 0, 0};
+	if (s->nhosts) {
+		s->hosts[0].runs++;
+		s->hosts[0].failures += (unsigned)failed;
+	}
 	soak_account(s, ring, failed, &res);
 	struct dt_soak_result *nr = realloc(s->results, (s->nresults + 1) * sizeof(*nr));
 	if (nr) {
@@ -586,15 +618,15 @@ int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *se
                  double t0, char *msg, size_t msgcap)
 {
 	struct dt_soak_run *running = calloc(o->jobs, sizeof(*running));
-	unsigned started = 0, nrunning = 0;
+	unsigned started = 0, nrunning = 0, planned = dt_soak_planned(o);
 	int tty = isatty(2) && !o->quiet, infra = 0;
 	double last_progress = 0;
 	while (!dt_soak_stop && running) {
 		int stop_starting = infra || (o->until_fail && s->failures);
-		while (!stop_starting && started < o->runs && nrunning < o->jobs) {
+		while (!stop_starting && started < planned && nrunning < o->jobs) {
 			/* runs are numbered from 1, as the progress line counts */
-			int index = (int)started + 1;
-			pid_t pid = soak_spawn(self, dir, index, o->seed + started, o);
+			int index = dt_soak_index(o, started);
+			pid_t pid = soak_spawn(self, dir, index, dt_soak_seed(o, index), o);
 			if (pid < 0)
 				break;
 			setpgid(pid, pid); /* also here, as the keeper does it itself */
@@ -608,7 +640,7 @@ int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *se
 		if (pid <= 0) {
 			soak_enforce_timeout(running, nrunning, o->timeout);
 			if (tty && dt_soak_now() - last_progress > 0.2) {
-				soak_progress(s, o->runs, t0, 0);
+				soak_progress(s, planned, t0, 0);
 				last_progress = dt_soak_now();
 			}
 			usleep(10 * 1000);
@@ -633,7 +665,7 @@ int dt_soak_loop(struct dt_soak *s, const struct dt_soak_opts *o, const char *se
 		}
 	}
 	if (tty)
-		soak_progress(s, o->runs, t0, 1);
+		soak_progress(s, planned, t0, 1);
 	free(running);
 	return infra;
 }
@@ -647,12 +679,16 @@ void dt_soak_free(struct dt_soak *s)
 	}
 	free(s->keys);
 	free(s->failed);
+	for (size_t h = 0; h < s->nhosts; h++)
+		free(s->hosts[h].file);
+	free(s->hosts);
 	for (size_t p = 0; p < s->nproblems; p++) {
 		free(s->problems[p].key);
 		free(s->problems[p].title);
 		free(s->problems[p].advice);
 	}
 	free(s->problems);
+	dt_soak_facts_free(s);
 	for (size_t r = 0; r < s->nresults; r++)
 		free(s->results[r].keys);
 	free(s->results);

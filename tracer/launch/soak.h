@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hostid.h"
+
 /* A distinct refusal (path, op, errno) and in how many runs it appeared. */
 struct dt_soak_key {
 	char *path, *op;
@@ -29,12 +31,31 @@ struct dt_soak_problem {
 	unsigned nfail, npass;
 };
 
+/* A recorded fact's value (difference.h: a directory's mode, a mount, the
+ * uid...) and in how many failing and passing runs a refusal or successful
+ * write carried it: what separates failing runs from passing ones. */
+struct dt_soak_fact {
+	char *id, *what, *subject, *value;
+	unsigned nfail, npass;
+};
+
 /* One finished run (soak --junit). */
 struct dt_soak_result {
 	int index, status, timed_out, failed;
 	double secs;
 	size_t *keys; /* its distinct refusals, in dt_soak.keys */
 	size_t nkeys;
+	size_t host; /* where it ran, in dt_soak.hosts */
+};
+
+/* A machine the runs ran on, and its share of them: one for a soak, one
+ * per shard for soak --merge. */
+struct dt_soak_host {
+	struct dt_host_id id;
+	unsigned shard, nshards; /* 0 of 0: the soak was not sharded */
+	unsigned runs, failures;
+	double elapsed; /* soak --merge: the shard's own */
+	char *file;     /* soak --merge: the summary it came from */
 };
 
 struct dt_soak_run {
@@ -46,6 +67,7 @@ struct dt_soak_run {
 
 struct dt_soak_failed {
 	int index, status, timed_out;
+	size_t host; /* in dt_soak.hosts */
 	uint64_t seed;
 	char ring[PATH_MAX];
 };
@@ -59,6 +81,10 @@ struct dt_soak {
 	size_t nresults;
 	struct dt_soak_failed *failed;
 	size_t nfailed;
+	struct dt_soak_host *hosts;
+	size_t nhosts;
+	struct dt_soak_fact *facts;
+	size_t nfacts;
 	unsigned done, failures;
 	uint64_t refusals;
 	int first_fail;
@@ -69,7 +95,10 @@ struct dt_soak {
  * too). */
 struct dt_soak_opts {
 	unsigned runs, jobs;
+	unsigned shard, nshards; /* --shard K/N (1-based K); 0 of 0: all runs */
+	unsigned shards;         /* --shards N: K from $JOB_COMPLETION_INDEX */
 	int until_fail, quiet, have_seed;
+	int merge, markdown; /* --merge: the words after the options are summaries */
 	double timeout;
 	int json;                             /* --json: the summary as JSON */
 	const char *keep, *json_file, *junit; /* --json=FILE: JSON there too */
@@ -89,8 +118,18 @@ struct dt_soak_opts {
 extern volatile sig_atomic_t dt_soak_stop;
 
 double dt_soak_now(void);
-/* The seed run number index (1-based) was given: o->seed for the first. */
+/* The seed run number index (1-based) was given: o->seed for the first,
+ * sharded or not. */
 uint64_t dt_soak_seed(const struct dt_soak_opts *o, int index);
+/* How many runs this shard runs, and the run index of its nth (from 0):
+ * shard K of N takes every Nth index from K, so that the shards of one
+ * --runs R together run 1..R once each, with the seeds one machine would
+ * have given them. */
+unsigned dt_soak_planned(const struct dt_soak_opts *o);
+int dt_soak_index(const struct dt_soak_opts *o, unsigned nth);
+/* s's first host: this machine, as shard o->shard of o->nshards. 0 or -1
+ * when out of memory. */
+int dt_soak_add_this_host(struct dt_soak *s, const struct dt_soak_opts *o);
 /* 95% Wilson score interval for k failures out of n. */
 void dt_soak_wilson(unsigned k, unsigned n, double *lo, double *hi);
 /* The --keep directory (privdir.h: the caller's alone, or created), the

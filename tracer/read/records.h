@@ -39,6 +39,10 @@ struct dt_record {
 	int type;     /* enum dt_rec_type */
 	uint64_t time_real, time_mono;
 	int64_t pid, tid, ppid, uid, gid, ruid;
+	/* which of a report's rings it came from: pids are a process's only
+	 * within one ring (another ring may be another host's, or another
+	 * launch's after pid reuse) */
+	size_t ring;
 	uint32_t groups[64]; /* supplementary groups */
 	int ngroups;         /* -1: not recorded */
 	const char *comm;
@@ -69,6 +73,7 @@ struct dt_record {
 	int py_trunc; /* the Python stack had more frames than recorded */
 	/* process / launch */
 	const char *exe, *cwd, *version;
+	const char *hostname, *boot_id, *machine_hash; /* process, launch records */
 	const char **argv;
 	size_t argc;
 	int argv_trunc;

@@ -345,6 +345,13 @@ static void dt_record_text_process(FILE *f, const struct dt_record *r, int verbo
 	fputs("    cwd      ", f);
 	dt_put_safe(f, r->cwd);
 	fputc('\n', f);
+	if (r->hostname) {
+		fputs("    host     ", f);
+		dt_put_safe(f, r->hostname);
+		fputs(", boot ", f);
+		dt_put_safe(f, r->boot_id ? r->boot_id : "?");
+		fputc('\n', f);
+	}
 	if (r->has_seccomp)
 		fprintf(f,
 		        "    sandbox  seccomp %lld (%lld filters), no_new_privs %lld, mnt ns %llu, "
@@ -758,6 +765,10 @@ static void dt_record_json_process(struct dt_json *j, const struct dt_record *r)
 		dt_json_field(j, r, DT_T_USER_NS);
 		dt_json_field(j, r, DT_T_VERSION);
 	}
+	dt_json_field(j, r, DT_T_HOSTNAME);
+	dt_json_field(j, r, DT_T_BOOT_ID);
+	if (r->type == DT_REC_LAUNCH)
+		dt_json_field(j, r, DT_T_MACHINE_HASH);
 }
 
 void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symbolizer *sym)

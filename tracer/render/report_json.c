@@ -472,6 +472,10 @@ static void dt_report_json_process(struct dt_json *j, const struct dt_record *p)
 	dt_json_end_arr(j);
 	dt_json_key(j, "cwd");
 	dt_json_str(j, p->cwd);
+	dt_json_key(j, "hostname");
+	dt_json_str(j, p->hostname);
+	dt_json_key(j, "boot_id");
+	dt_json_str(j, p->boot_id);
 	dt_json_key(j, "sandboxed");
 	dt_json_bool(j, dt_proc_sandboxed(p));
 	dt_json_key(j, "writable_mounts");

@@ -136,7 +136,19 @@ static void dt_md_pystack(FILE *f, const struct dt_record *d)
 }
 
 /* One group in full, inside the collapsed section. */
-static void dt_md_group(FILE *f, const struct dt_report_group *g)
+/* " (pid 12 on host-a and others)": the host when the report spans several */
+static void dt_md_pids(FILE *f, const struct dt_report *r, const struct dt_report_group *g)
+{
+	fprintf(f, " (pid %ld", g->pids[0]);
+	const char *host = dt_report_host(r, g->pid_recs[0]);
+	if (host) {
+		fputs(" on ", f);
+		dt_md_code_span(f, host, 0);
+	}
+	fprintf(f, "%s)\n", g->npids > 1 ? " and others" : "");
+}
+
+static void dt_md_group(FILE *f, const struct dt_report *r, const struct dt_report_group *g)
 {
 	char flags[256], t1[48];
 	const struct dt_record *d = g->rep;
@@ -171,7 +183,7 @@ static void dt_md_group(FILE *f, const struct dt_report_group *g)
 	fprintf(f, "- **seen**: %llu time%s, first %s, by ", (unsigned long long)g->count,
 	        g->count == 1 ? "" : "s", t1);
 	dt_md_code_span(f, d->comm, 0); /* comm is the process's to choose (PR_SET_NAME) */
-	fprintf(f, " (pid %ld%s)\n", g->pids[0], g->npids > 1 ? " and others" : "");
+	dt_md_pids(f, r, g);
 	if (g->next)
 		fprintf(f, "- **then**: %s\n", g->next);
 	if (g->intermittent)
@@ -221,7 +233,7 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 	fprintf(f, "- **seen**: %llu refusal%s, first %s, by ", (unsigned long long)fd->count,
 	        fd->count == 1 ? "" : "s", t1);
 	dt_md_code_span(f, g0->rep->comm, 0);
-	fprintf(f, " (pid %ld%s)\n", g0->pids[0], g0->npids > 1 ? " and others" : "");
+	dt_md_pids(f, r, g0);
 	dt_md_sites(f, fd);
 	if (fd->next)
 		fprintf(f, "- **then**: %s\n", fd->next);
@@ -281,7 +293,7 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		fputs("<details>\n<summary>Each group in full</summary>\n\n", f);
 		for (size_t k = 0; k < r->ngroups; k++)
 			if (!r->groups[k].hidden)
-				dt_md_group(f, &r->groups[k]);
+				dt_md_group(f, r, &r->groups[k]);
 		fputs("</details>\n\n", f);
 	}
 

@@ -42,7 +42,8 @@ static const char *const svg_palette[SVG_COLORS + 1] = {"#d62728", "#ff7f0e", "#
 static const char svg_write_color[] = "#2ca02c", svg_file_color[] = "#1f77b4";
 
 struct svg_lane {
-	long pid; /* the first pid; the last lane may hold the rest */
+	long pid;                      /* the first pid; the last lane may hold the rest */
+	const struct dt_record *first; /* its first record: its ring, its host */
 	int others;
 	const char *comm;
 	uint32_t refused[SVG_BUCKETS][SVG_COLORS + 1];
@@ -107,11 +108,13 @@ static size_t svg_bucket(const struct svg *s, uint64_t t)
 static struct svg_lane *svg_lane_for(struct svg *s, const struct dt_record *d)
 {
 	for (size_t k = 0; k < s->nlanes; k++)
-		if (s->lanes[k].pid == d->pid || s->lanes[k].others)
+		if ((s->lanes[k].pid == d->pid && s->lanes[k].first->ring == d->ring) ||
+		    s->lanes[k].others)
 			return &s->lanes[k];
 	struct svg_lane *l = &s->lanes[s->nlanes++];
-	const struct dt_record *proc = dt_report_proc(s->r, d->pid);
+	const struct dt_record *proc = dt_report_proc(s->r, d, d->pid);
 	l->pid = d->pid;
+	l->first = d;
 	l->comm = proc && proc->comm ? proc->comm : d->comm; /* after exec, the program's name */
 	l->others = s->nlanes == SVG_MAX_LANES + 1;
 	return l;
@@ -345,11 +348,16 @@ static void svg_lane(FILE *f, const struct svg *s, const struct svg_lane *l, siz
 	else {
 		svg_text(f, l->comm ? l->comm : "?", 16);
 		fprintf(f, " pid %ld", l->pid);
+		const char *host = dt_report_host(s->r, l->first);
+		if (host) {
+			fputs(" on ", f);
+			svg_text(f, host, 16);
+		}
 	}
 	fprintf(f, "</text>\n<text x=\"10\" y=\"%d\" font-size=\"10\" fill=\"#666\">", y + 27);
 	svg_text(f,
 	         l->others ? "beyond the first lanes"
-	                   : svg_sandbox_kind(dt_report_proc(s->r, l->pid)),
+	                   : svg_sandbox_kind(dt_report_proc(s->r, l->first, l->pid)),
 	         36);
 	fputs("</text>\n", f);
 	for (size_t b = 0; b < SVG_BUCKETS; b++) {

@@ -338,7 +338,13 @@ static void dt_finding_text(FILE *f, const struct dt_report *r, const struct dt_
 	fprintf(f, "\n  %llu refusal%s by ", (unsigned long long)fd->count,
 	        fd->count == 1 ? "" : "s");
 	dt_put_safe(f, g0->rep->comm);
-	fprintf(f, " pid %ld%s; %s%s%s\n", g0->pids[0], g0->npids > 1 ? " and others" : "", t1,
+	fprintf(f, " pid %ld", g0->pids[0]);
+	const char *host = dt_report_host(r, g0->pid_recs[0]);
+	if (host) {
+		fputs(" on ", f);
+		dt_put_safe(f, host);
+	}
+	fprintf(f, "%s; %s%s%s\n", g0->npids > 1 ? " and others" : "", t1,
 	        fd->count > 1 ? " .. " : "", fd->count > 1 ? t2 : "");
 	if (fd->intermittent)
 		dt_difference_text(f, fd->diff, &s);

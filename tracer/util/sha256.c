@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SHA-256 as FIPS 180-4 specifies it (sha256.h). */
-#include "sha256.h"
-
+#include <stdio.h>
 #include <string.h>
+
+#include "sha256.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -82,4 +83,15 @@ void dt_sha256_final(struct dt_sha256 *s, uint8_t out[DT_SHA256_LEN])
 	for (int i = 0; i < 8; i++)
 		for (int k = 0; k < 4; k++)
 			out[4 * i + k] = (unsigned char)(s->h[i] >> (24 - 8 * k));
+}
+
+void dt_sha256_hex(const void *data, size_t n, char hex[65])
+{
+	struct dt_sha256 s;
+	uint8_t d[DT_SHA256_LEN];
+	dt_sha256_init(&s);
+	dt_sha256_update(&s, data, n);
+	dt_sha256_final(&s, d);
+	for (size_t i = 0; i < DT_SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
