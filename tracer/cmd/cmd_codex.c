@@ -418,6 +418,12 @@ static void codex_say_readback(const char *codex, const char **cargv, size_t arg
 	char err[512];
 	if (dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)) == 0)
 		dt_codex_readback(&rs, codex, &l);
+	if (rs.codex_refused) {
+		/* said before Codex says it, as the reason to read */
+		fputs("denytrace: ", stderr);
+		dt_put_safe(stderr, rs.codex_refused);
+		fputc('\n', stderr);
+	}
 	if (rs.codex_readback == 1) {
 		fputs("denytrace: Codex itself says writable:", stderr);
 		for (size_t i = 0; i < rs.ncodex_says; i++) {

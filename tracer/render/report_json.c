@@ -379,6 +379,60 @@ static void dt_report_json_readback(struct dt_json *j, const struct dt_rootset *
 	dt_json_end_obj(j);
 }
 
+static void dt_json_strings(struct dt_json *j, char *const *v, size_t n)
+{
+	dt_json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		dt_json_str(j, v[i]);
+	dt_json_end_arr(j);
+}
+
+static void dt_report_json_mcp_var(struct dt_json *j, const struct dt_mcp_var *v)
+{
+	dt_json_obj(j);
+	dt_json_key(j, "name");
+	dt_json_str(j, v->name);
+	dt_json_key(j, "passed");
+	dt_json_bool(j, v->value != NULL);
+	dt_json_key(j, "value");
+	dt_json_str(j, v->value);
+	dt_json_key(j, "from");
+	dt_json_str(j, v->from);
+	dt_json_key(j, "codex_has");
+	dt_json_str(j, v->launcher);
+	dt_json_end_obj(j);
+}
+
+/* codex.mcp_servers: each server and the environment Codex gives it */
+static void dt_report_json_mcp(struct dt_json *j, const struct dt_rootset *rs)
+{
+	dt_json_key(j, "mcp_servers");
+	dt_json_arr(j);
+	for (size_t i = 0; i < rs->nmcp; i++) {
+		const struct dt_mcp_server *m = &rs->mcp[i];
+		dt_json_obj(j);
+		dt_json_key(j, "name");
+		dt_json_str(j, m->name);
+		dt_json_key(j, "command");
+		dt_json_str(j, m->command);
+		dt_json_key(j, "args");
+		dt_json_strings(j, m->args, m->nargs);
+		dt_json_key(j, "url");
+		dt_json_str(j, m->url);
+		dt_json_key(j, "env_vars");
+		dt_json_strings(j, m->env_vars, m->nenv_vars);
+		dt_json_key(j, "env_vars_from");
+		dt_json_str(j, m->env_vars_from);
+		dt_json_key(j, "environment");
+		dt_json_arr(j);
+		for (size_t k = 0; k < m->nvars; k++)
+			dt_report_json_mcp_var(j, &m->vars[k]);
+		dt_json_end_arr(j);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
 static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 {
 	dt_json_key(j, "codex");
@@ -399,6 +453,7 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 		dt_json_key(j, "model_version");
 		dt_json_str(j, r->roots.codex_version);
 		dt_report_json_readback(j, &r->roots);
+		dt_report_json_mcp(j, &r->roots);
 		dt_json_end_obj(j);
 	} else {
 		dt_json_null(j);

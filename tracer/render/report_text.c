@@ -97,6 +97,51 @@ static void dt_codex_readback_text(FILE *f, const struct dt_rootset *rs, const s
 	}
 }
 
+/* One followed variable of an MCP server: its value and the rule that
+ * gave it, or that it is lost. */
+static void dt_mcp_var_text(FILE *f, const struct dt_mcp_var *v, const struct dt_style *s)
+{
+	fputs("      ", f);
+	dt_put_safe(f, v->name);
+	if (!v->value) {
+		fprintf(f, ": %snot passed%s (Codex has ", s->red, s->off);
+		dt_put_safe(f, v->launcher);
+		fputs("; name it in the server's env_vars)\n", f);
+		return;
+	}
+	fputc('=', f);
+	dt_put_safe(f, v->value);
+	fputs(" from ", f);
+	dt_put_safe(f, v->from);
+	if (v->launcher && strcmp(v->launcher, v->value)) {
+		fprintf(f, " %s(Codex has ", s->yellow);
+		dt_put_safe(f, v->launcher);
+		fprintf(f, ")%s", s->off);
+	}
+	fputc('\n', f);
+}
+
+/* Each MCP stdio server with what Codex passes it of the variables that
+ * decide where it writes. */
+static void dt_mcp_text(FILE *f, const struct dt_rootset *rs, const struct dt_style *s)
+{
+	for (size_t i = 0; i < rs->nmcp; i++) {
+		const struct dt_mcp_server *m = &rs->mcp[i];
+		if (!m->command)
+			continue;
+		fputs("  MCP server ", f);
+		dt_put_safe(f, m->name);
+		fputs(" (", f);
+		dt_put_safe(f, m->command);
+		fputs(m->nvars ? "), environment from Codex:\n"
+		               : "): no Hermes, hcom or "
+		                 "CODEX_HOME variable to pass\n",
+		      f);
+		for (size_t k = 0; k < m->nvars; k++)
+			dt_mcp_var_text(f, &m->vars[k], s);
+	}
+}
+
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 {
 	struct dt_style s = dt_style_for(color);
@@ -162,6 +207,7 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		dt_codex_model_line(f, rs->codex_version);
 		dt_codex_readback_text(f, rs, &s);
 	}
+	dt_mcp_text(f, rs, &s);
 	for (size_t i = 0; i < rs->nwarnings; i++) {
 		fprintf(f, "  %swarning:%s ", s.yellow, s.off);
 		dt_put_safe(f, rs->warnings[i]);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "codex_mcp.h"
 #include "records.h"
 #include "toml.h"
 
@@ -73,6 +74,10 @@ struct dt_rootset {
 	size_t ncodex_disagree;
 	char **warnings; /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
+	/* each MCP server of the Codex launch with the environment Codex
+	 * gives it (codex_mcp.h), in config order */
+	struct dt_mcp_server *mcp;
+	size_t nmcp;
 };
 
 /* Adds a root (path is normalised and copied; duplicates of the same path
@@ -159,6 +164,10 @@ struct dt_codex_launch {
 	 * disk */
 	const struct dt_record *const *project_snapshots;
 	size_t nproject_snapshots;
+	/* the environment Codex starts with (NAME=VALUE; a record's, so only
+	 * the variables that decide roots), for its MCP servers' */
+	const char *const *env;
+	size_t nenv;
 };
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
                         const char *config_path, char *err, size_t errlen);
