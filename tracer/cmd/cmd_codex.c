@@ -529,8 +529,11 @@ int cmd_codex(int argc, char **argv)
 			codex_config_record(&rr, &cfg[k], version[0] ? version : NULL);
 
 	if (!no_mcp) {
-		const char *vars[9] = {"LD_PRELOAD"}, *values[9] = {rr.probe};
-		size_t nv = 1 + dt_run_probe_env(&o, &rr, vars + 1, values + 1, 8);
+		/* an MCP server's process record (its environment) even when it
+		 * only writes: the handoff it makes depends on it (handoff.h) */
+		const char *vars[10] = {"LD_PRELOAD", "DENYTRACE_PROCESS"},
+		           *values[10] = {rr.probe, "1"};
+		size_t nv = 2 + dt_run_probe_env(&o, &rr, vars + 2, values + 2, 8);
 		if (dt_codex_mcp_plan(cargv, nargs + 1, files, ncfg, vars, values, nv, &plan) < 0) {
 			rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 			goto out;

@@ -872,6 +872,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	dt_hidx_free(&groups);
 	dt_hidx_free(&dt_reopens);
 	dt_hidx_free(&dt_writes);
+	dt_handoffs_build(r, &r->handoffs);
 	if (dt_findings_build(r->groups, r->ngroups, &r->findings)) {
 		snprintf(err, errlen, "out of memory");
 		return DT_EXIT_INTERNAL;
@@ -888,6 +889,7 @@ void dt_report_free(struct dt_report *r)
 	free(r->groups);
 	free(r->group_of);
 	dt_findings_free(&r->findings);
+	dt_handoffs_free(&r->handoffs);
 	free(r->execs);
 	free(r->blind);
 	free(r->setid_lost);

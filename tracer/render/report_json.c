@@ -460,6 +460,47 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 	}
 }
 
+static void dt_report_json_handoff(struct dt_json *j, const struct dt_handoff *h)
+{
+	dt_json_obj(j);
+	dt_json_key(j, "kind");
+	dt_json_str(j, dt_handoff_kind_name(h->kind));
+	dt_json_key(j, "pid");
+	dt_json_int(j, h->pid);
+	dt_json_key(j, "comm");
+	dt_json_str(j, h->comm);
+	dt_json_key(j, "mcp_server");
+	dt_json_str(j, h->server);
+	dt_json_key(j, "board");
+	dt_json_str(j, h->board);
+	dt_json_key(j, "named_board");
+	dt_json_str(j, h->named);
+	dt_json_key(j, "lost");
+	dt_json_arr(j);
+	for (size_t i = 0; i < h->nvars; i++) {
+		dt_json_obj(j);
+		dt_json_key(j, "name");
+		dt_json_str(j, h->vars[i].name);
+		dt_json_key(j, "launcher");
+		dt_json_str(j, h->vars[i].launcher);
+		dt_json_key(j, "here");
+		dt_json_str(j, h->vars[i].here);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+	dt_json_key(j, "hop");
+	dt_json_str(j, h->hop);
+	dt_json_key(j, "why");
+	dt_json_str(j, h->why);
+	dt_json_key(j, "fix");
+	dt_json_str(j, h->fix);
+	dt_json_key(j, "fix_env_vars");
+	dt_json_str(j, h->fix_env_vars);
+	dt_json_key(j, "fix_override");
+	dt_json_str(j, h->fix_override);
+	dt_json_end_obj(j);
+}
+
 /* A set-id program the supervisor's no_new_privs kept from its ids. */
 static void dt_report_json_setid_lost(struct dt_json *j, const struct dt_record *e)
 {
@@ -553,6 +594,12 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 	dt_json_arr(&j);
 	for (size_t i = 0; i < r->findings.n; i++)
 		dt_report_json_finding(&j, r, &r->findings.v[i]);
+	dt_json_end_arr(&j);
+	/* failures with no refusal: the board written, the environment lost */
+	dt_json_key(&j, "handoff");
+	dt_json_arr(&j);
+	for (size_t i = 0; i < r->handoffs.n; i++)
+		dt_report_json_handoff(&j, &r->handoffs.v[i]);
 	dt_json_end_arr(&j);
 
 	dt_json_key(&j, "denials");

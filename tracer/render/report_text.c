@@ -437,6 +437,50 @@ void dt_report_hidden_lines(FILE *f, const struct dt_report *r, const char *befo
 		    how, after);
 }
 
+static void dt_handoff_text(FILE *f, const struct dt_handoff *h, size_t n, const struct dt_style *s)
+{
+	fprintf(f, "\n%sHandoff %zu: %s%s (no refusal)\n", s->bold, n,
+	        h->kind == DT_HANDOFF_ENV_LOST ? "environment lost on the way" : "wrong board",
+	        s->off);
+	fprintf(f, "  process  pid %ld (", h->pid);
+	dt_put_safe(f, h->comm);
+	if (h->server) {
+		fputs(", MCP server ", f);
+		dt_put_safe(f, h->server);
+	}
+	fputs(h->kind == DT_HANDOFF_ENV_LOST ? ") opened " : ") wrote ", f);
+	dt_put_safe(f, h->board);
+	fputc('\n', f);
+	if (h->named) {
+		fputs("  named    the launch's board is ", f);
+		dt_put_safe(f, h->named);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < h->nvars; i++) {
+		fputs("  lost     ", f);
+		dt_put_safe(f, h->vars[i].name);
+		fputs(" (launcher: ", f);
+		dt_put_safe(f, h->vars[i].launcher);
+		fputs(h->vars[i].here ? "; here: " : "; here: unset", f);
+		if (h->vars[i].here)
+			dt_put_safe(f, h->vars[i].here);
+		fputs(")\n", f);
+	}
+	if (h->hop) {
+		fputs("  hop      ", f);
+		dt_put_safe(f, h->hop);
+		fputc('\n', f);
+	}
+	if (h->why) {
+		fputs("  why      ", f);
+		dt_put_safe(f, h->why);
+		fputc('\n', f);
+	}
+	fprintf(f, "  %sfix%s      ", s->green, s->off);
+	dt_put_safe(f, h->fix);
+	fputc('\n', f);
+}
+
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 {
 	struct dt_style s = dt_style_for(color);
@@ -444,7 +488,7 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 	size_t shown = 0;
 	for (size_t k = 0; k < r->ngroups; k++)
 		shown += !r->groups[k].hidden;
-	dt_problems_phrase(r->findings.n, problems, sizeof(problems));
+	dt_problems_phrase(r->findings.n + r->handoffs.n, problems, sizeof(problems));
 	problems[0] = (char)(problems[0] == 'n' ? 'N' : problems[0]);
 	fprintf(f,
 	        "%s%s%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
@@ -463,6 +507,8 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 
 	for (size_t i = 0; i < r->findings.n; i++)
 		dt_finding_text(f, r, &r->findings.v[i], i + 1, verbose, &s);
+	for (size_t i = 0; i < r->handoffs.n; i++)
+		dt_handoff_text(f, &r->handoffs.v[i], i + 1, &s);
 	if (shown && !verbose)
 		fprintf(f,
 		        "\n%sDetails%s: -v shows %s%zu group%s in full (call, flags, pids, "

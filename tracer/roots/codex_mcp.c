@@ -48,6 +48,7 @@ void dt_mcp_servers_free(struct dt_mcp_server *v, size_t n)
 			free(s->args[k]);
 		free(s->args);
 		free(s->url);
+		free(s->defined_in);
 		for (size_t k = 0; k < s->nenv_vars; k++)
 			free(s->env_vars[k]);
 		free(s->env_vars);
@@ -199,15 +200,17 @@ static void read_env_vars(const struct codex_cfg *c, struct dt_mcp_server *s)
 
 static void read_command(const struct codex_cfg *c, struct dt_mcp_server *s)
 {
-	const char *where;
+	const char *where, *uwhere, *awhere;
 	const struct toml_value *cmd = server_get(c, s->name, "command", NULL, &where);
-	const struct toml_value *args = server_get(c, s->name, "args", NULL, &where);
-	const struct toml_value *url = server_get(c, s->name, "url", NULL, &where);
+	const struct toml_value *args = server_get(c, s->name, "args", NULL, &awhere);
+	const struct toml_value *url = server_get(c, s->name, "url", NULL, &uwhere);
 
 	if (cmd && cmd->type == TOML_STRING)
 		s->command = xstrdup(cmd->str);
 	if (url && url->type == TOML_STRING)
 		s->url = xstrdup(url->str);
+	if (cmd || url)
+		s->defined_in = xstrdup(cmd ? where : uwhere);
 	for (size_t i = 0; args && args->type == TOML_ARRAY && i < args->n; i++) {
 		if (args->items[i].type != TOML_STRING)
 			continue;

@@ -32,7 +32,8 @@ struct dt_mcp_server {
 	char **args;
 	size_t nargs;
 	char *url;
-	char **env_vars; /* its env_vars list, as the layers merge it */
+	char *defined_in; /* the layer its command or url comes from */
+	char **env_vars;  /* its env_vars list, as the layers merge it */
 	size_t nenv_vars;
 	char *env_vars_from;     /* the layer that set the list, or NULL */
 	char *env_from;          /* the layer its env table comes from, or NULL */

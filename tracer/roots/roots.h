@@ -259,6 +259,11 @@ int dt_argv_is_codex(const char *const *argv, size_t argc);
  * $HOME/.hcom when hcom is involved (any HCOM_* variable, or force_hcom). */
 void dt_roots_from_env(struct dt_rootset *rs, const char *const *env, size_t nenv, int force_hcom);
 
+/* The board database Hermes opens in environment env (the rules above
+ * dt_roots_from_env), with the rule that gave it in *why (malloc'ed);
+ * NULL when it needs HOME and env has none. */
+char *dt_hermes_board(const char *const *env, size_t nenv, char **why);
+
 /* Effective roots: the writable mounts of a process record, except
  * pseudo-filesystems (/proc, /sys, /dev and below, unless a real dir was
  * bound there). */
