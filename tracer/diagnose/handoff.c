@@ -168,6 +168,37 @@ static void env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
 	free(names);
 }
 
+/* Hermes reads these to find the board (roots_env.c) */
+static int locates_board(const char *name)
+{
+	static const char *const v[] = {"HERMES_KANBAN_DB", "HERMES_KANBAN_HOME", "HERMES_HOME",
+	                                "HERMES_KANBAN_BOARD", "HERMES_DATA_DIR_SUFFIX"};
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
+		if (!strcmp(name, v[i]))
+			return 1;
+	return 0;
+}
+
+static int same_path(const char *a, const char *b);
+
+/* A variable that only locates the board is moot when the process opened
+ * the board its launcher's environment names anyway. */
+static void drop_moot(const struct dt_record *launcher, const char *opened, struct dt_handoff *h)
+{
+	char *why = NULL, *named = dt_hermes_board(launcher->env, launcher->nenv, &why);
+	size_t k = 0;
+
+	for (size_t i = 0; i < h->nvars; i++) {
+		if (named && locates_board(h->vars[i].name) && same_path(opened, named))
+			free(h->vars[i].name);
+		else
+			h->vars[k++] = h->vars[i];
+	}
+	h->nvars = k;
+	free(named);
+	free(why);
+}
+
 static struct dt_handoff *push(struct dt_handoffs *hs)
 {
 	hs->v = xrealloc(hs->v, (hs->n + 1) * sizeof(*hs->v));
@@ -184,6 +215,7 @@ static void env_lost(const struct dt_report *r, const struct dt_record *p, struc
 	if (!launcher || !(db = board_opened(r, (long)p->pid, 0)))
 		return;
 	collect_lost(launcher, p, &h);
+	drop_moot(launcher, dt_report_path(db), &h);
 	if (!h.nvars)
 		return;
 	s = dt_mcp_server_for(r->roots.mcp, r->roots.nmcp, p->argv, p->argc);
