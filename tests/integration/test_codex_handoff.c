@@ -432,8 +432,9 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	         "cd '%s' && mkdir -p home boards && HOME='%s/home' HERMES_KANBAN_DB='%s/boards/"
 	         "kanban.db' HERMES_KANBAN_TASK=t_1 '%s/denytrace' run -q --all -o c.ring -- sh -c "
 	         "'env -u HERMES_KANBAN_DB -u HERMES_KANBAN_TASK %s %s %s/m < /dev/null' && "
-	         "'%s/denytrace' report --format json c.ring > r.json",
-	         tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build());
+	         "'%s/denytrace' report --format json c.ring > r.json && '%s/denytrace' fix "
+	         "--format json c.ring > f.json",
+	         tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build(), dtt_build());
 	const char *sh[] = {"sh", "-c", cmd, NULL};
 	char out[8192];
 	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
@@ -451,7 +452,10 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	                 "assert lost[0]['mcp_server'] is None and lost[0]['fix'], lost\n"
 	                 "assert len(wrong) == 1 and wrong[0]['named_board'] == sys.argv[2], h\n"
 	                 "assert wrong[0]['board'] == sys.argv[3], wrong\n"
-	                 "assert 'default board' in wrong[0]['why'], wrong\n";
+	                 "assert 'default board' in wrong[0]['why'], wrong\n"
+	                 "f = json.load(open(sys.argv[1][:-6] + 'f.json'))['handoff']\n"
+	                 "assert [x['kind'] for x in f] == [x['kind'] for x in h], f\n"
+	                 "assert all(x['fix'] for x in f), f\n";
 	const char *pargv[] = {PYTHON, "-c", py, json_path, named, wrote, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
