@@ -519,8 +519,8 @@ static const char *const dt_cfg_kept[] = {
     "mcp_servers.*.command",
     "mcp_servers.*.env.LD_PRELOAD",
     "mcp_servers.*.env.DENYTRACE_*",
-    /* what each server's environment is made of (codex_mcp.h) */
-    "mcp_servers.*.args",
+    /* what each server's environment is made of (codex_mcp.h); not its
+     * args, which may hold a token */
     "mcp_servers.*.url",
     "mcp_servers.*.env_vars",
     "mcp_servers.*.env.HERMES_*",

@@ -71,6 +71,8 @@ const struct dt_mcp_var *dt_mcp_var_of(const struct dt_mcp_server *s, const char
 
 static int args_match(const struct dt_mcp_server *s, const char *const *argv, size_t argc)
 {
+	if (!s->args_known)
+		return 1; /* the command alone tells */
 	if (argc != s->nargs + 1)
 		return 0;
 	for (size_t k = 0; k < s->nargs; k++)
@@ -211,6 +213,8 @@ static void read_command(const struct codex_cfg *c, struct dt_mcp_server *s)
 		s->url = xstrdup(url->str);
 	if (cmd || url)
 		s->defined_in = xstrdup(cmd ? where : uwhere);
+	/* a config snapshot redacts args (a token may be among them) */
+	s->args_known = !args || args->type == TOML_ARRAY;
 	for (size_t i = 0; args && args->type == TOML_ARRAY && i < args->n; i++) {
 		if (args->items[i].type != TOML_STRING)
 			continue;

@@ -31,6 +31,7 @@ struct dt_mcp_server {
 	char *command; /* NULL for a streamable HTTP server */
 	char **args;
 	size_t nargs;
+	int args_known; /* 0: a recorded snapshot had them redacted */
 	char *url;
 	char *defined_in; /* the layer its command or url comes from */
 	char **env_vars;  /* its env_vars list, as the layers merge it */
