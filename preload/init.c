@@ -104,6 +104,7 @@ enum {
 	DT_V_ENV,
 	DT_V_REFUSALS_ONLY,
 	DT_V_ENTRY,
+	DT_V_PROCESS,
 	DT_V_N
 };
 static const char *const dt_config_names[DT_V_N] = {
@@ -116,6 +117,7 @@ static const char *const dt_config_names[DT_V_N] = {
     [DT_V_ENV] = "ENV",
     [DT_V_REFUSALS_ONLY] = "REFUSALS_ONLY",
     [DT_V_ENTRY] = "ENTRY",
+    [DT_V_PROCESS] = "PROCESS",
 };
 
 static void dt_config_var(int which, const char *v)
@@ -129,6 +131,10 @@ static void dt_config_var(int which, const char *v)
 	case DT_V_ALL:
 		if (*v && !(v[0] == '0' && !v[1]))
 			dt_watch |= DT_WATCH_ALL;
+		break;
+	case DT_V_PROCESS:
+		if (*v && !(v[0] == '0' && !v[1]))
+			dt_watch |= DT_WATCH_PROCESS;
 		break;
 	case DT_V_REFUSALS_ONLY:
 		if (*v && !(v[0] == '0' && !v[1]))

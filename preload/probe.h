@@ -69,6 +69,9 @@ DT_HIDDEN void dt_altstack_changed(void);
 #define DT_WATCH_ALL 1    /* DENYTRACE_ALL: record successful writes */
 #define DT_WATCH_REOPEN 2 /* a write-open was refused: look for the retry */
 #define DT_WATCH_WRITES 4 /* default: successful writes whose facts are news */
+/* DENYTRACE_PROCESS: a process record at the first write too (an MCP
+ * server's environment is what its handoff depends on) */
+#define DT_WATCH_PROCESS 8
 DT_HIDDEN extern int dt_watch;
 
 /* successes.c: whether this successful write says something new about its

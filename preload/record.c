@@ -310,8 +310,9 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	/* A process that only writes successfully gets no process record by
 	 * default: reading /proc for it cost ~1 ms in every writing process of
 	 * an exec-heavy tree. Its records carry uid, gid and groups; a later
-	 * refusal writes the record (--all writes it at once). */
-	if (type != DT_REC_WRITE || (dt_watch & DT_WATCH_ALL))
+	 * refusal writes the record (--all and DENYTRACE_PROCESS write it at
+	 * once). */
+	if (type != DT_REC_WRITE || (dt_watch & (DT_WATCH_ALL | DT_WATCH_PROCESS)))
 		dt_ensure_process_record(ring, &a->proc, pid);
 
 	struct dt_rec_header *rh = (struct dt_rec_header *)a->rec;

@@ -519,6 +519,13 @@ static const char *const dt_cfg_kept[] = {
     "mcp_servers.*.command",
     "mcp_servers.*.env.LD_PRELOAD",
     "mcp_servers.*.env.DENYTRACE_*",
+    /* what each server's environment is made of (codex_mcp.h); not its
+     * args, which may hold a token */
+    "mcp_servers.*.url",
+    "mcp_servers.*.env_vars",
+    "mcp_servers.*.env.HERMES_*",
+    "mcp_servers.*.env.HCOM_*",
+    "mcp_servers.*.env.CODEX_HOME",
     "profiles.*.mcp_servers.*.command",
     "profiles.*.mcp_servers.*.env.LD_PRELOAD",
     "profiles.*.mcp_servers.*.env.DENYTRACE_*",
@@ -566,7 +573,11 @@ static int dt_cfg_pattern_match(const char *pat, const struct dt_cfg_path *p)
 
 static int dt_cfg_kept_path(const struct dt_cfg_path *p)
 {
-	if (p->cut)
+	size_t last = p->n ? p->n - 1 : 0;
+	while (last > 0 && p->s[last - 1] != DT_CFG_SEP)
+		last--;
+	/* HERMES_API_KEY matches HERMES_* and is still a secret */
+	if (p->cut || dt_secret_env_name(p->s + last, p->n ? p->n - 1 - last : 0))
 		return 0;
 	for (size_t k = 0; k < sizeof(dt_cfg_kept) / sizeof(*dt_cfg_kept); k++)
 		if (dt_cfg_pattern_match(dt_cfg_kept[k], p))

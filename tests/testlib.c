@@ -35,6 +35,19 @@ const char *dtt_helper(const char *name)
 	return path[k];
 }
 
+const char *dtt_helper_script(const char *name)
+{
+	static __thread char path[8][PATH_MAX];
+	static __thread int k;
+	char guess[PATH_MAX + 64];
+	k = (k + 1) % 8;
+	snprintf(guess, sizeof(guess), "tests/helpers/%s", name);
+	if (realpath(guess, path[k]))
+		return path[k];
+	snprintf(guess, sizeof(guess), "%s/../tests/helpers/%s", dtt_build(), name);
+	return realpath(guess, path[k]) ? path[k] : NULL;
+}
+
 const char *dtt_tmpdir(void)
 {
 	static pid_t registered;

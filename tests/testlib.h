@@ -15,6 +15,10 @@
 const char *dtt_build(void);
 /* Absolute path of a built helper: dtt_helper("landlock-run"). */
 const char *dtt_helper(const char *name);
+/* Absolute path of a script in tests/helpers (from the repository root
+ * or beside the build directory): dtt_helper_script("board_mcp.py");
+ * NULL when not found. */
+const char *dtt_helper_script(const char *name);
 /* A fresh directory under /tmp, removed by dtt_cleanup(), or at exit when a
  * test skips or ends before its fini (cr_skip_test exits the process). */
 const char *dtt_tmpdir(void);

@@ -312,6 +312,8 @@ Test(secrets, codex_config_snapshot_keeps_the_sandbox_settings_and_no_secret)
 	cr_assert_not_null(f);
 	fputs("sandbox_mode = \"workspace-write\"\n"
 	      "[sandbox_workspace_write]\nwritable_roots = [\"/srv/board\"]\n"
+	      /* a server with no command nor url stops Codex ("invalid transport") */
+	      "[mcp_servers.board]\ncommand = \"board-mcp\"\n"
 	      "[mcp_servers.board.env]\nBOARD_TOKEN = \"" MARK "31\"\n"
 	      "[model_providers.corp]\nbase_url = \"https://svc:" MARK "32@llm.example.com\"\n"
 	      "http_headers = { Authorization = \"Bearer " MARK "33\" }\n"

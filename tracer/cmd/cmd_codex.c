@@ -431,6 +431,12 @@ static void codex_say_readback(const char *codex, const char **cargv, size_t arg
 	char err[512];
 	if (dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)) == 0)
 		dt_codex_readback(&rs, codex, &l);
+	if (rs.codex_refused) {
+		/* said before Codex says it, as the reason to read */
+		fputs("denytrace: ", stderr);
+		dt_put_safe(stderr, rs.codex_refused);
+		fputc('\n', stderr);
+	}
 	if (rs.codex_readback == 1) {
 		fputs("denytrace: Codex itself says writable:", stderr);
 		for (size_t i = 0; i < rs.ncodex_says; i++) {
@@ -536,8 +542,11 @@ int cmd_codex(int argc, char **argv)
 			codex_config_record(&rr, &cfg[k], version[0] ? version : NULL);
 
 	if (!no_mcp) {
-		const char *vars[9] = {"LD_PRELOAD"}, *values[9] = {rr.probe};
-		size_t nv = 1 + dt_run_probe_env(&o, &rr, vars + 1, values + 1, 8);
+		/* an MCP server's process record (its environment) even when it
+		 * only writes: the handoff it makes depends on it (handoff.h) */
+		const char *vars[10] = {"LD_PRELOAD", "DENYTRACE_PROCESS"},
+		           *values[10] = {rr.probe, "1"};
+		size_t nv = 2 + dt_run_probe_env(&o, &rr, vars + 2, values + 2, 8);
 		if (dt_codex_mcp_plan(cargv, nargs + 1, files, ncfg, vars, values, nv, &plan) < 0) {
 			rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
 			goto out;

@@ -257,6 +257,18 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 		      f);
 }
 
+/* Failures with no refusal (handoff.h): their change is said, not
+ * applied to the command line nor verified. */
+static void fix_text_handoffs(FILE *f, const struct dt_handoffs *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		fprintf(f, "\nhandoff %zu (%s, no refusal), pid %ld: ", i + 1,
+		        dt_handoff_kind_name(h->v[i].kind), h->v[i].pid);
+		dt_put_safe(f, h->v[i].fix);
+		fputc('\n', f);
+	}
+}
+
 /* ---- JSON ---- */
 
 static void fix_json_strs(struct dt_json *j, const char *key, char *const *v, size_t n)
@@ -398,8 +410,30 @@ static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 	dt_json_end_obj(j);
 }
 
+static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
+{
+	dt_json_key(j, "handoff");
+	dt_json_arr(j);
+	for (size_t i = 0; i < h->n; i++) {
+		dt_json_obj(j);
+		dt_json_key(j, "kind");
+		dt_json_str(j, dt_handoff_kind_name(h->v[i].kind));
+		dt_json_key(j, "pid");
+		dt_json_int(j, h->v[i].pid);
+		dt_json_key(j, "fix");
+		dt_json_str(j, h->v[i].fix);
+		dt_json_key(j, "env_vars");
+		dt_json_str(j, h->v[i].fix_env_vars);
+		dt_json_key(j, "override");
+		dt_json_str(j, h->v[i].fix_override);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
 static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inputs *in,
-                     const struct dt_fix_plan *plan, const struct dt_verify *v)
+                     const struct dt_fix_plan *plan, const struct dt_verify *v,
+                     const struct dt_handoffs *h)
 {
 	struct dt_json j;
 	dt_json_init(&j, f, 1);
@@ -430,6 +464,7 @@ static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inpu
 	dt_json_end_arr(&j);
 	if (v && v->cmd)
 		fix_json_run(&j, v);
+	fix_json_handoffs(&j, h);
 	dt_json_end_obj(&j);
 	fputc('\n', f);
 }
@@ -727,10 +762,12 @@ int cmd_fix(int argc, char **argv)
 		dt_verify_disk_check(&plan, o.rings[0]);
 	if (o.verify && (rc = fix_verify(&o, &r, &in, &plan, &v)))
 		goto out;
-	if (o.json)
-		fix_json(stdout, &o, &in, &plan, &v);
-	else
+	if (o.json) {
+		fix_json(stdout, &o, &in, &plan, &v, &r.handoffs);
+	} else {
 		fix_text(stdout, &in, &plan, &v);
+		fix_text_handoffs(stdout, &r.handoffs);
+	}
 	rc = fix_verify_status(&v);
 	if (fflush(stdout) != 0)
 		rc = DT_EXIT_IO;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "codex_binary.h"
+#include "envfilter.h"
 #include "exitcodes.h"
 #include "names.h"
 
@@ -298,6 +299,8 @@ static void dt_report_codex(struct dt_report *r, const struct dt_record *rec, co
 	l.home = dt_record_env(rec, "HOME");
 	l.codex_home = dt_record_env(rec, "CODEX_HOME");
 	l.tmpdir = dt_record_env(rec, "TMPDIR");
+	l.env = rec->env;
+	l.nenv = rec->nenv;
 	char err[512];
 	if (dt_roots_from_codex(&r->roots, &l, NULL, err, sizeof(err)) < 0)
 		dt_roots_warn(&r->roots, "%s", err);
@@ -552,6 +555,25 @@ static void dt_report_explicit_roots(struct dt_report *r, const struct dt_report
 	}
 }
 
+/* This shell's variables a record would keep (envfilter.h): it stands
+ * for the environment of the Codex that --codex-args describes. */
+static const char **dt_report_shell_env(size_t *n)
+{
+	extern char **environ;
+	size_t cap = 0;
+	while (environ[cap])
+		cap++;
+	const char **v = calloc(cap + 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; v && i < cap; i++) {
+		const char *eq = strchr(environ[i], '=');
+		if (eq && dt_env_name_is_wanted(environ[i], (size_t)(eq - environ[i]),
+		                                getenv("DENYTRACE_ENV")))
+			v[(*n)++] = environ[i];
+	}
+	return v;
+}
+
 /* The roots of the Codex command line --codex-args gives (with
  * --codex-config). Returns 0, or an exit status with err set. */
 static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts *o,
@@ -578,7 +600,10 @@ static int dt_report_codex_args(struct dt_report *r, const struct dt_report_opts
 	                            getenv("CODEX_HOME"),
 	                            getenv("TMPDIR")};
 	l.codex_version = version;
+	const char **env = dt_report_shell_env(&l.nenv);
+	l.env = env;
 	int rc = dt_roots_from_codex(&r->roots, &l, o->codex_config, err, errlen);
+	free(env);
 	if (rc == 0 && o->codex_bin)
 		dt_codex_readback(&r->roots, o->codex_bin, &l);
 	free(argv);
@@ -986,6 +1011,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	dt_hidx_free(&groups);
 	dt_hidx_free(&dt_reopens);
 	dt_hidx_free(&dt_writes);
+	dt_handoffs_build(r, &r->handoffs);
 	if (dt_findings_build(r->groups, r->ngroups, &r->findings)) {
 		snprintf(err, errlen, "out of memory");
 		return DT_EXIT_INTERNAL;
@@ -1002,6 +1028,7 @@ void dt_report_free(struct dt_report *r)
 	free(r->groups);
 	free(r->group_of);
 	dt_findings_free(&r->findings);
+	dt_handoffs_free(&r->handoffs);
 	free(r->execs);
 	free(r->blind);
 	free(r->setid_lost);

@@ -11,6 +11,7 @@
 #include "classify.h"
 #include "difference.h"
 #include "findings.h"
+#include "handoff.h"
 #include "json.h"
 #include "records.h"
 #include "ringfile.h"
@@ -90,6 +91,7 @@ struct dt_report {
 	size_t nsetid_lost;
 	uint64_t injected_merged;       /* supervisor refusals folded into the probe's record */
 	struct dt_sqlite_judge *sqlite; /* which paths are SQLite's (sqlite_role.h) */
+	struct dt_handoffs handoffs;    /* failures with no refusal (handoff.h) */
 };
 
 /* Reads and merges the rings. Returns 0, or an exit status with err set. */

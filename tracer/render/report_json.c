@@ -383,6 +383,60 @@ static void dt_report_json_readback(struct dt_json *j, const struct dt_rootset *
 	dt_json_end_obj(j);
 }
 
+static void dt_json_strings(struct dt_json *j, char *const *v, size_t n)
+{
+	dt_json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		dt_json_str(j, v[i]);
+	dt_json_end_arr(j);
+}
+
+static void dt_report_json_mcp_var(struct dt_json *j, const struct dt_mcp_var *v)
+{
+	dt_json_obj(j);
+	dt_json_key(j, "name");
+	dt_json_str(j, v->name);
+	dt_json_key(j, "passed");
+	dt_json_bool(j, v->value != NULL);
+	dt_json_key(j, "value");
+	dt_json_str(j, v->value);
+	dt_json_key(j, "from");
+	dt_json_str(j, v->from);
+	dt_json_key(j, "codex_has");
+	dt_json_str(j, v->launcher);
+	dt_json_end_obj(j);
+}
+
+/* codex.mcp_servers: each server and the environment Codex gives it */
+static void dt_report_json_mcp(struct dt_json *j, const struct dt_rootset *rs)
+{
+	dt_json_key(j, "mcp_servers");
+	dt_json_arr(j);
+	for (size_t i = 0; i < rs->nmcp; i++) {
+		const struct dt_mcp_server *m = &rs->mcp[i];
+		dt_json_obj(j);
+		dt_json_key(j, "name");
+		dt_json_str(j, m->name);
+		dt_json_key(j, "command");
+		dt_json_str(j, m->command);
+		dt_json_key(j, "args");
+		dt_json_strings(j, m->args, m->nargs);
+		dt_json_key(j, "url");
+		dt_json_str(j, m->url);
+		dt_json_key(j, "env_vars");
+		dt_json_strings(j, m->env_vars, m->nenv_vars);
+		dt_json_key(j, "env_vars_from");
+		dt_json_str(j, m->env_vars_from);
+		dt_json_key(j, "environment");
+		dt_json_arr(j);
+		for (size_t k = 0; k < m->nvars; k++)
+			dt_report_json_mcp_var(j, &m->vars[k]);
+		dt_json_end_arr(j);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
 static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 {
 	dt_json_key(j, "codex");
@@ -403,10 +457,52 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 		dt_json_key(j, "model_version");
 		dt_json_str(j, r->roots.codex_version);
 		dt_report_json_readback(j, &r->roots);
+		dt_report_json_mcp(j, &r->roots);
 		dt_json_end_obj(j);
 	} else {
 		dt_json_null(j);
 	}
+}
+
+static void dt_report_json_handoff(struct dt_json *j, const struct dt_handoff *h)
+{
+	dt_json_obj(j);
+	dt_json_key(j, "kind");
+	dt_json_str(j, dt_handoff_kind_name(h->kind));
+	dt_json_key(j, "pid");
+	dt_json_int(j, h->pid);
+	dt_json_key(j, "comm");
+	dt_json_str(j, h->comm);
+	dt_json_key(j, "mcp_server");
+	dt_json_str(j, h->server);
+	dt_json_key(j, "board");
+	dt_json_str(j, h->board);
+	dt_json_key(j, "named_board");
+	dt_json_str(j, h->named);
+	dt_json_key(j, "lost");
+	dt_json_arr(j);
+	for (size_t i = 0; i < h->nvars; i++) {
+		dt_json_obj(j);
+		dt_json_key(j, "name");
+		dt_json_str(j, h->vars[i].name);
+		dt_json_key(j, "launcher");
+		dt_json_str(j, h->vars[i].launcher);
+		dt_json_key(j, "here");
+		dt_json_str(j, h->vars[i].here);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+	dt_json_key(j, "hop");
+	dt_json_str(j, h->hop);
+	dt_json_key(j, "why");
+	dt_json_str(j, h->why);
+	dt_json_key(j, "fix");
+	dt_json_str(j, h->fix);
+	dt_json_key(j, "fix_env_vars");
+	dt_json_str(j, h->fix_env_vars);
+	dt_json_key(j, "fix_override");
+	dt_json_str(j, h->fix_override);
+	dt_json_end_obj(j);
 }
 
 /* A set-id program the supervisor's no_new_privs kept from its ids. */
@@ -506,6 +602,12 @@ void dt_report_json(FILE *f, const struct dt_report *r)
 	dt_json_arr(&j);
 	for (size_t i = 0; i < r->findings.n; i++)
 		dt_report_json_finding(&j, r, &r->findings.v[i]);
+	dt_json_end_arr(&j);
+	/* failures with no refusal: the board written, the environment lost */
+	dt_json_key(&j, "handoff");
+	dt_json_arr(&j);
+	for (size_t i = 0; i < r->handoffs.n; i++)
+		dt_report_json_handoff(&j, &r->handoffs.v[i]);
 	dt_json_end_arr(&j);
 
 	dt_json_key(&j, "denials");

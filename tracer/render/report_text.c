@@ -97,6 +97,51 @@ static void dt_codex_readback_text(FILE *f, const struct dt_rootset *rs, const s
 	}
 }
 
+/* One followed variable of an MCP server: its value and the rule that
+ * gave it, or that it is lost. */
+static void dt_mcp_var_text(FILE *f, const struct dt_mcp_var *v, const struct dt_style *s)
+{
+	fputs("      ", f);
+	dt_put_safe(f, v->name);
+	if (!v->value) {
+		fprintf(f, ": %snot passed%s (Codex has ", s->red, s->off);
+		dt_put_safe(f, v->launcher);
+		fputs("; name it in the server's env_vars)\n", f);
+		return;
+	}
+	fputc('=', f);
+	dt_put_safe(f, v->value);
+	fputs(" from ", f);
+	dt_put_safe(f, v->from);
+	if (v->launcher && strcmp(v->launcher, v->value)) {
+		fprintf(f, " %s(Codex has ", s->yellow);
+		dt_put_safe(f, v->launcher);
+		fprintf(f, ")%s", s->off);
+	}
+	fputc('\n', f);
+}
+
+/* Each MCP stdio server with what Codex passes it of the variables that
+ * decide where it writes. */
+static void dt_mcp_text(FILE *f, const struct dt_rootset *rs, const struct dt_style *s)
+{
+	for (size_t i = 0; i < rs->nmcp; i++) {
+		const struct dt_mcp_server *m = &rs->mcp[i];
+		if (!m->command)
+			continue;
+		fputs("  MCP server ", f);
+		dt_put_safe(f, m->name);
+		fputs(" (", f);
+		dt_put_safe(f, m->command);
+		fputs(m->nvars ? "), environment from Codex:\n"
+		               : "): no Hermes, hcom or "
+		                 "CODEX_HOME variable to pass\n",
+		      f);
+		for (size_t k = 0; k < m->nvars; k++)
+			dt_mcp_var_text(f, &m->vars[k], s);
+	}
+}
+
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 {
 	struct dt_style s = dt_style_for(color);
@@ -162,6 +207,7 @@ void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color)
 		dt_codex_model_line(f, rs->codex_version);
 		dt_codex_readback_text(f, rs, &s);
 	}
+	dt_mcp_text(f, rs, &s);
 	for (size_t i = 0; i < rs->nwarnings; i++) {
 		fprintf(f, "  %swarning:%s ", s.yellow, s.off);
 		dt_put_safe(f, rs->warnings[i]);
@@ -397,6 +443,50 @@ void dt_report_hidden_lines(FILE *f, const struct dt_report *r, const char *befo
 		    how, after);
 }
 
+static void dt_handoff_text(FILE *f, const struct dt_handoff *h, size_t n, const struct dt_style *s)
+{
+	fprintf(f, "\n%sHandoff %zu: %s%s (no refusal)\n", s->bold, n,
+	        h->kind == DT_HANDOFF_ENV_LOST ? "environment lost on the way" : "wrong board",
+	        s->off);
+	fprintf(f, "  process  pid %ld (", h->pid);
+	dt_put_safe(f, h->comm);
+	if (h->server) {
+		fputs(", MCP server ", f);
+		dt_put_safe(f, h->server);
+	}
+	fputs(h->kind == DT_HANDOFF_ENV_LOST ? ") opened " : ") wrote ", f);
+	dt_put_safe(f, h->board);
+	fputc('\n', f);
+	if (h->named) {
+		fputs("  named    the launch's board is ", f);
+		dt_put_safe(f, h->named);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < h->nvars; i++) {
+		fputs("  lost     ", f);
+		dt_put_safe(f, h->vars[i].name);
+		fputs(" (launcher: ", f);
+		dt_put_safe(f, h->vars[i].launcher);
+		fputs(h->vars[i].here ? "; here: " : "; here: unset", f);
+		if (h->vars[i].here)
+			dt_put_safe(f, h->vars[i].here);
+		fputs(")\n", f);
+	}
+	if (h->hop) {
+		fputs("  hop      ", f);
+		dt_put_safe(f, h->hop);
+		fputc('\n', f);
+	}
+	if (h->why) {
+		fputs("  why      ", f);
+		dt_put_safe(f, h->why);
+		fputc('\n', f);
+	}
+	fprintf(f, "  %sfix%s      ", s->green, s->off);
+	dt_put_safe(f, h->fix);
+	fputc('\n', f);
+}
+
 void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 {
 	struct dt_style s = dt_style_for(color);
@@ -404,7 +494,7 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 	size_t shown = 0;
 	for (size_t k = 0; k < r->ngroups; k++)
 		shown += !r->groups[k].hidden;
-	dt_problems_phrase(r->findings.n, problems, sizeof(problems));
+	dt_problems_phrase(r->findings.n + r->handoffs.n, problems, sizeof(problems));
 	problems[0] = (char)(problems[0] == 'n' ? 'N' : problems[0]);
 	fprintf(f,
 	        "%s%s%s: %llu refusal%s in %zu group%s; %zu process%s traced; "
@@ -423,6 +513,8 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 
 	for (size_t i = 0; i < r->findings.n; i++)
 		dt_finding_text(f, r, &r->findings.v[i], i + 1, verbose, &s);
+	for (size_t i = 0; i < r->handoffs.n; i++)
+		dt_handoff_text(f, &r->handoffs.v[i], i + 1, &s);
 	if (shown && !verbose)
 		fprintf(f,
 		        "\n%sDetails%s: -v shows %s%zu group%s in full (call, flags, pids, "

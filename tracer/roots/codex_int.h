@@ -60,6 +60,10 @@ void codex_profile(struct dt_rootset *rs, struct codex_cfg *cfg, const struct dt
 void codex_project_layers(struct dt_rootset *rs, struct codex_cfg *cfg,
                           const struct dt_codex_launch *l, bool ring_launch, const char *workspace);
 void codex_cfg_free(struct codex_cfg *cfg);
+/* rs->mcp from the merged configuration and l->env (codex_mcp.c); a
+ * server no layer gives a command or url is Codex's refusal */
+void codex_mcp_model(struct dt_rootset *rs, const struct codex_cfg *c,
+                     const struct dt_codex_launch *l);
 struct toml_value *codex_load_config(struct dt_rootset *rs, const struct dt_codex_launch *l,
                                      const char *config_path, char **path, bool *from_ring,
                                      char *err, size_t errlen, int *rc);

@@ -181,7 +181,8 @@ int dt_codex_mcp_plan(const char *const *argv, size_t argc, const struct toml_va
 			               dt_codex_lookup(&cli, files, nfiles, ku, 3, NULL, NULL)
 			                   ? "a streamable HTTP server (url): no process "
 			                     "to trace"
-			                   : "no command: Codex starts no process for it"));
+			                   : "neither command nor url: Codex refuses the "
+			                     "configuration (invalid transport)"));
 			continue;
 		}
 		for (size_t k = 0; k < nvars; k++) {

@@ -327,6 +327,7 @@ void dt_rootset_free(struct dt_rootset *rs)
 	for (size_t i = 0; i < rs->nwarnings; i++)
 		free(rs->warnings[i]);
 	free(rs->warnings);
+	dt_mcp_servers_free(rs->mcp, rs->nmcp);
 	memset(rs, 0, sizeof(*rs));
 }
 

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "codex_mcp.h"
 #include "records.h"
 #include "toml.h"
 
@@ -73,6 +74,10 @@ struct dt_rootset {
 	size_t ncodex_disagree;
 	char **warnings; /* messages worth showing (unreadable config...) */
 	size_t nwarnings;
+	/* each MCP server of the Codex launch with the environment Codex
+	 * gives it (codex_mcp.h), in config order */
+	struct dt_mcp_server *mcp;
+	size_t nmcp;
 };
 
 /* Adds a root (path is normalised and copied; duplicates of the same path
@@ -159,6 +164,10 @@ struct dt_codex_launch {
 	 * disk */
 	const struct dt_record *const *project_snapshots;
 	size_t nproject_snapshots;
+	/* the environment Codex starts with (NAME=VALUE; a record's, so only
+	 * the variables that decide roots), for its MCP servers' */
+	const char *const *env;
+	size_t nenv;
 };
 int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
                         const char *config_path, char *err, size_t errlen);
@@ -249,6 +258,11 @@ int dt_argv_is_codex(const char *const *argv, size_t argc);
  * $HERMES_HOME/kanban; $HERMES_KANBAN_WORKSPACE; $HCOM_DIR, else
  * $HOME/.hcom when hcom is involved (any HCOM_* variable, or force_hcom). */
 void dt_roots_from_env(struct dt_rootset *rs, const char *const *env, size_t nenv, int force_hcom);
+
+/* The board database Hermes opens in environment env (the rules above
+ * dt_roots_from_env), with the rule that gave it in *why (malloc'ed);
+ * NULL when it needs HOME and env has none. */
+char *dt_hermes_board(const char *const *env, size_t nenv, char **why);
 
 /* Effective roots: the writable mounts of a process record, except
  * pseudo-filesystems (/proc, /sys, /dev and below, unless a real dir was

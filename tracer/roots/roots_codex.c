@@ -504,6 +504,7 @@ int dt_roots_from_codex(struct dt_rootset *rs, const struct dt_codex_launch *l,
 	codex_profile(rs, &cfg, l, !config_path && l->config_snapshot != NULL);
 	codex_project_layers(rs, &cfg, l, !config_path && l->config_snapshot != NULL, workspace);
 	codex_validate_cfg(rs, &cfg);
+	codex_mcp_model(rs, &cfg, l);
 	choose_mode(rs, &cfg, workspace, &ch);
 	if (ch.profile && !rs->codex_refused)
 		profile_mode(rs, &cfg, &ch);

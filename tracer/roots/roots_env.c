@@ -233,6 +233,20 @@ static char *hermes_board_db(const struct hermes_env *h, const char *kroot, cons
 	return xasprintf("%s/kanban/boards/%s/kanban.db", strcmp(kroot, "/") ? kroot : "", s);
 }
 
+char *dt_hermes_board(const char *const *env, size_t nenv, char **why)
+{
+	struct dt_rootset scratch = {0}; /* env_path's warnings, not wanted here */
+	struct hermes_env h = {env, nenv, &scratch};
+	char *kwhy = NULL, *kroot = hermes_kanban_home(&h, &kwhy), *db;
+
+	*why = NULL;
+	db = hermes_board_db(&h, kroot, kwhy, why);
+	free(kroot);
+	free(kwhy);
+	dt_rootset_free(&scratch);
+	return db;
+}
+
 /* What Hermes' Codex transport grants (see above), or NULL when it would
  * not run (no HERMES_KANBAN_TASK, and no HERMES_KANBAN_ROOT naming it). */
 static char *hermes_transport_grant(const struct hermes_env *h, char **why)
