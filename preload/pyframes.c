@@ -2,22 +2,27 @@
 /*
  * Python frames for refusal records (pyframes.h).
  *
- * CPython 3.11 (Debian 12's): the frame chain is read directly, from the
- * thread state down, with the layout of 3.11's headers (fixed within a
- * minor version), and each line computed by CPython's own
- * PyCode_Addr2Line, which only reads the code object's location table.
- * Nothing allocates, locks, takes the GIL or makes a system call: a
- * thread's frames change only on that thread, which is here, inside a
- * call one of them made.
+ * CPython 3.11 (Debian 12's) and 3.13 (Debian 13's): the frame chain is
+ * read directly, from the thread state down, with the layout of that
+ * minor version's headers (fixed within a minor version), and each line
+ * computed by CPython's own code, which only reads the code object's
+ * location table (3.11: PyCode_Addr2Line; 3.13:
+ * PyUnstable_InterpreterFrame_GetLine, which calls it). Nothing
+ * allocates, locks, takes the GIL, changes a reference count or makes a
+ * system call: a thread's frames change only on that thread, which is
+ * here, inside a call one of them made. Debian 13's python3.13 does not
+ * export the dumper below, so without its reader it recorded nothing.
  *
- * Other versions from 3.12 on (the layout changed in 3.12 and 3.13):
- * CPython's faulthandler dumper, _Py_DumpTraceback(fd, tstate), which
+ * Other versions from 3.12 on (3.12, 3.14, ...: the layout changes
+ * between minor versions): CPython's faulthandler dumper,
+ * _Py_DumpTraceback(fd, tstate), when the interpreter exports it, which
  * walks the frames without allocating, locking or the GIL and hides the
  * layout. It writes text to a descriptor: a pipe opened for the one dump
  * and closed after it (no descriptor outlives the record; a kept one could
  * be closed or reused by the program under the probe), read back into the
  * caller's scratch and parsed. It makes about seven small writes a frame,
- * so it costs far more than the direct reader (make bench measures 3.11).
+ * so it costs far more than the direct readers (make bench measures the
+ * Python on the machine).
  *
  * The symbols are looked up in the main program's own dynamic symbol table
  * (Debian's python3 links libpython statically and exports them), else in
@@ -41,50 +46,117 @@
 #define DT_PY_MAX_FRAMES 32
 #define DT_PY_MAX_BYTES 8192
 /* 3.11, the oldest version read (Py_Version exists from 3.11 on, so an
- * older Python is declined by its absence too). Only 3.11 was checked
- * against a real interpreter; the dumper's path for later versions was
- * checked against its text format (tests/helpers/fakepython.c). */
+ * older Python is declined by its absence too). 3.11 and 3.13 were checked
+ * against real interpreters (Debian 12's and 13's); the dumper's path for
+ * other versions was checked against its text format
+ * (tests/helpers/fakepython.c). */
 #define DT_PY_MIN_VERSION 0x030b0000UL
+#define DT_PY_311 0x030b
+#define DT_PY_313 0x030d
 
 typedef void (*dt_py_dump_fn)(int fd, void *tstate);
 typedef void *(*dt_py_tstate_fn)(void);
 typedef int (*dt_py_finalizing_fn)(void);
 typedef int (*dt_py_addr2line_fn)(void *code, int byte_offset);
+typedef int (*dt_py_frame_line_fn)(void *frame);
+
+/* Where one minor version keeps what the direct reader reads (LP64). */
+struct dt_py_layout {
+	/* PyThreadState's current frame: at ts_frame in the struct that
+	 * ts_cframe points to (3.11's _PyCFrame), or in the thread state
+	 * itself when ts_cframe is DT_PY_NONE */
+	uint16_t ts_cframe, ts_frame;
+	/* _PyInterpreterFrame: the code object, the caller's frame, the
+	 * instruction pointer (3.11: the last one run; 3.13: the one running)
+	 * and the owner, with the owners to tell apart */
+	uint16_t frame_code, frame_previous, frame_instr, frame_owner;
+	uint8_t owned_by_generator, owned_by_cstack;
+	/* PyCodeObject: co_filename, co_name, _co_firsttraceable (an int),
+	 * co_code_adaptive (the bytecode) */
+	uint16_t code_filename, code_name, code_firsttraceable, code_bytecode;
+	/* str: where an ASCII and a non-ASCII compact string's characters
+	 * start, and a state bit every readable str has (3.11's ready; 0 when
+	 * the version has none) */
+	uint16_t str_ascii_data, str_compact_data;
+	uint32_t str_ready_bit;
+};
+#define DT_PY_NONE 0xffff
+
+/* CPython 3.11 on LP64, from its headers (offsetof, checked against
+ * Debian 12's python3.11-dev): PyThreadState.cframe,
+ * _PyCFrame.current_frame, _PyInterpreterFrame's f_code, previous,
+ * prev_instr and owner (no C-stack owner in 3.11), PyCodeObject's
+ * co_filename, co_name, _co_firsttraceable and co_code_adaptive, and the
+ * str data after PyASCIIObject (48) and PyCompactUnicodeObject (72). */
+static const struct dt_py_layout dt_py311 = {
+    .ts_cframe = 56,
+    .ts_frame = 8,
+    .frame_code = 32,
+    .frame_previous = 48,
+    .frame_instr = 56,
+    .frame_owner = 69,
+    .owned_by_generator = 1,
+    .owned_by_cstack = 0xff,
+    .code_filename = 112,
+    .code_name = 120,
+    .code_firsttraceable = 168,
+    .code_bytecode = 184,
+    .str_ascii_data = 48,
+    .str_compact_data = 72,
+    .str_ready_bit = 1u << 7,
+};
+
+/* CPython 3.13 (default build, not the free-threaded one) on LP64, from
+ * Debian 13's python3.13-dev 3.13.5 (offsetof on Include/internal's
+ * pycore_frame.h and cpython/code.h, compiled in the Debian 13 tree):
+ * PyThreadState.current_frame 72; _PyInterpreterFrame's f_executable 0
+ * (code object, or None in a C-stack frame), previous 8, instr_ptr 56,
+ * owner 70 (FRAME_OWNED_BY_GENERATOR 1, FRAME_OWNED_BY_CSTACK 3);
+ * PyCodeObject's co_filename 112, co_name 120, _co_firsttraceable 184,
+ * co_code_adaptive 200; PyASCIIObject 40 bytes, PyCompactUnicodeObject
+ * 56, state bits as in 3.11 but with no ready bit (bit 7 is
+ * statically_allocated). The machine code of Debian 13's
+ * PyUnstable_InterpreterFrame_GetLine reads instr_ptr at 0x38 and the
+ * bytecode at code + 0xc8: the same figures. */
+static const struct dt_py_layout dt_py313 = {
+    .ts_cframe = DT_PY_NONE,
+    .ts_frame = 72,
+    .frame_code = 0,
+    .frame_previous = 8,
+    .frame_instr = 56,
+    .frame_owner = 70,
+    .owned_by_generator = 1,
+    .owned_by_cstack = 3,
+    .code_filename = 112,
+    .code_name = 120,
+    .code_firsttraceable = 184,
+    .code_bytecode = 200,
+    .str_ascii_data = 40,
+    .str_compact_data = 56,
+    .str_ready_bit = 0,
+};
+
+/* Every object's ob_type, and a str's length and state bits (kind,
+ * compact, ascii), the same in 3.11 and 3.13's default builds. */
+#define DT_PY_OB_TYPE 8
+#define DT_PY_STR_LENGTH 16
+#define DT_PY_STR_STATE 32
+/* a name longer than this is cut, as CPython's dumper cuts at 500 */
+#define DT_PY_NAME_MAX 500
 
 struct dt_py_api {
 	dt_py_dump_fn dump;
 	dt_py_tstate_fn this_tstate;
 	dt_py_finalizing_fn finalizing;
-	/* 3.11's direct reader: NULL on other versions (the dumper then) */
+	/* the direct reader's layout: NULL on other versions (the dumper) */
+	const struct dt_py_layout *layout;
+	/* the line of a frame: 3.11 from the code object and offset, 3.13
+	 * from the frame */
 	dt_py_addr2line_fn addr2line;
+	dt_py_frame_line_fn frame_line;
 	const void *unicode_type; /* &PyUnicode_Type */
+	const void *code_type;    /* &PyCode_Type */
 };
-
-/* CPython 3.11 on LP64, from its headers (offsetof, checked against
- * Debian's python3.11-dev): PyThreadState.cframe, _PyCFrame.current_frame,
- * _PyInterpreterFrame's f_code, previous, prev_instr and owner, and
- * PyCodeObject's co_filename, co_name, _co_firsttraceable and
- * co_code_adaptive (the bytecode). */
-#define DT_PY311_TS_CFRAME 56
-#define DT_PY311_CFRAME_CURRENT 8
-#define DT_PY311_FRAME_CODE 32
-#define DT_PY311_FRAME_PREVIOUS 48
-#define DT_PY311_FRAME_PREV_INSTR 56
-#define DT_PY311_FRAME_OWNER 69
-#define DT_PY311_OWNED_BY_GENERATOR 1
-#define DT_PY311_CODE_FILENAME 112
-#define DT_PY311_CODE_NAME 120
-#define DT_PY311_CODE_FIRSTTRACEABLE 168
-#define DT_PY311_CODE_BYTECODE 184
-/* str objects: ob_type, length, the state bits (kind, compact, ascii,
- * ready), and where a compact string's characters start. */
-#define DT_PY311_OB_TYPE 8
-#define DT_PY311_STR_LENGTH 16
-#define DT_PY311_STR_STATE 32
-#define DT_PY311_STR_ASCII_DATA 48
-#define DT_PY311_STR_COMPACT_DATA 72
-/* a name longer than this is cut, as CPython's dumper cuts at 500 */
-#define DT_PY_NAME_MAX 500
 
 enum { DT_PY_UNTRIED, DT_PY_READY, DT_PY_ABSENT };
 static _Atomic int dt_py_state;
@@ -215,6 +287,37 @@ static void *dt_dynsym(const struct dt_dynsyms *d, const char *name)
 	return NULL;
 }
 
+/* The direct reader of an exact minor version (major.minor from
+ * Py_Version, so that 3.12 and 3.14 are never read with another's
+ * layout): 0 when it is one and the interpreter has what the reader
+ * needs. py->layout is left set for a version read directly. */
+static int dt_py_reader_lookup(struct dt_py_api *py, const struct dt_dynsyms *d,
+                               unsigned long minor)
+{
+	py->layout = NULL;
+	py->addr2line = NULL;
+	py->frame_line = NULL;
+	if (sizeof(void *) != 8)
+		return -1;
+	if (minor == DT_PY_311) {
+		py->layout = &dt_py311;
+		py->addr2line = (dt_py_addr2line_fn)dt_dynsym(d, "PyCode_Addr2Line");
+	} else if (minor == DT_PY_313 && !dt_dynsym(d, "_Py_DecRefShared")) {
+		/* only the free-threaded build exports that: another object
+		 * header (ob_tid first), another layout, the dumper if any */
+		py->layout = &dt_py313;
+		py->frame_line =
+		    (dt_py_frame_line_fn)dt_dynsym(d, "PyUnstable_InterpreterFrame_GetLine");
+	} else {
+		return -1;
+	}
+	py->unicode_type = dt_dynsym(d, "PyUnicode_Type");
+	py->code_type = dt_dynsym(d, "PyCode_Type");
+	if (!py->unicode_type || !py->code_type || (!py->addr2line && !py->frame_line))
+		return -1;
+	return 0;
+}
+
 static int dt_py_lookup(struct dt_py_api *py)
 {
 	struct dt_dynsyms d;
@@ -232,16 +335,13 @@ static int dt_py_lookup(struct dt_py_api *py)
 	py->finalizing = (dt_py_finalizing_fn)dt_dynsym(&d, "Py_IsFinalizing");
 	if (!py->finalizing)
 		py->finalizing = (dt_py_finalizing_fn)dt_dynsym(&d, "_Py_IsFinalizing");
-	if (*version >> 16 == 0x030b && sizeof(void *) == 8) {
-		py->addr2line = (dt_py_addr2line_fn)dt_dynsym(&d, "PyCode_Addr2Line");
-		py->unicode_type = dt_dynsym(&d, "PyUnicode_Type");
-		if (!py->addr2line || !py->unicode_type)
-			return -1;
-	} else {
-		py->addr2line = NULL;
-		py->unicode_type = NULL;
-	}
-	return py->dump && py->this_tstate && py->finalizing ? 0 : -1;
+	if (!py->this_tstate || !py->finalizing)
+		return -1;
+	if (dt_py_reader_lookup(py, &d, *version >> 16) == 0)
+		return 0;
+	/* a version read directly but missing what its reader needs is
+	 * declined too: a Python built that way is not the one checked */
+	return !py->layout && py->dump ? 0 : -1;
 }
 
 /* The interpreter's entry points, looked up at the first refusal. Threads
@@ -311,22 +411,24 @@ static size_t dt_utf8(uint32_t c, char *out)
 	return 4;
 }
 
-/* A 3.11 str object as UTF-8 into out (room for DT_PY_NAME_MAX + 4
- * bytes); "???" for anything but a compact, ready str, as the dumper. */
-static size_t dt_py311_str(const struct dt_py_api *py, const void *obj, char *out)
+/* A str object as UTF-8 into out (room for DT_PY_NAME_MAX + 4 bytes);
+ * "???" for anything but a compact (and in 3.11 ready) str, as the
+ * dumper. */
+static size_t dt_py_str(const struct dt_py_api *py, const void *obj, char *out)
 {
+	const struct dt_py_layout *l = py->layout;
 	uint32_t state;
 	int64_t len;
-	if (!obj || dt_ptr_at(obj, DT_PY311_OB_TYPE) != py->unicode_type)
+	if (!obj || dt_ptr_at(obj, DT_PY_OB_TYPE) != py->unicode_type)
 		goto unknown;
-	__builtin_memcpy(&state, (const char *)obj + DT_PY311_STR_STATE, 4);
-	__builtin_memcpy(&len, (const char *)obj + DT_PY311_STR_LENGTH, 8);
-	unsigned kind = state >> 2 & 7, compact = state >> 5 & 1, ascii = state >> 6 & 1,
-	         ready = state >> 7 & 1;
-	if (!compact || !ready || len < 0 || (kind != 1 && kind != 2 && kind != 4))
+	__builtin_memcpy(&state, (const char *)obj + DT_PY_STR_STATE, 4);
+	__builtin_memcpy(&len, (const char *)obj + DT_PY_STR_LENGTH, 8);
+	unsigned kind = state >> 2 & 7, compact = state >> 5 & 1, ascii = state >> 6 & 1;
+	if (!compact || (state & l->str_ready_bit) != l->str_ready_bit || len < 0 ||
+	    (kind != 1 && kind != 2 && kind != 4))
 		goto unknown;
-	const unsigned char *data = (const unsigned char *)obj +
-	                            (ascii ? DT_PY311_STR_ASCII_DATA : DT_PY311_STR_COMPACT_DATA);
+	const unsigned char *data =
+	    (const unsigned char *)obj + (ascii ? l->str_ascii_data : l->str_compact_data);
 	size_t n = 0;
 	for (int64_t i = 0; i < len && n < DT_PY_NAME_MAX; i++) {
 		uint32_t c = kind == 1   ? data[i]
@@ -340,10 +442,26 @@ unknown:
 	return 3;
 }
 
+/* The line a frame is at, by CPython's own code: 3.13's
+ * PyUnstable_InterpreterFrame_GetLine (Python/frame.c, v3.13.5) is
+ * PyCode_Addr2Line(code, (instr_ptr - bytecode)), and PyCode_Addr2Line
+ * (Objects/codeobject.c) reads co_linetable, or the instrumented line
+ * table when monitoring is on: neither allocates nor touches a reference
+ * count (Debian 13's machine code of both calls nothing but two leaf
+ * helpers of the table walk). */
+static int dt_py_line(const struct dt_py_api *py, const void *frame, const void *code,
+                      const void *instr)
+{
+	if (py->frame_line)
+		return py->frame_line((void *)frame);
+	const char *bytecode = (const char *)code + py->layout->code_bytecode;
+	return py->addr2line((void *)code, (int)((const char *)instr - bytecode));
+}
+
 /* Appends one frame's field straight into the record (no copy of the
  * names on the stack). 0, or -1 when the record is full. */
-static int dt_py311_put_frame(const struct dt_py_api *py, struct dt_buf *b, const void *code,
-                              const void *prev_instr)
+static int dt_py_put_frame(const struct dt_py_api *py, struct dt_buf *b, const void *frame,
+                           const void *code, const void *instr)
 {
 	const uint32_t room = 4 + sizeof(struct dt_pyframe) + 2 * (DT_PY_NAME_MAX + 4);
 	if (b->len > b->cap || b->cap - b->len < room) {
@@ -353,10 +471,9 @@ static int dt_py311_put_frame(const struct dt_py_api *py, struct dt_buf *b, cons
 	unsigned char *d = b->p + b->len;
 	char *names = (char *)d + 4 + sizeof(struct dt_pyframe);
 	struct dt_pyframe f;
-	f.file_len = (uint32_t)dt_py311_str(py, dt_ptr_at(code, DT_PY311_CODE_FILENAME), names);
-	size_t fl = dt_py311_str(py, dt_ptr_at(code, DT_PY311_CODE_NAME), names + f.file_len);
-	const char *bytecode = (const char *)code + DT_PY311_CODE_BYTECODE;
-	int line = py->addr2line((void *)code, (int)((const char *)prev_instr - bytecode));
+	f.file_len = (uint32_t)dt_py_str(py, dt_ptr_at(code, py->layout->code_filename), names);
+	size_t fl = dt_py_str(py, dt_ptr_at(code, py->layout->code_name), names + f.file_len);
+	int line = dt_py_line(py, frame, code, instr);
 	f.line = line > 0 ? (uint32_t)line : 0;
 	uint16_t tag = DT_T_PYFRAME;
 	uint16_t n = (uint16_t)(sizeof(f) + f.file_len + fl);
@@ -367,31 +484,44 @@ static int dt_py311_put_frame(const struct dt_py_api *py, struct dt_buf *b, cons
 	return 0;
 }
 
-/* A frame whose first instructions have not run yet (3.11's
- * _PyFrame_IsIncomplete): tracebacks leave it out. */
-static int dt_py311_incomplete(const void *frame, const void *code, const void *prev_instr)
+/* A frame tracebacks leave out (_PyFrame_IsIncomplete of 3.11 and
+ * 3.13): a C-stack frame (3.13's entry frames, no code object), or one
+ * whose first instructions have not run yet. */
+static int dt_py_skipped(const struct dt_py_api *py, const void *frame, const void *code,
+                         const void *instr)
 {
-	unsigned char owner = *((const unsigned char *)frame + DT_PY311_FRAME_OWNER);
+	const struct dt_py_layout *l = py->layout;
+	unsigned char owner = *((const unsigned char *)frame + l->frame_owner);
+	if (owner == l->owned_by_cstack || !code || dt_ptr_at(code, DT_PY_OB_TYPE) != py->code_type)
+		return 1;
 	int first;
-	__builtin_memcpy(&first, (const char *)code + DT_PY311_CODE_FIRSTTRACEABLE, sizeof(first));
-	return owner != DT_PY311_OWNED_BY_GENERATOR &&
-	       (const char *)prev_instr < (const char *)code + DT_PY311_CODE_BYTECODE + 2 * first;
+	__builtin_memcpy(&first, (const char *)code + l->code_firsttraceable, sizeof(first));
+	return owner != l->owned_by_generator &&
+	       (const char *)instr < (const char *)code + l->code_bytecode + 2 * first;
 }
 
-/* 3.11: the thread's frames, innermost first, read in place. */
-static void dt_py311_frames(const struct dt_py_api *py, struct dt_buf *b, const void *tstate)
+static const void *dt_py_current_frame(const struct dt_py_layout *l, const void *tstate)
 {
-	const void *cframe = dt_ptr_at(tstate, DT_PY311_TS_CFRAME);
-	const void *frame = cframe ? dt_ptr_at(cframe, DT_PY311_CFRAME_CURRENT) : NULL;
+	if (l->ts_cframe == DT_PY_NONE)
+		return dt_ptr_at(tstate, l->ts_frame);
+	const void *cframe = dt_ptr_at(tstate, l->ts_cframe);
+	return cframe ? dt_ptr_at(cframe, l->ts_frame) : NULL;
+}
+
+/* 3.11 and 3.13: the thread's frames, innermost first, read in place. */
+static void dt_py_read_frames(const struct dt_py_api *py, struct dt_buf *b, const void *tstate)
+{
+	const struct dt_py_layout *l = py->layout;
+	const void *frame = dt_py_current_frame(l, tstate);
 	uint32_t start = b->len;
 	int frames = 0;
-	for (; frame; frame = dt_ptr_at(frame, DT_PY311_FRAME_PREVIOUS)) {
-		const void *code = dt_ptr_at(frame, DT_PY311_FRAME_CODE);
-		const void *prev_instr = dt_ptr_at(frame, DT_PY311_FRAME_PREV_INSTR);
-		if (!code || dt_py311_incomplete(frame, code, prev_instr))
+	for (; frame; frame = dt_ptr_at(frame, l->frame_previous)) {
+		const void *code = dt_ptr_at(frame, l->frame_code);
+		const void *instr = dt_ptr_at(frame, l->frame_instr);
+		if (dt_py_skipped(py, frame, code, instr))
 			continue;
 		if (frames == DT_PY_MAX_FRAMES || b->len - start > DT_PY_MAX_BYTES ||
-		    dt_py311_put_frame(py, b, code, prev_instr) < 0)
+		    dt_py_put_frame(py, b, frame, code, instr) < 0)
 			break;
 		frames++;
 	}
@@ -477,8 +607,8 @@ DT_HIDDEN void dt_put_pyframes(struct dt_buf *b, char *scratch, size_t cap)
 	void *tstate = py->this_tstate();
 	if (!tstate)
 		return;
-	if (py->addr2line) {
-		dt_py311_frames(py, b, tstate);
+	if (py->layout) {
+		dt_py_read_frames(py, b, tstate);
 		return;
 	}
 	int saved = errno; /* the dumper's writes may set it */

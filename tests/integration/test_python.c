@@ -2,7 +2,7 @@
 /*
  * The Python line that made a refused call (preload/pyframes.c): real
  * CPython workers (Debian's /usr/bin/python3, libpython linked in: 3.11 on
- * Debian 12, read directly; 3.13 on Debian 13, through the dumper) with
+ * Debian 12 and 3.13 on Debian 13, each read directly) with
  * real sqlite3, refused by a read-only bubblewrap sandbox, record their
  * Python frames innermost first; the report names the function and line.
  * Programs that are not CPython, or look like it without being a usable
@@ -258,10 +258,11 @@ Test(python, a_c_program_records_no_python_frames)
 
 /* fakepython exports CPython's names; only the shape that is a usable
  * 3.12 with a thread state is dumped (and proves the lookup finds them,
- * and that the dumper's text is parsed). */
+ * and that the dumper's text is parsed). 3.14 holds 3.13's objects: read
+ * with 3.13's layout, its line function would abort. */
 Test(python, a_program_that_only_looks_like_python_records_no_python_frames)
 {
-	const char *shapes[] = {"old", "3.11", "finalizing", "no-thread"};
+	const char *shapes[] = {"old", "3.11", "finalizing", "no-thread", "3.14"};
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		struct dtt_run r;
 		run_sandboxed(&r,
@@ -275,6 +276,23 @@ Test(python, a_program_that_only_looks_like_python_records_no_python_frames)
 	run_sandboxed(&r, (const char *const[]){dtt_helper("fakepython"), "dumps", db, NULL});
 	cr_expect_eq(r.status, 0, "%s", r.out);
 	expect_frame(board_refusal(&r), 0, "fake_func", "/fake/app.py", 7);
+	dtt_free(&r);
+}
+
+/* 3.13's frames as Debian 13's python3.13 lays them out, in a program
+ * that is not Python: the reader's offsets and rules, whichever Python
+ * this machine has. Incomplete and C-stack frames are left out, as
+ * CPython's tracebacks leave them; a generator's frame is kept. */
+Test(python, a_program_shaped_like_python_3_13_has_its_frames_read_in_place)
+{
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){dtt_helper("fakepython"), "3.13", db, NULL});
+	cr_expect_eq(r.status, 0, "the program did not survive: %s", r.out);
+	const struct dt_record *d = board_refusal(&r);
+	expect_frame(d, 0, "fake_func", "/fake/app.py", 7);
+	expect_frame(d, 1, "out\xc3\xa9r", "/fake/app.py", 12);
+	cr_expect_eq(d->npyframes, 2);
+	cr_expect_not(d->py_trunc);
 	dtt_free(&r);
 }
 
