@@ -242,6 +242,8 @@ lint: $(BUILD)/mangen
 	@clang-format --dry-run -Werror $(FORMAT_SRC) || \
 		{ echo "C files differ from .clang-format: run make format"; exit 1; }
 	PYTHONPYCACHEPREFIX=$(BUILD)/pycache python3 -m py_compile $(DEMO_PY)
+	@! grep -n 'TestSuite(' tests/integration/*.c | grep -v '\.timeout' || \
+		{ echo "an integration suite above has no .timeout: a hang would stall the run"; exit 1; }
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--inline-suppr --suppress=missingIncludeSystem -D__x86_64__ \
 		-Ipreload $(TRACER_INC) preload tracer

@@ -41,7 +41,12 @@ for t in "${SUITES[@]}"; do
 	[ -x "$t" ] || continue
 	name=$(basename "$(dirname "$t")")/$(basename "$t")
 	echo "== $name"
-	if ! "$t" --jobs 2 --timeout 120 --output="json:$results/${name//\//.}.json"; then
+	# Each suite's own .timeout holds (Criterion's --timeout would
+	# override every one of them, the longer ones included); the whole
+	# binary gets a backstop so that a hang in a test without one cannot
+	# stall CI.
+	if ! timeout -k 30 "${DT_SUITE_BACKSTOP:-1800}" "$t" --jobs 2 \
+		--output="json:$results/${name//\//.}.json"; then
 		failed+=("$t")
 	fi
 done

@@ -30,7 +30,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(badinput, .fini = teardown, .timeout = 60);
+TestSuite(badinput, .fini = teardown, .timeout = 120);
 
 /* stderr is exactly one line, "denytrace: ...", containing needle. */
 static void expect_one_error_line(const struct dtt_cli *c, const char *needle)

@@ -50,7 +50,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(behaviour, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(behaviour, .init = setup, .fini = teardown, .timeout = 120);
 
 /* ---- command lines -------------------------------------------------- */
 

@@ -25,7 +25,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(bwrap, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(bwrap, .init = setup, .fini = teardown, .timeout = 120);
 
 /* sh -c SCRIPT inside bwrap with only rw/ writable */
 static void run_in_bwrap(struct dtt_run *r, const char *script)

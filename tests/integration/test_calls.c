@@ -67,10 +67,10 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(calls_bwrap, .init = setup, .fini = teardown, .timeout = 60);
-TestSuite(calls_fortify, .init = setup, .fini = teardown, .timeout = 60);
-TestSuite(calls_unprivileged, .init = setup_plain, .fini = teardown, .timeout = 60);
-TestSuite(calls_locks, .init = setup_plain, .fini = teardown, .timeout = 60);
+TestSuite(calls_bwrap, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(calls_fortify, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(calls_unprivileged, .init = setup_plain, .fini = teardown, .timeout = 120);
+TestSuite(calls_locks, .init = setup_plain, .fini = teardown, .timeout = 120);
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -75,7 +75,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(causes, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(causes, .init = setup, .fini = teardown, .timeout = 120);
 
 /* ---- helpers ------------------------------------------------------------ */
 

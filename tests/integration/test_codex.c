@@ -101,7 +101,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(codex, .init = setup, .fini = teardown, .timeout = 90);
+TestSuite(codex, .init = setup, .fini = teardown, .timeout = 120);
 
 /* denytrace run -- codex sandbox -c sandbox_mode="workspace-write"
  *   -c sandbox_workspace_write.writable_roots=["A"] -- sh -c SCRIPT,
@@ -672,7 +672,7 @@ static void cli_teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(codex_cli, .fini = cli_teardown, .timeout = 30);
+TestSuite(codex_cli, .fini = cli_teardown, .timeout = 120);
 
 static int dt_status(char *out, size_t cap, const char *const *args, const char *const *env)
 {
@@ -989,7 +989,7 @@ static void mcp_teardown(void)
 	teardown();
 }
 
-TestSuite(codex_mcp, .init = mcp_setup, .fini = mcp_teardown, .timeout = 60);
+TestSuite(codex_mcp, .init = mcp_setup, .fini = mcp_teardown, .timeout = 120);
 
 /* `denytrace codex -o RING [--no-mcp] -- exec --skip-git-repo-check -c
  * PROVIDER -c model_provider=dtstub PROMPT` from the workspace, stdin

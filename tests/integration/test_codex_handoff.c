@@ -392,7 +392,7 @@ static void plain_teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(handoff_plain, .fini = plain_teardown, .timeout = 60);
+TestSuite(handoff_plain, .fini = plain_teardown, .timeout = 120);
 
 /* Codex's rules for one server, from --codex-args and this environment
  * (no ring of a Codex launch): the env table wins over env_vars, env_vars

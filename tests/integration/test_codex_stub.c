@@ -25,7 +25,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(codex_stub, .fini = teardown, .timeout = 60);
+TestSuite(codex_stub, .fini = teardown, .timeout = 120);
 
 /* A stand-in Codex that says it is version, in a directory of its own. */
 static const char *fake_codex(const char *version)

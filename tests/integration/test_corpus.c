@@ -314,7 +314,7 @@ ParameterizedTestParameters(corpus, every_scenario_gets_the_expected_cause_root_
 }
 
 ParameterizedTest(int *i, corpus, every_scenario_gets_the_expected_cause_root_and_grant,
-                  .timeout = 60)
+                  .timeout = 120)
 {
 	static struct scenario all[MAX_SCENARIOS];
 	size_t n = load_scenarios(all, MAX_SCENARIOS);

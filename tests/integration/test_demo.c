@@ -20,7 +20,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(demo, .fini = teardown, .timeout = 90);
+TestSuite(demo, .fini = teardown, .timeout = 120);
 
 static char out[1 << 17];
 

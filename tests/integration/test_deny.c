@@ -20,7 +20,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(deny, .fini = teardown, .timeout = 60);
+TestSuite(deny, .fini = teardown, .timeout = 120);
 
 static const char *tmp_path(const char *name)
 {

@@ -16,7 +16,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(doctor, .fini = teardown, .timeout = 60);
+TestSuite(doctor, .fini = teardown, .timeout = 120);
 
 static int doctor(char *out, size_t cap, const char *arg, const char *const *env)
 {

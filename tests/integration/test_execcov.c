@@ -19,7 +19,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(execcov, .fini = teardown, .timeout = 60);
+TestSuite(execcov, .fini = teardown, .timeout = 120);
 
 static const struct dt_record *exec_of(const struct dtt_run *r, const char *exe_suffix)
 {

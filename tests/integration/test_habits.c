@@ -25,7 +25,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(habits, .fini = teardown, .timeout = 60);
+TestSuite(habits, .fini = teardown, .timeout = 120);
 
 static const char *cli(void)
 {

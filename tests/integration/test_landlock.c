@@ -59,7 +59,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(landlock, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(landlock, .init = setup, .fini = teardown, .timeout = 120);
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -27,7 +27,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(libc_exports, .fini = teardown, .timeout = 60);
+TestSuite(libc_exports, .fini = teardown, .timeout = 120);
 
 #define DT_OPEN(name, ...) #name,
 #define DT_INT(name, ...) #name,

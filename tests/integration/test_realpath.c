@@ -31,7 +31,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(realpath, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(realpath, .init = setup, .fini = teardown, .timeout = 120);
 
 static const char *const enoent[] = {"--errnos", "ENOENT", NULL};
 

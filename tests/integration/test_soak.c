@@ -21,7 +21,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(soak, .fini = teardown, .timeout = 90);
+TestSuite(soak, .fini = teardown, .timeout = 120);
 
 /* One board write: sqlite in DELETE journal mode; exits 3 when it fails. */
 static const char worker[] = "import sqlite3, sys\n"

@@ -53,7 +53,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(sqlite, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(sqlite, .init = setup, .fini = teardown, .timeout = 120);
 
 /* Creates the database outside any sandbox, in journal mode mode ("delete"
  * or "wal"), and checks that no side file is left behind. */

@@ -22,7 +22,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(sqlite_next, .fini = teardown, .timeout = 90);
+TestSuite(sqlite_next, .fini = teardown, .timeout = 120);
 
 static char board[PATH_MAX], db[PATH_MAX + 16], ring[PATH_MAX + 16];
 

@@ -50,7 +50,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(sqlite_role, .init = setup, .fini = teardown, .timeout = 90);
+TestSuite(sqlite_role, .init = setup, .fini = teardown, .timeout = 120);
 
 static const char *const databases[] = {"board.kanban", ".state", "data", "x.db"};
 #define NDB (sizeof(databases) / sizeof(databases[0]))

@@ -71,7 +71,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(stress, .init = setup, .fini = teardown, .timeout = 90);
+TestSuite(stress, .init = setup, .fini = teardown, .timeout = 120);
 
 /* ---- the helper's kinds of calls ---------------------------------------- */
 

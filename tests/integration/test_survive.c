@@ -22,7 +22,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(survive, .fini = teardown, .timeout = 90);
+TestSuite(survive, .fini = teardown, .timeout = 120);
 
 static const char *cli(void)
 {

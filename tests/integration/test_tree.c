@@ -31,7 +31,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(tree, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(tree, .init = setup, .fini = teardown, .timeout = 120);
 
 static void run_tree(struct dtt_run *r, const char *mode)
 {

@@ -16,7 +16,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(completion, .fini = teardown, .timeout = 60);
+TestSuite(completion, .fini = teardown, .timeout = 120);
 
 /* What bash's completion offers for the words typed so far (the last one
  * being completed), one word per line in out; the script is the one

@@ -56,7 +56,7 @@ static void teardown(void)
 	dtt_cleanup();
 }
 
-TestSuite(ring, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(ring, .init = setup, .fini = teardown, .timeout = 120);
 
 /* ---- rings ------------------------------------------------------------ */
 

@@ -1226,7 +1226,7 @@ Test(limits, oversized_file_is_rejected)
 	cr_assert(strstr(err, "larger than 4 MiB"), "%s", err);
 }
 
-Test(limits, many_keys_parse_and_duplicates_are_still_found, .timeout = 10)
+Test(limits, many_keys_parse_and_duplicates_are_still_found, .timeout = 120)
 {
 	enum { KEYS = 100000 };
 	size_t cap = KEYS * 24, len = 0;
