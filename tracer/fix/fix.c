@@ -36,8 +36,7 @@ const char *dt_fix_sandbox_name(enum dt_fix_sandbox s)
 
 /* ---- argv vectors ---- */
 
-static void fix_copy(struct dt_fix *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fix_copy(struct dt_fix *f, const char *fmt, ...)
+void fix_copy(struct dt_fix *f, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -55,8 +54,7 @@ static void fix_grant(struct dt_fix *f, const char *dir)
 	f->grants[f->ngrants++] = xstrdup(dir);
 }
 
-static void fix_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fix_set(char **field, const char *fmt, ...)
+void fix_set(char **field, const char *fmt, ...)
 {
 	va_list ap;
 	free(*field);
@@ -343,143 +341,6 @@ static void fix_flipping_note(struct dt_fix *f, const struct dt_fix_problem *p)
 	if (!fix_flips(p) || !p->diff->changed[0])
 		return;
 	fix_copy(f, "# it flips: %s; make that stable, or the change is undone", p->diff->changed);
-}
-
-/* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). A
- * rename or link also needs REFER when it crosses directories (landlock_ref). */
-static const struct {
-	const char *op; /* prefix of the op's name */
-	const char *rights;
-} landlock_rights[] = {
-    {"open", "WRITE_FILE"},
-    {"creat", "MAKE_REG|WRITE_FILE|TRUNCATE"},
-    {"fopen", "WRITE_FILE"},
-    {"freopen", "WRITE_FILE"},
-    {"truncate", "TRUNCATE"},
-    {"ftruncate", "TRUNCATE"},
-    {"unlink", "REMOVE_FILE"},
-    {"remove", "REMOVE_FILE"},
-    {"rmdir", "REMOVE_DIR"},
-    {"mkdir", "MAKE_DIR"},
-    {"symlink", "MAKE_SYM"},
-    {"mknod", "MAKE_FIFO"},
-    {"rename", "MAKE_REG|REMOVE_FILE"},
-    {"link", "MAKE_REG"},
-};
-
-/* What SQLite does to a file of each role over a connection's life, not
- * only the call that was refused first: the database is written and
- * truncated; -journal, -wal and -shm are created, written, truncated
- * (ftruncate of -shm, of a reset -wal) and unlinked by the last connection;
- * the unix-dotfile lock is a directory made and removed. Granting only the
- * first refusal's right costs one failed run per right. */
-static const char *landlock_sqlite_rights(const char *role)
-{
-	if (!role)
-		return NULL;
-	if (!strcmp(role, "lock"))
-		return "MAKE_DIR|REMOVE_DIR";
-	if (!strcmp(role, "db") || !strcmp(role, "journal") || !strcmp(role, "wal") ||
-	    !strcmp(role, "shm"))
-		return "WRITE_FILE|TRUNCATE|MAKE_REG|REMOVE_FILE";
-	return NULL;
-}
-
-static void landlock_add(char *out, size_t cap, const char *rights)
-{
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", rights);
-	for (char *save = NULL, *r = strtok_r(buf, "|", &save); r; r = strtok_r(NULL, "|", &save)) {
-		char word[64];
-		snprintf(word, sizeof(word), "LANDLOCK_ACCESS_FS_%s", r);
-		if (strstr(out, word))
-			continue;
-		size_t n = strlen(out);
-		snprintf(out + n, cap - n, "%s%s", n ? " | " : "", word);
-	}
-}
-
-/* The directory of path, into buf. */
-static const char *landlock_dir_of(const char *path, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s", path ? path : "");
-	char *slash = strrchr(buf, '/');
-	if (slash)
-		*(slash == buf ? slash + 1 : slash) = 0;
-	return buf;
-}
-
-/* A rename or link between two directories needs REFER (Landlock answers
- * EXDEV without it, and ABI 1 never grants it). */
-static int landlock_crosses_dirs(const struct dt_record *d)
-{
-	const char *a = d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath;
-	const char *b = d->p[1].realpath ? d->p[1].realpath : d->p[1].abspath;
-	char da[PATH_MAX], db[PATH_MAX];
-	if (!a || !b)
-		return d->err == EXDEV;
-	return strcmp(landlock_dir_of(a, da, sizeof(da)), landlock_dir_of(b, db, sizeof(db))) != 0;
-}
-
-static int landlock_op_is(const char *op, const char *name)
-{
-	size_t n = strlen(name);
-	return !strncmp(op, name, n) || (!strncmp(op, "__", 2) && !strncmp(op + 2, name, n));
-}
-
-/* The rights one refusal asks for, added to rights. */
-static void landlock_refusal_rights(char *rights, size_t cap, const struct dt_record *d)
-{
-	const char *op = d->op ? d->op : "";
-	int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
-	if ((landlock_op_is(op, "open") || landlock_op_is(op, "fopen")) && !exists)
-		landlock_add(rights, cap, "MAKE_REG|WRITE_FILE");
-	if (landlock_op_is(op, "open") && (d->flags & O_TRUNC))
-		landlock_add(rights, cap, "TRUNCATE");
-	for (size_t k = 0; k < sizeof(landlock_rights) / sizeof(*landlock_rights); k++)
-		if (landlock_op_is(op, landlock_rights[k].op))
-			landlock_add(rights, cap, landlock_rights[k].rights);
-	if ((landlock_op_is(op, "rename") || landlock_op_is(op, "link")) &&
-	    landlock_crosses_dirs(d))
-		landlock_add(rights, cap, "REFER");
-	const char *sq = landlock_sqlite_rights(d->sqlite);
-	if (sq)
-		landlock_add(rights, cap, sq);
-}
-
-static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir)
-{
-	char rights[1024] = "";
-	for (size_t i = 0; i < p->nrefusals; i++)
-		landlock_refusal_rights(rights, sizeof(rights), p->refusals[i]);
-	if (!rights[0])
-		landlock_add(rights, sizeof(rights), "WRITE_FILE");
-	f->kind = DT_FIX_OUTSIDE;
-	f->sandbox = DT_SB_LANDLOCK;
-	fix_set(&f->change, "add a Landlock path-beneath rule for %s", dir);
-	char *lit = fix_c_string(dir);
-	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
-	free(lit);
-	int refer = strstr(rights, "_REFER") != NULL, trunc = strstr(rights, "_TRUNCATE") != NULL;
-	if (refer || trunc)
-		fix_copy(f, "# the ruleset's handled_access_fs must hold them too%s%s%s",
-		         refer ? "; REFER needs Landlock ABI 2 or later" : "",
-		         trunc ? "; TRUNCATE needs ABI 3 or later" : "",
-		         trunc ? " (on ABI 1 and 2 truncation is not restricted)" : "");
-	fix_set(&f->why,
-	        "the rights the refused calls needed%s, beneath %s only; Landlock is set up by "
-	        "the program that restricts itself, not on this command line",
-	        strstr(rights, "_REMOVE_FILE") && strstr(rights, "_TRUNCATE")
-	            ? " and every right SQLite uses on a database, its -journal, -wal and -shm "
-	              "(it creates, truncates and deletes them)"
-	            : "",
-	        dir);
-	fix_set(&f->no_verify,
-	        "the Landlock ruleset is built by the program that restricts itself, which a "
-	        "re-run builds again; a layer denytrace added could only take rights away "
-	        "(Landlock layers stack, none grants back), and the kernel has no call that "
-	        "reads a ruleset's rules, so denytrace cannot rebuild it with this rule; add "
-	        "the rule where the ruleset is built and record the worker again");
 }
 
 /* The launcher whose settings produce Codex's flags, for the root. */

@@ -18,4 +18,12 @@ char *fix_c_string(const char *s);
  * lacks. Returns how many it added. */
 int fix_codex_add_dirs(struct dt_argv *a, size_t at, const char *const *roots, size_t nroots);
 
+/* Adds a line to copy to f, or sets *field (freeing what it held). */
+void fix_copy(struct dt_fix *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fix_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A Landlock path-beneath rule for dir holding every right p's refusals
+ * need (landlock.c). */
+void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir);
+
 #endif
