@@ -3,6 +3,8 @@
  * plan that never grants more than the findings' expected roots. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,4 +603,76 @@ Test(fix, no_codex_list_is_built_from_a_launch_record_that_is_not_the_launch)
 	cr_assert(plan.fixes[0].claimed);
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
+}
+
+/* ---- inode flags: chattr ---- */
+
+/* The plan for one immutable-file refusal of op on path, whose own flags
+ * (or, dir, its directory's) are iflags, launched from /work. */
+static struct dt_fix_plan chattr_plan(struct dt_rootset *rs, const char *op, const char *path,
+                                      uint64_t iflags, int dir)
+{
+	static struct dt_record d;
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_launch l = {argv, 2, 0, "/work", rs};
+	d = (struct dt_record){0};
+	d.err = EPERM;
+	d.op = op;
+	d.has_flags = 1;
+	d.flags = O_WRONLY | O_APPEND;
+	d.p[0].abspath = d.p[0].realpath = path;
+	d.has_iflags = !dir;
+	d.has_dir_iflags = dir;
+	*(dir ? &d.dir_iflags : &d.iflags) = iflags;
+	refs[0] = &d;
+	p = (struct dt_fix_problem){DT_CAUSE_IMMUTABLE_FILE, NULL, -1, path, refs, 1, NULL, 0};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, an_immutable_file_gets_chattr_minus_i_on_its_path_shell_quoted)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan(&rs, "open", "/srv/my board/f", FS_IMMUTABLE_FL, 0);
+	const struct dt_fix *f = &plan.fixes[0];
+	cr_assert_eq(f->kind, DT_FIX_OUTSIDE, "%s", f->why);
+	cr_assert_str_eq(f->copy[0], "chattr -i '/srv/my board/f'");
+	cr_expect_str_eq(f->disk.path, "/srv/my board/f");
+	cr_expect_eq(f->disk.clear_iflags, FS_IMMUTABLE_FL);
+	cr_expect_eq(f->disk.mode, -1);
+	cr_expect_eq(f->disk.uid, -1);
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, a_file_both_immutable_and_append_only_gets_both_flags_cleared_for_a_write)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan =
+	    chattr_plan(&rs, "truncate", "/srv/board/f", FS_IMMUTABLE_FL | FS_APPEND_FL, 0);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "chattr -ia /srv/board/f");
+	cr_expect_eq(plan.fixes[0].disk.clear_iflags, FS_IMMUTABLE_FL | FS_APPEND_FL);
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, an_append_only_directory_refusing_an_unlink_gets_chattr_minus_a_on_the_directory)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan(&rs, "unlink", "/srv/board/f", FS_APPEND_FL, 1);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "chattr -a /srv/board");
+	cr_expect_str_eq(plan.fixes[0].disk.path, "/srv/board");
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, an_immutable_file_in_a_system_directory_gets_no_chattr)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan(&rs, "open", "/etc/resolv.conf", FS_IMMUTABLE_FL, 0);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_expect_eq(plan.fixes[0].ncopy, 0);
+	cr_expect_null(plan.fixes[0].disk.path);
+	cr_expect_not_null(strstr(plan.fixes[0].why, "/etc"), "%s", plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
 }

@@ -747,6 +747,8 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 		           p[i].cause == DT_CAUSE_LOCK_CONTENTION ||
 		           p[i].cause == DT_CAUSE_INJECTED)
 			fix_program(f, &p[i]);
+		else if (p[i].cause == DT_CAUSE_IMMUTABLE_FILE)
+			fix_chattr(f, &p[i], l);
 		else
 			fix_none(f, &p[i]);
 	}

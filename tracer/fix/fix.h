@@ -14,8 +14,10 @@
  *    candidate and labelled so, the narrowest grant its refusals need: the
  *    directory the refused calls needed to write (the verdict's subject),
  *    never a mode change; nobody planned it, so the user decides;
- *  - nothing in dt_fix_forbidden's list is ever granted, chowned or
- *    chmodded, and no fix says "run it as root".
+ *  - an immutable or append-only inode gets chattr -i or -a on exactly
+ *    the path whose flag refused the call;
+ *  - nothing in dt_fix_forbidden's list is ever granted, chowned,
+ *    chmodded or chattred, and no fix says "run it as root".
  *
  * Pure: plain data in, strings out. Nothing is run, nothing on disk is
  * changed: chmod, config.toml and Landlock changes are only printed.
@@ -33,7 +35,7 @@
 
 enum dt_fix_kind {
 	DT_FIX_COMMAND_LINE, /* a change to the launch's command line: --verify applies it */
-	DT_FIX_OUTSIDE,      /* chmod/chown, config.toml, a Landlock rule: printed only */
+	DT_FIX_OUTSIDE,      /* chmod/chown/chattr, config.toml, a Landlock rule: printed only */
 	DT_FIX_PROGRAM,      /* not the sandbox's doing: the program must change */
 	DT_FIX_NONE,         /* no fix can be stated; why says why */
 };
@@ -98,12 +100,14 @@ struct dt_fix {
 	int candidate;   /* no expected root: the grant is the narrowest directory the
 	                  * refusals needed, offered for the user to confirm */
 	char *no_verify; /* why --verify cannot prove this fix, or NULL when it can */
-	/* a mode or owner change on disk, as data: --verify carries it out on
-	 * an overlay of the directory in a private mount namespace (fixrun.h) */
+	/* a mode, owner or inode flag change on disk, as data: --verify carries
+	 * it out on an overlay of the directory in a private mount namespace
+	 * (fixrun.h) */
 	struct {
-		char *path; /* the file or directory to change, or NULL: none */
-		long mode;  /* its new permission bits, or -1 */
-		long uid;   /* its new owner, or -1 */
+		char *path;            /* the file or directory to change, or NULL: none */
+		long mode;             /* its new permission bits, or -1 */
+		long uid;              /* its new owner, or -1 */
+		unsigned clear_iflags; /* inode flags (FS_*_FL) to clear, or 0 */
 	} disk;
 };
 

@@ -26,4 +26,7 @@ void fix_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2
  * need (landlock.c). */
 void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir);
 
+/* chattr -i or -a for an immutable-file problem (chattr.c). */
+void fix_chattr(struct dt_fix *f, const struct dt_fix_problem *p, const struct dt_fix_launch *l);
+
 #endif

@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -390,7 +392,8 @@ static const char *disk_unverifiable(const struct dt_fix *f, const char *ring)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	if (geteuid() != 0)
-		return "trying a mode or owner change without changing the disk needs a private "
+		return "trying a change of mode, owner or inode flags without changing the disk "
+		       "needs a private "
 		       "mount namespace with an overlay of the directory, which needs root "
 		       "(CAP_SYS_ADMIN); make the change, then record the worker again with "
 		       "denytrace run: no refusal there is the proof";
@@ -467,6 +470,23 @@ static int disk_overlay(const char *dir, size_t n)
 	return rc;
 }
 
+/* Clears flags on the overlay's copy of fd's inode. The overlay keeps a
+ * lower file's immutable and append-only flags on its copy-up (in an
+ * xattr of the upper layer), so the copy refuses as the disk does until
+ * they are cleared there; the flags go to the upper layer, a tmpfs, which
+ * takes no others than these (an ext4 file's extents flag it refuses). */
+static int disk_clear_iflags(int fd, unsigned clear)
+{
+	const unsigned kept = FS_NODUMP_FL | FS_NOATIME_FL;
+	int flags = 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return -1;
+	if (!((unsigned)flags & clear))
+		return 0; /* the overlay's own root: a fresh upper directory has none */
+	int want = (int)((unsigned)flags & ~clear & kept);
+	return ioctl(fd, FS_IOC_SETFLAGS, &want);
+}
+
 /* Makes f's change in the overlay now on dir: through descriptors of the
  * overlay itself (never a path that could lead off it onto the disk). */
 static int disk_change(const struct dt_fix *f, const char *dir)
@@ -486,6 +506,8 @@ static int disk_change(const struct dt_fix *f, const char *dir)
 		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	}
 	int rc = fd < 0 ? -1 : 0;
+	if (!rc && f->disk.clear_iflags)
+		rc = disk_clear_iflags(fd, f->disk.clear_iflags);
 	if (!rc && f->disk.uid >= 0)
 		rc = fchown(fd, (uid_t)f->disk.uid, (gid_t)-1);
 	if (!rc && f->disk.mode >= 0)
