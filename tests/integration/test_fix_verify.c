@@ -1300,7 +1300,8 @@ static void record_wal_worker(struct wal_world *w, const char *rule, struct dtt_
 	cr_assert_eq(chdir(cwd), 0);
 }
 
-Test(fix_verify, a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_first_time)
+Test(fix_verify,
+     a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_and_verify_applies_it)
 {
 	struct wal_world w;
 	make_wal_world(&w);
@@ -1330,15 +1331,18 @@ Test(fix_verify, a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_
 	cr_expect_eq(fixed.status, 0, "the worker failed with the rule %s: %s", rule, fixed.out);
 	cr_expect_eq(dtt_count(&fixed, DT_REC_DENIAL, NULL, NULL), 0,
 	             "refusals left with the rule %s", rule);
-	/* denytrace cannot rebuild the ruleset: it says so, and does not pass */
+	/* the launcher on the command line builds the ruleset: --verify gives
+	 * it the rule and runs the worker clean the first time */
 	const char *verify[] = {"--verify", "--yes", "--format", "json",
 	                        "--root",   w.board, r.ring,     NULL};
-	int st = fix_py(w.top, verify,
-	                "[(f['verify']['state'], 'Landlock' in f['verify']['why_not']) for f in "
-	                "j['fixes']]",
-	                res, sizeof(res));
-	cr_expect_eq(st, 9, "exit %d, not 9:\n%s", st, out);
-	cr_expect_str_eq(res, "[('cannot-verify', True)]\n");
+	int st =
+	    fix_py(w.top, verify,
+	           "[(f['kind'], f['verify']['state']) for f in j['fixes']], j['command_line'][1], "
+	           "j['command_line'][2].split('=')[0] == j['fixes'][0]['grants'][0], "
+	           "j['verified']['exit_status']",
+	           res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d, not 0:\n%s", st, out);
+	cr_expect_str_eq(res, "[('command-line', 'fixed')] --rule True 0\n");
 	dtt_free(&fixed);
 	dtt_free(&r);
 }
@@ -1486,4 +1490,106 @@ Test(fix_verify, an_immutable_board_file_gets_chattr_i_verified_on_an_overlay_an
 Test(fix_verify, an_append_only_board_file_gets_chattr_a_verified_on_an_overlay_and_keeps_its_flag)
 {
 	expect_chattr_verified('a', FS_APPEND_FL);
+}
+
+/* ---- Landlock's REFER ---- */
+
+/* Two directories of one mount, and a worker that makes a file in one and
+ * moves it to the other: under an ABI-1 ruleset the rename is refused with
+ * EXDEV (mv copies instead), whatever --rw says. */
+struct refer_world {
+	char top[PATH_MAX], a[PATH_MAX + 8], b[PATH_MAX + 8], script[3 * PATH_MAX];
+};
+
+static void make_refer_world(struct refer_world *w)
+{
+	if (!dtt_have_landlock())
+		cr_skip_test("Landlock is not available here");
+	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
+	snprintf(w->a, sizeof(w->a), "%s/a", w->top);
+	snprintf(w->b, sizeof(w->b), "%s/b", w->top);
+	cr_assert_eq(mkdir(w->a, 0755), 0);
+	cr_assert_eq(mkdir(w->b, 0755), 0);
+	snprintf(w->script, sizeof(w->script), "echo x > %s/f && mv %s/f %s/f", w->a, w->a, w->b);
+	private_state(w->top);
+}
+
+static void record_refer(struct refer_world *w, const char *const *argv, struct dtt_run *r)
+{
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->top), 0);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_eq(r->status, 0, "mv did not copy instead: %s", r->out);
+	cr_assert_geq(dtt_count(r, DT_REC_DENIAL, NULL, NULL), 1, "no refusal recorded");
+}
+
+Test(fix_verify, mv_between_directories_under_an_abi_1_ruleset_gets_refer_and_verify_runs_it_clean)
+{
+	struct refer_world w;
+	make_refer_world(&w);
+	const char *argv[] = {dtt_helper("landlock-run"),
+	                      "--abi",
+	                      "1",
+	                      "--rw",
+	                      w.top,
+	                      "--rw",
+	                      "/dev/null",
+	                      "--",
+	                      "/bin/sh",
+	                      "-c",
+	                      w.script,
+	                      NULL};
+	struct dtt_run r;
+	record_refer(&w, argv, &r);
+	char res[8192], want[4 * PATH_MAX];
+	const char *args[] = {"--format", "json", r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, args,
+	                    "[(f['cause'], f['kind'], f['sandbox']) for f in j['fixes']], "
+	                    "j['command_line'][1:7]",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	snprintf(want, sizeof(want),
+	         "[('landlock-refer', 'command-line', 'landlock')] ['--rule', "
+	         "'%s=MAKE_REG|REMOVE_FILE|REFER', '--rule', '%s=MAKE_REG|REMOVE_FILE|REFER', "
+	         "'--abi', '2']\n",
+	         w.a, w.b);
+	cr_expect_str_eq(res, want);
+	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st = fix_py(w.top, verify,
+	                "[f['verify']['state'] for f in j['fixes']], j['verified']['exit_status']",
+	                res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_str_eq(res, "['fixed'] 0\n");
+	dtt_free(&r);
+}
+
+/* The same worker restricting itself (the launcher inside its script, not
+ * on the command line): the rule is printed, and --verify says why it
+ * cannot apply it and exits 9. */
+Test(fix_verify, a_landlock_ruleset_the_program_builds_itself_is_not_verified_and_exits_9)
+{
+	struct refer_world w;
+	make_refer_world(&w);
+	char run[PATH_MAX + 16];
+	snprintf(run, sizeof(run), "%s/run.sh", w.top);
+	FILE *f = fopen(run, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "exec '%s' --abi 1 --rw '%s' --rw /dev/null -- /bin/sh -c '%s'\n",
+	        dtt_helper("landlock-run"), w.top, w.script);
+	fclose(f);
+	const char *argv[] = {"/bin/sh", run, NULL};
+	struct dtt_run r;
+	record_refer(&w, argv, &r);
+	char res[8192];
+	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st = fix_py(w.top, verify,
+	                "[(f['cause'], f['verify']['state'], 'Landlock' in f['verify']['why_not']) "
+	                "for f in j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 9, "exit %d, not 9:\n%s", st, out);
+	cr_expect_str_eq(res, "[('landlock-refer', 'cannot-verify', True)]\n");
+	dtt_free(&r);
 }

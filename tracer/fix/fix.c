@@ -432,8 +432,9 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		fix_set(&f->why, "binds %s writable, nothing above it", dir);
 		return;
 	}
-	if (p->nrefusals && p->refusals[0]->err == EACCES && !dt_proc_sandboxed(p->proc)) {
-		fix_landlock(f, p, dir);
+	if (sb == DT_SB_LANDLOCK ||
+	    (p->nrefusals && p->refusals[0]->err == EACCES && !dt_proc_sandboxed(p->proc))) {
+		fix_landlock(f, p, &dir, 1, sb == DT_SB_LANDLOCK);
 		return;
 	}
 	f->kind = DT_FIX_OUTSIDE;
@@ -672,6 +673,29 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 	plan->argc = a.n;
 }
 
+/* The Landlock launcher's command line with every rule a fix gives it
+ * (the traced program's claims left out, as for a bind). */
+static void plan_rewrite_landlock(struct dt_fix_plan *plan, const struct dt_fix_launch *l, long at)
+{
+	struct dt_argv a = {0};
+	int added = 0;
+	dt_argv_copy(&a, l->argv, l->argc);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct dt_fix *f = &plan->fixes[i];
+		if (f->kind != DT_FIX_COMMAND_LINE || !f->landlock.rights || f->claimed)
+			continue;
+		dt_landlock_add_rules(&a, (size_t)at, f->landlock.dirs, f->landlock.ndirs,
+		                      f->landlock.rights, f->landlock.abi);
+		added = 1;
+	}
+	if (!added) {
+		dt_argv_free(&a);
+		return;
+	}
+	plan->argv = a.v;
+	plan->argc = a.n;
+}
+
 /* A mode or owner change is verified on the launch as it was (with any
  * command-line fix): it needs a command line even when none changed. */
 static void plan_disk_rerun(struct dt_fix_plan *plan, const struct dt_fix_launch *l, int rerun)
@@ -698,6 +722,8 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	long cx = dt_argv_find_codex(l->argv, l->argc), bw = dt_argv_find_bwrap(l->argv, l->argc);
 	long at = cx >= 0 && (bw < 0 || cx < bw) ? cx : bw;
 	plan->sandbox = at < 0 ? DT_SB_NONE : at == cx ? DT_SB_CODEX : DT_SB_BWRAP;
+	if (at < 0 && (at = dt_argv_find_landlock(l->argv, l->argc)) >= 0)
+		plan->sandbox = DT_SB_LANDLOCK;
 	int rerun = argv_rerunnable(l, &plan->no_rewrite);
 	if (rerun && l->rs_claimed && plan->sandbox == DT_SB_CODEX) {
 		/* a -c list replaces the launch's: it would hold the program's roots */
@@ -749,6 +775,8 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			fix_program(f, &p[i]);
 		else if (p[i].cause == DT_CAUSE_IMMUTABLE_FILE)
 			fix_chattr(f, &p[i], l);
+		else if (p[i].cause == DT_CAUSE_LANDLOCK_REFER)
+			fix_landlock_refer(f, &p[i], l, plan->sandbox == DT_SB_LANDLOCK);
 		else
 			fix_none(f, &p[i]);
 	}
@@ -757,8 +785,10 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			fix_claimed(&plan->fixes[i]);
 	struct strlist applied = {0};
 	codex_list(rs, &grants, &applied);
-	if (grants.n && rerun && plan->sandbox != DT_SB_NONE)
+	if (grants.n && rerun && (plan->sandbox == DT_SB_CODEX || plan->sandbox == DT_SB_BWRAP))
 		plan_rewrite(plan, l, at, &grants, &applied, add_dir);
+	if (rerun && plan->sandbox == DT_SB_LANDLOCK)
+		plan_rewrite_landlock(plan, l, at);
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].root && plan->fixes[i].ngrants)
 			fix_candidate(&plan->fixes[i]);
@@ -789,6 +819,9 @@ static void fix_free(struct dt_fix *f)
 	free(f->launcher);
 	free(f->no_verify);
 	free(f->disk.path);
+	for (size_t i = 0; i < f->landlock.ndirs; i++)
+		free(f->landlock.dirs[i]);
+	free(f->landlock.rights);
 }
 
 void dt_fix_plan_free(struct dt_fix_plan *plan)

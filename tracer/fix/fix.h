@@ -45,7 +45,8 @@ enum dt_fix_sandbox {
 	DT_SB_NONE,     /* nothing on the command line makes one */
 	DT_SB_CODEX,    /* the Codex CLI (bubblewrap + seccomp inside) */
 	DT_SB_BWRAP,    /* bubblewrap, on the command line */
-	DT_SB_LANDLOCK, /* refusals look like Landlock's (EACCES on a rw mount) */
+	DT_SB_LANDLOCK, /* refusals look like Landlock's (EACCES on a rw mount, or EXDEV), or
+	                 * a Landlock launcher is on the command line */
 };
 
 const char *dt_fix_kind_name(enum dt_fix_kind k);
@@ -109,6 +110,14 @@ struct dt_fix {
 		long uid;              /* its new owner, or -1 */
 		unsigned clear_iflags; /* inode flags (FS_*_FL) to clear, or 0 */
 	} disk;
+	/* a Landlock rule as data, for a launcher's --rule on the command
+	 * line (argv.c): beneath each of dirs, the rights ("MAKE_REG|REFER") */
+	struct {
+		char *dirs[2];
+		size_t ndirs;
+		char *rights;
+		int abi; /* the Landlock ABI those rights need */
+	} landlock;
 };
 
 struct dt_fix_plan {
@@ -148,10 +157,18 @@ struct dt_argv {
 void dt_argv_copy(struct dt_argv *a, const char *const *argv, size_t argc);
 void dt_argv_free(struct dt_argv *a);
 
-/* Index of the bwrap (basename "bwrap") or Codex program in argv, after
- * any wrapper words (timeout, env, nice ...); -1 when there is none. */
+/* Index of the bwrap (basename "bwrap"), Codex or Landlock launcher
+ * (basename "landlock-run": --rule PATH=RIGHTS, --abi N) program in argv,
+ * after any wrapper words (timeout, env, nice ...); -1 when there is none. */
 long dt_argv_find_bwrap(const char *const *argv, size_t argc);
 long dt_argv_find_codex(const char *const *argv, size_t argc);
+long dt_argv_find_landlock(const char *const *argv, size_t argc);
+
+/* Adds --rule DIR=RIGHTS for each of dirs to the Landlock launcher's
+ * command line whose program is a->v[at], and raises its --abi to abi
+ * when lower (a ruleset for ABI 1 can never grant REFER). */
+void dt_landlock_add_rules(struct dt_argv *a, size_t at, char *const *dirs, size_t ndirs,
+                           const char *rights, int abi);
 
 /* The host directory the bwrap command line whose program is a->v[at]
  * shows at dir (through the mount that decides about it), malloc'ed, or

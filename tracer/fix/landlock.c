@@ -114,37 +114,130 @@ static void landlock_refusal_rights(char *rights, size_t cap, const struct dt_re
 		landlock_add(rights, cap, sq);
 }
 
-void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir)
+/* "LANDLOCK_ACCESS_FS_A | LANDLOCK_ACCESS_FS_B" as a launcher spells it:
+ * "A|B". */
+static char *landlock_short(const char *rights)
+{
+	char buf[1024] = "";
+	size_t n = 0;
+	for (const char *r = strstr(rights, "LANDLOCK_ACCESS_FS_"); r;
+	     r = strstr(r + 1, "LANDLOCK_ACCESS_FS_")) {
+		r += strlen("LANDLOCK_ACCESS_FS_");
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%.*s", n ? "|" : "",
+		                      (int)strcspn(r, " |"), r);
+		if (n >= sizeof(buf))
+			break;
+	}
+	return xstrdup(buf);
+}
+
+/* The launcher's words for f's rule: --rule DIR=RIGHTS per directory. */
+static void landlock_launcher_lines(struct dt_fix *f)
+{
+	for (size_t i = 0; i < f->landlock.ndirs; i++) {
+		char *rule = xasprintf("%s=%s", f->landlock.dirs[i], f->landlock.rights);
+		char *q = fix_sh_word(rule);
+		fix_copy(f, "--rule %s", q);
+		free(q);
+		free(rule);
+	}
+	if (f->landlock.abi > 1)
+		fix_copy(f, "--abi %d", f->landlock.abi);
+}
+
+static void landlock_why(struct dt_fix *f, const char *rights, int launcher)
+{
+	char dirs[2 * PATH_MAX + 8];
+	snprintf(dirs, sizeof(dirs), "%s%s%s", f->landlock.dirs[0],
+	         f->landlock.ndirs > 1 ? " and " : "",
+	         f->landlock.ndirs > 1 ? f->landlock.dirs[1] : "");
+	fix_set(&f->why, "the rights the refused calls needed%s, beneath %s only; %s",
+	        strstr(rights, "_REMOVE_FILE") && strstr(rights, "_TRUNCATE")
+	            ? " and every right SQLite uses on a database, its -journal, -wal and -shm "
+	              "(it creates, truncates and deletes them)"
+	            : "",
+	        dirs,
+	        launcher ? "the Landlock launcher on the command line builds the ruleset, so the "
+	                   "rule goes there and --verify applies it"
+	                 : "Landlock is set up by the program that restricts itself, not on this "
+	                   "command line");
+}
+
+void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *const *dirs,
+                  size_t ndirs, int launcher)
 {
 	char rights[1024] = "";
 	for (size_t i = 0; i < p->nrefusals; i++)
 		landlock_refusal_rights(rights, sizeof(rights), p->refusals[i]);
 	if (!rights[0])
 		landlock_add(rights, sizeof(rights), "WRITE_FILE");
-	f->kind = DT_FIX_OUTSIDE;
-	f->sandbox = DT_SB_LANDLOCK;
-	fix_set(&f->change, "add a Landlock path-beneath rule for %s", dir);
-	char *lit = fix_c_string(dir);
-	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
-	free(lit);
 	int refer = strstr(rights, "_REFER") != NULL, trunc = strstr(rights, "_TRUNCATE") != NULL;
+	f->kind = launcher ? DT_FIX_COMMAND_LINE : DT_FIX_OUTSIDE;
+	f->sandbox = DT_SB_LANDLOCK;
+	for (size_t i = 0; i < ndirs && i < 2; i++)
+		f->landlock.dirs[f->landlock.ndirs++] = xstrdup(dirs[i]);
+	f->landlock.rights = landlock_short(rights);
+	f->landlock.abi = refer ? 2 : 1;
+	fix_set(&f->change, "%s a Landlock path-beneath rule for %s%s%s",
+	        launcher ? "give the Landlock launcher" : "add", dirs[0], ndirs > 1 ? " and " : "",
+	        ndirs > 1 ? dirs[1] : "");
+	if (launcher)
+		landlock_launcher_lines(f);
+	for (size_t i = 0; i < f->landlock.ndirs; i++) {
+		char *lit = fix_c_string(f->landlock.dirs[i]);
+		fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit,
+		         rights);
+		free(lit);
+	}
 	if (refer || trunc)
 		fix_copy(f, "# the ruleset's handled_access_fs must hold them too%s%s%s",
-		         refer ? "; REFER needs Landlock ABI 2 or later" : "",
+		         refer
+		             ? "; REFER needs Landlock ABI 2 or later: a ruleset written for ABI 1 "
+		               "can never grant it"
+		             : "",
 		         trunc ? "; TRUNCATE needs ABI 3 or later" : "",
 		         trunc ? " (on ABI 1 and 2 truncation is not restricted)" : "");
-	fix_set(&f->why,
-	        "the rights the refused calls needed%s, beneath %s only; Landlock is set up by "
-	        "the program that restricts itself, not on this command line",
-	        strstr(rights, "_REMOVE_FILE") && strstr(rights, "_TRUNCATE")
-	            ? " and every right SQLite uses on a database, its -journal, -wal and -shm "
-	              "(it creates, truncates and deletes them)"
-	            : "",
-	        dir);
-	fix_set(&f->no_verify,
-	        "the Landlock ruleset is built by the program that restricts itself, which a "
-	        "re-run builds again; a layer denytrace added could only take rights away "
-	        "(Landlock layers stack, none grants back), and the kernel has no call that "
-	        "reads a ruleset's rules, so denytrace cannot rebuild it with this rule; add "
-	        "the rule where the ruleset is built and record the worker again");
+	landlock_why(f, rights, launcher);
+	if (!launcher)
+		fix_set(
+		    &f->no_verify,
+		    "the Landlock ruleset is built by the program that restricts itself, which a "
+		    "re-run builds again; a layer denytrace added could only take rights away "
+		    "(Landlock layers stack, none grants back), and the kernel has no call that "
+		    "reads a ruleset's rules, so denytrace cannot rebuild it with this rule; add "
+		    "the rule where the ruleset is built and record the worker again (a launch "
+		    "through a Landlock launcher on the command line, landlock-run, is verified)");
+}
+
+void fix_landlock_refer(struct dt_fix *f, const struct dt_fix_problem *p,
+                        const struct dt_fix_launch *l, int launcher)
+{
+	const struct dt_record *d = p->nrefusals ? p->refusals[0] : NULL;
+	const char *from = d ? (d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath) : NULL;
+	const char *to = d ? d->p[1].realpath : NULL;
+	char a[PATH_MAX], b[PATH_MAX], buf[PATH_MAX + 128];
+	const char *dirs[2];
+	size_t n = 0;
+	f->kind = DT_FIX_NONE;
+	/* one rule beneath the root that holds both, else one per directory:
+	 * the same rights on both, so the moved file gains no right (Landlock
+	 * refuses a move that would) */
+	if (p->root)
+		dirs[n++] = p->root->path;
+	else if (from && to) {
+		dirs[n++] = landlock_dir_of(from, a, sizeof(a));
+		dirs[n++] = landlock_dir_of(to, b, sizeof(b));
+	} else {
+		fix_set(&f->why, "the refusal names no two directories to grant REFER beneath");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *no = dt_fix_forbidden(dirs[i], l, buf, sizeof(buf));
+		if (no) {
+			fix_set(&f->why, "no command: it would grant REFER beneath %s, and %s",
+			        dirs[i], no);
+			return;
+		}
+	}
+	fix_landlock(f, p, dirs, n, launcher);
 }
