@@ -666,6 +666,45 @@ Test(fix, an_append_only_directory_refusing_an_unlink_gets_chattr_minus_a_on_the
 	dt_fix_plan_free(&plan);
 }
 
+/* The ring is the traced program's: a flag the disk does not carry now
+ * gets no chattr. */
+static struct dt_fix_plan chattr_plan_now(struct dt_rootset *rs, uint32_t now)
+{
+	static struct dt_record d;
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_launch l = {argv, 2, 0, "/work", rs};
+	d = (struct dt_record){0};
+	d.err = EPERM;
+	d.op = "open";
+	d.p[0].abspath = d.p[0].realpath = "/srv/board/f";
+	d.has_iflags = 1;
+	d.iflags = FS_IMMUTABLE_FL;
+	refs[0] = &d;
+	p = (struct dt_fix_problem){
+	    DT_CAUSE_IMMUTABLE_FILE, NULL, -1, "/srv/board/f", refs, 1, NULL, 0};
+	p.iflags_now.known = 1;
+	p.iflags_now.flags = now;
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, a_flag_the_file_does_not_carry_now_gets_no_chattr)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan_now(&rs, 0);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_expect_eq(plan.fixes[0].ncopy, 0);
+	cr_expect_not_null(strstr(plan.fixes[0].why, "no immutable flag now"), "%s",
+	                   plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+	plan = chattr_plan_now(&rs, FS_IMMUTABLE_FL);
+	cr_expect_eq(plan.fixes[0].kind, DT_FIX_OUTSIDE, "the flag is there: chattr -i");
+	dt_fix_plan_free(&plan);
+}
+
 Test(fix, an_immutable_file_in_a_system_directory_gets_no_chattr)
 {
 	struct dt_rootset rs = {0};

@@ -59,6 +59,15 @@ void fix_chattr(struct dt_fix *f, const struct dt_fix_problem *p, const struct d
 		        letters[0] == 'i' ? "immutable" : "append-only", path, no);
 		return;
 	}
+	if (p->iflags_now.known && p->subject && !strcmp(path, p->subject) &&
+	    !(p->iflags_now.flags & mask)) {
+		fix_set(
+		    &f->why,
+		    "no command: %s carries no %s flag now (lsattr -d shows it): it was cleared "
+		    "after the run, or the ring's record of it is not true; nothing to clear",
+		    path, letters[0] == 'i' ? "immutable" : "append-only");
+		return;
+	}
 	char *q = fix_sh_word(path), dashed[8];
 	snprintf(dashed, sizeof(dashed), "-%s", letters);
 	f->kind = DT_FIX_OUTSIDE;

@@ -71,6 +71,13 @@ struct dt_fix_problem {
 		int known;
 		uint32_t mode, uid, gid;
 	} now;
+	/* an immutable-file finding: the inode flags its subject carries now
+	 * (the caller reads them), so that no chattr is proposed for a flag
+	 * only the ring claims */
+	struct {
+		int known;
+		uint32_t flags;
+	} iflags_now;
 };
 
 /* The launch, from the ring's launch record. */

@@ -103,6 +103,28 @@ static void fix_stat_now(struct dt_fix_problem *p)
 	p->now.gid = st.st_gid;
 }
 
+/* The inode flags an immutable-file finding's subject carries now. The
+ * path is the ring's: only a regular file or directory is opened, without
+ * following a link or blocking, and only if it is still what lstat saw. */
+static void fix_iflags_now(struct dt_fix_problem *p)
+{
+	struct stat before, st;
+	int flags = 0;
+	if (p->cause != DT_CAUSE_IMMUTABLE_FILE || !p->subject || p->subject[0] != '/' ||
+	    lstat(p->subject, &before) != 0 ||
+	    !(S_ISREG(before.st_mode) || S_ISDIR(before.st_mode)))
+		return;
+	int fd = open(p->subject, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_dev == before.st_dev && st.st_ino == before.st_ino &&
+	    ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+		p->iflags_now.known = 1;
+		p->iflags_now.flags = (uint32_t)flags;
+	}
+	close(fd);
+}
+
 /* One problem per finding (findings.h): one fix each. */
 static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inputs *in)
 {
@@ -119,6 +141,7 @@ static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inpu
 		p->claimed = root_claimed(f->root, launch);
 		p->diff = f->intermittent ? f->diff : NULL;
 		fix_stat_now(p);
+		fix_iflags_now(p);
 		in->titles[k] = f->title;
 		in->groups[k] = f->groups;
 		in->ngroups[k] = f->ngroups;
