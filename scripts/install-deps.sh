@@ -11,7 +11,7 @@ PKGS="build-essential pkg-config libseccomp-dev libcriterion-dev
 libdw-dev libelf-dev bubblewrap sqlite3 libsqlite3-dev python3 python3-yaml clang
 cppcheck strace git tar coreutils valgrind fossil
 libxml2-utils chromium
-gnupg rsync util-linux zsh
+gnupg rsync util-linux zsh e2fsprogs
 debootstrap lintian"
 
 installed() {

@@ -6,12 +6,17 @@
  * running anything. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <pty.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,8 +24,14 @@
 #include "recfmt.h"
 #include "testlib.h"
 
+/* An ext4 image mounted over a test's board (board_on_ext4): its flagged
+ * files cannot be removed, so it goes first, whatever the test did. */
+static char ext4_board[PATH_MAX];
+
 static void teardown(void)
 {
+	if (ext4_board[0])
+		umount2(ext4_board, MNT_DETACH);
 	dtt_cleanup();
 }
 
@@ -1289,7 +1300,8 @@ static void record_wal_worker(struct wal_world *w, const char *rule, struct dtt_
 	cr_assert_eq(chdir(cwd), 0);
 }
 
-Test(fix_verify, a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_first_time)
+Test(fix_verify,
+     a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_and_verify_applies_it)
 {
 	struct wal_world w;
 	make_wal_world(&w);
@@ -1319,15 +1331,18 @@ Test(fix_verify, a_landlock_rule_for_a_wal_board_holds_every_right_sqlite_needs_
 	cr_expect_eq(fixed.status, 0, "the worker failed with the rule %s: %s", rule, fixed.out);
 	cr_expect_eq(dtt_count(&fixed, DT_REC_DENIAL, NULL, NULL), 0,
 	             "refusals left with the rule %s", rule);
-	/* denytrace cannot rebuild the ruleset: it says so, and does not pass */
+	/* the launcher on the command line builds the ruleset: --verify gives
+	 * it the rule and runs the worker clean the first time */
 	const char *verify[] = {"--verify", "--yes", "--format", "json",
 	                        "--root",   w.board, r.ring,     NULL};
-	int st = fix_py(w.top, verify,
-	                "[(f['verify']['state'], 'Landlock' in f['verify']['why_not']) for f in "
-	                "j['fixes']]",
-	                res, sizeof(res));
-	cr_expect_eq(st, 9, "exit %d, not 9:\n%s", st, out);
-	cr_expect_str_eq(res, "[('cannot-verify', True)]\n");
+	int st =
+	    fix_py(w.top, verify,
+	           "[(f['kind'], f['verify']['state']) for f in j['fixes']], j['command_line'][1], "
+	           "j['command_line'][2].split('=')[0] == j['fixes'][0]['grants'][0], "
+	           "j['verified']['exit_status']",
+	           res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d, not 0:\n%s", st, out);
+	cr_expect_str_eq(res, "[('command-line', 'fixed')] --rule True 0\n");
 	dtt_free(&fixed);
 	dtt_free(&r);
 }
@@ -1386,4 +1401,195 @@ Test(fix_verify, a_chmod_of_a_0555_board_is_verified_on_an_overlay_and_the_board
 Test(fix_verify, a_chown_of_roots_board_is_verified_on_an_overlay_and_the_board_stays_roots)
 {
 	expect_disk_change_verified(0755, 0, "chown 65534");
+}
+
+/* ---- immutable and append-only files (chattr) ---- */
+
+/* The world's board directory as an ext4 file system (tmpfs keeps no
+ * immutable flag for chattr to clear in every kernel), in a mount
+ * namespace of this test's own: it vanishes with the test. */
+static void board_on_ext4(struct world *w)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to mount an ext4 image and set chattr +i");
+	char img[PATH_MAX + 16], said[4096];
+	snprintf(img, sizeof(img), "%s/board.img", w->top);
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		cr_skip_test("no private mount namespace here: %s", strerror(errno));
+	const char *trunc[] = {"/usr/bin/truncate", "-s", "8M", img, NULL};
+	const char *mkfs[] = {"/sbin/mkfs.ext4", "-q", "-F", img, NULL};
+	const char *mnt[] = {"/bin/mount", "-o", "loop", img, w->board, NULL};
+	cr_assert_eq(dtt_system(said, sizeof(said), trunc, NULL), 0, "%s", said);
+	if (dtt_system(said, sizeof(said), mkfs, NULL) != 0)
+		cr_skip_test("mkfs.ext4 cannot make a file system image here: %s", said);
+	if (dtt_system(said, sizeof(said), mnt, NULL) != 0)
+		cr_skip_test("no loop device to mount an ext4 image on here: %s", said);
+	snprintf(ext4_board, sizeof(ext4_board), "%s", w->board);
+}
+
+static unsigned inode_flags(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW), flags = 0;
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(ioctl(fd, FS_IOC_GETFLAGS, &flags), 0, "%s: %s", path, strerror(errno));
+	close(fd);
+	return (unsigned)flags;
+}
+
+/* A board file the worker (root, no sandbox) overwrites, flagged with
+ * chattr +flag: fix says chattr -flag on it, and --verify proves it on an
+ * overlay whose copy has the flag cleared; the disk keeps flag and bytes. */
+static void expect_chattr_verified(char flag, unsigned bit)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(w.top);
+	board_on_ext4(&w);
+	char status[PATH_MAX + 16], said[4096], plus[4] = {'+', flag, 0, 0};
+	snprintf(status, sizeof(status), "%s/status", w.board);
+	FILE *f = fopen(status, "w");
+	cr_assert_not_null(f);
+	fputs("old\n", f);
+	fclose(f);
+	const char *chattr[] = {"/usr/bin/chattr", plus, status, NULL};
+	cr_assert_eq(dtt_system(said, sizeof(said), chattr, NULL), 0, "%s", said);
+	const char *argv[] = {"/bin/sh", w.worker, NULL};
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w.work), 0);
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_neq(r.status, 0, "the worker wrote its flagged board: %s", r.out);
+	char res[4096], want[PATH_MAX + 128];
+	const char *args[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st = fix_py(w.top, args,
+	                "[(f['cause'], f['copy'][:1], f['verify']['state']) for f in j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	snprintf(want, sizeof(want), "[('immutable-file', ['chattr -%c %s'], 'fixed')]\n", flag,
+	         status);
+	cr_expect_str_eq(res, want);
+	cr_expect_eq(lines_in(w.runs), 2, "the worker did not run once more");
+	cr_expect(inode_flags(status) & bit, "the flag was cleared on disk");
+	f = fopen(status, "r");
+	cr_assert_not_null(f);
+	char got[64] = "";
+	cr_expect_not_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	cr_expect_str_eq(got, "old\n", "the fixed run's write reached the disk");
+	dtt_free(&r);
+}
+
+Test(fix_verify, an_immutable_board_file_gets_chattr_i_verified_on_an_overlay_and_keeps_its_flag)
+{
+	expect_chattr_verified('i', FS_IMMUTABLE_FL);
+}
+
+Test(fix_verify, an_append_only_board_file_gets_chattr_a_verified_on_an_overlay_and_keeps_its_flag)
+{
+	expect_chattr_verified('a', FS_APPEND_FL);
+}
+
+/* ---- Landlock's REFER ---- */
+
+/* Two directories of one mount, and a worker that makes a file in one and
+ * moves it to the other: under an ABI-1 ruleset the rename is refused with
+ * EXDEV (mv copies instead), whatever --rw says. */
+struct refer_world {
+	char top[PATH_MAX], a[PATH_MAX + 8], b[PATH_MAX + 8], script[3 * PATH_MAX];
+};
+
+static void make_refer_world(struct refer_world *w)
+{
+	if (!dtt_have_landlock())
+		cr_skip_test("Landlock is not available here");
+	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
+	snprintf(w->a, sizeof(w->a), "%s/a", w->top);
+	snprintf(w->b, sizeof(w->b), "%s/b", w->top);
+	cr_assert_eq(mkdir(w->a, 0755), 0);
+	cr_assert_eq(mkdir(w->b, 0755), 0);
+	snprintf(w->script, sizeof(w->script), "echo x > %s/f && mv %s/f %s/f", w->a, w->a, w->b);
+	private_state(w->top);
+}
+
+static void record_refer(struct refer_world *w, const char *const *argv, struct dtt_run *r)
+{
+	char cwd[PATH_MAX];
+	dtt_build();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w->top), 0);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert_eq(r->status, 0, "mv did not copy instead: %s", r->out);
+	cr_assert_geq(dtt_count(r, DT_REC_DENIAL, NULL, NULL), 1, "no refusal recorded");
+}
+
+Test(fix_verify, mv_between_directories_under_an_abi_1_ruleset_gets_refer_and_verify_runs_it_clean)
+{
+	struct refer_world w;
+	make_refer_world(&w);
+	const char *argv[] = {dtt_helper("landlock-run"),
+	                      "--abi",
+	                      "1",
+	                      "--rw",
+	                      w.top,
+	                      "--rw",
+	                      "/dev/null",
+	                      "--",
+	                      "/bin/sh",
+	                      "-c",
+	                      w.script,
+	                      NULL};
+	struct dtt_run r;
+	record_refer(&w, argv, &r);
+	char res[8192], want[4 * PATH_MAX];
+	const char *args[] = {"--format", "json", r.ring, NULL};
+	cr_assert_eq(fix_py(w.top, args,
+	                    "[(f['cause'], f['kind'], f['sandbox']) for f in j['fixes']], "
+	                    "j['command_line'][1:7]",
+	                    res, sizeof(res)),
+	             0, "%s", out);
+	snprintf(want, sizeof(want),
+	         "[('landlock-refer', 'command-line', 'landlock')] ['--rule', "
+	         "'%s=MAKE_REG|REMOVE_FILE|REFER', '--rule', '%s=MAKE_REG|REMOVE_FILE|REFER', "
+	         "'--abi', '2']\n",
+	         w.a, w.b);
+	cr_expect_str_eq(res, want);
+	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st = fix_py(w.top, verify,
+	                "[f['verify']['state'] for f in j['fixes']], j['verified']['exit_status']",
+	                res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_str_eq(res, "['fixed'] 0\n");
+	dtt_free(&r);
+}
+
+/* The same worker restricting itself (the launcher inside its script, not
+ * on the command line): the rule is printed, and --verify says why it
+ * cannot apply it and exits 9. */
+Test(fix_verify, a_landlock_ruleset_the_program_builds_itself_is_not_verified_and_exits_9)
+{
+	struct refer_world w;
+	make_refer_world(&w);
+	char run[PATH_MAX + 16];
+	snprintf(run, sizeof(run), "%s/run.sh", w.top);
+	FILE *f = fopen(run, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "exec '%s' --abi 1 --rw '%s' --rw /dev/null -- /bin/sh -c '%s'\n",
+	        dtt_helper("landlock-run"), w.top, w.script);
+	fclose(f);
+	const char *argv[] = {"/bin/sh", run, NULL};
+	struct dtt_run r;
+	record_refer(&w, argv, &r);
+	char res[8192];
+	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st = fix_py(w.top, verify,
+	                "[(f['cause'], f['verify']['state'], 'Landlock' in f['verify']['why_not']) "
+	                "for f in j['fixes']]",
+	                res, sizeof(res));
+	cr_expect_eq(st, 9, "exit %d, not 9:\n%s", st, out);
+	cr_expect_str_eq(res, "[('landlock-refer', 'cannot-verify', True)]\n");
+	dtt_free(&r);
 }

@@ -3,6 +3,8 @@
  * plan that never grants more than the findings' expected roots. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,4 +603,194 @@ Test(fix, no_codex_list_is_built_from_a_launch_record_that_is_not_the_launch)
 	cr_assert(plan.fixes[0].claimed);
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
+}
+
+/* ---- inode flags: chattr ---- */
+
+/* The plan for one immutable-file refusal of op on path, whose own flags
+ * (or, dir, its directory's) are iflags, launched from /work. */
+static struct dt_fix_plan chattr_plan(struct dt_rootset *rs, const char *op, const char *path,
+                                      uint64_t iflags, int dir)
+{
+	static struct dt_record d;
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_launch l = {argv, 2, 0, "/work", rs};
+	d = (struct dt_record){0};
+	d.err = EPERM;
+	d.op = op;
+	d.has_flags = 1;
+	d.flags = O_WRONLY | O_APPEND;
+	d.p[0].abspath = d.p[0].realpath = path;
+	d.has_iflags = !dir;
+	d.has_dir_iflags = dir;
+	*(dir ? &d.dir_iflags : &d.iflags) = iflags;
+	refs[0] = &d;
+	p = (struct dt_fix_problem){DT_CAUSE_IMMUTABLE_FILE, NULL, -1, path, refs, 1, NULL, 0};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, an_immutable_file_gets_chattr_minus_i_on_its_path_shell_quoted)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan(&rs, "open", "/srv/my board/f", FS_IMMUTABLE_FL, 0);
+	const struct dt_fix *f = &plan.fixes[0];
+	cr_assert_eq(f->kind, DT_FIX_OUTSIDE, "%s", f->why);
+	cr_assert_str_eq(f->copy[0], "chattr -i '/srv/my board/f'");
+	cr_expect_str_eq(f->disk.path, "/srv/my board/f");
+	cr_expect_eq(f->disk.clear_iflags, FS_IMMUTABLE_FL);
+	cr_expect_eq(f->disk.mode, -1);
+	cr_expect_eq(f->disk.uid, -1);
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, a_file_both_immutable_and_append_only_gets_both_flags_cleared_for_a_write)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan =
+	    chattr_plan(&rs, "truncate", "/srv/board/f", FS_IMMUTABLE_FL | FS_APPEND_FL, 0);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "chattr -ia /srv/board/f");
+	cr_expect_eq(plan.fixes[0].disk.clear_iflags, FS_IMMUTABLE_FL | FS_APPEND_FL);
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, an_append_only_directory_refusing_an_unlink_gets_chattr_minus_a_on_the_directory)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan(&rs, "unlink", "/srv/board/f", FS_APPEND_FL, 1);
+	cr_assert_str_eq(plan.fixes[0].copy[0], "chattr -a /srv/board");
+	cr_expect_str_eq(plan.fixes[0].disk.path, "/srv/board");
+	dt_fix_plan_free(&plan);
+}
+
+/* The ring is the traced program's: a flag the disk does not carry now
+ * gets no chattr. */
+static struct dt_fix_plan chattr_plan_now(struct dt_rootset *rs, uint32_t now)
+{
+	static struct dt_record d;
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_launch l = {argv, 2, 0, "/work", rs};
+	d = (struct dt_record){0};
+	d.err = EPERM;
+	d.op = "open";
+	d.p[0].abspath = d.p[0].realpath = "/srv/board/f";
+	d.has_iflags = 1;
+	d.iflags = FS_IMMUTABLE_FL;
+	refs[0] = &d;
+	p = (struct dt_fix_problem){
+	    DT_CAUSE_IMMUTABLE_FILE, NULL, -1, "/srv/board/f", refs, 1, NULL, 0};
+	p.iflags_now.known = 1;
+	p.iflags_now.flags = now;
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, a_flag_the_file_does_not_carry_now_gets_no_chattr)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan_now(&rs, 0);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_expect_eq(plan.fixes[0].ncopy, 0);
+	cr_expect_not_null(strstr(plan.fixes[0].why, "no immutable flag now"), "%s",
+	                   plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+	plan = chattr_plan_now(&rs, FS_IMMUTABLE_FL);
+	cr_expect_eq(plan.fixes[0].kind, DT_FIX_OUTSIDE, "the flag is there: chattr -i");
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, an_immutable_file_in_a_system_directory_gets_no_chattr)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan = chattr_plan(&rs, "open", "/etc/resolv.conf", FS_IMMUTABLE_FL, 0);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_expect_eq(plan.fixes[0].ncopy, 0);
+	cr_expect_null(plan.fixes[0].disk.path);
+	cr_expect_not_null(strstr(plan.fixes[0].why, "/etc"), "%s", plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+}
+
+/* ---- Landlock: REFER, and a launcher on the command line ---- */
+
+static struct dt_fix_plan refer_plan(struct dt_rootset *rs, const char *const *argv, size_t argc)
+{
+	static struct dt_record d;
+	static const struct dt_record *refs[1];
+	static struct dt_fix_problem p;
+	struct dt_fix_launch l = {argv, argc, 0, "/w", rs};
+	d = (struct dt_record){0};
+	d.err = EXDEV;
+	d.op = "rename";
+	d.p[0].abspath = d.p[0].realpath = "/w/a/f";
+	d.p[1].abspath = d.p[1].realpath = "/w/b/f";
+	refs[0] = &d;
+	p = (struct dt_fix_problem){DT_CAUSE_LANDLOCK_REFER, NULL, -1, "/w/a", refs, 1, NULL, 0};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	return plan;
+}
+
+Test(fix, a_landlock_refer_rename_gets_refer_beneath_both_directories_with_abi_2)
+{
+	struct dt_rootset rs = {0};
+	const char *argv[] = {"python3", "w.py"};
+	struct dt_fix_plan plan = refer_plan(&rs, argv, 2);
+	const struct dt_fix *f = &plan.fixes[0];
+	cr_assert_eq(f->kind, DT_FIX_OUTSIDE, "%s", f->why ? f->why : "");
+	cr_expect_eq(f->sandbox, DT_SB_LANDLOCK);
+	cr_assert_eq(f->landlock.ndirs, 2);
+	cr_expect_str_eq(f->landlock.dirs[0], "/w/a");
+	cr_expect_str_eq(f->landlock.dirs[1], "/w/b");
+	cr_expect_str_eq(f->landlock.rights, "MAKE_REG|REMOVE_FILE|REFER");
+	cr_expect_eq(f->landlock.abi, 2);
+	int rules = 0;
+	for (size_t i = 0; i < f->ncopy; i++)
+		rules += strstr(f->copy[i], "LANDLOCK_ACCESS_FS_REFER") != NULL &&
+		         strstr(f->copy[i], "path_beneath") != NULL;
+	cr_expect_eq(rules, 2, "one path-beneath rule with REFER per directory");
+	cr_expect_not_null(f->no_verify, "the program builds its ruleset: not verifiable");
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, a_landlock_launcher_on_the_command_line_gets_the_rules_and_its_abi_raised)
+{
+	struct dt_rootset rs = {0};
+	const char *argv[] = {
+	    "/x/landlock-run", "--abi", "1", "--rw", "/w", "--", "mv", "a/f", "b/f"};
+	struct dt_fix_plan plan = refer_plan(&rs, argv, 9);
+	const struct dt_fix *f = &plan.fixes[0];
+	cr_assert_eq(f->kind, DT_FIX_COMMAND_LINE, "%s", f->why ? f->why : "");
+	cr_expect_null(f->no_verify, "%s", f->no_verify);
+	cr_expect_eq(plan.sandbox, DT_SB_LANDLOCK);
+	struct dt_argv a = {plan.argv, plan.argc};
+	cr_expect_str_eq(joined(&a),
+	                 "/x/landlock-run --rule /w/a=MAKE_REG|REMOVE_FILE|REFER --rule "
+	                 "/w/b=MAKE_REG|REMOVE_FILE|REFER --abi 2 --rw /w -- mv a/f b/f");
+	cr_expect_str_eq(f->copy[0], "--rule '/w/a=MAKE_REG|REMOVE_FILE|REFER'");
+	dt_fix_plan_free(&plan);
+}
+
+Test(fix, a_landlock_refer_beneath_a_system_directory_is_refused)
+{
+	struct dt_rootset rs = {0};
+	const char *argv[] = {"python3", "w.py"};
+	static struct dt_record d;
+	const struct dt_record *refs[] = {&d};
+	struct dt_fix_launch l = {argv, 2, 0, "/w", &rs};
+	d.err = EXDEV;
+	d.op = "rename";
+	d.p[0].realpath = "/etc/a";
+	d.p[1].realpath = "/etc/sub/a";
+	struct dt_fix_problem p = {DT_CAUSE_LANDLOCK_REFER, NULL, -1, "/etc", refs, 1, NULL, 0};
+	struct dt_fix_plan plan;
+	dt_fix_plan_build(&p, 1, &l, &plan);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE);
+	cr_expect_eq(plan.fixes[0].ncopy, 0);
+	dt_fix_plan_free(&plan);
 }

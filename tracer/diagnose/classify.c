@@ -540,7 +540,7 @@ static int dt_rule_landlock_refer(const struct dt_cls *c, struct dt_verdict *v)
  * removed or renamed) its directory: 'i' immutable, 'a' append-only, 0
  * none; *on_dir says which. An append-only file still opens for
  * appending, and an append-only directory still takes new entries. */
-static char dt_refusing_inode_flag(const struct dt_record *d, int *on_dir)
+char dt_refusing_inode_flag(const struct dt_record *d, int *on_dir)
 {
 	const char *op = d->op ? d->op : "";
 	int appends = d->has_flags && (d->flags & O_APPEND) && strstr(op, "open");

@@ -69,6 +69,11 @@ void dt_classify(const struct dt_record *denial, const struct dt_record *proc,
 enum dt_need { DT_NEED_DIR, DT_NEED_FILE, DT_NEED_READ, DT_NEED_RW, DT_NEED_OWNER, DT_NEED_NONE };
 enum dt_need dt_op_need(const struct dt_record *d);
 
+/* The inode flag that refused d, on its path or (for an entry made,
+ * removed or renamed) its directory: 'i' immutable, 'a' append-only, 0
+ * none; *on_dir says which (immutable-file's rule, and its fix). */
+char dt_refusing_inode_flag(const struct dt_record *d, int *on_dir);
+
 /* Is this op a lock call (fcntl locks, flock)? */
 int dt_op_is_lock(const char *op);
 

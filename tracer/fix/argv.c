@@ -131,6 +131,30 @@ long dt_argv_find_bwrap(const char *const *argv, size_t argc)
 	return -1;
 }
 
+long dt_argv_find_landlock(const char *const *argv, size_t argc)
+{
+	for (size_t i = 0; i < argc; i++)
+		if (argv[i] && !strcmp(base_name(argv[i]), "landlock-run"))
+			return (long)i;
+	return -1;
+}
+
+void dt_landlock_add_rules(struct dt_argv *a, size_t at, char *const *dirs, size_t ndirs,
+                           const char *rights, int abi)
+{
+	for (size_t i = at + 1; i + 1 < a->n && strcmp(a->v[i], "--"); i++)
+		if (!strcmp(a->v[i], "--abi") && atoi(a->v[i + 1]) < abi) {
+			free(a->v[i + 1]);
+			a->v[i + 1] = xasprintf("%d", abi);
+		}
+	for (size_t k = ndirs; k-- > 0;) {
+		char *rule = xasprintf("%s=%s", dirs[k], rights);
+		argv_insert(a, at + 1, rule);
+		argv_insert(a, at + 1, "--rule");
+		free(rule);
+	}
+}
+
 long dt_argv_find_codex(const char *const *argv, size_t argc)
 {
 	for (size_t i = 0; i < argc; i++)

@@ -36,8 +36,7 @@ const char *dt_fix_sandbox_name(enum dt_fix_sandbox s)
 
 /* ---- argv vectors ---- */
 
-static void fix_copy(struct dt_fix *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fix_copy(struct dt_fix *f, const char *fmt, ...)
+void fix_copy(struct dt_fix *f, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -55,8 +54,7 @@ static void fix_grant(struct dt_fix *f, const char *dir)
 	f->grants[f->ngrants++] = xstrdup(dir);
 }
 
-static void fix_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fix_set(char **field, const char *fmt, ...)
+void fix_set(char **field, const char *fmt, ...)
 {
 	va_list ap;
 	free(*field);
@@ -345,143 +343,6 @@ static void fix_flipping_note(struct dt_fix *f, const struct dt_fix_problem *p)
 	fix_copy(f, "# it flips: %s; make that stable, or the change is undone", p->diff->changed);
 }
 
-/* Landlock's access rights a refused op needs (LANDLOCK_ACCESS_FS_*). A
- * rename or link also needs REFER when it crosses directories (landlock_ref). */
-static const struct {
-	const char *op; /* prefix of the op's name */
-	const char *rights;
-} landlock_rights[] = {
-    {"open", "WRITE_FILE"},
-    {"creat", "MAKE_REG|WRITE_FILE|TRUNCATE"},
-    {"fopen", "WRITE_FILE"},
-    {"freopen", "WRITE_FILE"},
-    {"truncate", "TRUNCATE"},
-    {"ftruncate", "TRUNCATE"},
-    {"unlink", "REMOVE_FILE"},
-    {"remove", "REMOVE_FILE"},
-    {"rmdir", "REMOVE_DIR"},
-    {"mkdir", "MAKE_DIR"},
-    {"symlink", "MAKE_SYM"},
-    {"mknod", "MAKE_FIFO"},
-    {"rename", "MAKE_REG|REMOVE_FILE"},
-    {"link", "MAKE_REG"},
-};
-
-/* What SQLite does to a file of each role over a connection's life, not
- * only the call that was refused first: the database is written and
- * truncated; -journal, -wal and -shm are created, written, truncated
- * (ftruncate of -shm, of a reset -wal) and unlinked by the last connection;
- * the unix-dotfile lock is a directory made and removed. Granting only the
- * first refusal's right costs one failed run per right. */
-static const char *landlock_sqlite_rights(const char *role)
-{
-	if (!role)
-		return NULL;
-	if (!strcmp(role, "lock"))
-		return "MAKE_DIR|REMOVE_DIR";
-	if (!strcmp(role, "db") || !strcmp(role, "journal") || !strcmp(role, "wal") ||
-	    !strcmp(role, "shm"))
-		return "WRITE_FILE|TRUNCATE|MAKE_REG|REMOVE_FILE";
-	return NULL;
-}
-
-static void landlock_add(char *out, size_t cap, const char *rights)
-{
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", rights);
-	for (char *save = NULL, *r = strtok_r(buf, "|", &save); r; r = strtok_r(NULL, "|", &save)) {
-		char word[64];
-		snprintf(word, sizeof(word), "LANDLOCK_ACCESS_FS_%s", r);
-		if (strstr(out, word))
-			continue;
-		size_t n = strlen(out);
-		snprintf(out + n, cap - n, "%s%s", n ? " | " : "", word);
-	}
-}
-
-/* The directory of path, into buf. */
-static const char *landlock_dir_of(const char *path, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s", path ? path : "");
-	char *slash = strrchr(buf, '/');
-	if (slash)
-		*(slash == buf ? slash + 1 : slash) = 0;
-	return buf;
-}
-
-/* A rename or link between two directories needs REFER (Landlock answers
- * EXDEV without it, and ABI 1 never grants it). */
-static int landlock_crosses_dirs(const struct dt_record *d)
-{
-	const char *a = d->p[0].realpath ? d->p[0].realpath : d->p[0].abspath;
-	const char *b = d->p[1].realpath ? d->p[1].realpath : d->p[1].abspath;
-	char da[PATH_MAX], db[PATH_MAX];
-	if (!a || !b)
-		return d->err == EXDEV;
-	return strcmp(landlock_dir_of(a, da, sizeof(da)), landlock_dir_of(b, db, sizeof(db))) != 0;
-}
-
-static int landlock_op_is(const char *op, const char *name)
-{
-	size_t n = strlen(name);
-	return !strncmp(op, name, n) || (!strncmp(op, "__", 2) && !strncmp(op + 2, name, n));
-}
-
-/* The rights one refusal asks for, added to rights. */
-static void landlock_refusal_rights(char *rights, size_t cap, const struct dt_record *d)
-{
-	const char *op = d->op ? d->op : "";
-	int exists = d->p[0].has_st && (d->p[0].st.valid & DT_SF_EXISTS);
-	if ((landlock_op_is(op, "open") || landlock_op_is(op, "fopen")) && !exists)
-		landlock_add(rights, cap, "MAKE_REG|WRITE_FILE");
-	if (landlock_op_is(op, "open") && (d->flags & O_TRUNC))
-		landlock_add(rights, cap, "TRUNCATE");
-	for (size_t k = 0; k < sizeof(landlock_rights) / sizeof(*landlock_rights); k++)
-		if (landlock_op_is(op, landlock_rights[k].op))
-			landlock_add(rights, cap, landlock_rights[k].rights);
-	if ((landlock_op_is(op, "rename") || landlock_op_is(op, "link")) &&
-	    landlock_crosses_dirs(d))
-		landlock_add(rights, cap, "REFER");
-	const char *sq = landlock_sqlite_rights(d->sqlite);
-	if (sq)
-		landlock_add(rights, cap, sq);
-}
-
-static void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *dir)
-{
-	char rights[1024] = "";
-	for (size_t i = 0; i < p->nrefusals; i++)
-		landlock_refusal_rights(rights, sizeof(rights), p->refusals[i]);
-	if (!rights[0])
-		landlock_add(rights, sizeof(rights), "WRITE_FILE");
-	f->kind = DT_FIX_OUTSIDE;
-	f->sandbox = DT_SB_LANDLOCK;
-	fix_set(&f->change, "add a Landlock path-beneath rule for %s", dir);
-	char *lit = fix_c_string(dir);
-	fix_copy(f, "path_beneath: parent_fd = open(%s, O_PATH), allowed_access = %s", lit, rights);
-	free(lit);
-	int refer = strstr(rights, "_REFER") != NULL, trunc = strstr(rights, "_TRUNCATE") != NULL;
-	if (refer || trunc)
-		fix_copy(f, "# the ruleset's handled_access_fs must hold them too%s%s%s",
-		         refer ? "; REFER needs Landlock ABI 2 or later" : "",
-		         trunc ? "; TRUNCATE needs ABI 3 or later" : "",
-		         trunc ? " (on ABI 1 and 2 truncation is not restricted)" : "");
-	fix_set(&f->why,
-	        "the rights the refused calls needed%s, beneath %s only; Landlock is set up by "
-	        "the program that restricts itself, not on this command line",
-	        strstr(rights, "_REMOVE_FILE") && strstr(rights, "_TRUNCATE")
-	            ? " and every right SQLite uses on a database, its -journal, -wal and -shm "
-	              "(it creates, truncates and deletes them)"
-	            : "",
-	        dir);
-	fix_set(&f->no_verify,
-	        "the Landlock ruleset is built by the program that restricts itself, which a "
-	        "re-run builds again; a layer denytrace added could only take rights away "
-	        "(Landlock layers stack, none grants back), and the kernel has no call that "
-	        "reads a ruleset's rules, so denytrace cannot rebuild it with this rule; add "
-	        "the rule where the ruleset is built and record the worker again");
-}
-
 /* The launcher whose settings produce Codex's flags, for the root. */
 static void fix_launcher(struct dt_fix *f, const struct dt_root *root)
 {
@@ -571,8 +432,9 @@ static void fix_grant_problem(struct dt_fix *f, const struct dt_fix_problem *p,
 		fix_set(&f->why, "binds %s writable, nothing above it", dir);
 		return;
 	}
-	if (p->nrefusals && p->refusals[0]->err == EACCES && !dt_proc_sandboxed(p->proc)) {
-		fix_landlock(f, p, dir);
+	if (sb == DT_SB_LANDLOCK ||
+	    (p->nrefusals && p->refusals[0]->err == EACCES && !dt_proc_sandboxed(p->proc))) {
+		fix_landlock(f, p, &dir, 1, sb == DT_SB_LANDLOCK);
 		return;
 	}
 	f->kind = DT_FIX_OUTSIDE;
@@ -811,6 +673,29 @@ static void plan_rewrite(struct dt_fix_plan *plan, const struct dt_fix_launch *l
 	plan->argc = a.n;
 }
 
+/* The Landlock launcher's command line with every rule a fix gives it
+ * (the traced program's claims left out, as for a bind). */
+static void plan_rewrite_landlock(struct dt_fix_plan *plan, const struct dt_fix_launch *l, long at)
+{
+	struct dt_argv a = {0};
+	int added = 0;
+	dt_argv_copy(&a, l->argv, l->argc);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct dt_fix *f = &plan->fixes[i];
+		if (f->kind != DT_FIX_COMMAND_LINE || !f->landlock.rights || f->claimed)
+			continue;
+		dt_landlock_add_rules(&a, (size_t)at, f->landlock.dirs, f->landlock.ndirs,
+		                      f->landlock.rights, f->landlock.abi);
+		added = 1;
+	}
+	if (!added) {
+		dt_argv_free(&a);
+		return;
+	}
+	plan->argv = a.v;
+	plan->argc = a.n;
+}
+
 /* A mode or owner change is verified on the launch as it was (with any
  * command-line fix): it needs a command line even when none changed. */
 static void plan_disk_rerun(struct dt_fix_plan *plan, const struct dt_fix_launch *l, int rerun)
@@ -837,6 +722,8 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	long cx = dt_argv_find_codex(l->argv, l->argc), bw = dt_argv_find_bwrap(l->argv, l->argc);
 	long at = cx >= 0 && (bw < 0 || cx < bw) ? cx : bw;
 	plan->sandbox = at < 0 ? DT_SB_NONE : at == cx ? DT_SB_CODEX : DT_SB_BWRAP;
+	if (at < 0 && (at = dt_argv_find_landlock(l->argv, l->argc)) >= 0)
+		plan->sandbox = DT_SB_LANDLOCK;
 	int rerun = argv_rerunnable(l, &plan->no_rewrite);
 	if (rerun && l->rs_claimed && plan->sandbox == DT_SB_CODEX) {
 		/* a -c list replaces the launch's: it would hold the program's roots */
@@ -886,6 +773,10 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 		           p[i].cause == DT_CAUSE_LOCK_CONTENTION ||
 		           p[i].cause == DT_CAUSE_INJECTED)
 			fix_program(f, &p[i]);
+		else if (p[i].cause == DT_CAUSE_IMMUTABLE_FILE)
+			fix_chattr(f, &p[i], l);
+		else if (p[i].cause == DT_CAUSE_LANDLOCK_REFER)
+			fix_landlock_refer(f, &p[i], l, plan->sandbox == DT_SB_LANDLOCK);
 		else
 			fix_none(f, &p[i]);
 	}
@@ -894,8 +785,10 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			fix_claimed(&plan->fixes[i]);
 	struct strlist applied = {0};
 	codex_list(rs, &grants, &applied);
-	if (grants.n && rerun && plan->sandbox != DT_SB_NONE)
+	if (grants.n && rerun && (plan->sandbox == DT_SB_CODEX || plan->sandbox == DT_SB_BWRAP))
 		plan_rewrite(plan, l, at, &grants, &applied, add_dir);
+	if (rerun && plan->sandbox == DT_SB_LANDLOCK)
+		plan_rewrite_landlock(plan, l, at);
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].root && plan->fixes[i].ngrants)
 			fix_candidate(&plan->fixes[i]);
@@ -926,6 +819,9 @@ static void fix_free(struct dt_fix *f)
 	free(f->launcher);
 	free(f->no_verify);
 	free(f->disk.path);
+	for (size_t i = 0; i < f->landlock.ndirs; i++)
+		free(f->landlock.dirs[i]);
+	free(f->landlock.rights);
 }
 
 void dt_fix_plan_free(struct dt_fix_plan *plan)

@@ -14,8 +14,10 @@
  *    candidate and labelled so, the narrowest grant its refusals need: the
  *    directory the refused calls needed to write (the verdict's subject),
  *    never a mode change; nobody planned it, so the user decides;
- *  - nothing in dt_fix_forbidden's list is ever granted, chowned or
- *    chmodded, and no fix says "run it as root".
+ *  - an immutable or append-only inode gets chattr -i or -a on exactly
+ *    the path whose flag refused the call;
+ *  - nothing in dt_fix_forbidden's list is ever granted, chowned,
+ *    chmodded or chattred, and no fix says "run it as root".
  *
  * Pure: plain data in, strings out. Nothing is run, nothing on disk is
  * changed: chmod, config.toml and Landlock changes are only printed.
@@ -33,7 +35,7 @@
 
 enum dt_fix_kind {
 	DT_FIX_COMMAND_LINE, /* a change to the launch's command line: --verify applies it */
-	DT_FIX_OUTSIDE,      /* chmod/chown, config.toml, a Landlock rule: printed only */
+	DT_FIX_OUTSIDE,      /* chmod/chown/chattr, config.toml, a Landlock rule: printed only */
 	DT_FIX_PROGRAM,      /* not the sandbox's doing: the program must change */
 	DT_FIX_NONE,         /* no fix can be stated; why says why */
 };
@@ -43,7 +45,8 @@ enum dt_fix_sandbox {
 	DT_SB_NONE,     /* nothing on the command line makes one */
 	DT_SB_CODEX,    /* the Codex CLI (bubblewrap + seccomp inside) */
 	DT_SB_BWRAP,    /* bubblewrap, on the command line */
-	DT_SB_LANDLOCK, /* refusals look like Landlock's (EACCES on a rw mount) */
+	DT_SB_LANDLOCK, /* refusals look like Landlock's (EACCES on a rw mount, or EXDEV), or
+	                 * a Landlock launcher is on the command line */
 };
 
 const char *dt_fix_kind_name(enum dt_fix_kind k);
@@ -68,6 +71,13 @@ struct dt_fix_problem {
 		int known;
 		uint32_t mode, uid, gid;
 	} now;
+	/* an immutable-file finding: the inode flags its subject carries now
+	 * (the caller reads them), so that no chattr is proposed for a flag
+	 * only the ring claims */
+	struct {
+		int known;
+		uint32_t flags;
+	} iflags_now;
 };
 
 /* The launch, from the ring's launch record. */
@@ -98,13 +108,23 @@ struct dt_fix {
 	int candidate;   /* no expected root: the grant is the narrowest directory the
 	                  * refusals needed, offered for the user to confirm */
 	char *no_verify; /* why --verify cannot prove this fix, or NULL when it can */
-	/* a mode or owner change on disk, as data: --verify carries it out on
-	 * an overlay of the directory in a private mount namespace (fixrun.h) */
+	/* a mode, owner or inode flag change on disk, as data: --verify carries
+	 * it out on an overlay of the directory in a private mount namespace
+	 * (fixrun.h) */
 	struct {
-		char *path; /* the file or directory to change, or NULL: none */
-		long mode;  /* its new permission bits, or -1 */
-		long uid;   /* its new owner, or -1 */
+		char *path;            /* the file or directory to change, or NULL: none */
+		long mode;             /* its new permission bits, or -1 */
+		long uid;              /* its new owner, or -1 */
+		unsigned clear_iflags; /* inode flags (FS_*_FL) to clear, or 0 */
 	} disk;
+	/* a Landlock rule as data, for a launcher's --rule on the command
+	 * line (argv.c): beneath each of dirs, the rights ("MAKE_REG|REFER") */
+	struct {
+		char *dirs[2];
+		size_t ndirs;
+		char *rights;
+		int abi; /* the Landlock ABI those rights need */
+	} landlock;
 };
 
 struct dt_fix_plan {
@@ -144,10 +164,18 @@ struct dt_argv {
 void dt_argv_copy(struct dt_argv *a, const char *const *argv, size_t argc);
 void dt_argv_free(struct dt_argv *a);
 
-/* Index of the bwrap (basename "bwrap") or Codex program in argv, after
- * any wrapper words (timeout, env, nice ...); -1 when there is none. */
+/* Index of the bwrap (basename "bwrap"), Codex or Landlock launcher
+ * (basename "landlock-run": --rule PATH=RIGHTS, --abi N) program in argv,
+ * after any wrapper words (timeout, env, nice ...); -1 when there is none. */
 long dt_argv_find_bwrap(const char *const *argv, size_t argc);
 long dt_argv_find_codex(const char *const *argv, size_t argc);
+long dt_argv_find_landlock(const char *const *argv, size_t argc);
+
+/* Adds --rule DIR=RIGHTS for each of dirs to the Landlock launcher's
+ * command line whose program is a->v[at], and raises its --abi to abi
+ * when lower (a ruleset for ABI 1 can never grant REFER). */
+void dt_landlock_add_rules(struct dt_argv *a, size_t at, char *const *dirs, size_t ndirs,
+                           const char *rights, int abi);
 
 /* The host directory the bwrap command line whose program is a->v[at]
  * shows at dir (through the mount that decides about it), malloc'ed, or

@@ -18,4 +18,22 @@ char *fix_c_string(const char *s);
  * lacks. Returns how many it added. */
 int fix_codex_add_dirs(struct dt_argv *a, size_t at, const char *const *roots, size_t nroots);
 
+/* Adds a line to copy to f, or sets *field (freeing what it held). */
+void fix_copy(struct dt_fix *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fix_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A Landlock path-beneath rule beneath each of dirs (1 or 2) holding
+ * every right p's refusals need (landlock.c); launcher: a Landlock
+ * launcher on the launch's command line takes it (--rule), so the fix is a
+ * command-line one. */
+void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *const *dirs,
+                  size_t ndirs, int launcher);
+/* landlock-refer: REFER (ABI 2) with the move's rights beneath the root
+ * that holds both directories, else beneath each. */
+void fix_landlock_refer(struct dt_fix *f, const struct dt_fix_problem *p,
+                        const struct dt_fix_launch *l, int launcher);
+
+/* chattr -i or -a for an immutable-file problem (chattr.c). */
+void fix_chattr(struct dt_fix *f, const struct dt_fix_problem *p, const struct dt_fix_launch *l);
+
 #endif

@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -101,6 +103,28 @@ static void fix_stat_now(struct dt_fix_problem *p)
 	p->now.gid = st.st_gid;
 }
 
+/* The inode flags an immutable-file finding's subject carries now. The
+ * path is the ring's: only a regular file or directory is opened, without
+ * following a link or blocking, and only if it is still what lstat saw. */
+static void fix_iflags_now(struct dt_fix_problem *p)
+{
+	struct stat before, st;
+	int flags = 0;
+	if (p->cause != DT_CAUSE_IMMUTABLE_FILE || !p->subject || p->subject[0] != '/' ||
+	    lstat(p->subject, &before) != 0 ||
+	    !(S_ISREG(before.st_mode) || S_ISDIR(before.st_mode)))
+		return;
+	int fd = open(p->subject, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_dev == before.st_dev && st.st_ino == before.st_ino &&
+	    ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+		p->iflags_now.known = 1;
+		p->iflags_now.flags = (uint32_t)flags;
+	}
+	close(fd);
+}
+
 /* One problem per finding (findings.h): one fix each. */
 static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inputs *in)
 {
@@ -117,6 +141,7 @@ static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inpu
 		p->claimed = root_claimed(f->root, launch);
 		p->diff = f->intermittent ? f->diff : NULL;
 		fix_stat_now(p);
+		fix_iflags_now(p);
 		in->titles[k] = f->title;
 		in->groups[k] = f->groups;
 		in->ngroups[k] = f->ngroups;
@@ -390,7 +415,8 @@ static const char *disk_unverifiable(const struct dt_fix *f, const char *ring)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	if (geteuid() != 0)
-		return "trying a mode or owner change without changing the disk needs a private "
+		return "trying a change of mode, owner or inode flags without changing the disk "
+		       "needs a private "
 		       "mount namespace with an overlay of the directory, which needs root "
 		       "(CAP_SYS_ADMIN); make the change, then record the worker again with "
 		       "denytrace run: no refusal there is the proof";
@@ -467,6 +493,23 @@ static int disk_overlay(const char *dir, size_t n)
 	return rc;
 }
 
+/* Clears flags on the overlay's copy of fd's inode. The overlay keeps a
+ * lower file's immutable and append-only flags on its copy-up (in an
+ * xattr of the upper layer), so the copy refuses as the disk does until
+ * they are cleared there; the flags go to the upper layer, a tmpfs, which
+ * takes no others than these (an ext4 file's extents flag it refuses). */
+static int disk_clear_iflags(int fd, unsigned clear)
+{
+	const unsigned kept = FS_NODUMP_FL | FS_NOATIME_FL;
+	int flags = 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return -1;
+	if (!((unsigned)flags & clear))
+		return 0; /* the overlay's own root: a fresh upper directory has none */
+	int want = (int)((unsigned)flags & ~clear & kept);
+	return ioctl(fd, FS_IOC_SETFLAGS, &want);
+}
+
 /* Makes f's change in the overlay now on dir: through descriptors of the
  * overlay itself (never a path that could lead off it onto the disk). */
 static int disk_change(const struct dt_fix *f, const char *dir)
@@ -486,6 +529,8 @@ static int disk_change(const struct dt_fix *f, const char *dir)
 		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	}
 	int rc = fd < 0 ? -1 : 0;
+	if (!rc && f->disk.clear_iflags)
+		rc = disk_clear_iflags(fd, f->disk.clear_iflags);
 	if (!rc && f->disk.uid >= 0)
 		rc = fchown(fd, (uid_t)f->disk.uid, (gid_t)-1);
 	if (!rc && f->disk.mode >= 0)

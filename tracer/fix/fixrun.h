@@ -116,10 +116,11 @@ uint64_t dt_fix_new_refusals(const struct dt_report *before, const struct dt_fix
  * printed; nothing is run. */
 int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan);
 
-/* Mode and owner changes (dt_fix.disk) are verified without touching the
- * disk: the fixed runs start in a private mount namespace where each
- * changed file's directory is an overlay (upper layer on a tmpfs) carrying
- * the new mode or owner. That needs root (CAP_SYS_ADMIN) and a directory
+/* Mode, owner and inode flag changes (dt_fix.disk) are verified without
+ * touching the disk: the fixed runs start in a private mount namespace
+ * where each changed file's directory is an overlay (upper layer on a
+ * tmpfs) carrying the new mode or owner, or the file's copy without its
+ * immutable or append-only flag. That needs root (CAP_SYS_ADMIN) and a directory
  * the overlay can take, and ring (the recorded ring: the proof is written
  * beside it) outside it; a fix that cannot be verified so gets the reason
  * in its no_verify, and a command line there only for such fixes goes. */

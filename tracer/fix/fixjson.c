@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/* denytrace fix's JSON (fixout.h). */
+#include "fixout.h"
+
+#include <stdio.h>
+
+#include "json.h"
+#include "names.h"
+#include "soak.h"
+
+/* ---- JSON ---- */
+
+static void fix_json_strs(struct dt_json *j, const char *key, char *const *v, size_t n)
+{
+	dt_json_key(j, key);
+	dt_json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		dt_json_str(j, v[i]);
+	dt_json_end_arr(j);
+}
+
+static void fix_json_verdict(struct dt_json *j, const struct dt_verify *v, size_t i,
+                             const char *no_verify)
+{
+	const struct dt_verify_result *r = &v->v[i];
+	dt_json_key(j, "verify");
+	dt_json_obj(j);
+	dt_json_key(j, "state");
+	dt_json_str(j, r->state == DT_VERIFY_FIXED       ? "fixed"
+	               : r->state == DT_VERIFY_NOT_FIXED ? "not-fixed"
+	                                                 : "cannot-verify");
+	dt_json_key(j, "why_not");
+	dt_json_str(j, r->state == DT_VERIFY_CANNOT ? no_verify : NULL);
+	dt_json_key(j, "refusals_before");
+	dt_json_uint(j, r->before);
+	if (v->runs) {
+		dt_json_key(j, "runs_refused_before");
+		dt_json_uint(j, r->runs_before);
+		dt_json_key(j, "runs_refused_after");
+		dt_json_uint(j, r->runs_after);
+	} else {
+		dt_json_key(j, "refusals_after");
+		dt_json_uint(j, r->after);
+	}
+	dt_json_end_obj(j);
+}
+
+static void fix_json_one(struct dt_json *j, const struct dt_fix_inputs *in,
+                         const struct dt_fix_plan *plan, const struct dt_verify *v, size_t i)
+{
+	const struct dt_fix *x = &plan->fixes[i];
+	dt_json_obj(j);
+	dt_json_key(j, "title");
+	dt_json_str(j, in->titles[i]);
+	dt_json_key(j, "cause");
+	dt_json_str(j, dt_cause_name(in->p[i].cause));
+	dt_json_key(j, "root");
+	dt_json_str(j, in->p[i].root ? in->p[i].root->path : NULL);
+	dt_json_key(j, "refusals");
+	dt_json_uint(j, in->counts[i]);
+	dt_json_key(j, "kind");
+	dt_json_str(j, dt_fix_kind_name(x->kind));
+	dt_json_key(j, "sandbox");
+	dt_json_str(j, dt_fix_sandbox_name(x->sandbox));
+	dt_json_key(j, "change");
+	dt_json_str(j, x->change);
+	fix_json_strs(j, "copy", x->copy, x->ncopy);
+	dt_json_key(j, "why");
+	dt_json_str(j, x->why);
+	dt_json_key(j, "launcher");
+	dt_json_str(j, x->launcher);
+	dt_json_key(j, "named_by_traced_program");
+	dt_json_bool(j, x->claimed);
+	dt_json_key(j, "candidate");
+	dt_json_bool(j, x->candidate);
+	fix_json_strs(j, "grants", x->grants, x->ngrants);
+	if (v && v->v)
+		fix_json_verdict(j, v, i, x->no_verify);
+	dt_json_end_obj(j);
+}
+
+static void fix_json_soak(struct dt_json *j, const char *key, unsigned done, unsigned failed)
+{
+	double lo, hi;
+	dt_soak_wilson(failed, done, &lo, &hi);
+	dt_json_key(j, key);
+	dt_json_obj(j);
+	dt_json_key(j, "runs");
+	dt_json_uint(j, done);
+	dt_json_key(j, "failures");
+	dt_json_uint(j, failed);
+	dt_json_key(j, "flake_rate");
+	dt_json_double(j, done ? (double)failed / done : 0.0);
+	dt_json_key(j, "ci_low");
+	dt_json_double(j, lo);
+	dt_json_key(j, "ci_high");
+	dt_json_double(j, hi);
+	dt_json_end_obj(j);
+}
+
+static void fix_json_new(struct dt_json *j, const struct dt_verify *v)
+{
+	dt_json_key(j, "new_refusals");
+	dt_json_uint(j, v->new_refusals);
+	if (v->runs) {
+		dt_json_key(j, "runs_with_new_refusals");
+		dt_json_uint(j, v->runs_new);
+	}
+	dt_json_key(j, "new");
+	dt_json_arr(j);
+	for (size_t i = 0; i < v->nnew_paths; i++) {
+		const struct dt_verify_new *n = &v->new_paths[i];
+		dt_json_obj(j);
+		dt_json_key(j, "path");
+		dt_json_str(j, n->path);
+		dt_json_key(j, "op");
+		dt_json_str(j, n->op);
+		dt_json_key(j, "errno");
+		dt_json_str(j, dt_errno_name(n->err));
+		dt_json_key(j, "count");
+		dt_json_uint(j, n->count);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
+static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
+{
+	size_t n = 0;
+	while (v->cmd && v->cmd[n])
+		n++;
+	dt_json_key(j, "verified");
+	dt_json_obj(j);
+	fix_json_strs(j, "command", v->cmd, n);
+	dt_json_key(j, "cwd");
+	dt_json_str(j, v->cwd);
+	if (v->runs) {
+		fix_json_soak(j, "before", v->done_before, v->failed_before);
+		fix_json_soak(j, "after", v->done_after, v->failed_after);
+		dt_json_key(j, "interrupted");
+		dt_json_bool(j, v->interrupted);
+	} else {
+		dt_json_key(j, "exit_status");
+		dt_json_int(j, v->status);
+		dt_json_key(j, "ring");
+		dt_json_str(j, v->ring);
+	}
+	fix_json_new(j, v);
+	dt_json_end_obj(j);
+}
+
+static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
+{
+	dt_json_key(j, "handoff");
+	dt_json_arr(j);
+	for (size_t i = 0; i < h->n; i++) {
+		dt_json_obj(j);
+		dt_json_key(j, "kind");
+		dt_json_str(j, dt_handoff_kind_name(h->v[i].kind));
+		dt_json_key(j, "pid");
+		dt_json_int(j, h->v[i].pid);
+		dt_json_key(j, "fix");
+		dt_json_str(j, h->v[i].fix);
+		dt_json_key(j, "env_vars");
+		dt_json_str(j, h->v[i].fix_env_vars);
+		dt_json_key(j, "override");
+		dt_json_str(j, h->v[i].fix_override);
+		dt_json_end_obj(j);
+	}
+	dt_json_end_arr(j);
+}
+
+void dt_fix_json(FILE *f, const char *const *rings, size_t nrings, const struct dt_fix_inputs *in,
+                 const struct dt_fix_plan *plan, const struct dt_verify *v,
+                 const struct dt_handoffs *h)
+{
+	struct dt_json j;
+	dt_json_init(&j, f, 1);
+	dt_json_obj(&j);
+	dt_json_key(&j, "version");
+	dt_json_int(&j, 1);
+	fix_json_strs(&j, "rings", (char *const *)rings, nrings);
+	dt_json_key(&j, "sandbox");
+	dt_json_str(&j, dt_fix_sandbox_name(plan->sandbox));
+	dt_json_key(&j, "cwd");
+	dt_json_str(&j, in->l.cwd);
+	if (plan->argv)
+		fix_json_strs(&j, "command_line", plan->argv, plan->argc);
+	else {
+		dt_json_key(&j, "command_line");
+		dt_json_null(&j);
+	}
+	dt_json_key(&j, "no_rewrite");
+	dt_json_str(&j, plan->no_rewrite);
+	dt_json_key(&j, "launch_trusted");
+	dt_json_bool(&j, in->trusted);
+	dt_json_key(&j, "launch_source");
+	dt_json_str(&j, in->source);
+	dt_json_key(&j, "fixes");
+	dt_json_arr(&j);
+	for (size_t i = 0; i < plan->n; i++)
+		fix_json_one(&j, in, plan, v, i);
+	dt_json_end_arr(&j);
+	if (v && v->cmd)
+		fix_json_run(&j, v);
+	fix_json_handoffs(&j, h);
+	dt_json_end_obj(&j);
+	fputc('\n', f);
+}
