@@ -22,46 +22,6 @@
 
 /* ---- small helpers ----------------------------------------------------- */
 
-/* Out of memory in a CLI that reads a handful of strings: nothing sensible
- * is left to do. */
-void oom(void)
-{
-	fputs("denytrace: out of memory\n", stderr);
-	abort();
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		oom();
-	return d;
-}
-
-__attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		oom();
-	va_end(ap);
-	return s;
-}
-
 bool nonempty(const char *s)
 {
 	return s && *s;
@@ -287,7 +247,7 @@ void dt_roots_warn(struct dt_rootset *rs, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
-		oom();
+		dt_out_of_memory();
 	va_end(ap);
 	rs->warnings = xrealloc(rs->warnings, (rs->nwarnings + 1) * sizeof(*rs->warnings));
 	rs->warnings[rs->nwarnings++] = msg;

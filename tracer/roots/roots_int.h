@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal to the roots module (roots.c, codex_cli.c, roots_codex.c, fix.c,
  * roots_env.c): the string and path helpers they share, defined in roots.c.
- * Allocation failures abort (oom): the CLI reads a handful of strings. */
+ * Allocation: xalloc.h (out of memory exits 125). */
 #ifndef DENYTRACE_ROOTS_INT_H
 #define DENYTRACE_ROOTS_INT_H
 
@@ -9,16 +9,13 @@
 #include <stddef.h>
 
 #include "roots.h"
+#include "xalloc.h"
 
 struct strlist {
 	char **v;
 	size_t n;
 };
 
-void oom(void) __attribute__((noreturn));
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool nonempty(const char *s);
 bool starts_with(const char *s, const char *prefix);
 bool ends_with(const char *s, const char *suffix);
