@@ -17,6 +17,7 @@
 #include "roots.h"
 #include "run.h"
 #include "toml.h"
+#include "xalloc.h"
 
 static const char codex_usage[] =
     "usage: denytrace codex [options] -- [CODEX ARGS...]\n"
@@ -211,11 +212,7 @@ int cmd_codex(int argc, char **argv)
 
 	/* Codex's argv as given, to read its options */
 	size_t nargs = (size_t)(argc - i);
-	const char **cargv = calloc(nargs + 2, sizeof(*cargv));
-	if (!cargv) {
-		dt_run_opts_free(&o);
-		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
-	}
+	const char **cargv = xcalloc(nargs + 2, sizeof(*cargv));
 	cargv[0] = codex;
 	for (size_t k = 0; k < nargs; k++)
 		cargv[k + 1] = argv[i + (int)k];
@@ -255,10 +252,6 @@ int cmd_codex(int argc, char **argv)
 		}
 	}
 	char **run_argv = dt_codex_run_argv(cargv, nargs, &plan);
-	if (!run_argv) {
-		rc = dt_fail(DT_EXIT_INTERNAL, "out of memory");
-		goto out;
-	}
 	if ((rc = dt_codex_argv_fits(run_argv, &plan))) {
 		free(run_argv);
 		goto out;

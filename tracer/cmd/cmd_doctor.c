@@ -10,6 +10,7 @@
 #include "options.h"
 #include "ring_format.h"
 #include "version.h"
+#include "xalloc.h"
 
 static const char doctor_usage[] =
     "usage: denytrace doctor [--json] [--codex-shapes]\n"
@@ -60,11 +61,8 @@ int cmd_doctor(int argc, char **argv)
 	struct dt_check checks[DT_DOCTOR_NCHECKS];
 	struct dt_codex_shape_result *shapes = NULL;
 	int shapes_ran = 0;
-	if (da.codex_shapes) {
-		shapes = calloc(dt_ncodex_shapes, sizeof(*shapes));
-		if (!shapes)
-			return dt_fail(DT_EXIT_INTERNAL, "doctor: out of memory");
-	}
+	if (da.codex_shapes)
+		shapes = xcalloc(dt_ncodex_shapes, sizeof(*shapes));
 	size_t nchecks = dt_doctor_run(checks, shapes, &shapes_ran);
 	static const char *const names[] = {"ok", "warn", "FAIL"};
 	int failed = 0;

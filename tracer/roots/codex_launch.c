@@ -16,6 +16,7 @@
 #include "recfmt.h"
 #include "safeopen.h"
 #include "secrets.h"
+#include "xalloc.h"
 
 /* The Codex CLI to run, as an absolute path (not resolved through symlinks:
  * npm's bin/codex must keep its name for the report to know it). */
@@ -246,9 +247,7 @@ size_t dt_codex_layers(const struct dt_codex_cli *cli, struct dt_codex_layer *cf
  * overrides after the user's last -c. NULL when out of memory. */
 char **dt_codex_run_argv(const char **cargv, size_t nargs, const struct dt_codex_mcp_plan *plan)
 {
-	char **run_argv = calloc(nargs + plan->nargs + 2, sizeof(*run_argv));
-	if (!run_argv)
-		return NULL;
+	char **run_argv = xcalloc(nargs + plan->nargs + 2, sizeof(*run_argv));
 	size_t n = 0;
 	for (size_t k = 0; k <= nargs; k++) {
 		if (k == plan->insert_at)

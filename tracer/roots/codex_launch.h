@@ -44,7 +44,7 @@ size_t dt_codex_layers(const struct dt_codex_cli *cli, struct dt_codex_layer *cf
 void dt_codex_layer_record(struct dt_run_ring *rr, const struct dt_codex_layer *c,
                            const char *version);
 /* cargv (nargs + 1 entries) with the plan's overrides after the user's
- * last -c; NULL when out of memory. */
+ * last -c. */
 char **dt_codex_run_argv(const char **cargv, size_t nargs, const struct dt_codex_mcp_plan *plan);
 /* 0 when run_argv and the environment fit in the argument space, else the
  * exit status with the message printed. */
