@@ -271,9 +271,11 @@ size_t dtt_bwrap_rw(const char **argv, const char *rw)
 	const char *const pre[DTT_BWRAP_RW_WORDS] = {"bwrap",  "--ro-bind", "/",     "/",
 	                                             "--bind", rw,          rw,      "--dev",
 	                                             "/dev",   "--proc",    "/proc", "--"};
+	size_t n = 0;
 	for (size_t i = 0; i < DTT_BWRAP_RW_WORDS; i++)
-		argv[i] = pre[i];
-	return DTT_BWRAP_RW_WORDS;
+		if (rw || i < 4 || i > 6)
+			argv[n++] = pre[i];
+	return n;
 }
 
 int dtt_have_landlock(void)

@@ -102,8 +102,8 @@ const char *dtt_fake_codex(const char *dir, const char *version);
 int dtt_have_bwrap(void);
 /* The sandbox most integration tests use: writes into argv
  * `bwrap --ro-bind / / --bind RW RW --dev /dev --proc /proc --` (all but
- * rw read-only) and returns how many words, DTT_BWRAP_RW_WORDS; the
- * command goes after them. */
+ * rw read-only; rw NULL: everything) and returns how many words, at most
+ * DTT_BWRAP_RW_WORDS; the command goes after them. */
 enum { DTT_BWRAP_RW_WORDS = 12 };
 size_t dtt_bwrap_rw(const char **argv, const char *rw);
 /* 1 when Landlock works here. */
