@@ -151,65 +151,6 @@ const struct dt_record *dt_report_proc_for(const struct dt_report *r, const stru
 	return best ? best : dt_report_proc(r, rec, rec->pid);
 }
 
-char **dt_split_words(const char *s, size_t *n)
-{
-	size_t cap = 8, cnt = 0;
-	char **w = malloc(cap * sizeof(*w));
-	char *cur = malloc(strlen(s) + 1);
-	while (*s) {
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		if (!*s)
-			break;
-		size_t len = 0;
-		while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
-			if (*s == '\'' || *s == '"') {
-				char q = *s++;
-				while (*s && *s != q) {
-					if (q == '"' && *s == '\\' && s[1])
-						s++;
-					cur[len++] = *s++;
-				}
-				if (!*s) {
-					free(cur);
-					w[cnt] = NULL;
-					dt_words_free(w);
-					return NULL;
-				}
-				s++;
-			} else if (*s == '\\' && s[1]) {
-				cur[len++] = s[1];
-				s += 2;
-			} else {
-				cur[len++] = *s++;
-			}
-		}
-		if (cnt + 2 > cap) {
-			char **bigger = realloc(w, (cap *= 2) * sizeof(*w));
-			if (!bigger) {
-				free(cur);
-				w[cnt] = NULL;
-				dt_words_free(w);
-				return NULL;
-			}
-			w = bigger;
-		}
-		w[cnt++] = strndup(cur, len);
-	}
-	free(cur);
-	w[cnt] = NULL;
-	if (n)
-		*n = cnt;
-	return w;
-}
-
-void dt_words_free(char **w)
-{
-	for (size_t i = 0; w && w[i]; i++)
-		free(w[i]);
-	free(w);
-}
-
 int dt_same_injected(const struct dt_record *probe_rec, const struct dt_record *sup_rec)
 {
 	if (probe_rec->type != DT_REC_DENIAL || probe_rec->supervisor ||

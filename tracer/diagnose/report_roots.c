@@ -13,6 +13,7 @@
 #include "exitcodes.h"
 #include "report.h"
 #include "report_int.h"
+#include "words.h"
 
 /* The config.toml snapshot (profile NULL) or the --profile layer's
  * snapshot (profile non-NULL: any layer) `denytrace codex` wrote beside its
