@@ -1775,7 +1775,8 @@ def linfit(xs, ys):
 
 
 def print_markdown(path):
-    """README.md's tables, from a results file: the workload ratios and the
+    """The overhead tables (man denytrace, PERFORMANCE) as Markdown, from a
+    results file: the workload ratios and the
     start-up figures beside their targets."""
     with open(path) as f:
         doc = json.load(f)
@@ -1834,7 +1835,7 @@ def main():
     ap.add_argument("--report-timeout", type=float, metavar="S",
                     help="stop one report/show run after S seconds (default 30, quick 10)")
     ap.add_argument("--markdown", metavar="JSON",
-                    help="print README.md's overhead tables from a results file and exit")
+                    help="print the overhead tables (man denytrace, PERFORMANCE) as Markdown from a results file and exit")
     args = ap.parse_args()
     if args.markdown:
         return print_markdown(args.markdown)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "testlib.h"
 
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -270,9 +271,11 @@ size_t dtt_bwrap_rw(const char **argv, const char *rw)
 	const char *const pre[DTT_BWRAP_RW_WORDS] = {"bwrap",  "--ro-bind", "/",     "/",
 	                                             "--bind", rw,          rw,      "--dev",
 	                                             "/dev",   "--proc",    "/proc", "--"};
+	size_t n = 0;
 	for (size_t i = 0; i < DTT_BWRAP_RW_WORDS; i++)
-		argv[i] = pre[i];
-	return DTT_BWRAP_RW_WORDS;
+		if (rw || i < 4 || i > 6)
+			argv[n++] = pre[i];
+	return n;
 }
 
 int dtt_have_landlock(void)
@@ -413,4 +416,74 @@ const char *dtt_fake_codex(const char *dir, const char *version)
 	if (fclose(f) != 0 || chmod(path, 0755) != 0)
 		return NULL;
 	return path;
+}
+
+struct dt_jv *dtt_json(const char *text)
+{
+	char err[256];
+	struct dt_jv *v = dt_jv_parse(text, strlen(text), err, sizeof(err));
+	cr_assert_not_null(v, "not JSON (%s): %s", err, text);
+	return v;
+}
+
+/* One step of a path: a member of an object, an index into an array. */
+static const struct dt_jv *dtt_jstep(const struct dt_jv *v, const char *step, size_t len)
+{
+	char name[256];
+	if (!v || len >= sizeof(name))
+		return NULL;
+	memcpy(name, step, len);
+	name[len] = 0;
+	if (v->type == DT_JV_OBJ)
+		return dt_jv_get(v, name);
+	char *end;
+	unsigned long i = strtoul(name, &end, 10);
+	if (v->type != DT_JV_ARR || !len || *end || i >= v->n)
+		return NULL;
+	return &v->v[i];
+}
+
+const struct dt_jv *dtt_jget(const struct dt_jv *root, const char *path)
+{
+	const struct dt_jv *v = root;
+	while (v && path && *path) {
+		size_t len = strcspn(path, ".");
+		v = dtt_jstep(v, path, len);
+		path += len + (path[len] == '.');
+	}
+	return v;
+}
+
+const char *dtt_jstr(const struct dt_jv *root, const char *path)
+{
+	const struct dt_jv *v = dtt_jget(root, path);
+	return v && v->type == DT_JV_STR ? v->text : NULL;
+}
+
+/* How many objects of the array at path have key equal to value; the
+ * first of them in *first. */
+static size_t dtt_jmatch(const struct dt_jv *root, const char *path, const char *key,
+                         const char *value, const struct dt_jv **first)
+{
+	const struct dt_jv *a = dtt_jget(root, path);
+	size_t n = 0;
+	for (size_t i = 0; a && a->type == DT_JV_ARR && i < a->n; i++) {
+		const char *s = dt_jv_str(&a->v[i], key);
+		if (s && !strcmp(s, value) && n++ == 0 && first)
+			*first = &a->v[i];
+	}
+	return n;
+}
+
+const struct dt_jv *dtt_jfind(const struct dt_jv *root, const char *path, const char *key,
+                              const char *value)
+{
+	const struct dt_jv *first = NULL;
+	dtt_jmatch(root, path, key, value, &first);
+	return first;
+}
+
+size_t dtt_jcount(const struct dt_jv *root, const char *path, const char *key, const char *value)
+{
+	return dtt_jmatch(root, path, key, value, NULL);
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "jsonread.h"
 #include "records.h"
 #include "ringfile.h"
 #include "words.h"
@@ -101,12 +102,28 @@ const char *dtt_fake_codex(const char *dir, const char *version);
 int dtt_have_bwrap(void);
 /* The sandbox most integration tests use: writes into argv
  * `bwrap --ro-bind / / --bind RW RW --dev /dev --proc /proc --` (all but
- * rw read-only) and returns how many words, DTT_BWRAP_RW_WORDS; the
- * command goes after them. */
+ * rw read-only; rw NULL: everything) and returns how many words, at most
+ * DTT_BWRAP_RW_WORDS; the command goes after them. */
 enum { DTT_BWRAP_RW_WORDS = 12 };
 size_t dtt_bwrap_rw(const char **argv, const char *rw);
 /* 1 when Landlock works here. */
 int dtt_have_landlock(void);
+
+/* JSON the CLI printed, read as a tree (tracer/read/jsonread.h) rather
+ * than searched as text. dtt_json fails the test when text is not JSON;
+ * free the tree with dt_jv_free. */
+struct dt_jv *dtt_json(const char *text);
+/* The value at path: object keys and array indexes separated by dots
+ * ("checks.0.status"), or NULL when any step is missing. */
+const struct dt_jv *dtt_jget(const struct dt_jv *root, const char *path);
+/* The string at path, or NULL (missing or not a string). */
+const char *dtt_jstr(const struct dt_jv *root, const char *path);
+/* The first object of the array at path whose member key is the string
+ * value, or NULL. */
+const struct dt_jv *dtt_jfind(const struct dt_jv *root, const char *path, const char *key,
+                              const char *value);
+/* How many objects of the array at path have member key equal to value. */
+size_t dtt_jcount(const struct dt_jv *root, const char *path, const char *key, const char *value);
 
 /* Codex launch shapes: tracer/roots/codex_shapes.h (the table, the
  * model's answer and the real Codex's); word lists: tracer/util/words.h. */

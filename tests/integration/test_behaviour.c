@@ -271,7 +271,7 @@ Test(behaviour, same_calls_give_same_results_and_errno_with_and_without_the_prob
 }
 
 /* The same comparison with call stacks off: isolates the backtrace code
- * (libunwind) from the rest of the recording path. */
+ * (the probe's unwinder, unwind.c) from the rest of the recording path. */
 Test(behaviour, same_calls_give_same_results_under_the_probe_without_backtraces)
 {
 	const char *opts[] = {"--no-backtrace", NULL};

@@ -26,23 +26,30 @@ static int doctor(char *out, size_t cap, const char *arg, const char *const *env
 	return dtt_system(out, cap, argv, env);
 }
 
-/* The status of the check called name in doctor's JSON, or "". */
+/* Field (status, detail, fix) of the check called name in doctor's JSON,
+ * or "". */
+static const char *check_field(const char *json, const char *name, const char *field, char *buf,
+                               size_t cap)
+{
+	struct dt_jv *doc = dtt_json(json);
+	const char *s = dt_jv_str(dtt_jfind(doc, "checks", "name", name), field);
+	snprintf(buf, cap, "%s", s ? s : "");
+	dt_jv_free(doc);
+	return buf;
+}
+
 static const char *check_status(const char *json, const char *name, char *buf, size_t cap)
 {
-	char key[128];
-	snprintf(key, sizeof(key), "\"name\": \"%s\"", name);
-	const char *at = strstr(json, key);
-	buf[0] = 0;
-	if (!at)
-		return buf;
-	const char *st = strstr(at, "\"status\": \"");
-	const char *end = strchr(at, '}');
-	if (!st || (end && st > end))
-		return buf;
-	st += strlen("\"status\": \"");
-	size_t n = strcspn(st, "\"");
-	snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), st);
-	return buf;
+	return check_field(json, name, "status", buf, cap);
+}
+
+/* doctor's verdict: 1 when its JSON says "ok": true. */
+static int doctor_ok(const char *json)
+{
+	struct dt_jv *doc = dtt_json(json);
+	int ok = dt_jv_true(doc, "ok");
+	dt_jv_free(doc);
+	return ok;
 }
 
 Test(doctor, passes_here_and_its_json_says_the_probe_is_found_and_loads)
@@ -50,7 +57,7 @@ Test(doctor, passes_here_and_its_json_says_the_probe_is_found_and_loads)
 	char out[16384], st[32];
 	const char *env[] = {"DENYTRACE_PROBE=", NULL};
 	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "doctor failed: %s", out);
-	cr_expect(strstr(out, "\"ok\": true"), "%s", out);
+	cr_expect(doctor_ok(out), "%s", out);
 	cr_expect_str_eq(check_status(out, "probe_found", st, sizeof(st)), "ok", "%s", out);
 	cr_expect_str_eq(check_status(out, "probe_loadable", st, sizeof(st)), "ok", "%s", out);
 	cr_expect_str_eq(check_status(out, "ring_writable", st, sizeof(st)), "ok", "%s", out);
@@ -84,7 +91,7 @@ Test(doctor, missing_probe_is_a_failure_with_exit_1)
 	const char *env[] = {"DENYTRACE_PROBE=/nonexistent/libdenytrace.so", NULL};
 	cr_expect_eq(doctor(out, sizeof(out), "--json", env), 1, "%s", out);
 	cr_expect_str_eq(check_status(out, "probe_found", st, sizeof(st)), "fail", "%s", out);
-	cr_expect(strstr(out, "\"ok\": false"), "%s", out);
+	cr_expect(!doctor_ok(out), "%s", out);
 }
 
 Test(doctor, probe_that_cannot_be_preloaded_fails_the_load_check)
@@ -119,9 +126,11 @@ Test(doctor, reports_codex_found_on_path_with_its_version_and_the_checked_ones)
 	const char *env[] = {path, "DENYTRACE_PROBE=", "CODEX_HOME=", NULL};
 	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "%s", out);
 	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "ok", "%s", out);
-	cr_expect(strstr(out, "codex-cli 0.171.0"), "version not reported: %s", out);
+	char detail[1024];
+	check_field(out, "codex", "detail", detail, sizeof(detail));
+	cr_expect(strstr(detail, "codex-cli 0.171.0"), "version not reported: %s", out);
 	for (size_t i = 0; i < dt_ncodex_versions; i++)
-		cr_expect(strstr(out, dt_codex_versions[i].name),
+		cr_expect(strstr(detail, dt_codex_versions[i].name),
 		          "checked version %s not named: %s", dt_codex_versions[i].name, out);
 }
 
@@ -134,8 +143,10 @@ Test(doctor, warns_when_the_installed_codex_is_newer_than_the_checked_ones)
 	const char *env[] = {path, "DENYTRACE_PROBE=", "CODEX_HOME=", NULL};
 	cr_assert_eq(doctor(out, sizeof(out), "--json", env), 0, "%s", out);
 	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "warn", "%s", out);
-	cr_expect(strstr(out, "codex-cli 9.8.7"), "version not reported: %s", out);
-	cr_expect(strstr(out, dt_codex_versions[dt_ncodex_versions - 1].name),
+	char detail[1024];
+	check_field(out, "codex", "detail", detail, sizeof(detail));
+	cr_expect(strstr(detail, "codex-cli 9.8.7"), "version not reported: %s", out);
+	cr_expect(strstr(detail, dt_codex_versions[dt_ncodex_versions - 1].name),
 	          "the version it is modelled as is not named: %s", out);
 }
 
@@ -172,12 +183,16 @@ Test(doctor, finds_the_codex_make_codex_installed_beside_it_and_never_advises_np
 	                     "DENYTRACE_PROBE=", "CODEX_HOME=", NULL};
 	dtt_system(out, sizeof(out), argv, env);
 	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "warn", "%s", out);
+	char fix[512];
+	check_field(out, "codex", "fix", fix, sizeof(fix));
 	cr_expect(!strstr(out, "npm install -g"), "advises npm -g: %s", out);
-	cr_expect(strstr(out, "--prefix"), "no user-level install advised: %s", out);
+	cr_expect(strstr(fix, "--prefix"), "no user-level install advised: %s", out);
 	cr_assert_not_null(dtt_fake_codex(bin, "0.171.0"));
 	dtt_system(out, sizeof(out), argv, env);
 	cr_expect_str_eq(check_status(out, "codex", st, sizeof(st)), "ok", "%s", out);
-	cr_expect(strstr(out, "codex-cli 0.171.0"), "%s", out);
+	cr_expect(
+	    strstr(check_field(out, "codex", "detail", fix, sizeof(fix)), "codex-cli 0.171.0"),
+	    "%s", out);
 }
 
 /* A "Codex" that runs the command with no sandbox at all, as a model that
@@ -212,22 +227,18 @@ Test(doctor, codex_shapes_names_every_shape_where_codex_and_the_model_differ)
 	 * the model matches) says anything else */
 	const char *all = "A B C W W2 T /tmp A/.git W/.git W/.codex W/.agents W/.aws hh/r W/rel L "
 	                  "home/rel";
-	size_t want_differ = 0, got_differ = 0, got_agree = 0;
+	size_t want_differ = 0;
+	struct dt_jv *doc = dtt_json(out);
 	for (size_t i = 0; i < dt_ncodex_shapes; i++) {
 		const struct dt_codex_shape *s = &dt_codex_shapes[i];
 		int differs = !dt_same_words(s->writable, all);
 		want_differ += differs;
-		char key[256], got[32] = "";
-		snprintf(key, sizeof(key), "\"id\": \"%s\"", s->id);
-		const char *at = strstr(out, key), *sp = at ? strstr(at, "\"status\": \"") : NULL;
-		if (sp)
-			snprintf(got, sizeof(got), "%.*s", (int)strcspn(sp + 11, "\""), sp + 11);
-		cr_expect_str_eq(got, differs ? "differ" : "agree", "%s", s->id);
+		const char *got = dt_jv_str(dtt_jfind(doc, "codex_shapes", "id", s->id), "status");
+		cr_expect_str_eq(got ? got : "", differs ? "differ" : "agree", "%s", s->id);
 	}
-	for (const char *p = out; (p = strstr(p, "\"status\": \"differ\"")); p++)
-		got_differ++;
-	for (const char *p = out; (p = strstr(p, "\"status\": \"agree\"")); p++)
-		got_agree++;
+	size_t got_differ = dtt_jcount(doc, "codex_shapes", "status", "differ");
+	size_t got_agree = dtt_jcount(doc, "codex_shapes", "status", "agree");
+	dt_jv_free(doc);
 	cr_expect_eq(got_differ, want_differ, "%s", out);
 	cr_expect_eq(got_agree + got_differ, dt_ncodex_shapes, "%s", out);
 	cr_expect_gt(want_differ, 50, "the table grants less than everything almost everywhere");

@@ -96,16 +96,23 @@ static const char *run_worker(const char *const *sandbox)
 /* The report's findings' next lines, one per line. */
 static const char *findings_next(void)
 {
-	char cmd[2 * PATH_MAX + 256];
-	snprintf(cmd, sizeof(cmd),
-	         "'%s/denytrace' report --format json --root '%s' '%s' | /usr/bin/python3 -c "
-	         "'import json, sys\nfor f in json.load(sys.stdin)[\"findings\"]: "
-	         "print(f[\"next\"])'",
-	         dtt_build(), board, ring);
-	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
-	static char out[8192];
-	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
-	return out;
+	char cli[PATH_MAX];
+	snprintf(cli, sizeof(cli), "%s/denytrace", dtt_build());
+	const char *argv[] = {cli, "report", "--format", "json", "--root", board, ring, NULL};
+	static char out[262144], next[8192];
+	int st = dtt_system(out, sizeof(out), argv, NULL);
+	cr_assert(st == 0 || st == 1, "report exit %d: %s", st, out);
+	struct dt_jv *doc = dtt_json(out);
+	const struct dt_jv *f = dt_jv_get(doc, "findings");
+	size_t len = 0;
+	next[0] = 0;
+	for (size_t i = 0; f && f->type == DT_JV_ARR && i < f->n; i++) {
+		const char *s = dt_jv_str(&f->v[i], "next");
+		len += (size_t)snprintf(next + len, sizeof(next) - len, "%s\n", s ? s : "None");
+		cr_assert_lt(len, sizeof(next));
+	}
+	dt_jv_free(doc);
+	return next;
 }
 
 static void expect_next_quotes(const char *const *sandbox, const char *want)
@@ -137,7 +144,8 @@ Test(sqlite_next, a_wal_board_in_a_read_only_directory_fails_to_open_and_the_fin
 {
 	need_bwrap();
 	make_board("wal");
-	const char *sb[] = {"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--", NULL};
+	const char *sb[DTT_BWRAP_RW_WORDS + 1] = {NULL};
+	dtt_bwrap_rw(sb, NULL);
 	expect_next_quotes(sb, UNABLE);
 }
 
@@ -145,8 +153,8 @@ Test(sqlite_next, a_wal_board_writable_in_a_read_only_directory_fails_to_open_th
 {
 	need_bwrap();
 	make_board("wal");
-	const char *sb[] = {"bwrap", "--ro-bind", "/",    "/",  "--bind", db,
-	                    db,      "--dev",     "/dev", "--", NULL};
+	const char *sb[DTT_BWRAP_RW_WORDS + 1] = {NULL};
+	dtt_bwrap_rw(sb, db);
 	expect_next_quotes(sb, UNABLE);
 }
 
@@ -154,7 +162,8 @@ Test(sqlite_next, a_delete_mode_board_in_a_read_only_directory_is_written_read_o
 {
 	need_bwrap();
 	make_board("delete");
-	const char *sb[] = {"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--", NULL};
+	const char *sb[DTT_BWRAP_RW_WORDS + 1] = {NULL};
+	dtt_bwrap_rw(sb, NULL);
 	expect_next_quotes(sb, READONLY);
 }
 
@@ -162,8 +171,8 @@ Test(sqlite_next, a_delete_mode_board_writable_in_a_read_only_directory_cannot_o
 {
 	need_bwrap();
 	make_board("delete");
-	const char *sb[] = {"bwrap", "--ro-bind", "/",    "/",  "--bind", db,
-	                    db,      "--dev",     "/dev", "--", NULL};
+	const char *sb[DTT_BWRAP_RW_WORDS + 1] = {NULL};
+	dtt_bwrap_rw(sb, db);
 	expect_next_quotes(sb, UNABLE);
 }
 
@@ -190,6 +199,7 @@ Test(sqlite_next,
 	need_bwrap();
 	make_board("wal");
 	worker_code = hermes_worker;
-	const char *sb[] = {"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--", NULL};
+	const char *sb[DTT_BWRAP_RW_WORDS + 1] = {NULL};
+	dtt_bwrap_rw(sb, NULL);
 	expect_next_quotes(sb, UNABLE);
 }

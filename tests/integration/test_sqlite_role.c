@@ -373,8 +373,12 @@ Test(sqlite_role, an_applications_init_lock_beside_a_board_db_is_root_not_grante
 	snprintf(lock, sizeof(lock), "%s.init.lock", db);
 	snprintf(script, sizeof(script), ": >> '%s'", lock);
 	const char *envv[] = {env, NULL};
-	const char *argv[] = {"bwrap",  "--ro-bind", "/", "/",  "--dev", "/dev", "--proc", "/proc",
-	                      "--bind", ws,          ws,  "--", "sh",    "-c",   script,   NULL};
+	const char *argv[DTT_BWRAP_RW_WORDS + 4];
+	size_t n = dtt_bwrap_rw(argv, ws);
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, envv), 0, "%s", r.out);
 
@@ -401,8 +405,12 @@ Test(sqlite_role, lock_files_beside_a_real_database_nobody_could_write_are_the_r
 	cr_assert_eq(dtt_system(out, sizeof(out), mk, NULL), 0, "%s", out);
 	char script[3 * PATH_MAX];
 	snprintf(script, sizeof(script), "true >> '%s.init.lock'; true >> '%s.lock'", db, db);
-	const char *argv[] = {"bwrap",  "--ro-bind", "/", "/",  "--dev", "/dev", "--proc", "/proc",
-	                      "--bind", ws,          ws,  "--", "sh",    "-c",   script,   NULL};
+	const char *argv[DTT_BWRAP_RW_WORDS + 4];
+	size_t n = dtt_bwrap_rw(argv, ws);
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 

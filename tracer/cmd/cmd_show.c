@@ -14,6 +14,7 @@
 #include "records.h"
 #include "ringfile.h"
 #include "sqlite_role.h"
+#include "xalloc.h"
 
 static const char show_usage[] =
     "usage: denytrace show [options] [RING]\n"
@@ -147,9 +148,7 @@ int cmd_show(int argc, char **argv)
 		return dt_fail(rc, "%s", err);
 
 	struct dt_symbolizer *sym = o.symbols ? dt_symbolizer_new() : NULL;
-	unsigned char *buf = malloc(DT_REC_MAX);
-	if (!buf)
-		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	unsigned char *buf = xmalloc(DT_REC_MAX);
 	if (follow) {
 		struct sigaction sa = {0};
 		sa.sa_handler = show_on_signal;

@@ -3,27 +3,16 @@
  * rules), and name the refusals that separate failing runs from passing
  * ones. Each run is a `denytrace run` of its own, under a keeper that
  * kills its whole tree (soak.c), with its own ring. */
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "denyrule.h"
 #include "options.h"
 #include "outfile.h"
-#include "soak.h"
-#include "soak_render.h"
-#include "soakmerge.h"
+#include "soak_session.h"
 
 static const char soak_usage[] =
     "usage: denytrace soak [options] -- COMMAND [ARGS...]\n"
@@ -43,12 +32,6 @@ static const char soak_after[] =
     "flake rate comes with a 95% Wilson interval. -o, --json=FILE and --junit are\n"
     "opened before the first run. Temporary files go under $TMPDIR (else /tmp).\n"
     "\n";
-
-static void soak_on_signal(int sig)
-{
-	(void)sig;
-	dt_soak_stop = 1;
-}
 
 /* --runs and --jobs: a whole number from 1 to max. */
 static int soak_number(const char *val, long max, unsigned *out, const char *what)
@@ -208,100 +191,6 @@ static int soak_parse(int argc, char **argv, struct dt_soak_opts *o)
 	return -1;
 }
 
-/* The files the summary goes to, begun before the first run (a path that
- * cannot be written must not cost the summary of a long soak), each under
- * a temporary name of its own until the summary is whole (outfile.h). */
-struct soak_outputs {
-	struct dt_outfile out, json, junit; /* -o, --json=FILE, --junit FILE */
-	FILE *junit_f;                      /* junit.f, or stdout for "-" */
-};
-
-static void soak_abort_outputs(struct soak_outputs *f)
-{
-	if (f->out.f)
-		dt_outfile_abort(&f->out);
-	if (f->json.f)
-		dt_outfile_abort(&f->json);
-	if (f->junit.f)
-		dt_outfile_abort(&f->junit);
-}
-
-/* Begins -o (then made stdout), --json=FILE and --junit. Returns -1 to go
- * on, else the exit status with the message printed. */
-static int soak_open_outputs(const struct dt_soak_opts *o, struct soak_outputs *f)
-{
-	char err[1024];
-	const char *bad = NULL;
-	if (o->out && dt_outfile_begin(&f->out, o->out, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
-		bad = o->out;
-	else if (o->json_file &&
-	         dt_outfile_begin(&f->json, o->json_file, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
-		bad = o->json_file;
-	else if (o->junit && strcmp(o->junit, "-") &&
-	         dt_outfile_begin(&f->junit, o->junit, DT_OUT_NEW_OR_OWN, err, sizeof(err)) < 0)
-		bad = o->junit;
-	else if (o->out && (fflush(stdout) != 0 || dup2(fileno(f->out.f), 1) < 0)) {
-		snprintf(err, sizeof(err), "%s", strerror(errno));
-		bad = o->out;
-	}
-	if (bad) {
-		soak_abort_outputs(f);
-		return dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s (%s); nothing was run", bad,
-		               err);
-	}
-	f->junit_f = !o->junit ? NULL : strcmp(o->junit, "-") ? f->junit.f : stdout;
-	return -1;
-}
-
-/* Puts each finished output in its place; 0, or an exit status when one
- * could not be written. */
-static int soak_commit_outputs(const struct dt_soak_opts *o, struct soak_outputs *f)
-{
-	int rc = 0;
-	if (f->out.f && (fflush(stdout) != 0 || dt_outfile_commit(&f->out) != 0))
-		rc =
-		    dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->out, strerror(errno));
-	if (f->json.f && dt_outfile_commit(&f->json) != 0)
-		rc = dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->json_file,
-		             strerror(errno));
-	if (f->junit.f && dt_outfile_commit(&f->junit) != 0)
-		rc = dt_fail(DT_EXIT_INTERNAL, "soak: cannot write %s: %s", o->junit,
-		             strerror(errno));
-	soak_abort_outputs(f);
-	return rc;
-}
-
-/* The summary on stdout (-o FILE already put there): text, --json or
- * --markdown; and --json=FILE, --junit. Returns 0 or an exit status. */
-static int soak_summary(const struct dt_soak_summary *m, const struct soak_outputs *f)
-{
-	const struct dt_soak_opts *o = m->o;
-	if (o->json)
-		dt_soak_json(stdout, m);
-	else if (o->markdown)
-		dt_soak_markdown(stdout, m);
-	else
-		dt_soak_text(stdout, m);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return dt_fail(DT_EXIT_INTERNAL, "soak: writing the summary failed");
-	if (f->json.f)
-		dt_soak_json(f->json.f, m);
-	if (f->junit_f)
-		dt_soak_junit(f->junit_f, m);
-	return 0;
-}
-
-/* Writes the summary m everywhere asked; returns 0 or an exit status. */
-static int soak_write(const struct dt_soak_summary *m, struct soak_outputs *f)
-{
-	int rc = soak_summary(m, f);
-	if (rc)
-		soak_abort_outputs(f);
-	else
-		rc = soak_commit_outputs(m->o, f);
-	return rc;
-}
-
 /* The temporary directory's template: under $TMPDIR, else /tmp. */
 static void soak_tmp_template(char *dir, size_t cap)
 {
@@ -309,78 +198,10 @@ static void soak_tmp_template(char *dir, size_t cap)
 	snprintf(dir, cap, "%s/denytrace-soak.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
 }
 
-/* soak --merge FILE...: the shards' summaries added up. */
-static int soak_merge(struct dt_soak_opts *o, struct soak_outputs *files)
-{
-	size_t n = 0;
-	while (o->cmd[n])
-		n++;
-	struct dt_soak s = {0};
-	struct dt_soak_merged merged = {0};
-	s.first_fail = -1;
-	int rc = dt_soak_merge(&s, o, &merged, o->cmd, n);
-	if (rc < 0) {
-		struct dt_soak_summary m = {
-		    &s, o, NULL, merged.elapsed, merged.interrupted, time(NULL), merged.missing};
-		rc = soak_write(&m, files);
-	} else {
-		soak_abort_outputs(files);
-	}
-	if (!rc)
-		rc = merged.missing[0] ? DT_EXIT_INCOMPLETE
-		     : s.failures      ? DT_EXIT_FOUND
-		                       : DT_EXIT_OK;
-	dt_soak_free(&s);
-	dt_soak_merged_free(&merged);
-	return rc;
-}
-
-/* Runs the soak (o parsed, outputs begun, dir made) and writes its
- * summary. */
-static int soak_run(struct dt_soak_opts *o, struct soak_outputs *files, const char *self,
-                    const char *dir)
-{
-	struct sigaction sa = {0};
-	sa.sa_handler = soak_on_signal;
-	sigemptyset(&sa.sa_mask);
-	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction old[3];
-	for (int k = 0; k < 3; k++)
-		sigaction(stops[k], &sa, &old[k]);
-	struct dt_soak s = {0};
-	s.first_fail = -1;
-	char infra_msg[1024] = "";
-	double t0 = dt_soak_now();
-	time_t started = time(NULL);
-	int infra = dt_soak_add_this_host(&s, o) < 0;
-	if (infra)
-		snprintf(infra_msg, sizeof(infra_msg), "out of memory");
-	else
-		infra = dt_soak_loop(&s, o, self, dir, t0, infra_msg, sizeof(infra_msg));
-	int interrupted = dt_soak_stop != 0;
-	for (int k = 0; k < 3; k++)
-		sigaction(stops[k], &old[k], NULL);
-
-	int rc;
-	if (infra && !s.done) {
-		soak_abort_outputs(files);
-		rc = dt_fail(DT_EXIT_INTERNAL, "soak: %s", infra_msg);
-	} else {
-		struct dt_soak_summary m = {&s,          o,       dir, dt_soak_now() - t0,
-		                            interrupted, started, NULL};
-		rc = soak_write(&m, files);
-	}
-	dt_soak_remove_dir(dir); /* the first failing run's files, unless kept */
-	if (!rc)
-		rc = s.failures ? DT_EXIT_FOUND : interrupted ? DT_EXIT_INTERRUPTED : DT_EXIT_OK;
-	dt_soak_free(&s);
-	return rc;
-}
-
 int cmd_soak(int argc, char **argv)
 {
 	struct dt_soak_opts o = {.runs = 20, .jobs = 1};
-	struct soak_outputs files = {0};
+	struct dt_soak_outputs files = {0};
 	o.deny = calloc((size_t)argc + 1, sizeof(*o.deny));
 	char self[PATH_MAX], dir[PATH_MAX];
 	soak_tmp_template(dir, sizeof(dir));
@@ -388,19 +209,19 @@ int cmd_soak(int argc, char **argv)
 	if (rc < 0)
 		rc = soak_check_shard(&o);
 	if (rc < 0)
-		rc = soak_open_outputs(&o, &files);
+		rc = dt_soak_outputs_open(&o, &files);
 	if (rc < 0 && o.merge) {
 		const char **deny = o.deny;
-		rc = soak_merge(&o, &files);
+		rc = dt_soak_session_merge(&o, &files);
 		o.deny = deny;
 	} else if (rc < 0) {
 		rc = dt_soak_prepare(&o, self, sizeof(self), dir);
 		if (rc < 0)
-			rc = soak_run(&o, &files, self, dir);
+			rc = dt_soak_session_run(&o, &files, self, dir);
 		else
-			soak_abort_outputs(&files);
+			dt_soak_outputs_abort(&files);
 	} else {
-		soak_abort_outputs(&files);
+		dt_soak_outputs_abort(&files);
 	}
 	free(o.deny);
 	return rc;

@@ -160,10 +160,4 @@ void dt_md_fence(FILE *f, const char *lang, const char *text);
 void dt_roots_text(FILE *f, const struct dt_rootset *rs, int color);
 void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs);
 
-/* Splits a shell-like string into words ('...', "...", backslash); returns
- * a NULL-terminated malloc'ed array (free with dt_words_free), NULL on an
- * unterminated quote. */
-char **dt_split_words(const char *s, size_t *n);
-void dt_words_free(char **w);
-
 #endif

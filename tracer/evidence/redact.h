@@ -45,4 +45,18 @@ void dt_redaction_free(struct dt_redaction *rd);
  * and everything else dropped. Returns malloc'ed text ("" when none). */
 char *dt_codex_config_excerpt(const char *text);
 
+struct dt_report;
+/* Strings the redacted records point to, freed with the report. */
+struct dt_strpool {
+	char **v;
+	size_t n, cap;
+};
+void dt_strpool_free(struct dt_strpool *p);
+/* The home directories and user names of this user and of every process
+ * in the report's rings, into rd. */
+void dt_redact_collect(struct dt_redaction *rd, const struct dt_report *r);
+/* The argv, environment and recorded config files of every record through
+ * the probe's rules, the new strings kept in p. */
+void dt_redact_records(struct dt_report *r, struct dt_strpool *p);
+
 #endif

@@ -27,10 +27,10 @@ char *fix_sh_word(const char *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	if (!f)
-		oom();
+		dt_out_of_memory();
 	dt_shell_word(f, s);
 	if (fclose(f) != 0)
-		oom();
+		dt_out_of_memory();
 	return out;
 }
 
@@ -52,7 +52,7 @@ char *fix_c_string(const char *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	if (!f)
-		oom();
+		dt_out_of_memory();
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p == '"' || *p == '\\')
@@ -63,7 +63,7 @@ char *fix_c_string(const char *s)
 			fputc(*p, f);
 	fputc('"', f);
 	if (fclose(f) != 0)
-		oom();
+		dt_out_of_memory();
 	return out;
 }
 
@@ -281,7 +281,7 @@ char *dt_codex_roots_value(const char *const *roots, size_t nroots)
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
-		oom();
+		dt_out_of_memory();
 	fputs("sandbox_workspace_write.writable_roots=[", f);
 	for (size_t i = 0; i < nroots; i++) {
 		char *q = dt_toml_quote(roots[i]);
@@ -290,7 +290,7 @@ char *dt_codex_roots_value(const char *const *roots, size_t nroots)
 	}
 	fputc(']', f);
 	if (fclose(f) != 0)
-		oom();
+		dt_out_of_memory();
 	return s;
 }
 

@@ -42,7 +42,7 @@ void fix_copy(struct dt_fix *f, const char *fmt, ...)
 	char *s;
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
-		oom();
+		dt_out_of_memory();
 	va_end(ap);
 	f->copy = xrealloc(f->copy, (f->ncopy + 1) * sizeof(*f->copy));
 	f->copy[f->ncopy++] = s;
@@ -60,7 +60,7 @@ void fix_set(char **field, const char *fmt, ...)
 	free(*field);
 	va_start(ap, fmt);
 	if (vasprintf(field, fmt, ap) < 0)
-		oom();
+		dt_out_of_memory();
 	va_end(ap);
 }
 

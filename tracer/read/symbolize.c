@@ -36,8 +36,8 @@ struct dt_cached_module {
 	                    * reopened module can never match again */
 };
 
-/* dwfl_module_addrinfo scans the whole symbol table on every call (~0.1 ms
- * for libc with libc6-dbg), while traces repeat the same frames over and over:
+/* dwfl_module_addrinfo scans the whole symbol table on every call (libc's,
+ * with libc6-dbg, is large), while traces repeat the same frames over and over:
  * remember recent answers. Direct-mapped, so a collision simply overwrites. */
 #define DT_SYMBOL_MEMO_SLOTS 1024
 
@@ -64,8 +64,9 @@ static Dwfl_Callbacks offline_callbacks = {
 };
 
 /* libdw is opened on the first symbolizer, not linked: linking it (with
- * libelf and four compression libraries behind it) cost every `denytrace
- * run` about 2 ms of start-up, and only show and evidence symbolize. The
+ * libelf and four compression libraries behind it) would cost every
+ * `denytrace run` the loading of them all (make bench measures start-up),
+ * and only show and evidence symbolize. The
  * headers still give each function's type. */
 #define DT_DW_FUNCS(X)                                                                             \
 	X(dwfl_begin)                                                                              \

@@ -176,7 +176,7 @@ __attribute__((format(printf, 2, 3))) static void cli_refuse(struct dt_codex_cli
 		return;
 	va_start(ap, fmt);
 	if (vasprintf(&c->refused, fmt, ap) < 0)
-		oom();
+		dt_out_of_memory();
 	va_end(ap);
 }
 

@@ -168,7 +168,7 @@ __attribute__((format(printf, 2, 3))) void codex_refuse(struct dt_rootset *rs, c
 		return;
 	va_start(ap, fmt);
 	if (vasprintf(&why, fmt, ap) < 0)
-		oom();
+		dt_out_of_memory();
 	va_end(ap);
 	rs->codex_refused = xasprintf("Codex would refuse this command line: %s", why);
 	free(why);

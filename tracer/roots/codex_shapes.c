@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "codex_shapes.h"
-#include "report.h"
 #include "roots.h"
 #include "spawn.h"
 #include "words.h"

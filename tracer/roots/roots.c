@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The root set (roots.h): adding and merging roots, warnings, lookup by
- * path, and the string and path helpers the roots module shares
- * (roots_int.h). Where roots come from: codex_cli.c and roots_codex.c
- * (Codex's command line and config.toml, following codex-rs config/mod.rs
+ * path. The general string helpers: util/strutil.c. Where roots come from: codex_cli.c and
+ * roots_codex.c (Codex's command line and config.toml, following codex-rs config/mod.rs
  * derive_sandbox_policy and utils/absolute-path as of Codex 0.169),
  * roots_env.c (Hermes' and hcom's environment), mounts.c (what the sandbox
  * actually granted: writable mounts seen from inside).
@@ -20,86 +19,7 @@
 #include "pathnorm.h"
 #include "roots_int.h"
 
-/* ---- small helpers ----------------------------------------------------- */
-
-/* Out of memory in a CLI that reads a handful of strings: nothing sensible
- * is left to do. */
-void oom(void)
-{
-	fputs("denytrace: out of memory\n", stderr);
-	abort();
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		oom();
-	return d;
-}
-
-__attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		oom();
-	va_end(ap);
-	return s;
-}
-
-bool nonempty(const char *s)
-{
-	return s && *s;
-}
-
-bool starts_with(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-/*
- * Lexical normalisation: path made absolute against base (NULL: "/"), with
- * "//", "." and ".." folded and no trailing slash. ".." at the top stays at
- * "/", as the kernel does. Symlinks are left alone on purpose: a root is
- * compared by what was written and, separately, by its realpath.
- */
-char *normalize_path(const char *base, const char *path)
-{
-	size_t cap = (base ? strlen(base) : 0) + strlen(path) + 3; /* always fits */
-	char *out = xrealloc(NULL, cap);
-
-	dt_normalize(out, cap, base, path);
-	return out;
-}
+/* ---- helpers ------------------------------------------------------------ */
 
 /* "~" and "~/x" name the home directory, as Codex's AbsolutePathBuf reads
  * them; then relative paths are taken against base. NULL when the path
@@ -114,41 +34,6 @@ char *resolve_path(const char *path, const char *base, const char *home)
 	if (path[0] != '/' && (!nonempty(base) || base[0] != '/'))
 		return NULL;
 	return normalize_path(base, path);
-}
-
-char *dir_name(const char *path)
-{
-	char *d = normalize_path(NULL, path);
-	char *slash = strrchr(d, '/');
-
-	if (slash == d)
-		d[1] = 0;
-	else if (slash)
-		*slash = 0;
-	return d;
-}
-
-void strlist_push(struct strlist *l, const char *s)
-{
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = xstrdup(s);
-}
-
-bool strlist_has(const struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
-void strlist_free(struct strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
 }
 
 /* ---- the set ------------------------------------------------------------ */
@@ -287,7 +172,7 @@ void dt_roots_warn(struct dt_rootset *rs, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
-		oom();
+		dt_out_of_memory();
 	va_end(ap);
 	rs->warnings = xrealloc(rs->warnings, (rs->nwarnings + 1) * sizeof(*rs->warnings));
 	rs->warnings[rs->nwarnings++] = msg;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "words.h"
@@ -53,4 +54,63 @@ void dt_word_add(char *buf, size_t cap, const char *word)
 	size_t n = strlen(buf);
 	if (n < cap)
 		snprintf(buf + n, cap - n, "%s%s", n ? " " : "", word);
+}
+
+char **dt_split_words(const char *s, size_t *n)
+{
+	size_t cap = 8, cnt = 0;
+	char **w = malloc(cap * sizeof(*w));
+	char *cur = malloc(strlen(s) + 1);
+	while (*s) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		size_t len = 0;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
+			if (*s == '\'' || *s == '"') {
+				char q = *s++;
+				while (*s && *s != q) {
+					if (q == '"' && *s == '\\' && s[1])
+						s++;
+					cur[len++] = *s++;
+				}
+				if (!*s) {
+					free(cur);
+					w[cnt] = NULL;
+					dt_words_free(w);
+					return NULL;
+				}
+				s++;
+			} else if (*s == '\\' && s[1]) {
+				cur[len++] = s[1];
+				s += 2;
+			} else {
+				cur[len++] = *s++;
+			}
+		}
+		if (cnt + 2 > cap) {
+			char **bigger = realloc(w, (cap *= 2) * sizeof(*w));
+			if (!bigger) {
+				free(cur);
+				w[cnt] = NULL;
+				dt_words_free(w);
+				return NULL;
+			}
+			w = bigger;
+		}
+		w[cnt++] = strndup(cur, len);
+	}
+	free(cur);
+	w[cnt] = NULL;
+	if (n)
+		*n = cnt;
+	return w;
+}
+
+void dt_words_free(char **w)
+{
+	for (size_t i = 0; w && w[i]; i++)
+		free(w[i]);
+	free(w);
 }
