@@ -174,10 +174,13 @@ enum dt_tag {
 	DT_T_TIME_MONO,     /* (u) CLOCK_MONOTONIC, ns */
 	DT_T_PID,           /* (u) */
 	DT_T_TID,           /* (u) */
-	DT_T_PPID,          /* (u) */
-	DT_T_UID,           /* (u) effective uid */
-	DT_T_GID,           /* (u) effective gid */
-	DT_T_COMM,          /* (s) /proc/self/comm */
+	/* The next five (and DT_T_GROUPS) are asked once per thread and kept
+	 * until the probe sees a call that changes them (preload/selfids.h):
+	 * the parent is the one the thread had at its first record. */
+	DT_T_PPID, /* (u) */
+	DT_T_UID,  /* (u) effective uid */
+	DT_T_GID,  /* (u) effective gid */
+	DT_T_COMM, /* (s) the thread's name (PR_GET_NAME) */
 	/* denial, write, reopen */
 	DT_T_OP = 16,  /* (s) libc entry point: "openat", "rename", ... */
 	DT_T_ERRNO,    /* (u) errno the call returned (0 for write/reopen) */
