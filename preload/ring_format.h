@@ -206,8 +206,11 @@ enum dt_tag {
 	                  * reached (first path only) */
 	DT_T_IFLAGS,     /* (u) denials with EPERM: the path's inode flags
 	                  * (FS_IOC_GETFLAGS: FS_IMMUTABLE_FL, FS_APPEND_FL...),
-	                  * when it is a regular file or directory the probe
-	                  * could open (first path only) */
+	                  * when it is a regular file or directory (first path
+	                  * only). From statx's attributes where the filesystem
+	                  * reports immutable and append-only there (then only
+	                  * the bits statx knows), else from the ioctl, when the
+	                  * probe could open the path */
 	DT_T_DIR_IFLAGS, /* (u) the same of the directory the path is in */
 	DT_T_PATH2 = 40,
 	DT_T_DIRPATH2,
