@@ -23,10 +23,11 @@
  *       One successful open of /dev/null first (so that the wrapper's
  *       first-use symbol lookup is not counted as the refusal's cost), then N
  *       opens of PATH with O_RDWR|O_CREAT that must fail (PATH in a missing
- *       directory: ENOENT; an immutable file: EPERM), each timed with clock_gettime(CLOCK_MONOTONIC).
- *       Prints one JSON object: the first call's time and the median, p90,
- *       p99, mean, min and max of the others, in microseconds, and the minor
- *       page faults the N calls took (the probe's recording path maps memory).
+ *       directory: ENOENT; an immutable file: EPERM), each timed with
+ *       clock_gettime(CLOCK_MONOTONIC). Prints one JSON object: the first
+ *       call's time and the median, p90, p99, mean, min and max of the
+ *       others, in microseconds, and the minor page faults the N calls took
+ *       (the probe's recording path maps memory).
  */
 #include <errno.h>
 #include <fcntl.h>
