@@ -24,11 +24,10 @@ DT_HIDDEN void dt_record_entry(void)
 	if (ring) {
 		/* common fields: times, ids, up to 64 groups and comm fit */
 		unsigned char rec[1024] __attribute__((aligned(8)));
-		char comm[32];
 		struct dt_rec_header *rh = (struct dt_rec_header *)rec;
 		struct dt_buf b = {rec, sizeof(*rh), sizeof(rec), 0};
 		rh->type = DT_REC_ENTRY;
-		dt_put_common(&b, comm, (int)syscall(SYS_getpid), 0);
+		dt_put_common(&b, (int)syscall(SYS_getpid), 0);
 		if (!b.overflow) {
 			rh->len = b.len;
 			dt_ring_put(ring, rh);

@@ -18,7 +18,6 @@ struct dt_proc_scratch {
 	unsigned char rec[DT_REC_MAX];
 	char buf[65536]; /* /proc files */
 	char path[PATH_MAX];
-	char comm[32];
 };
 
 /* The mapped ring, attached on the first record; NULL when unreachable
@@ -60,8 +59,9 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from
 /* DENYTRACE_BACKTRACE: 0 none, anything else the cached unwinder. */
 enum { DT_BT_OFF, DT_BT_ON };
 
-/* tid: the kernel's thread id, or 0 to ask it */
-DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid, int tid);
+/* Times, ids and name (selfids.h). tid: the kernel's thread id, or 0 to
+ * ask it and the ids afresh (the process and entry records) */
+DT_HIDDEN void dt_put_common(struct dt_buf *b, int pid, int tid);
 DT_HIDDEN const char *dt_sqlite_role(const char *path, enum dt_kind kind);
 
 /* Set while this thread records: stops recursion. */

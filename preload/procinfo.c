@@ -192,7 +192,7 @@ DT_HIDDEN void dt_ensure_process_record(struct dt_ring *ring, struct dt_proc_scr
 	struct dt_rec_header *rh = (struct dt_rec_header *)s->rec;
 	struct dt_buf b = {s->rec, sizeof(*rh), sizeof(s->rec), 0};
 	rh->type = DT_REC_PROCESS;
-	dt_put_common(&b, s->comm, pid, 0);
+	dt_put_common(&b, pid, 0);
 	dt_put_str(&b, DT_T_VERSION, DT_VERSION_STRING);
 	dt_put_host(&b, s);
 	dt_put_u64(&b, DT_T_EUID_REAL, (uint64_t)syscall(SYS_getuid));

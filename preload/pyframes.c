@@ -429,6 +429,11 @@ static size_t dt_py_str(const struct dt_py_api *py, const void *obj, char *out)
 		goto unknown;
 	const unsigned char *data =
 	    (const unsigned char *)obj + (ascii ? l->str_ascii_data : l->str_compact_data);
+	if (ascii) { /* already UTF-8: what the loop below would write */
+		size_t n = len < DT_PY_NAME_MAX ? (size_t)len : DT_PY_NAME_MAX;
+		__builtin_memcpy(out, data, n);
+		return n;
+	}
 	size_t n = 0;
 	for (int64_t i = 0; i < len && n < DT_PY_NAME_MAX; i++) {
 		uint32_t c = kind == 1   ? data[i]
@@ -458,10 +463,21 @@ static int dt_py_line(const struct dt_py_api *py, const void *frame, const void 
 	return py->addr2line((void *)code, (int)((const char *)instr - bytecode));
 }
 
+/* What the walk's previous frame wrote: a frame of the same file, or at
+ * the same instruction of the same code (recursion), reuses its name or
+ * line rather than converting or looking it up again. Valid for one walk
+ * only: the frames cannot change under it, the objects may after it. */
+struct dt_py_prev {
+	const void *filename, *code, *instr;
+	const char *file; /* its bytes in the record */
+	uint32_t file_len;
+	int line;
+};
+
 /* Appends one frame's field straight into the record (no copy of the
  * names on the stack). 0, or -1 when the record is full. */
 static int dt_py_put_frame(const struct dt_py_api *py, struct dt_buf *b, const void *frame,
-                           const void *code, const void *instr)
+                           const void *code, const void *instr, struct dt_py_prev *prev)
 {
 	const uint32_t room = 4 + sizeof(struct dt_pyframe) + 2 * (DT_PY_NAME_MAX + 4);
 	if (b->len > b->cap || b->cap - b->len < room) {
@@ -471,9 +487,18 @@ static int dt_py_put_frame(const struct dt_py_api *py, struct dt_buf *b, const v
 	unsigned char *d = b->p + b->len;
 	char *names = (char *)d + 4 + sizeof(struct dt_pyframe);
 	struct dt_pyframe f;
-	f.file_len = (uint32_t)dt_py_str(py, dt_ptr_at(code, py->layout->code_filename), names);
+	const void *filename = dt_ptr_at(code, py->layout->code_filename);
+	if (prev->file && filename == prev->filename) {
+		f.file_len = prev->file_len;
+		__builtin_memcpy(names, prev->file, f.file_len);
+	} else {
+		f.file_len = (uint32_t)dt_py_str(py, filename, names);
+	}
 	size_t fl = dt_py_str(py, dt_ptr_at(code, py->layout->code_name), names + f.file_len);
-	int line = dt_py_line(py, frame, code, instr);
+	int line = prev->file && code == prev->code && instr == prev->instr
+	               ? prev->line
+	               : dt_py_line(py, frame, code, instr);
+	*prev = (struct dt_py_prev){filename, code, instr, names, f.file_len, line};
 	f.line = line > 0 ? (uint32_t)line : 0;
 	uint16_t tag = DT_T_PYFRAME;
 	uint16_t n = (uint16_t)(sizeof(f) + f.file_len + fl);
@@ -515,13 +540,14 @@ static void dt_py_read_frames(const struct dt_py_api *py, struct dt_buf *b, cons
 	const void *frame = dt_py_current_frame(l, tstate);
 	uint32_t start = b->len;
 	int frames = 0;
+	struct dt_py_prev prev = {0};
 	for (; frame; frame = dt_ptr_at(frame, l->frame_previous)) {
 		const void *code = dt_ptr_at(frame, l->frame_code);
 		const void *instr = dt_ptr_at(frame, l->frame_instr);
 		if (dt_py_skipped(py, frame, code, instr))
 			continue;
 		if (frames == DT_PY_MAX_FRAMES || b->len - start > DT_PY_MAX_BYTES ||
-		    dt_py_put_frame(py, b, frame, code, instr) < 0)
+		    dt_py_put_frame(py, b, frame, code, instr, &prev) < 0)
 			break;
 		frames++;
 	}

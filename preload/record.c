@@ -24,6 +24,7 @@
 #include "pyframes.h"
 #include "resolve.h"
 #include "ring.h"
+#include "selfids.h"
 #include "sys.h"
 
 #ifndef __O_TMPFILE
@@ -45,7 +46,6 @@ struct dt_arena {
 	unsigned char rec[DT_REC_MAX];
 	struct dt_resolved r1, r2;
 	char cwd[PATH_MAX];
-	char comm[32];
 	struct dt_proc_scratch proc;
 };
 
@@ -71,27 +71,17 @@ static int dt_getpid(int tid)
 	return (int)syscall(SYS_getpid);
 }
 
-DT_HIDDEN void dt_put_common(struct dt_buf *b, char comm[32], int pid, int tid)
+DT_HIDDEN void dt_put_common(struct dt_buf *b, int pid, int tid)
 {
-	dt_put_times(b);
-	dt_put_u64(b, DT_T_PID, (uint64_t)pid);
 	/* the kernel's word, not dt_owner's: a signal handler's call can end
 	 * while this one holds no level yet, and leave dt_owner 0 */
-	dt_put_u64(b, DT_T_TID, (uint64_t)(tid > 0 ? tid : syscall(SYS_gettid)));
-	dt_put_u64(b, DT_T_PPID, (uint64_t)syscall(SYS_getppid));
-	dt_put_u64(b, DT_T_UID, (uint64_t)syscall(SYS_geteuid));
-	dt_put_u64(b, DT_T_GID, (uint64_t)syscall(SYS_getegid));
-	/* group bits apply through any of these; a list too long for the
-	 * buffer is left out rather than cut */
-	uint32_t groups[64];
-	long ng = syscall(SYS_getgroups, 64, groups);
-	if (ng >= 0)
-		dt_put(b, DT_T_GROUPS, groups, (uint32_t)ng * 4u);
-	comm[0] = 0;
-	if (syscall(SYS_prctl, PR_GET_NAME, comm, 0, 0, 0) == 0) {
-		comm[16] = 0;
-		dt_put_str(b, DT_T_COMM, comm);
-	}
+	int fresh = tid <= 0; /* the process and entry records: once each */
+	if (fresh)
+		tid = (int)syscall(SYS_gettid);
+	dt_put_times(b);
+	dt_put_u64(b, DT_T_PID, (uint64_t)pid);
+	dt_put_u64(b, DT_T_TID, (uint64_t)tid);
+	dt_selfids_put(b, tid, fresh);
 }
 
 /* Does this call ask to change the filesystem (as opposed to read)? */
@@ -303,10 +293,10 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 }
 
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
-                    struct dt_arena *a, const struct dt_unw_regs *from)
+                    struct dt_arena *a, const struct dt_unw_regs *from, int tid)
 {
 	/* one pid for the record, the process record and the vfork test */
-	int tid = (int)syscall(SYS_gettid), pid = dt_getpid(tid);
+	int pid = dt_getpid(tid);
 	/* A process that only writes successfully gets no process record by
 	 * default: reading /proc for it cost ~1 ms in every writing process of
 	 * an exec-heavy tree. Its records carry uid, gid and groups; a later
@@ -318,7 +308,7 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	struct dt_rec_header *rh = (struct dt_rec_header *)a->rec;
 	struct dt_buf b = {a->rec, sizeof(*rh), sizeof(a->rec), 0};
 	rh->type = (uint16_t)type;
-	dt_put_common(&b, a->comm, pid, tid);
+	dt_put_common(&b, pid, tid);
 	dt_put_str(&b, DT_T_OP, c->name);
 	dt_put_u64(&b, DT_T_ERRNO, (uint64_t)err);
 	dt_put_u64(&b, DT_T_ACCESS, (uint64_t)dt_call_writes(c));
@@ -412,6 +402,7 @@ struct dt_emit_job {
 	long result;
 	struct dt_arena *a;
 	const struct dt_unw_regs *from;
+	int tid; /* the kernel's answer at this call's entry */
 };
 
 static void dt_emit_job_run(void *arg)
@@ -419,7 +410,7 @@ static void dt_emit_job_run(void *arg)
 	const struct dt_emit_job *j = arg;
 	struct dt_ring *ring = dt_ring_get();
 	if (ring)
-		dt_emit(ring, j->c, j->type, j->err, j->result, j->a, j->from);
+		dt_emit(ring, j->c, j->type, j->err, j->result, j->a, j->from, j->tid);
 	dt_success_bind_clock(); /* here, on the probe's stack */
 }
 
@@ -448,14 +439,14 @@ static void dt_on_stack(void (*fn)(void *), void *arg, void *top)
  * a handler must run on the stack the program gave it, not the probe's
  * (glibc's own two, which it never lets a program block, still may). */
 static void dt_record(const struct dt_call *c, int type, int err, long result, struct dt_level *lv,
-                      const struct dt_unw_regs *from)
+                      const struct dt_unw_regs *from, int tid)
 {
 	uint64_t hold = ~(3ULL << 31), old; /* all but SIGCANCEL and SIGSETXID */
 	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &hold, &old, sizeof(old)) != 0)
 		return;
 	struct dt_arena *a = dt_arena_take(lv);
 	if (a) {
-		struct dt_emit_job j = {c, type, err, result, a, from};
+		struct dt_emit_job j = {c, type, err, result, a, from, tid};
 		dt_on_stack(dt_emit_job_run, &j, a->stack + sizeof(a->stack));
 		dt_arena_give(lv);
 	}
@@ -555,7 +546,8 @@ static void dt_count_dropped(int ok, int err)
 	}
 }
 
-static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type);
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type,
+                               int tid);
 
 /* What a successful call becomes: a record type, or 0, as most do (a
  * write seen lately, a read-only open nobody waits for). Decided before
@@ -604,12 +596,12 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	}
 	int tid = (int)syscall(SYS_gettid), owner = 0;
 	if (atomic_compare_exchange_strong(&dt_owner, &owner, tid)) {
-		dt_after_call_owned(c, ok, err, result, type);
+		dt_after_call_owned(c, ok, err, result, type, tid);
 		atomic_store(&dt_owner, 0);
 	} else if (owner == tid) {
 		/* a signal handler of the thread recording, or that thread after
 		 * a handler left the probe by siglongjmp: then it lets go */
-		if (dt_after_call_owned(c, ok, err, result, type))
+		if (dt_after_call_owned(c, ok, err, result, type, tid))
 			atomic_store(&dt_owner, 0);
 	} else { /* another thread with the same thread-local variables */
 		dt_count_dropped(ok, err);
@@ -619,8 +611,11 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 
 /* Returns 1 when no level of this thread is live (any it found were
  * abandoned by a siglongjmp): the claim on the thread-local state is then
- * this call's to give back. A success comes with its type decided. */
-static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type)
+ * this call's to give back. A success comes with its type decided; tid is
+ * the kernel's answer for the claim, used again by the record (asking
+ * twice was one system call per record). */
+static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long result, int type,
+                               int tid)
 {
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	int depth = dt_in_probe;
@@ -663,7 +658,7 @@ static int dt_after_call_owned(const struct dt_call *c, int ok, int err, long re
 			dt_alt_note_once(here);
 		struct dt_unw_regs from;
 		dt_unwind_start(&from);
-		dt_record(c, type, ok ? 0 : err, result, lv, &from);
+		dt_record(c, type, ok ? 0 : err, result, lv, &from, tid);
 	}
 	dt_in_probe = depth;
 	return abandoned;

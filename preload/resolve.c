@@ -224,6 +224,38 @@ static int dt_open_dir(int dirfd, const char *path, const char **named)
 /* dt_climb_step's answer when the cache resolved the missing path. */
 #define DT_CLIMB_CACHED (-2)
 
+/* The directory dir (dirfd, as openat takes them) known to the cache
+ * with its mount's flags: its kernel name into buf and its facts into id,
+ * from one statx that needs no descriptor. Returns the name's length, 0
+ * when the cache cannot answer; -1 with errno when the statx failed. A
+ * final symbolic link is not followed (AT_SYMLINK_NOFOLLOW): an absolute
+ * dir equal to the cached name was the lookup dt_dir_still_named makes. */
+static long dt_dir_cached(int dirfd, const char *dir, struct dt_dirid *id, char *buf, size_t cap)
+{
+	struct statx sx;
+	if (syscall(SYS_statx, dirfd, dir, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+	            STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_MNT_ID,
+	            &sx) != 0)
+		return -1;
+	if (!S_ISDIR(sx.stx_mode) || !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	*id = (struct dt_dirid){.ok = 1,
+	                        .cachable = 1,
+	                        .mnt = sx.stx_mnt_id,
+	                        .ino = sx.stx_ino,
+	                        .dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor,
+	                        .mode = sx.stx_mode,
+	                        .uid = sx.stx_uid,
+	                        .gid = sx.stx_gid,
+	                        .mount_flags = ~0ULL,
+	                        .now = dt_mono_ns()};
+	long n = dt_dircache_get(id, id->now, buf, cap);
+	if (n <= 0 || id->mount_flags == ~0ULL ||
+	    !((dir[0] == '/' && !__builtin_strcmp(buf, dir)) || dt_dir_still_named(buf, id)))
+		return 0;
+	return n;
+}
+
 /* One step of the climb to the nearest existing ancestor: the directory
  * pp, below which missing (a path) does not exist. A statx asks first, as
  * it needs no descriptor: when the cache knows the directory and its
@@ -234,31 +266,13 @@ static int dt_open_dir(int dirfd, const char *path, const char **named)
 static int dt_climb_step(int dirfd, const char *pp, const char *missing, struct dt_resolved *out,
                          const char **named)
 {
-	struct statx sx;
+	struct dt_dirid id;
 	*named = NULL;
-	if (syscall(SYS_statx, dirfd, pp, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-	            STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_MNT_ID,
-	            &sx) != 0)
+	long n = dt_dir_cached(dirfd, pp, &id, out->realpath, sizeof(out->realpath));
+	if (n < 0)
 		return errno == ENOSYS || errno == EPERM ? dt_open_dir(dirfd, pp, named) : -1;
-	if (!S_ISDIR(sx.stx_mode) || !(sx.stx_mask & STATX_MNT_ID))
+	if (n == 0)
 		return dt_open_dir(dirfd, pp, named); /* a link is followed there */
-	struct dt_dirid id = {.ok = 1,
-	                      .cachable = 1,
-	                      .mnt = sx.stx_mnt_id,
-	                      .ino = sx.stx_ino,
-	                      .dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor,
-	                      .mode = sx.stx_mode,
-	                      .uid = sx.stx_uid,
-	                      .gid = sx.stx_gid,
-	                      .mount_flags = ~0ULL,
-	                      .now = dt_mono_ns()};
-	/* no final link (AT_SYMLINK_NOFOLLOW): an absolute pp equal to the
-	 * cached name was the lookup dt_dir_still_named makes */
-	long n = dt_dircache_get(&id, id.now, out->realpath, sizeof(out->realpath));
-	if (n <= 0 || id.mount_flags == ~0ULL ||
-	    !((pp[0] == '/' && !__builtin_strcmp(out->realpath, pp)) ||
-	      dt_dir_still_named(out->realpath, &id)))
-		return dt_open_dir(dirfd, pp, named);
 	size_t rl = (size_t)n;
 	if (rl > 1)
 		rl = dt_strcat(out->realpath, rl, sizeof(out->realpath), "/");
@@ -329,6 +343,68 @@ static void dt_stat_leaf(int pfd, const char *leaf, int nofollow, int first_hop,
 		sf->valid |= DT_SF_SYMLINK;
 }
 
+/* The leaf in pfd: one lstat says whether it exists, whether it is a
+ * symbolic link and, when it is none, its facts (a readlinkat and a stat
+ * asked that before, two system calls for the common case). Returns the
+ * target's length, the target in link, for a link to follow; else 0, the
+ * facts (if it exists) in sf, DT_SF_SYMLINK for a link not followed. */
+static long dt_leaf_facts(int pfd, const char *leaf, int nofollow, int first_hop, char *link,
+                          size_t cap, struct dt_stat_facts *sf)
+{
+	struct stat st;
+	if (dt_sys_fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	if (S_ISLNK(st.st_mode) && !nofollow) {
+		long ln = dt_sys_readlinkat(pfd, leaf, link, cap);
+		if (ln > 0)
+			return ln;
+		dt_stat_leaf(pfd, leaf, 0, first_hop, sf); /* no longer a link */
+		return 0;
+	}
+	sf->valid |= DT_SF_EXISTS;
+	sf->mode = st.st_mode;
+	sf->uid = st.st_uid;
+	sf->gid = st.st_gid;
+	if (first_hop && S_ISLNK(st.st_mode))
+		sf->valid |= DT_SF_SYMLINK;
+	return 0;
+}
+
+/* The leaf of an absolute parent directory the cache knows
+ * (dt_dir_cached): its realpath and facts without opening the parent, an
+ * open, a statx and a close fewer for a run of refusals in one directory.
+ * Returns 1 when done; 0, having set nothing but the realpath buffer,
+ * when the cache cannot answer or the leaf is a symbolic link to follow:
+ * the caller opens the parent then; -1 (errno ENOENT) when the parent does
+ * not exist: the caller climbs without trying to open it. Uses
+ * out->scratch2. */
+static int dt_resolve_leaf_cached(const char *parent, const char *leaf, int nofollow, int first_hop,
+                                  struct dt_resolved *out)
+{
+	struct dt_dirid id;
+	char *real = out->realpath;
+	if (parent[0] != '/')
+		return 0;
+	long n = dt_dir_cached(AT_FDCWD, parent, &id, real, sizeof(out->realpath));
+	if (n < 0 && errno == ENOENT)
+		return -1;
+	if (n <= 0)
+		return 0;
+	size_t rl = (size_t)n;
+	if (rl > 1)
+		rl = dt_strcat(real, rl, sizeof(out->realpath), "/");
+	if (dt_strcat(real, rl, sizeof(out->realpath), leaf) >= sizeof(out->realpath))
+		return 0;
+	struct dt_stat_facts sf = out->st;
+	if (dt_leaf_facts(AT_FDCWD, real, nofollow, first_hop, out->scratch2, sizeof(out->scratch2),
+	                  &sf) > 0)
+		return 0;
+	out->st = sf;
+	dt_stat_parent(-1, &id, real, (size_t)n, &out->st); /* flags known: no fd used */
+	out->has_real = 1;
+	return 1;
+}
+
 /* The parent could not be opened with EACCES: some directory on the way
  * denies search (x) to this process. Walks the absolute path from "/" with
  * stat, which needs search on every directory above the one it names, and
@@ -387,10 +463,14 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 		if (leaf == cur && cur[0] == '/' && !cur[1])
 			is_dot = 1; /* the root itself */
 
+		int cached =
+		    is_dot ? 0 : dt_resolve_leaf_cached(parent, leaf, nofollow, hop == 0, out);
+		if (cached > 0)
+			break;
 		/* Climb to the nearest existing ancestor when the parent is
 		 * missing, so that a refused mkdir -p still gets a real base. */
-		const char *named;
-		int pfd = dt_open_dir(cur_dirfd, is_dot ? cur : parent, &named);
+		const char *named = NULL;
+		int pfd = cached < 0 ? -1 : dt_open_dir(cur_dirfd, is_dot ? cur : parent, &named);
 		const char *missing = is_dot ? "" : leaf;
 		char *pp = (char *)parent;
 		while (pfd < 0 && errno == ENOENT && !is_dot && pp[0] &&
@@ -450,27 +530,19 @@ void dt_resolve_path(int dirfd, const char *path, int nofollow, struct dt_resolv
 			out->has_real = 1;
 			break;
 		}
-		int leaf_missing = 0; /* readlinkat said so: no need to stat it */
-		if (!nofollow) {
-			errno = 0;
-			long ln = dt_sys_readlinkat(pfd, leaf, link, sizeof(out->scratch2));
-			leaf_missing = ln < 0 && errno == ENOENT;
-			if (ln > 0) {
-				if (hop == 0)
-					out->st.valid |= DT_SF_SYMLINK;
-				__builtin_memcpy(cur, link, (size_t)ln + 1);
-				cur_dirfd = link[0] == '/' ? AT_FDCWD : pfd;
-				continue;
-			}
+		long ln = dt_leaf_facts(pfd, leaf, nofollow, hop == 0, link, sizeof(out->scratch2),
+		                        &out->st);
+		if (ln > 0) {
+			if (hop == 0)
+				out->st.valid |= DT_SF_SYMLINK;
+			__builtin_memcpy(cur, link, (size_t)ln + 1);
+			cur_dirfd = link[0] == '/' ? AT_FDCWD : pfd;
+			continue;
 		}
 		size_t rl = (size_t)rn;
 		if (rl > 1)
 			rl = dt_strcat(out->realpath, rl, sizeof(out->realpath), "/");
 		dt_strcat(out->realpath, rl, sizeof(out->realpath), leaf);
-		/* one stat of the leaf: it also says whether a nofollow leaf is
-		 * a symbolic link */
-		if (!leaf_missing)
-			dt_stat_leaf(pfd, leaf, nofollow, hop == 0, &out->st);
 		dt_stat_parent(pfd, &id, out->realpath, (size_t)rn, &out->st);
 		out->has_real = 1;
 		break;

@@ -174,10 +174,13 @@ enum dt_tag {
 	DT_T_TIME_MONO,     /* (u) CLOCK_MONOTONIC, ns */
 	DT_T_PID,           /* (u) */
 	DT_T_TID,           /* (u) */
-	DT_T_PPID,          /* (u) */
-	DT_T_UID,           /* (u) effective uid */
-	DT_T_GID,           /* (u) effective gid */
-	DT_T_COMM,          /* (s) /proc/self/comm */
+	/* The next five (and DT_T_GROUPS) are asked once per thread and kept
+	 * until the probe sees a call that changes them (preload/selfids.h):
+	 * the parent is the one the thread had at its first record. */
+	DT_T_PPID, /* (u) */
+	DT_T_UID,  /* (u) effective uid */
+	DT_T_GID,  /* (u) effective gid */
+	DT_T_COMM, /* (s) the thread's name (PR_GET_NAME) */
 	/* denial, write, reopen */
 	DT_T_OP = 16,  /* (s) libc entry point: "openat", "rename", ... */
 	DT_T_ERRNO,    /* (u) errno the call returned (0 for write/reopen) */
@@ -203,8 +206,11 @@ enum dt_tag {
 	                  * reached (first path only) */
 	DT_T_IFLAGS,     /* (u) denials with EPERM: the path's inode flags
 	                  * (FS_IOC_GETFLAGS: FS_IMMUTABLE_FL, FS_APPEND_FL...),
-	                  * when it is a regular file or directory the probe
-	                  * could open (first path only) */
+	                  * when it is a regular file or directory (first path
+	                  * only). From statx's attributes where the filesystem
+	                  * reports immutable and append-only there (then only
+	                  * the bits statx knows), else from the ioctl, when the
+	                  * probe could open the path */
 	DT_T_DIR_IFLAGS, /* (u) the same of the directory the path is in */
 	DT_T_PATH2 = 40,
 	DT_T_DIRPATH2,

@@ -24,6 +24,7 @@
 
 #include "probe.h"
 #include "rawsys.h"
+#include "selfids.h"
 
 DT_HIDDEN int dt_seccomp_filtered;
 /* Slow paths under way, in every thread. */
@@ -115,7 +116,8 @@ DT_EXPORT long syscall(long n, ...)
 		return dt_install(fn, n, a, b, c, d, e, f);
 	long r = fn(n, a, b, c, d, e, f);
 	if (__builtin_expect(n == SYS_sigaltstack, 0) && a && r == 0)
-		dt_altstack_changed(); /* see probe.c's sigaltstack */
+		dt_altstack_changed();     /* see probe.c's sigaltstack */
+	dt_selfids_after_syscall(n, a, b); /* see selfids.h */
 	return r;
 }
 
@@ -139,6 +141,8 @@ DT_EXPORT int prctl(int option, ...)
 			__atomic_store_n(&dt_seccomp_filtered, was, __ATOMIC_SEQ_CST);
 		return r;
 	}
-	return fn(option, a, b, c, d);
+	int r = fn(option, a, b, c, d);
+	dt_selfids_after_syscall(SYS_prctl, option, (long)a);
+	return r;
 }
 #endif

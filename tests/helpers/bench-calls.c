@@ -23,10 +23,11 @@
  *       One successful open of /dev/null first (so that the wrapper's
  *       first-use symbol lookup is not counted as the refusal's cost), then N
  *       opens of PATH with O_RDWR|O_CREAT that must fail (PATH in a missing
- *       directory: ENOENT), each timed with clock_gettime(CLOCK_MONOTONIC).
- *       Prints one JSON object: the first call's time and the median, p90,
- *       p99, mean, min and max of the others, in microseconds, and the minor
- *       page faults the N calls took (the probe's recording path maps memory).
+ *       directory: ENOENT; an immutable file: EPERM), each timed with
+ *       clock_gettime(CLOCK_MONOTONIC). Prints one JSON object: the first
+ *       call's time and the median, p90, p99, mean, min and max of the
+ *       others, in microseconds, and the minor page faults the N calls took
+ *       (the probe's recording path maps memory).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,8 +134,8 @@ static int do_refuse(long n, const char *path)
 		double a = now_us();
 		int r = open(path, O_RDWR | O_CREAT, 0644);
 		double b = now_us();
-		if (r >= 0 || errno != ENOENT) {
-			fprintf(stderr, "bench-calls: open %s did not fail with ENOENT\n", path);
+		if (r >= 0) {
+			fprintf(stderr, "bench-calls: open %s did not fail\n", path);
 			return 1;
 		}
 		t[i] = b - a;

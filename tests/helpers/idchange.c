@@ -1,0 +1,111 @@
+/*
+ * idchange DIR: refuses a write-open of DIR/missing/STEP after each step
+ * that changes who the process or a thread is (run with ENOENT as a
+ * refusal, as root). The probe keeps ids and names per thread between
+ * records; each record must still say who made the call.
+ *
+ *   start        nothing changed yet
+ *   setgroups    setgroups({4242})
+ *   setegid      setegid(65534)
+ *   seteuid      seteuid(65534)
+ *   back         seteuid(0), setegid(0)
+ *   prctl        prctl(PR_SET_NAME, "renamed")
+ *   setname      pthread_setname_np(self, "named-np")
+ *   raw          syscall(SYS_setresuid, -1, 65533, -1): this thread only
+ *   thread-1     a second thread, before the next step
+ *   thread-2     the same thread after the main one's seteuid(65532)
+ *   child        a fork child (its parent: this process)
+ * Exits 0 when every step itself succeeded.
+ */
+// build-flags: -lpthread
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *dir;
+static sem_t go, done;
+
+static void refuse(const char *step)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/missing/%s", dir, step);
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+	if (fd >= 0)
+		exit(3);
+}
+
+static void *second_thread(void *arg)
+{
+	(void)arg;
+	refuse("thread-1");
+	sem_post(&done);
+	sem_wait(&go);
+	refuse("thread-2");
+	return NULL;
+}
+
+static int steps(void)
+{
+	gid_t g = 4242;
+	refuse("start");
+	if (setgroups(1, &g) != 0)
+		return 1;
+	refuse("setgroups");
+	if (setegid(65534) != 0)
+		return 1;
+	refuse("setegid");
+	if (seteuid(65534) != 0)
+		return 1;
+	refuse("seteuid");
+	if (seteuid(0) != 0 || setegid(0) != 0)
+		return 1;
+	refuse("back");
+	if (prctl(PR_SET_NAME, "renamed", 0, 0, 0) != 0)
+		return 1;
+	refuse("prctl");
+	if (pthread_setname_np(pthread_self(), "named-np") != 0)
+		return 1;
+	refuse("setname");
+	if (syscall(SYS_setresuid, -1, 65533, -1) != 0)
+		return 1;
+	refuse("raw");
+	if (syscall(SYS_setresuid, -1, 0, -1) != 0)
+		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	dir = argv[1];
+	if (steps() != 0)
+		return 1;
+	pthread_t t;
+	sem_init(&go, 0, 0);
+	sem_init(&done, 0, 0);
+	if (pthread_create(&t, NULL, second_thread, NULL) != 0)
+		return 1;
+	sem_wait(&done);
+	if (seteuid(65532) != 0)
+		return 1;
+	sem_post(&go);
+	pthread_join(t, NULL);
+	if (seteuid(0) != 0)
+		return 1;
+	pid_t child = fork();
+	if (child == 0) {
+		refuse("child");
+		_exit(0);
+	}
+	int st;
+	return waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}

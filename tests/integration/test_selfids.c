@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every record says who made its call: parent, effective uid and gid,
+ * groups and the thread's name. The probe asks the kernel once per thread
+ * and keeps the answers until a call that can change them runs
+ * (preload/selfids.c); these tests change each one between two refusals
+ * and read the records back.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(selfids, .fini = teardown, .timeout = 120);
+
+static struct dtt_run run;
+
+static void run_idchange(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("changing ids needs root");
+	/* as 65534 the test's directory refuses search (EACCES) */
+	const char *opts[] = {"--errnos", "ENOENT,EACCES", NULL};
+	const char *argv[] = {dtt_helper("idchange"), dtt_tmpdir(), NULL};
+	cr_assert_eq(dtt_run(&run, opts, argv, NULL), 0, "%s", run.out);
+	cr_assert_eq(run.status, 0, "idchange failed: %s", run.out);
+}
+
+static const struct dt_record *refusal(const char *step)
+{
+	char suffix[64];
+	snprintf(suffix, sizeof(suffix), "/missing/%s", step);
+	const struct dt_record *r = dtt_find(&run, DT_REC_DENIAL, NULL, suffix);
+	cr_assert_not_null(r, "no refusal recorded at step %s", step);
+	return r;
+}
+
+static int has_group(const struct dt_record *r, uint32_t g)
+{
+	for (int i = 0; i < r->ngroups; i++)
+		if (r->groups[i] == g)
+			return 1;
+	return 0;
+}
+
+Test(selfids, each_refusal_carries_the_ids_set_just_before_it)
+{
+	run_idchange();
+	cr_expect_eq(refusal("start")->uid, 0);
+	cr_expect(!has_group(refusal("start"), 4242));
+	cr_expect(has_group(refusal("setgroups"), 4242), "setgroups not seen");
+	cr_expect_eq(refusal("setegid")->gid, 65534, "setegid not seen");
+	cr_expect_eq(refusal("seteuid")->uid, 65534, "seteuid not seen");
+	cr_expect_eq(refusal("back")->uid, 0, "seteuid back to root not seen");
+	cr_expect_eq(refusal("back")->gid, 0, "setegid back to root not seen");
+	cr_expect_eq(refusal("raw")->uid, 65533, "syscall(SYS_setresuid) not seen");
+	dtt_free(&run);
+}
+
+Test(selfids, each_refusal_carries_the_thread_name_set_just_before_it)
+{
+	run_idchange();
+	cr_expect_str_eq(refusal("start")->comm, "idchange");
+	cr_expect_str_eq(refusal("prctl")->comm, "renamed", "prctl(PR_SET_NAME) not seen");
+	cr_expect_str_eq(refusal("setname")->comm, "named-np", "pthread_setname_np not seen");
+	dtt_free(&run);
+}
+
+Test(selfids, a_thread_sees_an_id_change_made_by_another_thread)
+{
+	run_idchange();
+	cr_expect_eq(refusal("thread-1")->uid, 0);
+	cr_expect_eq(refusal("thread-2")->uid, 65532, "the other thread's seteuid not seen");
+	dtt_free(&run);
+}
+
+Test(selfids, a_fork_child_records_its_own_parent)
+{
+	run_idchange();
+	const struct dt_record *parent = refusal("start"), *child = refusal("child");
+	cr_expect_neq(child->pid, parent->pid);
+	cr_expect_eq(child->ppid, parent->pid, "the child's parent is the process that forked it");
+	dtt_free(&run);
+}
