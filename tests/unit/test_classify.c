@@ -22,6 +22,7 @@
 #include <sys/statvfs.h>
 
 #include "classify.h"
+#include "classify_cache.h"
 #include "roots.h"
 
 static struct dt_rootset rs;
@@ -1531,4 +1532,76 @@ Test(proc_mounts, unknown_without_a_covering_mount)
 	cr_assert_eq(dt_proc_path_writable(&p, D "/other"), -1);
 	cr_assert_eq(dt_proc_path_writable(NULL, D "/w"), -1);
 	cr_assert_eq(dt_proc_path_writable(&p, NULL), -1);
+}
+
+/* ---- the report's cache --------------------------------------------------------------- */
+
+static void assert_same_verdict(const struct dt_verdict *a, const struct dt_verdict *b,
+                                const char *what)
+{
+	cr_assert_eq(a->cause, b->cause, "%s: cause %s, cached %s", what, dt_cause_name(a->cause),
+	             dt_cause_name(b->cause));
+	cr_assert_eq(a->root, b->root, "%s: another root", what);
+	cr_assert_eq(a->granted, b->granted, "%s: granted %d, cached %d", what, a->granted,
+	             b->granted);
+	cr_assert_str_eq(a->reason, b->reason, "%s", what);
+	cr_assert_str_eq(a->advice, b->advice, "%s", what);
+	cr_assert_str_eq(a->subject, b->subject, "%s", what);
+	cr_assert_eq(a->missing_right, b->missing_right, "%s: another missing right", what);
+}
+
+/* The refusal number k of the combinations below: each op, errno and path. */
+static const char *const cache_paths[] = {
+    D "/ro/f0",      D "/ro/f1", D "/ws/out", D "/ws/.git/index", D "/board/kanban.db-journal",
+    D "/elsewhere/x"};
+static const char *const cache_ops[] = {"openat", "mkdir", "unlink", "rename"};
+static const int cache_errs[] = {EROFS, EACCES, EPERM, EXDEV};
+#define CACHE_CASES (NMOUNTS(cache_paths) * NMOUNTS(cache_ops) * NMOUNTS(cache_errs))
+
+static struct dt_record cache_case(size_t k)
+{
+	const char *op = cache_ops[k % NMOUNTS(cache_ops)];
+	int err = cache_errs[k / NMOUNTS(cache_ops) % NMOUNTS(cache_errs)];
+	struct dt_record d =
+	    denial(op, err, cache_paths[k / NMOUNTS(cache_ops) / NMOUNTS(cache_errs)]);
+	d.flags = O_WRONLY | O_CREAT;
+	d.has_flags = !strcmp(op, "openat");
+	d.p[1].realpath = !strcmp(op, "rename") ? D "/ws/moved" : NULL;
+	missing_in_dir(&d, 0755, 0, 0, err == EROFS);
+	return d;
+}
+
+/* One cache serves a whole report: every refusal of every process, in any
+ * order. Processes here share paths and directories but differ in what
+ * their mounts say (bubblewrap's read-only "/", a Landlock-like writable
+ * "/" under no_new_privs, a writable root, no record at all), so a cache
+ * keyed on the path alone, or on the errno alone, answers one with
+ * another's mounts or another's grant hint. */
+Test(classify, a_report_cache_changes_no_verdict)
+{
+	root(D "/ws", 1, NULL);
+	root(D "/board", 0, NULL);
+	struct dt_mount bw[] = {{"/", "ext4", 0}, {D "/ws", "ext4", 1}, {D "/ws/.git", "ext4", 0}};
+	struct dt_mount ll[] = {{"/", "ext4", 1}};
+	struct dt_mount board[] = {{"/", "ext4", 0}, {D "/board", "ext4", 1}};
+	struct dt_record procs[3] = {process(bw, NMOUNTS(bw)), process(ll, NMOUNTS(ll)),
+	                             process(board, NMOUNTS(board))};
+	procs[1].no_new_privs = 1;
+	const struct dt_record *const who[] = {&procs[0], &procs[1], &procs[2], NULL};
+	struct dt_classify_cache *cc = dt_classify_cache_new();
+	cr_assert_not_null(cc);
+	/* twice over: the second round answers from what the first kept */
+	for (size_t n = 0; n < 2 * NMOUNTS(who) * CACHE_CASES; n++) {
+		size_t w = n / CACHE_CASES % NMOUNTS(who);
+		struct dt_record d = cache_case(n % CACHE_CASES);
+		struct dt_classify_ctx plain = {0}, cached = {.cache = cc};
+		struct dt_verdict a, b;
+		dt_classify(&d, who[w], &rs, &plain, &a);
+		dt_classify(&d, who[w], &rs, &cached, &b);
+		char what[256];
+		snprintf(what, sizeof(what), "case %zu, process %zu: %s errno %d %s", n, w, d.op,
+		         d.err, d.p[0].path);
+		assert_same_verdict(&a, &b, what);
+	}
+	dt_classify_cache_free(cc);
 }

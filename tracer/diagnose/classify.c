@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "classify_cache.h"
+#include "modebits.h"
 #include "names.h"
 #include "recfmt.h"
 #include "sqlite_role.h"
@@ -57,14 +59,16 @@ int dt_op_is_lock(const char *op)
 	return op && (!strcmp(op, "fcntl") || !strcmp(op, "fcntl64") || !strcmp(op, "flock"));
 }
 
-static int dt_root_granted_to(const struct dt_root *root, const struct dt_record *proc)
+static int dt_root_granted_to(struct dt_classify_cache *cc, const struct dt_root *root,
+                              const struct dt_record *proc)
 {
 	if (!root)
 		return -1;
-	if (dt_proc_sandboxed(proc)) {
-		int w = dt_proc_path_writable(proc, root->realpath ? root->realpath : root->path);
-		if (w >= 0)
-			return w;
+	if (dt_cc_sandboxed(cc, proc)) {
+		const struct dt_mount *m =
+		    dt_cc_mount_for_path(cc, proc, root->realpath ? root->realpath : root->path);
+		if (m)
+			return m->rw;
 	}
 	return root->granted;
 }
@@ -94,156 +98,16 @@ enum dt_need dt_op_need(const struct dt_record *d)
 	return DT_NEED_DIR; /* mkdir, unlink, rmdir, rename, link, symlink, mknod */
 }
 
-/* Do the mode bits give this process the wanted rights (4 r, 2 w, 1 x)?
- * The owner's bits, else the group's for the primary or any supplementary
- * group, else the others' (the kernel's order). A ring without the groups
- * gives a group the process might be in the benefit of the doubt. */
-static int dt_mode_allows(const struct dt_record *d, uint32_t mode, uint32_t uid, uint32_t gid,
-                          unsigned want)
-{
-	int in_group = (uint64_t)gid == (uint64_t)d->gid;
-	for (int i = 0; i < d->ngroups && !in_group; i++)
-		in_group = d->groups[i] == gid;
-	unsigned bits = (uint64_t)uid == (uint64_t)d->uid ? (mode >> 6) & 7
-	                : in_group                        ? (mode >> 3) & 7
-	                                                  : mode & 7;
-	if ((bits & want) == want)
-		return 1;
-	return d->ngroups < 0 && (uint64_t)uid != (uint64_t)d->uid && ((mode >> 3) & want) == want;
-}
-
-static const char *const dt_want_words[8] = {
-    "",         "search (x)", "write (w)",           "write and search (wx)",
-    "read (r)", "",           "read and write (rw)", ""};
-
-/* Search (x) on the directories of the path: the one the probe could not
- * look into on the way, else the parent itself. */
-static int dt_denied_search(const struct dt_record *d, char *why, size_t cap)
-{
-	const struct dt_pathinfo *p = &d->p[0];
-	if (p->search_dir && !dt_mode_allows(d, p->search.mode, p->search.uid, p->search.gid, 1)) {
-		snprintf(why, cap,
-		         "uid %lld may not search (x) %s (mode %04o, owner %u:%u), so nothing "
-		         "beneath it can be reached",
-		         (long long)d->uid, p->search_dir, p->search.mode & 07777, p->search.uid,
-		         p->search.gid);
-		return 1;
-	}
-	if ((p->st.valid & DT_SF_PARENT) &&
-	    !dt_mode_allows(d, p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, 1)) {
-		snprintf(why, cap,
-		         "uid %lld may not search (x) the directory (mode %04o, owner %u:%u), so "
-		         "nothing in it can be reached",
-		         (long long)d->uid, p->st.parent_mode & 07777, p->st.parent_uid,
-		         p->st.parent_gid);
-		return 1;
-	}
-	return 0;
-}
-
-/* A sticky directory (/tmp): only the file's or the directory's owner may
- * remove or rename an entry. */
-static int dt_denied_sticky(const struct dt_record *d, char *why, size_t cap)
-{
-	const struct dt_pathinfo *p = &d->p[0];
-	const char *op = d->op ? d->op : "";
-	if (!(p->st.parent_mode & S_ISVTX) || !(p->st.valid & DT_SF_EXISTS) ||
-	    p->st.uid == (uint32_t)d->uid || p->st.parent_uid == (uint32_t)d->uid ||
-	    !(strstr(op, "unlink") || strstr(op, "remove") || strstr(op, "rmdir") ||
-	      strstr(op, "rename")))
-		return 0;
-	snprintf(why, cap,
-	         "the directory is sticky (mode %04o): only the owner of the file (uid %u) "
-	         "or of the directory may remove or rename it, and the process runs as uid %lld",
-	         p->st.parent_mode & 07777, p->st.uid, (long long)d->uid);
-	return 1;
-}
-
-/* An open that may create, refused although the file it found allows the
- * access: the file was not there at the call, which needed write and search
- * on a directory that denies them, and another process created it before
- * the probe looked (a root writer beside an unprivileged one). */
-static int dt_created_since(const struct dt_record *d, char *why, size_t cap)
-{
-	const struct dt_pathinfo *p = &d->p[0];
-	const char *op = d->op ? d->op : "";
-	int creates = !strncmp(op, "creat", 5) ||
-	              (strstr(op, "open") && d->has_flags && (d->flags & O_CREAT));
-	if (!creates || !(p->st.valid & DT_SF_PARENT) ||
-	    dt_mode_allows(d, p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, 3))
-		return 0;
-	snprintf(why, cap,
-	         "the file did not exist at the call (it exists now, mode %04o owned by %u:%u, "
-	         "which would have allowed it: another process created it since); creating it "
-	         "needs write and search (wx) on the directory, which is mode %04o owned by "
-	         "%u:%u, and the process runs as uid %lld",
-	         p->st.mode & 07777, p->st.uid, p->st.gid, p->st.parent_mode & 07777,
-	         p->st.parent_uid, p->st.parent_gid, (long long)d->uid);
-	return 1;
-}
-
-/* An ordinary permission problem: a read-write mount, and the owner and
- * mode bits deny this (non-root) user what the op needs. */
-static int dt_denied_by_mode(const struct dt_record *d, char *why, size_t cap)
-{
-	const struct dt_pathinfo *p = &d->p[0];
-	/* unknown mount flags could hide a read-only mount; a directory the
-	 * walk could not search is known without them */
-	if (!p->has_st || (!(p->st.valid & DT_SF_MOUNT) && !p->search_dir) ||
-	    ((p->st.valid & DT_SF_MOUNT) && (p->st.mount_flags & ST_RDONLY)))
-		return 0;
-	if ((d->err != EACCES && d->err != EPERM) || d->uid == 0)
-		return 0; /* root passes mode checks (CAP_DAC_OVERRIDE) */
-	if (dt_denied_search(d, why, cap))
-		return 1;
-	enum dt_need need = dt_op_need(d);
-	unsigned want = need == DT_NEED_READ   ? 4
-	                : need == DT_NEED_FILE ? 2
-	                : need == DT_NEED_RW   ? 6
-	                                       : 0;
-	if (need == DT_NEED_DIR && (p->st.valid & DT_SF_PARENT)) {
-		if (dt_denied_sticky(d, why, cap))
-			return 1;
-		if (dt_mode_allows(d, p->st.parent_mode, p->st.parent_uid, p->st.parent_gid, 3))
-			return 0;
-		snprintf(
-		    why, cap,
-		    "creating or removing an entry needs write and search (wx) on the directory, "
-		    "which is mode %04o owned by %u:%u, and the process runs as uid %lld",
-		    p->st.parent_mode & 07777, p->st.parent_uid, p->st.parent_gid,
-		    (long long)d->uid);
-		return 1;
-	}
-	if (want && (p->st.valid & DT_SF_EXISTS)) {
-		if (dt_mode_allows(d, p->st.mode, p->st.uid, p->st.gid, want))
-			return dt_created_since(d, why, cap);
-		snprintf(why, cap,
-		         "it needs %s on the file; the file is mode %04o owned by %u:%u and the "
-		         "process runs as uid %lld",
-		         dt_want_words[want], p->st.mode & 07777, p->st.uid, p->st.gid,
-		         (long long)d->uid);
-		return 1;
-	}
-	if (need == DT_NEED_OWNER && (p->st.valid & DT_SF_EXISTS) &&
-	    p->st.uid != (uint32_t)d->uid) {
-		snprintf(why, cap,
-		         "the file belongs to uid %u and only its owner may change it (process uid "
-		         "%lld)",
-		         p->st.uid, (long long)d->uid);
-		return 1;
-	}
-	return 0;
-}
-
 /* Sure that no sandbox was there for this process and path: the mount
  * over the path is read-write, no seccomp filter, and no_new_privs off,
  * without which an unprivileged process cannot enter a Landlock domain
  * (root could, holding CAP_SYS_ADMIN: never sure for uid 0). */
-static int dt_no_sandbox(const struct dt_record *d, const struct dt_record *proc, const char *real)
+static int dt_no_sandbox(struct dt_classify_cache *cc, const struct dt_record *d,
+                         const struct dt_record *proc, const char *real)
 {
 	if (!proc || !proc->has_seccomp || proc->seccomp != 0 || proc->no_new_privs || d->uid == 0)
 		return 0;
-	const struct dt_mount *m = dt_mount_for_path(proc, real);
+	const struct dt_mount *m = dt_cc_mount_for_path(cc, proc, real);
 	if (m && !m->rw)
 		return 0;
 	return !(d->p[0].has_st && (d->p[0].st.valid & DT_SF_MOUNT) &&
@@ -282,12 +146,13 @@ static const char *dt_need_target(const struct dt_record *d, const char *path, c
  * language. Codex only when the ring shows Codex. */
 enum dt_sandbox_kind { DT_SBX_UNKNOWN, DT_SBX_CODEX, DT_SBX_BWRAP, DT_SBX_LANDLOCK };
 
-static enum dt_sandbox_kind dt_sandbox_kind(const struct dt_rootset *rs,
+static enum dt_sandbox_kind dt_sandbox_kind(struct dt_classify_cache *cc,
+                                            const struct dt_rootset *rs,
                                             const struct dt_record *proc)
 {
 	if (rs->codex_sandbox_mode)
 		return DT_SBX_CODEX;
-	if (dt_proc_sandboxed(proc))
+	if (dt_cc_sandboxed(cc, proc))
 		return DT_SBX_BWRAP; /* "/" read-only: bubblewrap's way */
 	if (proc && proc->no_new_privs)
 		return DT_SBX_LANDLOCK; /* "/" writable, yet confined */
@@ -295,11 +160,12 @@ static enum dt_sandbox_kind dt_sandbox_kind(const struct dt_rootset *rs,
 }
 
 /* How to grant dir in that sandbox, in parentheses, into out. */
-static void dt_grant_hint(const struct dt_rootset *rs, const struct dt_record *proc, int err,
-                          const char *dir, char *out, size_t cap)
+static void dt_word_grant_hint(struct dt_classify_cache *cc, const struct dt_rootset *rs,
+                               const struct dt_record *proc, int err, const char *dir, char *out,
+                               size_t cap)
 {
 	char hint[PATH_MAX + 256];
-	switch (dt_sandbox_kind(rs, proc)) {
+	switch (dt_sandbox_kind(cc, rs, proc)) {
 	case DT_SBX_CODEX:
 		dt_codex_grant_hint(rs, dir, hint, sizeof(hint));
 		snprintf(out, cap, " (%s)", hint);
@@ -323,6 +189,24 @@ static void dt_grant_hint(const struct dt_rootset *rs, const struct dt_record *p
 	}
 }
 
+/* dt_word_grant_hint, worded once per process, errno and directory: the
+ * words depend on nothing else (the roots are the report's). Worded into a
+ * buffer as large as any caller's, so a copy cut to cap is the same text
+ * as words cut to cap. */
+static void dt_grant_hint(struct dt_classify_cache *cc, const struct dt_rootset *rs,
+                          const struct dt_record *proc, int err, const char *dir, char *out,
+                          size_t cap)
+{
+	char words[PATH_MAX + 512];
+	const char *kept = dt_cc_hint(cc, proc, err, dir);
+	if (!kept) {
+		dt_word_grant_hint(cc, rs, proc, err, dir, words, sizeof(words));
+		dt_cc_hint_keep(cc, proc, err, dir, words);
+		kept = words;
+	}
+	snprintf(out, cap, "%s", kept);
+}
+
 /* Does the launch's config.toml (or -p layer) hold a writable_roots list a
  * -c list could replace? */
 static int dt_codex_config_has_roots(const struct dt_rootset *rs)
@@ -335,8 +219,8 @@ static int dt_codex_config_has_roots(const struct dt_rootset *rs)
 	return 0;
 }
 
-static void dt_advise_grant(const struct dt_root *root, const char *dir,
-                            const struct dt_rootset *rs, const struct dt_record *d,
+static void dt_advise_grant(struct dt_classify_cache *cc, const struct dt_root *root,
+                            const char *dir, const struct dt_rootset *rs, const struct dt_record *d,
                             const struct dt_record *proc, char *out, size_t cap)
 {
 	char hint[PATH_MAX + 512];
@@ -344,7 +228,7 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir,
 	if (root && root->knob)
 		snprintf(hint, sizeof(hint), " (%s)", root->knob);
 	else
-		dt_grant_hint(rs, proc, d->err, dir, hint, sizeof(hint));
+		dt_grant_hint(cc, rs, proc, d->err, dir, hint, sizeof(hint));
 	if (n < cap)
 		n += (size_t)snprintf(out + n, cap - n, "%s.", hint);
 	if (root && root->dropped_by && strstr(root->dropped_by, "={") && n < cap)
@@ -382,9 +266,9 @@ static void dt_advise_grant(const struct dt_root *root, const char *dir,
 
 /* Was the process in some sandbox: read-only "/" (bubblewrap, Codex), or
  * no_new_privs, which Landlock and unprivileged seccomp filters need? */
-static int dt_proc_confined(const struct dt_record *proc)
+static int dt_proc_confined(struct dt_classify_cache *cc, const struct dt_record *proc)
 {
-	return proc && (dt_proc_sandboxed(proc) || proc->no_new_privs);
+	return proc && (dt_cc_sandboxed(cc, proc) || proc->no_new_privs);
 }
 
 /* What the rules look at, worked out once per refusal. */
@@ -392,6 +276,7 @@ struct dt_cls {
 	const struct dt_record *d, *proc;
 	const struct dt_rootset *rs;
 	const struct dt_classify_ctx *ctx;
+	struct dt_classify_cache *cc; /* ctx's, or NULL */
 	const char *abspath, *real, *shown, *op;
 	const struct dt_root *lroot, *rroot; /* roots of the logical and the real path */
 	int sandboxed;
@@ -484,9 +369,9 @@ static int dt_rule_cross_mount(const struct dt_cls *c, struct dt_verdict *v)
 	if (d->err == EXDEV && proc && d->p[1].realpath && real) {
 		char dir2[4096];
 		const struct dt_mount *m1 =
-		    dt_mount_for_path(proc, dt_parent(real, dir, sizeof(dir)));
-		const struct dt_mount *m2 =
-		    dt_mount_for_path(proc, dt_parent(d->p[1].realpath, dir2, sizeof(dir2)));
+		    dt_cc_mount_for_path(c->cc, proc, dt_parent(real, dir, sizeof(dir)));
+		const struct dt_mount *m2 = dt_cc_mount_for_path(
+		    c->cc, proc, dt_parent(d->p[1].realpath, dir2, sizeof(dir2)));
 		if (m1 && m2 && m1 != m2) {
 			v->cause = DT_CAUSE_CROSS_MOUNT;
 			snprintf(v->reason, sizeof(v->reason),
@@ -517,8 +402,8 @@ static int dt_rule_landlock_refer(const struct dt_cls *c, struct dt_verdict *v)
 		return 0;
 	dt_parent(c->real, from_dir, sizeof(from_dir));
 	dt_parent(to, to_dir, sizeof(to_dir));
-	const struct dt_mount *m = dt_mount_for_path(proc, from_dir);
-	if (!m || m != dt_mount_for_path(proc, to_dir) || !strcmp(from_dir, to_dir))
+	const struct dt_mount *m = dt_cc_mount_for_path(c->cc, proc, from_dir);
+	if (!m || m != dt_cc_mount_for_path(c->cc, proc, to_dir) || !strcmp(from_dir, to_dir))
 		return 0;
 	v->cause = DT_CAUSE_LANDLOCK_REFER;
 	v->missing_right = "refer";
@@ -662,7 +547,7 @@ static int dt_rule_read_only_sandbox(const struct dt_cls *c, struct dt_verdict *
 	const char *shown = c->shown;
 	int sandboxed = c->sandboxed;
 	char dir[4096];
-	if (sandboxed && !dt_proc_has_writable_mount(proc)) {
+	if (sandboxed && !dt_cc_has_writable_mount(c->cc, proc)) {
 		v->cause = DT_CAUSE_READ_ONLY_SANDBOX;
 		snprintf(v->reason, sizeof(v->reason),
 		         "the process sees the whole filesystem read-only: the sandbox granted no "
@@ -680,7 +565,7 @@ static int dt_rule_read_only_sandbox(const struct dt_cls *c, struct dt_verdict *
 			    dir);
 		else {
 			char hint[PATH_MAX + 512];
-			dt_grant_hint(rs, proc, c->d->err, dir, hint, sizeof(hint));
+			dt_grant_hint(c->cc, rs, proc, c->d->err, dir, hint, sizeof(hint));
 			snprintf(v->advice, sizeof(v->advice),
 			         "Give the sandbox a writable root for %s%s.", dir, hint);
 		}
@@ -701,7 +586,7 @@ static int dt_rule_protected_path(const struct dt_cls *c, struct dt_verdict *v)
 	    abspath ? dt_root_for_path(rs, abspath, DT_EXPECTED_KINDS, 1) : NULL;
 	if (prot && !prot->readonly_sub)
 		prot = NULL;
-	const struct dt_mount *deep = dt_mount_for_path(proc, real);
+	const struct dt_mount *deep = dt_cc_mount_for_path(c->cc, proc, real);
 	int ro_submount = 0;
 	/* a root that is itself read-only (or inside a read-only mount) was
 	 * not granted: root-not-granted says so */
@@ -759,7 +644,7 @@ static int dt_rule_symlink_mismatch(const struct dt_cls *c, struct dt_verdict *v
 	    !(lroot && rroot && !strcmp(lroot->path, rroot->path))) {
 		v->cause = DT_CAUSE_SYMLINK_MISMATCH;
 		v->root = lroot ? lroot : rroot;
-		v->granted = dt_root_granted_to(v->root, proc);
+		v->granted = dt_root_granted_to(c->cc, v->root, proc);
 		snprintf(
 		    v->reason, sizeof(v->reason),
 		    "%s resolves to %s: the logical path is under %s but the real one is under %s; "
@@ -790,7 +675,8 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 	if (sfx && d->writes && !dt_op_is_lock(d->op) && ctx && ctx->db_writable == 1) {
 		v->cause = DT_CAUSE_SQLITE_SIDE_FILE;
 		/* the directory the side file goes in was refused: not granted */
-		if (v->root && v->granted == -1 && dt_sandbox_like(c) && dt_proc_confined(c->proc))
+		if (v->root && v->granted == -1 && dt_sandbox_like(c) &&
+		    dt_proc_confined(c->cc, c->proc))
 			v->granted = 0;
 		dt_parent(real ? real : shown, dir, sizeof(dir));
 		snprintf(
@@ -804,7 +690,8 @@ static int dt_rule_sqlite_side_file(const struct dt_cls *c, struct dt_verdict *v
 		    ctx->db_writable_why ? ctx->db_writable_why : "",
 		    ctx->db_writable_why ? ")" : "", dir, sfx);
 		snprintf(v->subject, sizeof(v->subject), "%s", dir);
-		dt_advise_grant(v->root, dir, rs, c->d, c->proc, v->advice, sizeof(v->advice));
+		dt_advise_grant(c->cc, v->root, dir, rs, c->d, c->proc, v->advice,
+		                sizeof(v->advice));
 		return 1;
 	}
 	return 0;
@@ -825,9 +712,9 @@ static int dt_rule_root_not_granted(const struct dt_cls *c, struct dt_verdict *v
 		snprintf(v->subject, sizeof(v->subject), "%s", v->root->path);
 		/* no mount says (Landlock): a confined process refused a
 		 * write there is what not granting it means */
-		if (dt_proc_confined(c->proc))
+		if (dt_proc_confined(c->cc, c->proc))
 			v->granted = 0;
-		dt_advise_grant(v->root, v->root->path, rs, c->d, c->proc, v->advice,
+		dt_advise_grant(c->cc, v->root, v->root->path, rs, c->d, c->proc, v->advice,
 		                sizeof(v->advice));
 		return 1;
 	}
@@ -857,7 +744,7 @@ static int dt_rule_outside_roots(const struct dt_cls *c, struct dt_verdict *v)
 		                     "add %s as a root",
 		                     dir);
 		char hint[PATH_MAX + 512];
-		dt_grant_hint(rs, c->proc, d->err, dir, hint, sizeof(hint));
+		dt_grant_hint(c->cc, rs, c->proc, d->err, dir, hint, sizeof(hint));
 		if (n < sizeof(v->advice))
 			snprintf(v->advice + n, sizeof(v->advice) - n, "%s.", hint);
 		return 1;
@@ -915,13 +802,14 @@ void dt_classify(const struct dt_record *d, const struct dt_record *proc,
 	c.op = d->op ? d->op : ""; /* a ring is outside input: any field may be absent */
 	c.lroot = c.abspath ? dt_root_for_path(rs, c.abspath, DT_EXPECTED_KINDS, 0) : NULL;
 	c.rroot = c.real ? dt_root_for_path(rs, c.real, DT_EXPECTED_KINDS, 0) : NULL;
-	c.sandboxed = dt_proc_sandboxed(proc);
-	c.no_sandbox = dt_no_sandbox(d, proc, c.real);
+	c.cc = ctx ? ctx->cache : NULL;
+	c.sandboxed = dt_cc_sandboxed(c.cc, proc);
+	c.no_sandbox = dt_no_sandbox(c.cc, d, proc, c.real);
 	v->root = c.lroot ? c.lroot : c.rroot;
 	/* Whether the root was granted, as the refusing process's own mounts
 	 * say: one run may hold several sandboxes, and a root granted to one
 	 * was not granted to another. */
-	v->granted = dt_root_granted_to(v->root, proc);
+	v->granted = dt_root_granted_to(c.cc, v->root, proc);
 
 	/* before the first rule that judges by mounts, a mount table that
 	 * did not fit in its record makes the cause unknown */

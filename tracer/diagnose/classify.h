@@ -25,6 +25,8 @@ const char *dt_cause_meaning(enum dt_cause c);
  * names. */
 const char *dt_cause_title(enum dt_cause c);
 
+struct dt_classify_cache;
+
 /* What else the classifier needs to know about the run. */
 struct dt_classify_ctx {
 	/* For a SQLite companion (-journal, -wal, -shm, <db>.lock): 1 when the
@@ -36,6 +38,9 @@ struct dt_classify_ctx {
 	/* The exec record of the set-id program this process ran without its
 	 * privilege (no_new_privs, set by the supervisor), or NULL. */
 	const struct dt_record *setid_lost;
+	/* What the classifier worked out for earlier refusals of this
+	 * report (classify_cache.h), or NULL to work everything out. */
+	struct dt_classify_cache *cache;
 };
 
 struct dt_verdict {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classify_cache.h"
 #include "cli.h"
 #include "exitcodes.h"
 #include "names.h"
@@ -612,10 +613,11 @@ static int dt_py_site_same(const struct dt_py_frame *a, const struct dt_py_frame
  * Python line).
  * Returns 1 when the report shows it, 0 when it is hidden. */
 static int dt_report_add_denial(struct dt_report *r, const struct dt_report_opts *o,
-                                struct dt_hidx *groups, const struct dt_record *d)
+                                struct dt_hidx *groups, struct dt_classify_cache *cc,
+                                const struct dt_record *d)
 {
 	const struct dt_record *proc = dt_report_proc_for(r, d);
-	struct dt_classify_ctx ctx = {0};
+	struct dt_classify_ctx ctx = {.cache = cc};
 	ctx.db_writable = dt_sqlite_db_writable(r->sqlite, d, proc, &ctx.db_writable_why);
 	ctx.setid_lost = dt_report_setid_lost_for(r, d);
 	struct dt_verdict v;
@@ -714,6 +716,7 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 	dt_hidx_init(&groups, r->n);
 	int64_t *shown_pids = malloc((r->n + 1) * sizeof(*shown_pids));
 	size_t nshown = 0;
+	struct dt_classify_cache *cc = dt_classify_cache_new(); /* NULL: no cache, same verdicts */
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *d = &r->recs[i];
 		if (merged[i])
@@ -722,10 +725,11 @@ int dt_report_build(struct dt_report *r, const struct dt_report_opts *o, char *e
 			r->reopens++;
 		if (d->type == DT_REC_WRITE)
 			r->writes++;
-		if (d->type == DT_REC_DENIAL && dt_report_add_denial(r, o, &groups, d) &&
+		if (d->type == DT_REC_DENIAL && dt_report_add_denial(r, o, &groups, cc, d) &&
 		    shown_pids)
 			shown_pids[nshown++] = (int64_t)d->ring << 32 | d->pid; /* pid_max < 2^23 */
 	}
+	dt_classify_cache_free(cc);
 	free(merged);
 	r->refusing_procs = dt_count_distinct(shown_pids, nshown);
 	free(shown_pids);
