@@ -54,7 +54,26 @@ static void remove_top(void)
 	}
 }
 
-/* Starts the stub and returns once it listens (it prints its port). */
+/* The port the stub prints, up to its newline: the digits alone may be
+ * only part of it. 0 when it printed none within 10 s. */
+static int read_port(int fd)
+{
+	char buf[32] = "";
+	size_t n = 0;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 10000) > 0) {
+		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		buf[n] = 0;
+	}
+	return memchr(buf, '\n', n) ? atoi(buf) : 0;
+}
+
+/* Starts the stub and returns once it listens (it prints its port). Its
+ * stderr goes to STUB_LOG.err, for a failure's message. */
 static void start_stub(void)
 {
 	int p[2];
@@ -62,6 +81,8 @@ static void start_stub(void)
 	pid_t parent = getpid();
 	const char *stub = dtt_helper_script("responses_stub.py");
 	cr_assert_not_null(stub, "tests/helpers/responses_stub.py not found");
+	char errlog[PATH_MAX + 16];
+	snprintf(errlog, sizeof(errlog), "%s.err", stub_log);
 	stub_pid = fork();
 	cr_assert_geq(stub_pid, 0);
 	if (stub_pid == 0) {
@@ -69,26 +90,21 @@ static void start_stub(void)
 		if (getppid() != parent)
 			_exit(1);
 		dup2(p[1], 1);
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
 			dup2(null, 0);
-			dup2(null, 2);
-		}
+		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (err >= 0)
+			dup2(err, 2);
 		for (int fd = 3; fd < 1024; fd++)
 			close(fd);
 		execl(PYTHON, PYTHON, stub, marker, stub_log, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
-	char buf[32] = "";
-	struct pollfd pfd = {.fd = p[0], .events = POLLIN};
-	if (poll(&pfd, 1, 10000) > 0) {
-		ssize_t k = read(p[0], buf, sizeof(buf) - 1);
-		buf[k > 0 ? k : 0] = 0;
-	}
+	stub_port = read_port(p[0]);
 	close(p[0]);
-	stub_port = atoi(buf);
-	cr_assert_gt(stub_port, 0, "the stub model server did not start (printed '%s')", buf);
+	cr_assert_gt(stub_port, 0, "the stub model server did not start (see %s)", errlog);
 }
 
 static void setup(void)
@@ -164,25 +180,8 @@ static const char *stub_notes(void)
 /* `denytrace codex -o RING -- exec ... [-c extra] "say hi"` from the
  * workspace, with a Hermes dispatcher's variables; bounded by timeout(1).
  * Returns its status; its output in out. */
-static int dt_codex_exec_run(const char *extra, char *out, size_t cap);
-
 static int dt_codex_exec(const char *extra, char *out, size_t cap)
 {
-	/* Two of these at once (make test's --jobs 2) hang most times: Codex
-	 * connects to its stub, whose Python never accepts the connection
-	 * (its main thread waits on a lock; seen with gdb, cause not found),
-	 * until timeout(1) ends it at 90 s. One at a time they pass. Until
-	 * that is understood they run only when asked. */
-	if (!getenv("DT_CODEX_EXEC_TESTS"))
-		cr_skip_test("codex exec against the stub hangs when two run at once (not "
-		             "understood); DT_CODEX_EXEC_TESTS=1 with --jobs 1 runs it");
-	return dt_codex_exec_run(extra, out, cap);
-}
-
-/* The launch itself: Codex refuses some before it asks the model. */
-static int dt_codex_exec_run(const char *extra, char *out, size_t cap)
-{
-
 	char dt[PATH_MAX + 16], provider[256];
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
 	snprintf(provider, sizeof(provider),
@@ -341,9 +340,8 @@ Test(codex_handoff, an_override_for_a_server_that_does_not_exist_is_refused_as_c
 {
 	static char out[65536];
 	write_config(NULL, NULL);
-	/* refused before any model request: never the hang above */
-	int st = dt_codex_exec_run("mcp_servers.hermes-mcp.env.HERMES_KANBAN_TASK=\"t_1\"", out,
-	                           sizeof(out));
+	int st = dt_codex_exec("mcp_servers.hermes-mcp.env.HERMES_KANBAN_TASK=\"t_1\"", out,
+	                       sizeof(out));
 	cr_expect_eq(st, 1, "Codex's own exit status: %s", out);
 	/* Codex: "invalid transport\nin `mcp_servers.hermes-mcp`" */
 	cr_expect(strstr(out, "invalid transport\nin `mcp_servers.hermes-mcp`"), "%s", out);
