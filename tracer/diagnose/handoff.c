@@ -66,6 +66,21 @@ static const struct dt_record *board_opened(const struct dt_report *r, long pid,
 	return written ? NULL : any;
 }
 
+int dt_handoff_same_path(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (!strcmp(a, b))
+		return 1;
+	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+const char *dt_handoff_board_written(const struct dt_report *r, long pid)
+{
+	const struct dt_record *db = board_opened(r, pid, 1);
+	return db ? dt_report_path(db) : NULL;
+}
+
 static const char *env_value(const struct dt_record *rec, const char *entry, size_t namelen)
 {
 	for (size_t i = 0; i < rec->nenv; i++)
@@ -136,7 +151,7 @@ static char *astray_override(const struct dt_record *launch, const struct dt_han
 
 /* The change that carries the lost variables: names in the server's
  * env_vars (merged with its list), or in the parent's environment. */
-static void env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
+static void env_fix(const struct dt_mcp_server *s, long parent, struct dt_handoff *h)
 {
 	const char **names = xrealloc(NULL, (h->nvars + 1) * sizeof(*names));
 	char *keep;
@@ -161,8 +176,8 @@ static void env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
 			free(keep);
 			keep = next;
 		}
-		h->fix = xasprintf("keep %s in the environment pid %lld starts pid %ld with", keep,
-		                   (long long)h->pid, h->pid);
+		h->fix = xasprintf("keep %s in the environment pid %ld starts pid %ld with", keep,
+		                   parent, h->pid);
 		free(keep);
 	}
 	free(names);
@@ -179,8 +194,6 @@ static int locates_board(const char *name)
 	return 0;
 }
 
-static int same_path(const char *a, const char *b);
-
 /* A variable that only locates the board is moot when the process opened
  * the board its launcher's environment names anyway. */
 static void drop_moot(const struct dt_record *launcher, const char *opened, struct dt_handoff *h)
@@ -189,7 +202,7 @@ static void drop_moot(const struct dt_record *launcher, const char *opened, stru
 	size_t k = 0;
 
 	for (size_t i = 0; i < h->nvars; i++) {
-		if (named && locates_board(h->vars[i].name) && same_path(opened, named))
+		if (named && locates_board(h->vars[i].name) && dt_handoff_same_path(opened, named))
 			free(h->vars[i].name);
 		else
 			h->vars[k++] = h->vars[i];
@@ -225,17 +238,8 @@ static void env_lost(const struct dt_report *r, const struct dt_record *p, struc
 	h.board = dt_report_path(db);
 	h.hop = hop_text(launcher, p, h.server);
 	h.why = astray_override(launch_of(r), &h);
-	env_fix(s, &h);
+	env_fix(s, (long)p->ppid, &h);
 	*push(hs) = h;
-}
-
-static int same_path(const char *a, const char *b)
-{
-	char ra[PATH_MAX], rb[PATH_MAX];
-
-	if (!strcmp(a, b))
-		return 1;
-	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
 }
 
 static void wrong_board(const struct dt_report *r, const struct dt_record *p, const char *named,
@@ -246,7 +250,7 @@ static void wrong_board(const struct dt_report *r, const struct dt_record *p, co
 	struct dt_handoff *h;
 	char *why = NULL, *own;
 
-	if (!path || strcmp(base_name(path), "kanban.db") || same_path(path, named))
+	if (!path || strcmp(base_name(path), "kanban.db") || dt_handoff_same_path(path, named))
 		return;
 	own = dt_hermes_board(p->env, p->nenv, &why);
 	h = push(hs);

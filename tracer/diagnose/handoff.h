@@ -61,4 +61,9 @@ void dt_handoffs_free(struct dt_handoffs *h);
 
 const char *dt_handoff_kind_name(enum dt_handoff_kind k);
 
+/* The SQLite database process pid wrote (a successful write), or NULL. */
+const char *dt_handoff_board_written(const struct dt_report *r, long pid);
+/* 1 when a and b name one file: equal, or the same realpath. */
+int dt_handoff_same_path(const char *a, const char *b);
+
 #endif
