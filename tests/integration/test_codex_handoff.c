@@ -15,6 +15,9 @@
  *  - `-c mcp_servers.X.env.K="v"` for an X no layer gives a command or a
  *    url stops Codex before it starts: exit 1, "invalid transport" and
  *    "in `mcp_servers.X`" on stderr (exec, sandbox, mcp alike).
+ * fix --verify re-runs the launch from its launch file with the override
+ * the report proposed, and judges from the new ring whether the server
+ * now has the variables and writes the launch's board.
  * One `codex exec` took 5 s on an idle machine and 40 s or more under the
  * shared build load: the hang guards are wide on purpose.
  * Skipped (with the reason) where `make codex` could not install Codex.
@@ -151,16 +154,22 @@ TestSuite(codex_handoff, .init = setup, .fini = teardown, .timeout = 240);
 
 /* config.toml: hermes-tools, the board's server, with extra lines in its
  * table, then more (other servers). */
-static void write_config(const char *tools_extra, const char *more)
+static void write_config_args(const char *args_extra, const char *tools_extra, const char *more)
 {
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/config.toml", codex_home);
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
-	fprintf(f, "[mcp_servers.hermes-tools]\ncommand = \"%s\"\nargs = [\"%s\", \"%s\"]\n%s\n%s",
-	        PYTHON, dtt_helper_script("board_mcp.py"), marker, tools_extra ? tools_extra : "",
-	        more ? more : "");
+	fprintf(f,
+	        "[mcp_servers.hermes-tools]\ncommand = \"%s\"\nargs = [\"%s\", \"%s\"%s]\n%s\n%s",
+	        PYTHON, dtt_helper_script("board_mcp.py"), marker, args_extra ? args_extra : "",
+	        tools_extra ? tools_extra : "", more ? more : "");
 	cr_assert_eq(fclose(f), 0);
+}
+
+static void write_config(const char *tools_extra, const char *more)
+{
+	write_config_args(NULL, tools_extra, more);
 }
 
 /* The stub's notes, for a failure's message. */
@@ -177,9 +186,35 @@ static const char *stub_notes(void)
 	return buf;
 }
 
+/* words, run from the workspace with a Hermes dispatcher's variables and
+ * stdout into stdout_file (NULL: with stderr into out), bounded by
+ * timeout(1). Returns its status. */
+static int in_workspace(const char *const *words, const char *stdout_file, char *out, size_t cap)
+{
+	char e_home[PATH_MAX + 16], e_ch[PATH_MAX + 32], e_hh[PATH_MAX + 32], e_db[PATH_MAX + 48];
+	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
+	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", codex_home);
+	snprintf(e_hh, sizeof(e_hh), "HERMES_HOME=%s", hermes_home);
+	snprintf(e_db, sizeof(e_db), "HERMES_KANBAN_DB=%s", board);
+	const char *env[] = {e_home, e_ch, e_hh, e_db, "HERMES_KANBAN_TASK=t_1", NULL};
+	const char *argv[40];
+	size_t n = 0;
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = stdout_file ? "cd \"$0\" && out=$1 && shift && exec timeout -k 5 180 \"$@\" "
+	                          "< /dev/null > \"$out\""
+	                        : "cd \"$0\" && exec timeout -k 5 90 \"$@\" < /dev/null";
+	argv[n++] = work;
+	if (stdout_file)
+		argv[n++] = stdout_file;
+	for (size_t i = 0; words[i] && n < sizeof(argv) / sizeof(*argv) - 1; i++)
+		argv[n++] = words[i];
+	argv[n] = NULL;
+	return dtt_system(out, cap, argv, env);
+}
+
 /* `denytrace codex -o RING -- exec ... [-c extra] "say hi"` from the
- * workspace, with a Hermes dispatcher's variables; bounded by timeout(1).
- * Returns its status; its output in out. */
+ * workspace. Returns its status; its output in out. */
 static int dt_codex_exec(const char *extra, char *out, size_t cap)
 {
 	char dt[PATH_MAX + 16], provider[256];
@@ -189,19 +224,9 @@ static int dt_codex_exec(const char *extra, char *out, size_t cap)
 	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
 	         "request_max_retries = 0, stream_max_retries = 0 }",
 	         stub_port);
-	char e_home[PATH_MAX + 16], e_ch[PATH_MAX + 32], e_hh[PATH_MAX + 32], e_db[PATH_MAX + 48];
-	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
-	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", codex_home);
-	snprintf(e_hh, sizeof(e_hh), "HERMES_HOME=%s", hermes_home);
-	snprintf(e_db, sizeof(e_db), "HERMES_KANBAN_DB=%s", board);
-	const char *env[] = {e_home, e_ch, e_hh, e_db, "HERMES_KANBAN_TASK=t_1", NULL};
-	const char *argv[24];
+	const char *words[24];
 	size_t n = 0;
-	const char *pre[] = {"sh",
-	                     "-c",
-	                     "cd \"$0\" && exec timeout -k 5 90 \"$@\" < /dev/null",
-	                     work,
-	                     dt,
+	const char *pre[] = {dt,
 	                     "codex",
 	                     "--codex",
 	                     codex,
@@ -215,17 +240,28 @@ static int dt_codex_exec(const char *extra, char *out, size_t cap)
 	                     "-c",
 	                     "model_provider=\"dtstub\""};
 	for (size_t i = 0; i < sizeof(pre) / sizeof(*pre); i++)
-		argv[n++] = pre[i];
+		words[n++] = pre[i];
 	if (extra) {
-		argv[n++] = "-c";
-		argv[n++] = extra;
+		words[n++] = "-c";
+		words[n++] = extra;
 	}
-	argv[n++] = "say hi";
-	argv[n] = NULL;
+	words[n++] = "say hi";
+	words[n] = NULL;
 	unlink(marker);
 	unlink(ring);
 	unlink(stub_log);
-	return dtt_system(out, cap, argv, env);
+	return in_workspace(words, NULL, out, cap);
+}
+
+/* `denytrace fix --verify --yes --format json RING` with the launch's
+ * environment, its JSON into json. Returns its status. */
+static int fix_verify(char *out, size_t cap)
+{
+	char dt[PATH_MAX + 16];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *words[] = {dt, "fix", "--verify", "--yes", "--format", "json", ring, NULL};
+	unlink(marker);
+	return in_workspace(words, json, out, cap);
 }
 
 /* `denytrace report --format json RING` into json. */
@@ -307,6 +343,55 @@ Test(codex_handoff, a_board_variable_lost_at_the_mcp_hop_is_named_with_its_fix_a
 	    "assert h == [], h\n",
 	    common_py);
 	check(py, board, NULL);
+}
+
+/* fix --verify on that run: denytrace re-runs the launch from its launch
+ * file with the proposed override added, and the new ring shows the
+ * server with the variables, writing the launch's board: every handoff
+ * finding fixed, exit 0. */
+Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_the_handoff_fixed)
+{
+	static char out[65536];
+	write_config(NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py =
+	    "import json, sys, os\n"
+	    "f = json.load(open(sys.argv[1]))\n"
+	    "m = json.load(open(sys.argv[2]))\n"
+	    "h = f['handoff']\n"
+	    "kinds = sorted(x['kind'] for x in h)\n"
+	    "assert kinds == ['environment-lost', 'wrong-board'], h\n"
+	    "lost = [x for x in h if x['kind'] == 'environment-lost'][0]\n"
+	    "for x in h:\n"
+	    "    v = x['verify']\n"
+	    "    assert v['state'] == 'fixed', x\n"
+	    "    assert v['overrides'] == [lost['override']], v\n"
+	    "    assert v['exit_status'] == 0 and os.path.exists(v['ring']), v\n"
+	    "assert m['db'] == sys.argv[3] and m['env']['HERMES_KANBAN_DB'] == sys.argv[3], m\n";
+	check(py, board, NULL);
+}
+
+/* A server whose own command line pins another board: the override
+ * brings it the variables (that finding fixed) and it still writes its
+ * own board (that one not fixed): fix --verify exits 1. */
+Test(codex_handoff, fix_verify_says_not_fixed_when_the_rerun_still_writes_another_board)
+{
+	static char out[65536];
+	char pinned[PATH_MAX + 64], args[PATH_MAX + 64];
+	snprintf(pinned, sizeof(pinned), "%s/pinned/kanban.db", top);
+	snprintf(args, sizeof(args), ", \"--db\", \"%s\"", pinned);
+	write_config_args(args, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 1, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py = "import json, sys\n"
+	                 "h = {x['kind']: x for x in json.load(open(sys.argv[1]))['handoff']}\n"
+	                 "assert h['environment-lost']['verify']['state'] == 'fixed', h\n"
+	                 "w = h['wrong-board']['verify']\n"
+	                 "assert w['state'] == 'not-fixed' and sys.argv[3] in w['why'], w\n";
+	check(py, pinned, NULL);
 }
 
 /* The same server given env_vars: it writes the launch's board, and the
@@ -466,6 +551,8 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	                 "names = sorted(v['name'] for v in lost[0]['lost'])\n"
 	                 "assert names == ['HERMES_KANBAN_DB', 'HERMES_KANBAN_TASK'], names\n"
 	                 "assert lost[0]['mcp_server'] is None and lost[0]['fix'], lost\n"
+	                 "# the parent starts it: the fix names both, not the child twice\n"
+	                 "assert lost[0]['fix'].count('pid %d' % lost[0]['pid']) == 1, lost\n"
 	                 "assert len(wrong) == 1 and wrong[0]['named_board'] == sys.argv[2], h\n"
 	                 "assert wrong[0]['board'] == sys.argv[3], wrong\n"
 	                 "assert 'default board' in wrong[0]['why'], wrong\n"
@@ -473,5 +560,39 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	                 "assert [x['kind'] for x in f] == [x['kind'] for x in h], f\n"
 	                 "assert all(x['fix'] for x in f), f\n";
 	const char *pargv[] = {PYTHON, "-c", py, json_path, named, wrote, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}
+
+/* The same child under `denytrace run`: its fix is its parent's
+ * environment, not a Codex override, so fix --verify runs nothing for it
+ * and says it cannot verify (exit 9), with the reason. */
+Test(handoff_plain, fix_verify_cannot_verify_a_handoff_whose_fix_is_not_a_codex_override)
+{
+	const char *tmp = dtt_tmpdir(), *server = dtt_helper_script("board_mcp.py");
+	cr_assert_not_null(server);
+	char cmd[6 * PATH_MAX];
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd '%s' && mkdir -p home boards && export HOME='%s/home' && HERMES_KANBAN_DB='%s/"
+	    "boards/kanban.db' HERMES_KANBAN_TASK=t_1 '%s/denytrace' run -q --all -o c.ring -- "
+	    "sh -c 'env -u HERMES_KANBAN_DB -u HERMES_KANBAN_TASK %s %s %s/m < /dev/null' && "
+	    "'%s/denytrace' fix --verify --yes --format json c.ring > f.json; echo $? > st",
+	    tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build());
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", tmp);
+	const char *py =
+	    "import json, sys\n"
+	    "d = sys.argv[1]\n"
+	    "assert open(d + '/st').read().strip() == '9', open(d + '/st').read()\n"
+	    "h = json.load(open(d + '/f.json'))['handoff']\n"
+	    "assert len(h) == 2, h\n"
+	    "for x in h:\n"
+	    "    v = x['verify']\n"
+	    "    assert v['state'] == 'cannot-verify', v\n"
+	    "    assert 'not `denytrace codex`' in v['why'] and v['ring'] is None, v\n";
+	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "fix.h"
 #include "fixrun.h"
+#include "handoff_fix.h"
 #include "json.h"
 #include "launchfile.h"
 #include "names.h"
@@ -257,15 +258,17 @@ static void fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fi
 		      f);
 }
 
-/* Failures with no refusal (handoff.h): their change is said, not
- * applied to the command line nor verified. */
-static void fix_text_handoffs(FILE *f, const struct dt_handoffs *h)
+/* Failures with no refusal (handoff.h): their change is said, and
+ * verified by a re-run of its own (handoff_fix.h). */
+static void fix_text_handoffs(FILE *f, const struct dt_handoffs *h,
+                              const struct dt_handoff_verify *hv)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		fprintf(f, "\nhandoff %zu (%s, no refusal), pid %ld: ", i + 1,
 		        dt_handoff_kind_name(h->v[i].kind), h->v[i].pid);
 		dt_put_safe(f, h->v[i].fix);
 		fputc('\n', f);
+		dt_handoff_verify_text(f, hv, i);
 	}
 }
 
@@ -410,7 +413,8 @@ static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 	dt_json_end_obj(j);
 }
 
-static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
+static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h,
+                              const struct dt_handoff_verify *hv)
 {
 	dt_json_key(j, "handoff");
 	dt_json_arr(j);
@@ -426,6 +430,7 @@ static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
 		dt_json_str(j, h->v[i].fix_env_vars);
 		dt_json_key(j, "override");
 		dt_json_str(j, h->v[i].fix_override);
+		dt_handoff_verify_json(j, hv, i);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
@@ -433,7 +438,7 @@ static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
 
 static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inputs *in,
                      const struct dt_fix_plan *plan, const struct dt_verify *v,
-                     const struct dt_handoffs *h)
+                     const struct dt_handoffs *h, const struct dt_handoff_verify *hv)
 {
 	struct dt_json j;
 	dt_json_init(&j, f, 1);
@@ -464,7 +469,7 @@ static void fix_json(FILE *f, const struct fix_opts *o, const struct dt_fix_inpu
 	dt_json_end_arr(&j);
 	if (v && v->cmd)
 		fix_json_run(&j, v);
-	fix_json_handoffs(&j, h);
+	fix_json_handoffs(&j, h, hv);
 	dt_json_end_obj(&j);
 	fputc('\n', f);
 }
@@ -680,6 +685,24 @@ static int fix_verify(const struct fix_opts *o, const struct dt_report *r,
 	return 0;
 }
 
+/* The handoff findings' own re-run: the launch with their overrides,
+ * asked for as the refusals' is. */
+static int fix_verify_handoffs(const struct fix_opts *o, const struct dt_report *r,
+                               const struct dt_fix_inputs *in, struct dt_handoff_verify *hv)
+{
+	struct dt_fix_plan shown = {0};
+	char after[PATH_MAX], *abs = realpath(o->rings[0], NULL);
+	int rc = dt_handoff_verify_plan(&r->handoffs, in, hv);
+	if (rc <= 0)
+		return rc < 0 ? dt_fail(DT_EXIT_INTERNAL, "out of memory") : 0;
+	shown.argv = hv->argv;
+	snprintf(after, sizeof(after), "%s.handoff.ring", abs ? abs : o->rings[0]);
+	free(abs);
+	if (!(rc = fix_confirm(o, in, &shown)))
+		rc = dt_handoff_verify_run(r, in, after, hv);
+	return rc;
+}
+
 /* 0 only when every finding was verified fixed: a script's
  * `fix --verify --yes && deploy` must not deploy what nobody proved. */
 static int fix_verify_status(const struct dt_verify *v)
@@ -742,6 +765,7 @@ int cmd_fix(int argc, char **argv)
 	struct dt_fix_plan plan = {0};
 	struct dt_verify v = {0};
 	struct dt_launchfile lf = {0};
+	struct dt_handoff_verify hv = {0};
 	char err[1024], why[2 * PATH_MAX + 256], cwd[PATH_MAX];
 	if (rc >= 0)
 		goto out;
@@ -760,19 +784,22 @@ int cmd_fix(int argc, char **argv)
 	dt_fix_plan_build(in.p, in.n, &in.l, &plan);
 	if (o.verify)
 		dt_verify_disk_check(&plan, o.rings[0]);
-	if (o.verify && (rc = fix_verify(&o, &r, &in, &plan, &v)))
+	if (o.verify && (in.n || !r.handoffs.n) && (rc = fix_verify(&o, &r, &in, &plan, &v)))
+		goto out;
+	if (o.verify && (rc = fix_verify_handoffs(&o, &r, &in, &hv)))
 		goto out;
 	if (o.json) {
-		fix_json(stdout, &o, &in, &plan, &v, &r.handoffs);
+		fix_json(stdout, &o, &in, &plan, &v, &r.handoffs, &hv);
 	} else {
 		fix_text(stdout, &in, &plan, &v);
-		fix_text_handoffs(stdout, &r.handoffs);
+		fix_text_handoffs(stdout, &r.handoffs, &hv);
 	}
-	rc = fix_verify_status(&v);
+	rc = dt_handoff_verify_status(&hv, fix_verify_status(&v));
 	if (fflush(stdout) != 0)
 		rc = DT_EXIT_IO;
 out:
 	dt_launchfile_free(&lf);
+	dt_handoff_verify_free(&hv);
 	dt_verify_free(&v);
 	dt_fix_plan_free(&plan);
 	dt_fix_inputs_free(&in);

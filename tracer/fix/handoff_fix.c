@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/* fix --verify for the handoff findings (handoff_fix.h). */
+#include "handoff_fix.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "codex_mcp.h"
+#include "json.h"
+#include "recfmt.h"
+#include "report.h"
+#include "roots_int.h"
+#include "spawn.h"
+
+/* The override that carries finding i: its own, else (a wrong board) the
+ * one of the environment lost by the same process. */
+static const char *override_of(const struct dt_handoffs *h, size_t i)
+{
+	if (h->v[i].fix_override)
+		return h->v[i].fix_override;
+	for (size_t k = 0; k < h->n; k++)
+		if (h->v[k].pid == h->v[i].pid && h->v[k].fix_override)
+			return h->v[k].fix_override;
+	return NULL;
+}
+
+static void add_override(struct dt_handoff_verify *out, const char *o)
+{
+	for (size_t k = 0; k < out->noverrides; k++)
+		if (!strcmp(out->overrides[k], o))
+			return;
+	out->overrides = xrealloc(out->overrides, (out->noverrides + 1) * sizeof(char *));
+	out->overrides[out->noverrides++] = xstrdup(o);
+}
+
+static void cannot(struct dt_handoff_verdict *v, char *why)
+{
+	v->state = DT_VERIFY_CANNOT;
+	free(v->why);
+	v->why = why;
+}
+
+/* The launch's argv with "-c OVERRIDE" for each override after its last
+ * -c (else after the program), as `denytrace codex` places its own. */
+static char **argv_with(const struct dt_fix_inputs *in, char *const *overrides, size_t n)
+{
+	struct dt_codex_cli cli;
+	size_t at, k = 0;
+	char **argv = xrealloc(NULL, (in->l.argc + 2 * n + 1) * sizeof(*argv));
+
+	memset(&cli, 0, sizeof(cli));
+	dt_codex_cli_parse(NULL, &cli, in->l.argv, in->l.argc);
+	at = cli.config_end ? cli.config_end : cli.args_start ? cli.args_start : in->l.argc;
+	dt_codex_cli_free(&cli);
+	for (size_t i = 0; i < in->l.argc; i++) {
+		if (i == at)
+			for (size_t o = 0; o < n; o++) {
+				argv[k++] = xstrdup("-c");
+				argv[k++] = xstrdup(overrides[o]);
+			}
+		argv[k++] = xstrdup(in->l.argv[i]);
+	}
+	for (size_t o = 0; at >= in->l.argc && o < n; o++) {
+		argv[k++] = xstrdup("-c");
+		argv[k++] = xstrdup(overrides[o]);
+	}
+	argv[k] = NULL;
+	return argv;
+}
+
+int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inputs *in,
+                           struct dt_handoff_verify *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = h->n;
+	out->v = xrealloc(NULL, (h->n + 1) * sizeof(*out->v));
+	memset(out->v, 0, (h->n + 1) * sizeof(*out->v));
+	for (size_t i = 0; i < h->n; i++) {
+		const char *o = override_of(h, i);
+		if (!in->trusted || !in->via_codex || !in->l.argv)
+			cannot(&out->v[i],
+			       xasprintf("no Codex launch to run again: %s",
+			                 !in->trusted
+			                     ? (in->source ? in->source : "no launch recorded")
+			                     : "the launch was not `denytrace codex`"));
+		else if (!o)
+			cannot(&out->v[i], xasprintf("its fix is not a Codex -c override: %s",
+			                             h->v[i].fix ? h->v[i].fix : "none stated"));
+		else
+			add_override(out, o);
+	}
+	if (out->noverrides)
+		out->argv = argv_with(in, out->overrides, out->noverrides);
+	return (int)out->noverrides;
+}
+
+/* The processes of after that are finding h's: the same MCP server, else
+ * the same command name. */
+static int is_finding_process(const struct dt_report *before, const struct dt_handoff *h,
+                              const struct dt_record *p)
+{
+	const struct dt_mcp_server *s;
+	if (!h->server)
+		return h->comm && p->comm && !strcmp(h->comm, p->comm);
+	s = dt_mcp_server_for(before->roots.mcp, before->roots.nmcp, p->argv, p->argc);
+	return s && !strcmp(s->name, h->server);
+}
+
+static const char *env_of(const struct dt_record *p, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < p->nenv; i++)
+		if (!strncmp(p->env[i], name, n) && p->env[i][n] == '=')
+			return p->env[i] + n + 1;
+	return NULL;
+}
+
+/* The first variable of h that p still lacks or has another value of. */
+static const struct dt_handoff_var *still_lost(const struct dt_handoff *h,
+                                               const struct dt_record *p)
+{
+	for (size_t k = 0; k < h->nvars; k++) {
+		const char *now = env_of(p, h->vars[k].name);
+		if (!now || strcmp(now, h->vars[k].launcher))
+			return &h->vars[k];
+	}
+	return NULL;
+}
+
+static void judge_env_lost(const struct dt_handoff *h, const struct dt_record *p,
+                           struct dt_handoff_verdict *v)
+{
+	const struct dt_handoff_var *lost = still_lost(h, p);
+	free(v->why);
+	if (lost) {
+		v->state = DT_VERIFY_NOT_FIXED;
+		v->why = xasprintf("pid %lld of the re-run still lacks %s", (long long)p->pid,
+		                   lost->name);
+	} else {
+		v->state = DT_VERIFY_FIXED;
+		v->why = xasprintf("pid %lld of the re-run has every variable, with the "
+		                   "launcher's value",
+		                   (long long)p->pid);
+	}
+}
+
+static void judge_wrong_board(const struct dt_report *after, const struct dt_handoff *h,
+                              const struct dt_record *p, struct dt_handoff_verdict *v)
+{
+	const char *wrote = dt_handoff_board_written(after, (long)p->pid);
+	if (!wrote)
+		return; /* this process wrote none: another of the finding's may */
+	free(v->why);
+	if (dt_handoff_same_path(wrote, h->named)) {
+		v->state = DT_VERIFY_FIXED;
+		v->why = xasprintf("pid %lld of the re-run wrote %s, the board the launch named",
+		                   (long long)p->pid, wrote);
+	} else {
+		v->state = DT_VERIFY_NOT_FIXED;
+		v->why = xasprintf("pid %lld of the re-run wrote %s, not %s", (long long)p->pid,
+		                   wrote, h->named);
+	}
+}
+
+/* A finding is not fixed as soon as one of its processes shows it. */
+static void judge(const struct dt_report *before, const struct dt_report *after,
+                  const struct dt_handoff *h, struct dt_handoff_verdict *v)
+{
+	cannot(v, xasprintf("no process of %s%s ran in the re-run%s",
+	                    h->server ? "the MCP server " : "", h->server ? h->server : h->comm,
+	                    h->kind == DT_HANDOFF_WRONG_BOARD ? " and wrote a board" : ""));
+	for (size_t i = 0; i < after->nprocs && v->state != DT_VERIFY_NOT_FIXED; i++) {
+		const struct dt_record *p = after->procs[i];
+		if (dt_report_proc(after, p, (long)p->pid) != p ||
+		    !is_finding_process(before, h, p))
+			continue;
+		if (h->kind == DT_HANDOFF_ENV_LOST)
+			judge_env_lost(h, p, v);
+		else
+			judge_wrong_board(after, h, p, v);
+	}
+}
+
+static int load_after(const char *ring, int status, struct dt_report *after)
+{
+	char err[512];
+	const char *rings[] = {ring};
+	struct dt_report_opts o = {0};
+	if (dt_report_load(after, rings, 1, err, sizeof(err)) == 0 &&
+	    dt_report_build(after, &o, err, sizeof(err)) == 0)
+		return 0;
+	dt_report_free(after);
+	return dt_fail(DT_EXIT_INTERNAL, "fix: the re-run left no readable ring (%s; exit %d)", err,
+	               status);
+}
+
+int dt_handoff_verify_run(const struct dt_report *before, const struct dt_fix_inputs *in,
+                          const char *after_ring, struct dt_handoff_verify *out)
+{
+	char self[PATH_MAX];
+	struct dt_report after;
+	size_t argc = 0;
+	int rc = dt_verify_self(self, sizeof(self));
+
+	if (rc)
+		return rc;
+	while (out->argv[argc])
+		argc++;
+	snprintf(out->ring, sizeof(out->ring), "%s", after_ring);
+	out->cmd = dt_verify_command(self, out->ring, out->argv, argc, 1);
+	if (!out->cmd)
+		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	unlink(out->ring);
+	/* the command's output goes to stderr: stdout is fix's report */
+	struct dt_spawn sp = {
+	    .argv = out->cmd, .cwd = in->l.cwd, .in = -2, .out = 2, .err = -1, .who = "fix"};
+	pid_t pid = dt_spawn(&sp);
+	out->status = pid < 0 ? -1 : dt_wait_timeout(pid, 24 * 3600);
+	if ((rc = load_after(out->ring, out->status, &after)))
+		return rc;
+	for (size_t i = 0; i < out->n; i++)
+		if (!out->v[i].why)
+			judge(before, &after, &before->handoffs.v[i], &out->v[i]);
+	dt_report_free(&after);
+	return 0;
+}
+
+int dt_handoff_verify_status(const struct dt_handoff_verify *v, int rc)
+{
+	if (rc == DT_EXIT_FOUND)
+		return rc;
+	for (size_t i = 0; v->v && i < v->n; i++)
+		if (v->v[i].state == DT_VERIFY_NOT_FIXED)
+			return DT_EXIT_FOUND;
+		else if (v->v[i].state == DT_VERIFY_CANNOT)
+			rc = DT_EXIT_UNVERIFIED;
+	return rc;
+}
+
+void dt_handoff_verify_text(FILE *f, const struct dt_handoff_verify *v, size_t i)
+{
+	if (!v->v || i >= v->n)
+		return;
+	fprintf(f, "   verified: %s: ", dt_verify_state_name(v->v[i].state));
+	dt_put_safe(f, v->v[i].why);
+	if (v->cmd && v->v[i].state != DT_VERIFY_CANNOT)
+		fprintf(f, " (one run, exit status %d, ring %s)", v->status, v->ring);
+	fputc('\n', f);
+}
+
+void dt_handoff_verify_json(struct dt_json *j, const struct dt_handoff_verify *v, size_t i)
+{
+	if (!v->v || i >= v->n)
+		return;
+	dt_json_key(j, "verify");
+	dt_json_obj(j);
+	dt_json_key(j, "state");
+	dt_json_str(j, v->v[i].state == DT_VERIFY_FIXED       ? "fixed"
+	               : v->v[i].state == DT_VERIFY_NOT_FIXED ? "not-fixed"
+	                                                      : "cannot-verify");
+	dt_json_key(j, "why");
+	dt_json_str(j, v->v[i].why);
+	dt_json_key(j, "overrides");
+	dt_json_arr(j);
+	for (size_t k = 0; k < v->noverrides; k++)
+		dt_json_str(j, v->overrides[k]);
+	dt_json_end_arr(j);
+	dt_json_key(j, "exit_status");
+	if (v->cmd)
+		dt_json_int(j, v->status);
+	else
+		dt_json_null(j);
+	dt_json_key(j, "ring");
+	dt_json_str(j, v->cmd ? v->ring : NULL);
+	dt_json_end_obj(j);
+}
+
+static void free_words(char **w)
+{
+	for (size_t i = 0; w && w[i]; i++)
+		free(w[i]);
+	free(w);
+}
+
+void dt_handoff_verify_free(struct dt_handoff_verify *v)
+{
+	for (size_t i = 0; v->v && i < v->n; i++)
+		free(v->v[i].why);
+	free(v->v);
+	for (size_t i = 0; i < v->noverrides; i++)
+		free(v->overrides[i]);
+	free(v->overrides);
+	free_words(v->argv);
+	free(v->cmd); /* its words are borrowed */
+	memset(v, 0, sizeof(*v));
+}
