@@ -596,3 +596,57 @@ Test(handoff_plain, fix_verify_cannot_verify_a_handoff_whose_fix_is_not_a_codex_
 	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
+
+/* hcom resolves its database as aannoo/hcom does at commit 13ef196 (hcom
+ * 0.7.24; src/paths.rs resolve_hcom_dir_from_env and db_path): $HCOM_DIR
+ * when non-empty, else $HOME/.hcom, then hcom.db there. This child lost
+ * HCOM_DIR and writes the one under HOME, in hcom's call shape (our own
+ * Python, sqlite3, WAL): the wrong board names both paths, the writer and
+ * the rule its environment resolved by. */
+static const char hcom_writer_py[] =
+    "import os, sqlite3\n"
+    "d = os.environ.get('HCOM_DIR') or os.path.join(os.environ['HOME'], '.hcom')\n"
+    "os.makedirs(d, mode=0o700, exist_ok=True)\n"
+    "c = sqlite3.connect(os.path.join(d, 'hcom.db'), timeout=5)\n"
+    "c.execute('PRAGMA journal_mode=WAL')\n"
+    "c.execute('CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, data TEXT)')\n"
+    "c.execute(\"INSERT INTO events (data) VALUES ('done')\")\n"
+    "c.commit()\n"
+    "c.close()\n";
+
+Test(handoff_plain, an_hcom_database_the_launch_did_not_name_is_a_wrong_board_with_both_paths)
+{
+	const char *tmp = dtt_tmpdir();
+	char script[PATH_MAX + 16];
+	snprintf(script, sizeof(script), "%s/hcom_writer.py", tmp);
+	FILE *f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fputs(hcom_writer_py, f);
+	cr_assert_eq(fclose(f), 0);
+	char cmd[6 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && mkdir -p home team && HOME='%s/home' HCOM_DIR='%s/team' "
+	         "'%s/denytrace' run -q --all -o h.ring -- sh -c 'env -u HCOM_DIR %s %s' && "
+	         "'%s/denytrace' report --format json h.ring > r.json",
+	         tmp, tmp, tmp, dtt_build(), PYTHON, script, dtt_build());
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	char json_path[PATH_MAX + 16], named[PATH_MAX + 32], wrote[PATH_MAX + 32];
+	snprintf(json_path, sizeof(json_path), "%s/r.json", tmp);
+	snprintf(named, sizeof(named), "%s/team/hcom.db", tmp);
+	snprintf(wrote, sizeof(wrote), "%s/home/.hcom/hcom.db", tmp);
+	const char *py = "import json, sys\n"
+	                 "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                 "wrong = [x for x in h if x['kind'] == 'wrong-board']\n"
+	                 "assert len(wrong) == 1, h\n"
+	                 "w = wrong[0]\n"
+	                 "assert w['named_board'] == sys.argv[2] and w['board'] == sys.argv[3], w\n"
+	                 "assert w['comm'].startswith('python') and w['pid'] > 0, w\n"
+	                 "assert \"hcom's default ~/.hcom\" in w['why'], w\n"
+	                 "assert 'HCOM_DIR=' + sys.argv[2][:-8] in w['fix'], w\n"
+	                 "lost = [x for x in h if x['kind'] == 'environment-lost']\n"
+	                 "assert [v['name'] for v in lost[0]['lost']] == ['HCOM_DIR'], lost\n";
+	const char *pargv[] = {PYTHON, "-c", py, json_path, named, wrote, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}

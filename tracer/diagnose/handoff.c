@@ -242,17 +242,42 @@ static void env_lost(const struct dt_report *r, const struct dt_record *p, struc
 	*push(hs) = h;
 }
 
-static void wrong_board(const struct dt_report *r, const struct dt_record *p, const char *named,
-                        struct dt_handoffs *hs)
-{
-	const struct dt_record *db = board_opened(r, (long)p->pid, 1);
-	const char *path = db ? dt_report_path(db) : NULL;
-	struct dt_handoff *h;
-	char *why = NULL, *own;
+/* The boards a launch names, and how each program finds its own. */
+struct board_kind {
+	const char *file;   /* the database's file name */
+	const char *prefix; /* a launch with a variable of this prefix names one */
+	char *(*resolve)(const char *const *env, size_t nenv, char **why);
+	const char *pin; /* the variable that carries it */
+	int pin_is_dir;  /* pin names the database's directory */
+};
 
-	if (!path || strcmp(base_name(path), "kanban.db") || dt_handoff_same_path(path, named))
+static const struct board_kind board_kinds[] = {
+    {"kanban.db", "HERMES_", dt_hermes_board, "HERMES_KANBAN_DB", 0},
+    {"hcom.db", "HCOM_", dt_hcom_db, "HCOM_DIR", 1},
+};
+
+/* The first database named k->file that pid wrote, or NULL. */
+static const char *board_written_as(const struct dt_report *r, long pid, const char *file)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *d = &r->recs[i];
+		if (d->pid == pid && d->type == DT_REC_WRITE && d->sqlite &&
+		    !strcmp(d->sqlite, "db") && !strcmp(base_name(dt_report_path(d)), file))
+			return dt_report_path(d);
+	}
+	return NULL;
+}
+
+static void wrong_board(const struct dt_report *r, const struct dt_record *p,
+                        const struct board_kind *k, const char *named, struct dt_handoffs *hs)
+{
+	const char *path = board_written_as(r, (long)p->pid, k->file);
+	struct dt_handoff *h;
+	char *why = NULL, *own, *pin;
+
+	if (!path || dt_handoff_same_path(path, named))
 		return;
-	own = dt_hermes_board(p->env, p->nenv, &why);
+	own = k->resolve(p->env, p->nenv, &why);
 	h = push(hs);
 	h->kind = DT_HANDOFF_WRONG_BOARD;
 	h->pid = (long)p->pid;
@@ -263,34 +288,48 @@ static void wrong_board(const struct dt_report *r, const struct dt_record *p, co
 	const struct dt_mcp_server *s =
 	    dt_mcp_server_for(r->roots.mcp, r->roots.nmcp, p->argv, p->argc);
 	h->server = s ? s->name : NULL;
-	h->fix = xasprintf("give pid %ld the launch's HERMES_KANBAN_DB=%s (see the environment "
-	                   "lost on the way, when it is listed)",
-	                   h->pid, named);
+	pin = k->pin_is_dir ? dir_name(named) : xstrdup(named);
+	h->fix = xasprintf("give pid %ld the launch's %s=%s (see the environment lost on the "
+	                   "way, when it is listed)",
+	                   h->pid, k->pin, pin);
+	free(pin);
 	free(own);
+}
+
+/* The board of kind k the launch named, or NULL when it names none. */
+static char *named_board(const struct dt_record *launch, const struct board_kind *k)
+{
+	char *why = NULL, *named = NULL;
+	int involved = 0;
+
+	for (size_t i = 0; launch && i < launch->nenv; i++)
+		involved |= starts_with(launch->env[i], k->prefix);
+	if (involved)
+		named = k->resolve(launch->env, launch->nenv, &why);
+	free(why);
+	return named;
 }
 
 void dt_handoffs_build(const struct dt_report *r, struct dt_handoffs *hs)
 {
 	const struct dt_record *launch = launch_of(r);
-	char *why = NULL, *named = NULL;
-	int hermes = 0;
+	enum { NKINDS = sizeof(board_kinds) / sizeof(*board_kinds) };
+	char *named[NKINDS];
 
 	memset(hs, 0, sizeof(*hs));
-	for (size_t i = 0; launch && i < launch->nenv; i++)
-		hermes |= starts_with(launch->env[i], "HERMES_");
-	/* the board the launch named: only a Hermes launch names one */
-	if (hermes)
-		named = dt_hermes_board(launch->env, launch->nenv, &why);
+	for (size_t k = 0; k < NKINDS; k++)
+		named[k] = named_board(launch, &board_kinds[k]);
 	for (size_t i = 0; i < r->nprocs; i++) {
 		/* a process may have several images: the last speaks for it */
 		if (dt_report_proc(r, r->procs[i], (long)r->procs[i]->pid) != r->procs[i])
 			continue;
 		env_lost(r, r->procs[i], hs);
-		if (named)
-			wrong_board(r, r->procs[i], named, hs);
+		for (size_t k = 0; k < NKINDS; k++)
+			if (named[k])
+				wrong_board(r, r->procs[i], &board_kinds[k], named[k], hs);
 	}
-	free(named);
-	free(why);
+	for (size_t k = 0; k < NKINDS; k++)
+		free(named[k]);
 }
 
 void dt_handoffs_free(struct dt_handoffs *hs)

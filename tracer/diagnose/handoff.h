@@ -10,10 +10,12 @@
  *    HERMES_* or HCOM_* variable its launcher had, or has another value;
  *    the launcher is its nearest traced ancestor, else the launch. Named:
  *    the hop, and the env_vars line or -c override that carries it.
- *  - wrong board: a Hermes board (kanban.db) was written that is not the
- *    board the launch named (HERMES_KANBAN_DB, else Hermes' own rules on
- *    the launch's environment). Named: both paths, the writer, and the
- *    rule its own environment resolved by.
+ *  - wrong board: a Hermes board (kanban.db) or an hcom database (hcom.db)
+ *    was written that is not the one the launch named (HERMES_KANBAN_DB,
+ *    else Hermes' own rules; $HCOM_DIR/hcom.db, else ~/.hcom/hcom.db, as
+ *    hcom resolves it: roots_env.c), for a launch with HERMES_* or HCOM_*
+ *    variables. Named: both paths, the writer, and the rule its own
+ *    environment resolved by.
  */
 #ifndef DENYTRACE_HANDOFF_H
 #define DENYTRACE_HANDOFF_H
