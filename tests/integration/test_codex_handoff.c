@@ -438,6 +438,37 @@ Test(codex_handoff, an_override_for_a_server_that_does_not_exist_is_refused_as_c
 	cr_expect(access(marker, F_OK) != 0, "Codex started the MCP server");
 }
 
+/* The same refused launch in the report: the override names hermes-mcp,
+ * the configured server is hermes-tools. fix --verify re-runs it with the
+ * override renamed: Codex accepts it and starts hermes-tools with the
+ * variable the override set (exit 0). */
+Test(codex_handoff, fix_verify_renames_an_override_for_a_server_that_does_not_exist)
+{
+	static char out[65536];
+	write_config(NULL, NULL);
+	cr_assert_eq(dt_codex_exec("mcp_servers.hermes-mcp.env.HERMES_KANBAN_TASK=\"t_9\"", out,
+	                           sizeof(out)),
+	             1, "Codex's own exit status: %s", out);
+	report_json();
+	const char *py1 = "import json, sys\n"
+	                  "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                  "assert [x['kind'] for x in h] == ['no-such-server'], h\n"
+	                  "assert h[0]['mcp_server'] == 'hermes-mcp', h\n"
+	                  "assert h[0]['fix_server'] == 'hermes-tools', h\n"
+	                  "assert 'invalid transport' in h[0]['why'], h\n";
+	check(py1, NULL, NULL);
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py2 = "import json, sys\n"
+	                  "m = json.load(open(sys.argv[2]))\n"
+	                  "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                  "v = h[0]['verify']\n"
+	                  "assert v['state'] == 'fixed', v\n"
+	                  "assert v['renamed'] == {'hermes-mcp': 'hermes-tools'}, v\n"
+	                  "assert m['env']['HERMES_KANBAN_TASK'] == 't_9', m\n";
+	check(py2, NULL, NULL);
+}
+
 /* The override lands on a server of the user's that has that name: the
  * board's server still lacks the variable, and the report says where the
  * override went. */

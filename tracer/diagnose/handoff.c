@@ -11,7 +11,9 @@
 
 const char *dt_handoff_kind_name(enum dt_handoff_kind k)
 {
-	return k == DT_HANDOFF_ENV_LOST ? "environment-lost" : "wrong-board";
+	return k == DT_HANDOFF_ENV_LOST      ? "environment-lost"
+	       : k == DT_HANDOFF_WRONG_BOARD ? "wrong-board"
+	                                     : "no-such-server";
 }
 
 static int board_var(const char *entry)
@@ -313,6 +315,70 @@ static char *named_board(const struct dt_record *launch, const struct board_kind
 	return named;
 }
 
+/* The server named by the -c key w (after "mcp_servers."), or NULL. */
+static const struct dt_mcp_server *override_server(const struct dt_report *r, const char *w)
+{
+	const char *name = w + strlen("mcp_servers."), *dot = strchr(name, '.');
+	for (size_t i = 0; dot && i < r->roots.nmcp; i++)
+		if (strlen(r->roots.mcp[i].name) == (size_t)(dot - name) &&
+		    !strncmp(r->roots.mcp[i].name, name, (size_t)(dot - name)))
+			return &r->roots.mcp[i];
+	return NULL;
+}
+
+/* The one stdio server other than skip, or NULL when there are none or
+ * several. */
+static const char *only_other_server(const struct dt_report *r, const struct dt_mcp_server *skip)
+{
+	const char *found = NULL;
+	for (size_t i = 0; i < r->roots.nmcp; i++) {
+		if (&r->roots.mcp[i] == skip || !r->roots.mcp[i].command)
+			continue;
+		if (found)
+			return NULL;
+		found = r->roots.mcp[i].name;
+	}
+	return found;
+}
+
+static int already_named(const struct dt_handoffs *hs, const char *server)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		if (hs->v[i].kind == DT_HANDOFF_NO_SUCH_SERVER && !strcmp(hs->v[i].server, server))
+			return 1;
+	return 0;
+}
+
+static void no_such_server(const struct dt_report *r, const struct dt_record *launch,
+                           struct dt_handoffs *hs)
+{
+	for (size_t i = 0; launch && i + 1 < launch->argc; i++) {
+		const char *w = launch->argv[i + 1];
+		const struct dt_mcp_server *s;
+		if (strcmp(launch->argv[i], "-c") || !starts_with(w, "mcp_servers.") ||
+		    !(s = override_server(r, w)) || s->command || s->url ||
+		    already_named(hs, s->name))
+			continue;
+		struct dt_handoff *h = push(hs);
+		const char *other = only_other_server(r, s);
+		h->kind = DT_HANDOFF_NO_SUCH_SERVER;
+		h->pid = (long)launch->pid;
+		h->comm = launch->comm;
+		h->server = s->name;
+		h->why = xasprintf("-c %s names the server %s, which no layer gives a command or "
+		                   "a url: Codex refuses its configuration (\"invalid transport\", "
+		                   "exit 1) before it starts anything",
+		                   w, s->name);
+		h->fix_server = other ? xstrdup(other) : NULL;
+		h->fix = other ? xasprintf("name the server that exists: -c mcp_servers.%s.... "
+		                           "instead of -c mcp_servers.%s....",
+		                           other, s->name)
+		               : xasprintf("drop the -c mcp_servers.%s.... overrides, or name the "
+		                           "configured server they are for",
+		                           s->name);
+	}
+}
+
 void dt_handoffs_build(const struct dt_report *r, struct dt_handoffs *hs)
 {
 	const struct dt_record *launch = launch_of(r);
@@ -333,6 +399,7 @@ void dt_handoffs_build(const struct dt_report *r, struct dt_handoffs *hs)
 	}
 	for (size_t k = 0; k < NKINDS; k++)
 		free(named[k]);
+	no_such_server(r, launch, hs);
 }
 
 void dt_handoffs_free(struct dt_handoffs *hs)
@@ -348,6 +415,7 @@ void dt_handoffs_free(struct dt_handoffs *hs)
 		free(h->fix);
 		free(h->fix_env_vars);
 		free(h->fix_override);
+		free(h->fix_server);
 	}
 	free(hs->v);
 	memset(hs, 0, sizeof(*hs));

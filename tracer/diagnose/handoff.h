@@ -16,6 +16,11 @@
  *    hcom resolves it: roots_env.c), for a launch with HERMES_* or HCOM_*
  *    variables. Named: both paths, the writer, and the rule its own
  *    environment resolved by.
+ *  - override for a server that does not exist (hermes-agent #111707): the
+ *    launch's -c mcp_servers.X.* names an X no layer gives a command or a
+ *    url, so Codex refuses its configuration before it starts anything.
+ *    Named: X, Codex's refusal, and the configured stdio server the
+ *    overrides were meant for when there is exactly one.
  */
 #ifndef DENYTRACE_HANDOFF_H
 #define DENYTRACE_HANDOFF_H
@@ -24,7 +29,7 @@
 
 struct dt_report;
 
-enum dt_handoff_kind { DT_HANDOFF_ENV_LOST, DT_HANDOFF_WRONG_BOARD };
+enum dt_handoff_kind { DT_HANDOFF_ENV_LOST, DT_HANDOFF_WRONG_BOARD, DT_HANDOFF_NO_SUCH_SERVER };
 
 struct dt_handoff_var {
 	char *name;
@@ -49,6 +54,8 @@ struct dt_handoff {
 	char *fix_env_vars; /* the server's env_vars list with the names added, as
 	                     * TOML, or NULL */
 	char *fix_override; /* the -c KEY=VALUE that carries them, or NULL */
+	char *fix_server;   /* no such server: the one the overrides should name
+	                     * instead (server is the one they name), or NULL */
 };
 
 struct dt_handoffs {

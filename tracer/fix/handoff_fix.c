@@ -35,6 +35,27 @@ static void add_override(struct dt_handoff_verify *out, const char *o)
 	out->overrides[out->noverrides++] = xstrdup(o);
 }
 
+static void add_rename(struct dt_handoff_verify *out, const char *from, const char *to)
+{
+	out->rename_from = xrealloc(out->rename_from, (out->nrenames + 1) * sizeof(char *));
+	out->rename_to = xrealloc(out->rename_to, (out->nrenames + 1) * sizeof(char *));
+	out->rename_from[out->nrenames] = from;
+	out->rename_to[out->nrenames++] = to;
+}
+
+/* word, the value of a -c, with its server renamed when a rename names
+ * it: "mcp_servers.FROM.rest" becomes "mcp_servers.TO.rest". */
+static char *renamed(const struct dt_handoff_verify *out, const char *word)
+{
+	const char *name = word + strlen("mcp_servers.");
+	for (size_t r = 0; starts_with(word, "mcp_servers.") && r < out->nrenames; r++) {
+		size_t n = strlen(out->rename_from[r]);
+		if (!strncmp(name, out->rename_from[r], n) && name[n] == '.')
+			return xasprintf("mcp_servers.%s%s", out->rename_to[r], name + n);
+	}
+	return xstrdup(word);
+}
+
 static void cannot(struct dt_handoff_verdict *v, char *why)
 {
 	v->state = DT_VERIFY_CANNOT;
@@ -42,29 +63,29 @@ static void cannot(struct dt_handoff_verdict *v, char *why)
 	v->why = why;
 }
 
-/* The launch's argv with "-c OVERRIDE" for each override after its last
- * -c (else after the program), as `denytrace codex` places its own. */
-static char **argv_with(const struct dt_fix_inputs *in, char *const *overrides, size_t n)
+/* The launch's argv with its -c words renamed, and "-c OVERRIDE" for
+ * each override after its last -c (else after the program), as `denytrace
+ * codex` places its own. */
+static char **argv_with(const struct dt_fix_inputs *in, const struct dt_handoff_verify *out)
 {
 	struct dt_codex_cli cli;
-	size_t at, k = 0;
+	size_t at, k = 0, n = out->noverrides;
 	char **argv = xrealloc(NULL, (in->l.argc + 2 * n + 1) * sizeof(*argv));
 
 	memset(&cli, 0, sizeof(cli));
 	dt_codex_cli_parse(NULL, &cli, in->l.argv, in->l.argc);
 	at = cli.config_end ? cli.config_end : cli.args_start ? cli.args_start : in->l.argc;
 	dt_codex_cli_free(&cli);
-	for (size_t i = 0; i < in->l.argc; i++) {
+	for (size_t i = 0; i <= in->l.argc; i++) {
 		if (i == at)
 			for (size_t o = 0; o < n; o++) {
 				argv[k++] = xstrdup("-c");
-				argv[k++] = xstrdup(overrides[o]);
+				argv[k++] = xstrdup(out->overrides[o]);
 			}
-		argv[k++] = xstrdup(in->l.argv[i]);
-	}
-	for (size_t o = 0; at >= in->l.argc && o < n; o++) {
-		argv[k++] = xstrdup("-c");
-		argv[k++] = xstrdup(overrides[o]);
+		if (i == in->l.argc)
+			break;
+		argv[k++] = i && !strcmp(in->l.argv[i - 1], "-c") ? renamed(out, in->l.argv[i])
+		                                                  : xstrdup(in->l.argv[i]);
 	}
 	argv[k] = NULL;
 	return argv;
@@ -85,15 +106,17 @@ int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inpu
 			                 !in->trusted
 			                     ? (in->source ? in->source : "no launch recorded")
 			                     : "the launch was not `denytrace codex`"));
+		else if (h->v[i].kind == DT_HANDOFF_NO_SUCH_SERVER && h->v[i].fix_server)
+			add_rename(out, h->v[i].server, h->v[i].fix_server);
 		else if (!o)
 			cannot(&out->v[i], xasprintf("its fix is not a Codex -c override: %s",
 			                             h->v[i].fix ? h->v[i].fix : "none stated"));
 		else
 			add_override(out, o);
 	}
-	if (out->noverrides)
-		out->argv = argv_with(in, out->overrides, out->noverrides);
-	return (int)out->noverrides;
+	if (out->noverrides || out->nrenames)
+		out->argv = argv_with(in, out);
+	return (int)(out->noverrides + out->nrenames);
 }
 
 /* The processes of after that are finding h's: the same MCP server, else
@@ -102,10 +125,11 @@ static int is_finding_process(const struct dt_report *before, const struct dt_ha
                               const struct dt_record *p)
 {
 	const struct dt_mcp_server *s;
-	if (!h->server)
+	const char *server = h->kind == DT_HANDOFF_NO_SUCH_SERVER ? h->fix_server : h->server;
+	if (!server)
 		return h->comm && p->comm && !strcmp(h->comm, p->comm);
 	s = dt_mcp_server_for(before->roots.mcp, before->roots.nmcp, p->argv, p->argc);
-	return s && !strcmp(s->name, h->server);
+	return s && !strcmp(s->name, server);
 }
 
 static const char *env_of(const struct dt_record *p, const char *name)
@@ -164,13 +188,61 @@ static void judge_wrong_board(const struct dt_report *after, const struct dt_han
 	}
 }
 
-/* A finding is not fixed as soon as one of its processes shows it. */
-static void judge(const struct dt_report *before, const struct dt_report *after,
-                  const struct dt_handoff *h, struct dt_handoff_verdict *v)
+/* The first variable the launch's -c mcp_servers.SERVER.env.K=... words set
+ * that p lacks, or NULL. */
+static char *override_lacking(const struct dt_fix_inputs *in, const char *server,
+                              const struct dt_record *p)
 {
+	char *prefix = xasprintf("mcp_servers.%s.env.", server), *lacking = NULL;
+	for (size_t i = 1; i < in->l.argc && !lacking; i++) {
+		const char *w = in->l.argv[i], *eq;
+		if (strcmp(in->l.argv[i - 1], "-c") || !starts_with(w, prefix) ||
+		    !(eq = strchr(w, '=')))
+			continue;
+		char *name = xasprintf("%.*s", (int)(eq - w - strlen(prefix)), w + strlen(prefix));
+		if (env_of(p, name))
+			free(name);
+		else
+			lacking = name;
+	}
+	free(prefix);
+	return lacking;
+}
+
+static void judge_no_such_server(const struct dt_fix_inputs *in, const struct dt_handoff *h,
+                                 const struct dt_record *p, struct dt_handoff_verdict *v)
+{
+	char *lacking = override_lacking(in, h->server, p);
+	free(v->why);
+	if (lacking) {
+		v->state = DT_VERIFY_NOT_FIXED;
+		v->why = xasprintf("Codex started %s (pid %lld) without %s", h->fix_server,
+		                   (long long)p->pid, lacking);
+	} else {
+		v->state = DT_VERIFY_FIXED;
+		v->why = xasprintf("Codex accepted the configuration and started %s (pid %lld) "
+		                   "with the overrides' variables",
+		                   h->fix_server, (long long)p->pid);
+	}
+	free(lacking);
+}
+
+/* A finding is not fixed as soon as one of its processes shows it. */
+static void judge(const struct dt_report *before, const struct dt_fix_inputs *in,
+                  const struct dt_report *after, const struct dt_handoff *h,
+                  struct dt_handoff_verdict *v)
+{
+	const char *server = h->kind == DT_HANDOFF_NO_SUCH_SERVER ? h->fix_server : h->server;
 	cannot(v, xasprintf("no process of %s%s ran in the re-run%s",
-	                    h->server ? "the MCP server " : "", h->server ? h->server : h->comm,
+	                    server ? "the MCP server " : "", server ? server : h->comm,
 	                    h->kind == DT_HANDOFF_WRONG_BOARD ? " and wrote a board" : ""));
+	if (h->kind == DT_HANDOFF_NO_SUCH_SERVER && after->roots.codex_refused) {
+		v->state = DT_VERIFY_NOT_FIXED;
+		free(v->why);
+		v->why = xasprintf("the re-run's configuration is still refused: %s",
+		                   after->roots.codex_refused);
+		return;
+	}
 	for (size_t i = 0; i < after->nprocs && v->state != DT_VERIFY_NOT_FIXED; i++) {
 		const struct dt_record *p = after->procs[i];
 		if (dt_report_proc(after, p, (long)p->pid) != p ||
@@ -178,8 +250,10 @@ static void judge(const struct dt_report *before, const struct dt_report *after,
 			continue;
 		if (h->kind == DT_HANDOFF_ENV_LOST)
 			judge_env_lost(h, p, v);
-		else
+		else if (h->kind == DT_HANDOFF_WRONG_BOARD)
 			judge_wrong_board(after, h, p, v);
+		else
+			judge_no_such_server(in, h, p, v);
 	}
 }
 
@@ -222,7 +296,7 @@ int dt_handoff_verify_run(const struct dt_report *before, const struct dt_fix_in
 		return rc;
 	for (size_t i = 0; i < out->n; i++)
 		if (!out->v[i].why)
-			judge(before, &after, &before->handoffs.v[i], &out->v[i]);
+			judge(before, in, &after, &before->handoffs.v[i], &out->v[i]);
 	dt_report_free(&after);
 	return 0;
 }
@@ -267,6 +341,13 @@ void dt_handoff_verify_json(struct dt_json *j, const struct dt_handoff_verify *v
 	for (size_t k = 0; k < v->noverrides; k++)
 		dt_json_str(j, v->overrides[k]);
 	dt_json_end_arr(j);
+	dt_json_key(j, "renamed");
+	dt_json_obj(j);
+	for (size_t k = 0; k < v->nrenames; k++) {
+		dt_json_key(j, v->rename_from[k]);
+		dt_json_str(j, v->rename_to[k]);
+	}
+	dt_json_end_obj(j);
 	dt_json_key(j, "exit_status");
 	if (v->cmd)
 		dt_json_int(j, v->status);
@@ -292,6 +373,8 @@ void dt_handoff_verify_free(struct dt_handoff_verify *v)
 	for (size_t i = 0; i < v->noverrides; i++)
 		free(v->overrides[i]);
 	free(v->overrides);
+	free(v->rename_from);
+	free(v->rename_to);
 	free_words(v->argv);
 	free(v->cmd); /* its words are borrowed */
 	memset(v, 0, sizeof(*v));

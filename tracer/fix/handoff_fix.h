@@ -11,7 +11,12 @@
  *    variable it lacked, with the launcher's value; not fixed when one ran
  *    without them;
  *  - wrong board: fixed when that server wrote the board the launch named
- *    and no other; not fixed when it wrote another board.
+ *    and no other; not fixed when it wrote another board;
+ *  - override for a server that does not exist: the launch's -c
+ *    mcp_servers.X.* words name the configured server instead; fixed when
+ *    Codex no longer refuses its configuration and that server ran with
+ *    every env variable the overrides set; not fixed when Codex still
+ *    refuses or the server lacks one.
  *
  * It cannot verify a finding whose fix is not an override (a child that is
  * not an MCP server: its parent's environment), a launch that is not a
@@ -39,6 +44,8 @@ struct dt_handoff_verify {
 	size_t n;
 	char **overrides; /* the -c values added, each once */
 	size_t noverrides;
+	const char **rename_from, **rename_to; /* -c mcp_servers.FROM.* become TO */
+	size_t nrenames;
 	char **argv;         /* the launch's argv with them, NULL-terminated; NULL:
 	                      * nothing to run */
 	char **cmd;          /* what ran (denytrace codex ... -- ARGV), or NULL */
