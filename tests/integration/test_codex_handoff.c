@@ -394,6 +394,37 @@ Test(codex_handoff, fix_verify_says_not_fixed_when_the_rerun_still_writes_anothe
 	check(py, pinned, NULL);
 }
 
+/* The server's own env table sets HERMES_KANBAN_DB to a stale board: the
+ * table wins over env_vars (codex_mcp.h), so only an env entry carries the
+ * launch's value. The fix says so, and fix --verify proves it (exit 0). */
+Test(codex_handoff, a_variable_the_env_table_overrides_is_fixed_by_an_env_entry_and_verified)
+{
+	static char out[65536];
+	char table[PATH_MAX + 64], stale[PATH_MAX + 32];
+	snprintf(stale, sizeof(stale), "%s/stale/kanban.db", top);
+	snprintf(table, sizeof(table), "env = { HERMES_KANBAN_DB = \"%s\" }", stale);
+	write_config(table, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	report_json();
+	char py1[1024];
+	snprintf(py1, sizeof(py1),
+	         "%s"
+	         "assert m['db'] == sys.argv[4], m\n"
+	         "assert len(lost) == 1, h\n"
+	         "assert lost[0]['fix_env_overrides'] == ["
+	         "'mcp_servers.hermes-tools.env.HERMES_KANBAN_DB=\"%%s\"' %% sys.argv[3]], lost\n",
+	         common_py);
+	check(py1, board, stale);
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py2 = "import json, sys\n"
+	                  "m = json.load(open(sys.argv[2]))\n"
+	                  "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                  "assert all(x['verify']['state'] == 'fixed' for x in h), h\n"
+	                  "assert m['db'] == sys.argv[3], m\n";
+	check(py2, board, NULL);
+}
+
 /* The same server given env_vars: it writes the launch's board, and the
  * report has nothing to say beyond where each variable came from. */
 Test(codex_handoff, a_server_given_env_vars_is_not_reported)

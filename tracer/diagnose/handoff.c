@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codexargs.h"
 #include "report.h"
 #include "roots_int.h"
 
@@ -151,37 +152,94 @@ static char *astray_override(const struct dt_record *launch, const struct dt_han
 	return NULL;
 }
 
-/* The change that carries the lost variables: names in the server's
- * env_vars (merged with its list), or in the parent's environment. */
-static void env_fix(const struct dt_mcp_server *s, long parent, struct dt_handoff *h)
+/* Does the server's env table (a file's, or a -c env.VAR) set the
+ * variable? Then it wins over env_vars, and only another env entry
+ * carries the launcher's value. */
+static int table_sets(const struct dt_mcp_server *s, const char *name)
+{
+	const struct dt_mcp_var *v = dt_mcp_var_of(s, name);
+	return v && v->from && (starts_with(v->from, "env table") || starts_with(v->from, "-c "));
+}
+
+/* -c mcp_servers.S.env.VAR="value" for each lost variable the table sets;
+ * the rest go to names (nnames of them). */
+static void env_overrides(const struct dt_mcp_server *s, struct dt_handoff *h, const char **names,
+                          size_t *nnames)
+{
+	*nnames = 0;
+	for (size_t k = 0; k < h->nvars; k++) {
+		if (!table_sets(s, h->vars[k].name)) {
+			names[(*nnames)++] = h->vars[k].name;
+			continue;
+		}
+		char *q = dt_toml_quote(h->vars[k].launcher);
+		h->fix_env_overrides =
+		    xrealloc(h->fix_env_overrides, (h->nfix_env_overrides + 1) * sizeof(char *));
+		h->fix_env_overrides[h->nfix_env_overrides++] =
+		    xasprintf("mcp_servers.%s.env.%s=%s", s->name, h->vars[k].name, q);
+		free(q);
+	}
+}
+
+static char *joined(char *const *v, size_t n, const char *sep)
+{
+	char *out = xstrdup("");
+	for (size_t k = 0; k < n; k++) {
+		char *next = xasprintf("%s%s%s", out, k ? sep : "", v[k]);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+static void server_env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
 {
 	const char **names = xrealloc(NULL, (h->nvars + 1) * sizeof(*names));
-	char *keep;
+	char *list = NULL, *table;
+	size_t nnames;
 
+	env_overrides(s, h, names, &nnames);
+	if (nnames) {
+		h->fix_env_vars = dt_mcp_env_vars_merged(s, names, nnames);
+		h->fix_override = xasprintf("mcp_servers.%s.env_vars=%s", s->name, h->fix_env_vars);
+		list = xasprintf("env_vars = %s in [mcp_servers.%s] of %s, or codex -c '%s' (a -c "
+		                 "list replaces the layers' list, so it repeats theirs)",
+		                 h->fix_env_vars, s->name,
+		                 s->env_vars_from ? s->env_vars_from
+		                 : s->defined_in  ? s->defined_in
+		                                  : "config.toml",
+		                 h->fix_override);
+	}
+	table = joined(h->fix_env_overrides, h->nfix_env_overrides, "' -c '");
+	if (h->nfix_env_overrides)
+		h->fix =
+		    xasprintf("%s%scodex -c '%s' (its env table sets %s, and the table wins over "
+		              "env_vars)",
+		              list ? list : "", list ? "; and " : "", table,
+		              h->nfix_env_overrides == 1 ? "that variable" : "those variables");
+	else
+		h->fix = list ? xstrdup(list) : xstrdup("");
+	free(table);
+	free(list);
+	free(names);
+}
+
+/* The change that carries the lost variables: names in the server's
+ * env_vars (merged with its list) or entries of its env table, or in the
+ * parent's environment. */
+static void env_fix(const struct dt_mcp_server *s, long parent, struct dt_handoff *h)
+{
+	if (s) {
+		server_env_fix(s, h);
+		return;
+	}
+	char **names = xrealloc(NULL, (h->nvars + 1) * sizeof(*names));
 	for (size_t k = 0; k < h->nvars; k++)
 		names[k] = h->vars[k].name;
-	if (s) {
-		h->fix_env_vars = dt_mcp_env_vars_merged(s, names, h->nvars);
-		h->fix_override = xasprintf("mcp_servers.%s.env_vars=%s", s->name, h->fix_env_vars);
-		h->fix =
-		    xasprintf("env_vars = %s in [mcp_servers.%s] of %s, or codex -c '%s' (a -c "
-		              "list replaces the layers' list, so it repeats theirs)",
-		              h->fix_env_vars, s->name,
-		              s->env_vars_from ? s->env_vars_from
-		              : s->defined_in  ? s->defined_in
-		                               : "config.toml",
-		              h->fix_override);
-	} else {
-		keep = xstrdup("");
-		for (size_t k = 0; k < h->nvars; k++) {
-			char *next = xasprintf("%s%s%s", keep, k ? ", " : "", names[k]);
-			free(keep);
-			keep = next;
-		}
-		h->fix = xasprintf("keep %s in the environment pid %ld starts pid %ld with", keep,
-		                   parent, h->pid);
-		free(keep);
-	}
+	char *keep = joined(names, h->nvars, ", ");
+	h->fix = xasprintf("keep %s in the environment pid %ld starts pid %ld with", keep, parent,
+	                   h->pid);
+	free(keep);
 	free(names);
 }
 
@@ -416,6 +474,9 @@ void dt_handoffs_free(struct dt_handoffs *hs)
 		free(h->fix_env_vars);
 		free(h->fix_override);
 		free(h->fix_server);
+		for (size_t k = 0; k < h->nfix_env_overrides; k++)
+			free(h->fix_env_overrides[k]);
+		free(h->fix_env_overrides);
 	}
 	free(hs->v);
 	memset(hs, 0, sizeof(*hs));

@@ -50,12 +50,16 @@ struct dt_handoff {
 	char *hop;                   /* env lost: launcher -> ... -> the process */
 	struct dt_handoff_var *vars; /* env lost: the variables lost or changed */
 	size_t nvars;
-	char *fix;          /* the change, in words */
-	char *fix_env_vars; /* the server's env_vars list with the names added, as
-	                     * TOML, or NULL */
-	char *fix_override; /* the -c KEY=VALUE that carries them, or NULL */
-	char *fix_server;   /* no such server: the one the overrides should name
-	                     * instead (server is the one they name), or NULL */
+	char *fix;                /* the change, in words */
+	char *fix_env_vars;       /* the server's env_vars list with the names added, as
+	                           * TOML, or NULL */
+	char *fix_override;       /* the -c KEY=VALUE that carries them, or NULL */
+	char **fix_env_overrides; /* -c mcp_servers.S.env.VAR="value" for each lost
+	                           * variable the server's env table sets: the
+	                           * table wins over env_vars */
+	size_t nfix_env_overrides;
+	char *fix_server; /* no such server: the one the overrides should name
+	                   * instead (server is the one they name), or NULL */
 };
 
 struct dt_handoffs {

@@ -14,16 +14,25 @@
 #include "roots_int.h"
 #include "spawn.h"
 
-/* The override that carries finding i: its own, else (a wrong board) the
- * one of the environment lost by the same process. */
-static const char *override_of(const struct dt_handoffs *h, size_t i)
+static void add_override(struct dt_handoff_verify *out, const char *o);
+
+/* Adds the overrides that carry finding i: its own, else (a wrong board)
+ * those of the environment lost by the same process. Returns how many. */
+static size_t add_overrides_of(const struct dt_handoffs *h, size_t i, struct dt_handoff_verify *out)
 {
-	if (h->v[i].fix_override)
-		return h->v[i].fix_override;
-	for (size_t k = 0; k < h->n; k++)
-		if (h->v[k].pid == h->v[i].pid && h->v[k].fix_override)
-			return h->v[k].fix_override;
-	return NULL;
+	for (size_t pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < h->n; k++) {
+			const struct dt_handoff *x = &h->v[k];
+			if ((pass == 0 && k != i) || (pass == 1 && x->pid != h->v[i].pid) ||
+			    (!x->fix_override && !x->nfix_env_overrides))
+				continue;
+			if (x->fix_override)
+				add_override(out, x->fix_override);
+			for (size_t e = 0; e < x->nfix_env_overrides; e++)
+				add_override(out, x->fix_env_overrides[e]);
+			return 1 + x->nfix_env_overrides;
+		}
+	return 0;
 }
 
 static void add_override(struct dt_handoff_verify *out, const char *o)
@@ -99,7 +108,6 @@ int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inpu
 	out->v = xrealloc(NULL, (h->n + 1) * sizeof(*out->v));
 	memset(out->v, 0, (h->n + 1) * sizeof(*out->v));
 	for (size_t i = 0; i < h->n; i++) {
-		const char *o = override_of(h, i);
 		if (!in->trusted || !in->via_codex || !in->l.argv)
 			cannot(&out->v[i],
 			       xasprintf("no Codex launch to run again: %s",
@@ -108,11 +116,9 @@ int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inpu
 			                     : "the launch was not `denytrace codex`"));
 		else if (h->v[i].kind == DT_HANDOFF_NO_SUCH_SERVER && h->v[i].fix_server)
 			add_rename(out, h->v[i].server, h->v[i].fix_server);
-		else if (!o)
+		else if (!add_overrides_of(h, i, out))
 			cannot(&out->v[i], xasprintf("its fix is not a Codex -c override: %s",
 			                             h->v[i].fix ? h->v[i].fix : "none stated"));
-		else
-			add_override(out, o);
 	}
 	if (out->noverrides || out->nrenames)
 		out->argv = argv_with(in, out);
