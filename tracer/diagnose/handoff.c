@@ -168,7 +168,10 @@ static void env_overrides(const struct dt_mcp_server *s, struct dt_handoff *h, c
 {
 	*nnames = 0;
 	for (size_t k = 0; k < h->nvars; k++) {
-		if (!table_sets(s, h->vars[k].name)) {
+		/* a name from the ring that would be more than one key segment
+		 * (a '.' or '=' in it) never becomes a -c key */
+		if (!table_sets(s, h->vars[k].name) || !dt_codex_key_segment_ok(h->vars[k].name) ||
+		    !dt_codex_key_segment_ok(s->name)) {
 			names[(*nnames)++] = h->vars[k].name;
 			continue;
 		}
@@ -427,6 +430,8 @@ static void no_such_server(const struct dt_report *r, const struct dt_record *la
 		                   "a url: Codex refuses its configuration (\"invalid transport\", "
 		                   "exit 1) before it starts anything",
 		                   w, s->name);
+		if (other && !dt_codex_key_segment_ok(other))
+			other = NULL; /* no -c key can name it */
 		h->fix_server = other ? xstrdup(other) : NULL;
 		h->fix = other ? xasprintf("name the server that exists: -c mcp_servers.%s.... "
 		                           "instead of -c mcp_servers.%s....",
