@@ -7,11 +7,12 @@
 # ~/.hermes. So a lost HERMES_KANBAN_DB makes it write another board, and
 # the write succeeds.
 #
-# usage: board_mcp.py MARKER [--no-board]
+# usage: board_mcp.py MARKER [--no-board | --db PATH]
 # On start it writes its row, then MARKER (JSON: pid, the board it wrote,
 # its HERMES_* variables), then answers initialize and tools/list until
 # Codex closes its stdin. --no-board: a user's unrelated server, which
-# writes no board.
+# writes no board. --db PATH: a server whose board its own command line
+# pins, whatever its environment says.
 import json
 import os
 import sqlite3
@@ -71,7 +72,13 @@ def serve():
 
 
 marker = sys.argv[1]
-db = None if "--no-board" in sys.argv[2:] else board()
+args = sys.argv[2:]
+if "--no-board" in args:
+    db = None
+elif "--db" in args:
+    db = args[args.index("--db") + 1]
+else:
+    db = board()
 error = None
 try:
     if db:

@@ -6,7 +6,8 @@
 # message and completes the turn.
 #
 # usage: responses_stub.py MARKER LOG
-# Prints its port once it listens; notes each request in LOG.
+# Prints its port and a newline, in one write, once it listens; notes each
+# request in LOG.
 import http.server
 import json
 import os
@@ -16,7 +17,12 @@ import time
 
 marker, log = sys.argv[1], sys.argv[2]
 REPLY = "dt-stub-model-reply"
-threading.Timer(900, os._exit, (3,)).start()  # never outlive a lost test
+# Never outlive a lost test. A daemon: a main thread that ends for any
+# reason ends the stub, instead of leaving a process that still holds its
+# listening socket, never accepts, and waits 900 s for this timer.
+guard = threading.Timer(900, os._exit, (3,))
+guard.daemon = True
+guard.start()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -59,5 +65,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-print(s.server_address[1], flush=True)
+# One write: under PYTHONUNBUFFERED print() writes the port and its newline
+# separately, and a reader that has the digits may close the pipe in between
+# (then the newline's EPIPE ended the main thread before serve_forever).
+os.write(1, b"%d\n" % s.server_address[1])
 s.serve_forever()

@@ -15,6 +15,9 @@
  *  - `-c mcp_servers.X.env.K="v"` for an X no layer gives a command or a
  *    url stops Codex before it starts: exit 1, "invalid transport" and
  *    "in `mcp_servers.X`" on stderr (exec, sandbox, mcp alike).
+ * fix --verify re-runs the launch from its launch file with the override
+ * the report proposed, and judges from the new ring whether the server
+ * now has the variables and writes the launch's board.
  * One `codex exec` took 5 s on an idle machine and 40 s or more under the
  * shared build load: the hang guards are wide on purpose.
  * Skipped (with the reason) where `make codex` could not install Codex.
@@ -54,7 +57,26 @@ static void remove_top(void)
 	}
 }
 
-/* Starts the stub and returns once it listens (it prints its port). */
+/* The port the stub prints, up to its newline: the digits alone may be
+ * only part of it. 0 when it printed none within 10 s. */
+static int read_port(int fd)
+{
+	char buf[32] = "";
+	size_t n = 0;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 10000) > 0) {
+		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		buf[n] = 0;
+	}
+	return memchr(buf, '\n', n) ? atoi(buf) : 0;
+}
+
+/* Starts the stub and returns once it listens (it prints its port). Its
+ * stderr goes to STUB_LOG.err, for a failure's message. */
 static void start_stub(void)
 {
 	int p[2];
@@ -62,6 +84,8 @@ static void start_stub(void)
 	pid_t parent = getpid();
 	const char *stub = dtt_helper_script("responses_stub.py");
 	cr_assert_not_null(stub, "tests/helpers/responses_stub.py not found");
+	char errlog[PATH_MAX + 16];
+	snprintf(errlog, sizeof(errlog), "%s.err", stub_log);
 	stub_pid = fork();
 	cr_assert_geq(stub_pid, 0);
 	if (stub_pid == 0) {
@@ -69,26 +93,21 @@ static void start_stub(void)
 		if (getppid() != parent)
 			_exit(1);
 		dup2(p[1], 1);
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
 			dup2(null, 0);
-			dup2(null, 2);
-		}
+		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (err >= 0)
+			dup2(err, 2);
 		for (int fd = 3; fd < 1024; fd++)
 			close(fd);
 		execl(PYTHON, PYTHON, stub, marker, stub_log, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
-	char buf[32] = "";
-	struct pollfd pfd = {.fd = p[0], .events = POLLIN};
-	if (poll(&pfd, 1, 10000) > 0) {
-		ssize_t k = read(p[0], buf, sizeof(buf) - 1);
-		buf[k > 0 ? k : 0] = 0;
-	}
+	stub_port = read_port(p[0]);
 	close(p[0]);
-	stub_port = atoi(buf);
-	cr_assert_gt(stub_port, 0, "the stub model server did not start (printed '%s')", buf);
+	cr_assert_gt(stub_port, 0, "the stub model server did not start (see %s)", errlog);
 }
 
 static void setup(void)
@@ -135,16 +154,22 @@ TestSuite(codex_handoff, .init = setup, .fini = teardown, .timeout = 240);
 
 /* config.toml: hermes-tools, the board's server, with extra lines in its
  * table, then more (other servers). */
-static void write_config(const char *tools_extra, const char *more)
+static void write_config_args(const char *args_extra, const char *tools_extra, const char *more)
 {
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/config.toml", codex_home);
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
-	fprintf(f, "[mcp_servers.hermes-tools]\ncommand = \"%s\"\nargs = [\"%s\", \"%s\"]\n%s\n%s",
-	        PYTHON, dtt_helper_script("board_mcp.py"), marker, tools_extra ? tools_extra : "",
-	        more ? more : "");
+	fprintf(f,
+	        "[mcp_servers.hermes-tools]\ncommand = \"%s\"\nargs = [\"%s\", \"%s\"%s]\n%s\n%s",
+	        PYTHON, dtt_helper_script("board_mcp.py"), marker, args_extra ? args_extra : "",
+	        tools_extra ? tools_extra : "", more ? more : "");
 	cr_assert_eq(fclose(f), 0);
+}
+
+static void write_config(const char *tools_extra, const char *more)
+{
+	write_config_args(NULL, tools_extra, more);
 }
 
 /* The stub's notes, for a failure's message. */
@@ -161,28 +186,37 @@ static const char *stub_notes(void)
 	return buf;
 }
 
-/* `denytrace codex -o RING -- exec ... [-c extra] "say hi"` from the
- * workspace, with a Hermes dispatcher's variables; bounded by timeout(1).
- * Returns its status; its output in out. */
-static int dt_codex_exec_run(const char *extra, char *out, size_t cap);
-
-static int dt_codex_exec(const char *extra, char *out, size_t cap)
+/* words, run from the workspace with a Hermes dispatcher's variables and
+ * stdout into stdout_file (NULL: with stderr into out), bounded by
+ * timeout(1). Returns its status. */
+static int in_workspace(const char *const *words, const char *stdout_file, char *out, size_t cap)
 {
-	/* Two of these at once (make test's --jobs 2) hang most times: Codex
-	 * connects to its stub, whose Python never accepts the connection
-	 * (its main thread waits on a lock; seen with gdb, cause not found),
-	 * until timeout(1) ends it at 90 s. One at a time they pass. Until
-	 * that is understood they run only when asked. */
-	if (!getenv("DT_CODEX_EXEC_TESTS"))
-		cr_skip_test("codex exec against the stub hangs when two run at once (not "
-		             "understood); DT_CODEX_EXEC_TESTS=1 with --jobs 1 runs it");
-	return dt_codex_exec_run(extra, out, cap);
+	char e_home[PATH_MAX + 16], e_ch[PATH_MAX + 32], e_hh[PATH_MAX + 32], e_db[PATH_MAX + 48];
+	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
+	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", codex_home);
+	snprintf(e_hh, sizeof(e_hh), "HERMES_HOME=%s", hermes_home);
+	snprintf(e_db, sizeof(e_db), "HERMES_KANBAN_DB=%s", board);
+	const char *env[] = {e_home, e_ch, e_hh, e_db, "HERMES_KANBAN_TASK=t_1", NULL};
+	const char *argv[40];
+	size_t n = 0;
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = stdout_file ? "cd \"$0\" && out=$1 && shift && exec timeout -k 5 180 \"$@\" "
+	                          "< /dev/null > \"$out\""
+	                        : "cd \"$0\" && exec timeout -k 5 90 \"$@\" < /dev/null";
+	argv[n++] = work;
+	if (stdout_file)
+		argv[n++] = stdout_file;
+	for (size_t i = 0; words[i] && n < sizeof(argv) / sizeof(*argv) - 1; i++)
+		argv[n++] = words[i];
+	argv[n] = NULL;
+	return dtt_system(out, cap, argv, env);
 }
 
-/* The launch itself: Codex refuses some before it asks the model. */
-static int dt_codex_exec_run(const char *extra, char *out, size_t cap)
+/* `denytrace codex -o RING -- exec ... [-c extra] "say hi"` from the
+ * workspace. Returns its status; its output in out. */
+static int dt_codex_exec(const char *extra, char *out, size_t cap)
 {
-
 	char dt[PATH_MAX + 16], provider[256];
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
 	snprintf(provider, sizeof(provider),
@@ -190,19 +224,9 @@ static int dt_codex_exec_run(const char *extra, char *out, size_t cap)
 	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
 	         "request_max_retries = 0, stream_max_retries = 0 }",
 	         stub_port);
-	char e_home[PATH_MAX + 16], e_ch[PATH_MAX + 32], e_hh[PATH_MAX + 32], e_db[PATH_MAX + 48];
-	snprintf(e_home, sizeof(e_home), "HOME=%s", home);
-	snprintf(e_ch, sizeof(e_ch), "CODEX_HOME=%s", codex_home);
-	snprintf(e_hh, sizeof(e_hh), "HERMES_HOME=%s", hermes_home);
-	snprintf(e_db, sizeof(e_db), "HERMES_KANBAN_DB=%s", board);
-	const char *env[] = {e_home, e_ch, e_hh, e_db, "HERMES_KANBAN_TASK=t_1", NULL};
-	const char *argv[24];
+	const char *words[24];
 	size_t n = 0;
-	const char *pre[] = {"sh",
-	                     "-c",
-	                     "cd \"$0\" && exec timeout -k 5 90 \"$@\" < /dev/null",
-	                     work,
-	                     dt,
+	const char *pre[] = {dt,
 	                     "codex",
 	                     "--codex",
 	                     codex,
@@ -216,17 +240,28 @@ static int dt_codex_exec_run(const char *extra, char *out, size_t cap)
 	                     "-c",
 	                     "model_provider=\"dtstub\""};
 	for (size_t i = 0; i < sizeof(pre) / sizeof(*pre); i++)
-		argv[n++] = pre[i];
+		words[n++] = pre[i];
 	if (extra) {
-		argv[n++] = "-c";
-		argv[n++] = extra;
+		words[n++] = "-c";
+		words[n++] = extra;
 	}
-	argv[n++] = "say hi";
-	argv[n] = NULL;
+	words[n++] = "say hi";
+	words[n] = NULL;
 	unlink(marker);
 	unlink(ring);
 	unlink(stub_log);
-	return dtt_system(out, cap, argv, env);
+	return in_workspace(words, NULL, out, cap);
+}
+
+/* `denytrace fix --verify --yes --format json RING` with the launch's
+ * environment, its JSON into json. Returns its status. */
+static int fix_verify(char *out, size_t cap)
+{
+	char dt[PATH_MAX + 16];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *words[] = {dt, "fix", "--verify", "--yes", "--format", "json", ring, NULL};
+	unlink(marker);
+	return in_workspace(words, json, out, cap);
 }
 
 /* `denytrace report --format json RING` into json. */
@@ -310,6 +345,86 @@ Test(codex_handoff, a_board_variable_lost_at_the_mcp_hop_is_named_with_its_fix_a
 	check(py, board, NULL);
 }
 
+/* fix --verify on that run: denytrace re-runs the launch from its launch
+ * file with the proposed override added, and the new ring shows the
+ * server with the variables, writing the launch's board: every handoff
+ * finding fixed, exit 0. */
+Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_the_handoff_fixed)
+{
+	static char out[65536];
+	write_config(NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py =
+	    "import json, sys, os\n"
+	    "f = json.load(open(sys.argv[1]))\n"
+	    "m = json.load(open(sys.argv[2]))\n"
+	    "h = f['handoff']\n"
+	    "kinds = sorted(x['kind'] for x in h)\n"
+	    "assert kinds == ['environment-lost', 'wrong-board'], h\n"
+	    "lost = [x for x in h if x['kind'] == 'environment-lost'][0]\n"
+	    "for x in h:\n"
+	    "    v = x['verify']\n"
+	    "    assert v['state'] == 'fixed', x\n"
+	    "    assert v['overrides'] == [lost['override']], v\n"
+	    "    assert v['exit_status'] == 0 and os.path.exists(v['ring']), v\n"
+	    "assert m['db'] == sys.argv[3] and m['env']['HERMES_KANBAN_DB'] == sys.argv[3], m\n";
+	check(py, board, NULL);
+}
+
+/* A server whose own command line pins another board: the override
+ * brings it the variables (that finding fixed) and it still writes its
+ * own board (that one not fixed): fix --verify exits 1. */
+Test(codex_handoff, fix_verify_says_not_fixed_when_the_rerun_still_writes_another_board)
+{
+	static char out[65536];
+	char pinned[PATH_MAX + 64], args[PATH_MAX + 64];
+	snprintf(pinned, sizeof(pinned), "%s/pinned/kanban.db", top);
+	snprintf(args, sizeof(args), ", \"--db\", \"%s\"", pinned);
+	write_config_args(args, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 1, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py = "import json, sys\n"
+	                 "h = {x['kind']: x for x in json.load(open(sys.argv[1]))['handoff']}\n"
+	                 "assert h['environment-lost']['verify']['state'] == 'fixed', h\n"
+	                 "w = h['wrong-board']['verify']\n"
+	                 "assert w['state'] == 'not-fixed' and sys.argv[3] in w['why'], w\n";
+	check(py, pinned, NULL);
+}
+
+/* The server's own env table sets HERMES_KANBAN_DB to a stale board: the
+ * table wins over env_vars (codex_mcp.h), so only an env entry carries the
+ * launch's value. The fix says so, and fix --verify proves it (exit 0). */
+Test(codex_handoff, a_variable_the_env_table_overrides_is_fixed_by_an_env_entry_and_verified)
+{
+	static char out[65536];
+	char table[PATH_MAX + 64], stale[PATH_MAX + 32];
+	snprintf(stale, sizeof(stale), "%s/stale/kanban.db", top);
+	snprintf(table, sizeof(table), "env = { HERMES_KANBAN_DB = \"%s\" }", stale);
+	write_config(table, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	report_json();
+	char py1[1024];
+	snprintf(py1, sizeof(py1),
+	         "%s"
+	         "assert m['db'] == sys.argv[4], m\n"
+	         "assert len(lost) == 1, h\n"
+	         "assert lost[0]['fix_env_overrides'] == ["
+	         "'mcp_servers.hermes-tools.env.HERMES_KANBAN_DB=\"%%s\"' %% sys.argv[3]], lost\n",
+	         common_py);
+	check(py1, board, stale);
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py2 = "import json, sys\n"
+	                  "m = json.load(open(sys.argv[2]))\n"
+	                  "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                  "assert all(x['verify']['state'] == 'fixed' for x in h), h\n"
+	                  "assert m['db'] == sys.argv[3], m\n";
+	check(py2, board, NULL);
+}
+
 /* The same server given env_vars: it writes the launch's board, and the
  * report has nothing to say beyond where each variable came from. */
 Test(codex_handoff, a_server_given_env_vars_is_not_reported)
@@ -341,9 +456,8 @@ Test(codex_handoff, an_override_for_a_server_that_does_not_exist_is_refused_as_c
 {
 	static char out[65536];
 	write_config(NULL, NULL);
-	/* refused before any model request: never the hang above */
-	int st = dt_codex_exec_run("mcp_servers.hermes-mcp.env.HERMES_KANBAN_TASK=\"t_1\"", out,
-	                           sizeof(out));
+	int st = dt_codex_exec("mcp_servers.hermes-mcp.env.HERMES_KANBAN_TASK=\"t_1\"", out,
+	                       sizeof(out));
 	cr_expect_eq(st, 1, "Codex's own exit status: %s", out);
 	/* Codex: "invalid transport\nin `mcp_servers.hermes-mcp`" */
 	cr_expect(strstr(out, "invalid transport\nin `mcp_servers.hermes-mcp`"), "%s", out);
@@ -353,6 +467,37 @@ Test(codex_handoff, an_override_for_a_server_that_does_not_exist_is_refused_as_c
 	cr_expect(said && said < strstr(out, "invalid transport\n"),
 	          "denytrace did not say it before Codex: %s", out);
 	cr_expect(access(marker, F_OK) != 0, "Codex started the MCP server");
+}
+
+/* The same refused launch in the report: the override names hermes-mcp,
+ * the configured server is hermes-tools. fix --verify re-runs it with the
+ * override renamed: Codex accepts it and starts hermes-tools with the
+ * variable the override set (exit 0). */
+Test(codex_handoff, fix_verify_renames_an_override_for_a_server_that_does_not_exist)
+{
+	static char out[65536];
+	write_config(NULL, NULL);
+	cr_assert_eq(dt_codex_exec("mcp_servers.hermes-mcp.env.HERMES_KANBAN_TASK=\"t_9\"", out,
+	                           sizeof(out)),
+	             1, "Codex's own exit status: %s", out);
+	report_json();
+	const char *py1 = "import json, sys\n"
+	                  "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                  "assert [x['kind'] for x in h] == ['no-such-server'], h\n"
+	                  "assert h[0]['mcp_server'] == 'hermes-mcp', h\n"
+	                  "assert h[0]['fix_server'] == 'hermes-tools', h\n"
+	                  "assert 'invalid transport' in h[0]['why'], h\n";
+	check(py1, NULL, NULL);
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *py2 = "import json, sys\n"
+	                  "m = json.load(open(sys.argv[2]))\n"
+	                  "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                  "v = h[0]['verify']\n"
+	                  "assert v['state'] == 'fixed', v\n"
+	                  "assert v['renamed'] == {'hermes-mcp': 'hermes-tools'}, v\n"
+	                  "assert m['env']['HERMES_KANBAN_TASK'] == 't_9', m\n";
+	check(py2, NULL, NULL);
 }
 
 /* The override lands on a server of the user's that has that name: the
@@ -468,12 +613,102 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	                 "names = sorted(v['name'] for v in lost[0]['lost'])\n"
 	                 "assert names == ['HERMES_KANBAN_DB', 'HERMES_KANBAN_TASK'], names\n"
 	                 "assert lost[0]['mcp_server'] is None and lost[0]['fix'], lost\n"
+	                 "# the parent starts it: the fix names both, not the child twice\n"
+	                 "assert lost[0]['fix'].count('pid %d' % lost[0]['pid']) == 1, lost\n"
 	                 "assert len(wrong) == 1 and wrong[0]['named_board'] == sys.argv[2], h\n"
 	                 "assert wrong[0]['board'] == sys.argv[3], wrong\n"
 	                 "assert 'default board' in wrong[0]['why'], wrong\n"
 	                 "f = json.load(open(sys.argv[1][:-6] + 'f.json'))['handoff']\n"
 	                 "assert [x['kind'] for x in f] == [x['kind'] for x in h], f\n"
 	                 "assert all(x['fix'] for x in f), f\n";
+	const char *pargv[] = {PYTHON, "-c", py, json_path, named, wrote, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}
+
+/* The same child under `denytrace run`: its fix is its parent's
+ * environment, not a Codex override, so fix --verify runs nothing for it
+ * and says it cannot verify (exit 9), with the reason. */
+Test(handoff_plain, fix_verify_cannot_verify_a_handoff_whose_fix_is_not_a_codex_override)
+{
+	const char *tmp = dtt_tmpdir(), *server = dtt_helper_script("board_mcp.py");
+	cr_assert_not_null(server);
+	char cmd[6 * PATH_MAX];
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd '%s' && mkdir -p home boards && export HOME='%s/home' && HERMES_KANBAN_DB='%s/"
+	    "boards/kanban.db' HERMES_KANBAN_TASK=t_1 '%s/denytrace' run -q --all -o c.ring -- "
+	    "sh -c 'env -u HERMES_KANBAN_DB -u HERMES_KANBAN_TASK %s %s %s/m < /dev/null' && "
+	    "'%s/denytrace' fix --verify --yes --format json c.ring > f.json; echo $? > st",
+	    tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build());
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", tmp);
+	const char *py =
+	    "import json, sys\n"
+	    "d = sys.argv[1]\n"
+	    "assert open(d + '/st').read().strip() == '9', open(d + '/st').read()\n"
+	    "h = json.load(open(d + '/f.json'))['handoff']\n"
+	    "assert len(h) == 2, h\n"
+	    "for x in h:\n"
+	    "    v = x['verify']\n"
+	    "    assert v['state'] == 'cannot-verify', v\n"
+	    "    assert 'not `denytrace codex`' in v['why'] and v['ring'] is None, v\n";
+	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}
+
+/* hcom resolves its database as aannoo/hcom does at commit 13ef196 (hcom
+ * 0.7.24; src/paths.rs resolve_hcom_dir_from_env and db_path): $HCOM_DIR
+ * when non-empty, else $HOME/.hcom, then hcom.db there. This child lost
+ * HCOM_DIR and writes the one under HOME, in hcom's call shape (our own
+ * Python, sqlite3, WAL): the wrong board names both paths, the writer and
+ * the rule its environment resolved by. */
+static const char hcom_writer_py[] =
+    "import os, sqlite3\n"
+    "d = os.environ.get('HCOM_DIR') or os.path.join(os.environ['HOME'], '.hcom')\n"
+    "os.makedirs(d, mode=0o700, exist_ok=True)\n"
+    "c = sqlite3.connect(os.path.join(d, 'hcom.db'), timeout=5)\n"
+    "c.execute('PRAGMA journal_mode=WAL')\n"
+    "c.execute('CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, data TEXT)')\n"
+    "c.execute(\"INSERT INTO events (data) VALUES ('done')\")\n"
+    "c.commit()\n"
+    "c.close()\n";
+
+Test(handoff_plain, an_hcom_database_the_launch_did_not_name_is_a_wrong_board_with_both_paths)
+{
+	const char *tmp = dtt_tmpdir();
+	char script[PATH_MAX + 16];
+	snprintf(script, sizeof(script), "%s/hcom_writer.py", tmp);
+	FILE *f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fputs(hcom_writer_py, f);
+	cr_assert_eq(fclose(f), 0);
+	char cmd[6 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && mkdir -p home team && HOME='%s/home' HCOM_DIR='%s/team' "
+	         "'%s/denytrace' run -q --all -o h.ring -- sh -c 'env -u HCOM_DIR %s %s' && "
+	         "'%s/denytrace' report --format json h.ring > r.json",
+	         tmp, tmp, tmp, dtt_build(), PYTHON, script, dtt_build());
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	char json_path[PATH_MAX + 16], named[PATH_MAX + 32], wrote[PATH_MAX + 32];
+	snprintf(json_path, sizeof(json_path), "%s/r.json", tmp);
+	snprintf(named, sizeof(named), "%s/team/hcom.db", tmp);
+	snprintf(wrote, sizeof(wrote), "%s/home/.hcom/hcom.db", tmp);
+	const char *py = "import json, sys\n"
+	                 "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                 "wrong = [x for x in h if x['kind'] == 'wrong-board']\n"
+	                 "assert len(wrong) == 1, h\n"
+	                 "w = wrong[0]\n"
+	                 "assert w['named_board'] == sys.argv[2] and w['board'] == sys.argv[3], w\n"
+	                 "assert w['comm'].startswith('python') and w['pid'] > 0, w\n"
+	                 "assert \"hcom's default ~/.hcom\" in w['why'], w\n"
+	                 "assert 'HCOM_DIR=' + sys.argv[2][:-8] in w['fix'], w\n"
+	                 "lost = [x for x in h if x['kind'] == 'environment-lost']\n"
+	                 "assert [v['name'] for v in lost[0]['lost']] == ['HCOM_DIR'], lost\n";
 	const char *pargv[] = {PYTHON, "-c", py, json_path, named, wrote, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }

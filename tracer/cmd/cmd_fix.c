@@ -120,6 +120,7 @@ int cmd_fix(int argc, char **argv)
 	struct dt_fix_plan plan = {0};
 	struct dt_verify v = {0};
 	struct dt_launchfile lf = {0};
+	struct dt_handoff_verify hv = {0};
 	char err[1024], why[2 * PATH_MAX + 256], cwd[PATH_MAX];
 	if (rc >= 0)
 		goto out;
@@ -139,19 +140,22 @@ int cmd_fix(int argc, char **argv)
 	dt_fix_plan_build(in.p, in.n, &in.l, &plan);
 	if (o.verify)
 		dt_verify_disk_check(&plan, o.rings[0]);
-	if (o.verify && (rc = dt_fix_verify(&vo, &r, &in, &plan, &v)))
+	if (o.verify && (in.n || !r.handoffs.n) && (rc = dt_fix_verify(&vo, &r, &in, &plan, &v)))
+		goto out;
+	if (o.verify && (rc = dt_fix_verify_handoffs(&vo, &r, &in, &hv)))
 		goto out;
 	if (o.json) {
-		dt_fix_json(stdout, o.rings, o.nrings, &in, &plan, &v, &r.handoffs);
+		dt_fix_json(stdout, o.rings, o.nrings, &in, &plan, &v, &r.handoffs, &hv);
 	} else {
 		dt_fix_text(stdout, &in, &plan, &v);
-		dt_fix_text_handoffs(stdout, &r.handoffs);
+		dt_fix_text_handoffs(stdout, &r.handoffs, &hv);
 	}
-	rc = dt_fix_verify_status(&v);
+	rc = dt_handoff_verify_status(&hv, dt_fix_verify_status(&v));
 	if (fflush(stdout) != 0)
 		rc = DT_EXIT_IO;
 out:
 	dt_launchfile_free(&lf);
+	dt_handoff_verify_free(&hv);
 	dt_verify_free(&v);
 	dt_fix_plan_free(&plan);
 	dt_fix_inputs_free(&in);

@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codexargs.h"
 #include "report.h"
 #include "roots_int.h"
 
 const char *dt_handoff_kind_name(enum dt_handoff_kind k)
 {
-	return k == DT_HANDOFF_ENV_LOST ? "environment-lost" : "wrong-board";
+	return k == DT_HANDOFF_ENV_LOST      ? "environment-lost"
+	       : k == DT_HANDOFF_WRONG_BOARD ? "wrong-board"
+	                                     : "no-such-server";
 }
 
 static int board_var(const char *entry)
@@ -64,6 +67,21 @@ static const struct dt_record *board_opened(const struct dt_report *r, long pid,
 			any = d;
 	}
 	return written ? NULL : any;
+}
+
+int dt_handoff_same_path(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (!strcmp(a, b))
+		return 1;
+	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+const char *dt_handoff_board_written(const struct dt_report *r, long pid)
+{
+	const struct dt_record *db = board_opened(r, pid, 1);
+	return db ? dt_report_path(db) : NULL;
 }
 
 static const char *env_value(const struct dt_record *rec, const char *entry, size_t namelen)
@@ -134,37 +152,97 @@ static char *astray_override(const struct dt_record *launch, const struct dt_han
 	return NULL;
 }
 
-/* The change that carries the lost variables: names in the server's
- * env_vars (merged with its list), or in the parent's environment. */
-static void env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
+/* Does the server's env table (a file's, or a -c env.VAR) set the
+ * variable? Then it wins over env_vars, and only another env entry
+ * carries the launcher's value. */
+static int table_sets(const struct dt_mcp_server *s, const char *name)
+{
+	const struct dt_mcp_var *v = dt_mcp_var_of(s, name);
+	return v && v->from && (starts_with(v->from, "env table") || starts_with(v->from, "-c "));
+}
+
+/* -c mcp_servers.S.env.VAR="value" for each lost variable the table sets;
+ * the rest go to names (nnames of them). */
+static void env_overrides(const struct dt_mcp_server *s, struct dt_handoff *h, const char **names,
+                          size_t *nnames)
+{
+	*nnames = 0;
+	for (size_t k = 0; k < h->nvars; k++) {
+		/* a name from the ring that would be more than one key segment
+		 * (a '.' or '=' in it) never becomes a -c key */
+		if (!table_sets(s, h->vars[k].name) || !dt_codex_key_segment_ok(h->vars[k].name) ||
+		    !dt_codex_key_segment_ok(s->name)) {
+			names[(*nnames)++] = h->vars[k].name;
+			continue;
+		}
+		char *q = dt_toml_quote(h->vars[k].launcher);
+		h->fix_env_overrides =
+		    xrealloc(h->fix_env_overrides, (h->nfix_env_overrides + 1) * sizeof(char *));
+		h->fix_env_overrides[h->nfix_env_overrides++] =
+		    xasprintf("mcp_servers.%s.env.%s=%s", s->name, h->vars[k].name, q);
+		free(q);
+	}
+}
+
+static char *joined(char *const *v, size_t n, const char *sep)
+{
+	char *out = xstrdup("");
+	for (size_t k = 0; k < n; k++) {
+		char *next = xasprintf("%s%s%s", out, k ? sep : "", v[k]);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+static void server_env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
 {
 	const char **names = xrealloc(NULL, (h->nvars + 1) * sizeof(*names));
-	char *keep;
+	char *list = NULL, *table;
+	size_t nnames;
 
+	env_overrides(s, h, names, &nnames);
+	if (nnames) {
+		h->fix_env_vars = dt_mcp_env_vars_merged(s, names, nnames);
+		h->fix_override = xasprintf("mcp_servers.%s.env_vars=%s", s->name, h->fix_env_vars);
+		list = xasprintf("env_vars = %s in [mcp_servers.%s] of %s, or codex -c '%s' (a -c "
+		                 "list replaces the layers' list, so it repeats theirs)",
+		                 h->fix_env_vars, s->name,
+		                 s->env_vars_from ? s->env_vars_from
+		                 : s->defined_in  ? s->defined_in
+		                                  : "config.toml",
+		                 h->fix_override);
+	}
+	table = joined(h->fix_env_overrides, h->nfix_env_overrides, "' -c '");
+	if (h->nfix_env_overrides)
+		h->fix =
+		    xasprintf("%s%scodex -c '%s' (its env table sets %s, and the table wins over "
+		              "env_vars)",
+		              list ? list : "", list ? "; and " : "", table,
+		              h->nfix_env_overrides == 1 ? "that variable" : "those variables");
+	else
+		h->fix = list ? xstrdup(list) : xstrdup("");
+	free(table);
+	free(list);
+	free(names);
+}
+
+/* The change that carries the lost variables: names in the server's
+ * env_vars (merged with its list) or entries of its env table, or in the
+ * parent's environment. */
+static void env_fix(const struct dt_mcp_server *s, long parent, struct dt_handoff *h)
+{
+	if (s) {
+		server_env_fix(s, h);
+		return;
+	}
+	char **names = xrealloc(NULL, (h->nvars + 1) * sizeof(*names));
 	for (size_t k = 0; k < h->nvars; k++)
 		names[k] = h->vars[k].name;
-	if (s) {
-		h->fix_env_vars = dt_mcp_env_vars_merged(s, names, h->nvars);
-		h->fix_override = xasprintf("mcp_servers.%s.env_vars=%s", s->name, h->fix_env_vars);
-		h->fix =
-		    xasprintf("env_vars = %s in [mcp_servers.%s] of %s, or codex -c '%s' (a -c "
-		              "list replaces the layers' list, so it repeats theirs)",
-		              h->fix_env_vars, s->name,
-		              s->env_vars_from ? s->env_vars_from
-		              : s->defined_in  ? s->defined_in
-		                               : "config.toml",
-		              h->fix_override);
-	} else {
-		keep = xstrdup("");
-		for (size_t k = 0; k < h->nvars; k++) {
-			char *next = xasprintf("%s%s%s", keep, k ? ", " : "", names[k]);
-			free(keep);
-			keep = next;
-		}
-		h->fix = xasprintf("keep %s in the environment pid %lld starts pid %ld with", keep,
-		                   (long long)h->pid, h->pid);
-		free(keep);
-	}
+	char *keep = joined(names, h->nvars, ", ");
+	h->fix = xasprintf("keep %s in the environment pid %ld starts pid %ld with", keep, parent,
+	                   h->pid);
+	free(keep);
 	free(names);
 }
 
@@ -179,8 +257,6 @@ static int locates_board(const char *name)
 	return 0;
 }
 
-static int same_path(const char *a, const char *b);
-
 /* A variable that only locates the board is moot when the process opened
  * the board its launcher's environment names anyway. */
 static void drop_moot(const struct dt_record *launcher, const char *opened, struct dt_handoff *h)
@@ -189,7 +265,7 @@ static void drop_moot(const struct dt_record *launcher, const char *opened, stru
 	size_t k = 0;
 
 	for (size_t i = 0; i < h->nvars; i++) {
-		if (named && locates_board(h->vars[i].name) && same_path(opened, named))
+		if (named && locates_board(h->vars[i].name) && dt_handoff_same_path(opened, named))
 			free(h->vars[i].name);
 		else
 			h->vars[k++] = h->vars[i];
@@ -225,30 +301,46 @@ static void env_lost(const struct dt_report *r, const struct dt_record *p, struc
 	h.board = dt_report_path(db);
 	h.hop = hop_text(launcher, p, h.server);
 	h.why = astray_override(launch_of(r), &h);
-	env_fix(s, &h);
+	env_fix(s, (long)p->ppid, &h);
 	*push(hs) = h;
 }
 
-static int same_path(const char *a, const char *b)
-{
-	char ra[PATH_MAX], rb[PATH_MAX];
+/* The boards a launch names, and how each program finds its own. */
+struct board_kind {
+	const char *file;   /* the database's file name */
+	const char *prefix; /* a launch with a variable of this prefix names one */
+	char *(*resolve)(const char *const *env, size_t nenv, char **why);
+	const char *pin; /* the variable that carries it */
+	int pin_is_dir;  /* pin names the database's directory */
+};
 
-	if (!strcmp(a, b))
-		return 1;
-	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+static const struct board_kind board_kinds[] = {
+    {"kanban.db", "HERMES_", dt_hermes_board, "HERMES_KANBAN_DB", 0},
+    {"hcom.db", "HCOM_", dt_hcom_db, "HCOM_DIR", 1},
+};
+
+/* The first database named k->file that pid wrote, or NULL. */
+static const char *board_written_as(const struct dt_report *r, long pid, const char *file)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct dt_record *d = &r->recs[i];
+		if (d->pid == pid && d->type == DT_REC_WRITE && d->sqlite &&
+		    !strcmp(d->sqlite, "db") && !strcmp(base_name(dt_report_path(d)), file))
+			return dt_report_path(d);
+	}
+	return NULL;
 }
 
-static void wrong_board(const struct dt_report *r, const struct dt_record *p, const char *named,
-                        struct dt_handoffs *hs)
+static void wrong_board(const struct dt_report *r, const struct dt_record *p,
+                        const struct board_kind *k, const char *named, struct dt_handoffs *hs)
 {
-	const struct dt_record *db = board_opened(r, (long)p->pid, 1);
-	const char *path = db ? dt_report_path(db) : NULL;
+	const char *path = board_written_as(r, (long)p->pid, k->file);
 	struct dt_handoff *h;
-	char *why = NULL, *own;
+	char *why = NULL, *own, *pin;
 
-	if (!path || strcmp(base_name(path), "kanban.db") || same_path(path, named))
+	if (!path || dt_handoff_same_path(path, named))
 		return;
-	own = dt_hermes_board(p->env, p->nenv, &why);
+	own = k->resolve(p->env, p->nenv, &why);
 	h = push(hs);
 	h->kind = DT_HANDOFF_WRONG_BOARD;
 	h->pid = (long)p->pid;
@@ -259,34 +351,118 @@ static void wrong_board(const struct dt_report *r, const struct dt_record *p, co
 	const struct dt_mcp_server *s =
 	    dt_mcp_server_for(r->roots.mcp, r->roots.nmcp, p->argv, p->argc);
 	h->server = s ? s->name : NULL;
-	h->fix = xasprintf("give pid %ld the launch's HERMES_KANBAN_DB=%s (see the environment "
-	                   "lost on the way, when it is listed)",
-	                   h->pid, named);
+	pin = k->pin_is_dir ? dir_name(named) : xstrdup(named);
+	h->fix = xasprintf("give pid %ld the launch's %s=%s (see the environment lost on the "
+	                   "way, when it is listed)",
+	                   h->pid, k->pin, pin);
+	free(pin);
 	free(own);
+}
+
+/* The board of kind k the launch named, or NULL when it names none. */
+static char *named_board(const struct dt_record *launch, const struct board_kind *k)
+{
+	char *why = NULL, *named = NULL;
+	int involved = 0;
+
+	for (size_t i = 0; launch && i < launch->nenv; i++)
+		involved |= starts_with(launch->env[i], k->prefix);
+	if (involved)
+		named = k->resolve(launch->env, launch->nenv, &why);
+	free(why);
+	/* the resolver returns its own allocation; cppcheck reads the call
+	 * through the table as returning &why */
+	// cppcheck-suppress returnDanglingLifetime
+	return named;
+}
+
+/* The server named by the -c key w (after "mcp_servers."), or NULL. */
+static const struct dt_mcp_server *override_server(const struct dt_report *r, const char *w)
+{
+	const char *name = w + strlen("mcp_servers."), *dot = strchr(name, '.');
+	for (size_t i = 0; dot && i < r->roots.nmcp; i++)
+		if (strlen(r->roots.mcp[i].name) == (size_t)(dot - name) &&
+		    !strncmp(r->roots.mcp[i].name, name, (size_t)(dot - name)))
+			return &r->roots.mcp[i];
+	return NULL;
+}
+
+/* The one stdio server other than skip, or NULL when there are none or
+ * several. */
+static const char *only_other_server(const struct dt_report *r, const struct dt_mcp_server *skip)
+{
+	const char *found = NULL;
+	for (size_t i = 0; i < r->roots.nmcp; i++) {
+		if (&r->roots.mcp[i] == skip || !r->roots.mcp[i].command)
+			continue;
+		if (found)
+			return NULL;
+		found = r->roots.mcp[i].name;
+	}
+	return found;
+}
+
+static int already_named(const struct dt_handoffs *hs, const char *server)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		if (hs->v[i].kind == DT_HANDOFF_NO_SUCH_SERVER && !strcmp(hs->v[i].server, server))
+			return 1;
+	return 0;
+}
+
+static void no_such_server(const struct dt_report *r, const struct dt_record *launch,
+                           struct dt_handoffs *hs)
+{
+	for (size_t i = 0; launch && i + 1 < launch->argc; i++) {
+		const char *w = launch->argv[i + 1];
+		const struct dt_mcp_server *s;
+		if (strcmp(launch->argv[i], "-c") || !starts_with(w, "mcp_servers.") ||
+		    !(s = override_server(r, w)) || s->command || s->url ||
+		    already_named(hs, s->name))
+			continue;
+		struct dt_handoff *h = push(hs);
+		const char *other = only_other_server(r, s);
+		h->kind = DT_HANDOFF_NO_SUCH_SERVER;
+		h->pid = (long)launch->pid;
+		h->comm = launch->comm;
+		h->server = s->name;
+		h->why = xasprintf("-c %s names the server %s, which no layer gives a command or "
+		                   "a url: Codex refuses its configuration (\"invalid transport\", "
+		                   "exit 1) before it starts anything",
+		                   w, s->name);
+		if (other && !dt_codex_key_segment_ok(other))
+			other = NULL; /* no -c key can name it */
+		h->fix_server = other ? xstrdup(other) : NULL;
+		h->fix = other ? xasprintf("name the server that exists: -c mcp_servers.%s.... "
+		                           "instead of -c mcp_servers.%s....",
+		                           other, s->name)
+		               : xasprintf("drop the -c mcp_servers.%s.... overrides, or name the "
+		                           "configured server they are for",
+		                           s->name);
+	}
 }
 
 void dt_handoffs_build(const struct dt_report *r, struct dt_handoffs *hs)
 {
 	const struct dt_record *launch = launch_of(r);
-	char *why = NULL, *named = NULL;
-	int hermes = 0;
+	enum { NKINDS = sizeof(board_kinds) / sizeof(*board_kinds) };
+	char *named[NKINDS];
 
 	memset(hs, 0, sizeof(*hs));
-	for (size_t i = 0; launch && i < launch->nenv; i++)
-		hermes |= starts_with(launch->env[i], "HERMES_");
-	/* the board the launch named: only a Hermes launch names one */
-	if (hermes)
-		named = dt_hermes_board(launch->env, launch->nenv, &why);
+	for (size_t k = 0; k < NKINDS; k++)
+		named[k] = named_board(launch, &board_kinds[k]);
 	for (size_t i = 0; i < r->nprocs; i++) {
 		/* a process may have several images: the last speaks for it */
 		if (dt_report_proc(r, r->procs[i], (long)r->procs[i]->pid) != r->procs[i])
 			continue;
 		env_lost(r, r->procs[i], hs);
-		if (named)
-			wrong_board(r, r->procs[i], named, hs);
+		for (size_t k = 0; k < NKINDS; k++)
+			if (named[k])
+				wrong_board(r, r->procs[i], &board_kinds[k], named[k], hs);
 	}
-	free(named);
-	free(why);
+	for (size_t k = 0; k < NKINDS; k++)
+		free(named[k]);
+	no_such_server(r, launch, hs);
 }
 
 void dt_handoffs_free(struct dt_handoffs *hs)
@@ -302,6 +478,10 @@ void dt_handoffs_free(struct dt_handoffs *hs)
 		free(h->fix);
 		free(h->fix_env_vars);
 		free(h->fix_override);
+		free(h->fix_server);
+		for (size_t k = 0; k < h->nfix_env_overrides; k++)
+			free(h->fix_env_overrides[k]);
+		free(h->fix_env_overrides);
 	}
 	free(hs->v);
 	memset(hs, 0, sizeof(*hs));

@@ -149,7 +149,8 @@ static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 	dt_json_end_obj(j);
 }
 
-static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
+static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h,
+                              const struct dt_handoff_verify *hv)
 {
 	dt_json_key(j, "handoff");
 	dt_json_arr(j);
@@ -165,6 +166,7 @@ static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
 		dt_json_str(j, h->v[i].fix_env_vars);
 		dt_json_key(j, "override");
 		dt_json_str(j, h->v[i].fix_override);
+		dt_handoff_verify_json(j, hv, i);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
@@ -172,7 +174,7 @@ static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h)
 
 void dt_fix_json(FILE *f, const char *const *rings, size_t nrings, const struct dt_fix_inputs *in,
                  const struct dt_fix_plan *plan, const struct dt_verify *v,
-                 const struct dt_handoffs *h)
+                 const struct dt_handoffs *h, const struct dt_handoff_verify *hv)
 {
 	struct dt_json j;
 	dt_json_init(&j, f, 1);
@@ -203,7 +205,7 @@ void dt_fix_json(FILE *f, const char *const *rings, size_t nrings, const struct 
 	dt_json_end_arr(&j);
 	if (v && v->cmd)
 		fix_json_run(&j, v);
-	fix_json_handoffs(&j, h);
+	fix_json_handoffs(&j, h, hv);
 	dt_json_end_obj(&j);
 	fputc('\n', f);
 }

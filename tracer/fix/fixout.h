@@ -13,15 +13,16 @@
 
 #include "fixrun.h"
 #include "handoff.h"
+#include "handoff_fix.h"
 
 /* v is NULL (or empty) without --verify. */
 void dt_fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
                  const struct dt_verify *v);
 /* Failures with no refusal (handoff.h): their change, said only. */
-void dt_fix_text_handoffs(FILE *f, const struct dt_handoffs *h);
+void dt_fix_text_handoffs(FILE *f, const struct dt_handoffs *h, const struct dt_handoff_verify *hv);
 void dt_fix_json(FILE *f, const char *const *rings, size_t nrings, const struct dt_fix_inputs *in,
                  const struct dt_fix_plan *plan, const struct dt_verify *v,
-                 const struct dt_handoffs *h);
+                 const struct dt_handoffs *h, const struct dt_handoff_verify *hv);
 /* " WORD WORD...", each a shell word. */
 void dt_fix_put_argv(FILE *f, char *const *argv);
 /* RING.fix.md: "Suggested fix" and "Verified", appended to report.md by

@@ -592,11 +592,8 @@ static void verify_disk_undo(const struct dt_fix_plan *plan)
 
 /* ---- the command to run ---- */
 
-/* self run -q -o RING -- ARGV (or self codex ... --codex PROG -- ARGS for
- * a Codex launch that recorded its configuration); NULL-terminated, words
- * borrowed. */
-static char **verify_command(const char *self, const char *ring, char *const *argv, size_t argc,
-                             int codex)
+char **dt_verify_command(const char *self, const char *ring, char *const *argv, size_t argc,
+                         int codex)
 {
 	char *const *words = argv;
 	char **cmd = calloc(argc + 10, sizeof(*cmd));
@@ -655,7 +652,7 @@ int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *pl
 	return 0;
 }
 
-static int self_path(char *self, size_t cap)
+int dt_verify_self(char *self, size_t cap)
 {
 	ssize_t n = readlink("/proc/self/exe", self, cap - 1);
 	if (n <= 0)
@@ -668,13 +665,13 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
                    const struct dt_fix_plan *plan, const char *after_ring, struct dt_verify *out)
 {
 	char self[PATH_MAX];
-	int rc = self_path(self, sizeof(self));
+	int rc = dt_verify_self(self, sizeof(self));
 	if (rc)
 		return rc;
 	memset(out, 0, sizeof(*out));
 	out->cwd = in->l.cwd;
 	snprintf(out->ring, sizeof(out->ring), "%s", after_ring);
-	out->cmd = verify_command(self, out->ring, plan->argv, plan->argc, in->via_codex);
+	out->cmd = dt_verify_command(self, out->ring, plan->argv, plan->argc, in->via_codex);
 	out->v = calloc(in->n + 1, sizeof(*out->v));
 	out->n = in->n;
 	if (!out->cmd || !out->v)

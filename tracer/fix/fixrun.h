@@ -126,6 +126,15 @@ int dt_verify_check(const struct dt_fix_inputs *in, const struct dt_fix_plan *pl
  * in its no_verify, and a command line there only for such fixes goes. */
 void dt_verify_disk_check(struct dt_fix_plan *plan, const char *ring);
 
+/* self run -q -o RING -- ARGV (or self codex ... --codex PROG -- ARGS for
+ * a Codex launch that recorded its configuration); NULL-terminated, words
+ * borrowed, NULL when out of memory. */
+char **dt_verify_command(const char *self, const char *ring, char *const *argv, size_t argc,
+                         int codex);
+/* This denytrace binary's path into self. Returns 0, or an exit status
+ * with the message printed. */
+int dt_verify_self(char *self, size_t cap);
+
 /* Runs the plan's command line once under the probe into after_ring, and
  * judges every problem. Returns 0, or an exit status with the message
  * printed. */

@@ -159,15 +159,16 @@ void dt_fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fix_pl
 		      f);
 }
 
-/* Failures with no refusal (handoff.h): their change is said, not
- * applied to the command line nor verified. */
-void dt_fix_text_handoffs(FILE *f, const struct dt_handoffs *h)
+/* Failures with no refusal (handoff.h): their change is said, and
+ * verified by a re-run of its own (handoff_fix.h). */
+void dt_fix_text_handoffs(FILE *f, const struct dt_handoffs *h, const struct dt_handoff_verify *hv)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		fprintf(f, "\nhandoff %zu (%s, no refusal), pid %ld: ", i + 1,
 		        dt_handoff_kind_name(h->v[i].kind), h->v[i].pid);
 		dt_put_safe(f, h->v[i].fix);
 		fputc('\n', f);
+		dt_handoff_verify_text(f, hv, i);
 	}
 }
 

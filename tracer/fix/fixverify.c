@@ -117,6 +117,26 @@ int dt_fix_verify(const struct dt_fix_verify_opts *o, const struct dt_report *r,
 	return 0;
 }
 
+/* The handoff findings' own re-run: the launch with their overrides,
+ * asked for as the refusals' is. */
+int dt_fix_verify_handoffs(const struct dt_fix_verify_opts *o, const struct dt_report *r,
+                           const struct dt_fix_inputs *in, struct dt_handoff_verify *hv)
+{
+	struct dt_fix_plan shown = {0};
+	char after[PATH_MAX], *abs = realpath(o->ring, NULL);
+	int rc = dt_handoff_verify_plan(&r->handoffs, in, hv);
+	if (rc <= 0) {
+		free(abs);
+		return rc < 0 ? dt_fail(DT_EXIT_INTERNAL, "out of memory") : 0;
+	}
+	shown.argv = hv->argv;
+	snprintf(after, sizeof(after), "%s.handoff.ring", abs ? abs : o->ring);
+	free(abs);
+	if (!(rc = fix_confirm(o, in, &shown)))
+		rc = dt_handoff_verify_run(r, in, after, hv);
+	return rc;
+}
+
 /* 0 only when every finding was verified fixed: a script's
  * `fix --verify --yes && deploy` must not deploy what nobody proved. */
 int dt_fix_verify_status(const struct dt_verify *v)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "fixrun.h"
+#include "handoff_fix.h"
 #include "launchfile.h"
 
 struct dt_fix_verify_opts {
@@ -35,5 +36,9 @@ int dt_fix_verify(const struct dt_fix_verify_opts *o, const struct dt_report *r,
 /* 0 only when every finding was verified fixed, 1 when one is not fixed,
  * else 9 when one could not be verified. */
 int dt_fix_verify_status(const struct dt_verify *v);
+
+/* The handoff findings' re-run (handoff_fix.h), asked for first. */
+int dt_fix_verify_handoffs(const struct dt_fix_verify_opts *o, const struct dt_report *r,
+                           const struct dt_fix_inputs *in, struct dt_handoff_verify *hv);
 
 #endif

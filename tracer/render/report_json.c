@@ -502,6 +502,13 @@ static void dt_report_json_handoff(struct dt_json *j, const struct dt_handoff *h
 	dt_json_str(j, h->fix_env_vars);
 	dt_json_key(j, "fix_override");
 	dt_json_str(j, h->fix_override);
+	dt_json_key(j, "fix_env_overrides");
+	dt_json_arr(j);
+	for (size_t i = 0; i < h->nfix_env_overrides; i++)
+		dt_json_str(j, h->fix_env_overrides[i]);
+	dt_json_end_arr(j);
+	dt_json_key(j, "fix_server");
+	dt_json_str(j, h->fix_server);
 	dt_json_end_obj(j);
 }
 

@@ -446,7 +446,9 @@ void dt_report_hidden_lines(FILE *f, const struct dt_report *r, const char *befo
 static void dt_handoff_text(FILE *f, const struct dt_handoff *h, size_t n, const struct dt_style *s)
 {
 	fprintf(f, "\n%sHandoff %zu: %s%s (no refusal)\n", s->bold, n,
-	        h->kind == DT_HANDOFF_ENV_LOST ? "environment lost on the way" : "wrong board",
+	        h->kind == DT_HANDOFF_ENV_LOST      ? "environment lost on the way"
+	        : h->kind == DT_HANDOFF_WRONG_BOARD ? "wrong board"
+	                                            : "override for a server that does not exist",
 	        s->off);
 	fprintf(f, "  process  pid %ld (", h->pid);
 	dt_put_safe(f, h->comm);
@@ -454,8 +456,11 @@ static void dt_handoff_text(FILE *f, const struct dt_handoff *h, size_t n, const
 		fputs(", MCP server ", f);
 		dt_put_safe(f, h->server);
 	}
-	fputs(h->kind == DT_HANDOFF_ENV_LOST ? ") opened " : ") wrote ", f);
-	dt_put_safe(f, h->board);
+	fputc(')', f);
+	if (h->board) {
+		fputs(h->kind == DT_HANDOFF_ENV_LOST ? " opened " : " wrote ", f);
+		dt_put_safe(f, h->board);
+	}
 	fputc('\n', f);
 	if (h->named) {
 		fputs("  named    the launch's board is ", f);

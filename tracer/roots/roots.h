@@ -263,6 +263,10 @@ void dt_roots_from_env(struct dt_rootset *rs, const char *const *env, size_t nen
  * dt_roots_from_env), with the rule that gave it in *why (malloc'ed);
  * NULL when it needs HOME and env has none. */
 char *dt_hermes_board(const char *const *env, size_t nenv, char **why);
+/* The database hcom opens in env: $HCOM_DIR/hcom.db, else
+ * $HOME/.hcom/hcom.db, with the rule in *why (malloc'ed); NULL when it
+ * cannot tell (no HOME, a relative HCOM_DIR without PWD). */
+char *dt_hcom_db(const char *const *env, size_t nenv, char **why);
 
 /* Effective roots: the writable mounts of a process record, except
  * pseudo-filesystems (/proc, /sys, /dev and below, unless a real dir was

@@ -332,38 +332,60 @@ static void hermes_roots(struct dt_rootset *rs, const char *const *env, size_t n
  * hcom's directory as aannoo/hcom resolves it (src/paths.rs
  * resolve_hcom_dir_from_env, checked at commit 13ef196, hcom 0.7.24):
  * HCOM_DIR when non-empty, a leading "~" replaced by HOME, a relative path
- * taken against the cwd; else $HOME/.hcom. `hcom codex` grants it with -c
+ * taken against the cwd; else $HOME/.hcom. Its database is always
+ * <dir>/hcom.db (src/paths.rs db_path, src/db/mod.rs HcomDb::open), with no
+ * setting of its own. `hcom codex` grants it with -c
  * sandbox_workspace_write.writable_roots=["<dir>"] when a sandbox flag is
  * given (src/tools/codex_preprocessing.rs ensure_hcom_writable).
  */
-static void hcom_roots(struct dt_rootset *rs, const char *const *env, size_t nenv, int force_hcom)
+static char *hcom_dir(struct dt_rootset *rs, const char *const *env, size_t nenv, char **why)
 {
 	const char *dir = env_get(env, nenv, "HCOM_DIR");
 	const char *home = env_get(env, nenv, "HOME");
-	char *p, *s;
+	char *p;
 
+	*why = NULL;
 	if (nonempty(dir)) {
 		p = env_path(rs, env, nenv, "HCOM_DIR", dir);
-		if (p) {
-			s = xasprintf("HCOM_DIR=%s", dir);
-			dt_roots_add(rs, p, DT_ROOT_HCOM, s, hcom_knob);
-			free(s);
-		}
-		free(p);
-		return;
+		if (p)
+			*why = xasprintf("HCOM_DIR=%s", dir);
+		return p;
 	}
-	if (!force_hcom && !env_has_prefix(env, nenv, "HCOM_"))
+	if (!nonempty(home) || home[0] != '/')
+		return NULL;
+	*why = xasprintf("HOME=%s (hcom's default ~/.hcom)", home);
+	return xasprintf("%s/.hcom", strcmp(home, "/") ? home : "");
+}
+
+static void hcom_roots(struct dt_rootset *rs, const char *const *env, size_t nenv, int force_hcom)
+{
+	const char *home = env_get(env, nenv, "HOME");
+	char *why, *p;
+
+	if (!nonempty(env_get(env, nenv, "HCOM_DIR")) && !force_hcom &&
+	    !env_has_prefix(env, nenv, "HCOM_"))
 		return;
-	if (!nonempty(home) || home[0] != '/') {
+	p = hcom_dir(rs, env, nenv, &why);
+	if (p)
+		dt_roots_add(rs, p, DT_ROOT_HCOM, why, hcom_knob);
+	else if (!nonempty(env_get(env, nenv, "HCOM_DIR")))
 		dt_roots_warn(rs, "hcom's directory defaults to ~/.hcom, but HOME is %s",
 		              nonempty(home) ? "relative" : "not set");
-		return;
-	}
-	p = xasprintf("%s/.hcom", strcmp(home, "/") ? home : "");
-	s = xasprintf("HOME=%s (hcom's default ~/.hcom)", home);
-	dt_roots_add(rs, p, DT_ROOT_HCOM, s, hcom_knob);
-	free(s);
+	free(why);
 	free(p);
+}
+
+char *dt_hcom_db(const char *const *env, size_t nenv, char **why)
+{
+	struct dt_rootset scratch = {0}; /* env_path's warnings, not wanted here */
+	char *dir = hcom_dir(&scratch, env, nenv, why), *db;
+
+	dt_rootset_free(&scratch);
+	if (!dir)
+		return NULL;
+	db = xasprintf("%s/hcom.db", strcmp(dir, "/") ? dir : "");
+	free(dir);
+	return db;
 }
 
 void dt_roots_from_env(struct dt_rootset *rs, const char *const *env, size_t nenv, int force_hcom)
