@@ -267,7 +267,9 @@ static void jit_loop(void)
 /* ---- badcfi --------------------------------------------------------------- */
 
 /* badcfi_stub(fn) calls fn with 0x10 pushed first and not described in
- * its CFI: an unwinder trusting the CFI finds 0x10 as its return address. */
+ * its CFI: an unwinder trusting the CFI finds 0x10 as its return address.
+ * x86_64 only (make cross-aarch64 builds the other shapes for aarch64). */
+#if defined(__x86_64__)
 void badcfi_stub(void (*fn)(void));
 __asm__(".text\n"
         ".globl badcfi_stub\n"
@@ -286,6 +288,7 @@ static NOINLINE void refuse_badcfi(void)
 	refuse("badcfi");
 	__asm__ volatile("");
 }
+#endif
 
 static NOINLINE int nested(int n, const char *name)
 {
@@ -362,10 +365,12 @@ int main(int argc, char **argv)
 		a("plain");
 		print_libgcc = 0;
 		jit_loop();
+#if defined(__x86_64__)
 	} else if (!strcmp(shape, "badcfi")) {
 		a("plain");
 		print_libgcc = 0;
 		badcfi_stub(refuse_badcfi);
+#endif
 	} else if (!strcmp(shape, "thread")) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, thread_main, "thread") != 0)
