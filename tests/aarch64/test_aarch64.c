@@ -304,3 +304,22 @@ Test(aarch64, a_ring_written_on_x86_64_reads_the_same_on_aarch64)
 	expect_same_report(r.ring);
 	dtt_free(&r);
 }
+
+/* stackshapes badfp: a frame record names a caller's record at the top of
+ * the address space. The walk stops there, the stack marked cut, and the
+ * program runs as it does without the probe. */
+Test(aarch64, a_frame_record_chain_that_leaves_the_stack_cuts_the_stack_and_nothing_else)
+{
+	need_aarch64_build();
+	struct dtt_run r;
+	const char *args[] = {"badfp", ro, NULL};
+	run_aarch64(&r, "helpers/stackshapes", args);
+	cr_assert_eq(r.status, 0, "the program did not run as it does without the probe: %s",
+	             r.out);
+	const struct dt_record *d = dtt_find(&r, DT_REC_DENIAL, NULL, "/ro/badfp");
+	cr_assert_not_null(d, "no refusal of badfp recorded: %s", r.out);
+	cr_expect(d->stack_trunc, "a stack through a bogus frame record is not marked cut");
+	/* refuse and refuse_badfp, at least, before the bogus record */
+	cr_expect_geq(d->nframes, 2, "%zu frames", (size_t)d->nframes);
+	dtt_free(&r);
+}
