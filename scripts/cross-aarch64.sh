@@ -11,7 +11,8 @@
 # beside the amd64 ones on Debian 12 (libnanomsg5 is a binNMU on amd64
 # only, and Multi-Arch: same needs equal versions), so their files are
 # unpacked from the arm64 .debs (apt-get download, cached in CACHE) into
-# OUT/arm64-root, which only these links read.
+# OUT/arm64-root, which only these links read; and libdw's, which the
+# aarch64 CLI loads to name the functions of a stack.
 #
 # usage: cross-aarch64.sh [OUT]
 set -eu
@@ -22,7 +23,8 @@ TRIPLET=aarch64-linux-gnu
 QEMU_LIBC=/usr/$TRIPLET
 CRITERION_DEBS="libcriterion-dev libcriterion3 libnanomsg5 libgit2-1.5 libhttp-parser2.9
 libmbedcrypto7 libmbedx509-1 libmbedtls14 libssh2-1 libssl3 zlib1g libpcre2-8-0 libffi8
-libgssapi-krb5-2 libk5crypto3 libkrb5-3 libkrb5support0 libcom-err2 libkeyutils1"
+libgssapi-krb5-2 libk5crypto3 libkrb5-3 libkrb5support0 libcom-err2 libkeyutils1
+libdw1 libelf1 libbz2-1.0 liblzma5 libzstd1"
 
 ./scripts/install-deps.sh --aarch64
 for tool in $TRIPLET-gcc qemu-aarch64-static; do
@@ -38,7 +40,7 @@ done
 
 # Criterion for arm64, from its packages' files.
 root=$OUT/arm64-root
-if [ ! -e "$root/usr/lib/$TRIPLET/libcriterion.so" ]; then
+if [ ! -e "$root/usr/lib/$TRIPLET/libcriterion.so" ] || [ ! -e "$root/usr/lib/$TRIPLET/libdw.so.1" ]; then
 	mkdir -p "$CACHE" "$root"
 	for p in $CRITERION_DEBS; do
 		ls "$CACHE/${p}_"*_arm64.deb >/dev/null 2>&1 && continue
@@ -57,5 +59,5 @@ make --no-print-directory -j2 BUILD="$OUT" CC=$TRIPLET-gcc AR=$TRIPLET-ar \
 file "$OUT/libdenytrace.so" "$OUT/denytrace" | sed 's/, BuildID.*//'
 
 make --no-print-directory -j2 BUILD="$HOST_BUILD" all helpers "$HOST_BUILD/aarch64/test_aarch64"
-DT_BUILD=$HOST_BUILD DT_AARCH64_BUILD=$OUT DT_QEMU_LIBC=$QEMU_LIBC \
+DT_BUILD=$HOST_BUILD DT_AARCH64_BUILD=$OUT DT_QEMU_LIBC=$QEMU_LIBC DT_AARCH64_LIBS=$libs \
 	"$HOST_BUILD/aarch64/test_aarch64" --jobs 1

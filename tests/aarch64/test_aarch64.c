@@ -239,23 +239,33 @@ static int stdout_of(const char *const *cmd, char *out, size_t cap)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* `denytrace report --json ring` from the native CLI and from the aarch64
- * CLI under qemu: the same document. */
-static void expect_same_report(const char *ring)
+/* `denytrace WHAT ARG ring` from the native CLI and from the aarch64 CLI
+ * under qemu (with the libraries of $DT_AARCH64_LIBS, libdw's among them:
+ * it names a stack's functions): the same output. */
+static void expect_same_output(const char *what, const char *arg, const char *ring)
 {
-	static char native[262144], arm[262144], cli[4300];
+	static char native[262144], arm[262144], cli[4300], libs[8192];
 	char native_cli[4200];
 	snprintf(native_cli, sizeof(native_cli), "%s/denytrace", dtt_build());
 	snprintf(cli, sizeof(cli), "%s/denytrace", xbuild);
-	const char *n_argv[] = {native_cli, "report", "--json", ring, NULL};
+	const char *l = getenv("DT_AARCH64_LIBS");
+	snprintf(libs, sizeof(libs), "LD_LIBRARY_PATH=%s", l ? l : "");
+	const char *n_argv[] = {native_cli, what, arg, ring, NULL};
 	const char *a_argv[] = {
-	    "qemu-aarch64-static", "-L", qemu_libc(), cli, "report", "--json", ring, NULL};
+	    "qemu-aarch64-static", "-L", qemu_libc(), "-E", libs, cli, what, arg, ring, NULL};
 	int ns = stdout_of(n_argv, native, sizeof(native));
 	int as = stdout_of(a_argv, arm, sizeof(arm));
-	cr_assert_eq(ns, 0, "native report failed (%d): %s", ns, native);
-	cr_assert_eq(as, 0, "aarch64 report failed (%d): %s", as, arm);
-	cr_assert(strstr(native, "\"findings\""), "no findings: %s", native);
-	cr_expect_str_eq(arm, native, "the two architectures read %s differently", ring);
+	cr_assert_eq(ns, 0, "native %s failed (%d): %s", what, ns, native);
+	cr_assert_eq(as, 0, "aarch64 %s failed (%d): %s", what, as, arm);
+	cr_expect_str_eq(arm, native, "the two architectures' %s %s of %s differ", what, arg, ring);
+}
+
+/* The findings (report --json) and every record's fields (show --jsonl,
+ * the stack's function names included): the same from either CLI. */
+static void expect_same_report(const char *ring)
+{
+	expect_same_output("report", "--json", ring);
+	expect_same_output("show", "--jsonl", ring);
 }
 
 /* Open flags aarch64 numbers differently from x86_64 (O_NOFOLLOW,
