@@ -91,7 +91,7 @@ CLI_LIB := $(BUILD)/libdtcli.a
 
 .PHONY: all deps test unit integration demo demo-picture bench install uninstall clean \
 	test-asan lint man format fuzz fuzz-smoke helpers codex test-as-user deb test-deb \
-	test-debian12 test-debian13
+	test-debian12 test-debian13 cross-aarch64
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libdenytrace.so $(BUILD)/denytrace
@@ -159,6 +159,10 @@ $(BUILD)/unit/%: tests/unit/%.c $(SUITE_DEPS)
 $(BUILD)/integration/%: tests/integration/%.c $(SUITE_DEPS)
 	$(link_suite)
 $(BUILD)/integration/test_libc_exports: tests/integration/libc_calls.def
+# tests/aarch64: native suites that run the aarch64 build under qemu-user
+# (make cross-aarch64), not part of make test.
+$(BUILD)/aarch64/%: tests/aarch64/%.c $(SUITE_DEPS)
+	$(link_suite)
 
 # The README's two commands work on a fresh Debian machine: they install the
 # Debian packages first (a no-op when all are there), then build.
@@ -304,6 +308,13 @@ test-debian13:
 	@./scripts/test-debian.sh trixie
 test-debian12:
 	@./scripts/test-debian.sh bookworm
+
+# The probe, the CLI and the unit suites cross-built for aarch64 into
+# build-aarch64, and the probe run under qemu-user: its records, its
+# stacks, and rings read across the two architectures
+# (scripts/cross-aarch64.sh; install-deps.sh --aarch64 installs what it needs).
+cross-aarch64:
+	@./scripts/cross-aarch64.sh build-aarch64
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/denytrace $(DESTDIR)$(PROBEDIR)/libdenytrace.so \

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "iflags.h"
+#include "openflags.h"
 #include "probe.h"
 #include "probe_state.h"
 #include "pyframes.h"
@@ -314,8 +315,11 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	dt_put_u64(&b, DT_T_ACCESS, (uint64_t)dt_call_writes(c));
 	if (c->kind == DT_K_FOPEN) {
 		dt_put_str(&b, DT_T_FMODE, c->fmode);
-		dt_put_u64(&b, DT_T_FLAGS, (uint64_t)(unsigned)dt_fopen_flags(c->fmode));
-	} else if (c->kind == DT_K_OPEN || (c->flags && c->kind != DT_K_LOCK)) {
+		dt_put_u64(&b, DT_T_FLAGS,
+		           dt_open_flags_to_ring((unsigned)dt_fopen_flags(c->fmode)));
+	} else if (c->kind == DT_K_OPEN) {
+		dt_put_u64(&b, DT_T_FLAGS, dt_open_flags_to_ring((unsigned)c->flags));
+	} else if (c->flags && c->kind != DT_K_LOCK) {
 		dt_put_u64(&b, DT_T_FLAGS, (uint64_t)(unsigned)c->flags);
 	}
 	if (c->kind == DT_K_LOCK && c->name[0] == 'f' && c->name[1] == 'c')

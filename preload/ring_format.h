@@ -184,7 +184,8 @@ enum dt_tag {
 	/* denial, write, reopen */
 	DT_T_OP = 16,  /* (s) libc entry point: "openat", "rename", ... */
 	DT_T_ERRNO,    /* (u) errno the call returned (0 for write/reopen) */
-	DT_T_FLAGS,    /* (u) open(2) flags, or fopen mode as open flags */
+	DT_T_FLAGS,    /* (u) open(2) flags as x86_64 numbers them (openflags.h),
+	                * or fopen mode as open flags */
 	DT_T_MODE,     /* (u) mode argument (create, chmod, mkdir, mknod) */
 	DT_T_FMODE,    /* (s) fopen mode string as passed */
 	DT_T_CMD,      /* (u) fcntl command, flock operation, access mode */

@@ -327,6 +327,75 @@ DT_HIDDEN int dt_unwind(const struct dt_unw_regs *from, uint64_t stack_hi, void 
 	return n;
 }
 
+#elif defined(__aarch64__)
+
+/*
+ * aarch64 has no CFI reader here: the walk follows frame records (AAPCS64:
+ * x29 points at {caller's x29, return address}), which GCC keeps in every
+ * function that makes a call, at -O2 too. A function that keeps none (a
+ * leaf, or code built without them) is missing from the stack, never
+ * followed into: every record read lies in [sp, top of the thread's stack)
+ * and each one is above the last. x29 = 0 is the outermost frame (glibc's
+ * _start and thread start clear it): a whole stack. Anything else that
+ * stops the walk (a record off the stack, as from an alternate signal
+ * stack, or one that does not move up) marks the stack truncated.
+ */
+
+DT_HIDDEN __attribute__((noinline)) void dt_unwind_start(struct dt_unw_regs *r)
+{
+	/* asking for it gives this function a frame record: the caller's
+	 * x29 and return address */
+	const uint64_t *fp = __builtin_frame_address(0);
+	r->pc = fp[1];
+	r->sp = (uint64_t)(uintptr_t)fp;
+	r->fp = fp[0];
+}
+
+/* A return address with its pointer-authentication code removed (code
+ * built with -mbranch-protection signs it before saving it). XPACLRI is
+ * in the hint space: a no-op on a CPU without PAuth. */
+static uint64_t dt_strip_pac(uint64_t ra)
+{
+	register uint64_t lr __asm__("x30") = ra;
+	__asm__("hint 7" : "+r"(lr));
+	return lr;
+}
+
+/* The frame record at *fp: the return address it holds, and *fp moved to
+ * the caller's record. -1 when it does not lie in [lo, hi) or the caller's
+ * record is not above it. */
+static int dt_frame_record(uint64_t *fp, uint64_t lo, uint64_t hi, uint64_t *ra)
+{
+	uint64_t at = *fp;
+	if (at < lo || at > hi || hi - at < 16 || (at & 7))
+		return -1;
+	const uint64_t *rec = (const uint64_t *)(uintptr_t)at;
+	uint64_t next = rec[0];
+	if (next != 0 && next <= at)
+		return -1;
+	*ra = dt_strip_pac(rec[1]);
+	*fp = next;
+	return 0;
+}
+
+DT_HIDDEN int dt_unwind(const struct dt_unw_regs *from, uint64_t stack_hi, void **ips, int max,
+                        int *truncated)
+{
+	uint64_t fp = from->fp, ra;
+	int n = 0;
+	*truncated = 1;
+	ips[n++] = (void *)(uintptr_t)from->pc;
+	while (n < max && fp != 0) {
+		if (dt_frame_record(&fp, from->sp, stack_hi, &ra) != 0)
+			return n;
+		if (ra == 0)
+			break;
+		ips[n++] = (void *)(uintptr_t)ra;
+	}
+	*truncated = 0;
+	return n;
+}
+
 #else
 
 DT_HIDDEN void dt_unwind_start(struct dt_unw_regs *r)

@@ -2,6 +2,9 @@
 # Installs what building and testing denytrace need, from Debian packages
 # (debootstrap and lintian for make test-deb and make test-debian13).
 # Run as root or with sudo available; does nothing when all is there.
+# --aarch64 adds what make cross-aarch64 needs: Debian's cross compiler,
+# qemu-user-static and, through multiarch (arm64 added to dpkg's
+# architectures), libseccomp-dev:arm64.
 # Works on Debian 12 and 13: a package whose name carries a version (the
 # clang runtime, libclang-rt-N-dev) is named after the clang this
 # distribution offers, never a version written here.
@@ -13,6 +16,11 @@ cppcheck strace git tar coreutils valgrind fossil
 libxml2-utils chromium
 gnupg rsync util-linux zsh e2fsprogs
 debootstrap lintian"
+AARCH64=
+if [ "${1:-}" = --aarch64 ]; then
+	AARCH64=1
+	PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libseccomp-dev:arm64"
+fi
 
 installed() {
 	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'
@@ -61,6 +69,9 @@ else
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+if [ -n "$AARCH64" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	$SUDO dpkg --add-architecture arm64
+fi
 $SUDO apt-get update -q
 # Again with fresh package lists: the clang runtime's name may only now
 # be known.

@@ -34,6 +34,9 @@
  *     badcfi   an assembly function whose CFI misses a push: the return
  *              address its CFI names is 0x10 (no libgcc line: libgcc
  *              follows it and crashes)
+ *     badfp    (aarch64) an assembly function that points x29, the frame
+ *              record chain, at the top of the address space before it
+ *              calls: a walker that follows x29 off the stack faults
  *
  * Exits 0 when the open failed as it should (EACCES or EROFS), else 1.
  */
@@ -267,7 +270,9 @@ static void jit_loop(void)
 /* ---- badcfi --------------------------------------------------------------- */
 
 /* badcfi_stub(fn) calls fn with 0x10 pushed first and not described in
- * its CFI: an unwinder trusting the CFI finds 0x10 as its return address. */
+ * its CFI: an unwinder trusting the CFI finds 0x10 as its return address.
+ * x86_64 only (make cross-aarch64 builds the other shapes for aarch64). */
+#if defined(__x86_64__)
 void badcfi_stub(void (*fn)(void));
 __asm__(".text\n"
         ".globl badcfi_stub\n"
@@ -286,6 +291,29 @@ static NOINLINE void refuse_badcfi(void)
 	refuse("badcfi");
 	__asm__ volatile("");
 }
+#endif
+
+#if defined(__aarch64__)
+/* badfp_stub(fn) calls fn with x29 = -16: fn saves it in its frame record
+ * as its caller's, where no frame record is. */
+void badfp_stub(void (*fn)(void));
+__asm__(".text\n"
+        ".globl badfp_stub\n"
+        ".type badfp_stub, %function\n"
+        "badfp_stub:\n"
+        "stp x29, x30, [sp, #-16]!\n"
+        "mov x29, #-16\n"
+        "blr x0\n"
+        "ldp x29, x30, [sp], #16\n"
+        "ret\n"
+        ".size badfp_stub, .-badfp_stub\n");
+
+static NOINLINE void refuse_badfp(void)
+{
+	refuse("badfp");
+	__asm__ volatile("");
+}
+#endif
 
 static NOINLINE int nested(int n, const char *name)
 {
@@ -319,7 +347,7 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr,
 		        "usage: stackshapes plain|deep|alloca|realign|drap|huge|signal|thread|"
-		        "threads|jit|badcfi DIR\n");
+		        "threads|jit|badcfi|badfp DIR\n");
 		return 2;
 	}
 	dir = argv[2];
@@ -362,10 +390,18 @@ int main(int argc, char **argv)
 		a("plain");
 		print_libgcc = 0;
 		jit_loop();
+#if defined(__x86_64__)
 	} else if (!strcmp(shape, "badcfi")) {
 		a("plain");
 		print_libgcc = 0;
 		badcfi_stub(refuse_badcfi);
+#endif
+#if defined(__aarch64__)
+	} else if (!strcmp(shape, "badfp")) {
+		a("plain");
+		print_libgcc = 0;
+		badfp_stub(refuse_badfp);
+#endif
 	} else if (!strcmp(shape, "thread")) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, thread_main, "thread") != 0)

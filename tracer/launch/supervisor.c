@@ -23,6 +23,7 @@
 
 #include "denyrule.h"
 #include "envfilter.h"
+#include "openflags.h"
 #include "pathnorm.h"
 #include "ring.h"
 #include "seccomp_int.h"
@@ -279,7 +280,7 @@ static int dt_handle_file(struct dt_supervisor *s, const struct dt_sc *sc,
 		dt_put_str(&b, DT_T_OP, sc->name);
 		dt_put_u64(&b, DT_T_ERRNO, (uint64_t)err);
 		if (has_flags)
-			dt_put_u64(&b, DT_T_FLAGS, flags);
+			dt_put_u64(&b, DT_T_FLAGS, dt_open_flags_to_ring(flags));
 		if (sc->mode >= 0 && (sc->kind != SC_OPEN || (flags & O_CREAT)))
 			dt_put_u64(&b, DT_T_MODE, a[sc->mode] & 07777);
 		if (sc->kind == SC_FD)

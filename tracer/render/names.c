@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "openflags.h"
 #include "probe.h"
 
 /* The kind of every call the probe interposes, straight from its table:
@@ -84,6 +85,7 @@ void dt_open_flags_name(uint64_t flags, char *out, size_t cap)
 	};
 	size_t len = 0;
 	out[0] = 0;
+	flags = dt_open_flags_from_ring(flags);
 	uint64_t rest = flags;
 	switch (flags & O_ACCMODE) {
 	case O_RDONLY:

@@ -1,0 +1,63 @@
+#!/bin/sh
+# make cross-aarch64: the probe, the CLI, its unit suites and the helpers
+# tests/aarch64 runs, built for aarch64 with Debian's cross toolchain into
+# OUT (build-aarch64), then tests/aarch64/test_aarch64 (a native suite)
+# runs them under qemu-user: what the probe records there, and rings read
+# across the two architectures.
+#
+# It runs `scripts/install-deps.sh --aarch64` first (the cross compiler,
+# qemu-user-static, libseccomp-dev:arm64; a no-op when all is there).
+# Criterion's arm64 packages cannot be installed
+# beside the amd64 ones on Debian 12 (libnanomsg5 is a binNMU on amd64
+# only, and Multi-Arch: same needs equal versions), so their files are
+# unpacked from the arm64 .debs (apt-get download, cached in CACHE) into
+# OUT/arm64-root, which only these links read; and libdw's, which the
+# aarch64 CLI loads to name the functions of a stack.
+#
+# usage: cross-aarch64.sh [OUT]
+set -eu
+OUT=${1:-build-aarch64}
+HOST_BUILD=${BUILD:-build}
+CACHE=${DT_CACHE:-/var/cache/denytrace}/arm64-debs
+TRIPLET=aarch64-linux-gnu
+QEMU_LIBC=/usr/$TRIPLET
+CRITERION_DEBS="libcriterion-dev libcriterion3 libnanomsg5 libgit2-1.5 libhttp-parser2.9
+libmbedcrypto7 libmbedx509-1 libmbedtls14 libssh2-1 libssl3 zlib1g libpcre2-8-0 libffi8
+libgssapi-krb5-2 libk5crypto3 libkrb5-3 libkrb5support0 libcom-err2 libkeyutils1
+libdw1 libelf1 libbz2-1.0 liblzma5 libzstd1"
+
+./scripts/install-deps.sh --aarch64
+for tool in $TRIPLET-gcc qemu-aarch64-static; do
+	command -v "$tool" >/dev/null 2>&1 || {
+		echo "cross-aarch64: $tool missing: run scripts/install-deps.sh --aarch64" >&2
+		exit 2
+	}
+done
+[ -e /usr/lib/$TRIPLET/libseccomp.so ] || {
+	echo "cross-aarch64: libseccomp-dev:arm64 missing: run scripts/install-deps.sh --aarch64" >&2
+	exit 2
+}
+
+# Criterion for arm64, from its packages' files.
+root=$OUT/arm64-root
+if [ ! -e "$root/usr/lib/$TRIPLET/libcriterion.so" ] || [ ! -e "$root/usr/lib/$TRIPLET/libdw.so.1" ]; then
+	mkdir -p "$CACHE" "$root"
+	for p in $CRITERION_DEBS; do
+		ls "$CACHE/${p}_"*_arm64.deb >/dev/null 2>&1 && continue
+		# apt's download sandbox user must be able to write there
+		(cd "$CACHE" && apt-get download -q "$p:arm64")
+	done
+	for d in "$CACHE"/*_arm64.deb; do dpkg-deb -x "$d" "$root"; done
+fi
+libs=$(cd "$root" && pwd)/usr/lib/$TRIPLET:$(cd "$root" && pwd)/lib/$TRIPLET
+
+units=$(for f in tests/unit/test_*.c; do n=${f##*/}; echo "$OUT/unit/${n%.c}"; done)
+make --no-print-directory -j2 BUILD="$OUT" CC=$TRIPLET-gcc AR=$TRIPLET-ar \
+	CFLAGS="-O2 -g -I$root/usr/include -L${libs%%:*} -Wl,-rpath-link,$libs" \
+	"$OUT/libdenytrace.so" "$OUT/denytrace" "$OUT/helpers/callall" \
+	"$OUT/helpers/stackshapes" $units
+file "$OUT/libdenytrace.so" "$OUT/denytrace" | sed 's/, BuildID.*//'
+
+make --no-print-directory -j2 BUILD="$HOST_BUILD" all helpers "$HOST_BUILD/aarch64/test_aarch64"
+DT_BUILD=$HOST_BUILD DT_AARCH64_BUILD=$OUT DT_QEMU_LIBC=$QEMU_LIBC DT_AARCH64_LIBS=$libs \
+	"$HOST_BUILD/aarch64/test_aarch64" --jobs 1
