@@ -15,6 +15,8 @@
 # aarch64 CLI loads to name the functions of a stack.
 #
 # usage: cross-aarch64.sh [OUT]
+# Exit status 3: the packages could not be had (no arm64 lists or .debs
+# on the mirror this machine uses); anything else that fails is 1 or 2.
 set -eu
 OUT=${1:-build-aarch64}
 HOST_BUILD=${BUILD:-build}
@@ -26,7 +28,10 @@ libmbedcrypto7 libmbedx509-1 libmbedtls14 libssh2-1 libssl3 zlib1g libpcre2-8-0 
 libgssapi-krb5-2 libk5crypto3 libkrb5-3 libkrb5support0 libcom-err2 libkeyutils1
 libdw1 libelf1 libbz2-1.0 liblzma5 libzstd1"
 
-./scripts/install-deps.sh --aarch64
+./scripts/install-deps.sh --aarch64 || {
+	echo "cross-aarch64: the aarch64 packages could not be installed" >&2
+	exit 3
+}
 for tool in $TRIPLET-gcc qemu-aarch64-static; do
 	command -v "$tool" >/dev/null 2>&1 || {
 		echo "cross-aarch64: $tool missing: run scripts/install-deps.sh --aarch64" >&2
@@ -45,7 +50,10 @@ if [ ! -e "$root/usr/lib/$TRIPLET/libcriterion.so" ] || [ ! -e "$root/usr/lib/$T
 	for p in $CRITERION_DEBS; do
 		ls "$CACHE/${p}_"*_arm64.deb >/dev/null 2>&1 && continue
 		# apt's download sandbox user must be able to write there
-		(cd "$CACHE" && apt-get download -q "$p:arm64")
+		(cd "$CACHE" && apt-get download -q "$p:arm64") || {
+			echo "cross-aarch64: $p:arm64 could not be downloaded" >&2
+			exit 3
+		}
 	done
 	for d in "$CACHE"/*_arm64.deb; do dpkg-deb -x "$d" "$root"; done
 fi
