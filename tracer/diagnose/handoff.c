@@ -3,9 +3,12 @@
 #include "handoff.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codexargs.h"
+#include "recfmt.h"
 #include "report.h"
 #include "roots_int.h"
 
@@ -134,6 +137,49 @@ static char *astray_override(const struct dt_record *launch, const struct dt_han
 	return NULL;
 }
 
+/* A TOML key as written in a table header: bare when it may be. */
+static char *toml_key(const char *name)
+{
+	size_t bare =
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+	char *q = *name && !name[bare] ? xstrdup(name) : dt_toml_quote(name);
+	if (!q)
+		oom();
+	return q;
+}
+
+/* The fix of a server's lost variables: its env_vars line, and the -c
+ * that sets it, one shell word, where Codex's -c can name the server
+ * (its keys split at every '.'). Names may be the traced program's. */
+static void server_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
+{
+	const char *where = s->env_vars_from ? s->env_vars_from
+	                    : s->defined_in  ? s->defined_in
+	                                     : "config.toml";
+	char *key = toml_key(s->name), *word = NULL, *c = NULL;
+	size_t len = 0;
+	if (dt_codex_key_segment_ok(s->name)) {
+		h->fix_override = xasprintf("mcp_servers.%s.env_vars=%s", s->name, h->fix_env_vars);
+		FILE *f = open_memstream(&word, &len);
+		if (!f)
+			oom();
+		dt_shell_word(f, h->fix_override);
+		if (fclose(f) != 0)
+			oom();
+		c = xasprintf(
+		    ", or codex -c %s (a -c list replaces the layers' list, so it repeats "
+		    "theirs)",
+		    word);
+	}
+	h->fix = xasprintf("env_vars = %s in [mcp_servers.%s] of %s%s", h->fix_env_vars, key, where,
+	                   c ? c
+	                     : " (Codex's -c cannot name this server: its keys split at every "
+	                       "'.')");
+	free(c);
+	free(word);
+	free(key);
+}
+
 /* The change that carries the lost variables: names in the server's
  * env_vars (merged with its list), or in the parent's environment. */
 static void env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
@@ -145,15 +191,7 @@ static void env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
 		names[k] = h->vars[k].name;
 	if (s) {
 		h->fix_env_vars = dt_mcp_env_vars_merged(s, names, h->nvars);
-		h->fix_override = xasprintf("mcp_servers.%s.env_vars=%s", s->name, h->fix_env_vars);
-		h->fix =
-		    xasprintf("env_vars = %s in [mcp_servers.%s] of %s, or codex -c '%s' (a -c "
-		              "list replaces the layers' list, so it repeats theirs)",
-		              h->fix_env_vars, s->name,
-		              s->env_vars_from ? s->env_vars_from
-		              : s->defined_in  ? s->defined_in
-		                               : "config.toml",
-		              h->fix_override);
+		server_fix(s, h);
 	} else {
 		keep = xstrdup("");
 		for (size_t k = 0; k < h->nvars; k++) {

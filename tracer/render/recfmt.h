@@ -19,6 +19,12 @@ int dt_safe_len(const unsigned char *p);
  * backslashes doubled: a path can carry terminal escape sequences. */
 void dt_put_safe(FILE *f, const char *s);
 
+/* Prints a line a user pastes (its words made by dt_shell_word, its
+ * values by dt_toml_quote) as it is: a doubled backslash would turn the
+ * '\'' inside a quoted word into an end of quoting, and what follows
+ * into shell. Bytes dt_safe_len refuses still go out as \xNN. */
+void dt_put_pasteable(FILE *f, const char *s);
+
 /* Prints a multi-line text (a config excerpt) as it is, newlines and
  * backslashes included, every other byte dt_safe_len refuses as \xNN. */
 void dt_put_text(FILE *f, const char *s);
