@@ -159,8 +159,8 @@ Test(hostile_ring, the_text_reports_fix_line_for_a_hostile_variable_name_pastes_
 
 /* A worker in bwrap refused in a directory outside its binds that it
  * named `b'$(touch pwned)'x` (one it made where it could, earlier): fix's
- * text proposes binding it, and that line, pasted after `bwrap`, must
- * create no file. */
+ * text proposes binding it, report's advice too, and those words, pasted
+ * after `bwrap`, must create no file. */
 Test(hostile_ring, a_bind_fix_for_a_directory_named_with_shell_syntax_pastes_inert)
 {
 	if (!dtt_have_bwrap())
@@ -177,8 +177,8 @@ Test(hostile_ring, a_bind_fix_for_a_directory_named_with_shell_syntax_pastes_ine
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && '%s/denytrace' run -q -o r.ring -- bwrap --ro-bind / / --bind '%s' "
 	         "'%s' --dev /dev -- sh -c 'echo x > \"$0/board.db\"' \"$0\" 2>/dev/null; "
-	         "'%s/denytrace' fix r.ring > fix.txt",
-	         dir, dtt_build(), ws, ws, dtt_build());
+	         "'%s/denytrace' fix r.ring > fix.txt; '%s/denytrace' report r.ring > report.txt",
+	         dir, dtt_build(), ws, ws, dtt_build(), dtt_build());
 	const char *sh[] = {"/bin/sh", "-c", cmd, named, NULL};
 	char out[8192];
 	dtt_system(out, sizeof(out), sh, NULL);
@@ -188,6 +188,9 @@ Test(hostile_ring, a_bind_fix_for_a_directory_named_with_shell_syntax_pastes_ine
 	    "lines = [l.strip() for l in open(d + '/fix.txt')\n"
 	    "         if l.startswith('      --bind ')]\n"
 	    "assert lines, open(d + '/fix.txt').read()\n"
+	    "report = open(d + '/report.txt').read()\n"
+	    "start = report.index('(bubblewrap: --bind ') + len('(bubblewrap: ')\n"
+	    "lines.append(report[start:report.index(' after --ro-bind', start)])\n"
 	    "for l in lines:\n"
 	    "    subprocess.run(['/bin/sh', '-c', 'bwrap() { :; }; bwrap ' + l], cwd=d)\n";
 	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
