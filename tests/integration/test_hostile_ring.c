@@ -198,3 +198,38 @@ Test(hostile_ring, a_bind_fix_for_a_directory_named_with_shell_syntax_pastes_ine
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_neq(access(pwned, F_OK), 0, "the pasted bind ran the worker's command");
 }
+
+/* A file in the root that is another name (a hard link) of a file outside
+ * it, which a process of the worker's may not write: a chown or chmod of
+ * that name would change the file outside too, so fix states none. */
+Test(hostile_ring, a_hard_link_to_a_file_outside_the_root_gets_no_chown_or_chmod)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root, to run the worker as uid 65534");
+	const char *dir = dtt_tmpdir();
+	char cmd[8 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && chmod 755 . && mkdir -p W/locked && echo secret > victim && ln victim "
+	         "W/locked/leaf && "
+	         "chmod 777 W W/locked && '%s/denytrace' run -q -o r.ring -- setpriv --reuid 65534 "
+	         "--regid 65534 --clear-groups sh -c 'echo x >> W/locked/leaf' 2>/dev/null; "
+	         "'%s/denytrace' fix --format json --root '%s/W' r.ring > fix.json",
+	         dir, dtt_build(), dtt_build(), dir);
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	char out[8192];
+	dtt_system(out, sizeof(out), sh, NULL);
+	const char *py = "import json, sys\n"
+	                 "j = json.load(open(sys.argv[1] + '/fix.json'))\n"
+	                 "f = [x for x in j['fixes'] if x['cause'] == 'file-permissions']\n"
+	                 "assert len(f) == 1, j['fixes']\n"
+	                 "assert not any('chown' in c or 'chmod' in c or 'setfacl' in c\n"
+	                 "               for c in f[0]['copy']), f[0]['copy']\n";
+	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
+	int st = dtt_system(out, sizeof(out), pargv, NULL);
+	cr_expect_eq(st, 0, "%s", out);
+	struct stat sb;
+	char victim[PATH_MAX + 16];
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	cr_assert_eq(stat(victim, &sb), 0);
+	cr_expect_eq(sb.st_uid, 0, "the file outside the root changed owner");
+}
