@@ -233,3 +233,39 @@ Test(hostile_ring, a_hard_link_to_a_file_outside_the_root_gets_no_chown_or_chmod
 	cr_assert_eq(stat(victim, &sb), 0);
 	cr_expect_eq(sb.st_uid, 0, "the file outside the root changed owner");
 }
+
+/* fix --verify as root tries a mode change on an overlay with the mode the
+ * ring recorded, which the traced program can forge: here the file was
+ * set-uid root when recorded (as a forged record would say) and is not
+ * now. The re-run must see the file as it is plus the group's write bit,
+ * not a set-uid root copy that would make the worker root again. */
+Test(hostile_ring, a_recorded_set_uid_bit_never_reaches_the_overlay_verify_makes)
+{
+	if (geteuid() != 0)
+		cr_skip_test("the overlay needs root");
+	const char *dir = dtt_tmpdir();
+	char cmd[8 * PATH_MAX], seen[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && chmod 755 . && mkdir -m 777 out && mkdir B && cp /bin/true B/tool && "
+	         "chown 0:65534 B/tool && "
+	         "chmod 04750 B/tool && '%s/denytrace' run -q -o r.ring -- setpriv --reuid 65534 "
+	         "--regid 65534 --clear-groups sh -c 'echo x >> B/tool' 2>/dev/null; "
+	         "chmod 0750 B/tool && '%s/denytrace' fix --verify --yes --root '%s/B' r.ring -- "
+	         "setpriv --reuid 65534 --regid 65534 --clear-groups sh -c "
+	         "'stat -c %%a B/tool > out/seen; echo x >> B/tool' > fix.txt 2>&1",
+	         dir, dtt_build(), dtt_build(), dir);
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), sh, NULL);
+	snprintf(seen, sizeof(seen), "%s/out/seen", dir);
+	FILE *f = fopen(seen, "r");
+	char mode[32] = "";
+	cr_assert_not_null(f, "the re-run did not run (exit %d): %s", st, out);
+	cr_assert_not_null(fgets(mode, sizeof(mode), f));
+	fclose(f);
+	cr_expect_str_eq(mode, "770\n", "the re-run saw mode %s", mode);
+	struct stat sb;
+	snprintf(seen, sizeof(seen), "%s/B/tool", dir);
+	cr_assert_eq(stat(seen, &sb), 0);
+	cr_expect_eq(sb.st_mode & 07777, 0750, "the disk changed: %o", sb.st_mode & 07777);
+}

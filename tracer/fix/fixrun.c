@@ -511,11 +511,18 @@ static int disk_change(const struct dt_fix *f, const char *dir, int mnt)
 		fd = openat(root, leaf ? leaf + 1 : f->disk.path,
 		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	}
+	struct stat st;
 	int rc = fd < 0 ? -1 : 0;
 	if (!rc && f->disk.uid >= 0)
 		rc = fchown(fd, (uid_t)f->disk.uid, (gid_t)-1);
+	if (!rc)
+		rc = fstat(fd, &st); /* as the chown left it: set-id bits cleared */
+	/* the mode was computed from the ring's record of it, the traced
+	 * program's to forge: only the owner's and group's bits the fix
+	 * grants are added to the file as it is, never set-id, sticky or
+	 * others' bits (a set-uid root copy would be root for the re-run) */
 	if (!rc && f->disk.mode >= 0)
-		rc = fchmod(fd, (mode_t)f->disk.mode);
+		rc = fchmod(fd, (st.st_mode & 07777) | ((mode_t)f->disk.mode & 0770));
 	int e = errno;
 	if (fd >= 0 && fd != root)
 		close(fd);
