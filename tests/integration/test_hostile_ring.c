@@ -35,7 +35,7 @@ static void write_file(const char *path, const char *text, mode_t mode)
  * TOML syntax, then starts the user's MCP server `tools` (its command, as
  * config.toml in dir/ch says) without it: the environment lost on the way,
  * whose fix names the variable. Records it into dir/c.ring. */
-static void record_named_variable(const char *dir)
+static void record_named_variable_for(const char *dir, const char *server_key)
 {
 	const char *server = dtt_helper_script("board_mcp.py");
 	cr_assert_not_null(server);
@@ -44,8 +44,8 @@ static void record_named_variable(const char *dir)
 	cr_assert_eq(mkdir(text, 0755), 0);
 	snprintf(path, sizeof(path), "%s/ch/config.toml", dir);
 	snprintf(text, sizeof(text),
-	         "[mcp_servers.tools]\ncommand = \"%s\"\nargs = [\"%s\", \"%s/m\"]\n", PYTHON,
-	         server, dir);
+	         "[mcp_servers.%s]\ncommand = \"%s\"\nargs = [\"%s\", \"%s/m\"]\n", server_key,
+	         PYTHON, server, dir);
 	write_file(path, text, 0644);
 	snprintf(path, sizeof(path), "%s/worker.sh", dir);
 	snprintf(text, sizeof(text),
@@ -67,6 +67,11 @@ static void record_named_variable(const char *dir)
 	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
 	char out[8192];
 	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+}
+
+static void record_named_variable(const char *dir)
+{
+	record_named_variable_for(dir, "tools");
 }
 
 /* The handoff's fix from CMD's JSON (report or fix), checked by Python:
@@ -268,4 +273,32 @@ Test(hostile_ring, a_recorded_set_uid_bit_never_reaches_the_overlay_verify_makes
 	snprintf(seen, sizeof(seen), "%s/B/tool", dir);
 	cr_assert_eq(stat(seen, &sb), 0);
 	cr_expect_eq(sb.st_mode & 07777, 0750, "the disk changed: %o", sb.st_mode & 07777);
+}
+
+/* A server whose name holds a '.': Codex's -c splits keys at every '.',
+ * so no -c can carry its env_vars; the fix names its table, quoted. */
+Test(hostile_ring, a_server_name_codex_c_cannot_address_gets_its_table_and_no_c)
+{
+	const char *dir = dtt_tmpdir();
+	record_named_variable_for(dir, "\"a.b\"");
+	char line[4 * PATH_MAX];
+	snprintf(line, sizeof(line),
+	         "cd '%s' && HOME='%s/home' HERMES_KANBAN_DB='%s/boards/kanban.db' "
+	         "CODEX_HOME='%s/ch' '%s/denytrace' report --format json --codex-args 'exec hi' "
+	         "c.ring > out.json",
+	         dir, dir, dir, dir, dtt_build());
+	const char *sh[] = {"/bin/sh", "-c", line, NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), sh, NULL);
+	cr_assert(st == 0 || st == 1, "exit %d: %s", st, out);
+	const char *py = "import json, sys\n"
+	                 "h = [x for x in json.load(open(sys.argv[1] + '/out.json'))['handoff']\n"
+	                 "     if x['kind'] == 'environment-lost']\n"
+	                 "assert len(h) == 1 and h[0]['mcp_server'] == 'a.b', h\n"
+	                 "assert h[0]['fix_override'] is None, h[0]\n"
+	                 "assert 'codex -c' not in h[0]['fix'], h[0]['fix']\n"
+	                 "assert '[mcp_servers.\"a.b\"]' in h[0]['fix'], h[0]['fix']\n";
+	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
+	st = dtt_system(out, sizeof(out), pargv, NULL);
+	cr_expect_eq(st, 0, "%s", out);
 }
