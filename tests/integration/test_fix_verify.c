@@ -1593,3 +1593,75 @@ Test(fix_verify, a_landlock_ruleset_the_program_builds_itself_is_not_verified_an
 	cr_expect_str_eq(res, "[('landlock-refer', 'cannot-verify', True)]\n");
 	dtt_free(&r);
 }
+
+/* ---- issue 22, the review: places a launch file must not go ---- */
+
+/* The real Codex, whose -c writable_roots names XDG_STATE_HOME (outside
+ * the workspace): the worker writes the launch file of its ring there. */
+Test(fix_verify, a_launch_file_is_not_put_where_codex_writable_roots_let_the_worker_replace_it)
+{
+	struct codex_world w;
+	codex_world(&w);
+	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
+	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s", w.other);
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
+	const char *env[] = {w.e_home, w.e_ch, state, NULL};
+	snprintf(script, sizeof(script),
+	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w.status,
+	         dtt_helper("plant-launch"), marker);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"' -c "
+	         "'sandbox_workspace_write.writable_roots=[\"%s\"]' -- sh -c '%s'",
+	         w.work, dt(), ring, w.codex, w.other, script);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, env);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/denytrace/launches", w.other);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w.board, ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, env);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	codex_world_end(&w);
+}
+
+/* bwrap behind a wrapper word (timeout) binds the workspace that holds
+ * XDG_STATE_HOME, and HOME is unset: the launcher cannot read that
+ * bwrap's binds as the command, so no place is out of the worker's reach. */
+Test(fix_verify, a_sandbox_the_launcher_cannot_read_gets_no_launch_file_the_worker_can_replace)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w, 1);
+	state_in_workspace(&w);
+	char marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
+	snprintf(script, sizeof(script),
+	         "echo done > %s/status; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1",
+	         w.board, dtt_helper("plant-launch"), marker);
+	const char *argv[] = {"timeout", "600",  "bwrap", "--ro-bind", "/",    "/",
+	                      "--bind",  w.work, w.work,  "--dev",     "/dev", "--",
+	                      "/bin/sh", "-c",   script,  NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/state/denytrace/launches", w.work);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", r.out);
+	/* the place the launcher would otherwise take next: out of reach, so
+	 * that only the launcher's own choice decides */
+	char sealed[PATH_MAX + 64];
+	snprintf(sealed, sizeof(sealed), "%s/home/.local/state/denytrace/launches", w.top);
+	const char *ls[] = {"/bin/sh", "-c", "ls -A \"$0\" 2>/dev/null", sealed, NULL};
+	char listing[4096];
+	dtt_system(listing, sizeof(listing), ls, NULL);
+	cr_expect_str_eq(listing, "", "a launch file for a sandbox it cannot read: %s", listing);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	int st = fix(args);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	dtt_free(&r);
+}

@@ -535,7 +535,7 @@ Test(fix, a_bwrap_bind_of_a_path_with_a_space_is_shell_quoted)
 	/* a quote of its own, and a command substitution that must stay text */
 	plan = quoting_plan(&rs, "/srv/it's $(id)", argv, 6, EROFS);
 	cr_assert_str_eq(plan.fixes[0].copy[0],
-	                 "--bind '/srv/it'\\''s $(id)' '/srv/it'\\''s $(id)'");
+	                 "--bind '/srv/it'\"'\"'s $(id)' '/srv/it'\"'\"'s $(id)'");
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }

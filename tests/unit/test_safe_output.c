@@ -74,9 +74,9 @@ Test(safe_output, shell_words_quote_as_needed_and_spell_control_bytes)
 	} cases[] = {
 	    {"plain/path-1.db", "plain/path-1.db"},
 	    {"a b", "'a b'"},
-	    {"it's", "'it'\\''s'"},
+	    {"it's", "'it'\"'\"'s'"},
 	    {"", "''"},
-	    {"\x1b[2J'x", "$'\\x1b[2J\\'x'"},
+	    {"\x1b[2J'x\\", "$'\\x1b[2J\\x27x\\x5c'"},
 	    {"c1\xc2\x9b", "$'c1\\xc2\\x9b'"},
 	    {"\xc3\xa9t\xc3\xa9", "'\xc3\xa9t\xc3\xa9'"},
 	};

@@ -136,3 +136,27 @@ Test(soakmerge, failures_all_on_one_host_are_noted_and_spread_ones_are_not)
 	cr_expect_eq(dt_soak_concentrated(&s, &pv), 0);
 	cr_expect(pv == pv && pv < 0.01, "p %g", pv);
 }
+
+/* A summary from another machine may hold numbers no count or status can
+ * take, and surrogates UTF-8 cannot hold: read as bounded numbers and as
+ * U+FFFD, never as inf, an out-of-range cast or invalid UTF-8. */
+Test(soakmerge, numbers_beyond_range_and_lone_surrogates_are_read_bounded)
+{
+	char err[256] = "";
+	struct dt_jv *v = parse("{\"inf\": 1e999, \"big\": 1e300, \"neg\": -1e300, \"n\": 7, "
+	                        "\"hi\": \"a\\ud800b\", \"lo\": \"\\udc00\", "
+	                        "\"unpaired\": \"\\ud800\\u0041\"}",
+	                        err, sizeof(err));
+	cr_assert(v, "%s", err);
+	cr_expect_eq(dt_jv_num(v, "inf"), 0, "1e999 read as infinity");
+	cr_expect_eq(dt_jv_clamp(v, "big", 0, UINT32_MAX), UINT32_MAX);
+	cr_expect_eq(dt_jv_clamp(v, "neg", INT32_MIN, INT32_MAX), INT32_MIN);
+	cr_expect_eq(dt_jv_clamp(v, "n", 0, 5), 5);
+	cr_expect_eq(dt_jv_clamp(v, "missing", 0, 5), 0);
+	cr_expect_str_eq(dt_jv_str(v, "hi"), "a\xef\xbf\xbd"
+	                                     "b");
+	cr_expect_str_eq(dt_jv_str(v, "lo"), "\xef\xbf\xbd");
+	cr_expect_str_eq(dt_jv_str(v, "unpaired"), "\xef\xbf\xbd"
+	                                           "A");
+	dt_jv_free(v);
+}

@@ -3,10 +3,12 @@
 #include "handoff.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codexargs.h"
+#include "recfmt.h"
 #include "report.h"
 #include "roots_int.h"
 
@@ -152,6 +154,35 @@ static char *astray_override(const struct dt_record *launch, const struct dt_han
 	return NULL;
 }
 
+/* A TOML key as written in a table header: bare when it may be. */
+static char *toml_key(const char *name)
+{
+	size_t bare =
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+	char *q = *name && !name[bare] ? xstrdup(name) : dt_toml_quote(name);
+	if (!q)
+		dt_out_of_memory();
+	return q;
+}
+
+/* " -c WORD" for each override, each one shell word: names in them may
+ * be the traced program's. */
+static char *c_words(char *const *v, size_t n)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		dt_out_of_memory();
+	for (size_t k = 0; k < n; k++) {
+		fputs(" -c ", f);
+		dt_shell_word(f, v[k]);
+	}
+	if (fclose(f) != 0)
+		dt_out_of_memory();
+	return out;
+}
+
 /* Does the server's env table (a file's, or a -c env.VAR) set the
  * variable? Then it wins over env_vars, and only another env entry
  * carries the launcher's value. */
@@ -198,32 +229,39 @@ static char *joined(char *const *v, size_t n, const char *sep)
 static void server_env_fix(const struct dt_mcp_server *s, struct dt_handoff *h)
 {
 	const char **names = xrealloc(NULL, (h->nvars + 1) * sizeof(*names));
-	char *list = NULL, *table;
+	const char *where = s->env_vars_from ? s->env_vars_from
+	                    : s->defined_in  ? s->defined_in
+	                                     : "config.toml";
+	char *list = NULL, *key = toml_key(s->name);
 	size_t nnames;
 
 	env_overrides(s, h, names, &nnames);
-	if (nnames) {
+	if (nnames && dt_codex_key_segment_ok(s->name)) {
 		h->fix_env_vars = dt_mcp_env_vars_merged(s, names, nnames);
 		h->fix_override = xasprintf("mcp_servers.%s.env_vars=%s", s->name, h->fix_env_vars);
-		list = xasprintf("env_vars = %s in [mcp_servers.%s] of %s, or codex -c '%s' (a -c "
-		                 "list replaces the layers' list, so it repeats theirs)",
-		                 h->fix_env_vars, s->name,
-		                 s->env_vars_from ? s->env_vars_from
-		                 : s->defined_in  ? s->defined_in
-		                                  : "config.toml",
-		                 h->fix_override);
+		char *word = c_words(&h->fix_override, 1);
+		list = xasprintf("env_vars = %s in [mcp_servers.%s] of %s, or codex%s (a -c list "
+		                 "replaces the layers' list, so it repeats theirs)",
+		                 h->fix_env_vars, key, where, word);
+		free(word);
+	} else if (nnames) {
+		h->fix_env_vars = dt_mcp_env_vars_merged(s, names, nnames);
+		list = xasprintf("env_vars = %s in [mcp_servers.%s] of %s (Codex's -c cannot name "
+		                 "this server: its keys split at every '.')",
+		                 h->fix_env_vars, key, where);
 	}
-	table = joined(h->fix_env_overrides, h->nfix_env_overrides, "' -c '");
-	if (h->nfix_env_overrides)
+	if (h->nfix_env_overrides) {
+		char *words = c_words(h->fix_env_overrides, h->nfix_env_overrides);
 		h->fix =
-		    xasprintf("%s%scodex -c '%s' (its env table sets %s, and the table wins over "
+		    xasprintf("%s%scodex%s (its env table sets %s, and the table wins over "
 		              "env_vars)",
-		              list ? list : "", list ? "; and " : "", table,
+		              list ? list : "", list ? "; and " : "", words,
 		              h->nfix_env_overrides == 1 ? "that variable" : "those variables");
-	else
+		free(words);
+	} else
 		h->fix = list ? xstrdup(list) : xstrdup("");
-	free(table);
 	free(list);
+	free(key);
 	free(names);
 }
 

@@ -150,8 +150,9 @@ void dt_fix_plan_free(struct dt_fix_plan *plan);
  * sentence, or NULL when it may: /, a system directory (and what is in
  * /etc, /usr, /bin, /sbin, /lib*, /boot, /dev, /proc, /sys, /root), a home
  * directory itself, a directory holding the launch's directory or its
- * workspace, another user's home. Checked on the path and on what it
- * resolves to. buf (cap bytes) holds the sentence. */
+ * workspace, another user's home, a file with more than one hard link.
+ * Checked on the path and on what it resolves to. buf (cap bytes) holds
+ * the sentence. */
 const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap);
 
 /* ---- rewriting command lines (exported for the unit tests) ---- */

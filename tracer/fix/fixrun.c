@@ -456,41 +456,66 @@ void dt_verify_disk_check(struct dt_fix_plan *plan, const char *ring)
 }
 
 static char disk_scratch[PATH_MAX];
+static int disk_scratch_fd = -1; /* the scratch tmpfs, pinned */
 
-/* Mounts an overlay on dir whose upper layer starts as dir itself looks
- * (an overlay's root takes the upper directory's mode and owner), under
- * scratch/N. dir is pinned first and must resolve to itself: the path came
- * from a ring, and a symbolic link swapped in must not move the overlay.
- * Returns 0 or -1 with errno. */
+/* The overlay of pinned (a /proc/self/fd path of dir) whose upper layer
+ * starts as dir itself looks (an overlay's root takes the upper
+ * directory's mode and owner), its layers under the scratch tmpfs's
+ * descriptor: no name the traced program can rename is looked up. Returns
+ * the new mount's descriptor (not yet attached), or -1 with errno. */
+static int disk_overlay_new(const char *pinned, const struct stat *st, size_t n)
+{
+	char upper[64], work[64], at[96], wat[96];
+	snprintf(upper, sizeof(upper), "u%zu", n);
+	snprintf(work, sizeof(work), "w%zu", n);
+	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", disk_scratch_fd, upper);
+	snprintf(wat, sizeof(wat), "/proc/self/fd/%d/%s", disk_scratch_fd, work);
+	if (mkdirat(disk_scratch_fd, upper, 0700) < 0 || mkdirat(disk_scratch_fd, work, 0700) < 0 ||
+	    fchownat(disk_scratch_fd, upper, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    fchmodat(disk_scratch_fd, upper, st->st_mode & 07777, 0) < 0)
+		return -1;
+	int fs = fsopen("overlay", FSOPEN_CLOEXEC), mnt = -1;
+	if (fs < 0)
+		return -1;
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", pinned, 0) == 0 &&
+	    fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", at, 0) == 0 &&
+	    fsconfig(fs, FSCONFIG_SET_STRING, "workdir", wat, 0) == 0 &&
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+	int e = errno;
+	close(fs);
+	errno = e;
+	return mnt;
+}
+
+/* Mounts an overlay on dir (disk_overlay_new) and returns a descriptor of
+ * the overlay's root, or -1 with errno. dir is pinned first and must
+ * resolve to itself: the path came from a ring, and a symbolic link
+ * swapped in, before or after the check, must not move the overlay nor
+ * the change made in it. */
 static int disk_overlay(const char *dir, size_t n)
 {
-	char upper[PATH_MAX + 32], work[PATH_MAX + 32], opts[3 * PATH_MAX + 64];
 	char pinned[64], real[PATH_MAX];
 	struct stat st;
-	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), mnt = -1;
 	if (fd < 0)
 		return -1;
 	snprintf(pinned, sizeof(pinned), "/proc/self/fd/%d", fd);
 	ssize_t len = readlink(pinned, real, sizeof(real) - 1);
-	int rc = -1;
 	if (len > 0)
 		real[len] = 0;
 	if (len <= 0 || strcmp(real, dir))
 		errno = ELOOP;
-	else if (fstat(fd, &st) == 0) {
-		snprintf(upper, sizeof(upper), "%s/u%zu", disk_scratch, n);
-		snprintf(work, sizeof(work), "%s/w%zu", disk_scratch, n);
-		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", pinned, upper,
-		         work);
-		if (mkdir(upper, 0700) == 0 && mkdir(work, 0700) == 0 &&
-		    chown(upper, st.st_uid, st.st_gid) == 0 &&
-		    chmod(upper, st.st_mode & 07777) == 0)
-			rc = mount("overlay", pinned, "overlay", 0, opts);
+	else if (fstat(fd, &st) == 0 && (mnt = disk_overlay_new(pinned, &st, n)) >= 0 &&
+	         move_mount(mnt, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+	             0) {
+		close(mnt);
+		mnt = -1;
 	}
 	int e = errno;
 	close(fd);
 	errno = e;
-	return rc;
+	return mnt;
 }
 
 /* Clears flags on the overlay's copy of fd's inode. The overlay keeps a
@@ -510,12 +535,13 @@ static int disk_clear_iflags(int fd, unsigned clear)
 	return ioctl(fd, FS_IOC_SETFLAGS, &want);
 }
 
-/* Makes f's change in the overlay now on dir: through descriptors of the
- * overlay itself (never a path that could lead off it onto the disk). */
-static int disk_change(const struct dt_fix *f, const char *dir)
+/* Makes f's change in the overlay whose root mnt is: through descriptors
+ * of the overlay itself (never a path that could lead off it onto the
+ * disk). */
+static int disk_change(const struct dt_fix *f, const char *dir, int mnt)
 {
 	struct statfs sf;
-	int root = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = root;
+	int root = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = root;
 	if (root < 0)
 		return -1;
 	if (fstatfs(root, &sf) < 0 || sf.f_type != OVERLAYFS_SUPER_MAGIC) {
@@ -528,19 +554,55 @@ static int disk_change(const struct dt_fix *f, const char *dir)
 		fd = openat(root, leaf ? leaf + 1 : f->disk.path,
 		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	}
+	struct stat st;
 	int rc = fd < 0 ? -1 : 0;
 	if (!rc && f->disk.clear_iflags)
 		rc = disk_clear_iflags(fd, f->disk.clear_iflags);
 	if (!rc && f->disk.uid >= 0)
 		rc = fchown(fd, (uid_t)f->disk.uid, (gid_t)-1);
+	if (!rc)
+		rc = fstat(fd, &st); /* as the chown left it: set-id bits cleared */
+	/* the mode was computed from the ring's record of it, the traced
+	 * program's to forge: only the owner's and group's bits the fix
+	 * grants are added to the file as it is, never set-id, sticky or
+	 * others' bits (a set-uid root copy would be root for the re-run) */
 	if (!rc && f->disk.mode >= 0)
-		rc = fchmod(fd, (mode_t)f->disk.mode);
+		rc = fchmod(fd, (st.st_mode & 07777) | ((mode_t)f->disk.mode & 0770));
 	int e = errno;
 	if (fd >= 0 && fd != root)
 		close(fd);
 	close(root);
 	errno = e;
 	return rc;
+}
+
+/* The scratch tmpfs the overlays' layers live in, pinned by descriptor:
+ * its directory lies in /tmp, where a traced program may rename it. */
+static int disk_scratch_make(void)
+{
+	struct statfs sf;
+	snprintf(disk_scratch, sizeof(disk_scratch), "/tmp/denytrace-overlay.XXXXXX");
+	if (!mkdtemp(disk_scratch))
+		return -1;
+	int fd = open(disk_scratch, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char pinned[64];
+	snprintf(pinned, sizeof(pinned), "/proc/self/fd/%d", fd);
+	if (fd < 0 || mount("tmpfs", pinned, "tmpfs", 0, "mode=0700") < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	/* the tmpfs now on that directory (a magic link resolves to the
+	 * directory under it, so open it by its name and check) */
+	disk_scratch_fd = open(disk_scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (disk_scratch_fd >= 0 &&
+	    (fstatfs(disk_scratch_fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC)) {
+		close(disk_scratch_fd);
+		disk_scratch_fd = -1;
+		errno = EXDEV;
+	}
+	return disk_scratch_fd < 0 ? -1 : 0;
 }
 
 /* Makes every verifiable mode and owner change on an overlay of its
@@ -558,8 +620,7 @@ static int verify_disk_apply(const struct dt_fix_plan *plan)
 		return dt_fail(DT_EXIT_INTERNAL,
 		               "fix: no private mount namespace for the overlay: %s",
 		               strerror(errno));
-	snprintf(disk_scratch, sizeof(disk_scratch), "/tmp/denytrace-overlay.XXXXXX");
-	if (!mkdtemp(disk_scratch) || mount("tmpfs", disk_scratch, "tmpfs", 0, "mode=0700") < 0)
+	if (disk_scratch_make() < 0)
 		return dt_fail(DT_EXIT_INTERNAL, "fix: no scratch directory for the overlay: %s",
 		               strerror(errno));
 	for (size_t i = 0, k = 0; i < plan->n; i++) {
@@ -567,10 +628,15 @@ static int verify_disk_apply(const struct dt_fix_plan *plan)
 		char dir[PATH_MAX];
 		if (!disk_verifiable(f))
 			continue;
-		if (disk_overlay(disk_dir(f, dir, sizeof(dir)), k++) < 0 || disk_change(f, dir) < 0)
+		int mnt = disk_overlay(disk_dir(f, dir, sizeof(dir)), k++);
+		int rc = mnt < 0 ? -1 : disk_change(f, dir, mnt);
+		int e = errno;
+		if (mnt >= 0)
+			close(mnt);
+		if (rc < 0)
 			return dt_fail(DT_EXIT_INTERNAL,
 			               "fix: could not make the change on an overlay of %s: %s",
-			               dir, strerror(errno));
+			               dir, strerror(e));
 	}
 	return 0;
 }
@@ -585,7 +651,10 @@ static void verify_disk_undo(const struct dt_fix_plan *plan)
 		if (disk_verifiable(&plan->fixes[i]))
 			umount2(disk_dir(&plan->fixes[i], dir, sizeof(dir)), MNT_DETACH);
 	}
-	umount2(disk_scratch, MNT_DETACH);
+	if (disk_scratch_fd >= 0)
+		close(disk_scratch_fd);
+	disk_scratch_fd = -1;
+	umount2(disk_scratch, MNT_DETACH | UMOUNT_NOFOLLOW);
 	rmdir(disk_scratch);
 	disk_scratch[0] = 0;
 }

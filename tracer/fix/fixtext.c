@@ -74,7 +74,7 @@ static void fix_text_one(FILE *f, const struct dt_fix_inputs *in, const struct d
 	fputc('\n', f);
 	for (size_t k = 0; k < x->ncopy; k++) {
 		fputs("      ", f);
-		dt_put_safe(f, x->copy[k]);
+		dt_put_pasteable(f, x->copy[k]);
 		fputc('\n', f);
 	}
 	const char *label[] = {"why:      ", "launcher: "};
@@ -166,7 +166,7 @@ void dt_fix_text_handoffs(FILE *f, const struct dt_handoffs *h, const struct dt_
 	for (size_t i = 0; i < h->n; i++) {
 		fprintf(f, "\nhandoff %zu (%s, no refusal), pid %ld: ", i + 1,
 		        dt_handoff_kind_name(h->v[i].kind), h->v[i].pid);
-		dt_put_safe(f, h->v[i].fix);
+		dt_put_pasteable(f, h->v[i].fix);
 		fputc('\n', f);
 		dt_handoff_verify_text(f, hv, i);
 	}

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,21 @@ static const char *forbidden_path(const char *dir, const struct dt_fix_launch *l
 	return NULL;
 }
 
+/* A file with more than one name: a chown, chmod or bind of one name
+ * reaches the inode under every other, wherever the program linked it
+ * from. */
+static const char *hard_linked(const char *path, char *buf, size_t cap)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || S_ISDIR(st.st_mode) || st.st_nlink < 2)
+		return NULL;
+	snprintf(buf, cap,
+	         "it has %ju hard links: the change would reach the file under every other "
+	         "name, wherever those are",
+	         (uintmax_t)st.st_nlink);
+	return buf;
+}
+
 const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap)
 {
 	const char *why = forbidden_path(dir, l, buf, cap);
@@ -117,5 +133,5 @@ const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, cha
 	/* a symbolic link does not make /etc anyone's */
 	if (!why && realpath(dir, real) && strcmp(real, dir))
 		why = forbidden_path(real, l, buf, cap);
-	return why;
+	return why ? why : hard_linked(dir, buf, cap);
 }

@@ -70,23 +70,82 @@ static const char *codex_cd(const char *const *argv)
 	return NULL;
 }
 
-int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap)
+/* Programs that start a sandbox of their own whose writable places this
+ * launcher does not read from their command line (bwrap and Codex it
+ * reads): the traced program may write anywhere the user can, its launch
+ * file included. Hermes and hcom start Codex themselves. */
+static const char *const unread_sandboxes[] = {
+    "bwrap",        "firejail", "nsjail", "minijail0", "landrun", "systemd-run", "flatpak-spawn",
+    "sandbox-exec", "docker",   "podman", "hermes",    "hcom",    NULL};
+
+static int names_unread_sandbox(const char *const *argv)
 {
-	size_t argc = 0;
-	while (argv[argc])
-		argc++;
-	int n = dt_bwrap_writable_sources(argv, argc, out, cap);
-	long at = n < 0 ? dt_argv_find_codex(argv, argc) : -1;
-	if (at < 0 || cap < 5)
-		return n;
-	const char *cd = codex_cd(argv + at), *tmpdir = getenv("TMPDIR");
-	n = 0;
+	for (size_t i = 0; argv[i]; i++) {
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		for (size_t k = 0; unread_sandboxes[k]; k++)
+			if (!strcmp(base, unread_sandboxes[k]))
+				return 1;
+	}
+	return 0;
+}
+
+/* What the Codex command line argv (its program word first) grants as the
+ * model reads it with the config files as they are now, before Codex
+ * starts: the workspace-write lower bound plus every writable root its
+ * layers keep, or "/" when its sandbox mode is not one the model bounds.
+ * The paths live in a rootset of this module's own, kept until the next
+ * call (one launch per process). */
+static int codex_writable(const char *const *argv, size_t argc, const char *cwd, const char **out,
+                          size_t cap)
+{
+	static struct dt_rootset rs;
+	const char *cd = codex_cd(argv), *tmpdir = getenv("TMPDIR");
+	struct dt_codex_launch l = {.argv = argv,
+	                            .argc = argc,
+	                            .cwd = cwd,
+	                            .home = getenv("HOME"),
+	                            .codex_home = getenv("CODEX_HOME"),
+	                            .tmpdir = tmpdir};
+	char err[512];
+	size_t n = 0;
+	dt_rootset_free(&rs);
+	int read = dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)) == 0;
+	const char *mode = rs.codex_sandbox_mode;
+	if (!read || !mode || (strcmp(mode, "read-only") && strcmp(mode, "workspace-write")) ||
+	    rs.codex_permission_profile) {
+		out[n++] = "/";
+		return (int)n;
+	}
 	out[n++] = cwd; /* with -C too: caution only moves the launch file further */
 	if (cd)
 		out[n++] = cd;
 	out[n++] = "/tmp";
 	if (tmpdir && *tmpdir)
 		out[n++] = tmpdir;
+	for (size_t i = 0; i < rs.n && n < cap; i++) {
+		const struct dt_root *r = &rs.v[i];
+		if (r->kind == DT_ROOT_CODEX && !r->readonly_sub && !r->dropped_by &&
+		    r->granted != 0)
+			out[n++] = r->path;
+	}
+	return n < cap ? (int)n : -1;
+}
+
+int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap)
+{
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	int n = dt_bwrap_writable_sources(argv, argc, out, cap);
+	if (n >= 0 || cap < 6)
+		return n;
+	long at = dt_argv_find_codex(argv, argc);
+	if (at >= 0 && !names_unread_sandbox(argv + at + 1))
+		n = codex_writable(argv + at, argc - (size_t)at, cwd, out, cap);
+	if (n < 0 && names_unread_sandbox(argv)) {
+		out[0] = "/"; /* fail closed: no place is out of its reach */
+		n = 1;
+	}
 	return n;
 }
 
@@ -488,6 +547,30 @@ static int open_launches_holding(const char *name, struct dt_launchfile *lf, cha
 	return dfd;
 }
 
+/* Would the launch lf claims have had its file put where it lies? Not
+ * where its own sandbox can write (a launcher never puts one there), and
+ * not for a sandbox it cannot read, which could write anywhere: such a
+ * file was written by a traced program, for a ring whose launcher found
+ * no place out of its reach. */
+static int launch_claim_fits(const struct dt_launchfile *lf, char *why, size_t cap)
+{
+	char base[PATH_MAX];
+	const char *tail = strstr(lf->path, "/denytrace/launches/");
+	const char *writable[65];
+	snprintf(base, sizeof(base), "%.*s", tail ? (int)(tail - lf->path) : 0, lf->path);
+	int n = dt_launch_writable(lf->argv, lf->cwd, writable, 64);
+	if (n < 0)
+		return 1;
+	writable[n] = NULL;
+	if (!launch_dir_exposed(base, writable))
+		return 1;
+	snprintf(why, cap,
+	         "%s names a command whose sandbox can write %s itself: denytrace never puts "
+	         "a launch file there, the traced program did",
+	         lf->path, base);
+	return 0;
+}
+
 int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap)
 {
 	uint8_t id[DT_RUN_ID_LEN];
@@ -510,7 +593,8 @@ int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *wh
 		return -1;
 	long len = launch_read(dfd, name, lf, why, cap);
 	close(dfd);
-	if (len < 0 || launch_parse(lf, (size_t)len, idhex, dev, ino, why, cap) < 0) {
+	if (len < 0 || launch_parse(lf, (size_t)len, idhex, dev, ino, why, cap) < 0 ||
+	    !launch_claim_fits(lf, why, cap)) {
 		char keep[PATH_MAX];
 		memcpy(keep, lf->path, sizeof(keep));
 		dt_launchfile_free(lf);

@@ -15,16 +15,19 @@
  * write any launch file there, and hide from the ring the mount tables
  * that would show it could: what the command can write is judged by the
  * launcher, from the command line the user gave it (dt_launch_writable),
- * before the command starts, never from the ring. A command whose
- * sandbox the launcher cannot read (none, or one it does not model) gets
- * the first place, as it may write anywhere the user can anyway. A reader
- * trusts a ring's launch file only when exactly one of those places holds
- * one for it: when the launcher put its file out of the sandbox's reach,
- * a file the program plants where it can write is a second one, and
- * neither is run. (A sandbox that can write all of them, one the launcher
- * does not model, or a place the model leaves out, Codex's writable_roots,
- * can still plant one: fix --verify then also looks at the ring's mount
- * tables, which such a program can hide.)
+ * before the command starts, never from the ring: bubblewrap's binds, and
+ * for Codex the roots its configuration layers grant (roots.h's model).
+ * A command that names a sandbox the launcher does not read (bwrap behind
+ * a wrapper word, firejail, Hermes ...) or a Codex without a bounded mode
+ * may write anywhere: it gets no launch file. A command with no sandbox
+ * gets the first place, as it may write anywhere the user can anyway. A
+ * reader trusts a ring's launch file only when exactly one of those places
+ * holds one for it, and only where the launch it names would have put it
+ * (not in a place its own sandbox can write): when the launcher put its
+ * file out of the sandbox's reach, a file the program plants where it can
+ * write is a second one, and neither is run. (Where the launcher found no
+ * such place, a program can still plant a file that claims a launch
+ * without a sandbox, or one whose sandbox does not reach the file.)
  * It is named by the random run id
  * the launcher put in the ring's header and holds the ring's device and
  * inode, so a ring leads only to the launch that created it.
@@ -79,11 +82,12 @@ struct dt_launch_info {
 void dt_launch_config_digest(const struct dt_record *c, uint8_t out[DT_SHA256_LEN]);
 
 /* What the command argv, run in cwd, can write, as its command line says:
- * a bubblewrap's writable binds; for Codex, what every workspace-write
- * sandbox grants (the workspace: cwd or -C DIR, /tmp, $TMPDIR), a lower
- * bound (its writable_roots are not read here). Into out (cap of them,
- * borrowed). Returns their number, or -1 when the command line shows no
- * sandbox denytrace models. */
+ * a bubblewrap's writable binds; for Codex, the workspace (cwd or -C DIR),
+ * /tmp, $TMPDIR and the writable roots of its configuration as it is now;
+ * "/" alone for a sandbox that may write anywhere (Codex's full access) or
+ * one denytrace does not read. Into out (cap of them, borrowed: valid
+ * until the next call). Returns their number, or -1 when the command line
+ * names no sandbox. */
 int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap);
 
 /* The directory launch files go to, without creating it. Returns 0, or

@@ -188,8 +188,8 @@ static size_t merge_problem(struct dt_soak *s, const struct dt_jv *p)
 		    strdup(id), strdup(title ? title : ""), strdup(advice ? advice : ""), c, 0, 0};
 		s->nproblems++;
 	}
-	s->problems[i].nfail += (unsigned)dt_jv_num(p, "failing_runs");
-	s->problems[i].npass += (unsigned)dt_jv_num(p, "passing_runs");
+	s->problems[i].nfail += (unsigned)dt_jv_clamp(p, "failing_runs", 0, UINT_MAX);
+	s->problems[i].npass += (unsigned)dt_jv_clamp(p, "passing_runs", 0, UINT_MAX);
 	return i;
 }
 
@@ -229,8 +229,8 @@ static size_t merge_key(struct dt_soak *s, const struct dt_jv *r, const size_t *
 		s->nkeys++;
 	}
 	s->keys[i].injected |= dt_jv_true(r, "injected");
-	s->keys[i].nfail += (unsigned)dt_jv_num(r, "failing_runs");
-	s->keys[i].npass += (unsigned)dt_jv_num(r, "passing_runs");
+	s->keys[i].nfail += (unsigned)dt_jv_clamp(r, "failing_runs", 0, UINT_MAX);
+	s->keys[i].npass += (unsigned)dt_jv_clamp(r, "passing_runs", 0, UINT_MAX);
 	return i;
 }
 
@@ -252,8 +252,8 @@ static void merge_facts(struct dt_soak *s, const struct dt_jv *v)
 		size_t k = dt_soak_fact_index(s, id, what, subject ? subject : "", value);
 		if (k == SIZE_MAX)
 			continue;
-		s->facts[k].nfail += (unsigned)dt_jv_num(f, "failing_runs");
-		s->facts[k].npass += (unsigned)dt_jv_num(f, "passing_runs");
+		s->facts[k].nfail += (unsigned)dt_jv_clamp(f, "failing_runs", 0, UINT_MAX);
+		s->facts[k].npass += (unsigned)dt_jv_clamp(f, "passing_runs", 0, UINT_MAX);
 	}
 }
 
@@ -294,6 +294,14 @@ struct merge_file {
 	size_t *kmap, nk; /* its refusals' indices in s->keys */
 };
 
+/* A duration from another machine, in seconds: within [0, 1e9], so that
+ * the renderers' millisecond rounding stays in range. */
+static double merge_secs(const struct dt_jv *o, const char *key)
+{
+	double d = dt_jv_num(o, key);
+	return d < 0 ? 0 : d > 1e9 ? 1e9 : d;
+}
+
 static int merge_results(struct dt_soak *s, const struct merge_file *mf)
 {
 	const struct dt_jv *a = dt_jv_get(mf->v, "results");
@@ -308,10 +316,10 @@ static int merge_results(struct dt_soak *s, const struct merge_file *mf)
 			    mf->name, (unsigned long long)index, (unsigned long long)mf->k,
 			    (unsigned long long)mf->n);
 		struct dt_soak_result res = {(int)index,
-		                             (int)dt_jv_num(r, "exit_status"),
+		                             (int)dt_jv_clamp(r, "exit_status", INT_MIN, INT_MAX),
 		                             dt_jv_true(r, "timed_out"),
 		                             dt_jv_true(r, "failed"),
-		                             dt_jv_num(r, "secs"),
+		                             merge_secs(r, "secs"),
 		                             calloc(ks ? ks->n + 1 : 1, sizeof(size_t)),
 		                             0,
 		                             mf->host};
@@ -349,7 +357,7 @@ static int merge_failed(struct dt_soak *s, const struct merge_file *mf)
 		struct dt_soak_failed *fr = &s->failed[s->nfailed++];
 		memset(fr, 0, sizeof(*fr));
 		fr->index = (int)index;
-		fr->status = (int)dt_jv_num(r, "exit_status");
+		fr->status = (int)dt_jv_clamp(r, "exit_status", INT_MIN, INT_MAX);
 		fr->timed_out = dt_jv_true(r, "timed_out");
 		fr->host = mf->host;
 		fr->seed = mf->seed + index - 1;
@@ -378,21 +386,21 @@ static int merge_host(struct dt_soak *s, struct merge_file *mf, double elapsed)
 	snprintf(h->id.machine, sizeof(h->id.machine), "%s", mach ? mach : "");
 	h->shard = (unsigned)mf->k;
 	h->nshards = (unsigned)mf->n;
-	h->runs = (unsigned)dt_jv_num(mf->v, "runs");
-	h->failures = (unsigned)dt_jv_num(mf->v, "failures");
+	h->runs = (unsigned)dt_jv_clamp(mf->v, "runs", 0, UINT_MAX);
+	h->failures = (unsigned)dt_jv_clamp(mf->v, "failures", 0, UINT_MAX);
 	h->elapsed = elapsed;
 	h->file = strdup(mf->name);
 	mf->host = s->nhosts++;
 	s->done += h->runs;
 	s->failures += h->failures;
-	s->refusals += (uint64_t)dt_jv_num(mf->v, "refusals");
+	s->refusals += (uint64_t)dt_jv_clamp(mf->v, "refusals", 0, LLONG_MAX);
 	return -1;
 }
 
 /* Adds summary mf up into s: its host, problems, refusals, runs. */
 static int merge_one(struct dt_soak *s, struct merge_file *mf)
 {
-	int rc = merge_host(s, mf, dt_jv_num(mf->v, "elapsed_s"));
+	int rc = merge_host(s, mf, merge_secs(mf->v, "elapsed_s"));
 	const struct dt_jv *ps = dt_jv_get(mf->v, "problems");
 	const struct dt_jv *ks = dt_jv_get(mf->v, "all_refusals");
 	size_t np = ps && ps->type == DT_JV_ARR ? ps->n : 0;
@@ -527,7 +535,7 @@ int dt_soak_merge(struct dt_soak *s, struct dt_soak_opts *o, struct dt_soak_merg
 		if (rc < 0)
 			rc = merge_one(s, &mf);
 		m->interrupted |= dt_jv_true(v, "interrupted");
-		double el = dt_jv_num(v, "elapsed_s");
+		double el = merge_secs(v, "elapsed_s");
 		m->elapsed = el > m->elapsed ? el : m->elapsed;
 		if (i)
 			dt_jv_free(v);

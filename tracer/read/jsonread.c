@@ -3,6 +3,7 @@
 #include "jsonread.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,12 @@ static size_t junicode(struct jparse *j, char *o)
 			return 0;
 		if (lo >= 0xdc00 && lo < 0xe000)
 			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		else
+			j->p -= 6; /* not its pair: an escape of its own */
 	}
+	/* a surrogate alone is no character: UTF-8 cannot hold it */
+	if (cp >= 0xd800 && cp < 0xe000)
+		cp = 0xfffd;
 	if (!cp) {
 		jfail(j, "a string holds \\u0000");
 		return 0;
@@ -362,7 +368,14 @@ int dt_jv_u64(const struct dt_jv *o, const char *key, uint64_t *out)
 double dt_jv_num(const struct dt_jv *o, const char *key)
 {
 	const struct dt_jv *v = dt_jv_get(o, key);
-	return v && v->type == DT_JV_NUM ? strtod(v->text, NULL) : 0;
+	double d = v && v->type == DT_JV_NUM ? strtod(v->text, NULL) : 0;
+	return isfinite(d) ? d : 0; /* 1e999 reads as inf */
+}
+
+long long dt_jv_clamp(const struct dt_jv *o, const char *key, long long lo, long long hi)
+{
+	double d = dt_jv_num(o, key);
+	return d <= (double)lo ? lo : d >= (double)hi ? hi : (long long)d;
 }
 
 int dt_jv_true(const struct dt_jv *o, const char *key)

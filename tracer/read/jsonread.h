@@ -33,8 +33,12 @@ const char *dt_jv_str(const struct dt_jv *o, const char *key);
 /* Member key as a whole number from 0 to UINT64_MAX: 0, or -1 when it is
  * absent or not one. */
 int dt_jv_u64(const struct dt_jv *o, const char *key, uint64_t *out);
-/* Member key as a number (0 when absent or not a number). */
+/* Member key as a number (0 when absent, not a number, or beyond a
+ * double: 1e999). */
 double dt_jv_num(const struct dt_jv *o, const char *key);
+/* Member key as a whole number clamped to [lo, hi] (0 when absent): a
+ * count or status from another machine, never cast out of range. */
+long long dt_jv_clamp(const struct dt_jv *o, const char *key, long long lo, long long hi);
 /* Member key's truth: 1 for true, else 0. */
 int dt_jv_true(const struct dt_jv *o, const char *key);
 

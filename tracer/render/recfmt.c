@@ -33,15 +33,13 @@ static int dt_safe_utf8(const unsigned char *p)
 	return n;
 }
 
-void dt_put_safe(FILE *f, const char *s)
+/* s with every byte dt_safe_len refuses as \xNN; backslashes doubled
+ * when doubled is set, so that a reader tells them from those escapes. */
+static void put_visible(FILE *f, const char *s, int doubled)
 {
-	if (!s) {
-		fputs("?", f);
-		return;
-	}
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
 		int n = dt_safe_len(p);
-		if (*p == '\\') {
+		if (*p == '\\' && doubled) {
 			fputs("\\\\", f);
 			p++;
 		} else if (n) {
@@ -51,6 +49,19 @@ void dt_put_safe(FILE *f, const char *s)
 			fprintf(f, "\\x%02x", *p++);
 		}
 	}
+}
+
+void dt_put_safe(FILE *f, const char *s)
+{
+	if (!s)
+		fputs("?", f);
+	else
+		put_visible(f, s, 1);
+}
+
+void dt_put_pasteable(FILE *f, const char *s)
+{
+	put_visible(f, s ? s : "", 0);
 }
 
 void dt_put_text(FILE *f, const char *s)
@@ -90,24 +101,26 @@ void dt_shell_word(FILE *f, const char *s)
 	if (plain) {
 		fputs(s, f);
 	} else if (printable) {
-		/* inside '...' only the quote itself needs a way out */
+		/* inside '...' only the quote itself needs a way out, and it
+		 * takes none through a backslash: a renderer that doubles
+		 * backslashes (dt_put_safe) or eats them (Markdown) would turn
+		 * '\'' into an end of quoting */
 		fputc('\'', f);
 		for (const unsigned char *p = u; *p; p++)
 			if (*p == '\'')
-				fputs("'\\''", f);
+				fputs("'\"'\"'", f);
 			else
 				fputc(*p, f);
 		fputc('\'', f);
 	} else {
-		/* $'...' (bash, zsh, ksh, POSIX.1-2024 sh) spells any byte */
+		/* $'...' (bash, zsh, ksh, POSIX.1-2024 sh) spells any byte; the
+		 * quote and the backslash as \xNN too, for the same reason */
 		fputs("$'", f);
 		for (const unsigned char *p = u; *p;) {
 			int n = dt_safe_len(p);
 			if (n && *p != '\'' && *p != '\\') {
 				fwrite(p, 1, (size_t)n, f);
 				p += n;
-			} else if (n) {
-				fprintf(f, "\\%c", *p++);
 			} else {
 				fprintf(f, "\\x%02x", *p++);
 			}

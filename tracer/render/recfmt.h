@@ -19,6 +19,12 @@ int dt_safe_len(const unsigned char *p);
  * backslashes doubled: a path can carry terminal escape sequences. */
 void dt_put_safe(FILE *f, const char *s);
 
+/* Prints a line a user pastes (its words made by dt_shell_word, its
+ * values by dt_toml_quote) as it is: doubled backslashes would change
+ * the value of every \xNN in a $'...' word and every escape in a TOML
+ * string. Bytes dt_safe_len refuses still go out as \xNN. */
+void dt_put_pasteable(FILE *f, const char *s);
+
 /* Prints a multi-line text (a config excerpt) as it is, newlines and
  * backslashes included, every other byte dt_safe_len refuses as \xNN. */
 void dt_put_text(FILE *f, const char *s);
@@ -26,7 +32,8 @@ void dt_put_text(FILE *f, const char *s);
 /* Prints s as one shell word a user can paste back: as is when it holds
  * only safe characters, else in '...', or in $'...' with \xNN escapes when
  * it holds control characters or bytes that are not valid UTF-8 (never a
- * raw control byte, whatever s holds). */
+ * raw control byte, whatever s holds). No backslash ever stands before a
+ * quote: a renderer that doubles or drops backslashes cannot end it. */
 void dt_shell_word(FILE *f, const char *s);
 
 /* dt_shell_word into out (cut short to cap, always terminated). */

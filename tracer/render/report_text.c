@@ -488,7 +488,7 @@ static void dt_handoff_text(FILE *f, const struct dt_handoff *h, size_t n, const
 		fputc('\n', f);
 	}
 	fprintf(f, "  %sfix%s      ", s->green, s->off);
-	dt_put_safe(f, h->fix);
+	dt_put_pasteable(f, h->fix);
 	fputc('\n', f);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "codex_int.h"
+#include "codexargs.h"
 #include "envfilter.h"
 
 /* Codex's default set on Unix (rmcp-client/src/utils.rs DEFAULT_ENV_VARS);
@@ -109,7 +110,12 @@ char *dt_mcp_env_vars_merged(const struct dt_mcp_server *s, const char *const *a
 		if (!strlist_has(&names, add[i]))
 			strlist_push(&names, add[i]);
 	for (size_t i = 0; i < names.n; i++) {
-		next = xasprintf("%s%s\"%s\"", out, i ? ", " : "", names.v[i]);
+		/* a recorded name is the traced program's: one TOML string */
+		char *q = dt_toml_quote(names.v[i]);
+		if (!q)
+			dt_out_of_memory();
+		next = xasprintf("%s%s%s", out, i ? ", " : "", q);
+		free(q);
 		free(out);
 		out = next;
 	}
