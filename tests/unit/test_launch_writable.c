@@ -123,3 +123,26 @@ Test(launch_writable, codex_with_full_access_may_write_anywhere)
 	                      NULL};
 	cr_expect_str_eq(writable(yolo), "/");
 }
+
+/* Codex refuses a -c for a server no layer defines ("invalid transport",
+ * exit 1, before it starts anything): the model has no mode for it, and
+ * nothing runs, so the launcher's lower bound holds, and the launch file
+ * can be kept (fix --verify then re-runs it with the server renamed). */
+Test(launch_writable, a_codex_command_line_codex_refuses_writes_only_the_lower_bound)
+{
+	const char *argv[] = {"codex", "exec", "-c", "mcp_servers.nope.env.A=\"1\"", "hi", NULL};
+	const char *w = writable(argv);
+	cr_expect(!holds(w, "/"), "%s", w);
+	cr_expect(holds(w, "/work/ws") && holds(w, "/tmp"), "%s", w);
+}
+
+/* ... unless a word of it asks for full access, should the model be wrong
+ * about the refusal. */
+Test(launch_writable, a_refused_codex_command_line_asking_for_full_access_may_write_anywhere)
+{
+	const char *argv[] = {"codex", "exec",
+	                      "-c",    "mcp_servers.nope.env.A=\"1\"",
+	                      "-c",    "sandbox_mode=\"danger-full-access\"",
+	                      "hi",    NULL};
+	cr_expect_str_eq(writable(argv), "/");
+}

@@ -89,6 +89,15 @@ static int names_unread_sandbox(const char *const *argv)
 	return 0;
 }
 
+static int asks_full_access(const char *const *argv)
+{
+	for (size_t i = 0; argv[i]; i++)
+		if (strstr(argv[i], "danger-full-access") ||
+		    strstr(argv[i], "dangerously-bypass") || strstr(argv[i], "permissions"))
+			return 1;
+	return 0;
+}
+
 /* What the Codex command line argv (its program word first) grants as the
  * model reads it with the config files as they are now, before Codex
  * starts: the workspace-write lower bound plus every writable root its
@@ -111,6 +120,12 @@ static int codex_writable(const char *const *argv, size_t argc, const char *cwd,
 	dt_rootset_free(&rs);
 	int read = dt_roots_from_codex(&rs, &l, NULL, err, sizeof(err)) == 0;
 	const char *mode = rs.codex_sandbox_mode;
+	/* A command line the model says Codex refuses (checked against both
+	 * binaries: exit 1 before it starts anything) has no mode; nothing of
+	 * it runs to write, so the lower bound will do, unless a word asks
+	 * for full access should the model be wrong. */
+	if (!mode && rs.codex_refused && !asks_full_access(argv))
+		mode = "read-only";
 	if (!read || !mode || (strcmp(mode, "read-only") && strcmp(mode, "workspace-write")) ||
 	    rs.codex_permission_profile) {
 		out[n++] = "/";
