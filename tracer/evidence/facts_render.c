@@ -22,22 +22,18 @@ static void dt_facts_json_codex(struct dt_json *j, const struct dt_facts *f)
 		dt_json_null(j);
 	} else {
 		dt_json_obj(j);
-		dt_json_key(j, "path");
-		dt_json_str(j, f->codex_path);
+		dt_json_kstr(j, "path", f->codex_path);
 		dt_json_key(j, "version");
 		dt_json_str_or_null(j, f->codex_status == 0 ? f->codex_version : NULL);
-		dt_json_key(j, "version_status");
-		dt_json_int(j, f->codex_status);
+		dt_json_kint(j, "version_status", f->codex_status);
 		dt_json_end_obj(j);
 	}
 	dt_json_key(j, "codex_config");
 	dt_json_obj(j);
 	dt_json_key(j, "path");
 	dt_json_str_or_null(j, f->config_path);
-	dt_json_key(j, "found");
-	dt_json_bool(j, f->config_found);
-	dt_json_key(j, "recorded");
-	dt_json_bool(j, f->config_recorded);
+	dt_json_kbool(j, "found", f->config_found);
+	dt_json_kbool(j, "recorded", f->config_recorded);
 	dt_json_key(j, "relevant_lines");
 	dt_json_arr(j);
 	for (const char *p = f->config_excerpt; p && *p;) {
@@ -64,10 +60,8 @@ static void dt_facts_json_homes(struct dt_json *j, const struct dt_facts *f)
 	dt_json_arr(j);
 	for (size_t i = 0; i < f->nrec_homes; i++) {
 		dt_json_obj(j);
-		dt_json_key(j, "path");
-		dt_json_str(j, f->rec_homes[i]);
-		dt_json_key(j, "realpath");
-		dt_json_str(j, f->rec_homes_real[i]);
+		dt_json_kstr(j, "path", f->rec_homes[i]);
+		dt_json_kstr(j, "realpath", f->rec_homes_real[i]);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
@@ -81,19 +75,15 @@ static void dt_facts_json_launches(struct dt_json *j, const struct dt_facts *f)
 	for (size_t i = 0; i < f->nlaunches; i++) {
 		const struct dt_record *rec = f->launches[i];
 		dt_json_obj(j);
-		dt_json_key(j, "type");
-		dt_json_str(j, dt_rec_type_name(rec->type));
-		dt_json_key(j, "pid");
-		dt_json_int(j, rec->pid);
-		dt_json_key(j, "cwd");
-		dt_json_str(j, rec->cwd);
+		dt_json_kstr(j, "type", dt_rec_type_name(rec->type));
+		dt_json_kint(j, "pid", rec->pid);
+		dt_json_kstr(j, "cwd", rec->cwd);
 		dt_json_key(j, "argv");
 		dt_json_arr(j);
 		for (size_t k = 0; k < rec->argc; k++)
 			dt_json_str(j, rec->argv[k]);
 		dt_json_end_arr(j);
-		dt_json_key(j, "argv_truncated");
-		dt_json_bool(j, rec->argv_trunc);
+		dt_json_kbool(j, "argv_truncated", rec->argv_trunc);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);

@@ -29,18 +29,13 @@ static void fix_json_verdict(struct dt_json *j, const struct dt_verify *v, size_
 	dt_json_str(j, r->state == DT_VERIFY_FIXED       ? "fixed"
 	               : r->state == DT_VERIFY_NOT_FIXED ? "not-fixed"
 	                                                 : "cannot-verify");
-	dt_json_key(j, "why_not");
-	dt_json_str(j, r->state == DT_VERIFY_CANNOT ? no_verify : NULL);
-	dt_json_key(j, "refusals_before");
-	dt_json_uint(j, r->before);
+	dt_json_kstr(j, "why_not", r->state == DT_VERIFY_CANNOT ? no_verify : NULL);
+	dt_json_kuint(j, "refusals_before", r->before);
 	if (v->runs) {
-		dt_json_key(j, "runs_refused_before");
-		dt_json_uint(j, r->runs_before);
-		dt_json_key(j, "runs_refused_after");
-		dt_json_uint(j, r->runs_after);
+		dt_json_kuint(j, "runs_refused_before", r->runs_before);
+		dt_json_kuint(j, "runs_refused_after", r->runs_after);
 	} else {
-		dt_json_key(j, "refusals_after");
-		dt_json_uint(j, r->after);
+		dt_json_kuint(j, "refusals_after", r->after);
 	}
 	dt_json_end_obj(j);
 }
@@ -50,29 +45,18 @@ static void fix_json_one(struct dt_json *j, const struct dt_fix_inputs *in,
 {
 	const struct dt_fix *x = &plan->fixes[i];
 	dt_json_obj(j);
-	dt_json_key(j, "title");
-	dt_json_str(j, in->titles[i]);
-	dt_json_key(j, "cause");
-	dt_json_str(j, dt_cause_name(in->p[i].cause));
-	dt_json_key(j, "root");
-	dt_json_str(j, in->p[i].root ? in->p[i].root->path : NULL);
-	dt_json_key(j, "refusals");
-	dt_json_uint(j, in->counts[i]);
-	dt_json_key(j, "kind");
-	dt_json_str(j, dt_fix_kind_name(x->kind));
-	dt_json_key(j, "sandbox");
-	dt_json_str(j, dt_fix_sandbox_name(x->sandbox));
-	dt_json_key(j, "change");
-	dt_json_str(j, x->change);
+	dt_json_kstr(j, "title", in->titles[i]);
+	dt_json_kstr(j, "cause", dt_cause_name(in->p[i].cause));
+	dt_json_kstr(j, "root", in->p[i].root ? in->p[i].root->path : NULL);
+	dt_json_kuint(j, "refusals", in->counts[i]);
+	dt_json_kstr(j, "kind", dt_fix_kind_name(x->kind));
+	dt_json_kstr(j, "sandbox", dt_fix_sandbox_name(x->sandbox));
+	dt_json_kstr(j, "change", x->change);
 	fix_json_strs(j, "copy", x->copy, x->ncopy);
-	dt_json_key(j, "why");
-	dt_json_str(j, x->why);
-	dt_json_key(j, "launcher");
-	dt_json_str(j, x->launcher);
-	dt_json_key(j, "named_by_traced_program");
-	dt_json_bool(j, x->claimed);
-	dt_json_key(j, "candidate");
-	dt_json_bool(j, x->candidate);
+	dt_json_kstr(j, "why", x->why);
+	dt_json_kstr(j, "launcher", x->launcher);
+	dt_json_kbool(j, "named_by_traced_program", x->claimed);
+	dt_json_kbool(j, "candidate", x->candidate);
 	fix_json_strs(j, "grants", x->grants, x->ngrants);
 	if (v && v->v)
 		fix_json_verdict(j, v, i, x->no_verify);
@@ -85,40 +69,29 @@ static void fix_json_soak(struct dt_json *j, const char *key, unsigned done, uns
 	dt_soak_wilson(failed, done, &lo, &hi);
 	dt_json_key(j, key);
 	dt_json_obj(j);
-	dt_json_key(j, "runs");
-	dt_json_uint(j, done);
-	dt_json_key(j, "failures");
-	dt_json_uint(j, failed);
-	dt_json_key(j, "flake_rate");
-	dt_json_double(j, done ? (double)failed / done : 0.0);
-	dt_json_key(j, "ci_low");
-	dt_json_double(j, lo);
-	dt_json_key(j, "ci_high");
-	dt_json_double(j, hi);
+	dt_json_kuint(j, "runs", done);
+	dt_json_kuint(j, "failures", failed);
+	dt_json_kdouble(j, "flake_rate", done ? (double)failed / done : 0.0);
+	dt_json_kdouble(j, "ci_low", lo);
+	dt_json_kdouble(j, "ci_high", hi);
 	dt_json_end_obj(j);
 }
 
 static void fix_json_new(struct dt_json *j, const struct dt_verify *v)
 {
-	dt_json_key(j, "new_refusals");
-	dt_json_uint(j, v->new_refusals);
+	dt_json_kuint(j, "new_refusals", v->new_refusals);
 	if (v->runs) {
-		dt_json_key(j, "runs_with_new_refusals");
-		dt_json_uint(j, v->runs_new);
+		dt_json_kuint(j, "runs_with_new_refusals", v->runs_new);
 	}
 	dt_json_key(j, "new");
 	dt_json_arr(j);
 	for (size_t i = 0; i < v->nnew_paths; i++) {
 		const struct dt_verify_new *n = &v->new_paths[i];
 		dt_json_obj(j);
-		dt_json_key(j, "path");
-		dt_json_str(j, n->path);
-		dt_json_key(j, "op");
-		dt_json_str(j, n->op);
-		dt_json_key(j, "errno");
-		dt_json_str(j, dt_errno_name(n->err));
-		dt_json_key(j, "count");
-		dt_json_uint(j, n->count);
+		dt_json_kstr(j, "path", n->path);
+		dt_json_kstr(j, "op", n->op);
+		dt_json_kstr(j, "errno", dt_errno_name(n->err));
+		dt_json_kuint(j, "count", n->count);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
@@ -132,18 +105,14 @@ static void fix_json_run(struct dt_json *j, const struct dt_verify *v)
 	dt_json_key(j, "verified");
 	dt_json_obj(j);
 	fix_json_strs(j, "command", v->cmd, n);
-	dt_json_key(j, "cwd");
-	dt_json_str(j, v->cwd);
+	dt_json_kstr(j, "cwd", v->cwd);
 	if (v->runs) {
 		fix_json_soak(j, "before", v->done_before, v->failed_before);
 		fix_json_soak(j, "after", v->done_after, v->failed_after);
-		dt_json_key(j, "interrupted");
-		dt_json_bool(j, v->interrupted);
+		dt_json_kbool(j, "interrupted", v->interrupted);
 	} else {
-		dt_json_key(j, "exit_status");
-		dt_json_int(j, v->status);
-		dt_json_key(j, "ring");
-		dt_json_str(j, v->ring);
+		dt_json_kint(j, "exit_status", v->status);
+		dt_json_kstr(j, "ring", v->ring);
 	}
 	fix_json_new(j, v);
 	dt_json_end_obj(j);
@@ -156,16 +125,11 @@ static void fix_json_handoffs(struct dt_json *j, const struct dt_handoffs *h,
 	dt_json_arr(j);
 	for (size_t i = 0; i < h->n; i++) {
 		dt_json_obj(j);
-		dt_json_key(j, "kind");
-		dt_json_str(j, dt_handoff_kind_name(h->v[i].kind));
-		dt_json_key(j, "pid");
-		dt_json_int(j, h->v[i].pid);
-		dt_json_key(j, "fix");
-		dt_json_str(j, h->v[i].fix);
-		dt_json_key(j, "env_vars");
-		dt_json_str(j, h->v[i].fix_env_vars);
-		dt_json_key(j, "override");
-		dt_json_str(j, h->v[i].fix_override);
+		dt_json_kstr(j, "kind", dt_handoff_kind_name(h->v[i].kind));
+		dt_json_kint(j, "pid", h->v[i].pid);
+		dt_json_kstr(j, "fix", h->v[i].fix);
+		dt_json_kstr(j, "env_vars", h->v[i].fix_env_vars);
+		dt_json_kstr(j, "override", h->v[i].fix_override);
 		dt_handoff_verify_json(j, hv, i);
 		dt_json_end_obj(j);
 	}

@@ -340,8 +340,7 @@ void dt_handoff_verify_json(struct dt_json *j, const struct dt_handoff_verify *v
 	dt_json_str(j, v->v[i].state == DT_VERIFY_FIXED       ? "fixed"
 	               : v->v[i].state == DT_VERIFY_NOT_FIXED ? "not-fixed"
 	                                                      : "cannot-verify");
-	dt_json_key(j, "why");
-	dt_json_str(j, v->v[i].why);
+	dt_json_kstr(j, "why", v->v[i].why);
 	dt_json_key(j, "overrides");
 	dt_json_arr(j);
 	for (size_t k = 0; k < v->noverrides; k++)
@@ -350,8 +349,7 @@ void dt_handoff_verify_json(struct dt_json *j, const struct dt_handoff_verify *v
 	dt_json_key(j, "renamed");
 	dt_json_obj(j);
 	for (size_t k = 0; k < v->nrenames; k++) {
-		dt_json_key(j, v->rename_from[k]);
-		dt_json_str(j, v->rename_to[k]);
+		dt_json_kstr(j, v->rename_from[k], v->rename_to[k]);
 	}
 	dt_json_end_obj(j);
 	dt_json_key(j, "exit_status");
@@ -359,8 +357,7 @@ void dt_handoff_verify_json(struct dt_json *j, const struct dt_handoff_verify *v
 		dt_json_int(j, v->status);
 	else
 		dt_json_null(j);
-	dt_json_key(j, "ring");
-	dt_json_str(j, v->cmd ? v->ring : NULL);
+	dt_json_kstr(j, "ring", v->cmd ? v->ring : NULL);
 	dt_json_end_obj(j);
 }
 

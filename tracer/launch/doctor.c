@@ -357,16 +357,11 @@ void dt_doctor_shapes_json(struct dt_json *j, const struct dt_codex_shape_result
 	dt_json_arr(j);
 	for (size_t i = 0; i < dt_ncodex_shapes; i++) {
 		dt_json_obj(j);
-		dt_json_key(j, "id");
-		dt_json_str(j, res[i].shape ? res[i].shape->id : NULL);
-		dt_json_key(j, "status");
-		dt_json_str(j, shape_status(&res[i]));
-		dt_json_key(j, "codex");
-		dt_json_str(j, res[i].status == DT_SHAPE_NOT_RUN ? NULL : res[i].codex);
-		dt_json_key(j, "model");
-		dt_json_str(j, res[i].status == DT_SHAPE_NOT_RUN ? NULL : res[i].model);
-		dt_json_key(j, "why");
-		dt_json_str(j, res[i].why[0] ? res[i].why : NULL);
+		dt_json_kstr(j, "id", res[i].shape ? res[i].shape->id : NULL);
+		dt_json_kstr(j, "status", shape_status(&res[i]));
+		dt_json_kstr(j, "codex", res[i].status == DT_SHAPE_NOT_RUN ? NULL : res[i].codex);
+		dt_json_kstr(j, "model", res[i].status == DT_SHAPE_NOT_RUN ? NULL : res[i].model);
+		dt_json_kstr(j, "why", res[i].why[0] ? res[i].why : NULL);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);

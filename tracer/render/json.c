@@ -192,3 +192,39 @@ void dt_json_double(struct dt_json *j, double v)
 	else
 		fputs("null", j->out);
 }
+
+void dt_json_kstr(struct dt_json *j, const char *k, const char *s)
+{
+	dt_json_key(j, k);
+	dt_json_str(j, s);
+}
+
+void dt_json_kint(struct dt_json *j, const char *k, int64_t v)
+{
+	dt_json_key(j, k);
+	dt_json_int(j, v);
+}
+
+void dt_json_kuint(struct dt_json *j, const char *k, uint64_t v)
+{
+	dt_json_key(j, k);
+	dt_json_uint(j, v);
+}
+
+void dt_json_kbool(struct dt_json *j, const char *k, int v)
+{
+	dt_json_key(j, k);
+	dt_json_bool(j, v);
+}
+
+void dt_json_knull(struct dt_json *j, const char *k)
+{
+	dt_json_key(j, k);
+	dt_json_null(j);
+}
+
+void dt_json_kdouble(struct dt_json *j, const char *k, double v)
+{
+	dt_json_key(j, k);
+	dt_json_double(j, v);
+}

@@ -26,6 +26,13 @@ void dt_json_uint(struct dt_json *j, uint64_t v);
 void dt_json_bool(struct dt_json *j, int v);
 void dt_json_null(struct dt_json *j);
 void dt_json_double(struct dt_json *j, double v);
+/* A key and its value: dt_json_key, then the value's own call. */
+void dt_json_kstr(struct dt_json *j, const char *k, const char *s);
+void dt_json_kint(struct dt_json *j, const char *k, int64_t v);
+void dt_json_kuint(struct dt_json *j, const char *k, uint64_t v);
+void dt_json_kbool(struct dt_json *j, const char *k, int v);
+void dt_json_knull(struct dt_json *j, const char *k);
+void dt_json_kdouble(struct dt_json *j, const char *k, double v);
 /* Writes s as a JSON string body to f: control characters (C0, DEL and the
  * C1 range U+0080..U+009F) escaped, bytes that are not valid UTF-8 written
  * as \u00XX (their Latin-1 reading): the output holds no control byte. */

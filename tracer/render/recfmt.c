@@ -484,10 +484,8 @@ void dt_pyframes_json(struct dt_json *j, const struct dt_record *r)
 	for (size_t i = 0; i < r->npyframes; i++) {
 		const struct dt_py_frame *p = &r->pyframes[i];
 		dt_json_obj(j);
-		dt_json_key(j, "function");
-		dt_json_str(j, p->func);
-		dt_json_key(j, "file");
-		dt_json_str(j, p->file);
+		dt_json_kstr(j, "function", p->func);
+		dt_json_kstr(j, "file", p->file);
 		dt_json_key(j, "line");
 		if (p->line)
 			dt_json_int(j, p->line);
@@ -511,18 +509,14 @@ void dt_frames_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 		char hex[24];
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)fr->ip);
 		dt_json_str(j, hex);
-		dt_json_key(j, "module");
-		dt_json_str(j, mod);
+		dt_json_kstr(j, "module", mod);
 		dt_json_key(j, "offset");
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)fr->offset);
 		dt_json_str(j, mod ? hex : NULL);
-		dt_json_key(j, "function");
-		dt_json_str(j, have && s.func[0] ? s.func : NULL);
+		dt_json_kstr(j, "function", have && s.func[0] ? s.func : NULL);
 		if (have && s.file[0]) {
-			dt_json_key(j, "file");
-			dt_json_str(j, s.file);
-			dt_json_key(j, "line");
-			dt_json_int(j, s.line);
+			dt_json_kstr(j, "file", s.file);
+			dt_json_kint(j, "line", s.line);
 		}
 		dt_json_end_obj(j);
 	}
@@ -537,29 +531,19 @@ static void dt_stat_json(struct dt_json *j, const struct dt_pathinfo *p)
 	}
 	const struct dt_stat_facts *st = &p->st;
 	dt_json_obj(j);
-	dt_json_key(j, "exists");
-	dt_json_bool(j, (st->valid & DT_SF_EXISTS) != 0);
+	dt_json_kbool(j, "exists", (st->valid & DT_SF_EXISTS) != 0);
 	if (st->valid & DT_SF_EXISTS) {
-		dt_json_key(j, "type");
-		dt_json_str(j, dt_file_type(st->mode));
-		dt_json_key(j, "mode");
-		dt_json_uint(j, st->mode & 07777);
-		dt_json_key(j, "uid");
-		dt_json_uint(j, st->uid);
-		dt_json_key(j, "gid");
-		dt_json_uint(j, st->gid);
+		dt_json_kstr(j, "type", dt_file_type(st->mode));
+		dt_json_kuint(j, "mode", st->mode & 07777);
+		dt_json_kuint(j, "uid", st->uid);
+		dt_json_kuint(j, "gid", st->gid);
 	}
-	dt_json_key(j, "symlink");
-	dt_json_bool(j, (st->valid & DT_SF_SYMLINK) != 0);
-	dt_json_key(j, "unlinked");
-	dt_json_bool(j, (st->valid & DT_SF_UNLINKED) != 0);
+	dt_json_kbool(j, "symlink", (st->valid & DT_SF_SYMLINK) != 0);
+	dt_json_kbool(j, "unlinked", (st->valid & DT_SF_UNLINKED) != 0);
 	if (st->valid & DT_SF_PARENT) {
-		dt_json_key(j, "parent_mode");
-		dt_json_uint(j, st->parent_mode & 07777);
-		dt_json_key(j, "parent_uid");
-		dt_json_uint(j, st->parent_uid);
-		dt_json_key(j, "parent_gid");
-		dt_json_uint(j, st->parent_gid);
+		dt_json_kuint(j, "parent_mode", st->parent_mode & 07777);
+		dt_json_kuint(j, "parent_uid", st->parent_uid);
+		dt_json_kuint(j, "parent_gid", st->parent_gid);
 	}
 	dt_json_key(j, "mount_readonly");
 	if (st->valid & DT_SF_MOUNT)
@@ -635,8 +619,7 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 {
 	char buf[256];
 	dt_json_field(j, r, DT_T_OP);
-	dt_json_key(j, "errno");
-	dt_json_str(j, r->err ? dt_errno_name(r->err) : NULL);
+	dt_json_kstr(j, "errno", r->err ? dt_errno_name(r->err) : NULL);
 	dt_json_key(j, "flags");
 	dt_flags_name(r, buf, sizeof(buf));
 	dt_json_str(j, buf[0] ? buf : NULL);
@@ -651,12 +634,10 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 		dt_json_field(j, r, DT_T_FMODE);
 	if (r->has_fd)
 		dt_json_field(j, r, DT_T_FD);
-	dt_json_key(j, "access");
-	dt_json_str(j, r->writes ? "write" : "read");
+	dt_json_kstr(j, "access", r->writes ? "write" : "read");
 	dt_json_field(j, r, DT_T_INJECTED);
 	if (r->supervisor) {
-		dt_json_key(j, "source");
-		dt_json_str(j, "supervisor");
+		dt_json_kstr(j, "source", "supervisor");
 	}
 	const char *names[2][5] = {{"path", "dirpath", "abspath", "realpath", "stat"},
 	                           {"path2", "dirpath2", "abspath2", "realpath2", "stat2"}};
@@ -664,14 +645,10 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 		const struct dt_pathinfo *p = &r->p[k];
 		if (k == 1 && !p->path && !p->abspath)
 			continue;
-		dt_json_key(j, names[k][0]);
-		dt_json_str(j, p->path);
-		dt_json_key(j, names[k][1]);
-		dt_json_str(j, p->dirpath);
-		dt_json_key(j, names[k][2]);
-		dt_json_str(j, p->abspath);
-		dt_json_key(j, names[k][3]);
-		dt_json_str(j, p->realpath);
+		dt_json_kstr(j, names[k][0], p->path);
+		dt_json_kstr(j, names[k][1], p->dirpath);
+		dt_json_kstr(j, names[k][2], p->abspath);
+		dt_json_kstr(j, names[k][3], p->realpath);
 		dt_json_key(j, names[k][4]);
 		dt_stat_json(j, p);
 	}
@@ -679,12 +656,10 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 		dt_json_field(j, r, DT_T_IFLAGS);
 	if (r->has_dir_iflags)
 		dt_json_field(j, r, DT_T_DIR_IFLAGS);
-	dt_json_key(j, "sqlite");
-	dt_json_str(j, r->sqlite);
-	dt_json_key(j, "sqlite_evidence");
-	dt_json_str(j, r->sqlite_evidence);
-	dt_json_key(j, "sqlite_header");
-	dt_json_str(j, r->sqlite ? dt_sqlite_header_name(r->sqlite_header) : NULL);
+	dt_json_kstr(j, "sqlite", r->sqlite);
+	dt_json_kstr(j, "sqlite_evidence", r->sqlite_evidence);
+	dt_json_kstr(j, "sqlite_header",
+	             r->sqlite ? dt_sqlite_header_name(r->sqlite_header) : NULL);
 	dt_json_key(j, "python_stack");
 	dt_pyframes_json(j, r);
 	dt_json_field(j, r, DT_T_PYTRUNC);
@@ -696,8 +671,7 @@ static void dt_record_json_file(struct dt_json *j, const struct dt_record *r,
 static void dt_record_json_exec(struct dt_json *j, const struct dt_record *r)
 {
 	dt_json_field(j, r, DT_T_EXE);
-	dt_json_key(j, "path");
-	dt_json_str(j, r->p[0].path);
+	dt_json_kstr(j, "path", r->p[0].path);
 	dt_json_key(j, "argv");
 	dt_strings_json(j, r->argv, r->argc);
 	dt_json_field(j, r, DT_T_ARGV_TRUNC);
@@ -720,10 +694,8 @@ static void dt_record_json_config(struct dt_json *j, const struct dt_record *r)
 	dt_json_field(j, r, DT_T_CONFIG_VERSION);
 	dt_json_field(j, r, DT_T_CONFIG_SIZE);
 	dt_json_field(j, r, DT_T_CONFIG_TRUNC);
-	dt_json_key(j, "errno");
-	dt_json_str(j, r->cfg_errno ? dt_errno_name(r->cfg_errno) : NULL);
-	dt_json_key(j, "text");
-	dt_json_str(j, r->cfg_text);
+	dt_json_kstr(j, "errno", r->cfg_errno ? dt_errno_name(r->cfg_errno) : NULL);
+	dt_json_kstr(j, "text", r->cfg_text);
 }
 
 /* A process or launch record: the image, its environment, and (process)
@@ -743,8 +715,7 @@ static void dt_record_json_process(struct dt_json *j, const struct dt_record *r)
 		if (!eq)
 			continue;
 		snprintf(buf, sizeof(buf), "%.*s", (int)(eq - r->env[i]), r->env[i]);
-		dt_json_key(j, buf);
-		dt_json_str(j, eq + 1);
+		dt_json_kstr(j, buf, eq + 1);
 	}
 	dt_json_end_obj(j);
 	if (r->type == DT_REC_PROCESS) {
@@ -764,12 +735,9 @@ static void dt_record_json_process(struct dt_json *j, const struct dt_record *r)
 		dt_json_key(j, "seccomp");
 		if (r->has_seccomp) {
 			dt_json_obj(j);
-			dt_json_key(j, "mode");
-			dt_json_int(j, r->seccomp);
-			dt_json_key(j, "filters");
-			dt_json_int(j, r->seccomp_filters);
-			dt_json_key(j, "no_new_privs");
-			dt_json_bool(j, r->no_new_privs != 0);
+			dt_json_kint(j, "mode", r->seccomp);
+			dt_json_kint(j, "filters", r->seccomp_filters);
+			dt_json_kbool(j, "no_new_privs", r->no_new_privs != 0);
 			dt_json_end_obj(j);
 		} else {
 			dt_json_null(j);
@@ -788,8 +756,7 @@ void dt_record_json(struct dt_json *j, const struct dt_record *r, struct dt_symb
 {
 	char buf[256];
 	dt_json_obj(j);
-	dt_json_key(j, "type");
-	dt_json_str(j, dt_rec_type_name(r->type));
+	dt_json_kstr(j, "type", dt_rec_type_name(r->type));
 	dt_json_key(j, "time");
 	dt_format_time(r->time_real, buf, sizeof(buf));
 	dt_json_str(j, buf);

@@ -27,27 +27,20 @@ void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs)
 		if (!dt_root_is_row(rs, i))
 			continue; /* one object per path, with every source */
 		dt_json_obj(j);
-		dt_json_key(j, "path");
-		dt_json_str(j, rt->path);
-		dt_json_key(j, "realpath");
-		dt_json_str(j, rt->realpath);
-		dt_json_key(j, "source");
-		dt_json_str(j, rt->source);
+		dt_json_kstr(j, "path", rt->path);
+		dt_json_kstr(j, "realpath", rt->realpath);
+		dt_json_kstr(j, "source", rt->source);
 		dt_json_key(j, "sources");
 		dt_json_arr(j);
 		for (size_t k = 0; k < nsrc; k++)
 			dt_json_str(j, src[k]);
 		dt_json_end_arr(j);
-		dt_json_key(j, "kind");
-		dt_json_str(j, kind_names[rt->kind]);
+		dt_json_kstr(j, "kind", kind_names[rt->kind]);
 		dt_json_key(j, "granted");
 		dt_json_granted(j, dt_root_row_granted(rs, i));
-		dt_json_key(j, "readonly");
-		dt_json_bool(j, rt->readonly_sub);
-		dt_json_key(j, "dropped_by");
-		dt_json_str(j, rt->dropped_by);
-		dt_json_key(j, "knob");
-		dt_json_str(j, rt->knob);
+		dt_json_kbool(j, "readonly", rt->readonly_sub);
+		dt_json_kstr(j, "dropped_by", rt->dropped_by);
+		dt_json_kstr(j, "knob", rt->knob);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
@@ -56,8 +49,7 @@ void dt_roots_json_array(struct dt_json *j, const struct dt_rootset *rs)
 static void dt_json_diff_side(struct dt_json *j, const struct dt_diff_side *s)
 {
 	dt_json_obj(j);
-	dt_json_key(j, "count");
-	dt_json_uint(j, s->count);
+	dt_json_kuint(j, "count", s->count);
 	dt_json_key(j, "values");
 	dt_json_arr(j);
 	for (size_t i = 0; i < s->nvalues; i++)
@@ -76,34 +68,25 @@ static void dt_json_difference(struct dt_json *j, const struct dt_difference *d)
 	}
 	char t[48];
 	dt_json_obj(j);
-	dt_json_key(j, "fact");
-	dt_json_str(j, d->fact);
-	dt_json_key(j, "subject");
-	dt_json_str(j, d->subject[0] ? d->subject : NULL);
+	dt_json_kstr(j, "fact", d->fact);
+	dt_json_kstr(j, "subject", d->subject[0] ? d->subject : NULL);
 	dt_json_key(j, "successes");
 	dt_json_diff_side(j, &d->ok);
 	dt_json_key(j, "refusals");
 	dt_json_diff_side(j, &d->refused);
-	dt_json_key(j, "compared");
-	dt_json_str(j, d->compared);
-	dt_json_key(j, "line");
-	dt_json_str(j, d->line);
+	dt_json_kstr(j, "compared", d->compared);
+	dt_json_kstr(j, "line", d->line);
 	dt_json_key(j, "changed_by");
 	if (d->changer) {
 		dt_json_obj(j);
-		dt_json_key(j, "pid");
-		dt_json_int(j, d->changer->pid);
-		dt_json_key(j, "comm");
-		dt_json_str(j, d->changer->comm);
-		dt_json_key(j, "op");
-		dt_json_str(j, d->changer->op);
-		dt_json_key(j, "value");
-		dt_json_str(j, d->changer_value);
+		dt_json_kint(j, "pid", d->changer->pid);
+		dt_json_kstr(j, "comm", d->changer->comm);
+		dt_json_kstr(j, "op", d->changer->op);
+		dt_json_kstr(j, "value", d->changer_value);
 		dt_json_key(j, "time");
 		dt_format_time(d->changer->time_real, t, sizeof(t));
 		dt_json_str(j, t);
-		dt_json_key(j, "calls");
-		dt_json_uint(j, d->changers);
+		dt_json_kuint(j, "calls", d->changers);
 		dt_json_end_obj(j);
 	} else {
 		dt_json_null(j);
@@ -132,55 +115,36 @@ static void dt_report_json_summary(struct dt_json *j, const struct dt_report *r)
 {
 	dt_json_key(j, "summary");
 	dt_json_obj(j);
-	dt_json_key(j, "problems");
-	dt_json_uint(j, r->findings.n);
-	dt_json_key(j, "denials");
-	dt_json_uint(j, r->denials);
+	dt_json_kuint(j, "problems", r->findings.n);
+	dt_json_kuint(j, "denials", r->denials);
 	dt_json_key(j, "groups");
 	size_t shown = 0;
 	for (size_t k = 0; k < r->ngroups; k++)
 		shown += !r->groups[k].hidden;
 	dt_json_uint(j, shown);
-	dt_json_key(j, "hidden_lock_contention");
-	dt_json_uint(j, r->hidden_denials);
-	dt_json_key(j, "hidden_sandbox_setup");
-	dt_json_uint(j, r->hidden_setup);
+	dt_json_kuint(j, "hidden_lock_contention", r->hidden_denials);
+	dt_json_kuint(j, "hidden_sandbox_setup", r->hidden_setup);
 	dt_json_key(j, "by_cause");
 	dt_json_obj(j);
 	for (int c = 0; c < DT_CAUSE_COUNT; c++)
 		if (r->by_cause[c]) {
-			dt_json_key(j, dt_cause_name((enum dt_cause)c));
-			dt_json_uint(j, r->by_cause[c]);
+			dt_json_kuint(j, dt_cause_name((enum dt_cause)c), r->by_cause[c]);
 		}
 	dt_json_end_obj(j);
-	dt_json_key(j, "reopens");
-	dt_json_uint(j, r->reopens);
-	dt_json_key(j, "writes");
-	dt_json_uint(j, r->writes);
-	dt_json_key(j, "processes");
-	dt_json_uint(j, r->nprocs);
-	dt_json_key(j, "records_read");
-	dt_json_uint(j, r->stats.records);
-	dt_json_key(j, "records_lost");
-	dt_json_uint(j, r->lost);
-	dt_json_key(j, "records_dropped");
-	dt_json_uint(j, r->dropped);
-	dt_json_key(j, "refusals_unrecorded_under_own_seccomp");
-	dt_json_uint(j, r->unseen);
-	dt_json_key(j, "records_corrupt");
-	dt_json_uint(j, r->stats.corrupt);
-	dt_json_key(j, "records_skipped");
-	dt_json_uint(j, r->stats.skipped);
-	dt_json_key(j, "records_torn");
-	dt_json_uint(j, r->stats.torn);
-	dt_json_key(j, "ring_truncated_while_read");
-	dt_json_bool(j, r->stats.truncated);
-	dt_json_key(j, "exec_coverage");
-	dt_json_bool(j, r->nexecs > 0);
-	dt_json_key(j, "execs_seen");
-	dt_json_uint(j, r->nexecs);
-	dt_json_key(j, "blind");
-	dt_json_uint(j, r->nblind);
+	dt_json_kuint(j, "reopens", r->reopens);
+	dt_json_kuint(j, "writes", r->writes);
+	dt_json_kuint(j, "processes", r->nprocs);
+	dt_json_kuint(j, "records_read", r->stats.records);
+	dt_json_kuint(j, "records_lost", r->lost);
+	dt_json_kuint(j, "records_dropped", r->dropped);
+	dt_json_kuint(j, "refusals_unrecorded_under_own_seccomp", r->unseen);
+	dt_json_kuint(j, "records_corrupt", r->stats.corrupt);
+	dt_json_kuint(j, "records_skipped", r->stats.skipped);
+	dt_json_kuint(j, "records_torn", r->stats.torn);
+	dt_json_kbool(j, "ring_truncated_while_read", r->stats.truncated);
+	dt_json_kbool(j, "exec_coverage", r->nexecs > 0);
+	dt_json_kuint(j, "execs_seen", r->nexecs);
+	dt_json_kuint(j, "blind", r->nblind);
 	dt_json_end_obj(j);
 }
 
@@ -199,22 +163,18 @@ static void dt_report_json_sites(struct dt_json *j, const struct dt_finding *fd)
 	for (size_t i = 0; i < fd->nsites; i++) {
 		const struct dt_py_frame *at = fd->sites[i].at;
 		dt_json_obj(j);
-		dt_json_key(j, "function");
-		dt_json_str(j, at->func);
-		dt_json_key(j, "file");
-		dt_json_str(j, at->file);
+		dt_json_kstr(j, "function", at->func);
+		dt_json_kstr(j, "file", at->file);
 		dt_json_key(j, "line");
 		if (at->line)
 			dt_json_uint(j, at->line);
 		else
 			dt_json_null(j);
-		dt_json_key(j, "count");
-		dt_json_uint(j, fd->sites[i].count);
+		dt_json_kuint(j, "count", fd->sites[i].count);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
-	dt_json_key(j, "python_lines_more");
-	dt_json_bool(j, fd->more_sites);
+	dt_json_kbool(j, "python_lines_more", fd->more_sites);
 }
 
 /* One problem with one fix: its groups by id (findings.h). */
@@ -223,26 +183,17 @@ static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
 {
 	char buf[64];
 	dt_json_obj(j);
-	dt_json_key(j, "title");
-	dt_json_str(j, fd->title);
-	dt_json_key(j, "cause");
-	dt_json_str(j, dt_cause_name(fd->cause));
-	dt_json_key(j, "expected_root");
-	dt_json_str(j, fd->root ? fd->root->path : NULL);
-	dt_json_key(j, "root_source");
-	dt_json_str(j, fd->root ? fd->root->source : NULL);
+	dt_json_kstr(j, "title", fd->title);
+	dt_json_kstr(j, "cause", dt_cause_name(fd->cause));
+	dt_json_kstr(j, "expected_root", fd->root ? fd->root->path : NULL);
+	dt_json_kstr(j, "root_source", fd->root ? fd->root->source : NULL);
 	dt_json_key(j, "granted");
 	dt_json_granted(j, fd->root ? fd->granted : -1);
-	dt_json_key(j, "subject");
-	dt_json_str(j, fd->subject[0] ? fd->subject : NULL);
-	dt_json_key(j, "reason");
-	dt_json_str(j, fd->reason);
-	dt_json_key(j, "advice");
-	dt_json_str(j, fd->advice);
-	dt_json_key(j, "missing_right");
-	dt_json_str(j, fd->missing_right);
-	dt_json_key(j, "next");
-	dt_json_str(j, fd->next);
+	dt_json_kstr(j, "subject", fd->subject[0] ? fd->subject : NULL);
+	dt_json_kstr(j, "reason", fd->reason);
+	dt_json_kstr(j, "advice", fd->advice);
+	dt_json_kstr(j, "missing_right", fd->missing_right);
+	dt_json_kstr(j, "next", fd->next);
 	dt_json_key(j, "intermittent");
 	if (fd->intermittent)
 		dt_json_str(j, fd->diff->line);
@@ -250,8 +201,7 @@ static void dt_report_json_finding(struct dt_json *j, const struct dt_report *r,
 		dt_json_null(j);
 	dt_json_key(j, "difference");
 	dt_json_difference(j, fd->intermittent ? fd->diff : NULL);
-	dt_json_key(j, "count");
-	dt_json_uint(j, fd->count);
+	dt_json_kuint(j, "count", fd->count);
 	dt_report_json_sites(j, fd);
 	dt_json_key(j, "first");
 	dt_format_time(fd->first_ns, buf, sizeof(buf));
@@ -273,64 +223,45 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 	char buf[256];
 	const struct dt_record *d = g->rep;
 	dt_json_obj(j);
-	dt_json_key(j, "id");
-	dt_json_str(j, dt_group_id(g->id, buf, sizeof(buf)));
-	dt_json_key(j, "path");
-	dt_json_str(j, d->p[0].path);
-	dt_json_key(j, "abspath");
-	dt_json_str(j, d->p[0].abspath);
-	dt_json_key(j, "realpath");
-	dt_json_str(j, d->p[0].realpath);
+	dt_json_kstr(j, "id", dt_group_id(g->id, buf, sizeof(buf)));
+	dt_json_kstr(j, "path", d->p[0].path);
+	dt_json_kstr(j, "abspath", d->p[0].abspath);
+	dt_json_kstr(j, "realpath", d->p[0].realpath);
 	if (d->p[1].path || d->p[1].abspath) {
-		dt_json_key(j, "path2");
-		dt_json_str(j, d->p[1].path);
-		dt_json_key(j, "realpath2");
-		dt_json_str(j, d->p[1].realpath);
+		dt_json_kstr(j, "path2", d->p[1].path);
+		dt_json_kstr(j, "realpath2", d->p[1].realpath);
 	}
-	dt_json_key(j, "op");
-	dt_json_str(j, d->op);
-	dt_json_key(j, "errno");
-	dt_json_str(j, dt_errno_name(d->err));
+	dt_json_kstr(j, "op", d->op);
+	dt_json_kstr(j, "errno", dt_errno_name(d->err));
 	dt_json_key(j, "flags");
 	dt_flags_name(d, buf, sizeof(buf));
 	dt_json_str(j, buf[0] ? buf : NULL);
-	dt_json_key(j, "access");
-	dt_json_str(j, d->writes ? "write" : "read");
-	dt_json_key(j, "count");
-	dt_json_uint(j, g->count);
+	dt_json_kstr(j, "access", d->writes ? "write" : "read");
+	dt_json_kuint(j, "count", g->count);
 	dt_json_key(j, "pids");
 	dt_json_arr(j);
 	for (size_t i = 0; i < g->npids; i++)
 		dt_json_int(j, g->pids[i]);
 	dt_json_end_arr(j);
-	dt_json_key(j, "comm");
-	dt_json_str(j, d->comm);
+	dt_json_kstr(j, "comm", d->comm);
 	dt_json_key(j, "first");
 	dt_format_time(g->first_ns, buf, sizeof(buf));
 	dt_json_str(j, buf);
 	dt_json_key(j, "last");
 	dt_format_time(g->last_ns, buf, sizeof(buf));
 	dt_json_str(j, buf);
-	dt_json_key(j, "sqlite");
-	dt_json_str(j, d->sqlite);
-	dt_json_key(j, "sqlite_evidence");
-	dt_json_str(j, d->sqlite_evidence);
-	dt_json_key(j, "sqlite_header");
-	dt_json_str(j, d->sqlite ? dt_sqlite_header_name(d->sqlite_header) : NULL);
-	dt_json_key(j, "cause");
-	dt_json_str(j, dt_cause_name(g->v.cause));
-	dt_json_key(j, "reason");
-	dt_json_str(j, g->v.reason);
-	dt_json_key(j, "expected_root");
-	dt_json_str(j, g->v.root ? g->v.root->path : NULL);
-	dt_json_key(j, "root_source");
-	dt_json_str(j, g->v.root ? g->v.root->source : NULL);
+	dt_json_kstr(j, "sqlite", d->sqlite);
+	dt_json_kstr(j, "sqlite_evidence", d->sqlite_evidence);
+	dt_json_kstr(j, "sqlite_header",
+	             d->sqlite ? dt_sqlite_header_name(d->sqlite_header) : NULL);
+	dt_json_kstr(j, "cause", dt_cause_name(g->v.cause));
+	dt_json_kstr(j, "reason", g->v.reason);
+	dt_json_kstr(j, "expected_root", g->v.root ? g->v.root->path : NULL);
+	dt_json_kstr(j, "root_source", g->v.root ? g->v.root->source : NULL);
 	dt_json_key(j, "granted");
 	dt_json_granted(j, g->v.root ? g->v.granted : -1);
-	dt_json_key(j, "dropped_by");
-	dt_json_str(j, g->v.root ? g->v.root->dropped_by : NULL);
-	dt_json_key(j, "next");
-	dt_json_str(j, g->next);
+	dt_json_kstr(j, "dropped_by", g->v.root ? g->v.root->dropped_by : NULL);
+	dt_json_kstr(j, "next", g->next);
 	dt_json_key(j, "intermittent");
 	if (g->intermittent)
 		dt_json_str(j, g->diff.line);
@@ -338,20 +269,15 @@ static void dt_report_json_group(struct dt_json *j, const struct dt_report_group
 		dt_json_null(j);
 	dt_json_key(j, "difference");
 	dt_json_difference(j, g->intermittent ? &g->diff : NULL);
-	dt_json_key(j, "advice");
-	dt_json_str(j, g->v.advice);
-	dt_json_key(j, "missing_right");
-	dt_json_str(j, g->v.missing_right);
-	dt_json_key(j, "injected");
-	dt_json_bool(j, d->injected);
+	dt_json_kstr(j, "advice", g->v.advice);
+	dt_json_kstr(j, "missing_right", g->v.missing_right);
+	dt_json_kbool(j, "injected", d->injected);
 	dt_json_key(j, "python_stack");
 	dt_pyframes_json(j, d);
-	dt_json_key(j, "python_truncated");
-	dt_json_bool(j, d->py_trunc);
+	dt_json_kbool(j, "python_truncated", d->py_trunc);
 	dt_json_key(j, "backtrace");
 	dt_frames_json(j, d, NULL);
-	dt_json_key(j, "backtrace_truncated");
-	dt_json_bool(j, d->stack_trunc);
+	dt_json_kbool(j, "backtrace_truncated", d->stack_trunc);
 	dt_json_end_obj(j);
 }
 
@@ -374,8 +300,7 @@ static void dt_report_json_readback(struct dt_json *j, const struct dt_rootset *
 		dt_json_null(j);
 	else
 		dt_json_bool(j, rs->codex_readback);
-	dt_json_key(j, "why_not");
-	dt_json_str(j, rs->codex_readback_why);
+	dt_json_kstr(j, "why_not", rs->codex_readback_why);
 	dt_json_key(j, "writable");
 	dt_strings_arr(j, rs->codex_says, rs->ncodex_says);
 	dt_json_key(j, "model_errors");
@@ -383,27 +308,14 @@ static void dt_report_json_readback(struct dt_json *j, const struct dt_rootset *
 	dt_json_end_obj(j);
 }
 
-static void dt_json_strings(struct dt_json *j, char *const *v, size_t n)
-{
-	dt_json_arr(j);
-	for (size_t i = 0; i < n; i++)
-		dt_json_str(j, v[i]);
-	dt_json_end_arr(j);
-}
-
 static void dt_report_json_mcp_var(struct dt_json *j, const struct dt_mcp_var *v)
 {
 	dt_json_obj(j);
-	dt_json_key(j, "name");
-	dt_json_str(j, v->name);
-	dt_json_key(j, "passed");
-	dt_json_bool(j, v->value != NULL);
-	dt_json_key(j, "value");
-	dt_json_str(j, v->value);
-	dt_json_key(j, "from");
-	dt_json_str(j, v->from);
-	dt_json_key(j, "codex_has");
-	dt_json_str(j, v->launcher);
+	dt_json_kstr(j, "name", v->name);
+	dt_json_kbool(j, "passed", v->value != NULL);
+	dt_json_kstr(j, "value", v->value);
+	dt_json_kstr(j, "from", v->from);
+	dt_json_kstr(j, "codex_has", v->launcher);
 	dt_json_end_obj(j);
 }
 
@@ -415,18 +327,14 @@ static void dt_report_json_mcp(struct dt_json *j, const struct dt_rootset *rs)
 	for (size_t i = 0; i < rs->nmcp; i++) {
 		const struct dt_mcp_server *m = &rs->mcp[i];
 		dt_json_obj(j);
-		dt_json_key(j, "name");
-		dt_json_str(j, m->name);
-		dt_json_key(j, "command");
-		dt_json_str(j, m->command);
+		dt_json_kstr(j, "name", m->name);
+		dt_json_kstr(j, "command", m->command);
 		dt_json_key(j, "args");
-		dt_json_strings(j, m->args, m->nargs);
-		dt_json_key(j, "url");
-		dt_json_str(j, m->url);
+		dt_strings_arr(j, m->args, m->nargs);
+		dt_json_kstr(j, "url", m->url);
 		dt_json_key(j, "env_vars");
-		dt_json_strings(j, m->env_vars, m->nenv_vars);
-		dt_json_key(j, "env_vars_from");
-		dt_json_str(j, m->env_vars_from);
+		dt_strings_arr(j, m->env_vars, m->nenv_vars);
+		dt_json_kstr(j, "env_vars_from", m->env_vars_from);
 		dt_json_key(j, "environment");
 		dt_json_arr(j);
 		for (size_t k = 0; k < m->nvars; k++)
@@ -442,20 +350,13 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 	dt_json_key(j, "codex");
 	if (r->roots.codex_sandbox_mode || r->roots.codex_config_path || r->roots.codex_refused) {
 		dt_json_obj(j);
-		dt_json_key(j, "refused");
-		dt_json_str(j, r->roots.codex_refused);
-		dt_json_key(j, "sandbox_mode");
-		dt_json_str(j, r->roots.codex_sandbox_mode);
-		dt_json_key(j, "permission_profile");
-		dt_json_str(j, r->roots.codex_permission_profile);
-		dt_json_key(j, "config");
-		dt_json_str(j, r->roots.codex_config_path);
-		dt_json_key(j, "config_recorded");
-		dt_json_bool(j, r->roots.codex_config_recorded);
-		dt_json_key(j, "writable_roots_override");
-		dt_json_str(j, r->roots.codex_override);
-		dt_json_key(j, "model_version");
-		dt_json_str(j, r->roots.codex_version);
+		dt_json_kstr(j, "refused", r->roots.codex_refused);
+		dt_json_kstr(j, "sandbox_mode", r->roots.codex_sandbox_mode);
+		dt_json_kstr(j, "permission_profile", r->roots.codex_permission_profile);
+		dt_json_kstr(j, "config", r->roots.codex_config_path);
+		dt_json_kbool(j, "config_recorded", r->roots.codex_config_recorded);
+		dt_json_kstr(j, "writable_roots_override", r->roots.codex_override);
+		dt_json_kstr(j, "model_version", r->roots.codex_version);
 		dt_report_json_readback(j, &r->roots);
 		dt_report_json_mcp(j, &r->roots);
 		dt_json_end_obj(j);
@@ -467,48 +368,33 @@ static void dt_report_json_codex(struct dt_json *j, const struct dt_report *r)
 static void dt_report_json_handoff(struct dt_json *j, const struct dt_handoff *h)
 {
 	dt_json_obj(j);
-	dt_json_key(j, "kind");
-	dt_json_str(j, dt_handoff_kind_name(h->kind));
-	dt_json_key(j, "pid");
-	dt_json_int(j, h->pid);
-	dt_json_key(j, "comm");
-	dt_json_str(j, h->comm);
-	dt_json_key(j, "mcp_server");
-	dt_json_str(j, h->server);
-	dt_json_key(j, "board");
-	dt_json_str(j, h->board);
-	dt_json_key(j, "named_board");
-	dt_json_str(j, h->named);
+	dt_json_kstr(j, "kind", dt_handoff_kind_name(h->kind));
+	dt_json_kint(j, "pid", h->pid);
+	dt_json_kstr(j, "comm", h->comm);
+	dt_json_kstr(j, "mcp_server", h->server);
+	dt_json_kstr(j, "board", h->board);
+	dt_json_kstr(j, "named_board", h->named);
 	dt_json_key(j, "lost");
 	dt_json_arr(j);
 	for (size_t i = 0; i < h->nvars; i++) {
 		dt_json_obj(j);
-		dt_json_key(j, "name");
-		dt_json_str(j, h->vars[i].name);
-		dt_json_key(j, "launcher");
-		dt_json_str(j, h->vars[i].launcher);
-		dt_json_key(j, "here");
-		dt_json_str(j, h->vars[i].here);
+		dt_json_kstr(j, "name", h->vars[i].name);
+		dt_json_kstr(j, "launcher", h->vars[i].launcher);
+		dt_json_kstr(j, "here", h->vars[i].here);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
-	dt_json_key(j, "hop");
-	dt_json_str(j, h->hop);
-	dt_json_key(j, "why");
-	dt_json_str(j, h->why);
-	dt_json_key(j, "fix");
-	dt_json_str(j, h->fix);
-	dt_json_key(j, "fix_env_vars");
-	dt_json_str(j, h->fix_env_vars);
-	dt_json_key(j, "fix_override");
-	dt_json_str(j, h->fix_override);
+	dt_json_kstr(j, "hop", h->hop);
+	dt_json_kstr(j, "why", h->why);
+	dt_json_kstr(j, "fix", h->fix);
+	dt_json_kstr(j, "fix_env_vars", h->fix_env_vars);
+	dt_json_kstr(j, "fix_override", h->fix_override);
 	dt_json_key(j, "fix_env_overrides");
 	dt_json_arr(j);
 	for (size_t i = 0; i < h->nfix_env_overrides; i++)
 		dt_json_str(j, h->fix_env_overrides[i]);
 	dt_json_end_arr(j);
-	dt_json_key(j, "fix_server");
-	dt_json_str(j, h->fix_server);
+	dt_json_kstr(j, "fix_server", h->fix_server);
 	dt_json_end_obj(j);
 }
 
@@ -516,12 +402,9 @@ static void dt_report_json_handoff(struct dt_json *j, const struct dt_handoff *h
 static void dt_report_json_setid_lost(struct dt_json *j, const struct dt_record *e)
 {
 	dt_json_obj(j);
-	dt_json_key(j, "pid");
-	dt_json_int(j, e->pid);
-	dt_json_key(j, "exe");
-	dt_json_str(j, e->exe);
-	dt_json_key(j, "would_run_as_uid");
-	dt_json_int(j, e->setid_euid);
+	dt_json_kint(j, "pid", e->pid);
+	dt_json_kstr(j, "exe", e->exe);
+	dt_json_kint(j, "would_run_as_uid", e->setid_euid);
 	dt_json_end_obj(j);
 }
 
@@ -530,29 +413,25 @@ static void dt_report_json_blind(struct dt_json *j, const struct dt_record *e)
 {
 	char buf[256];
 	dt_json_obj(j);
-	dt_json_key(j, "pid");
-	dt_json_int(j, e->pid);
+	dt_json_kint(j, "pid", e->pid);
 	dt_json_key(j, "ppid");
 	if (e->ppid)
 		dt_json_int(j, e->ppid);
 	else
 		dt_json_null(j);
-	dt_json_key(j, "exe");
-	dt_json_str(j, e->exe);
+	dt_json_kstr(j, "exe", e->exe);
 	dt_json_key(j, "argv");
 	dt_json_arr(j);
 	for (size_t a = 0; a < e->argc; a++)
 		dt_json_str(j, e->argv[a]);
 	dt_json_end_arr(j);
-	dt_json_key(j, "reason");
-	dt_json_str(j, e->exec_blind);
+	dt_json_kstr(j, "reason", e->exec_blind);
 	dt_json_key(j, "static");
 	if (e->exec_static < 0)
 		dt_json_null(j);
 	else
 		dt_json_bool(j, e->exec_static);
-	dt_json_key(j, "ld_preload");
-	dt_json_str(j, e->preload);
+	dt_json_kstr(j, "ld_preload", e->preload);
 	dt_json_key(j, "time");
 	dt_format_time(e->time_real, buf, sizeof(buf));
 	dt_json_str(j, buf);
@@ -562,25 +441,18 @@ static void dt_report_json_blind(struct dt_json *j, const struct dt_record *e)
 static void dt_report_json_process(struct dt_json *j, const struct dt_record *p)
 {
 	dt_json_obj(j);
-	dt_json_key(j, "pid");
-	dt_json_int(j, p->pid);
-	dt_json_key(j, "ppid");
-	dt_json_int(j, p->ppid);
-	dt_json_key(j, "exe");
-	dt_json_str(j, p->exe);
+	dt_json_kint(j, "pid", p->pid);
+	dt_json_kint(j, "ppid", p->ppid);
+	dt_json_kstr(j, "exe", p->exe);
 	dt_json_key(j, "argv");
 	dt_json_arr(j);
 	for (size_t a = 0; a < p->argc; a++)
 		dt_json_str(j, p->argv[a]);
 	dt_json_end_arr(j);
-	dt_json_key(j, "cwd");
-	dt_json_str(j, p->cwd);
-	dt_json_key(j, "hostname");
-	dt_json_str(j, p->hostname);
-	dt_json_key(j, "boot_id");
-	dt_json_str(j, p->boot_id);
-	dt_json_key(j, "sandboxed");
-	dt_json_bool(j, dt_proc_sandboxed(p));
+	dt_json_kstr(j, "cwd", p->cwd);
+	dt_json_kstr(j, "hostname", p->hostname);
+	dt_json_kstr(j, "boot_id", p->boot_id);
+	dt_json_kbool(j, "sandboxed", dt_proc_sandboxed(p));
 	dt_json_key(j, "writable_mounts");
 	dt_json_arr(j);
 	for (size_t m = 0; m < p->nmounts; m++)

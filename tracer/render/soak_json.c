@@ -25,19 +25,13 @@ static void soak_json_problem(struct dt_json *j, const struct dt_soak_problem *p
 {
 	dt_json_obj(j);
 	if (with_id) {
-		dt_json_key(j, "id");
-		dt_json_str(j, pr->key);
+		dt_json_kstr(j, "id", pr->key);
 	}
-	dt_json_key(j, "title");
-	dt_json_str(j, pr->title);
-	dt_json_key(j, "cause");
-	dt_json_str(j, dt_cause_name((enum dt_cause)pr->cause));
-	dt_json_key(j, "advice");
-	dt_json_str(j, pr->advice);
-	dt_json_key(j, "failing_runs");
-	dt_json_uint(j, pr->nfail);
-	dt_json_key(j, "passing_runs");
-	dt_json_uint(j, pr->npass);
+	dt_json_kstr(j, "title", pr->title);
+	dt_json_kstr(j, "cause", dt_cause_name((enum dt_cause)pr->cause));
+	dt_json_kstr(j, "advice", pr->advice);
+	dt_json_kuint(j, "failing_runs", pr->nfail);
+	dt_json_kuint(j, "passing_runs", pr->npass);
 	dt_json_end_obj(j);
 }
 
@@ -56,20 +50,13 @@ static void soak_json_problems(struct dt_json *j, const struct dt_soak *s, int a
 static void soak_json_refusal(struct dt_json *j, const struct dt_soak_key *k, int all)
 {
 	dt_json_obj(j);
-	dt_json_key(j, "path");
-	dt_json_str(j, k->path);
-	dt_json_key(j, "op");
-	dt_json_str(j, k->op);
-	dt_json_key(j, "errno");
-	dt_json_str(j, dt_errno_name(k->err));
-	dt_json_key(j, "python_line");
-	dt_json_str(j, k->py_line);
-	dt_json_key(j, "injected");
-	dt_json_bool(j, k->injected);
-	dt_json_key(j, "failing_runs");
-	dt_json_uint(j, k->nfail);
-	dt_json_key(j, "passing_runs");
-	dt_json_uint(j, k->npass);
+	dt_json_kstr(j, "path", k->path);
+	dt_json_kstr(j, "op", k->op);
+	dt_json_kstr(j, "errno", dt_errno_name(k->err));
+	dt_json_kstr(j, "python_line", k->py_line);
+	dt_json_kbool(j, "injected", k->injected);
+	dt_json_kuint(j, "failing_runs", k->nfail);
+	dt_json_kuint(j, "passing_runs", k->npass);
 	if (all) {
 		dt_json_key(j, "problem");
 		if (k->problem == SIZE_MAX)
@@ -102,22 +89,15 @@ static void soak_json_facts(struct dt_json *j, const struct dt_soak *s, int all)
 		if (!all && !dt_soak_fact_separates(s, i))
 			continue;
 		dt_json_obj(j);
-		dt_json_key(j, "fact");
-		dt_json_str(j, fa->id);
-		dt_json_key(j, "what");
-		dt_json_str(j, fa->what);
-		dt_json_key(j, "subject");
-		dt_json_str(j, fa->subject[0] ? fa->subject : NULL);
-		dt_json_key(j, "value");
-		dt_json_str(j, fa->value);
-		dt_json_key(j, "failing_runs");
-		dt_json_uint(j, fa->nfail);
-		dt_json_key(j, "passing_runs");
-		dt_json_uint(j, fa->npass);
+		dt_json_kstr(j, "fact", fa->id);
+		dt_json_kstr(j, "what", fa->what);
+		dt_json_kstr(j, "subject", fa->subject[0] ? fa->subject : NULL);
+		dt_json_kstr(j, "value", fa->value);
+		dt_json_kuint(j, "failing_runs", fa->nfail);
+		dt_json_kuint(j, "passing_runs", fa->npass);
 		if (!all) {
 			dt_soak_fact_passing_values(s, i, others, sizeof(others));
-			dt_json_key(j, "passing_values");
-			dt_json_str(j, others);
+			dt_json_kstr(j, "passing_values", others);
 		}
 		dt_json_end_obj(j);
 	}
@@ -131,18 +111,12 @@ static void soak_json_failed(struct dt_json *j, const struct dt_soak *s)
 	for (size_t i = 0; i < s->nfailed; i++) {
 		const struct dt_soak_failed *fr = &s->failed[i];
 		dt_json_obj(j);
-		dt_json_key(j, "index");
-		dt_json_int(j, fr->index);
-		dt_json_key(j, "exit_status");
-		dt_json_int(j, fr->status);
-		dt_json_key(j, "timed_out");
-		dt_json_bool(j, fr->timed_out);
-		dt_json_key(j, "seed");
-		dt_json_uint(j, fr->seed);
-		dt_json_key(j, "ring");
-		dt_json_str(j, fr->ring[0] ? fr->ring : NULL);
-		dt_json_key(j, "host");
-		dt_json_uint(j, fr->host);
+		dt_json_kint(j, "index", fr->index);
+		dt_json_kint(j, "exit_status", fr->status);
+		dt_json_kbool(j, "timed_out", fr->timed_out);
+		dt_json_kuint(j, "seed", fr->seed);
+		dt_json_kstr(j, "ring", fr->ring[0] ? fr->ring : NULL);
+		dt_json_kuint(j, "host", fr->host);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
@@ -156,20 +130,13 @@ static void soak_json_results(struct dt_json *j, const struct dt_soak_summary *m
 	for (size_t i = 0; i < s->nresults; i++) {
 		const struct dt_soak_result *r = &s->results[i];
 		dt_json_obj(j);
-		dt_json_key(j, "index");
-		dt_json_int(j, r->index);
-		dt_json_key(j, "seed");
-		dt_json_uint(j, dt_soak_seed(m->o, r->index));
-		dt_json_key(j, "exit_status");
-		dt_json_int(j, r->status);
-		dt_json_key(j, "failed");
-		dt_json_bool(j, r->failed);
-		dt_json_key(j, "timed_out");
-		dt_json_bool(j, r->timed_out);
-		dt_json_key(j, "secs");
-		dt_json_double(j, (double)(long long)(r->secs * 1000 + 0.5) / 1000);
-		dt_json_key(j, "host");
-		dt_json_uint(j, r->host);
+		dt_json_kint(j, "index", r->index);
+		dt_json_kuint(j, "seed", dt_soak_seed(m->o, r->index));
+		dt_json_kint(j, "exit_status", r->status);
+		dt_json_kbool(j, "failed", r->failed);
+		dt_json_kbool(j, "timed_out", r->timed_out);
+		dt_json_kdouble(j, "secs", (double)(long long)(r->secs * 1000 + 0.5) / 1000);
+		dt_json_kuint(j, "host", r->host);
 		dt_json_key(j, "refusals");
 		dt_json_arr(j);
 		for (size_t k = 0; k < r->nkeys; k++)
@@ -182,12 +149,9 @@ static void soak_json_results(struct dt_json *j, const struct dt_soak_summary *m
 
 static void soak_json_host_id(struct dt_json *j, const struct dt_host_id *id)
 {
-	dt_json_key(j, "hostname");
-	dt_json_str(j, id->hostname);
-	dt_json_key(j, "boot_id");
-	dt_json_str(j, id->boot_id[0] ? id->boot_id : NULL);
-	dt_json_key(j, "machine_id_hash");
-	dt_json_str(j, id->machine[0] ? id->machine : NULL);
+	dt_json_kstr(j, "hostname", id->hostname);
+	dt_json_kstr(j, "boot_id", id->boot_id[0] ? id->boot_id : NULL);
+	dt_json_kstr(j, "machine_id_hash", id->machine[0] ? id->machine : NULL);
 }
 
 static void soak_json_hosts(struct dt_json *j, const struct dt_soak *s)
@@ -198,16 +162,11 @@ static void soak_json_hosts(struct dt_json *j, const struct dt_soak *s)
 		const struct dt_soak_host *ho = &s->hosts[h];
 		dt_json_obj(j);
 		soak_json_host_id(j, &ho->id);
-		dt_json_key(j, "shard");
-		dt_json_uint(j, ho->shard);
-		dt_json_key(j, "shards");
-		dt_json_uint(j, ho->nshards);
-		dt_json_key(j, "runs");
-		dt_json_uint(j, ho->runs);
-		dt_json_key(j, "failures");
-		dt_json_uint(j, ho->failures);
-		dt_json_key(j, "summary");
-		dt_json_str(j, ho->file);
+		dt_json_kuint(j, "shard", ho->shard);
+		dt_json_kuint(j, "shards", ho->nshards);
+		dt_json_kuint(j, "runs", ho->runs);
+		dt_json_kuint(j, "failures", ho->failures);
+		dt_json_kstr(j, "summary", ho->file);
 		dt_json_end_obj(j);
 	}
 	dt_json_end_arr(j);
@@ -219,10 +178,8 @@ static void soak_json_hosts(struct dt_json *j, const struct dt_soak *s)
 		return;
 	}
 	dt_json_obj(j);
-	dt_json_key(j, "host");
-	dt_json_uint(j, c);
-	dt_json_key(j, "p_value");
-	dt_json_double(j, pv);
+	dt_json_kuint(j, "host", c);
+	dt_json_kdouble(j, "p_value", pv);
 	dt_json_end_obj(j);
 }
 
@@ -255,22 +212,16 @@ static void soak_json_words(struct dt_json *j, const struct dt_soak_opts *o)
 static void soak_json_identity(struct dt_json *j, const struct dt_soak_summary *m)
 {
 	const struct dt_soak_opts *o = m->o;
-	dt_json_key(j, "format");
-	dt_json_str(j, DT_SOAK_FORMAT);
-	dt_json_key(j, "format_version");
-	dt_json_uint(j, DT_SOAK_FORMAT_VERSION);
-	dt_json_key(j, "runs_planned");
-	dt_json_uint(j, o->runs);
-	dt_json_key(j, "until_fail");
-	dt_json_bool(j, o->until_fail);
+	dt_json_kstr(j, "format", DT_SOAK_FORMAT);
+	dt_json_kuint(j, "format_version", DT_SOAK_FORMAT_VERSION);
+	dt_json_kuint(j, "runs_planned", o->runs);
+	dt_json_kbool(j, "until_fail", o->until_fail);
 	soak_json_words(j, o);
 	dt_json_key(j, "shard");
 	if (o->nshards && !o->merge) {
 		dt_json_obj(j);
-		dt_json_key(j, "index");
-		dt_json_uint(j, o->shard);
-		dt_json_key(j, "count");
-		dt_json_uint(j, o->nshards);
+		dt_json_kuint(j, "index", o->shard);
+		dt_json_kuint(j, "count", o->nshards);
 		dt_json_end_obj(j);
 	} else {
 		dt_json_null(j);
@@ -283,8 +234,7 @@ static void soak_json_identity(struct dt_json *j, const struct dt_soak_summary *
 	} else {
 		dt_json_null(j);
 	}
-	dt_json_key(j, "missing_shards");
-	dt_json_str(j, m->missing && m->missing[0] ? m->missing : NULL);
+	dt_json_kstr(j, "missing_shards", m->missing && m->missing[0] ? m->missing : NULL);
 }
 
 void dt_soak_json(FILE *f, const struct dt_soak_summary *m)
