@@ -22,23 +22,24 @@ BASEFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE
 # on the host's stack that crashed a thread with 4 KiB left.
 PROBE_FLAGS := $(BASEFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
 	-fno-stack-protector -fno-tree-loop-distribute-patterns -Ipreload
-# Loading the probe costs what an empty LD_PRELOAD shim costs, plus ~2,000
-# instructions (make bench, section 3): every exec of the traced tree pays it.
-# - Lazy binding (no -z now): binding its ~20 libc imports at load cost
-#   ~13,000 instructions per exec. glibc's _dl_fixup binds each at its first
+# Loading the probe costs what an empty LD_PRELOAD shim costs, plus what
+# make bench (section 3) prints: every exec of the traced tree pays it.
+# - Lazy binding (no -z now): binding its libc imports at load cost
+#   several times the probe's whole load per exec. glibc's _dl_fixup binds each at its first
 #   call instead; for a target in libc (loaded at start-up) it takes no lock
 #   and allocates nothing, so it is safe in a signal handler, and in a vfork
 #   child it stores the value the parent would. The hot path calls no import.
 #   But a binding takes ~3.5 KiB of the caller's stack: what runs on the
 #   host's stack binds nothing (__errno_location is bound by the
-#   constructor, ~740 instructions per exec; see successes.c for the clock).
+#   constructor; see successes.c for the clock).
 # - No DT_NEEDED and no symbol versions (-nostdlib): matching libc.so.6 by
-#   name and checking five GLIBC_x versions cost ~4,000. The imports bind
-#   to the default versions of the libc every dynamic program has loaded
-#   (dlsym and dlopen are in libc since glibc 2.34). -z nodelete because
+#   name and checking five GLIBC_x versions cost twice the rest of the
+#   load. The imports bind to the default versions of the libc every
+#   dynamic program has loaded (dlsym and dlopen are in libc since glibc
+#   2.34). -z nodelete because
 #   nothing (no crtbegin) would unregister the fork handler at dlclose.
-# The unwinder (libgcc_s) is dlopen'ed on the first refusal, not linked:
-# see preload/backtrace.c.
+# Stacks come from the probe's own CFI unwinder (preload/unwind.c), never
+# libgcc's or libunwind's: see preload/backtrace.c for why.
 # -z noseparate-code: one read-execute segment for code and read-only data
 # instead of three, so the loader maps and faults in fewer pages in every
 # process (about four page faults per exec here; make bench, section 1-2).

@@ -36,8 +36,8 @@ static inline int dt_env_name_is_listed(const char *name, size_t n, const char *
 }
 
 /* extra: DENYTRACE_ENV, a comma-separated list of further names. The
- * secret check last: it is the dear one (~2,000 instructions a name, most
- * of `denytrace run`'s own), and most names are not listed anyway. */
+ * secret check last: it is the dear one (most of `denytrace run`'s own
+ * instructions), and most names are not listed anyway. */
 static inline int dt_env_name_is_wanted(const char *name, size_t n, const char *extra)
 {
 	return dt_env_name_is_listed(name, n, extra) && !dt_secret_env_name(name, n);

@@ -176,7 +176,7 @@ static void dt_config_var(int which, const char *v)
 }
 
 /* One pass over the environment for the DENYTRACE_* variables (seven
- * getenv calls walked it seven times, ~2,000 instructions per exec).
+ * getenv calls walked it seven times in every exec).
  * The first definition of a name wins, as with getenv. */
 static void dt_read_config(char **envp)
 {

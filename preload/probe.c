@@ -52,8 +52,8 @@
 
 /*
  * Each real function is resolved by its wrapper's first call, not at load:
- * resolving all of them at load cost ~60,000 instructions per exec, more
- * than the rest of the probe. What keeps this as safe as resolving early:
+ * resolving all of them at load costs every exec more than the rest of
+ * the probe (make bench, the probe's load). What keeps this as safe as resolving early:
  *  - Threads racing a first call each look the name up and store the same
  *    pointer; the pointer is read and written whole (relaxed atomics), so a
  *    thread sees either NULL (and resolves it itself) or the real function.

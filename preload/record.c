@@ -299,8 +299,8 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 	/* one pid for the record, the process record and the vfork test */
 	int pid = dt_getpid(tid);
 	/* A process that only writes successfully gets no process record by
-	 * default: reading /proc for it cost ~1 ms in every writing process of
-	 * an exec-heavy tree. Its records carry uid, gid and groups; a later
+	 * default: reading /proc for it cost every writing process of an
+	 * exec-heavy tree more than its writes did. Its records carry uid, gid and groups; a later
 	 * refusal writes the record (--all and DENYTRACE_PROCESS write it at
 	 * once). */
 	if (type != DT_REC_WRITE || (dt_watch & (DT_WATCH_ALL | DT_WATCH_PROCESS)))

@@ -72,13 +72,11 @@ static void dt_dir_identify(int fd, struct dt_dirid *id)
 
 /*
  * The realpath of an open directory is a readlink of /proc/self/fd/N, the
- * dearest system call of a refusal (~3 us on a VM, more than the refused
- * call). Refusals come in runs in one directory (SQLite's side files, a
- * retry loop), so a few recent answers are kept, keyed by mount id and
- * inode: a directory has one path within a mount, and a new mount
- * namespace has new mount ids. An entry is used for DT_DIRCACHE_NS after
- * the readlink that filled it, and only while a lookup of its path still
- * finds that directory (a rename, or a new directory with a removed one's
+ * dearest system call of a refusal (dearer than the refused call). Refusals come in runs in one
+ * directory (SQLite's side files, a retry loop), so a few recent answers are kept, keyed by mount
+ * id and inode: a directory has one path within a mount, and a new mount namespace has new mount
+ * ids. An entry is used for DT_DIRCACHE_NS after the readlink that filled it, and only while a
+ * lookup of its path still finds that directory (a rename, or a new directory with a removed one's
  * inode, is a miss). Entries are seqlocked: readers never wait (a busy or
  * changed entry is a miss), a writer that finds an entry busy does not
  * cache; safe in signal handlers and in threads racing each other.
@@ -261,7 +259,7 @@ static long dt_dir_cached(int dirfd, const char *dir, struct dt_dirid *id, char 
  * it needs no descriptor: when the cache knows the directory and its
  * mount's flags, the missing path's realpath and the parent's facts come
  * from it and DT_CLIMB_CACHED is returned, without the open, statx and
- * close of an opened directory (~1.5 us on a VM). Otherwise it is opened
+ * close of an opened directory. Otherwise it is opened
  * as dt_open_dir does; -1 with errno when it cannot be (ENOENT: climb on). */
 static int dt_climb_step(int dirfd, const char *pp, const char *missing, struct dt_resolved *out,
                          const char **named)

@@ -88,9 +88,9 @@
 #define DT_RING_MIN_SIZE (32u * 1024u)
 #define DT_RING_MAX_SIZE (1024ULL * 1024u * 1024u)
 /* The default is small because the whole ring is allocated before the
- * command starts (a full disk must not kill the traced program): 8 MiB
- * cost ~2.3 ms of tmpfs page clearing per `denytrace run`, more than the
- * rest of its start-up; 1 MiB holds ~1,000 refusals. --all, which records
+ * command starts (a full disk must not kill the traced program), and
+ * clearing its pages is most of `denytrace run`'s start-up (make bench);
+ * 1 MiB holds about a thousand refusals. --all, which records
  * every successful write, and `denytrace codex` (long sessions) keep 8 MiB. */
 #define DT_RING_DEFAULT_SIZE (1u * 1024u * 1024u)
 #define DT_RING_LARGE_SIZE (8u * 1024u * 1024u)
@@ -333,8 +333,8 @@ struct dt_mount_fact {
 /* Version 2's record checksum: eight bytes per step of one multiply and
  * one shift, seeded with the length (the last word is zero-padded). It
  * catches a record torn by a lapping writer as FNV-1a did, at an eighth of
- * its cost: FNV-1a's one multiply per byte in a dependent chain took
- * ~1.2 ns a byte, ~0.7 us of a refusal's record. */
+ * its cost: FNV-1a's one multiply per byte is a dependent chain as long as
+ * the record. */
 static inline uint32_t dt_checksum(const void *data, uint32_t len)
 {
 	const uint8_t *p = (const uint8_t *)data;

@@ -489,7 +489,7 @@ __attribute__((noreturn)) static void run_child(char **cmd, const int pipefd[2],
 /* Forks the command (run_child) with the signals denytrace forwards
  * blocked until the handler that forwards them is in place. Without a
  * seccomp filter to install the child only execs, and vfork spares copying
- * this process (~0.13 ms of each `denytrace run` here); every signal is
+ * this process (a measurable part of `denytrace run`); every signal is
  * then blocked until the child has put our handlers aside. Returns the
  * child's pid, or -1 with errno set. */
 static pid_t run_fork(char **cmd, const int pipefd[2], struct dt_seccomp_filter *filter,

@@ -41,7 +41,7 @@ struct dt_run_ring {
 	               * starting meanwhile that the ring is in use */
 	int old_ring; /* a ring this one displaces and does not reuse, held
 	               * until the command has started: freeing its blocks
-	               * (0.1-0.4 ms) then overlaps with the command, -1 if none */
+	               * then overlaps with the command, -1 if none */
 	void *map;
 	size_t map_len;
 	struct dt_ring ring;
