@@ -3,7 +3,9 @@
 # tests/aarch64 runs, built for aarch64 with Debian's cross toolchain into
 # OUT (build-aarch64), then tests/aarch64/test_aarch64 (a native suite)
 # runs them under qemu-user: what the probe records there, and rings read
-# across the two architectures.
+# across the two architectures; then the unit suites themselves run under
+# qemu (tests/aarch64/run-units.sh), as root of a private user and mount
+# namespace where binfmt_misc hands aarch64 programs to qemu.
 #
 # It runs `scripts/install-deps.sh --aarch64` first (the cross compiler,
 # qemu-user-static, libseccomp-dev:arm64; a no-op when all is there).
@@ -43,6 +45,33 @@ done
 	exit 2
 }
 
+# CMD as root of a new user namespace mapping ids 0-65535 to themselves
+# (so a file can be given to another owner and `nobody` exists, as
+# outside), with its own mount namespace. Without root, only our own id
+# is mapped.
+in_private_namespace() {
+	[ "$(id -u)" = 0 ] || {
+		unshare -Urm "$@"
+		return
+	}
+	fifo=$(mktemp -u) && mkfifo "$fifo" || return 2
+	unshare -Um sh -c 'read go <"$0" && exec "$@"' "$fifo" "$@" &
+	pid=$!
+	while kill -0 $pid 2>/dev/null &&
+		[ "$(readlink /proc/$pid/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do
+		sleep 0.1
+	done
+	if echo "0 0 65536" >/proc/$pid/uid_map && echo "0 0 65536" >/proc/$pid/gid_map; then
+		echo go >"$fifo"
+	else
+		kill $pid
+	fi
+	wait $pid
+	rc=$?
+	rm -f "$fifo"
+	return $rc
+}
+
 # Criterion for arm64, from its packages' files.
 root=$OUT/arm64-root
 if [ ! -e "$root/usr/lib/$TRIPLET/libcriterion.so" ] || [ ! -e "$root/usr/lib/$TRIPLET/libdw.so.1" ]; then
@@ -63,9 +92,14 @@ units=$(for f in tests/unit/test_*.c; do n=${f##*/}; echo "$OUT/unit/${n%.c}"; d
 make --no-print-directory -j2 BUILD="$OUT" CC=$TRIPLET-gcc AR=$TRIPLET-ar \
 	CFLAGS="-O2 -g -I$root/usr/include -L${libs%%:*} -Wl,-rpath-link,$libs" \
 	"$OUT/libdenytrace.so" "$OUT/denytrace" "$OUT/helpers/callall" \
-	"$OUT/helpers/stackshapes" $units
+	"$OUT/helpers/stackshapes" "$OUT/helpers/ring-writer" $units
 file "$OUT/libdenytrace.so" "$OUT/denytrace" | sed 's/, BuildID.*//'
 
 make --no-print-directory -j2 BUILD="$HOST_BUILD" all helpers "$HOST_BUILD/aarch64/test_aarch64"
+status=0
 DT_BUILD=$HOST_BUILD DT_AARCH64_BUILD=$OUT DT_QEMU_LIBC=$QEMU_LIBC DT_AARCH64_LIBS=$libs \
-	"$HOST_BUILD/aarch64/test_aarch64" --jobs 1
+	"$HOST_BUILD/aarch64/test_aarch64" --jobs 1 || status=1
+
+in_private_namespace ./tests/aarch64/run-units.sh "$(cd "$OUT" && pwd)" "$QEMU_LIBC" "$libs" \
+	$units || status=1
+exit $status

@@ -31,6 +31,18 @@ static const char *qemu_libc(void)
 	return l && *l ? l : "/usr/aarch64-linux-gnu";
 }
 
+/* qemu's -E for the libc beside qemu_libc()'s ld.so, then extra (may be
+ * empty): the loader's own search path, /lib/aarch64-linux-gnu, is not
+ * under that prefix, so without it qemu finds the machine's libc6:arm64,
+ * another glibc build than the ld.so (threads then hang in pthread_create). */
+static const char *qemu_library_path(const char *extra)
+{
+	static char env[8400];
+	snprintf(env, sizeof(env), "LD_LIBRARY_PATH=%s/lib%s%s", qemu_libc(), *extra ? ":" : "",
+	         extra);
+	return env;
+}
+
 static void setup(void)
 {
 	const char *b = getenv("DT_AARCH64_BUILD");
@@ -80,6 +92,8 @@ static void aarch64_argv(const char **argv, const char *prog, const char *const 
 	argv[k++] = "qemu-aarch64-static";
 	argv[k++] = "-L";
 	argv[k++] = qemu_libc();
+	argv[k++] = "-E";
+	argv[k++] = qemu_library_path("");
 	argv[k++] = path;
 	for (size_t i = 0; args[i] && k < 31; i++)
 		argv[k++] = args[i];
@@ -244,12 +258,12 @@ static int stdout_of(const char *const *cmd, char *out, size_t cap)
  * it names a stack's functions): the same output. */
 static void expect_same_output(const char *what, const char *arg, const char *ring)
 {
-	static char native[262144], arm[262144], cli[4300], libs[8192];
+	static char native[262144], arm[262144], cli[4300];
 	char native_cli[4200];
 	snprintf(native_cli, sizeof(native_cli), "%s/denytrace", dtt_build());
 	snprintf(cli, sizeof(cli), "%s/denytrace", xbuild);
 	const char *l = getenv("DT_AARCH64_LIBS");
-	snprintf(libs, sizeof(libs), "LD_LIBRARY_PATH=%s", l ? l : "");
+	const char *libs = qemu_library_path(l ? l : "");
 	const char *n_argv[] = {native_cli, what, arg, ring, NULL};
 	const char *a_argv[] = {
 	    "qemu-aarch64-static", "-L", qemu_libc(), "-E", libs, cli, what, arg, ring, NULL};
