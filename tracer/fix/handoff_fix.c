@@ -100,6 +100,40 @@ static char **argv_with(const struct dt_fix_inputs *in, const struct dt_handoff_
 	return argv;
 }
 
+/* Is NAME=value in the launch's own environment? Only a launch record
+ * the trusted launch file vouches for (its argv and environment matched:
+ * rs_claimed 0) says so; any other record is the traced program's. */
+static int launch_had(const struct dt_fix_inputs *in, const char *name, const char *value)
+{
+	const struct dt_record *l = in->launch;
+	size_t n = strlen(name);
+	if (!l || in->l.rs_claimed || !value)
+		return 0;
+	for (size_t i = 0; i < l->nenv; i++)
+		if (!strncmp(l->env[i], name, n) && l->env[i][n] == '=' &&
+		    !strcmp(l->env[i] + n + 1, value))
+			return 1;
+	return 0;
+}
+
+/* The first variable whose value an env-table override of h carries but
+ * the launch did not have (a process of the tree set it: the traced
+ * program named it), or NULL. Such a value is shown, never run: the MCP
+ * server it reaches runs outside the worker's sandbox. */
+static const char *value_named_by_traced(const struct dt_handoff *h, const struct dt_fix_inputs *in)
+{
+	for (size_t e = 0; e < h->nfix_env_overrides; e++)
+		for (size_t k = 0; k < h->nvars; k++) {
+			const struct dt_handoff_var *v = &h->vars[k];
+			char *key = xasprintf(".env.%s=", v->name);
+			int carried = strstr(h->fix_env_overrides[e], key) != NULL;
+			free(key);
+			if (carried && !launch_had(in, v->name, v->launcher))
+				return v->name;
+		}
+	return NULL;
+}
+
 int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inputs *in,
                            struct dt_handoff_verify *out)
 {
@@ -114,6 +148,12 @@ int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inpu
 			                 !in->trusted
 			                     ? (in->source ? in->source : "no launch recorded")
 			                     : "the launch was not `denytrace codex`"));
+		else if (value_named_by_traced(&h->v[i], in))
+			cannot(&out->v[i],
+			       xasprintf("the value of %s it would pass was set inside the traced "
+			                 "tree, not by the launch: named by the traced program, so "
+			                 "shown, not run",
+			                 value_named_by_traced(&h->v[i], in)));
 		else if (h->v[i].kind == DT_HANDOFF_NO_SUCH_SERVER && h->v[i].fix_server)
 			add_rename(out, h->v[i].server, h->v[i].fix_server);
 		else if (!add_overrides_of(h, i, out))
