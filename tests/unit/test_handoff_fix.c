@@ -61,6 +61,7 @@ Test(handoff_fix, a_value_the_launch_had_is_carried_by_the_rerun)
 	cr_expect_eq(plan("/w/board/kanban.db", 0, &v), 1);
 	cr_expect_neq(v.v[0].state, DT_VERIFY_CANNOT, "%s", v.v[0].why ? v.v[0].why : "");
 	cr_expect_not_null(v.argv);
+	dt_handoff_verify_free(&v);
 }
 
 Test(handoff_fix, a_value_set_inside_the_traced_tree_is_shown_not_run)
@@ -71,6 +72,7 @@ Test(handoff_fix, a_value_set_inside_the_traced_tree_is_shown_not_run)
 	cr_expect(v.v[0].why && strstr(v.v[0].why, "named by the traced program"), "%s",
 	          v.v[0].why ? v.v[0].why : "(none)");
 	cr_expect_null(v.argv);
+	dt_handoff_verify_free(&v);
 }
 
 Test(handoff_fix, a_launch_record_the_launch_file_does_not_vouch_for_names_nothing)
@@ -78,4 +80,5 @@ Test(handoff_fix, a_launch_record_the_launch_file_does_not_vouch_for_names_nothi
 	struct dt_handoff_verify v;
 	cr_expect_eq(plan("/w/board/kanban.db", 1, &v), 0);
 	cr_expect_eq(v.v[0].state, DT_VERIFY_CANNOT);
+	dt_handoff_verify_free(&v);
 }
