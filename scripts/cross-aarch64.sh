@@ -89,7 +89,8 @@ fi
 libs=$(cd "$root" && pwd)/usr/lib/$TRIPLET:$(cd "$root" && pwd)/lib/$TRIPLET
 
 units=$(for f in tests/unit/test_*.c; do n=${f##*/}; echo "$OUT/unit/${n%.c}"; done)
-make --no-print-directory -j2 BUILD="$OUT" CC=$TRIPLET-gcc AR=$TRIPLET-ar \
+# -s: the compiler lines would fill the tail of a CI log
+make -s --no-print-directory -j2 BUILD="$OUT" CC=$TRIPLET-gcc AR=$TRIPLET-ar \
 	CFLAGS="-O2 -g -I$root/usr/include -L${libs%%:*} -Wl,-rpath-link,$libs" \
 	"$OUT/libdenytrace.so" "$OUT/denytrace" "$OUT/helpers/callall" \
 	"$OUT/helpers/stackshapes" "$OUT/helpers/ring-writer" $units
