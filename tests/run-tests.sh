@@ -45,10 +45,13 @@ for t in "${SUITES[@]}"; do
 	# override every one of them, the longer ones included); the whole
 	# binary gets a backstop so that a hang in a test without one cannot
 	# stall CI.
+	t0=$SECONDS
 	if ! timeout -k 30 "${DT_SUITE_BACKSTOP:-1800}" "$t" --jobs 2 \
 		--output="json:$results/${name//\//.}.json"; then
 		failed+=("$t")
 	fi
+	# a CI log's tail then says where the time went
+	echo "== $name: $((SECONDS - t0)) s"
 done
 
 if [ "${DT_FUZZ:-}" = 1 ]; then

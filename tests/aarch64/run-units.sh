@@ -35,9 +35,9 @@ QEMU_ONLY='!(ring/write_into_a_ring_truncated_under_its_mapping_is_refused_witho
 
 # Each suite is bounded: the unit suites set no timeouts of their own,
 # and CI stops at 90 minutes. One CI run did stop there with test_toml
-# unfinished under qemu, a suite that takes 30 s here and did not hang in
-# 30 runs in a row. So a suite that runs out of its time is named and run
-# once more; a second time fails.
+# unfinished under qemu, a suite that takes 30 to 90 s here and did not
+# hang in 16 runs in a row. So a suite that runs out of its time is named
+# and run once more; a second time fails.
 SUITE_LIMIT=${DT_QEMU_SUITE_LIMIT:-300}
 failed=""
 for suite in "$@"; do
