@@ -625,6 +625,64 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
 
+/* The Markdown report's handoff table, cell by cell against the JSON
+ * report's "handoff" array: the same facts, with a '|' in every path (a
+ * HOME named so) escaped so that the table keeps its columns. */
+static const char md_table_py[] =
+    "import json, re, sys\n"
+    "d = sys.argv[1]\n"
+    "h = json.load(open(d + '/r.json'))['handoff']\n"
+    "lines = open(d + '/r.md').read().split('\\n')\n"
+    "at = [i for i, l in enumerate(lines) if l.startswith('| handoff | kind |')]\n"
+    "assert len(at) == 1, 'no handoff table'\n"
+    "def cells(l):\n"
+    "    return [c.strip() for c in re.split(r'(?<!\\\\)\\|', l)[1:-1]]\n"
+    "def code(c):\n"
+    "    m = re.fullmatch(r'(`+)( ?)(.*)\\2\\1', c)\n"
+    "    return m.group(3).replace('\\\\|', '|') if m else None\n"
+    "def text(c):\n"
+    "    return re.sub(r'\\\\(.)', r'\\1', c)\n"
+    "head = cells(lines[at[0]])\n"
+    "rows = []\n"
+    "for l in lines[at[0] + 2:]:\n"
+    "    if not l.startswith('|'):\n"
+    "        break\n"
+    "    c = cells(l)\n"
+    "    assert len(c) == len(head), (head, c)\n"
+    "    rows.append(dict(zip(head, c)))\n"
+    "assert len(rows) == len(h) == 2, (rows, h)\n"
+    "for x, row in zip(h, rows):\n"
+    "    assert code(row['kind']) == x['kind'], row\n"
+    "    assert int(row['pid']) == x['pid'], row\n"
+    "    assert code(row['process']) == x['comm'], row\n"
+    "    assert code(row['board']) == x['board'] and '|' in x['board'], row\n"
+    "    assert code(row[\"launch's board\"]) == x['named_board'], row\n"
+    "    assert row['MCP server'] == '' and x['mcp_server'] is None, row\n"
+    "    lost = [re.match(r'`+ (\\S+) `+: launcher', v).group(1)\n"
+    "            for v in row['lost'].split('<br>') if v]\n"
+    "    assert lost == [v['name'] for v in x['lost']], (lost, x['lost'])\n"
+    "    for k in ('hop', 'why', 'fix'):\n"
+    "        assert text(row[k]) == (x[k] or ''), (k, row[k], x[k])\n";
+
+Test(handoff_plain, the_markdown_report_has_the_handoff_findings_in_a_table_with_the_json_facts)
+{
+	const char *tmp = dtt_tmpdir(), *server = dtt_helper_script("board_mcp.py");
+	cr_assert_not_null(server);
+	char cmd[6 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && mkdir -p 'ho|me' boards && HOME='%s/ho|me' HERMES_KANBAN_DB='%s/"
+	         "boards/kanban.db' HERMES_KANBAN_TASK=t_1 '%s/denytrace' run -q --all -o c.ring "
+	         "-- sh -c 'env -u HERMES_KANBAN_DB -u HERMES_KANBAN_TASK %s %s %s/m < /dev/null' "
+	         "&& '%s/denytrace' report --format json c.ring > r.json && '%s/denytrace' report "
+	         "--format markdown c.ring > r.md",
+	         tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build(), dtt_build());
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	const char *pargv[] = {PYTHON, "-c", md_table_py, tmp, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}
+
 /* The same child under `denytrace run`: its fix is its parent's
  * environment, not a Codex override, so fix --verify runs nothing for it
  * and says it cannot verify (exit 9), with the reason. */
