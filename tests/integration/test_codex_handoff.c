@@ -530,6 +530,131 @@ Test(codex_handoff, an_override_landing_on_an_unrelated_server_is_named)
 	check(py, board, NULL);
 }
 
+/* How many turns the stub model served since dt_codex_exec: one per run
+ * of codex exec. */
+static int stub_turns(void)
+{
+	int n = 0;
+	char line[256];
+	FILE *f = fopen(stub_log, "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, "responses ", 10);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* RING.fix.md, the proof `denytrace evidence` appends, carries the
+ * handoff findings' fixes and verdicts: its handoff table, parsed, has
+ * one row per finding of fix's JSON, with the same state. */
+Test(codex_handoff, the_proof_for_evidence_has_the_handoff_verdicts_of_fix_verify)
+{
+	static char out[65536];
+	write_config(NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	char proof[PATH_MAX + 32];
+	snprintf(proof, sizeof(proof), "%s.fix.md", ring);
+	const char *py =
+	    "import json, re, sys\n"
+	    "h = json.load(open(sys.argv[1]))['handoff']\n"
+	    "md = open(sys.argv[3]).read().split('\\n')\n"
+	    "at = [i for i, l in enumerate(md) if l.startswith('| handoff | result |')]\n"
+	    "assert len(at) == 1, 'no handoff verdicts in RING.fix.md'\n"
+	    "rows = []\n"
+	    "for l in md[at[0] + 2:]:\n"
+	    "    if not l.startswith('|'):\n"
+	    "        break\n"
+	    "    rows.append([c.strip() for c in re.split(r'(?<!\\\\)\\|', l)[1:-1]])\n"
+	    "assert len(rows) == len(h) == 2, (rows, h)\n"
+	    "state = {'fixed': 'fixed', 'not-fixed': 'not fixed', 'cannot-verify': 'cannot "
+	    "verify'}\n"
+	    "for x, r in zip(h, rows):\n"
+	    "    assert r[0].endswith(x['kind']) and r[1] == state[x['verify']['state']], (r, x)\n"
+	    "    assert r[2], r\n"
+	    "assert any(x['override'] and x['override'] in '\\n'.join(md) for x in h), md\n";
+	check(py, proof, NULL);
+}
+
+/* A run with a refusal (the server's hard link to a directory: EPERM)
+ * beside its handoff findings: fix --verify says once what it will run
+ * and runs Codex once, with the refusal's -c and the handoffs' override
+ * in one command line, and judges both from that one ring. */
+Test(codex_handoff, fix_verify_runs_one_rerun_for_the_refusals_and_the_handoffs)
+{
+	static char out[65536];
+	char side[PATH_MAX + 16], args[PATH_MAX + 64];
+	snprintf(side, sizeof(side), "%s/side", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(side, sizeof(side), "%s/side/dir", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(args, sizeof(args), ", \"--link-dir\", \"%s\"", side);
+	write_config_args(args, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	cr_assert_eq(stub_turns(), 1, "stub: %s", stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	/* the link is refused whatever the sandbox grants: that one is not fixed */
+	cr_expect_eq(st, 1, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *said = strstr(out, "runs your command again");
+	cr_expect(said && !strstr(said + 1, "runs your command again"),
+	          "not one announcement of what runs:\n%s", out);
+	cr_expect_eq(stub_turns(), 2, "Codex ran %d times for fix --verify; stub: %s",
+	             stub_turns() - 1, stub_notes());
+	const char *py =
+	    "import json, sys, os\n"
+	    "f = json.load(open(sys.argv[1]))\n"
+	    "v = f['verified']\n"
+	    "assert [x['verify']['state'] for x in f['fixes']] == ['not-fixed'], f['fixes']\n"
+	    "cmd = ' '.join(v['command'])\n"
+	    "assert 'sandbox_workspace_write.writable_roots=' in cmd, cmd\n"
+	    "assert 'mcp_servers.hermes-tools.env_vars=' in cmd, cmd\n"
+	    "h = f['handoff']\n"
+	    "assert sorted(x['kind'] for x in h) == ['environment-lost', 'wrong-board'], h\n"
+	    "for x in h:\n"
+	    "    assert x['verify']['state'] == 'fixed', x\n"
+	    "    assert x['verify']['shared_run'] and x['verify']['ring'] == v['ring'], x\n"
+	    "assert not os.path.exists(sys.argv[3]), 'a second re-run left ' + sys.argv[3]\n";
+	char second[PATH_MAX + 32];
+	snprintf(second, sizeof(second), "%s.handoff.ring", ring);
+	check(py, second, NULL);
+}
+
+/* The same run soaked (--runs 1): the soak carries only the refusals'
+ * fix, so the handoffs get a run of their own after it, but fix --verify
+ * still says once, before anything runs, every command it will run. */
+Test(codex_handoff, fix_verify_runs_announces_the_soak_and_the_handoff_run_together)
+{
+	static char out[65536];
+	char side[PATH_MAX + 16], args[PATH_MAX + 64], dt[PATH_MAX + 16];
+	snprintf(side, sizeof(side), "%s/side", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(side, sizeof(side), "%s/side/dir", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(args, sizeof(args), ", \"--link-dir\", \"%s\"", side);
+	write_config_args(args, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *words[] = {dt,  "fix",      "--verify", "--yes", "--runs",
+	                       "1", "--format", "json",     ring,    NULL};
+	in_workspace(words, json, out, sizeof(out));
+	const char *said = strstr(out, "runs your command again");
+	const char *then = said ? strstr(said, "then once with the handoffs' overrides") : NULL;
+	const char *ran = strstr(out, "OpenAI Codex");
+	cr_expect(said && !strstr(said + 1, "runs your command again"),
+	          "not one announcement of what runs:\n%s", out);
+	cr_expect(then && (!ran || then < ran), "the handoffs' run was not announced first:\n%s",
+	          out);
+	const char *py = "import json, sys\n"
+	                 "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                 "for x in h:\n"
+	                 "    v = x['verify']\n"
+	                 "    assert not v['shared_run'] and v['ring'] == sys.argv[3], v\n";
+	char second[PATH_MAX + 32];
+	snprintf(second, sizeof(second), "%s.handoff.ring", ring);
+	check(py, second, NULL);
+}
+
 /* ---- without Codex: the model, and a hop that drops the variables ------- */
 
 static void plain_teardown(void)
