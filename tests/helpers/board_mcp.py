@@ -12,7 +12,9 @@
 # its HERMES_* variables), then answers initialize and tools/list until
 # Codex closes its stdin. --no-board: a user's unrelated server, which
 # writes no board. --db PATH: a server whose board its own command line
-# pins, whatever its environment says.
+# pins, whatever its environment says. --link-dir DIR: a server that is
+# also refused a file call (a hard link to a directory: EPERM, even for
+# root), so that one run has a refusal beside its handoff findings.
 import json
 import os
 import sqlite3
@@ -85,6 +87,12 @@ try:
         complete(db)
 except (OSError, sqlite3.Error) as e:
     error = str(e)
+if "--link-dir" in args:
+    d = args[args.index("--link-dir") + 1]
+    try:
+        os.link(d, d + "-link")
+    except OSError:
+        pass
 env = {k: v for k, v in os.environ.items() if k.startswith(("HERMES_", "HCOM_"))}
 with open(marker + ".tmp", "w") as f:
     json.dump({"pid": os.getpid(), "db": db, "error": error, "env": env}, f)

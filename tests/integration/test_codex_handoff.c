@@ -530,6 +530,131 @@ Test(codex_handoff, an_override_landing_on_an_unrelated_server_is_named)
 	check(py, board, NULL);
 }
 
+/* How many turns the stub model served since dt_codex_exec: one per run
+ * of codex exec. */
+static int stub_turns(void)
+{
+	int n = 0;
+	char line[256];
+	FILE *f = fopen(stub_log, "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, "responses ", 10);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* RING.fix.md, the proof `denytrace evidence` appends, carries the
+ * handoff findings' fixes and verdicts: its handoff table, parsed, has
+ * one row per finding of fix's JSON, with the same state. */
+Test(codex_handoff, the_proof_for_evidence_has_the_handoff_verdicts_of_fix_verify)
+{
+	static char out[65536];
+	write_config(NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	char proof[PATH_MAX + 32];
+	snprintf(proof, sizeof(proof), "%s.fix.md", ring);
+	const char *py =
+	    "import json, re, sys\n"
+	    "h = json.load(open(sys.argv[1]))['handoff']\n"
+	    "md = open(sys.argv[3]).read().split('\\n')\n"
+	    "at = [i for i, l in enumerate(md) if l.startswith('| handoff | result |')]\n"
+	    "assert len(at) == 1, 'no handoff verdicts in RING.fix.md'\n"
+	    "rows = []\n"
+	    "for l in md[at[0] + 2:]:\n"
+	    "    if not l.startswith('|'):\n"
+	    "        break\n"
+	    "    rows.append([c.strip() for c in re.split(r'(?<!\\\\)\\|', l)[1:-1]])\n"
+	    "assert len(rows) == len(h) == 2, (rows, h)\n"
+	    "state = {'fixed': 'fixed', 'not-fixed': 'not fixed', 'cannot-verify': 'cannot "
+	    "verify'}\n"
+	    "for x, r in zip(h, rows):\n"
+	    "    assert r[0].endswith(x['kind']) and r[1] == state[x['verify']['state']], (r, x)\n"
+	    "    assert r[2], r\n"
+	    "assert any(x['override'] and x['override'] in '\\n'.join(md) for x in h), md\n";
+	check(py, proof, NULL);
+}
+
+/* A run with a refusal (the server's hard link to a directory: EPERM)
+ * beside its handoff findings: fix --verify says once what it will run
+ * and runs Codex once, with the refusal's -c and the handoffs' override
+ * in one command line, and judges both from that one ring. */
+Test(codex_handoff, fix_verify_runs_one_rerun_for_the_refusals_and_the_handoffs)
+{
+	static char out[65536];
+	char side[PATH_MAX + 16], args[PATH_MAX + 64];
+	snprintf(side, sizeof(side), "%s/side", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(side, sizeof(side), "%s/side/dir", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(args, sizeof(args), ", \"--link-dir\", \"%s\"", side);
+	write_config_args(args, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	cr_assert_eq(stub_turns(), 1, "stub: %s", stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	/* the link is refused whatever the sandbox grants: that one is not fixed */
+	cr_expect_eq(st, 1, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	const char *said = strstr(out, "runs your command again");
+	cr_expect(said && !strstr(said + 1, "runs your command again"),
+	          "not one announcement of what runs:\n%s", out);
+	cr_expect_eq(stub_turns(), 2, "Codex ran %d times for fix --verify; stub: %s",
+	             stub_turns() - 1, stub_notes());
+	const char *py =
+	    "import json, sys, os\n"
+	    "f = json.load(open(sys.argv[1]))\n"
+	    "v = f['verified']\n"
+	    "assert [x['verify']['state'] for x in f['fixes']] == ['not-fixed'], f['fixes']\n"
+	    "cmd = ' '.join(v['command'])\n"
+	    "assert 'sandbox_workspace_write.writable_roots=' in cmd, cmd\n"
+	    "assert 'mcp_servers.hermes-tools.env_vars=' in cmd, cmd\n"
+	    "h = f['handoff']\n"
+	    "assert sorted(x['kind'] for x in h) == ['environment-lost', 'wrong-board'], h\n"
+	    "for x in h:\n"
+	    "    assert x['verify']['state'] == 'fixed', x\n"
+	    "    assert x['verify']['shared_run'] and x['verify']['ring'] == v['ring'], x\n"
+	    "assert not os.path.exists(sys.argv[3]), 'a second re-run left ' + sys.argv[3]\n";
+	char second[PATH_MAX + 32];
+	snprintf(second, sizeof(second), "%s.handoff.ring", ring);
+	check(py, second, NULL);
+}
+
+/* The same run soaked (--runs 1): the soak carries only the refusals'
+ * fix, so the handoffs get a run of their own after it, but fix --verify
+ * still says once, before anything runs, every command it will run. */
+Test(codex_handoff, fix_verify_runs_announces_the_soak_and_the_handoff_run_together)
+{
+	static char out[65536];
+	char side[PATH_MAX + 16], args[PATH_MAX + 64], dt[PATH_MAX + 16];
+	snprintf(side, sizeof(side), "%s/side", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(side, sizeof(side), "%s/side/dir", top);
+	cr_assert_eq(mkdir(side, 0755), 0);
+	snprintf(args, sizeof(args), ", \"--link-dir\", \"%s\"", side);
+	write_config_args(args, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *words[] = {dt,  "fix",      "--verify", "--yes", "--runs",
+	                       "1", "--format", "json",     ring,    NULL};
+	in_workspace(words, json, out, sizeof(out));
+	const char *said = strstr(out, "runs your command again");
+	const char *then = said ? strstr(said, "then once with the handoffs' overrides") : NULL;
+	const char *ran = strstr(out, "OpenAI Codex");
+	cr_expect(said && !strstr(said + 1, "runs your command again"),
+	          "not one announcement of what runs:\n%s", out);
+	cr_expect(then && (!ran || then < ran), "the handoffs' run was not announced first:\n%s",
+	          out);
+	const char *py = "import json, sys\n"
+	                 "h = json.load(open(sys.argv[1]))['handoff']\n"
+	                 "for x in h:\n"
+	                 "    v = x['verify']\n"
+	                 "    assert not v['shared_run'] and v['ring'] == sys.argv[3], v\n";
+	char second[PATH_MAX + 32];
+	snprintf(second, sizeof(second), "%s.handoff.ring", ring);
+	check(py, second, NULL);
+}
+
 /* ---- without Codex: the model, and a hop that drops the variables ------- */
 
 static void plain_teardown(void)
@@ -622,6 +747,64 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	                 "assert [x['kind'] for x in f] == [x['kind'] for x in h], f\n"
 	                 "assert all(x['fix'] for x in f), f\n";
 	const char *pargv[] = {PYTHON, "-c", py, json_path, named, wrote, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
+}
+
+/* The Markdown report's handoff table, cell by cell against the JSON
+ * report's "handoff" array: the same facts, with a '|' in every path (a
+ * HOME named so) escaped so that the table keeps its columns. */
+static const char md_table_py[] =
+    "import json, re, sys\n"
+    "d = sys.argv[1]\n"
+    "h = json.load(open(d + '/r.json'))['handoff']\n"
+    "lines = open(d + '/r.md').read().split('\\n')\n"
+    "at = [i for i, l in enumerate(lines) if l.startswith('| handoff | kind |')]\n"
+    "assert len(at) == 1, 'no handoff table'\n"
+    "def cells(l):\n"
+    "    return [c.strip() for c in re.split(r'(?<!\\\\)\\|', l)[1:-1]]\n"
+    "def code(c):\n"
+    "    m = re.fullmatch(r'(`+)( ?)(.*)\\2\\1', c)\n"
+    "    return m.group(3).replace('\\\\|', '|') if m else None\n"
+    "def text(c):\n"
+    "    return re.sub(r'\\\\(.)', r'\\1', c)\n"
+    "head = cells(lines[at[0]])\n"
+    "rows = []\n"
+    "for l in lines[at[0] + 2:]:\n"
+    "    if not l.startswith('|'):\n"
+    "        break\n"
+    "    c = cells(l)\n"
+    "    assert len(c) == len(head), (head, c)\n"
+    "    rows.append(dict(zip(head, c)))\n"
+    "assert len(rows) == len(h) == 2, (rows, h)\n"
+    "for x, row in zip(h, rows):\n"
+    "    assert code(row['kind']) == x['kind'], row\n"
+    "    assert int(row['pid']) == x['pid'], row\n"
+    "    assert code(row['process']) == x['comm'], row\n"
+    "    assert code(row['board']) == x['board'] and '|' in x['board'], row\n"
+    "    assert code(row[\"launch's board\"]) == x['named_board'], row\n"
+    "    assert row['MCP server'] == '' and x['mcp_server'] is None, row\n"
+    "    lost = [re.match(r'`+ (\\S+) `+: launcher', v).group(1)\n"
+    "            for v in row['lost'].split('<br>') if v]\n"
+    "    assert lost == [v['name'] for v in x['lost']], (lost, x['lost'])\n"
+    "    for k in ('hop', 'why', 'fix'):\n"
+    "        assert text(row[k]) == (x[k] or ''), (k, row[k], x[k])\n";
+
+Test(handoff_plain, the_markdown_report_has_the_handoff_findings_in_a_table_with_the_json_facts)
+{
+	const char *tmp = dtt_tmpdir(), *server = dtt_helper_script("board_mcp.py");
+	cr_assert_not_null(server);
+	char cmd[6 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && mkdir -p 'ho|me' boards && HOME='%s/ho|me' HERMES_KANBAN_DB='%s/"
+	         "boards/kanban.db' HERMES_KANBAN_TASK=t_1 '%s/denytrace' run -q --all -o c.ring "
+	         "-- sh -c 'env -u HERMES_KANBAN_DB -u HERMES_KANBAN_TASK %s %s %s/m < /dev/null' "
+	         "&& '%s/denytrace' report --format json c.ring > r.json && '%s/denytrace' report "
+	         "--format markdown c.ring > r.md",
+	         tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build(), dtt_build());
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	char out[8192];
+	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	const char *pargv[] = {PYTHON, "-c", md_table_py, tmp, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
 

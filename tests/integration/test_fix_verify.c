@@ -1665,3 +1665,21 @@ Test(fix_verify, a_sandbox_the_launcher_cannot_read_gets_no_launch_file_the_work
 	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
 	dtt_free(&r);
 }
+
+/* The JSON's verified.command is what ran, this denytrace binary first:
+ * its first word borrowed a buffer of the re-run's stack frame, and was
+ * read after that frame was gone. */
+Test(fix_verify, the_json_names_the_command_verify_ran_starting_with_this_denytrace)
+{
+	struct world w;
+	make_world(&w, 1);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
+	char res[PATH_MAX + 64], want[PATH_MAX + 2];
+	fix_json_query(w.top, args, "j['verified']['command'][0]", res, sizeof(res));
+	cr_assert_not_null(realpath(dt(), want));
+	strcat(want, "\n");
+	cr_expect_str_eq(res, want);
+	dtt_free(&r);
+}

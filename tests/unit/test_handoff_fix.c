@@ -82,3 +82,29 @@ Test(handoff_fix, a_launch_record_the_launch_file_does_not_vouch_for_names_nothi
 	cr_expect_eq(v.v[0].state, DT_VERIFY_CANNOT);
 	dt_handoff_verify_free(&v);
 }
+
+/* A shared re-run: the refusals' fixed command line, its own -c words
+ * kept, with the handoffs' override after its last -c (where Codex applies
+ * it last) and before the prompt. */
+Test(handoff_fix, a_shared_rerun_adds_the_overrides_to_the_refusals_fixed_command_line)
+{
+	struct dt_handoff_verify v;
+	char *fixed[] = {"codex", "exec", "-c",
+	                 "x=1",   "-c",   "sandbox_workspace_write.writable_roots=[\"/w/board\"]",
+	                 "hi",    NULL};
+	const char *want[] = {
+	    "codex", "exec",
+	    "-c",    "x=1",
+	    "-c",    fixed[5],
+	    "-c",    "mcp_servers.hermes-tools.env.HERMES_KANBAN_DB=\"/w/board/kanban.db\"",
+	    "hi",    NULL};
+	cr_assert_eq(plan("/w/board/kanban.db", 0, &v), 1);
+	dt_handoff_verify_share(&v, fixed, 7);
+	cr_expect(v.shared);
+	for (size_t i = 0; want[i] || v.argv[i]; i++) {
+		cr_assert(want[i] && v.argv[i], "word %zu: %s, want %s", i,
+		          v.argv[i] ? v.argv[i] : "(end)", want[i] ? want[i] : "(end)");
+		cr_expect_str_eq(v.argv[i], want[i], "word %zu", i);
+	}
+	dt_handoff_verify_free(&v);
+}

@@ -140,9 +140,7 @@ int cmd_fix(int argc, char **argv)
 	dt_fix_plan_build(in.p, in.n, &in.l, &plan);
 	if (o.verify)
 		dt_verify_disk_check(&plan, o.rings[0]);
-	if (o.verify && (in.n || !r.handoffs.n) && (rc = dt_fix_verify(&vo, &r, &in, &plan, &v)))
-		goto out;
-	if (o.verify && (rc = dt_fix_verify_handoffs(&vo, &r, &in, &hv)))
+	if (o.verify && (rc = dt_fix_verify(&vo, &r, &in, &plan, &v, &hv)))
 		goto out;
 	if (o.json) {
 		dt_fix_json(stdout, o.rings, o.nrings, &in, &plan, &v, &r.handoffs, &hv);

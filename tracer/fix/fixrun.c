@@ -733,7 +733,7 @@ int dt_verify_self(char *self, size_t cap)
 int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *in,
                    const struct dt_fix_plan *plan, const char *after_ring, struct dt_verify *out)
 {
-	char self[PATH_MAX];
+	static char self[PATH_MAX]; /* out->cmd borrows it, and outlives this call */
 	int rc = dt_verify_self(self, sizeof(self));
 	if (rc)
 		return rc;

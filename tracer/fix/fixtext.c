@@ -174,9 +174,27 @@ void dt_fix_text_handoffs(FILE *f, const struct dt_handoffs *h, const struct dt_
 
 /* ---- the proof, for evidence ---- */
 
+/* "cd DIR && WORDS" as a fenced block, after a line saying what it was. */
+static void fix_md_command(FILE *f, const char *what, const char *cwd, char *const *cmd)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return;
+	fputs("cd ", m);
+	dt_shell_word(m, cwd ? cwd : ".");
+	fputs(" &&", m);
+	dt_fix_put_argv(m, cmd);
+	if (fclose(m) == 0) {
+		fprintf(f, "\n%s\n\n", what);
+		dt_md_fence(f, "sh", text);
+	}
+	free(text);
+}
+
 static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struct dt_verify *v)
 {
-	fputs("\n## Verified\n\n", f);
 	if (v->runs) {
 		double lo[2], hi[2];
 		dt_soak_wilson(v->failed_before, v->done_before, &lo[0], &hi[0]);
@@ -220,30 +238,81 @@ static void fix_md_verified(FILE *f, const struct dt_fix_inputs *in, const struc
 			fputc('\n', f);
 		}
 	}
-	char *cmd = NULL;
-	size_t len = 0;
-	FILE *m = v->cmd ? open_memstream(&cmd, &len) : NULL;
 	if (!v->cmd)
 		fputs("\nNothing was run: no fix is a change to the command line.\n", f);
-	if (m) {
-		fputs("cd ", m);
-		dt_shell_word(m, v->cwd ? v->cwd : ".");
-		fputs(" &&", m);
-		dt_fix_put_argv(m, v->cmd);
-		fclose(m);
-		fputs("\nThe command that was run (the user's launch with the fix, under the "
-		      "probe):\n\n",
-		      f);
-		dt_md_fence(f, "sh", cmd);
+	else
+		fix_md_command(
+		    f,
+		    "The command that was run (the user's launch with the fix, under the "
+		    "probe):",
+		    v->cwd, v->cmd);
+}
+
+/* Each handoff finding's change (handoff.h): the words, and the -c
+ * overrides that carry it, one per line. */
+static void fix_md_handoff_fixes(FILE *f, const struct dt_handoffs *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_handoff *x = &h->v[i];
+		fprintf(f, "\nHandoff %zu (%s, no refusal), pid %ld: ", i + 1,
+		        dt_handoff_kind_name(x->kind), x->pid);
+		dt_md_text(f, x->fix ? x->fix : "no fix can be stated");
+		fputs("\n\n", f);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		if (m && x->fix_override) {
+			fputs("-c ", m);
+			dt_shell_word(m, x->fix_override);
+			fputc('\n', m);
+		}
+		for (size_t k = 0; m && k < x->nfix_env_overrides; k++) {
+			fputs("-c ", m);
+			dt_shell_word(m, x->fix_env_overrides[k]);
+			fputc('\n', m);
+		}
+		if (m && fclose(m) == 0 && len)
+			dt_md_fence(f, "", text);
+		free(text);
 	}
-	free(cmd);
+}
+
+/* The handoff findings' verdicts, and the run they were judged from when
+ * it was not the refusals' run. */
+static void fix_md_handoffs_verified(FILE *f, const struct dt_fix_inputs *in,
+                                     const struct dt_handoffs *h,
+                                     const struct dt_handoff_verify *hv)
+{
+	if (!h->n || !hv->v)
+		return;
+	fputs("\n| handoff | result | what the re-run showed |\n|---|---|---|\n", f);
+	for (size_t i = 0; i < h->n; i++) {
+		fprintf(f, "| %zu. %s | %s | ", i + 1, dt_handoff_kind_name(h->v[i].kind),
+		        dt_verify_state_name(hv->v[i].state));
+		dt_md_text(f, hv->v[i].why);
+		fputs(" |\n", f);
+	}
+	if (hv->shared)
+		fputs("\nThe handoffs were judged from the same run as the refusals: its command "
+		      "carries both fixes.\n",
+		      f);
+	else if (hv->cmd)
+		fix_md_command(f,
+		               "The command that was run for the handoffs (the user's launch "
+		               "with their overrides, under the probe):",
+		               in->l.cwd, hv->cmd);
+	else
+		fputs("\nNothing was run for the handoffs: none of their fixes is a Codex -c "
+		      "override of a launch denytrace may run.\n",
+		      f);
 }
 
 /* RING.fix.md: "Suggested fix" and "Verified", appended to report.md by
  * `denytrace evidence` (sidecar.h: never written through what the traced
  * program put there). Returns 0 or -1 with a reason in err. */
 int dt_fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
-                       const struct dt_fix_plan *plan, const struct dt_verify *v, char *err,
+                       const struct dt_fix_plan *plan, const struct dt_verify *v,
+                       const struct dt_handoffs *h, const struct dt_handoff_verify *hv, char *err,
                        size_t errlen)
 {
 	struct dt_outfile out;
@@ -272,7 +341,11 @@ int dt_fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
 			dt_md_fence(f, "", text);
 		free(text);
 	}
-	fix_md_verified(f, in, v);
+	fix_md_handoff_fixes(f, h);
+	fputs("\n## Verified\n\n", f);
+	if (v->v)
+		fix_md_verified(f, in, v);
+	fix_md_handoffs_verified(f, in, h, hv);
 	if (dt_outfile_commit(&out) < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", out.path, strerror(errno));
 		return -1;

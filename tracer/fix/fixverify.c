@@ -56,17 +56,41 @@ static int fix_ask(void)
 	return got && fix_answer_is_yes(line);
 }
 
-/* Says what will run, and asks (or takes --yes). Returns 0 to go on,
- * else an exit status. */
-static int fix_confirm(const struct dt_fix_verify_opts *o, const struct dt_fix_inputs *in,
-                       const struct dt_fix_plan *plan)
+/* The command lines one question covers, in the order they run. */
+struct fix_runs {
+	char *const *refusals; /* the refusals' fixed launch, or NULL */
+	char *const *handoffs; /* the handoffs' own re-run, or NULL */
+	int shared;            /* refusals carries the handoffs' overrides too */
+};
+
+static void fix_show_argv(const char *what, char *const *argv)
 {
-	fprintf(stderr, "denytrace: fix --verify runs your command again%s, with the fix, in ",
-	        o->runs ? " (as recorded, then fixed, each --runs times)" : "");
+	fprintf(stderr, "  %s\n   ", what);
+	dt_fix_put_argv(stderr, argv);
+	fputc('\n', stderr);
+}
+
+/* Says everything that will run, and asks once (or takes --yes). Returns
+ * 0 to go on, else an exit status. */
+static int fix_confirm(const struct dt_fix_verify_opts *o, const struct dt_fix_inputs *in,
+                       const struct fix_runs *runs)
+{
+	fprintf(stderr, "denytrace: fix --verify runs your command again, in ");
 	dt_shell_word(stderr, in->l.cwd);
-	fputs(":\n  ", stderr);
-	dt_fix_put_argv(stderr, plan->argv);
-	fputs("\n  (nothing on disk is changed; it writes where the command writes)\n", stderr);
+	fputs(":\n", stderr);
+	if (runs->refusals)
+		fix_show_argv(runs->shared ? "once, with the fix for the refusals and the handoffs:"
+		              : o->runs    ? "as recorded, then with the fix, each --runs times:"
+		                           : "once, with the fix:",
+		              runs->refusals);
+	if (runs->handoffs)
+		fix_show_argv(!runs->refusals
+		                  ? "once, with the handoffs' overrides:"
+		                  : "then once with the handoffs' overrides (a handoff is "
+		                    "judged from one run, and the soaked runs carry only "
+		                    "the refusals' fix):",
+		              runs->handoffs);
+	fputs("  (nothing on disk is changed; it writes where the command writes)\n", stderr);
 	if (o->yes)
 		return 0;
 	if (!isatty(0))
@@ -80,61 +104,87 @@ static int fix_confirm(const struct dt_fix_verify_opts *o, const struct dt_fix_i
 	return 0;
 }
 
-/* Runs the launch with the fix (once or soaked), or, when no fix is a
- * command-line change, nothing; then leaves the proof beside the ring. */
-int dt_fix_verify(const struct dt_fix_verify_opts *o, const struct dt_report *r,
-                  const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
-                  struct dt_verify *v)
+/* RING plus suffix, made absolute, into buf. */
+static void fix_sibling(const char *ring, const char *suffix, char *buf, size_t cap)
 {
-	int rc;
-	if (in->l.argv && !plan->argv && !plan->no_rewrite) {
-		rc = dt_verify_none(in, v);
-	} else {
-		if (!in->trusted && plan->argv) {
-			fputs("denytrace: fix --verify would run, in ", stderr);
-			dt_shell_word(stderr, in->l.cwd ? in->l.cwd : ".");
-			fputs(":\n  ", stderr);
-			dt_fix_put_argv(stderr, plan->argv);
-			fputc('\n', stderr);
-		}
-		rc = dt_verify_check(in, plan);
-		if (!rc)
-			rc = fix_confirm(o, in, plan);
-		if (rc)
-			return rc;
-		char after[PATH_MAX];
-		char *abs = realpath(o->ring, NULL);
-		snprintf(after, sizeof(after), "%s.fixed.ring", abs ? abs : o->ring);
-		free(abs);
-		rc = o->runs ? dt_verify_soak(r, in, plan, o->runs, v)
-		             : dt_verify_once(r, in, plan, after, v);
-	}
-	if (rc)
-		return rc;
-	char err[1024];
-	if (dt_fix_write_proof(o->ring, in, plan, v, err, sizeof(err)) < 0)
-		fprintf(stderr, "denytrace: fix: %s\n", err);
-	return 0;
+	char *abs = realpath(ring, NULL);
+	snprintf(buf, cap, "%s%s", abs ? abs : ring, suffix);
+	free(abs);
 }
 
-/* The handoff findings' own re-run: the launch with their overrides,
- * asked for as the refusals' is. */
-int dt_fix_verify_handoffs(const struct dt_fix_verify_opts *o, const struct dt_report *r,
-                           const struct dt_fix_inputs *in, struct dt_handoff_verify *hv)
+/* Runs what runs says: the refusals' launch (once or soaked; when shared
+ * the handoffs are judged from that same ring), then the handoffs' own. */
+static int fix_run(const struct dt_fix_verify_opts *o, const struct dt_report *r,
+                   const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
+                   const struct fix_runs *runs, struct dt_verify *v, struct dt_handoff_verify *hv)
 {
-	struct dt_fix_plan shown = {0};
-	char after[PATH_MAX], *abs = realpath(o->ring, NULL);
-	int rc = dt_handoff_verify_plan(&r->handoffs, in, hv);
-	if (rc <= 0) {
-		free(abs);
-		return rc < 0 ? dt_fail(DT_EXIT_INTERNAL, "out of memory") : 0;
+	char after[PATH_MAX];
+	int rc = 0;
+	if (runs->refusals) {
+		struct dt_fix_plan fixed = *plan;
+		fixed.argv = (char **)runs->refusals;
+		for (fixed.argc = 0; fixed.argv[fixed.argc];)
+			fixed.argc++;
+		fix_sibling(o->ring, ".fixed.ring", after, sizeof(after));
+		rc = o->runs ? dt_verify_soak(r, in, &fixed, o->runs, v)
+		             : dt_verify_once(r, in, &fixed, after, v);
+		if (!rc && runs->shared)
+			rc = dt_handoff_verify_judge(r, in, v->ring, v->status, hv);
 	}
-	shown.argv = hv->argv;
-	snprintf(after, sizeof(after), "%s.handoff.ring", abs ? abs : o->ring);
-	free(abs);
-	if (!(rc = fix_confirm(o, in, &shown)))
+	if (!rc && runs->handoffs) {
+		fix_sibling(o->ring, ".handoff.ring", after, sizeof(after));
 		rc = dt_handoff_verify_run(r, in, after, hv);
+	}
 	return rc;
+}
+
+/* The refusals' side: nothing to run (every verdict "cannot"), or the
+ * plan's command line when it may run here. Returns 0 or an exit status. */
+static int fix_refusals_run(const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
+                            struct dt_verify *v, struct fix_runs *runs)
+{
+	if (in->l.argv && !plan->argv && !plan->no_rewrite)
+		return dt_verify_none(in, v);
+	if (!in->trusted && plan->argv) {
+		fputs("denytrace: fix --verify would run, in ", stderr);
+		dt_shell_word(stderr, in->l.cwd ? in->l.cwd : ".");
+		fputs(":\n  ", stderr);
+		dt_fix_put_argv(stderr, plan->argv);
+		fputc('\n', stderr);
+	}
+	runs->refusals = plan->argv;
+	return dt_verify_check(in, plan);
+}
+
+/* Runs the launch with the fix (once or soaked), or, when no fix is a
+ * command-line change, nothing; the handoff findings' overrides ride in
+ * the same run when it is one run; then leaves the proof beside the ring. */
+int dt_fix_verify(const struct dt_fix_verify_opts *o, const struct dt_report *r,
+                  const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
+                  struct dt_verify *v, struct dt_handoff_verify *hv)
+{
+	struct fix_runs runs = {0};
+	int rc = dt_handoff_verify_plan(&r->handoffs, in, hv);
+	if (rc < 0)
+		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
+	/* a ring with handoff findings only has no refusals' verdict to give */
+	if ((in->n || !r->handoffs.n) && (rc = fix_refusals_run(in, plan, v, &runs)))
+		return rc;
+	if (runs.refusals && hv->argv && !o->runs) {
+		dt_handoff_verify_share(hv, runs.refusals, plan->argc);
+		runs.refusals = hv->argv;
+		runs.shared = 1;
+	} else {
+		runs.handoffs = hv->argv;
+	}
+	if ((runs.refusals || runs.handoffs) && (rc = fix_confirm(o, in, &runs)))
+		return rc;
+	if ((rc = fix_run(o, r, in, plan, &runs, v, hv)))
+		return rc;
+	char err[1024];
+	if (dt_fix_write_proof(o->ring, in, plan, v, &r->handoffs, hv, err, sizeof(err)) < 0)
+		fprintf(stderr, "denytrace: fix: %s\n", err);
+	return 0;
 }
 
 /* 0 only when every finding was verified fixed: a script's

@@ -28,17 +28,16 @@ int dt_fix_trust(const struct dt_fix_verify_opts *o, const struct dt_report *r,
                  struct dt_fix_inputs *in, struct dt_launchfile *lf, char *why, size_t cap,
                  char *cwd, size_t cwdcap);
 /* Runs the launch with the fix (once or soaked) after asking, or, when no
- * fix is a command-line change, nothing; then leaves the proof beside the
- * ring. Returns 0, or an exit status with the message printed. */
+ * fix is a command-line change, nothing; the handoff findings' overrides
+ * (hv, handoff_fix.h) ride in that run when it is one run, else get a run
+ * of their own after it, asked for in the same question; then leaves the
+ * proof of both beside the ring. Returns 0, or an exit status with the
+ * message printed. */
 int dt_fix_verify(const struct dt_fix_verify_opts *o, const struct dt_report *r,
                   const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
-                  struct dt_verify *v);
+                  struct dt_verify *v, struct dt_handoff_verify *hv);
 /* 0 only when every finding was verified fixed, 1 when one is not fixed,
  * else 9 when one could not be verified. */
 int dt_fix_verify_status(const struct dt_verify *v);
-
-/* The handoff findings' re-run (handoff_fix.h), asked for first. */
-int dt_fix_verify_handoffs(const struct dt_fix_verify_opts *o, const struct dt_report *r,
-                           const struct dt_fix_inputs *in, struct dt_handoff_verify *hv);
 
 #endif

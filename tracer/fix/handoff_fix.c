@@ -16,6 +16,13 @@
 
 static void add_override(struct dt_handoff_verify *out, const char *o);
 
+static void free_words(char **w)
+{
+	for (size_t i = 0; w && w[i]; i++)
+		free(w[i]);
+	free(w);
+}
+
 /* Adds the overrides that carry finding i: its own, else (a wrong board)
  * those of the environment lost by the same process. Returns how many. */
 static size_t add_overrides_of(const struct dt_handoffs *h, size_t i, struct dt_handoff_verify *out)
@@ -72,29 +79,29 @@ static void cannot(struct dt_handoff_verdict *v, char *why)
 	v->why = why;
 }
 
-/* The launch's argv with its -c words renamed, and "-c OVERRIDE" for
- * each override after its last -c (else after the program), as `denytrace
- * codex` places its own. */
-static char **argv_with(const struct dt_fix_inputs *in, const struct dt_handoff_verify *out)
+/* A Codex command line (from) with its -c words renamed, and "-c
+ * OVERRIDE" for each override after its last -c (else after the program),
+ * as `denytrace codex` places its own. */
+static char **argv_with(const char *const *from, size_t argc, const struct dt_handoff_verify *out)
 {
 	struct dt_codex_cli cli;
 	size_t at, k = 0, n = out->noverrides;
-	char **argv = xrealloc(NULL, (in->l.argc + 2 * n + 1) * sizeof(*argv));
+	char **argv = xrealloc(NULL, (argc + 2 * n + 1) * sizeof(*argv));
 
 	memset(&cli, 0, sizeof(cli));
-	dt_codex_cli_parse(NULL, &cli, in->l.argv, in->l.argc);
-	at = cli.config_end ? cli.config_end : cli.args_start ? cli.args_start : in->l.argc;
+	dt_codex_cli_parse(NULL, &cli, from, argc);
+	at = cli.config_end ? cli.config_end : cli.args_start ? cli.args_start : argc;
 	dt_codex_cli_free(&cli);
-	for (size_t i = 0; i <= in->l.argc; i++) {
+	for (size_t i = 0; i <= argc; i++) {
 		if (i == at)
 			for (size_t o = 0; o < n; o++) {
 				argv[k++] = xstrdup("-c");
 				argv[k++] = xstrdup(out->overrides[o]);
 			}
-		if (i == in->l.argc)
+		if (i == argc)
 			break;
-		argv[k++] = i && !strcmp(in->l.argv[i - 1], "-c") ? renamed(out, in->l.argv[i])
-		                                                  : xstrdup(in->l.argv[i]);
+		argv[k++] =
+		    i && !strcmp(from[i - 1], "-c") ? renamed(out, from[i]) : xstrdup(from[i]);
 	}
 	argv[k] = NULL;
 	return argv;
@@ -161,8 +168,17 @@ int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inpu
 			                             h->v[i].fix ? h->v[i].fix : "none stated"));
 	}
 	if (out->noverrides || out->nrenames)
-		out->argv = argv_with(in, out);
+		out->argv = argv_with(in->l.argv, in->l.argc, out);
 	return (int)(out->noverrides + out->nrenames);
+}
+
+void dt_handoff_verify_share(struct dt_handoff_verify *out, char *const *argv, size_t argc)
+{
+	if (!out->argv)
+		return;
+	free_words(out->argv);
+	out->argv = argv_with((const char *const *)argv, argc, out);
+	out->shared = 1;
 }
 
 /* The processes of after that are finding h's: the same MCP server, else
@@ -319,8 +335,7 @@ static int load_after(const char *ring, int status, struct dt_report *after)
 int dt_handoff_verify_run(const struct dt_report *before, const struct dt_fix_inputs *in,
                           const char *after_ring, struct dt_handoff_verify *out)
 {
-	char self[PATH_MAX];
-	struct dt_report after;
+	static char self[PATH_MAX]; /* out->cmd borrows it, and outlives this call */
 	size_t argc = 0;
 	int rc = dt_verify_self(self, sizeof(self));
 
@@ -328,16 +343,26 @@ int dt_handoff_verify_run(const struct dt_report *before, const struct dt_fix_in
 		return rc;
 	while (out->argv[argc])
 		argc++;
-	snprintf(out->ring, sizeof(out->ring), "%s", after_ring);
-	out->cmd = dt_verify_command(self, out->ring, out->argv, argc, 1);
+	out->cmd = dt_verify_command(self, after_ring, out->argv, argc, 1);
 	if (!out->cmd)
 		return dt_fail(DT_EXIT_INTERNAL, "out of memory");
-	unlink(out->ring);
+	unlink(after_ring);
 	/* the command's output goes to stderr: stdout is fix's report */
 	struct dt_spawn sp = {
 	    .argv = out->cmd, .cwd = in->l.cwd, .in = -2, .out = 2, .err = -1, .who = "fix"};
 	pid_t pid = dt_spawn(&sp);
-	out->status = pid < 0 ? -1 : dt_wait_timeout(pid, 24 * 3600);
+	return dt_handoff_verify_judge(before, in, after_ring,
+	                               pid < 0 ? -1 : dt_wait_timeout(pid, 24 * 3600), out);
+}
+
+int dt_handoff_verify_judge(const struct dt_report *before, const struct dt_fix_inputs *in,
+                            const char *after_ring, int status, struct dt_handoff_verify *out)
+{
+	struct dt_report after;
+	int rc;
+	snprintf(out->ring, sizeof(out->ring), "%s", after_ring);
+	out->status = status;
+	out->ran = 1;
 	if ((rc = load_after(out->ring, out->status, &after)))
 		return rc;
 	for (size_t i = 0; i < out->n; i++)
@@ -365,8 +390,9 @@ void dt_handoff_verify_text(FILE *f, const struct dt_handoff_verify *v, size_t i
 		return;
 	fprintf(f, "   verified: %s: ", dt_verify_state_name(v->v[i].state));
 	dt_put_safe(f, v->v[i].why);
-	if (v->cmd && v->v[i].state != DT_VERIFY_CANNOT)
-		fprintf(f, " (one run, exit status %d, ring %s)", v->status, v->ring);
+	if (v->ran && v->v[i].state != DT_VERIFY_CANNOT)
+		fprintf(f, " (one run%s, exit status %d, ring %s)",
+		        v->shared ? " with the refusals' fix too" : "", v->status, v->ring);
 	fputc('\n', f);
 }
 
@@ -393,19 +419,13 @@ void dt_handoff_verify_json(struct dt_json *j, const struct dt_handoff_verify *v
 	}
 	dt_json_end_obj(j);
 	dt_json_key(j, "exit_status");
-	if (v->cmd)
+	if (v->ran)
 		dt_json_int(j, v->status);
 	else
 		dt_json_null(j);
-	dt_json_kstr(j, "ring", v->cmd ? v->ring : NULL);
+	dt_json_kstr(j, "ring", v->ran ? v->ring : NULL);
+	dt_json_kbool(j, "shared_run", v->shared);
 	dt_json_end_obj(j);
-}
-
-static void free_words(char **w)
-{
-	for (size_t i = 0; w && w[i]; i++)
-		free(w[i]);
-	free(w);
 }
 
 void dt_handoff_verify_free(struct dt_handoff_verify *v)

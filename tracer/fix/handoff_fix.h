@@ -49,6 +49,8 @@ struct dt_handoff_verify {
 	char **argv;         /* the launch's argv with them, NULL-terminated; NULL:
 	                      * nothing to run */
 	char **cmd;          /* what ran (denytrace codex ... -- ARGV), or NULL */
+	int ran;             /* a re-run was judged: status and ring are its */
+	int shared;          /* argv carries the refusals' fix too: one run for both */
 	int status;          /* its exit status */
 	char ring[PATH_MAX]; /* its ring */
 };
@@ -59,11 +61,24 @@ struct dt_handoff_verify {
 int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inputs *in,
                            struct dt_handoff_verify *out);
 
+/* Makes out->argv the refusals' fixed command line argv (argc words, a
+ * Codex launch's) with the overrides and renames, so that one re-run
+ * verifies both: the overrides touch only [mcp_servers], the refusals'
+ * fix the sandbox or a file's mode: the verdicts are then of the launch
+ * with every fix, as the user applies them. Nothing when out has no
+ * command line. */
+void dt_handoff_verify_share(struct dt_handoff_verify *out, char *const *argv, size_t argc);
+
 /* Runs out->argv once under `denytrace codex` into after_ring (in the
  * launch's directory, output to stderr) and judges every finding of
  * before. Returns 0, or an exit status with the message printed. */
 int dt_handoff_verify_run(const struct dt_report *before, const struct dt_fix_inputs *in,
                           const char *after_ring, struct dt_handoff_verify *out);
+/* Judges every finding of before from after_ring, the ring of a re-run of
+ * out->argv that exited with status. Returns 0, or an exit status with
+ * the message printed. */
+int dt_handoff_verify_judge(const struct dt_report *before, const struct dt_fix_inputs *in,
+                            const char *after_ring, int status, struct dt_handoff_verify *out);
 
 /* fix's exit status: rc (the refusals' verdicts: DT_EXIT_OK, FOUND or
  * UNVERIFIED) with the handoff verdicts, the worse of the two: a finding

@@ -2,6 +2,7 @@
 /* The report as Markdown, to paste into a GitHub issue. */
 #include <string.h>
 
+#include "handoff.h"
 #include "names.h"
 #include "recfmt.h"
 #include "report.h"
@@ -259,12 +260,89 @@ static void dt_md_finding(FILE *f, const struct dt_report *r, const struct dt_fi
 	fputc('\n', f);
 }
 
+/* A table cell's code span, or nothing for a fact the finding lacks. */
+static void dt_md_cell_code(FILE *f, const char *s)
+{
+	if (s)
+		dt_md_code_span(f, s, 1);
+}
+
+/* Each variable lost: its name, the launcher's value and this process's. */
+static void dt_md_handoff_lost(FILE *f, const struct dt_handoff *h)
+{
+	for (size_t i = 0; i < h->nvars; i++) {
+		fputs(i ? "<br>" : "", f);
+		dt_md_code_span(f, h->vars[i].name, 1);
+		fputs(": launcher ", f);
+		dt_md_code_span(f, h->vars[i].launcher, 1);
+		fputs(", here ", f);
+		if (h->vars[i].here)
+			dt_md_code_span(f, h->vars[i].here, 1);
+		else
+			fputs("unset", f);
+	}
+}
+
+/* The -c words that carry the fix, one per line of the cell. */
+static void dt_md_handoff_overrides(FILE *f, const struct dt_handoff *h)
+{
+	if (h->fix_override)
+		dt_md_code_span(f, h->fix_override, 1);
+	for (size_t i = 0; i < h->nfix_env_overrides; i++) {
+		fputs(i || h->fix_override ? "<br>" : "", f);
+		dt_md_code_span(f, h->fix_env_overrides[i], 1);
+	}
+}
+
+static void dt_md_handoff_row(FILE *f, const struct dt_handoff *h, size_t nth)
+{
+	fprintf(f, "| %zu | `%s` | %ld | ", nth, dt_handoff_kind_name(h->kind), h->pid);
+	dt_md_cell_code(f, h->comm); /* the process's to choose (PR_SET_NAME) */
+	fputs(" | ", f);
+	dt_md_cell_code(f, h->server);
+	fputs(" | ", f);
+	dt_md_cell_code(f, h->board);
+	fputs(" | ", f);
+	dt_md_cell_code(f, h->named);
+	fputs(" | ", f);
+	dt_md_handoff_lost(f, h);
+	fputs(" | ", f);
+	dt_md_text(f, h->hop);
+	fputs(" | ", f);
+	dt_md_text(f, h->why);
+	fputs(" | ", f);
+	dt_md_text(f, h->fix);
+	fputs(" | ", f);
+	dt_md_cell_code(f, h->fix_env_vars);
+	fputs(" | ", f);
+	dt_md_handoff_overrides(f, h);
+	fputs(" | ", f);
+	dt_md_cell_code(f, h->fix_server);
+	fputs(" |\n", f);
+}
+
+/* Failures with no refusal (handoff.h): the facts the JSON report's
+ * "handoff" array holds, one row each. */
+static void dt_md_handoffs(FILE *f, const struct dt_report *r)
+{
+	if (!r->handoffs.n)
+		return;
+	fputs("### Handoffs with no refusal\n\n"
+	      "| handoff | kind | pid | process | MCP server | board | launch's board | lost | "
+	      "hop | why | fix | env_vars | -c | server instead |\n"
+	      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < r->handoffs.n; i++)
+		dt_md_handoff_row(f, &r->handoffs.v[i], i + 1);
+	fputc('\n', f);
+}
+
 void dt_report_markdown(FILE *f, const struct dt_report *r)
 {
 	char problems[64];
 	fprintf(f, "## denytrace report\n\n");
 	fprintf(f, "**%s**: %llu refused file operation%s",
-	        dt_problems_phrase(r->findings.n, problems, sizeof(problems)),
+	        dt_problems_phrase(r->findings.n + r->handoffs.n, problems, sizeof(problems)),
 	        (unsigned long long)r->denials, r->denials == 1 ? "" : "s");
 	int first = 1;
 	for (int c = 0; c < DT_CAUSE_COUNT; c++)
@@ -286,6 +364,7 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 
 	for (size_t i = 0; i < r->findings.n; i++)
 		dt_md_finding(f, r, &r->findings.v[i], i + 1);
+	dt_md_handoffs(f, r);
 	if (r->denials) {
 		fputs("### Details\n\n", f);
 		dt_md_group_table(f, r);
