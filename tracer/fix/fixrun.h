@@ -68,7 +68,9 @@ void dt_fix_inputs_free(struct dt_fix_inputs *in);
 uint64_t dt_fix_still_refused(const struct dt_report *before, const struct dt_fix_inputs *in,
                               size_t i, const struct dt_report *after);
 
-enum dt_verify_state { DT_VERIFY_FIXED, DT_VERIFY_NOT_FIXED, DT_VERIFY_CANNOT };
+/* Zero is "cannot verify": a verdict nothing set (a run that never
+ * happened, a result left zeroed) must never read as fixed. */
+enum dt_verify_state { DT_VERIFY_CANNOT, DT_VERIFY_FIXED, DT_VERIFY_NOT_FIXED };
 const char *dt_verify_state_name(enum dt_verify_state s);
 
 struct dt_verify_result {
