@@ -164,7 +164,10 @@ int dt_fix_trust(const struct dt_fix_verify_opts *o, const struct dt_report *r,
 			snprintf(cwd, cwdcap, ".");
 		return dt_fix_inputs_trust(in, o->cmd, NULL, cwd, 0, "the command after --");
 	}
-	if (dt_launchfile_find(o->ring, lf, lwhy, sizeof(lwhy)) < 0) {
+	int found = dt_launchfile_find(o->ring, lf, lwhy, sizeof(lwhy));
+	if (found == -2) /* said here, once: the re-run and the handoffs ask `in` */
+		fprintf(stderr, "denytrace: fix: launch file ignored: %s\n", lwhy);
+	if (found < 0) {
 		snprintf(why, cap,
 		         "the ring's launch record, which is the traced program's claim: no "
 		         "launch file to trust (%s)",

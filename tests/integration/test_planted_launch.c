@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* A worker `denytrace run` launched without a sandbox it reads can write
+ * the user's launch directory: after its run it plants a launch file for
+ * its ring at the launcher's own path, claiming a command that creates a
+ * marker. fix --verify must run none of it and say the file was ignored
+ * (issue 22: the planted launch file). */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static void teardown(void)
+{
+	dtt_cleanup();
+}
+
+TestSuite(planted_launch, .fini = teardown, .timeout = 240);
+
+static char out[1 << 17];
+
+/* A board directory of root's that the worker (uid 65534) may not create
+ * its database in: a file-permissions finding, whose chown fix --verify
+ * proves by running the launch again (so a trusted launch file runs). The
+ * user's state directory, and the marker a planted command would create. */
+struct world {
+	char top[PATH_MAX], board[PATH_MAX + 16], state[PATH_MAX + 16], marker[PATH_MAX + 16];
+	char e_state[PATH_MAX + 32];
+};
+
+static void make_world(struct world *w)
+{
+	snprintf(w->top, sizeof(w->top), "%s", dtt_tmpdir());
+	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
+	snprintf(w->state, sizeof(w->state), "%s/state", w->top);
+	snprintf(w->marker, sizeof(w->marker), "%s/planted-ran", w->top);
+	snprintf(w->e_state, sizeof(w->e_state), "XDG_STATE_HOME=%s", w->state);
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+		cr_skip_test("needs root and setpriv to run a worker as uid 65534");
+	cr_assert_eq(chmod(w->top, 0755), 0);
+	cr_assert_eq(mkdir(w->board, 0755), 0);
+	cr_assert_eq(setenv("XDG_STATE_HOME", w->state, 1), 0);
+}
+
+/* `denytrace run -- sh -c SCRIPT`, no sandbox: the worker, as uid 65534,
+ * is refused its board, then (as the user, outside the probe) plants a
+ * launch file for its ring claiming the words of claim (NULL-terminated). */
+static void record_planting(struct world *w, struct dtt_run *r, const char *const *claim)
+{
+	char script[8 * PATH_MAX];
+	size_t n = (size_t)snprintf(
+	    script, sizeof(script),
+	    "setpriv --reuid=65534 --regid=65534 --clear-groups -- /bin/sh -c 'echo x > "
+	    "%s/kanban.db'; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s",
+	    w->board, dtt_helper("plant-launch"), w->marker);
+	for (size_t i = 0; claim[i]; i++)
+		n += (size_t)snprintf(script + n, sizeof(script) - n, " '%s'", claim[i]);
+	snprintf(script + n, sizeof(script) - n, "; exit 1");
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+	const char *env[] = {w->e_state, NULL};
+	cr_assert_eq(dtt_run(r, NULL, argv, env), 0);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/denytrace/launches", w->state);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", r->out);
+}
+
+/* fix --verify --yes RING, stdin from /dev/null; stdout and stderr in out. */
+static int fix_verify(const struct world *w, const char *ring)
+{
+	char dt[PATH_MAX];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *argv[] = {dt, "fix", "--verify", "--yes", "--root", w->board, ring, NULL};
+	const char *env[] = {w->e_state, NULL};
+	return dtt_system(out, sizeof(out), argv, env);
+}
+
+/* The planted file is named once, as ignored, and nothing of it runs. */
+static void expect_ignored(const struct world *w, const char *ring)
+{
+	int st = fix_verify(w, ring);
+	cr_expect_neq(access(w->marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	const char *said = strstr(out, "launch file ignored: ");
+	cr_expect(said && strstr(said, "/denytrace/launches/"),
+	          "it does not name the ignored launch file:\n%s", out);
+	cr_expect(!said || !strstr(said + 1, "launch file ignored: "), "said more than once:\n%s",
+	          out);
+}
+
+Test(planted_launch, a_planted_launch_file_claiming_no_sandbox_is_ignored_and_not_run)
+{
+	struct world w;
+	make_world(&w);
+	char touch[PATH_MAX + 16];
+	snprintf(touch, sizeof(touch), "touch %s", w.marker);
+	const char *claim[] = {"/bin/sh", "-c", touch, NULL};
+	struct dtt_run r;
+	record_planting(&w, &r, claim);
+	expect_ignored(&w, r.ring);
+	dtt_free(&r);
+}
+
+/* bwrap started by a shell is a sandbox the launcher does not read: its
+ * command line names none, so its launcher writes no launch file. */
+Test(planted_launch, a_planted_launch_file_claiming_bwrap_inside_sh_c_is_ignored_and_not_run)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w);
+	char inner[2 * PATH_MAX];
+	snprintf(inner, sizeof(inner), "bwrap --bind / / --dev /dev -- touch %s", w.marker);
+	const char *claim[] = {"/bin/sh", "-c", inner, NULL};
+	struct dtt_run r;
+	record_planting(&w, &r, claim);
+	expect_ignored(&w, r.ring);
+	dtt_free(&r);
+}
+
+/* What the launcher itself does for such a run: no launch file, so that
+ * fix asks for the command instead of trusting one the worker could have
+ * rewritten. */
+Test(planted_launch, a_run_without_a_sandbox_denytrace_reads_leaves_no_launch_file)
+{
+	struct world w;
+	make_world(&w);
+	const char *argv[] = {"/bin/sh", "-c", "exit 0", NULL};
+	const char *env[] = {w.e_state, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, env), 0);
+	char dir[PATH_MAX + 64];
+	snprintf(dir, sizeof(dir), "%s/denytrace/launches", w.state);
+	const char *ls[] = {"/bin/sh", "-c", "ls \"$0\" 2>/dev/null | grep -c '[.]launch$'", dir,
+	                    NULL};
+	char count[64];
+	dtt_system(count, sizeof(count), ls, NULL);
+	cr_expect_eq(atoi(count), 0, "launch files: %s", count);
+	dtt_free(&r);
+}
