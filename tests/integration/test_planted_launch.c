@@ -141,3 +141,40 @@ Test(planted_launch, a_run_without_a_sandbox_denytrace_reads_leaves_no_launch_fi
 	cr_expect_eq(atoi(count), 0, "launch files: %s", count);
 	dtt_free(&r);
 }
+
+/* What no check can catch (a worker with the user's power plants a file
+ * claiming a sandbox that keeps it out of reach) leaves the user's eyes:
+ * every command fix runs is shown exactly first, with --runs the launch
+ * as recorded too, which runs before the fix. */
+Test(planted_launch, verify_runs_shows_the_recorded_command_it_runs_before_the_fixed_one)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w);
+	char work[PATH_MAX + 16], worker[PATH_MAX + 32];
+	snprintf(work, sizeof(work), "%s/work", w.top);
+	snprintf(worker, sizeof(worker), "%s/worker.sh", w.top);
+	cr_assert_eq(mkdir(work, 0755), 0);
+	FILE *f = fopen(worker, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "echo x > %s/kanban.db\n", w.board);
+	fclose(f);
+	const char *argv[] = {"bwrap", "--ro-bind", "/",  "/",       "--bind", work, work,
+	                      "--dev", "/dev",      "--", "/bin/sh", worker,   NULL};
+	const char *env[] = {w.e_state, NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, env), 0);
+	cr_assert_neq(r.status, 0, "the worker wrote its board: %s", r.out);
+	char dt[PATH_MAX], recorded[8 * PATH_MAX];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *fix[] = {dt,  "fix",    "--verify", "--yes", "--runs",
+	                     "1", "--root", w.board,    r.ring,  NULL};
+	int st = dtt_system(out, sizeof(out), fix, env);
+	cr_expect(st == 0 || st == 1, "exit %d:\n%s", st, out);
+	snprintf(recorded, sizeof(recorded),
+	         "\n  as recorded: bwrap --ro-bind / / --bind %s %s --dev /dev -- /bin/sh %s\n",
+	         work, work, worker);
+	cr_expect(strstr(out, recorded), "the recorded command is not shown as it runs:\n%s", out);
+	dtt_free(&r);
+}

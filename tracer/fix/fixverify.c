@@ -56,15 +56,21 @@ static int fix_ask(void)
 	return got && fix_answer_is_yes(line);
 }
 
-/* Says what will run, and asks (or takes --yes). Returns 0 to go on,
- * else an exit status. */
+/* Says what will run, every command exactly, and asks (or takes --yes):
+ * recorded, when not NULL, runs first as it is (--runs' soak before the
+ * fix). Returns 0 to go on, else an exit status. */
 static int fix_confirm(const struct dt_fix_verify_opts *o, const struct dt_fix_inputs *in,
-                       const struct dt_fix_plan *plan)
+                       const struct dt_fix_plan *plan, char *const *recorded)
 {
 	fprintf(stderr, "denytrace: fix --verify runs your command again%s, with the fix, in ",
-	        o->runs ? " (as recorded, then fixed, each --runs times)" : "");
+	        recorded ? " (as recorded, then fixed, each --runs times)" : "");
 	dt_shell_word(stderr, in->l.cwd);
 	fputs(":\n  ", stderr);
+	if (recorded) {
+		fputs("as recorded:", stderr); /* the words come with their space */
+		dt_fix_put_argv(stderr, recorded);
+		fputs("\n  fixed:      ", stderr);
+	}
 	dt_fix_put_argv(stderr, plan->argv);
 	fputs("\n  (nothing on disk is changed; it writes where the command writes)\n", stderr);
 	if (o->yes)
@@ -99,7 +105,7 @@ int dt_fix_verify(const struct dt_fix_verify_opts *o, const struct dt_report *r,
 		}
 		rc = dt_verify_check(in, plan);
 		if (!rc)
-			rc = fix_confirm(o, in, plan);
+			rc = fix_confirm(o, in, plan, o->runs ? in->argv : NULL);
 		if (rc)
 			return rc;
 		char after[PATH_MAX];
@@ -132,7 +138,7 @@ int dt_fix_verify_handoffs(const struct dt_fix_verify_opts *o, const struct dt_r
 	shown.argv = hv->argv;
 	snprintf(after, sizeof(after), "%s.handoff.ring", abs ? abs : o->ring);
 	free(abs);
-	if (!(rc = fix_confirm(o, in, &shown)))
+	if (!(rc = fix_confirm(o, in, &shown, NULL))) /* run once, --runs or not */
 		rc = dt_handoff_verify_run(r, in, after, hv);
 	return rc;
 }
