@@ -178,3 +178,40 @@ Test(planted_launch, verify_runs_shows_the_recorded_command_it_runs_before_the_f
 	cr_expect(strstr(out, recorded), "the recorded command is not shown as it runs:\n%s", out);
 	dtt_free(&r);
 }
+
+/* The case no check settles: the unsandboxed worker claims a bubblewrap
+ * launch whose binds do not reach the launch file, so fix trusts it. What
+ * holds is the user's say: before anything runs fix names the command and
+ * that it comes from a launch file, and without yes (here: no terminal,
+ * no --yes) it runs nothing. */
+Test(planted_launch, a_planted_sandboxed_claim_is_shown_with_its_source_and_not_run_without_yes)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w);
+	char outdir[PATH_MAX + 16], touch[2 * PATH_MAX];
+	snprintf(outdir, sizeof(outdir), "%s/out", w.top);
+	cr_assert_eq(mkdir(outdir, 0755), 0);
+	snprintf(w.marker, sizeof(w.marker), "%s/planted-ran", outdir);
+	snprintf(touch, sizeof(touch), "touch %s", w.marker);
+	const char *claim[] = {"bwrap", "--ro-bind", "/",  "/",       "--bind", outdir, outdir,
+	                       "--dev", "/dev",      "--", "/bin/sh", "-c",     touch,  NULL};
+	struct dtt_run r;
+	record_planting(&w, &r, claim);
+	char dt[PATH_MAX];
+	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
+	const char *fix[] = {
+	    "/bin/sh", "-c",    "exec \"$0\" fix --verify --root \"$1\" \"$2\" </dev/null",
+	    dt,        w.board, r.ring,
+	    NULL};
+	const char *env[] = {w.e_state, NULL};
+	int st = dtt_system(out, sizeof(out), fix, env);
+	cr_expect_neq(access(w.marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 2, "exit %d, not 2 (nobody to say yes):\n%s", st, out);
+	const char *shown = strstr(out, "runs your command again");
+	cr_expect(shown && strstr(shown, touch), "the command is not shown:\n%s", out);
+	cr_expect(shown && strstr(shown, "\n  from: denytrace's launch file "),
+	          "it does not say the command comes from a launch file:\n%s", out);
+	dtt_free(&r);
+}

@@ -72,6 +72,8 @@ static int fix_confirm(const struct dt_fix_verify_opts *o, const struct dt_fix_i
 		fputs("\n  fixed:      ", stderr);
 	}
 	dt_fix_put_argv(stderr, plan->argv);
+	/* a launch file proves less than it seems (SECURITY): say it is one */
+	fprintf(stderr, "\n  from: %s", in->source ? in->source : "the launch");
 	fputs("\n  (nothing on disk is changed; it writes where the command writes)\n", stderr);
 	if (o->yes)
 		return 0;
