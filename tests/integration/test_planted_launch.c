@@ -215,3 +215,44 @@ Test(planted_launch, a_planted_sandboxed_claim_is_shown_with_its_source_and_not_
 	          "it does not say the command comes from a launch file:\n%s", out);
 	dtt_free(&r);
 }
+
+/* What item 2 keeps (issue 22): fix, as root here, trusts only a launch
+ * file root owns. The same sandboxed claim as above, made another uid's
+ * (its file, then its directories too), is never run even with --yes. */
+static void expect_foreign_file_not_run(int whole_tree)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	struct world w;
+	make_world(&w);
+	char outdir[PATH_MAX + 16], touch[2 * PATH_MAX];
+	snprintf(outdir, sizeof(outdir), "%s/out", w.top);
+	cr_assert_eq(mkdir(outdir, 0777), 0);
+	cr_assert_eq(chmod(outdir, 0777), 0);
+	snprintf(w.marker, sizeof(w.marker), "%s/planted-ran", outdir);
+	snprintf(touch, sizeof(touch), "touch %s", w.marker);
+	const char *claim[] = {"bwrap", "--ro-bind", "/",  "/",       "--bind", outdir, outdir,
+	                       "--dev", "/dev",      "--", "/bin/sh", "-c",     touch,  NULL};
+	struct dtt_run r;
+	record_planting(&w, &r, claim);
+	char chown_cmd[2 * PATH_MAX];
+	snprintf(chown_cmd, sizeof(chown_cmd), "chown %s65534:65534 '%s/denytrace'%s",
+	         whole_tree ? "-R " : "", w.state, whole_tree ? "" : "/launches/*.launch");
+	const char *sh[] = {"/bin/sh", "-c", chown_cmd, NULL};
+	char said[4096];
+	cr_assert_eq(dtt_system(said, sizeof(said), sh, NULL), 0, "%s", said);
+	int st = fix_verify(&w, r.ring);
+	cr_expect_neq(access(w.marker, F_OK), 0, "another uid's launch file ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	dtt_free(&r);
+}
+
+Test(planted_launch, as_root_a_launch_file_another_uid_owns_is_never_run)
+{
+	expect_foreign_file_not_run(0);
+}
+
+Test(planted_launch, as_root_a_launch_directory_another_uid_owns_is_never_read)
+{
+	expect_foreign_file_not_run(1);
+}
