@@ -629,8 +629,8 @@ static int launch_claim_fits(const struct dt_launchfile *lf, char *why, size_t c
 	if (n < 0) {
 		snprintf(why, cap,
 		         "%s names a command without a sandbox denytrace reads, which could "
-		         "write any launch file: denytrace never writes one for such a launch, "
-		         "the traced program did",
+		         "write any launch file: denytrace writes none for such a launch, so "
+		         "the traced program planted it (or an older denytrace left it)",
 		         lf->path);
 		return 0;
 	}
