@@ -7,7 +7,10 @@
  * under $XDG_STATE_HOME/denytrace/launches/, replacing any there: one
  * that runs `bwrap --bind / / --dev /dev -- /bin/sh -c 'touch MARKER'`.
  *
- * Usage: plant-launch RING MARKER
+ * Usage: plant-launch RING MARKER [WORD...]
+ *
+ *   WORDs, when given, are the command the file claims instead (MARKER is
+ *   then only for the caller's script to name).
  *
  *   RING is reached through the descriptor the launcher handed down
  *   ($DENYTRACE_FD) when there is one: a sandbox's file system may be
@@ -50,7 +53,8 @@ static void mkdirs(char *path)
 }
 
 /* The launch file's NUL-separated strings (tracer/launch/launchfile.h). */
-static void plant(const struct dt_ring *r, const struct stat *st, const char *marker)
+static void plant(const struct dt_ring *r, const struct stat *st, const char *marker,
+                  char *const *claim)
 {
 	const char *state = getenv("XDG_STATE_HOME");
 	char dir[4096], path[4200], script[4200], cwd[4096];
@@ -86,17 +90,20 @@ static void plant(const struct dt_ring *r, const struct stat *st, const char *ma
 	        (unsigned long long)st->st_ino, 0, 0, cwd, 0);
 	const char *argv[] = {"bwrap", "--bind", "/",       "/",  "--dev",
 	                      "/dev",  "--",     "/bin/sh", "-c", script};
-	fprintf(f, "%zu%c", sizeof(argv) / sizeof(*argv), 0);
-	for (size_t i = 0; i < sizeof(argv) / sizeof(*argv); i++)
-		fprintf(f, "%s%c", argv[i], 0);
+	size_t nwords = sizeof(argv) / sizeof(*argv), nclaim = 0;
+	while (claim[nclaim])
+		nclaim++;
+	fprintf(f, "%zu%c", nclaim ? nclaim : nwords, 0);
+	for (size_t i = 0; i < (nclaim ? nclaim : nwords); i++)
+		fprintf(f, "%s%c", nclaim ? claim[i] : argv[i], 0);
 	fprintf(f, "0%c0%c", 0, 0); /* no environment, no config snapshots */
 	fclose(f);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: plant-launch RING MARKER\n");
+	if (argc < 3) {
+		fprintf(stderr, "usage: plant-launch RING MARKER [WORD...]\n");
 		return 2;
 	}
 	const char *inherited = getenv("DENYTRACE_FD");
@@ -115,6 +122,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	hide_process_records(&r);
-	plant(&r, &st, argv[2]);
+	plant(&r, &st, argv[2], argv + 3);
 	return 0;
 }

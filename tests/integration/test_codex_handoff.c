@@ -810,7 +810,8 @@ Test(handoff_plain, the_markdown_report_has_the_handoff_findings_in_a_table_with
 
 /* The same child under `denytrace run`: its fix is its parent's
  * environment, not a Codex override, so fix --verify runs nothing for it
- * and says it cannot verify (exit 9), with the reason. */
+ * and says it cannot verify (exit 9), with the reason (no Codex launch:
+ * `run` without a sandbox it reads leaves no launch file either). */
 Test(handoff_plain, fix_verify_cannot_verify_a_handoff_whose_fix_is_not_a_codex_override)
 {
 	const char *tmp = dtt_tmpdir(), *server = dtt_helper_script("board_mcp.py");
@@ -837,7 +838,7 @@ Test(handoff_plain, fix_verify_cannot_verify_a_handoff_whose_fix_is_not_a_codex_
 	    "for x in h:\n"
 	    "    v = x['verify']\n"
 	    "    assert v['state'] == 'cannot-verify', v\n"
-	    "    assert 'not `denytrace codex`' in v['why'] and v['ring'] is None, v\n";
+	    "    assert 'no Codex launch to run again' in v['why'] and v['ring'] is None, v\n";
 	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }

@@ -1374,8 +1374,10 @@ static void expect_disk_change_verified(mode_t mode, uid_t owner, const char *ch
 	cr_assert_eq(chdir(cwd), 0);
 	cr_assert_neq(r.status, 0, "the worker wrote its board: %s", r.out);
 	char res[4096], want[PATH_MAX + 128];
-	const char *args[] = {"--verify", "--yes", "--format", "json",
-	                      "--root",   w.board, r.ring,     NULL};
+	/* setpriv is no sandbox denytrace reads: no launch file, the command given */
+	const char *args[] = {"--verify", "--yes", "--format", "json",  "--root", w.board,
+	                      r.ring,     "--",    argv[0],    argv[1], argv[2],  argv[3],
+	                      argv[4],    argv[5], argv[6],    NULL};
 	int st = fix_py(w.top, args,
 	                "[(f['cause'], f['copy'][0], f['verify']['state']) for f in j['fixes']]",
 	                res, sizeof(res));
@@ -1463,7 +1465,9 @@ static void expect_chattr_verified(char flag, unsigned bit)
 	cr_assert_eq(chdir(cwd), 0);
 	cr_assert_neq(r.status, 0, "the worker wrote its flagged board: %s", r.out);
 	char res[4096], want[PATH_MAX + 128];
-	const char *args[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	/* no sandbox: no launch file, the command given */
+	const char *args[] = {"--verify", "--yes", "--format", "json", r.ring,
+	                      "--",       argv[0], argv[1],    NULL};
 	int st = fix_py(w.top, args,
 	                "[(f['cause'], f['copy'][:1], f['verify']['state']) for f in j['fixes']]",
 	                res, sizeof(res));

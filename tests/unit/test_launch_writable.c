@@ -81,6 +81,34 @@ Test(launch_writable, a_sandbox_denytrace_does_not_read_may_write_anywhere)
 	cr_expect_str_eq(writable(argv), "/");
 }
 
+Test(launch_writable, landlock_run_as_the_command_writes_its_rw_and_rule_paths)
+{
+	const char *argv[] = {"/usr/lib/x/landlock-run",
+	                      "--abi",
+	                      "1",
+	                      "--rw",
+	                      "/work/ws",
+	                      "--rw=/dev/null",
+	                      "--rule",
+	                      "/work/board=MAKE_REG|WRITE_FILE",
+	                      "--",
+	                      "sh",
+	                      NULL};
+	cr_expect_str_eq(writable(argv), "/work/ws /dev/null /work/board");
+}
+
+Test(launch_writable, landlock_run_with_an_option_it_does_not_read_names_none)
+{
+	const char *argv[] = {"landlock-run", "--rw", "/work/ws", "--unknown", "--", "sh", NULL};
+	cr_expect_str_eq(writable(argv), "none");
+}
+
+Test(launch_writable, a_sandbox_started_by_a_shell_names_none)
+{
+	const char *argv[] = {"sh", "-c", "bwrap --ro-bind / / --bind /work/ws /work/ws sh", NULL};
+	cr_expect_str_eq(writable(argv), "none");
+}
+
 Test(launch_writable, a_command_without_a_sandbox_names_none)
 {
 	const char *argv[] = {"python3", "worker.py", NULL};

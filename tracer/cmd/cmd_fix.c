@@ -31,7 +31,8 @@ static const char fix_usage[] =
     "given, else the one denytrace run, codex or soak recorded in its launch file\n"
     "(under $XDG_STATE_HOME/denytrace/, default ~/.local/state/denytrace/, or\n"
     "the next place the command's sandbox cannot write: see FILES in the\n"
-    "manual). The launch record inside a ring is shown as what the traced\n"
+    "manual; none for a command without a sandbox run reads, which could\n"
+    "write one). The launch record inside a ring is shown as what the traced\n"
     "program claims and never run: the ring is written by the program being\n"
     "traced.\n"
     "\n";

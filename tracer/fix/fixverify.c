@@ -78,9 +78,11 @@ static int fix_confirm(const struct dt_fix_verify_opts *o, const struct dt_fix_i
 	fprintf(stderr, "denytrace: fix --verify runs your command again, in ");
 	dt_shell_word(stderr, in->l.cwd);
 	fputs(":\n", stderr);
-	if (runs->refusals)
+	if (runs->refusals && o->runs) { /* the soak runs the launch as recorded too */
+		fix_show_argv("as recorded, each --runs times:", in->argv);
+		fix_show_argv("then with the fix, each --runs times:", runs->refusals);
+	} else if (runs->refusals)
 		fix_show_argv(runs->shared ? "once, with the fix for the refusals and the handoffs:"
-		              : o->runs    ? "as recorded, then with the fix, each --runs times:"
 		                           : "once, with the fix:",
 		              runs->refusals);
 	if (runs->handoffs)
@@ -90,6 +92,8 @@ static int fix_confirm(const struct dt_fix_verify_opts *o, const struct dt_fix_i
 		                    "judged from one run, and the soaked runs carry only "
 		                    "the refusals' fix):",
 		              runs->handoffs);
+	/* a launch file proves less than it seems (SECURITY): say it is one */
+	fprintf(stderr, "  from: %s\n", in->source ? in->source : "the launch");
 	fputs("  (nothing on disk is changed; it writes where the command writes)\n", stderr);
 	if (o->yes)
 		return 0;
@@ -214,7 +218,10 @@ int dt_fix_trust(const struct dt_fix_verify_opts *o, const struct dt_report *r,
 			snprintf(cwd, cwdcap, ".");
 		return dt_fix_inputs_trust(in, o->cmd, NULL, cwd, 0, "the command after --");
 	}
-	if (dt_launchfile_find(o->ring, lf, lwhy, sizeof(lwhy)) < 0) {
+	int found = dt_launchfile_find(o->ring, lf, lwhy, sizeof(lwhy));
+	if (found == -2) /* said here, once: the re-run and the handoffs ask `in` */
+		fprintf(stderr, "denytrace: fix: launch file ignored: %s\n", lwhy);
+	if (found < 0) {
 		snprintf(why, cap,
 		         "the ring's launch record, which is the traced program's claim: no "
 		         "launch file to trust (%s)",

@@ -146,12 +146,55 @@ static int codex_writable(const char *const *argv, size_t argc, const char *cwd,
 	return n < cap ? (int)n : -1;
 }
 
+/* PATH of a landlock-run --rule PATH=RIGHTS, kept until the next call
+ * of landlock_run_writable (the launcher's out array borrows it). */
+static const char *rule_path(const char *rule, size_t k)
+{
+	static char *kept[64];
+	if (k >= sizeof(kept) / sizeof(kept[0]))
+		return "/"; /* more rules than kept: fail closed */
+	free(kept[k]);
+	const char *eq = strrchr(rule, '=');
+	kept[k] = strndup(rule, eq ? (size_t)(eq - rule) : strlen(rule));
+	return kept[k] ? kept[k] : "/";
+}
+
+/* The paths landlock-run (the Landlock launcher fix writes rules for) as
+ * the command itself lets its command write: each --rw and --rule PATH;
+ * -1 for another command or an option it does not read. */
+static int landlock_run_writable(const char *const *argv, const char **out, size_t cap)
+{
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	if (strcmp(prog, "landlock-run"))
+		return -1;
+	size_t n = 0, i = 1, nrules = 0;
+	for (; argv[i] && strcmp(argv[i], "--") && n < cap; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--ro-everything") || !strcmp(a, "--no-refer"))
+			continue;
+		if (!strncmp(a, "--rw=", 5))
+			out[n++] = a + 5;
+		else if ((!strcmp(a, "--rw") || !strcmp(a, "--rule") || !strcmp(a, "--abi")) &&
+		         argv[i + 1])
+			i++; /* its value, below */
+		else
+			return -1;
+		if (!strcmp(a, "--rw"))
+			out[n++] = argv[i];
+		if (!strcmp(a, "--rule")) /* PATH=RIGHTS: any right counts as writing */
+			out[n++] = rule_path(argv[i], nrules++);
+	}
+	return argv[i] && n < cap ? (int)n : -1;
+}
+
 int dt_launch_writable(const char *const *argv, const char *cwd, const char **out, size_t cap)
 {
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
 	int n = dt_bwrap_writable_sources(argv, argc, out, cap);
+	if (n < 0 && argc)
+		n = landlock_run_writable(argv, out, cap);
 	if (n >= 0 || cap < 6)
 		return n;
 	long at = dt_argv_find_codex(argv, argc);
@@ -365,7 +408,7 @@ static int open_launches_sealed(const struct dt_launch_info *li, char *why, size
 	size_t n = launch_bases(bases);
 	snprintf(why, cap, "neither XDG_STATE_HOME, HOME nor XDG_RUNTIME_DIR is an absolute path");
 	for (size_t i = 0; i < n; i++) {
-		if (li->writable && launch_dir_exposed(bases[i], li->writable)) {
+		if (launch_dir_exposed(bases[i], li->writable)) {
 			snprintf(why, cap, "the command's sandbox can write %s", bases[i]);
 			continue;
 		}
@@ -384,6 +427,13 @@ int dt_launchfile_write(const struct dt_launch_info *li, char *why, size_t whyca
 {
 	char name[64];
 	file_name(name, sizeof(name), li->run_id);
+	if (!li->writable) {
+		/* it could write any place of ours, and so any launch file: one
+		 * there would prove nothing, and readers take one for such a
+		 * launch as planted (launch_claim_fits) */
+		snprintf(why, whycap, "the command has no sandbox denytrace reads");
+		return -1;
+	}
 	int dfd = open_launches_sealed(li, why, whycap);
 	if (dfd < 0)
 		return -1;
@@ -563,10 +613,12 @@ static int open_launches_holding(const char *name, struct dt_launchfile *lf, cha
 }
 
 /* Would the launch lf claims have had its file put where it lies? Not
- * where its own sandbox can write (a launcher never puts one there), and
- * not for a sandbox it cannot read, which could write anywhere: such a
- * file was written by a traced program, for a ring whose launcher found
- * no place out of its reach. */
+ * for a command without a sandbox denytrace reads, nor where its own
+ * sandbox can write (a launcher never puts one there), nor for a sandbox
+ * it cannot read, which could write anywhere: such a file was written by
+ * a traced program, for a ring whose launcher found no place out of its
+ * reach. Judged from the argv the file holds, by the launcher's own
+ * model, never from anything else the file says. */
 static int launch_claim_fits(const struct dt_launchfile *lf, char *why, size_t cap)
 {
 	char base[PATH_MAX];
@@ -574,8 +626,14 @@ static int launch_claim_fits(const struct dt_launchfile *lf, char *why, size_t c
 	const char *writable[65];
 	snprintf(base, sizeof(base), "%.*s", tail ? (int)(tail - lf->path) : 0, lf->path);
 	int n = dt_launch_writable(lf->argv, lf->cwd, writable, 64);
-	if (n < 0)
-		return 1;
+	if (n < 0) {
+		snprintf(why, cap,
+		         "%s names a command without a sandbox denytrace reads, which could "
+		         "write any launch file: denytrace writes none for such a launch, so "
+		         "the traced program planted it (or an older denytrace left it)",
+		         lf->path);
+		return 0;
+	}
 	writable[n] = NULL;
 	if (!launch_dir_exposed(base, writable))
 		return 1;
@@ -608,15 +666,16 @@ int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *wh
 		return -1;
 	long len = launch_read(dfd, name, lf, why, cap);
 	close(dfd);
-	if (len < 0 || launch_parse(lf, (size_t)len, idhex, dev, ino, why, cap) < 0 ||
-	    !launch_claim_fits(lf, why, cap)) {
+	rc = len < 0 || launch_parse(lf, (size_t)len, idhex, dev, ino, why, cap) < 0 ? -1
+	     : !launch_claim_fits(lf, why, cap)                                      ? -2
+	                                                                             : 0;
+	if (rc) {
 		char keep[PATH_MAX];
 		memcpy(keep, lf->path, sizeof(keep));
 		dt_launchfile_free(lf);
 		memcpy(lf->path, keep, sizeof(keep));
-		return -1;
 	}
-	return 0;
+	return rc;
 }
 
 void dt_launchfile_free(struct dt_launchfile *lf)

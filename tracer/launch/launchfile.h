@@ -19,15 +19,19 @@
  * for Codex the roots its configuration layers grant (roots.h's model).
  * A command that names a sandbox the launcher does not read (bwrap behind
  * a wrapper word, firejail, Hermes ...) or a Codex without a bounded mode
- * may write anywhere: it gets no launch file. A command with no sandbox
- * gets the first place, as it may write anywhere the user can anyway. A
+ * may write anywhere: it gets no launch file; nor does a command with no
+ * sandbox the launcher reads (bwrap, Codex, landlock-run as the command),
+ * which may write anywhere the user can, launch files included. A
  * reader trusts a ring's launch file only when exactly one of those places
- * holds one for it, and only where the launch it names would have put it
- * (not in a place its own sandbox can write): when the launcher put its
- * file out of the sandbox's reach, a file the program plants where it can
- * write is a second one, and neither is run. (Where the launcher found no
- * such place, a program can still plant a file that claims a launch
- * without a sandbox, or one whose sandbox does not reach the file.)
+ * holds one for it, and only where the launch it names would have put it:
+ * a file naming a command without such a sandbox, or one whose sandbox
+ * can write the file's place, is one no launcher wrote (planted). When
+ * the launcher put its file out of the sandbox's reach, a file the
+ * program plants where it can write is a second one, and neither is run.
+ * What no check here can catch: where the launcher wrote none, a program
+ * that can write the user's files plants one claiming a sandbox that
+ * does not reach it (same uid: no secret is kept from it); fix shows
+ * that command and runs it only on the user's yes or --yes.
  * It is named by the random run id
  * the launcher put in the ring's header and holds the ring's device and
  * inode, so a ring leads only to the launch that created it.
@@ -114,9 +118,10 @@ struct dt_launchfile {
 
 /* The launch file of the ring at ring_path: one of the caller's own, in
  * its own private directory, a regular file of bounded size, naming this
- * ring's run id, device and inode. Returns 0 with lf filled, or -1 with
- * why saying why there is none to trust (lf->path is then set when the
- * ring names one). */
+ * ring's run id, device and inode, and a launch that would have put it
+ * there. Returns 0 with lf filled, or with why saying why there is none
+ * to trust (lf->path is then set when the ring names one): -2 when the
+ * file is there but no launcher wrote it (planted), else -1. */
 int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap);
 void dt_launchfile_free(struct dt_launchfile *lf);
 
