@@ -1056,35 +1056,45 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	codex_world_end(&w);
 }
 
-/* The real Codex, run from a workspace that holds $XDG_STATE_HOME: its
- * worker, outside the probe, hides its mount tables and plants a launch
- * file there that makes the whole host writable and creates marker. */
+/* The real Codex, its launch's state in state_home (XDG_STATE_HOME) and
+ * its -c options codex_c: its worker, outside the probe, hides its mount
+ * tables and plants a launch file there that makes the whole host
+ * writable and creates a marker; fix --verify must not run it. */
+static void expect_planted_codex_launch_never_runs(struct codex_world *w, const char *state_home,
+                                                   const char *codex_c)
+{
+	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
+	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s", state_home);
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w->top);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w->work);
+	const char *env[] = {w->e_home, w->e_ch, state, NULL};
+	snprintf(script, sizeof(script),
+	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w->status,
+	         dtt_helper("plant-launch"), marker);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"'%s -- sh -c '%s'",
+	         w->work, dt(), ring, w->codex, codex_c, script);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, env);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/denytrace/launches", state_home);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w->board, ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, env);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+}
+
+/* XDG_STATE_HOME in the workspace, which Codex lets the worker write. */
 Test(fix_verify, a_launch_file_a_codex_worker_plants_in_its_workspace_is_never_run)
 {
 	struct codex_world w;
 	codex_world(&w);
-	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
-	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
-	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s/state", w.work);
-	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
-	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
-	const char *env[] = {w.e_home, w.e_ch, state, NULL};
-	snprintf(script, sizeof(script),
-	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w.status,
-	         dtt_helper("plant-launch"), marker);
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
-	         "'sandbox_mode=\"workspace-write\"' -- sh -c '%s'",
-	         w.work, dt(), ring, w.codex, script);
-	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
-	dtt_system(out, sizeof(out), rec, env);
-	char planted[PATH_MAX + 64];
-	snprintf(planted, sizeof(planted), "%s/state/denytrace/launches", w.work);
-	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w.board, ring, NULL};
-	int st = dtt_system(out, sizeof(out), fargs, env);
-	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
-	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	char state[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w.work);
+	expect_planted_codex_launch_never_runs(&w, state, "");
 	codex_world_end(&w);
 }
 
@@ -1596,35 +1606,16 @@ Test(fix_verify, a_landlock_ruleset_the_program_builds_itself_is_not_verified_an
 
 /* ---- issue 22, the review: places a launch file must not go ---- */
 
-/* The real Codex, whose -c writable_roots names XDG_STATE_HOME (outside
- * the workspace): the worker writes the launch file of its ring there. */
+/* XDG_STATE_HOME outside the workspace, but in a root the launch's -c
+ * writable_roots names: the worker writes the launch file of its ring there. */
 Test(fix_verify, a_launch_file_is_not_put_where_codex_writable_roots_let_the_worker_replace_it)
 {
 	struct codex_world w;
 	codex_world(&w);
-	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
-	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
-	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s", w.other);
-	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
-	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
-	const char *env[] = {w.e_home, w.e_ch, state, NULL};
-	snprintf(script, sizeof(script),
-	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w.status,
-	         dtt_helper("plant-launch"), marker);
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
-	         "'sandbox_mode=\"workspace-write\"' -c "
-	         "'sandbox_workspace_write.writable_roots=[\"%s\"]' -- sh -c '%s'",
-	         w.work, dt(), ring, w.codex, w.other, script);
-	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
-	dtt_system(out, sizeof(out), rec, env);
-	char planted[PATH_MAX + 64];
-	snprintf(planted, sizeof(planted), "%s/denytrace/launches", w.other);
-	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w.board, ring, NULL};
-	int st = dtt_system(out, sizeof(out), fargs, env);
-	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
-	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+	char codex_c[PATH_MAX + 64];
+	snprintf(codex_c, sizeof(codex_c), " -c 'sandbox_workspace_write.writable_roots=[\"%s\"]'",
+	         w.other);
+	expect_planted_codex_launch_never_runs(&w, w.other, codex_c);
 	codex_world_end(&w);
 }
 
