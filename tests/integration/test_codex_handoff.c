@@ -345,17 +345,25 @@ Test(codex_handoff, a_board_variable_lost_at_the_mcp_hop_is_named_with_its_fix_a
 	check(py, board, NULL);
 }
 
+/* The launch of a config whose board server takes args_extra, recorded,
+ * then fix --verify on it: its status want_status, and py (check's) true
+ * of its JSON with a3. */
+static void verify_launch(const char *args_extra, int want_status, const char *py, const char *a3)
+{
+	static char out[65536];
+	write_config_args(args_extra, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, want_status, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	check(py, a3, NULL);
+}
+
 /* fix --verify on that run: denytrace re-runs the launch from its launch
  * file with the proposed override added, and the new ring shows the
  * server with the variables, writing the launch's board: every handoff
  * finding fixed, exit 0. */
 Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_the_handoff_fixed)
 {
-	static char out[65536];
-	write_config(NULL, NULL);
-	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
-	int st = fix_verify(out, sizeof(out));
-	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
 	const char *py =
 	    "import json, sys, os\n"
 	    "f = json.load(open(sys.argv[1]))\n"
@@ -370,7 +378,7 @@ Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_th
 	    "    assert v['overrides'] == [lost['override']], v\n"
 	    "    assert v['exit_status'] == 0 and os.path.exists(v['ring']), v\n"
 	    "assert m['db'] == sys.argv[3] and m['env']['HERMES_KANBAN_DB'] == sys.argv[3], m\n";
-	check(py, board, NULL);
+	verify_launch(NULL, 0, py, board);
 }
 
 /* A server whose own command line pins another board: the override
@@ -378,20 +386,15 @@ Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_th
  * own board (that one not fixed): fix --verify exits 1. */
 Test(codex_handoff, fix_verify_says_not_fixed_when_the_rerun_still_writes_another_board)
 {
-	static char out[65536];
 	char pinned[PATH_MAX + 64], args[PATH_MAX + 64];
 	snprintf(pinned, sizeof(pinned), "%s/pinned/kanban.db", top);
 	snprintf(args, sizeof(args), ", \"--db\", \"%s\"", pinned);
-	write_config_args(args, NULL, NULL);
-	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
-	int st = fix_verify(out, sizeof(out));
-	cr_expect_eq(st, 1, "fix --verify's status: %s; stub: %s", out, stub_notes());
 	const char *py = "import json, sys\n"
 	                 "h = {x['kind']: x for x in json.load(open(sys.argv[1]))['handoff']}\n"
 	                 "assert h['environment-lost']['verify']['state'] == 'fixed', h\n"
 	                 "w = h['wrong-board']['verify']\n"
 	                 "assert w['state'] == 'not-fixed' and sys.argv[3] in w['why'], w\n";
-	check(py, pinned, NULL);
+	verify_launch(args, 1, py, pinned);
 }
 
 /* The server's own env table sets HERMES_KANBAN_DB to a stale board: the
