@@ -6,10 +6,13 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -258,6 +261,82 @@ const char *dtt_codex(char *why, size_t cap)
 	snprintf(why, cap, "no Codex CLI (%s): %s", status,
 	         !strncmp(line, "none ", 5) ? line + 5 : line);
 	return NULL;
+}
+
+/* The port the stub prints, up to its newline: the digits alone may be
+ * only part of it. 0 when it printed none within 10 s. */
+static int dtt_stub_port(int fd)
+{
+	char buf[32] = "";
+	size_t n = 0;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 10000) > 0) {
+		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		buf[n] = 0;
+	}
+	return memchr(buf, '\n', n) ? atoi(buf) : 0;
+}
+
+static void dtt_stub_exec(const char *stub, int out, const char *marker, const char *log,
+                          const char *errlog, pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* the test dies, so does the stub */
+	if (getppid() != parent)
+		_exit(1);
+	dup2(out, 1);
+	int null = open("/dev/null", O_RDONLY);
+	if (null >= 0)
+		dup2(null, 0);
+	int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (err >= 0)
+		dup2(err, 2);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	execl("/usr/bin/python3", "python3", stub, marker, log, (char *)NULL);
+	_exit(127);
+}
+
+void dtt_stub_start(struct dtt_stub *s, const char *marker, const char *log)
+{
+	const char *stub = dtt_helper_script("responses_stub.py");
+	cr_assert_not_null(stub, "tests/helpers/responses_stub.py not found");
+	char errlog[PATH_MAX + 16];
+	snprintf(errlog, sizeof(errlog), "%s.err", log);
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		dtt_stub_exec(stub, p[1], marker, log, errlog, parent);
+	s->pid = pid;
+	close(p[1]);
+	s->port = dtt_stub_port(p[0]);
+	close(p[0]);
+	cr_assert_gt(s->port, 0, "the stub model server did not start (see %s)", errlog);
+}
+
+void dtt_stub_stop(struct dtt_stub *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		s->pid = 0;
+	}
+}
+
+void dtt_stub_provider(const struct dtt_stub *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap,
+	         "model_providers.dtstub={ name = \"dtstub\", base_url = "
+	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
+	         "request_max_retries = 0, stream_max_retries = 0 }",
+	         s->port);
 }
 
 int dtt_have_bwrap(void)

@@ -23,17 +23,11 @@
  * Skipped (with the reason) where `make codex` could not install Codex.
  */
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -45,8 +39,7 @@ static char top[PATH_MAX]; /* not under /tmp: Codex refuses a CODEX_HOME there *
 static char home[PATH_MAX + 16], codex_home[PATH_MAX + 16], hermes_home[PATH_MAX + 16];
 static char board[PATH_MAX + 32], work[PATH_MAX + 16], marker[PATH_MAX + 16];
 static char stub_log[PATH_MAX + 16], ring[PATH_MAX + 16], json[PATH_MAX + 16];
-static pid_t stub_pid;
-static int stub_port;
+static struct dtt_stub stub;
 
 static void remove_top(void)
 {
@@ -55,59 +48,6 @@ static void remove_top(void)
 		dtt_system(NULL, 0, argv, NULL);
 		top[0] = 0;
 	}
-}
-
-/* The port the stub prints, up to its newline: the digits alone may be
- * only part of it. 0 when it printed none within 10 s. */
-static int read_port(int fd)
-{
-	char buf[32] = "";
-	size_t n = 0;
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-
-	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 10000) > 0) {
-		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-		buf[n] = 0;
-	}
-	return memchr(buf, '\n', n) ? atoi(buf) : 0;
-}
-
-/* Starts the stub and returns once it listens (it prints its port). Its
- * stderr goes to STUB_LOG.err, for a failure's message. */
-static void start_stub(void)
-{
-	int p[2];
-	cr_assert_eq(pipe(p), 0);
-	pid_t parent = getpid();
-	const char *stub = dtt_helper_script("responses_stub.py");
-	cr_assert_not_null(stub, "tests/helpers/responses_stub.py not found");
-	char errlog[PATH_MAX + 16];
-	snprintf(errlog, sizeof(errlog), "%s.err", stub_log);
-	stub_pid = fork();
-	cr_assert_geq(stub_pid, 0);
-	if (stub_pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the test dies, so does the stub */
-		if (getppid() != parent)
-			_exit(1);
-		dup2(p[1], 1);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (err >= 0)
-			dup2(err, 2);
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		execl(PYTHON, PYTHON, stub, marker, stub_log, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	stub_port = read_port(p[0]);
-	close(p[0]);
-	cr_assert_gt(stub_port, 0, "the stub model server did not start (see %s)", errlog);
 }
 
 static void setup(void)
@@ -135,17 +75,12 @@ static void setup(void)
 	snprintf(stub_log, sizeof(stub_log), "%s/stub.log", top);
 	snprintf(ring, sizeof(ring), "%s/h.ring", top);
 	snprintf(json, sizeof(json), "%s/report.json", top);
-	start_stub();
+	dtt_stub_start(&stub, marker, stub_log);
 }
 
 static void teardown(void)
 {
-	if (stub_pid > 0) {
-		kill(stub_pid, SIGKILL);
-		while (waitpid(stub_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		stub_pid = 0;
-	}
+	dtt_stub_stop(&stub);
 	remove_top();
 	dtt_cleanup();
 }
@@ -219,11 +154,7 @@ static int dt_codex_exec(const char *extra, char *out, size_t cap)
 {
 	char dt[PATH_MAX + 16], provider[256];
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
-	snprintf(provider, sizeof(provider),
-	         "model_providers.dtstub={ name = \"dtstub\", base_url = "
-	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
-	         "request_max_retries = 0, stream_max_retries = 0 }",
-	         stub_port);
+	dtt_stub_provider(&stub, provider, sizeof(provider));
 	const char *words[24];
 	size_t n = 0;
 	const char *pre[] = {dt,
@@ -238,7 +169,7 @@ static int dt_codex_exec(const char *extra, char *out, size_t cap)
 	                     "-c",
 	                     provider,
 	                     "-c",
-	                     "model_provider=\"dtstub\""};
+	                     DTT_STUB_MODEL};
 	for (size_t i = 0; i < sizeof(pre) / sizeof(*pre); i++)
 		words[n++] = pre[i];
 	if (extra) {
