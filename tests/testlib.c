@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dtt_tmp[PATH_MAX];
+static char dtt_tmp[PATH_MAX], dtt_codex_tmp[PATH_MAX];
 
 const char *dtt_build(void)
 {
@@ -52,12 +52,13 @@ const char *dtt_helper_script(const char *name)
 	return realpath(guess, path[k]) ? path[k] : NULL;
 }
 
-const char *dtt_tmpdir(void)
+/* dir, made from template the first time, and removed at exit */
+static const char *dtt_fresh_dir(char *dir, size_t cap, const char *template)
 {
 	static pid_t registered;
-	if (!dtt_tmp[0]) {
-		snprintf(dtt_tmp, sizeof(dtt_tmp), "/tmp/dtt.XXXXXX");
-		if (!mkdtemp(dtt_tmp))
+	if (!dir[0]) {
+		snprintf(dir, cap, "%s", template);
+		if (!mkdtemp(dir))
 			abort();
 		/* cr_skip_test() calls exit() without running the suite's fini */
 		if (registered != getpid()) {
@@ -65,19 +66,34 @@ const char *dtt_tmpdir(void)
 			atexit(dtt_cleanup);
 		}
 	}
-	return dtt_tmp;
+	return dir;
+}
+
+const char *dtt_tmpdir(void)
+{
+	return dtt_fresh_dir(dtt_tmp, sizeof(dtt_tmp), "/tmp/dtt.XXXXXX");
+}
+
+const char *dtt_codex_tmpdir(void)
+{
+	return dtt_fresh_dir(dtt_codex_tmp, sizeof(dtt_codex_tmp), "/var/tmp/dtt-codex.XXXXXX");
+}
+
+static void dtt_remove(char *dir)
+{
+	if (!dir[0])
+		return;
+	char cmd[2 * PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "testlib: could not remove %s\n", dir);
+	dir[0] = 0;
 }
 
 void dtt_cleanup(void)
 {
-	if (!dtt_tmp[0])
-		return;
-	char cmd[PATH_MAX + 32];
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dtt_tmp,
-	         dtt_tmp);
-	if (system(cmd) != 0)
-		fprintf(stderr, "testlib: could not remove %s\n", dtt_tmp);
-	dtt_tmp[0] = 0;
+	dtt_remove(dtt_tmp);
+	dtt_remove(dtt_codex_tmp);
 }
 
 static int dtt_spawn(char *out, size_t cap, const char *const *argv, const char *const *env)

@@ -24,6 +24,9 @@ const char *dtt_helper_script(const char *name);
 /* A fresh directory under /tmp, removed by dtt_cleanup(), or at exit when a
  * test skips or ends before its fini (cr_skip_test exits the process). */
 const char *dtt_tmpdir(void);
+/* The same under /var/tmp, for a Codex suite: Codex refuses a CODEX_HOME
+ * under /tmp, and its workspace-write mode makes /tmp writable anyway. */
+const char *dtt_codex_tmpdir(void);
 void dtt_cleanup(void);
 
 struct dtt_run {

@@ -39,7 +39,7 @@
 #define PYTHON "/usr/bin/python3"
 
 static char codex[PATH_MAX]; /* the codex binary */
-static char top[PATH_MAX];   /* /var/tmp/denytrace-codex-test.XXXXXX, this test's */
+static char top[PATH_MAX];   /* dtt_codex_tmpdir(), this test's */
 static char dir_a[PATH_MAX + 8], dir_b[PATH_MAX + 8], dir_w[PATH_MAX + 8];
 static char home[PATH_MAX + 8], codex_home[PATH_MAX + 16];
 static char env_home[PATH_MAX + 16], env_codex_home[PATH_MAX + 32];
@@ -54,27 +54,13 @@ static void find_codex(void)
 	snprintf(codex, sizeof(codex), "%s", bin);
 }
 
-/* The fini is skipped when a test skips or times out. */
-static void remove_top(void)
-{
-	if (top[0]) {
-		const char *argv[] = {"rm", "-rf", top, NULL};
-		dtt_system(NULL, 0, argv, NULL);
-		top[0] = 0;
-	}
-}
-
 static void setup(void)
 {
 	if (!getcwd(old_cwd, sizeof(old_cwd)))
 		old_cwd[0] = 0;
 	dtt_build(); /* resolved against the repository root, before any chdir */
 	find_codex();
-	/* Not under /tmp, wherever the checkout is: Codex refuses a CODEX_HOME
-	 * there, and /tmp is writable in workspace-write mode anyway. */
-	snprintf(top, sizeof(top), "/var/tmp/denytrace-codex-test.XXXXXX");
-	cr_assert_not_null(mkdtemp(top), "mkdtemp %s", top);
-	atexit(remove_top);
+	snprintf(top, sizeof(top), "%s", dtt_codex_tmpdir());
 	snprintf(dir_a, sizeof(dir_a), "%s/A", top);
 	snprintf(dir_b, sizeof(dir_b), "%s/B", top);
 	snprintf(dir_w, sizeof(dir_w), "%s/W", top);
@@ -97,7 +83,6 @@ static void teardown(void)
 {
 	if (old_cwd[0] && chdir(old_cwd) != 0)
 		fprintf(stderr, "test_codex: cannot return to %s\n", old_cwd);
-	remove_top();
 	dtt_cleanup();
 }
 

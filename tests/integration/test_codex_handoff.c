@@ -35,20 +35,11 @@
 #define PYTHON "/usr/bin/python3"
 
 static char codex[PATH_MAX];
-static char top[PATH_MAX]; /* not under /tmp: Codex refuses a CODEX_HOME there */
+static char top[PATH_MAX]; /* dtt_codex_tmpdir() */
 static char home[PATH_MAX + 16], codex_home[PATH_MAX + 16], hermes_home[PATH_MAX + 16];
 static char board[PATH_MAX + 32], work[PATH_MAX + 16], marker[PATH_MAX + 16];
 static char stub_log[PATH_MAX + 16], ring[PATH_MAX + 16], json[PATH_MAX + 16];
 static struct dtt_stub stub;
-
-static void remove_top(void)
-{
-	if (top[0]) {
-		const char *argv[] = {"rm", "-rf", top, NULL};
-		dtt_system(NULL, 0, argv, NULL);
-		top[0] = 0;
-	}
-}
 
 static void setup(void)
 {
@@ -58,9 +49,7 @@ static void setup(void)
 	if (!bin)
 		cr_skip_test("%s", why);
 	snprintf(codex, sizeof(codex), "%s", bin);
-	snprintf(top, sizeof(top), "/var/tmp/denytrace-handoff-test.XXXXXX");
-	cr_assert_not_null(mkdtemp(top));
-	atexit(remove_top);
+	snprintf(top, sizeof(top), "%s", dtt_codex_tmpdir());
 	snprintf(home, sizeof(home), "%s/home", top);
 	snprintf(codex_home, sizeof(codex_home), "%s/codex-home", top);
 	snprintf(hermes_home, sizeof(hermes_home), "%s/hermes-home", top);
@@ -81,7 +70,6 @@ static void setup(void)
 static void teardown(void)
 {
 	dtt_stub_stop(&stub);
-	remove_top();
 	dtt_cleanup();
 }
 

@@ -834,8 +834,8 @@ Test(fix_verify, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_not
 	cr_expect(strstr(out, "--frobnicate"), "%s", out);
 }
 
-/* The real Codex's world: board, other, work, home and CODEX_HOME under
- * /var/tmp (Codex refuses a CODEX_HOME under /tmp), removed at the end. */
+/* The real Codex's world: board, other, work, home and CODEX_HOME in
+ * dtt_codex_tmpdir(), removed by the suite's fini even when a test fails. */
 struct codex_world {
 	const char *codex;
 	char top[64], board[PATH_MAX], other[PATH_MAX], work[PATH_MAX], home[PATH_MAX],
@@ -850,8 +850,7 @@ static void codex_world(struct codex_world *w)
 	w->codex = dtt_codex(why, sizeof(why));
 	if (!w->codex)
 		cr_skip_test("%s", why);
-	snprintf(w->top, sizeof(w->top), "/var/tmp/denytrace-fix-codex.XXXXXX");
-	cr_assert_not_null(mkdtemp(w->top));
+	snprintf(w->top, sizeof(w->top), "%s", dtt_codex_tmpdir());
 	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
 	snprintf(w->other, sizeof(w->other), "%s/other", w->top);
 	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
@@ -876,12 +875,6 @@ static void codex_world_file(const struct codex_world *w, const char *name, cons
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
-}
-
-static void codex_world_end(struct codex_world *w)
-{
-	const char *rm[] = {"rm", "-rf", w->top, NULL};
-	dtt_system(NULL, 0, rm, NULL);
 }
 
 /* denytrace run -o RING -- codex ARGS... -- sh -c 'echo done > BOARD/status'
@@ -939,7 +932,6 @@ Test(fix_verify, codex_gets_one_c_holding_the_dropped_board_root_and_verify_reru
 	const char *line = strstr(out, "the launch with every command-line fix:");
 	cr_expect(line && !strstr(line, c2), "%s", out);
 	dtt_free(&r);
-	codex_world_end(&w);
 }
 
 /* The -p layer's writable_roots replaced config.toml's board root. */
@@ -960,7 +952,6 @@ Test(fix_verify, codex_gets_the_board_root_a_profile_layer_dropped)
 	codex_record(&w, &r, args);
 	codex_expect_fixed(&w, r.ring);
 	dtt_free(&r);
-	codex_world_end(&w);
 }
 
 /* A launch by `denytrace codex`: its config.toml named the board, the -c
@@ -992,7 +983,6 @@ Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
 	cr_assert_not_null(line, "%s", out);
 	cr_expect_null(strstr(line, "mcp_servers"), "the probe's overrides are in the fix:\n%s",
 	               out);
-	codex_world_end(&w);
 }
 
 /* What a hostile worker can do to the config snapshot `denytrace codex`
@@ -1053,7 +1043,6 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	dtt_system(out, sizeof(out), fargs, w.env);
 	cr_expect_neq(access(w.status, F_OK), 0, "the claimed root was granted and run:\n%s", out);
 	cr_expect(strstr(out, "by the traced program"), "%s", out);
-	codex_world_end(&w);
 }
 
 /* The real Codex, its launch's state in state_home (XDG_STATE_HOME) and
@@ -1095,7 +1084,6 @@ Test(fix_verify, a_launch_file_a_codex_worker_plants_in_its_workspace_is_never_r
 	char state[PATH_MAX + 16];
 	snprintf(state, sizeof(state), "%s/state", w.work);
 	expect_planted_codex_launch_never_runs(&w, state, "");
-	codex_world_end(&w);
 }
 
 /* ---- issue 25: every finding gets a fix, and --verify says what it proved ---- */
@@ -1616,7 +1604,6 @@ Test(fix_verify, a_launch_file_is_not_put_where_codex_writable_roots_let_the_wor
 	snprintf(codex_c, sizeof(codex_c), " -c 'sandbox_workspace_write.writable_roots=[\"%s\"]'",
 	         w.other);
 	expect_planted_codex_launch_never_runs(&w, w.other, codex_c);
-	codex_world_end(&w);
 }
 
 /* bwrap behind a wrapper word (timeout) binds the workspace that holds
