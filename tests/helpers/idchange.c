@@ -12,9 +12,17 @@
  *   prctl        prctl(PR_SET_NAME, "renamed")
  *   setname      pthread_setname_np(self, "named-np")
  *   raw          syscall(SYS_setresuid, -1, 65533, -1): this thread only
+ *   libc         back to root
+ *   setresuid    setresuid(-1, 65531, -1)
+ *   setreuid     setreuid(-1, 65530)
+ *   setresgid    setresgid(-1, 65529, -1)
+ *   setregid     setregid(-1, 65528)
+ *   setgid       setgid(65527)
+ *   initgroups   initgroups("root", 4343)
  *   thread-1     a second thread, before the next step
  *   thread-2     the same thread after the main one's seteuid(65532)
  *   child        a fork child (its parent: this process)
+ *   setuid       the child after setuid(65526), which root cannot undo
  * Exits 0 when every step itself succeeded.
  */
 // build-flags: -lpthread
@@ -52,6 +60,32 @@ static void *second_thread(void *arg)
 	return NULL;
 }
 
+/* One step for each id call of preload/selfids.def the steps above leave
+ * out, each back to root after it where root can go back. */
+static int libc_steps(void)
+{
+	refuse("libc"); /* what is kept now: root, whatever came before */
+	if (setresuid(-1, 65531, -1) != 0)
+		return 1;
+	refuse("setresuid");
+	if (setresuid(-1, 0, -1) != 0 || setreuid(-1, 65530) != 0)
+		return 1;
+	refuse("setreuid");
+	if (setreuid(-1, 0) != 0 || setresgid(-1, 65529, -1) != 0)
+		return 1;
+	refuse("setresgid");
+	if (setregid(-1, 65528) != 0)
+		return 1;
+	refuse("setregid");
+	if (setgid(65527) != 0)
+		return 1;
+	refuse("setgid");
+	if (setgid(0) != 0 || initgroups("root", 4343) != 0)
+		return 1;
+	refuse("initgroups");
+	return 0;
+}
+
 static int steps(void)
 {
 	gid_t g = 4242;
@@ -79,7 +113,7 @@ static int steps(void)
 	refuse("raw");
 	if (syscall(SYS_setresuid, -1, 0, -1) != 0)
 		return 1;
-	return 0;
+	return libc_steps();
 }
 
 int main(int argc, char **argv)
@@ -104,6 +138,9 @@ int main(int argc, char **argv)
 	pid_t child = fork();
 	if (child == 0) {
 		refuse("child");
+		if (setuid(65526) != 0)
+			_exit(1);
+		refuse("setuid");
 		_exit(0);
 	}
 	int st;
