@@ -39,17 +39,23 @@ const char *dtt_helper(const char *name)
 	return path[k];
 }
 
-const char *dtt_helper_script(const char *name)
+const char *dtt_repo_file(const char *rel)
 {
 	static __thread char path[8][PATH_MAX];
 	static __thread int k;
 	char guess[PATH_MAX + 64];
 	k = (k + 1) % 8;
-	snprintf(guess, sizeof(guess), "tests/helpers/%s", name);
-	if (realpath(guess, path[k]))
+	if (realpath(rel, path[k]))
 		return path[k];
-	snprintf(guess, sizeof(guess), "%s/../tests/helpers/%s", dtt_build(), name);
+	snprintf(guess, sizeof(guess), "%s/../%s", dtt_build(), rel);
 	return realpath(guess, path[k]) ? path[k] : NULL;
+}
+
+const char *dtt_helper_script(const char *name)
+{
+	char rel[PATH_MAX];
+	snprintf(rel, sizeof(rel), "tests/helpers/%s", name);
+	return dtt_repo_file(rel);
 }
 
 /* dir, made from template the first time, and removed at exit */

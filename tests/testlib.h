@@ -21,6 +21,8 @@ const char *dtt_helper(const char *name);
  * or beside the build directory): dtt_helper_script("board_mcp.py");
  * NULL when not found. */
 const char *dtt_helper_script(const char *name);
+/* The same for any file of the repository: dtt_repo_file("preload/calls.def"). */
+const char *dtt_repo_file(const char *rel);
 /* A fresh directory under /tmp, removed by dtt_cleanup(), or at exit when a
  * test skips or ends before its fini (cr_skip_test exits the process). */
 const char *dtt_tmpdir(void);

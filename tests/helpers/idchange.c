@@ -10,7 +10,7 @@
  *   seteuid      seteuid(65534)
  *   back         seteuid(0), setegid(0)
  *   prctl        prctl(PR_SET_NAME, "renamed")
- *   setname      pthread_setname_np(self, "named-np")
+ *   pthread_setname_np  pthread_setname_np(self, "named-np")
  *   raw          syscall(SYS_setresuid, -1, 65533, -1): this thread only
  *   libc         back to root
  *   setresuid    setresuid(-1, 65531, -1)
@@ -23,6 +23,12 @@
  *   thread-2     the same thread after the main one's seteuid(65532)
  *   child        a fork child (its parent: this process)
  *   setuid       the child after setuid(65526), which root cannot undo
+ *   ns, unshare  a child before and after unshare(CLONE_NEWUSER): unmapped
+ *                there, its ids read as the overflow id
+ *   ns-join, setns  another child before and after setns() into that
+ *                namespace
+ * Where no user namespace can be made the last four are left out.
+ * A step named as a call of preload/selfids.def follows that call.
  * Exits 0 when every step itself succeeded.
  */
 // build-flags: -lpthread
@@ -30,6 +36,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,13 +114,72 @@ static int steps(void)
 	refuse("prctl");
 	if (pthread_setname_np(pthread_self(), "named-np") != 0)
 		return 1;
-	refuse("setname");
+	refuse("pthread_setname_np");
 	if (syscall(SYS_setresuid, -1, 65533, -1) != 0)
 		return 1;
 	refuse("raw");
 	if (syscall(SYS_setresuid, -1, 0, -1) != 0)
 		return 1;
 	return libc_steps();
+}
+
+static int wait_for(pid_t pid)
+{
+	int st;
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+/* The child that makes the user namespace: says 'u' on ready once it is in
+ * it (anything else: none could be made), then waits for done to close. */
+static void make_user_ns(int ready, int done)
+{
+	char c;
+	refuse("ns");
+	if (unshare(CLONE_NEWUSER) != 0) {
+		(void)!write(ready, "x", 1);
+		_exit(0);
+	}
+	refuse("unshare");
+	(void)!write(ready, "u", 1);
+	(void)!read(done, &c, 1);
+	_exit(0);
+}
+
+static void join_user_ns(pid_t owner)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)owner);
+	int fd = open(path, O_RDONLY);
+	refuse("ns-join");
+	if (fd < 0 || setns(fd, CLONE_NEWUSER) != 0)
+		_exit(1);
+	refuse("setns");
+	_exit(0);
+}
+
+static int user_ns_steps(void)
+{
+	int ready[2], done[2];
+	char c = 0;
+	if (pipe(ready) != 0 || pipe(done) != 0)
+		return 1;
+	pid_t owner = fork();
+	if (owner == 0) {
+		close(ready[0]);
+		close(done[1]);
+		make_user_ns(ready[1], done[0]);
+	}
+	close(ready[1]);
+	close(done[0]);
+	int failed = read(ready[0], &c, 1) != 1;
+	if (c == 'u') {
+		pid_t joiner = fork();
+		if (joiner == 0)
+			join_user_ns(owner);
+		failed |= wait_for(joiner);
+	}
+	close(done[1]);
+	return failed | wait_for(owner);
 }
 
 int main(int argc, char **argv)
@@ -143,6 +209,7 @@ int main(int argc, char **argv)
 		refuse("setuid");
 		_exit(0);
 	}
-	int st;
-	return waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+	if (wait_for(child) != 0)
+		return 1;
+	return user_ns_steps();
 }
