@@ -73,7 +73,7 @@ CLI_STATIC_LIBS := -Wl,-Bstatic -lseccomp -Wl,-Bdynamic -ldl -Wl,--as-needed -lm
 endif
 
 PROBE_SRC := $(wildcard preload/*.c)
-PROBE_HDR := $(wildcard preload/*.h) preload/calls.def
+PROBE_HDR := $(wildcard preload/*.h preload/*.def)
 CLI_SRC := $(wildcard tracer/*.c tracer/*/*.c) preload/ring.c preload/pathnorm.c preload/secrets.c
 CLI_HDR := $(wildcard tracer/*/*.h tracer/*/*.def) preload/ring.h preload/ring_format.h
 HELPER_SRC := $(wildcard tests/helpers/*.c)

@@ -24,7 +24,6 @@
 
 #include "probe_state.h"
 
-#define DT_EXPORT __attribute__((visibility("default")))
 #define DT_AT(fd) .has_dirfd = 1, .dirfd = (fd)
 #define DT_AT2(fd) .has_dirfd2 = 1, .dirfd2 = (fd)
 #define DT_P(p) .path = (p)
@@ -77,18 +76,6 @@ DT_HIDDEN DT_COLD void *dt_resolve_real(void **slot, const char *name)
 		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
 	return p;
 }
-
-/* Declares dt_fn_, the real function, or returns fail with ENOSYS. One
- * load and a compare once resolved. */
-#define DT_GET_REAL(fn, fail)                                                                      \
-	__typeof__(real_##fn) dt_fn_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);              \
-	if (__builtin_expect(!dt_fn_, 0)) {                                                        \
-		dt_fn_ = (__typeof__(dt_fn_))dt_resolve_real((void **)&real_##fn, #fn);            \
-		if (!dt_fn_) {                                                                     \
-			errno = ENOSYS;                                                            \
-			return fail;                                                               \
-		}                                                                                  \
-	}
 
 /* Which dt_watch bits make a successful call of this kind take the slow
  * path: --all for everyone, the pending reopen only for openers, the

@@ -50,6 +50,22 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 /* The real function name, looked up once and stored in *slot (probe.c). */
 DT_HIDDEN void *dt_resolve_real(void **slot, const char *name);
 
+/* An interposed entry point; every other symbol stays hidden. */
+#define DT_EXPORT __attribute__((visibility("default")))
+
+/* In a wrapper of fn, its real function kept in real_##fn: declares dt_fn_,
+ * the real function, or returns fail with ENOSYS. One load and a compare
+ * once resolved; why at the first call, not at load: probe.c. */
+#define DT_GET_REAL(fn, fail)                                                                      \
+	__typeof__(real_##fn) dt_fn_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);              \
+	if (__builtin_expect(!dt_fn_, 0)) {                                                        \
+		dt_fn_ = (__typeof__(dt_fn_))dt_resolve_real((void **)&real_##fn, #fn);            \
+		if (!dt_fn_) {                                                                     \
+			errno = ENOSYS;                                                            \
+			return fail;                                                               \
+		}                                                                                  \
+	}
+
 /* Set once this process image installed a seccomp filter of its own: from
  * then on the probe records nothing, it only counts (seccomp_watch.c). */
 DT_HIDDEN extern int dt_seccomp_filtered;

@@ -49,8 +49,6 @@ DT_HIDDEN void dt_seccomp_leave(void)
 #ifdef DT_RAW_SYSCALL
 #undef syscall /* the name exported below, not the probe's own calls */
 
-#define DT_EXPORT __attribute__((visibility("default")))
-
 static long (*real_syscall)(long, ...);
 static int (*real_prctl)(int, ...);
 
@@ -98,12 +96,8 @@ DT_EXPORT long syscall(long n, ...)
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
 	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
-	long (*fn)(long, ...) = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
-	if (__builtin_expect(!fn, 0) &&
-	    !(fn = (long (*)(long, ...))dt_resolve_real((void **)&real_syscall, "syscall"))) {
-		errno = ENOSYS;
-		return -1;
-	}
+	DT_GET_REAL(syscall, -1)
+	long (*fn)(long, ...) = dt_fn_;
 	/* the kernel reads the operation as an unsigned int (and prctl's
 	 * option as an int): the upper half of the register does not count */
 	if (__builtin_expect(n == SYS_seccomp, 0) &&
@@ -128,12 +122,8 @@ DT_EXPORT int prctl(int option, ...)
 	unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long);
 	unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
 	va_end(ap);
-	int (*fn)(int, ...) = __atomic_load_n(&real_prctl, __ATOMIC_RELAXED);
-	if (__builtin_expect(!fn, 0) &&
-	    !(fn = (int (*)(int, ...))dt_resolve_real((void **)&real_prctl, "prctl"))) {
-		errno = ENOSYS;
-		return -1;
-	}
+	DT_GET_REAL(prctl, -1)
+	int (*fn)(int, ...) = dt_fn_;
 	if (__builtin_expect(option == PR_SET_SECCOMP, 0) && dt_installs_filter((long)a)) {
 		int was = dt_quiesce();
 		int r = fn(option, a, b, c, d);

@@ -49,16 +49,28 @@ DT_HIDDEN void dt_selfids_uncachable(void)
 	atomic_store(&dt_selfids_gen, DT_SELFIDS_NEVER);
 }
 
+/* long, as the system call reads them: a wrapper's int widens unchanged */
+static void dt_selfids_after_unshare(long flags)
+{
+	if (flags & CLONE_NEWUSER)
+		dt_selfids_uncachable();
+}
+
+/* type 0 joins whatever namespace fd is, a user namespace among them */
+static void dt_selfids_after_setns(long type)
+{
+	if (!type || (type & CLONE_NEWUSER))
+		dt_selfids_uncachable();
+}
+
 DT_HIDDEN void dt_selfids_after_syscall(long n, long a, long b)
 {
 	switch (n) {
 	case SYS_unshare:
-		if (a & CLONE_NEWUSER)
-			dt_selfids_uncachable();
+		dt_selfids_after_unshare(a);
 		return;
 	case SYS_setns:
-		if (!b || (b & CLONE_NEWUSER))
-			dt_selfids_uncachable();
+		dt_selfids_after_setns(b);
 		return;
 	case SYS_setuid:
 	case SYS_setgid:
@@ -114,38 +126,18 @@ DT_HIDDEN void dt_selfids_put(struct dt_buf *b, int tid, int fresh)
 		dt_put_str(b, DT_T_COMM, s->comm);
 }
 
-/* The calls that change ids or names, wrapped to say so after they
- * return (glibc's change every thread before they do). Each returns
- * exactly what libc returned, errno untouched. */
-#define DT_EXPORT __attribute__((visibility("default")))
-#define DT_ID_SETTER(fn, params, args, after)                                                      \
-	static int(*real_##fn) params;                                                             \
-	DT_EXPORT int fn params                                                                    \
+/* The wrappers of selfids.def: real functions resolved at first call. */
+#define DT_SELFID(fn, type, params, args, after) static type(*real_##fn) params;
+#include "selfids.def"
+#undef DT_SELFID
+
+#define DT_SELFID(fn, type, params, args, after)                                                   \
+	DT_EXPORT type fn params                                                                   \
 	{                                                                                          \
-		int(*f) params = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);                    \
-		if (__builtin_expect(!f, 0) &&                                                     \
-		    !(f = (int(*) params)dt_resolve_real((void **)&real_##fn, #fn))) {             \
-			errno = ENOSYS;                                                            \
-			return -1;                                                                 \
-		}                                                                                  \
-		int dt_r_ = f args;                                                                \
+		DT_GET_REAL(fn, -1)                                                                \
+		type dt_r_ = dt_fn_ args;                                                          \
 		after;                                                                             \
 		return dt_r_;                                                                      \
 	}
-
-DT_ID_SETTER(setuid, (uid_t u), (u), dt_selfids_changed())
-DT_ID_SETTER(seteuid, (uid_t u), (u), dt_selfids_changed())
-DT_ID_SETTER(setreuid, (uid_t r, uid_t e), (r, e), dt_selfids_changed())
-DT_ID_SETTER(setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s), dt_selfids_changed())
-DT_ID_SETTER(setgid, (gid_t g), (g), dt_selfids_changed())
-DT_ID_SETTER(setegid, (gid_t g), (g), dt_selfids_changed())
-DT_ID_SETTER(setregid, (gid_t r, gid_t e), (r, e), dt_selfids_changed())
-DT_ID_SETTER(setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s), dt_selfids_changed())
-DT_ID_SETTER(setgroups, (size_t n, const gid_t *g), (n, g), dt_selfids_changed())
-/* calls libc's own setgroups, which no wrapper sees */
-DT_ID_SETTER(initgroups, (const char *user, gid_t g), (user, g), dt_selfids_changed())
-/* another thread's name is written to its /proc file from inside libc */
-DT_ID_SETTER(pthread_setname_np, (pthread_t t, const char *name), (t, name), dt_selfids_changed())
-DT_ID_SETTER(unshare, (int flags), (flags), if (flags & CLONE_NEWUSER) dt_selfids_uncachable())
-DT_ID_SETTER(setns, (int fd, int type), (fd, type),
-             if (!type || (type & CLONE_NEWUSER)) dt_selfids_uncachable())
+#include "selfids.def"
+#undef DT_SELFID

@@ -6,15 +6,18 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dtt_tmp[PATH_MAX];
+static char dtt_tmp[PATH_MAX], dtt_codex_tmp[PATH_MAX];
 
 const char *dtt_build(void)
 {
@@ -36,25 +39,32 @@ const char *dtt_helper(const char *name)
 	return path[k];
 }
 
-const char *dtt_helper_script(const char *name)
+const char *dtt_repo_file(const char *rel)
 {
 	static __thread char path[8][PATH_MAX];
 	static __thread int k;
 	char guess[PATH_MAX + 64];
 	k = (k + 1) % 8;
-	snprintf(guess, sizeof(guess), "tests/helpers/%s", name);
-	if (realpath(guess, path[k]))
+	if (realpath(rel, path[k]))
 		return path[k];
-	snprintf(guess, sizeof(guess), "%s/../tests/helpers/%s", dtt_build(), name);
+	snprintf(guess, sizeof(guess), "%s/../%s", dtt_build(), rel);
 	return realpath(guess, path[k]) ? path[k] : NULL;
 }
 
-const char *dtt_tmpdir(void)
+const char *dtt_helper_script(const char *name)
+{
+	char rel[PATH_MAX];
+	snprintf(rel, sizeof(rel), "tests/helpers/%s", name);
+	return dtt_repo_file(rel);
+}
+
+/* dir, made from template the first time, and removed at exit */
+static const char *dtt_fresh_dir(char *dir, size_t cap, const char *template)
 {
 	static pid_t registered;
-	if (!dtt_tmp[0]) {
-		snprintf(dtt_tmp, sizeof(dtt_tmp), "/tmp/dtt.XXXXXX");
-		if (!mkdtemp(dtt_tmp))
+	if (!dir[0]) {
+		snprintf(dir, cap, "%s", template);
+		if (!mkdtemp(dir))
 			abort();
 		/* cr_skip_test() calls exit() without running the suite's fini */
 		if (registered != getpid()) {
@@ -62,19 +72,34 @@ const char *dtt_tmpdir(void)
 			atexit(dtt_cleanup);
 		}
 	}
-	return dtt_tmp;
+	return dir;
+}
+
+const char *dtt_tmpdir(void)
+{
+	return dtt_fresh_dir(dtt_tmp, sizeof(dtt_tmp), "/tmp/dtt.XXXXXX");
+}
+
+const char *dtt_codex_tmpdir(void)
+{
+	return dtt_fresh_dir(dtt_codex_tmp, sizeof(dtt_codex_tmp), "/var/tmp/dtt-codex.XXXXXX");
+}
+
+static void dtt_remove(char *dir)
+{
+	if (!dir[0])
+		return;
+	char cmd[2 * PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "testlib: could not remove %s\n", dir);
+	dir[0] = 0;
 }
 
 void dtt_cleanup(void)
 {
-	if (!dtt_tmp[0])
-		return;
-	char cmd[PATH_MAX + 32];
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dtt_tmp,
-	         dtt_tmp);
-	if (system(cmd) != 0)
-		fprintf(stderr, "testlib: could not remove %s\n", dtt_tmp);
-	dtt_tmp[0] = 0;
+	dtt_remove(dtt_tmp);
+	dtt_remove(dtt_codex_tmp);
 }
 
 static int dtt_spawn(char *out, size_t cap, const char *const *argv, const char *const *env)
@@ -258,6 +283,82 @@ const char *dtt_codex(char *why, size_t cap)
 	snprintf(why, cap, "no Codex CLI (%s): %s", status,
 	         !strncmp(line, "none ", 5) ? line + 5 : line);
 	return NULL;
+}
+
+/* The port the stub prints, up to its newline: the digits alone may be
+ * only part of it. 0 when it printed none within 10 s. */
+static int dtt_stub_port(int fd)
+{
+	char buf[32] = "";
+	size_t n = 0;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 10000) > 0) {
+		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		buf[n] = 0;
+	}
+	return memchr(buf, '\n', n) ? atoi(buf) : 0;
+}
+
+static void dtt_stub_exec(const char *stub, int out, const char *marker, const char *log,
+                          const char *errlog, pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* the test dies, so does the stub */
+	if (getppid() != parent)
+		_exit(1);
+	dup2(out, 1);
+	int null = open("/dev/null", O_RDONLY);
+	if (null >= 0)
+		dup2(null, 0);
+	int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (err >= 0)
+		dup2(err, 2);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	execl("/usr/bin/python3", "python3", stub, marker, log, (char *)NULL);
+	_exit(127);
+}
+
+void dtt_stub_start(struct dtt_stub *s, const char *marker, const char *log)
+{
+	const char *stub = dtt_helper_script("responses_stub.py");
+	cr_assert_not_null(stub, "tests/helpers/responses_stub.py not found");
+	char errlog[PATH_MAX + 16];
+	snprintf(errlog, sizeof(errlog), "%s.err", log);
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		dtt_stub_exec(stub, p[1], marker, log, errlog, parent);
+	s->pid = pid;
+	close(p[1]);
+	s->port = dtt_stub_port(p[0]);
+	close(p[0]);
+	cr_assert_gt(s->port, 0, "the stub model server did not start (see %s)", errlog);
+}
+
+void dtt_stub_stop(struct dtt_stub *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		s->pid = 0;
+	}
+}
+
+void dtt_stub_provider(const struct dtt_stub *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap,
+	         "model_providers.dtstub={ name = \"dtstub\", base_url = "
+	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
+	         "request_max_retries = 0, stream_max_retries = 0 }",
+	         s->port);
 }
 
 int dtt_have_bwrap(void)

@@ -5,6 +5,7 @@
 #define DENYTRACE_TESTLIB_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "jsonread.h"
 #include "records.h"
@@ -20,9 +21,14 @@ const char *dtt_helper(const char *name);
  * or beside the build directory): dtt_helper_script("board_mcp.py");
  * NULL when not found. */
 const char *dtt_helper_script(const char *name);
+/* The same for any file of the repository: dtt_repo_file("preload/calls.def"). */
+const char *dtt_repo_file(const char *rel);
 /* A fresh directory under /tmp, removed by dtt_cleanup(), or at exit when a
  * test skips or ends before its fini (cr_skip_test exits the process). */
 const char *dtt_tmpdir(void);
+/* The same under /var/tmp, for a Codex suite: Codex refuses a CODEX_HOME
+ * under /tmp, and its workspace-write mode makes /tmp writable anyway. */
+const char *dtt_codex_tmpdir(void);
 void dtt_cleanup(void);
 
 struct dtt_run {
@@ -92,6 +98,28 @@ void dtt_ring_close(struct dtt_ring *w);
  * binary if there is one. NULL, with the one reason every Codex test skips
  * for in why, when there is none. Never installs anything itself. */
 const char *dtt_codex(char *why, size_t cap);
+
+/* The stand-in Responses API `codex exec` talks to instead of a model
+ * (tests/helpers/responses_stub.py): on 127.0.0.1, it holds its reply
+ * until a marker file exists, then answers DTT_STUB_REPLY and completes
+ * the turn; it notes each request in a log. */
+#define DTT_STUB_REPLY "dt-stub-model-reply"
+/* With dtt_stub_provider's -c, the -c that makes Codex use it. */
+#define DTT_STUB_MODEL "model_provider=\"dtstub\""
+struct dtt_stub {
+	pid_t pid; /* 0: not running */
+	int port;
+};
+/* Starts it as this process's child (killed when the test dies), its
+ * stderr in LOG.err, and returns once it listens; fails the test when it
+ * prints no port within 10 s. */
+void dtt_stub_start(struct dtt_stub *s, const char *marker, const char *log);
+/* Kills and reaps it, if it runs. */
+void dtt_stub_stop(struct dtt_stub *s);
+/* Into buf: the -c value that defines the model provider "dtstub" at the
+ * stub, without retries (a broken stub fails in a second, not after
+ * Codex's five reconnects with back-off). */
+void dtt_stub_provider(const struct dtt_stub *s, char *buf, size_t cap);
 
 /* Writes DIR/codex, a stand-in Codex that answers --version as the real
  * one does ("codex-cli VERSION") and otherwise exits 0, and returns its

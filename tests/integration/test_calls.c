@@ -525,13 +525,10 @@ ParameterizedTest(size_t *i, calls_bwrap, each_entry_point_is_recorded_field_by_
  * case here fails. */
 Test(calls_bwrap, every_entry_point_in_calls_def_has_a_case)
 {
-	char path[PATH_MAX + 64];
-	FILE *f = fopen("preload/calls.def", "r");
-	if (!f) {
-		snprintf(path, sizeof(path), "%s/../preload/calls.def", dtt_build());
-		f = fopen(path, "r");
-	}
-	cr_assert_not_null(f, "cannot find preload/calls.def");
+	const char *path = dtt_repo_file("preload/calls.def");
+	cr_assert_not_null(path, "cannot find preload/calls.def");
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
 	char line[1024];
 	int entries = 0;
 	while (fgets(line, sizeof(line), f)) {

@@ -36,14 +36,8 @@ static char worker_py[PATH_MAX];
 static void setup(void)
 {
 	snprintf(base, sizeof(base), "%s", dtt_tmpdir());
-	/* tests/helpers/hermes_worker.py, from the repository root or next
-	 * to the build directory */
-	if (!realpath("tests/helpers/hermes_worker.py", worker_py)) {
-		char guess[PATH_MAX + 64];
-		snprintf(guess, sizeof(guess), "%s/../tests/helpers/hermes_worker.py", dtt_build());
-		if (!realpath(guess, worker_py))
-			worker_py[0] = 0;
-	}
+	const char *py = dtt_helper_script("hermes_worker.py");
+	snprintf(worker_py, sizeof(worker_py), "%s", py ? py : "");
 }
 
 /* Paths given an inode flag (chattr +i, +a): cleared before the test's

@@ -39,7 +39,7 @@
 #define PYTHON "/usr/bin/python3"
 
 static char codex[PATH_MAX]; /* the codex binary */
-static char top[PATH_MAX];   /* /var/tmp/denytrace-codex-test.XXXXXX, this test's */
+static char top[PATH_MAX];   /* dtt_codex_tmpdir(), this test's */
 static char dir_a[PATH_MAX + 8], dir_b[PATH_MAX + 8], dir_w[PATH_MAX + 8];
 static char home[PATH_MAX + 8], codex_home[PATH_MAX + 16];
 static char env_home[PATH_MAX + 16], env_codex_home[PATH_MAX + 32];
@@ -54,27 +54,13 @@ static void find_codex(void)
 	snprintf(codex, sizeof(codex), "%s", bin);
 }
 
-/* The fini is skipped when a test skips or times out. */
-static void remove_top(void)
-{
-	if (top[0]) {
-		const char *argv[] = {"rm", "-rf", top, NULL};
-		dtt_system(NULL, 0, argv, NULL);
-		top[0] = 0;
-	}
-}
-
 static void setup(void)
 {
 	if (!getcwd(old_cwd, sizeof(old_cwd)))
 		old_cwd[0] = 0;
 	dtt_build(); /* resolved against the repository root, before any chdir */
 	find_codex();
-	/* Not under /tmp, wherever the checkout is: Codex refuses a CODEX_HOME
-	 * there, and /tmp is writable in workspace-write mode anyway. */
-	snprintf(top, sizeof(top), "/var/tmp/denytrace-codex-test.XXXXXX");
-	cr_assert_not_null(mkdtemp(top), "mkdtemp %s", top);
-	atexit(remove_top);
+	snprintf(top, sizeof(top), "%s", dtt_codex_tmpdir());
 	snprintf(dir_a, sizeof(dir_a), "%s/A", top);
 	snprintf(dir_b, sizeof(dir_b), "%s/B", top);
 	snprintf(dir_w, sizeof(dir_w), "%s/W", top);
@@ -97,7 +83,6 @@ static void teardown(void)
 {
 	if (old_cwd[0] && chdir(old_cwd) != 0)
 		fprintf(stderr, "test_codex: cannot return to %s\n", old_cwd);
-	remove_top();
 	dtt_cleanup();
 }
 
@@ -796,7 +781,8 @@ Test(codex_cli, a_config_too_big_for_a_record_is_recorded_truncated)
  * whatever the sandbox), writes "PID ERRNO" to a marker file, then answers
  * initialize and tools/list over stdio until Codex closes its stdin.
  *
- * What the stub answers, and why (checked with Codex 0.169.0):
+ * What the stub (tests/helpers/responses_stub.py, started by testlib's
+ * dtt_stub_start) answers, and why (checked with Codex 0.169.0):
  *  - only `wire_api = "responses"` is accepted ("chat" is a config error),
  *    and Codex POSTs BASE_URL/responses with `stream: true`;
  *  - it holds its reply until the MCP server's marker exists (bounded):
@@ -811,53 +797,8 @@ Test(codex_cli, a_config_too_big_for_a_record_is_recorded_truncated)
  *    in a second instead of Codex's five reconnects with back-off (~25 s). */
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
 
 #define MCP_NAME "dtprobe"
-#define STUB_REPLY "dt-stub-model-reply"
-
-/* argv: MARKER LOG. Prints its port once it listens. */
-static const char stub_py[] =
-    "import http.server, json, os, sys, threading, time\n"
-    "marker, log = sys.argv[1], sys.argv[2]\n"
-    "threading.Timer(120, os._exit, (3,)).start()  # never outlive a lost test\n"
-    "class H(http.server.BaseHTTPRequestHandler):\n"
-    "    protocol_version = 'HTTP/1.1'\n"
-    "    def log_message(self, *a): pass\n"
-    "    def note(self, text):\n"
-    "        with open(log, 'a') as f: f.write(text + '\\n')\n"
-    "    def do_GET(self):\n"
-    "        self.note('GET ' + self.path); self.send_error(404)\n"
-    "    def do_POST(self):\n"
-    "        body = self.rfile.read(int(self.headers.get('Content-Length') or 0))\n"
-    "        if not self.path.endswith('/responses'):\n"
-    "            self.note('POST ' + self.path); self.send_error(404); return\n"
-    "        t0 = time.monotonic()\n"
-    "        while not os.path.exists(marker) and time.monotonic() - t0 < 10:\n"
-    "            time.sleep(0.02)\n"
-    "        self.note('responses listed=%d waited=%.2f marker=%d' % (\n"
-    "            b'mcp__" MCP_NAME "' in body, time.monotonic() - t0, os.path.exists(marker)))\n"
-    "        ev = [{'type': 'response.created', 'response': {'id': 'resp_dt'}},\n"
-    "              {'type': 'response.output_item.done', 'output_index': 0,\n"
-    "               'item': {'type': 'message', 'role': 'assistant', 'id': 'msg_dt',\n"
-    "                        'content': [{'type': 'output_text', 'text': '" STUB_REPLY "'}]}},\n"
-    "              {'type': 'response.completed', 'response': {'id': 'resp_dt', 'usage': {\n"
-    "                  'input_tokens': 1, 'output_tokens': 1, 'total_tokens': 2}}}]\n"
-    "        out = ''.join('event: %s\\ndata: %s\\n\\n' % (e['type'], json.dumps(e))\n"
-    "                      for e in ev).encode()\n"
-    "        self.send_response(200)\n"
-    "        self.send_header('Content-Type', 'text/event-stream')\n"
-    "        self.send_header('Content-Length', str(len(out)))\n"
-    "        self.end_headers()\n"
-    "        self.wfile.write(out)\n"
-    "s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)\n"
-    "print(s.server_address[1], flush=True)\n"
-    "s.serve_forever()\n";
 
 /* argv: DIR LINK MARKER */
 static const char mcp_py[] =
@@ -896,8 +837,7 @@ static const char mcp_py[] =
     "    else:\n"
     "        reply(m['id'], error={'code': -32601, 'message': 'no such method'})\n";
 
-static pid_t stub_pid;
-static int stub_port;
+static struct dtt_stub stub;
 static char mcp_src[PATH_MAX + 16], mcp_dst[PATH_MAX + 16], mcp_marker[PATH_MAX + 16];
 static char mcp_script[PATH_MAX + 16], stub_log[PATH_MAX + 16];
 
@@ -907,55 +847,6 @@ static void write_file(const char *path, const char *text)
 	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
 	fputs(text, f);
 	cr_assert_eq(fclose(f), 0);
-}
-
-/* Starts the stub model server and returns once it listens (it prints its
- * port after binding), within 10 s. */
-static void start_stub(void)
-{
-	int p[2];
-	cr_assert_eq(pipe(p), 0);
-	pid_t parent = getpid();
-	stub_pid = fork();
-	cr_assert_geq(stub_pid, 0);
-	if (stub_pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the test dies, so does the stub */
-		if (getppid() != parent)
-			_exit(1);
-		int log = open(stub_log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		dup2(p[1], 1);
-		if (log >= 0)
-			dup2(log, 2);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		execl(PYTHON, PYTHON, "-c", stub_py, mcp_marker, stub_log, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	char buf[32] = "";
-	size_t n = 0;
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n)) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left =
-		    10000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
-		struct pollfd pfd = {.fd = p[0], .events = POLLIN};
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
-			break;
-		ssize_t k = read(p[0], buf + n, sizeof(buf) - 1 - n);
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-		buf[n] = 0;
-	}
-	close(p[0]);
-	stub_port = atoi(buf);
-	cr_assert_gt(stub_port, 0, "the stub model server did not start (printed '%s'; see %s)",
-	             buf, stub_log);
 }
 
 static void mcp_setup(void)
@@ -975,17 +866,12 @@ static void mcp_setup(void)
 	         "args = [\"%s\", \"%s\", \"%s\", \"%s\"]\n",
 	         PYTHON, mcp_script, mcp_src, mcp_dst, mcp_marker);
 	write_config(config);
-	start_stub();
+	dtt_stub_start(&stub, mcp_marker, stub_log);
 }
 
 static void mcp_teardown(void)
 {
-	if (stub_pid > 0) {
-		kill(stub_pid, SIGKILL);
-		while (waitpid(stub_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		stub_pid = 0;
-	}
+	dtt_stub_stop(&stub);
 	teardown();
 }
 
@@ -1001,11 +887,7 @@ static void run_exec(struct dtt_run *r, int no_mcp)
 	snprintf(r->ring, sizeof(r->ring), "%s/codex.ring", dtt_tmpdir());
 	char dt[PATH_MAX + 16], provider[256];
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
-	snprintf(provider, sizeof(provider),
-	         "model_providers.dtstub={ name = \"dtstub\", base_url = "
-	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
-	         "request_max_retries = 0, stream_max_retries = 0 }",
-	         stub_port);
+	dtt_stub_provider(&stub, provider, sizeof(provider));
 	const char *argv[32];
 	size_t n = 0;
 	argv[n++] = "sh";
@@ -1026,7 +908,7 @@ static void run_exec(struct dtt_run *r, int no_mcp)
 	argv[n++] = "-c";
 	argv[n++] = provider;
 	argv[n++] = "-c";
-	argv[n++] = "model_provider=\"dtstub\"";
+	argv[n++] = DTT_STUB_MODEL;
 	argv[n++] = "say hi";
 	argv[n] = NULL;
 	const char *env[] = {env_home, env_codex_home, NULL};
@@ -1078,7 +960,8 @@ Test(codex_mcp, the_probe_records_a_refusal_inside_the_mcp_server_codex_starts)
 	run_exec(&run, 0);
 	cr_expect_eq(run.status, 0, "codex exec failed: %s", run.out);
 	cr_expect(strstr(run.out, "probe carried into 1 MCP server"), "%s", run.out);
-	cr_expect(strstr(run.out, STUB_REPLY), "Codex did not print the stub's reply: %s", run.out);
+	cr_expect(strstr(run.out, DTT_STUB_REPLY), "Codex did not print the stub's reply: %s",
+	          run.out);
 	long pid = mcp_server_ran(&run);
 
 	/* the refused link, recorded by the probe in the server's process */
@@ -1121,7 +1004,8 @@ Test(codex_mcp, without_the_overrides_the_mcp_server_runs_unprobed)
 	struct dtt_run run;
 	run_exec(&run, 1);
 	cr_expect_eq(run.status, 0, "codex exec failed: %s", run.out);
-	cr_expect(strstr(run.out, STUB_REPLY), "Codex did not print the stub's reply: %s", run.out);
+	cr_expect(strstr(run.out, DTT_STUB_REPLY), "Codex did not print the stub's reply: %s",
+	          run.out);
 	long pid = mcp_server_ran(&run);
 	cr_expect_null(record_of(&run, DT_REC_PROCESS, pid), "a process record from pid %ld", pid);
 	cr_expect_null(record_of(&run, DT_REC_DENIAL, pid), "a denial from pid %ld", pid);

@@ -23,17 +23,11 @@
  * Skipped (with the reason) where `make codex` could not install Codex.
  */
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -41,74 +35,11 @@
 #define PYTHON "/usr/bin/python3"
 
 static char codex[PATH_MAX];
-static char top[PATH_MAX]; /* not under /tmp: Codex refuses a CODEX_HOME there */
+static char top[PATH_MAX]; /* dtt_codex_tmpdir() */
 static char home[PATH_MAX + 16], codex_home[PATH_MAX + 16], hermes_home[PATH_MAX + 16];
 static char board[PATH_MAX + 32], work[PATH_MAX + 16], marker[PATH_MAX + 16];
 static char stub_log[PATH_MAX + 16], ring[PATH_MAX + 16], json[PATH_MAX + 16];
-static pid_t stub_pid;
-static int stub_port;
-
-static void remove_top(void)
-{
-	if (top[0]) {
-		const char *argv[] = {"rm", "-rf", top, NULL};
-		dtt_system(NULL, 0, argv, NULL);
-		top[0] = 0;
-	}
-}
-
-/* The port the stub prints, up to its newline: the digits alone may be
- * only part of it. 0 when it printed none within 10 s. */
-static int read_port(int fd)
-{
-	char buf[32] = "";
-	size_t n = 0;
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-
-	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) && poll(&pfd, 1, 10000) > 0) {
-		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-		buf[n] = 0;
-	}
-	return memchr(buf, '\n', n) ? atoi(buf) : 0;
-}
-
-/* Starts the stub and returns once it listens (it prints its port). Its
- * stderr goes to STUB_LOG.err, for a failure's message. */
-static void start_stub(void)
-{
-	int p[2];
-	cr_assert_eq(pipe(p), 0);
-	pid_t parent = getpid();
-	const char *stub = dtt_helper_script("responses_stub.py");
-	cr_assert_not_null(stub, "tests/helpers/responses_stub.py not found");
-	char errlog[PATH_MAX + 16];
-	snprintf(errlog, sizeof(errlog), "%s.err", stub_log);
-	stub_pid = fork();
-	cr_assert_geq(stub_pid, 0);
-	if (stub_pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the test dies, so does the stub */
-		if (getppid() != parent)
-			_exit(1);
-		dup2(p[1], 1);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (err >= 0)
-			dup2(err, 2);
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		execl(PYTHON, PYTHON, stub, marker, stub_log, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	stub_port = read_port(p[0]);
-	close(p[0]);
-	cr_assert_gt(stub_port, 0, "the stub model server did not start (see %s)", errlog);
-}
+static struct dtt_stub stub;
 
 static void setup(void)
 {
@@ -118,9 +49,7 @@ static void setup(void)
 	if (!bin)
 		cr_skip_test("%s", why);
 	snprintf(codex, sizeof(codex), "%s", bin);
-	snprintf(top, sizeof(top), "/var/tmp/denytrace-handoff-test.XXXXXX");
-	cr_assert_not_null(mkdtemp(top));
-	atexit(remove_top);
+	snprintf(top, sizeof(top), "%s", dtt_codex_tmpdir());
 	snprintf(home, sizeof(home), "%s/home", top);
 	snprintf(codex_home, sizeof(codex_home), "%s/codex-home", top);
 	snprintf(hermes_home, sizeof(hermes_home), "%s/hermes-home", top);
@@ -135,18 +64,12 @@ static void setup(void)
 	snprintf(stub_log, sizeof(stub_log), "%s/stub.log", top);
 	snprintf(ring, sizeof(ring), "%s/h.ring", top);
 	snprintf(json, sizeof(json), "%s/report.json", top);
-	start_stub();
+	dtt_stub_start(&stub, marker, stub_log);
 }
 
 static void teardown(void)
 {
-	if (stub_pid > 0) {
-		kill(stub_pid, SIGKILL);
-		while (waitpid(stub_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		stub_pid = 0;
-	}
-	remove_top();
+	dtt_stub_stop(&stub);
 	dtt_cleanup();
 }
 
@@ -219,11 +142,7 @@ static int dt_codex_exec(const char *extra, char *out, size_t cap)
 {
 	char dt[PATH_MAX + 16], provider[256];
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
-	snprintf(provider, sizeof(provider),
-	         "model_providers.dtstub={ name = \"dtstub\", base_url = "
-	         "\"http://127.0.0.1:%d/v1\", wire_api = \"responses\", "
-	         "request_max_retries = 0, stream_max_retries = 0 }",
-	         stub_port);
+	dtt_stub_provider(&stub, provider, sizeof(provider));
 	const char *words[24];
 	size_t n = 0;
 	const char *pre[] = {dt,
@@ -238,7 +157,7 @@ static int dt_codex_exec(const char *extra, char *out, size_t cap)
 	                     "-c",
 	                     provider,
 	                     "-c",
-	                     "model_provider=\"dtstub\""};
+	                     DTT_STUB_MODEL};
 	for (size_t i = 0; i < sizeof(pre) / sizeof(*pre); i++)
 		words[n++] = pre[i];
 	if (extra) {
@@ -345,17 +264,25 @@ Test(codex_handoff, a_board_variable_lost_at_the_mcp_hop_is_named_with_its_fix_a
 	check(py, board, NULL);
 }
 
+/* The launch of a config whose board server takes args_extra, recorded,
+ * then fix --verify on it: its status want_status, and py (check's) true
+ * of its JSON with a3. */
+static void verify_launch(const char *args_extra, int want_status, const char *py, const char *a3)
+{
+	static char out[65536];
+	write_config_args(args_extra, NULL, NULL);
+	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
+	int st = fix_verify(out, sizeof(out));
+	cr_expect_eq(st, want_status, "fix --verify's status: %s; stub: %s", out, stub_notes());
+	check(py, a3, NULL);
+}
+
 /* fix --verify on that run: denytrace re-runs the launch from its launch
  * file with the proposed override added, and the new ring shows the
  * server with the variables, writing the launch's board: every handoff
  * finding fixed, exit 0. */
 Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_the_handoff_fixed)
 {
-	static char out[65536];
-	write_config(NULL, NULL);
-	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
-	int st = fix_verify(out, sizeof(out));
-	cr_expect_eq(st, 0, "fix --verify's status: %s; stub: %s", out, stub_notes());
 	const char *py =
 	    "import json, sys, os\n"
 	    "f = json.load(open(sys.argv[1]))\n"
@@ -370,7 +297,7 @@ Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_th
 	    "    assert v['overrides'] == [lost['override']], v\n"
 	    "    assert v['exit_status'] == 0 and os.path.exists(v['ring']), v\n"
 	    "assert m['db'] == sys.argv[3] and m['env']['HERMES_KANBAN_DB'] == sys.argv[3], m\n";
-	check(py, board, NULL);
+	verify_launch(NULL, 0, py, board);
 }
 
 /* A server whose own command line pins another board: the override
@@ -378,20 +305,15 @@ Test(codex_handoff, fix_verify_reruns_the_launch_with_the_override_and_proves_th
  * own board (that one not fixed): fix --verify exits 1. */
 Test(codex_handoff, fix_verify_says_not_fixed_when_the_rerun_still_writes_another_board)
 {
-	static char out[65536];
 	char pinned[PATH_MAX + 64], args[PATH_MAX + 64];
 	snprintf(pinned, sizeof(pinned), "%s/pinned/kanban.db", top);
 	snprintf(args, sizeof(args), ", \"--db\", \"%s\"", pinned);
-	write_config_args(args, NULL, NULL);
-	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
-	int st = fix_verify(out, sizeof(out));
-	cr_expect_eq(st, 1, "fix --verify's status: %s; stub: %s", out, stub_notes());
 	const char *py = "import json, sys\n"
 	                 "h = {x['kind']: x for x in json.load(open(sys.argv[1]))['handoff']}\n"
 	                 "assert h['environment-lost']['verify']['state'] == 'fixed', h\n"
 	                 "w = h['wrong-board']['verify']\n"
 	                 "assert w['state'] == 'not-fixed' and sys.argv[3] in w['why'], w\n";
-	check(py, pinned, NULL);
+	verify_launch(args, 1, py, pinned);
 }
 
 /* The server's own env table sets HERMES_KANBAN_DB to a stale board: the

@@ -28,8 +28,7 @@
 #include "testlib.h"
 
 static char codex[PATH_MAX];
-static char
-    base[PATH_MAX]; /* /var/tmp/denytrace-shapes.XXXXXX: CODEX_HOME must not be under /tmp */
+static char base[PATH_MAX]; /* dtt_codex_tmpdir() */
 
 static void setup(void)
 {
@@ -38,16 +37,12 @@ static void setup(void)
 	if (!bin)
 		cr_skip_test("%s", why);
 	snprintf(codex, sizeof(codex), "%s", bin);
-	snprintf(base, sizeof(base), "/var/tmp/denytrace-shapes.XXXXXX");
-	cr_assert_not_null(mkdtemp(base), "mkdtemp %s", base);
+	snprintf(base, sizeof(base), "%s", dtt_codex_tmpdir());
 }
 
 static void teardown(void)
 {
-	if (base[0]) {
-		const char *argv[] = {"rm", "-rf", base, NULL};
-		dtt_system(NULL, 0, argv, NULL);
-	}
+	dtt_cleanup();
 }
 
 TestSuite(codex_shapes, .init = setup, .fini = teardown, .timeout = 300);

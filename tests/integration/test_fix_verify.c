@@ -834,8 +834,8 @@ Test(fix_verify, a_launch_bwrap_options_cannot_be_read_from_exits_4_and_runs_not
 	cr_expect(strstr(out, "--frobnicate"), "%s", out);
 }
 
-/* The real Codex's world: board, other, work, home and CODEX_HOME under
- * /var/tmp (Codex refuses a CODEX_HOME under /tmp), removed at the end. */
+/* The real Codex's world: board, other, work, home and CODEX_HOME in
+ * dtt_codex_tmpdir(), removed by the suite's fini even when a test fails. */
 struct codex_world {
 	const char *codex;
 	char top[64], board[PATH_MAX], other[PATH_MAX], work[PATH_MAX], home[PATH_MAX],
@@ -850,8 +850,7 @@ static void codex_world(struct codex_world *w)
 	w->codex = dtt_codex(why, sizeof(why));
 	if (!w->codex)
 		cr_skip_test("%s", why);
-	snprintf(w->top, sizeof(w->top), "/var/tmp/denytrace-fix-codex.XXXXXX");
-	cr_assert_not_null(mkdtemp(w->top));
+	snprintf(w->top, sizeof(w->top), "%s", dtt_codex_tmpdir());
 	snprintf(w->board, sizeof(w->board), "%s/board", w->top);
 	snprintf(w->other, sizeof(w->other), "%s/other", w->top);
 	snprintf(w->work, sizeof(w->work), "%s/work", w->top);
@@ -876,12 +875,6 @@ static void codex_world_file(const struct codex_world *w, const char *name, cons
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
-}
-
-static void codex_world_end(struct codex_world *w)
-{
-	const char *rm[] = {"rm", "-rf", w->top, NULL};
-	dtt_system(NULL, 0, rm, NULL);
 }
 
 /* denytrace run -o RING -- codex ARGS... -- sh -c 'echo done > BOARD/status'
@@ -939,7 +932,6 @@ Test(fix_verify, codex_gets_one_c_holding_the_dropped_board_root_and_verify_reru
 	const char *line = strstr(out, "the launch with every command-line fix:");
 	cr_expect(line && !strstr(line, c2), "%s", out);
 	dtt_free(&r);
-	codex_world_end(&w);
 }
 
 /* The -p layer's writable_roots replaced config.toml's board root. */
@@ -960,7 +952,6 @@ Test(fix_verify, codex_gets_the_board_root_a_profile_layer_dropped)
 	codex_record(&w, &r, args);
 	codex_expect_fixed(&w, r.ring);
 	dtt_free(&r);
-	codex_world_end(&w);
 }
 
 /* A launch by `denytrace codex`: its config.toml named the board, the -c
@@ -992,7 +983,6 @@ Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
 	cr_assert_not_null(line, "%s", out);
 	cr_expect_null(strstr(line, "mcp_servers"), "the probe's overrides are in the fix:\n%s",
 	               out);
-	codex_world_end(&w);
 }
 
 /* What a hostile worker can do to the config snapshot `denytrace codex`
@@ -1053,39 +1043,47 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	dtt_system(out, sizeof(out), fargs, w.env);
 	cr_expect_neq(access(w.status, F_OK), 0, "the claimed root was granted and run:\n%s", out);
 	cr_expect(strstr(out, "by the traced program"), "%s", out);
-	codex_world_end(&w);
 }
 
-/* The real Codex, run from a workspace that holds $XDG_STATE_HOME: its
- * worker, outside the probe, hides its mount tables and plants a launch
- * file there that makes the whole host writable and creates marker. */
+/* The real Codex, its launch's state in state_home (XDG_STATE_HOME) and
+ * its -c options codex_c: its worker, outside the probe, hides its mount
+ * tables and plants a launch file there that makes the whole host
+ * writable and creates a marker; fix --verify must not run it. */
+static void expect_planted_codex_launch_never_runs(struct codex_world *w, const char *state_home,
+                                                   const char *codex_c)
+{
+	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
+	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
+	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s", state_home);
+	snprintf(marker, sizeof(marker), "%s/planted-ran", w->top);
+	snprintf(ring, sizeof(ring), "%s/c.ring", w->work);
+	const char *env[] = {w->e_home, w->e_ch, state, NULL};
+	snprintf(script, sizeof(script),
+	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w->status,
+	         dtt_helper("plant-launch"), marker);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
+	         "'sandbox_mode=\"workspace-write\"'%s -- sh -c '%s'",
+	         w->work, dt(), ring, w->codex, codex_c, script);
+	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), rec, env);
+	char planted[PATH_MAX + 64];
+	snprintf(planted, sizeof(planted), "%s/denytrace/launches", state_home);
+	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
+	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w->board, ring, NULL};
+	int st = dtt_system(out, sizeof(out), fargs, env);
+	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
+	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
+}
+
+/* XDG_STATE_HOME in the workspace, which Codex lets the worker write. */
 Test(fix_verify, a_launch_file_a_codex_worker_plants_in_its_workspace_is_never_run)
 {
 	struct codex_world w;
 	codex_world(&w);
-	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
-	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
-	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s/state", w.work);
-	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
-	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
-	const char *env[] = {w.e_home, w.e_ch, state, NULL};
-	snprintf(script, sizeof(script),
-	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w.status,
-	         dtt_helper("plant-launch"), marker);
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
-	         "'sandbox_mode=\"workspace-write\"' -- sh -c '%s'",
-	         w.work, dt(), ring, w.codex, script);
-	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
-	dtt_system(out, sizeof(out), rec, env);
-	char planted[PATH_MAX + 64];
-	snprintf(planted, sizeof(planted), "%s/state/denytrace/launches", w.work);
-	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w.board, ring, NULL};
-	int st = dtt_system(out, sizeof(out), fargs, env);
-	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
-	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
-	codex_world_end(&w);
+	char state[PATH_MAX + 16];
+	snprintf(state, sizeof(state), "%s/state", w.work);
+	expect_planted_codex_launch_never_runs(&w, state, "");
 }
 
 /* ---- issue 25: every finding gets a fix, and --verify says what it proved ---- */
@@ -1600,36 +1598,16 @@ Test(fix_verify, a_landlock_ruleset_the_program_builds_itself_is_not_verified_an
 
 /* ---- issue 22, the review: places a launch file must not go ---- */
 
-/* The real Codex, whose -c writable_roots names XDG_STATE_HOME (outside
- * the workspace): the worker writes the launch file of its ring there. */
+/* XDG_STATE_HOME outside the workspace, but in a root the launch's -c
+ * writable_roots names: the worker writes the launch file of its ring there. */
 Test(fix_verify, a_launch_file_is_not_put_where_codex_writable_roots_let_the_worker_replace_it)
 {
 	struct codex_world w;
 	codex_world(&w);
-	char state[PATH_MAX + 32], marker[PATH_MAX + 16], script[4 * PATH_MAX];
-	char ring[PATH_MAX + 16], cmd[8 * PATH_MAX];
-	snprintf(state, sizeof(state), "XDG_STATE_HOME=%s", w.other);
-	snprintf(marker, sizeof(marker), "%s/planted-ran", w.top);
-	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
-	const char *env[] = {w.e_home, w.e_ch, state, NULL};
-	snprintf(script, sizeof(script),
-	         "echo done > %s; env -u LD_PRELOAD %s \"$DENYTRACE_RING\" %s; exit 1", w.status,
-	         dtt_helper("plant-launch"), marker);
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
-	         "'sandbox_mode=\"workspace-write\"' -c "
-	         "'sandbox_workspace_write.writable_roots=[\"%s\"]' -- sh -c '%s'",
-	         w.work, dt(), ring, w.codex, w.other, script);
-	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
-	dtt_system(out, sizeof(out), rec, env);
-	char planted[PATH_MAX + 64];
-	snprintf(planted, sizeof(planted), "%s/denytrace/launches", w.other);
-	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w.board, ring, NULL};
-	int st = dtt_system(out, sizeof(out), fargs, env);
-	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
-	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
-	codex_world_end(&w);
+	char codex_c[PATH_MAX + 64];
+	snprintf(codex_c, sizeof(codex_c), " -c 'sandbox_workspace_write.writable_roots=[\"%s\"]'",
+	         w.other);
+	expect_planted_codex_launch_never_runs(&w, w.other, codex_c);
 }
 
 /* bwrap behind a wrapper word (timeout) binds the workspace that holds

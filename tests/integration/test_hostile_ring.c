@@ -74,22 +74,43 @@ static void record_named_variable(const char *dir)
 	record_named_variable_for(dir, "tools");
 }
 
+/* `denytrace CMD[ FORMAT] --codex-args 'exec hi' c.ring > OUT_FILE` in dir,
+ * with the launch's environment, on the ring record_named_variable_for
+ * made: a report or fix of it, which exits 0 or 1. */
+static void report_named_variable(const char *dir, const char *cmd, const char *format,
+                                  const char *out_file)
+{
+	char line[4 * PATH_MAX];
+	snprintf(line, sizeof(line),
+	         "cd '%s' && HOME='%s/home' HERMES_KANBAN_DB='%s/boards/kanban.db' "
+	         "CODEX_HOME='%s/ch' '%s/denytrace' %s%s --codex-args 'exec hi' c.ring > %s",
+	         dir, dir, dir, dir, dtt_build(), cmd, format, out_file);
+	const char *sh[] = {"/bin/sh", "-c", line, NULL};
+	char out[8192];
+	int st = dtt_system(out, sizeof(out), sh, NULL);
+	cr_assert(st == 0 || st == 1, "%s: exit %d: %s", cmd, st, out);
+}
+
+/* py, given dir, succeeds, and the fix it pasted into a shell there
+ * created no dir/pwned: CMD's fix is inert. */
+static void expect_pasted_fix_inert(const char *dir, const char *cmd, const char *py)
+{
+	char out[8192];
+	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
+	int st = dtt_system(out, sizeof(out), pargv, NULL);
+	cr_expect_eq(st, 0, "%s: %s", cmd, out);
+	char pwned[PATH_MAX + 16];
+	snprintf(pwned, sizeof(pwned), "%s/pwned", dir);
+	cr_expect_neq(access(pwned, F_OK), 0, "%s: its pasted fix ran the worker's command", cmd);
+}
+
 /* The handoff's fix from CMD's JSON (report or fix), checked by Python:
  * its env_vars list is TOML holding exactly the names lost, and the `codex
  * -c ...` its text says, run by a shell (codex a function that does
  * nothing), creates no file. */
 static void expect_inert_fix(const char *dir, const char *cmd)
 {
-	char line[4 * PATH_MAX];
-	snprintf(line, sizeof(line),
-	         "cd '%s' && HOME='%s/home' HERMES_KANBAN_DB='%s/boards/kanban.db' "
-	         "CODEX_HOME='%s/ch' '%s/denytrace' %s --format json --codex-args 'exec hi' "
-	         "c.ring > out.json",
-	         dir, dir, dir, dir, dtt_build(), cmd);
-	const char *sh[] = {"/bin/sh", "-c", line, NULL};
-	char out[8192];
-	int st = dtt_system(out, sizeof(out), sh, NULL);
-	cr_assert(st == 0 || st == 1, "%s: exit %d: %s", cmd, st, out);
+	report_named_variable(dir, cmd, " --format json", "out.json");
 	const char *py =
 	    "import json, subprocess, sys, tomllib\n"
 	    "d = sys.argv[1]\n"
@@ -104,12 +125,7 @@ static void expect_inert_fix(const char *dir, const char *cmd)
 	    "env_vars = h[0].get('fix_env_vars', h[0].get('env_vars'))\n"
 	    "got = tomllib.loads('v = ' + env_vars)['v']\n"
 	    "assert want in got and all(n.startswith('HERMES_') for n in got), got\n";
-	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
-	st = dtt_system(out, sizeof(out), pargv, NULL);
-	cr_expect_eq(st, 0, "%s: %s", cmd, out);
-	char pwned[PATH_MAX + 16];
-	snprintf(pwned, sizeof(pwned), "%s/pwned", dir);
-	cr_expect_neq(access(pwned, F_OK), 0, "%s: its pasted fix ran the worker's command", cmd);
+	expect_pasted_fix_inert(dir, cmd, py);
 }
 
 Test(hostile_ring, a_lost_variable_named_with_shell_and_toml_syntax_stays_one_name_in_report)
@@ -130,15 +146,7 @@ Test(hostile_ring, a_lost_variable_named_with_shell_and_toml_syntax_stays_one_na
  * a function that does nothing) in dir: it must create no file. */
 static void expect_inert_text_fix(const char *dir, const char *cmd)
 {
-	char line[4 * PATH_MAX];
-	snprintf(line, sizeof(line),
-	         "cd '%s' && HOME='%s/home' HERMES_KANBAN_DB='%s/boards/kanban.db' "
-	         "CODEX_HOME='%s/ch' '%s/denytrace' %s --codex-args 'exec hi' c.ring > out.txt",
-	         dir, dir, dir, dir, dtt_build(), cmd);
-	const char *sh[] = {"/bin/sh", "-c", line, NULL};
-	char out[8192];
-	int st = dtt_system(out, sizeof(out), sh, NULL);
-	cr_assert(st == 0 || st == 1, "%s: exit %d: %s", cmd, st, out);
+	report_named_variable(dir, cmd, "", "out.txt");
 	const char *py = "import subprocess, sys\n"
 	                 "d = sys.argv[1]\n"
 	                 "text = open(d + '/out.txt').read()\n"
@@ -146,12 +154,7 @@ static void expect_inert_text_fix(const char *dir, const char *cmd)
 	                 "end = text.index(' (a -c list', start)\n"
 	                 "subprocess.run(['/bin/sh', '-c', 'codex() { :; }; ' + text[start:end]],\n"
 	                 "               cwd=d)\n";
-	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
-	st = dtt_system(out, sizeof(out), pargv, NULL);
-	cr_expect_eq(st, 0, "%s: %s", cmd, out);
-	char pwned[PATH_MAX + 16];
-	snprintf(pwned, sizeof(pwned), "%s/pwned", dir);
-	cr_expect_neq(access(pwned, F_OK), 0, "%s: its pasted fix ran the worker's command", cmd);
+	expect_pasted_fix_inert(dir, cmd, py);
 }
 
 Test(hostile_ring, the_text_reports_fix_line_for_a_hostile_variable_name_pastes_inert)
@@ -281,16 +284,7 @@ Test(hostile_ring, a_server_name_codex_c_cannot_address_gets_its_table_and_no_c)
 {
 	const char *dir = dtt_tmpdir();
 	record_named_variable_for(dir, "\"a.b\"");
-	char line[4 * PATH_MAX];
-	snprintf(line, sizeof(line),
-	         "cd '%s' && HOME='%s/home' HERMES_KANBAN_DB='%s/boards/kanban.db' "
-	         "CODEX_HOME='%s/ch' '%s/denytrace' report --format json --codex-args 'exec hi' "
-	         "c.ring > out.json",
-	         dir, dir, dir, dir, dtt_build());
-	const char *sh[] = {"/bin/sh", "-c", line, NULL};
-	char out[8192];
-	int st = dtt_system(out, sizeof(out), sh, NULL);
-	cr_assert(st == 0 || st == 1, "exit %d: %s", st, out);
+	report_named_variable(dir, "report", " --format json", "out.json");
 	const char *py = "import json, sys\n"
 	                 "h = [x for x in json.load(open(sys.argv[1] + '/out.json'))['handoff']\n"
 	                 "     if x['kind'] == 'environment-lost']\n"
@@ -298,7 +292,8 @@ Test(hostile_ring, a_server_name_codex_c_cannot_address_gets_its_table_and_no_c)
 	                 "assert h[0]['fix_override'] is None, h[0]\n"
 	                 "assert 'codex -c' not in h[0]['fix'], h[0]['fix']\n"
 	                 "assert '[mcp_servers.\"a.b\"]' in h[0]['fix'], h[0]['fix']\n";
+	char out[8192];
 	const char *pargv[] = {PYTHON, "-c", py, dir, NULL};
-	st = dtt_system(out, sizeof(out), pargv, NULL);
+	int st = dtt_system(out, sizeof(out), pargv, NULL);
 	cr_expect_eq(st, 0, "%s", out);
 }
