@@ -15,8 +15,8 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
-#ifndef MFD_CLOEXEC
-#define MFD_CLOEXEC 1U /* <sys/mman.h> has it only with _GNU_SOURCE */
+#ifndef MREMAP_MAYMOVE
+#define MREMAP_MAYMOVE 1 /* <sys/mman.h> has it only with _GNU_SOURCE */
 #endif
 
 int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns, uint64_t creator_pid)
@@ -106,26 +106,29 @@ enum dt_ring_check dt_ring_check_for(long rc, int err)
 		return DT_RING_CHECK_POPULATE;
 	if (err == EINVAL)
 		return DT_RING_CHECK_NONE; /* before 5.14: trusted, as it always was */
-	return DT_RING_CHECK_FUTEX; /* no answer (no memfd here): the check that holds anywhere */
+	return DT_RING_CHECK_FUTEX;        /* no answer: the check that holds anywhere */
 }
 
-/* Whether MADV_POPULATE_WRITE refuses a page past the end of a one-page
- * memfd mapped two pages long, as dt_ring_check_for reads it. */
+/* Whether MADV_POPULATE_WRITE refuses a page past the end of a file, as
+ * dt_ring_check_for reads it. The file is the one behind a shared
+ * anonymous page: growing its mapping leaves the file one page long, so
+ * the second page is past its end. No descriptor: a memfd would take the
+ * lowest free number, which the program may be about to get from open. */
 static enum dt_ring_check ring_check_decide(size_t page)
 {
 	long rc = -1;
-	int err = ENOSYS;
-	int fd = (int)syscall(SYS_memfd_create, "denytrace-check", MFD_CLOEXEC);
-	if (fd >= 0 && syscall(SYS_ftruncate, fd, page) == 0) {
-		long m = syscall(SYS_mmap, 0, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (m != -1) {
-			rc = syscall(SYS_madvise, m + (long)page, page, MADV_POPULATE_WRITE);
-			err = rc ? errno : 0;
-			syscall(SYS_munmap, m, 2 * page);
-		}
+	int err = ENOMEM;
+	long m =
+	    syscall(SYS_mmap, 0, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == -1)
+		return dt_ring_check_for(rc, err);
+	long grown = syscall(SYS_mremap, m, page, 2 * page, MREMAP_MAYMOVE, 0);
+	if (grown != -1) {
+		rc = syscall(SYS_madvise, grown + (long)page, page, MADV_POPULATE_WRITE);
+		err = rc ? errno : 0;
+		m = grown;
 	}
-	if (fd >= 0)
-		syscall(SYS_close, fd);
+	syscall(SYS_munmap, m, grown != -1 ? 2 * page : page);
 	return dt_ring_check_for(rc, err);
 }
 

@@ -682,7 +682,7 @@ Test(ring, madvise_that_populates_a_page_past_the_end_of_a_file_is_not_trusted)
 	cr_expect_eq(dt_ring_check_for(-1, EFAULT), DT_RING_CHECK_POPULATE);
 	/* before Linux 5.14 no check at all, as it always was there */
 	cr_expect_eq(dt_ring_check_for(-1, EINVAL), DT_RING_CHECK_NONE);
-	/* the self-test could not run (memfd_create filtered): the futex */
+	/* the self-test could not ask (its mmap refused, a filter): the futex */
 	cr_expect_eq(dt_ring_check_for(-1, ENOSYS), DT_RING_CHECK_FUTEX);
 	cr_expect_eq(dt_ring_check_for(-1, EPERM), DT_RING_CHECK_FUTEX);
 }
