@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mremap; also built into helpers without the CLI's flags */
+#endif
 #include "ring.h"
 
 #include <errno.h>
@@ -14,9 +17,6 @@
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-#ifndef MREMAP_MAYMOVE
-#define MREMAP_MAYMOVE 1 /* <sys/mman.h> has it only with _GNU_SOURCE */
 #endif
 
 int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns, uint64_t creator_pid)
@@ -118,17 +118,20 @@ static enum dt_ring_check ring_check_decide(size_t page)
 {
 	long rc = -1;
 	int err = ENOMEM;
-	long m =
-	    syscall(SYS_mmap, 0, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (m == -1)
+	/* libc's mmap, not SYS_mmap: a 32-bit build's is mmap2 */
+	unsigned char *m =
+	    mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return dt_ring_check_for(rc, err);
-	long grown = syscall(SYS_mremap, m, page, 2 * page, MREMAP_MAYMOVE, 0);
-	if (grown != -1) {
-		rc = syscall(SYS_madvise, grown + (long)page, page, MADV_POPULATE_WRITE);
+	size_t len = page;
+	unsigned char *grown = mremap(m, page, 2 * page, MREMAP_MAYMOVE);
+	if (grown != MAP_FAILED) {
+		rc = syscall(SYS_madvise, grown + page, page, MADV_POPULATE_WRITE);
 		err = rc ? errno : 0;
 		m = grown;
+		len = 2 * page;
 	}
-	syscall(SYS_munmap, m, grown != -1 ? 2 * page : page);
+	munmap(m, len);
 	return dt_ring_check_for(rc, err);
 }
 
