@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mremap; also built into helpers without the CLI's flags */
+#endif
 #include "ring.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rawsys.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -60,25 +68,118 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
  * Checked here, by the mapping itself, rather than caught: catching SIGBUS
  * means owning a process-wide handler, which the program can see, replace
  * and race with (SQLite and JVMs handle SIGBUS themselves). Faulting the
- * last page in for writing with MADV_POPULATE_WRITE answers EFAULT where a
- * store would have raised the signal; if the last page is there, the file
- * covers the whole mapping. It needs no descriptor (the program may have
- * closed the ring's) and costs one system call per record. A truncation
- * between this check and the stores that follow (microseconds) still kills;
- * a kernel older than 5.14 answers EINVAL, and is trusted as before. */
+ * last page in for writing answers EFAULT where a store would have raised
+ * the signal; if the last page is there, the file covers the whole
+ * mapping. It needs no descriptor (the program may have closed the
+ * ring's) and costs one system call per record. A truncation between this
+ * check and the stores that follow (microseconds) still kills.
+ *
+ * The kernel's own way to fault a page in is MADV_POPULATE_WRITE (5.14).
+ * An emulator may answer it with success and do nothing (qemu-user 7.2
+ * does, for every advice it does not pass on), so the first check of a
+ * process asks it about a page it knows is past the end of a file of its
+ * own; where that is not refused, a shared futex wake faults the page in
+ * instead: it resolves the address to the file's page (a fault, EFAULT
+ * past the end) before looking for waiters, emulators hand it to the
+ * kernel as it is, and a program's own seccomp filter allows it (its libc
+ * needs it). Not the kernel's way everywhere: it may wake a thread that
+ * waits on that word of the ring, which nobody does but a program that
+ * wants to be woken. */
+static _Atomic int ring_check = DT_RING_CHECK_UNDECIDED;
+static _Atomic size_t ring_page; /* set before ring_check is, read after */
+
+/* the kernel's page size, not 4096: on a 16K or 64K page kernel a
+ * misaligned address makes madvise answer EINVAL, silencing the check */
+static size_t ring_page_learn(void)
+{
+	size_t page = getauxval(AT_PAGESZ);
+	page = page ? page : 4096;
+	atomic_store_explicit(&ring_page, page, memory_order_relaxed);
+	return page;
+}
+
+enum dt_ring_check dt_ring_check_for(long rc, int err)
+{
+	if (rc == 0)
+		return DT_RING_CHECK_FUTEX; /* a page past the end populated: a lie */
+	if (err == EFAULT)
+		return DT_RING_CHECK_POPULATE;
+	if (err == EINVAL)
+		return DT_RING_CHECK_NONE; /* before 5.14: trusted, as it always was */
+	return DT_RING_CHECK_FUTEX;        /* no answer: the check that holds anywhere */
+}
+
+/* Whether MADV_POPULATE_WRITE refuses a page past the end of a file, as
+ * dt_ring_check_for reads it. The file is the one behind a shared
+ * anonymous page: growing its mapping leaves the file one page long, so
+ * the second page is past its end. No descriptor: a memfd would take the
+ * lowest free number, which the program may be about to get from open. */
+static enum dt_ring_check ring_check_decide(size_t page)
+{
+	long rc = -1;
+	int err = ENOMEM;
+	/* libc's mmap, not SYS_mmap: a 32-bit build's is mmap2 */
+	unsigned char *m =
+	    mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return dt_ring_check_for(rc, err);
+	size_t len = page;
+	unsigned char *grown = mremap(m, page, 2 * page, MREMAP_MAYMOVE);
+	if (grown != MAP_FAILED) {
+		rc = syscall(SYS_madvise, grown + page, page, MADV_POPULATE_WRITE);
+		err = rc ? errno : 0;
+		m = grown;
+		len = 2 * page;
+	}
+	munmap(m, len);
+	return dt_ring_check_for(rc, err);
+}
+
+/* Lazily, at the first check of the process (loading stays cheap); two
+ * threads that race here both find the same answer. */
+static enum dt_ring_check ring_check_get(void)
+{
+	int c = atomic_load_explicit(&ring_check, memory_order_acquire);
+	if (__builtin_expect(c != DT_RING_CHECK_UNDECIDED, 1))
+		return (enum dt_ring_check)c;
+	c = ring_check_decide(ring_page_learn());
+	atomic_store_explicit(&ring_check, c, memory_order_release);
+	return (enum dt_ring_check)c;
+}
+
+enum dt_ring_check dt_ring_check_decided(void)
+{
+	int saved = errno;
+	enum dt_ring_check c = ring_check_get();
+	errno = saved;
+	return c;
+}
+
+void dt_ring_use_check(enum dt_ring_check c)
+{
+	ring_page_learn();
+	atomic_store_explicit(&ring_check, c, memory_order_release);
+}
+
+static int ring_last_page_faults(const struct dt_ring *r, enum dt_ring_check c)
+{
+	size_t page = atomic_load_explicit(&ring_page, memory_order_relaxed);
+	unsigned char *last = (unsigned char *)r->hdr + ((r->map_len - 1) & ~(page - 1));
+	long rc;
+	if (c == DT_RING_CHECK_POPULATE)
+		rc = syscall(SYS_madvise, last, page, MADV_POPULATE_WRITE);
+	else /* no FUTEX_PRIVATE_FLAG: only a shared wake looks the page up */
+		rc = syscall(SYS_futex, last, FUTEX_WAKE, 0, 0, 0, 0);
+	return rc < 0 && errno == EFAULT;
+}
+
 int dt_ring_intact(const struct dt_ring *r)
 {
-	/* the kernel's page size, not 4096: on a 16K or 64K page kernel a
-	 * misaligned address makes madvise answer EINVAL, silencing the check */
-	size_t page = getauxval(AT_PAGESZ);
-	if (!page)
-		page = 4096;
-	unsigned char *last = (unsigned char *)r->hdr + ((r->map_len - 1) & ~(page - 1));
 	int saved = errno;
-	int rc = madvise(last, page, MADV_POPULATE_WRITE);
-	int e = errno;
+	enum dt_ring_check c = ring_check_get();
+	int faults = c != DT_RING_CHECK_NONE && ring_last_page_faults(r, c);
 	errno = saved;
-	return rc == 0 || e != EFAULT;
+	return !faults;
 }
 
 void dt_ring_count_dropped(struct dt_ring *r)

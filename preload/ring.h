@@ -41,6 +41,28 @@ int dt_ring_write(struct dt_ring *r, void *rec);
  * into a truncated ring would raise SIGBUS. */
 int dt_ring_intact(const struct dt_ring *r);
 
+/* How dt_ring_intact sees a truncated file: decided once per process, at
+ * its first check, by asking MADV_POPULATE_WRITE about a page it knows is
+ * past the end of a file (ring.c). */
+enum dt_ring_check {
+	DT_RING_CHECK_UNDECIDED,
+	DT_RING_CHECK_POPULATE, /* the kernel refuses to populate it: madvise */
+	DT_RING_CHECK_FUTEX,    /* populated anyway (qemu-user): a shared futex wake */
+	DT_RING_CHECK_NONE,     /* a kernel before 5.14 (EINVAL): not checked */
+};
+
+/* What the self-test's madvise answer (rc, and errno when rc is -1) means
+ * for the check; an answer the test could not get is the futex's. */
+enum dt_ring_check dt_ring_check_for(long rc, int err);
+
+/* Uses check c in this process from now on, as if the self-test had
+ * chosen it: the way to run the futex check on a kernel that tells the
+ * truth (tests); DT_RING_CHECK_UNDECIDED has the next check decide again. */
+void dt_ring_use_check(enum dt_ring_check c);
+
+/* The check this process uses, decided now if it was not yet. */
+enum dt_ring_check dt_ring_check_decided(void);
+
 /* Counts a record given up on before it reached dt_ring_write. */
 void dt_ring_count_dropped(struct dt_ring *r);
 

@@ -644,7 +644,7 @@ Test(ring, record_over_DT_REC_MAX_is_dropped_counted_and_not_published)
 
 /* A store into a mapping past the end of a truncated file raises SIGBUS:
  * the writer checks first, and stops writing for good. */
-Test(ring, write_into_a_ring_truncated_under_its_mapping_is_refused_without_sigbus)
+static void expect_truncated_ring_refused(void)
 {
 	struct tring t;
 	tring_create(&t, "shrunk.ring", 64 * 1024);
@@ -661,6 +661,48 @@ Test(ring, write_into_a_ring_truncated_under_its_mapping_is_refused_without_sigb
 	cr_expect_eq(dt_ring_write(&t.r, rec), DT_RING_W_GONE);
 	dt_ring_count_dropped(&t.r); /* nothing mapped at all: must not fault */
 	tring_unmap(&t);
+}
+
+Test(ring, write_into_a_ring_truncated_under_its_mapping_is_refused_without_sigbus)
+{
+	expect_truncated_ring_refused();
+}
+
+/* What qemu-user does to madvise, on a kernel that tells the truth: the
+ * check the self-test picks there must see the truncation by itself. */
+Test(ring, write_into_a_truncated_ring_is_refused_where_madvise_lies)
+{
+	dt_ring_use_check(DT_RING_CHECK_FUTEX);
+	expect_truncated_ring_refused();
+}
+
+Test(ring, madvise_that_populates_a_page_past_the_end_of_a_file_is_not_trusted)
+{
+	cr_expect_eq(dt_ring_check_for(0, 0), DT_RING_CHECK_FUTEX);
+	cr_expect_eq(dt_ring_check_for(-1, EFAULT), DT_RING_CHECK_POPULATE);
+	/* before Linux 5.14 no check at all, as it always was there */
+	cr_expect_eq(dt_ring_check_for(-1, EINVAL), DT_RING_CHECK_NONE);
+	/* the self-test could not ask (its mmap refused, a filter): the futex */
+	cr_expect_eq(dt_ring_check_for(-1, ENOSYS), DT_RING_CHECK_FUTEX);
+	cr_expect_eq(dt_ring_check_for(-1, EPERM), DT_RING_CHECK_FUTEX);
+}
+
+/* The probe's self-test (raw system calls) against the same question
+ * asked here through libc: the same answer, on a kernel or under qemu. */
+Test(ring, self_test_answers_as_madvise_does_on_this_machine)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = memfd_create("test-ring", MFD_CLOEXEC);
+	cr_assert_geq(fd, 0, "memfd_create: %s", strerror(errno));
+	cr_assert_eq(ftruncate(fd, page), 0);
+	unsigned char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(m, MAP_FAILED);
+	int rc = madvise(m + page, (size_t)page, 23 /* MADV_POPULATE_WRITE */);
+	enum dt_ring_check want = dt_ring_check_for(rc, rc ? errno : 0);
+	munmap(m, 2 * (size_t)page);
+	close(fd);
+	cr_expect_eq(dt_ring_check_decided(), want, "the probe decided %d, madvise says %d",
+	             dt_ring_check_decided(), want);
 }
 
 /* Created rings have every block: a full disk later cannot fault a store. */
