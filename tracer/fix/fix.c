@@ -521,6 +521,14 @@ static void fix_claimed(struct dt_fix *f)
 	}
 }
 
+/* A candidate grant --verify must not apply: no expected root names dir,
+ * the traced program chose it by failing to write there, and it is not
+ * where anyone may write anyway (dt_fix_candidate_applicable). */
+static int candidate_held_back(const struct dt_fix_problem *p, const char *dir)
+{
+	return !p->root && !p->claimed && !dt_fix_candidate_applicable(dir);
+}
+
 /* A grant for a finding no expected root contains: offered, labelled, for
  * the user to confirm (the report's advice names the same directory). */
 static void fix_candidate(struct dt_fix *f)
@@ -544,7 +552,15 @@ static void fix_candidate(struct dt_fix *f)
  * changing anything on disk. */
 static void fix_verifiability(struct dt_fix *f, const struct dt_fix_plan *plan)
 {
-	if (f->claimed)
+	if (f->claimed && f->candidate)
+		fix_set(&f->no_verify,
+		        "only the traced program's refusals name %s, and it is not in a directory "
+		        "every user may write (/tmp): not applied automatically; if the worker "
+		        "should write there, name it with --root and verify again",
+		        f->ngrants          ? f->grants[0]
+		        : f->landlock.ndirs ? f->landlock.dirs[0]
+		                            : "the directory");
+	else if (f->claimed)
 		fix_set(&f->no_verify, "its root is named by the traced program: not applied "
 		                       "automatically");
 	else if (f->kind == DT_FIX_NONE)
@@ -743,7 +759,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			continue;
 		if (!strlist_has(&shown, dir))
 			strlist_push(&shown, dir);
-		if (!p[i].claimed && !strlist_has(&grants, dir))
+		if (!p[i].claimed && !candidate_held_back(&p[i], dir) && !strlist_has(&grants, dir))
 			strlist_push(&grants, dir);
 	}
 	const struct dt_rootset *rs = l->rs;
@@ -792,6 +808,8 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].root && plan->fixes[i].ngrants)
 			fix_candidate(&plan->fixes[i]);
+		if (plan->fixes[i].ngrants && candidate_held_back(&p[i], plan->fixes[i].grants[0]))
+			plan->fixes[i].claimed = 1;
 		fix_verifiability(&plan->fixes[i], plan);
 		/* the header names the sandbox that refused, not only the one the
 		 * command line starts: Landlock is set up by the program itself */
