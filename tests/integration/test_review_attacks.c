@@ -85,3 +85,54 @@ Test(review_attacks, a_directory_only_the_worker_named_outside_tmp_is_never_gran
 	              "fix --verify --yes made %s writable for the worker:\n%s", secret, out);
 	dtt_free(&r);
 }
+
+/* A bwrap worker whose own HOME is home fails to write /usr/x; then
+ * `evidence --redact` of its ring into top/b. */
+static void evidence_of_home(const char *home, char *bundle, size_t cap)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *top = dtt_tmpdir();
+	char sethome[PATH_MAX + 8];
+	snprintf(sethome, sizeof(sethome), "HOME=%s", home);
+	const char *argv[DTT_BWRAP_RW_WORDS + 6];
+	size_t n = dtt_bwrap_rw(argv, top);
+	argv[n++] = "/usr/bin/env";
+	argv[n++] = sethome;
+	argv[n++] = "touch";
+	argv[n++] = "/usr/x";
+	argv[n] = NULL;
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
+	snprintf(bundle, cap, "%s/b", top);
+	const char *ev[] = {dt(), "evidence", "--redact", "--out", bundle, r.ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
+	dtt_free(&r);
+}
+
+/* evidence --redact replaces a recorded HOME in every file; the worker
+ * chooses it, so it must not reach the markup. */
+Test(review_attacks, a_worker_s_home_named_like_svg_markup_leaves_the_redacted_timeline_valid)
+{
+	if (access("/usr/bin/xmllint", X_OK) != 0)
+		cr_skip_test("xmllint is missing (apt-get install libxml2-utils)");
+	char bundle[PATH_MAX], svg[PATH_MAX + 16];
+	evidence_of_home("/text", bundle, sizeof(bundle));
+	snprintf(svg, sizeof(svg), "%s/timeline.svg", bundle);
+	const char *lint[] = {"/usr/bin/xmllint", "--noout", svg, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), lint, NULL), 0, "xmllint: %s", out);
+}
+
+Test(review_attacks, a_worker_s_home_named_like_json_punctuation_leaves_the_redacted_json_valid)
+{
+	char bundle[PATH_MAX];
+	evidence_of_home("\": ", bundle, sizeof(bundle));
+	const char *files[] = {"report.json", "facts.json"};
+	for (size_t i = 0; i < 2; i++) {
+		char path[2 * PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", bundle, files[i]);
+		const char *py[] = {"python3", "-c",
+		                    "import json,sys; json.load(open(sys.argv[1]))", path, NULL};
+		cr_expect_eq(dtt_system(out, sizeof(out), py, NULL), 0, "%s: %s", files[i], out);
+	}
+}
