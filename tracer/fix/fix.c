@@ -797,8 +797,8 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			fix_none(f, &p[i]);
 	}
 	for (size_t i = 0; i < n; i++)
-		if (p[i].claimed && plan->fixes[i].ngrants)
-			fix_claimed(&plan->fixes[i]);
+		if (p[i].claimed && (plan->fixes[i].ngrants || plan->fixes[i].landlock.ndirs))
+			fix_claimed(&plan->fixes[i]); /* a Landlock rule grants too */
 	struct strlist applied = {0};
 	codex_list(rs, &grants, &applied);
 	if (grants.n && rerun && (plan->sandbox == DT_SB_CODEX || plan->sandbox == DT_SB_BWRAP))

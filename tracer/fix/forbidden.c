@@ -145,13 +145,14 @@ static int in_shared_tmp(const char *dir)
 	char up[PATH_MAX];
 	struct stat st;
 	snprintf(up, sizeof(up), "%s", dir);
-	for (char *slash; up[0] == '/' && (slash = strrchr(up, '/'));) {
-		if (stat(slash == up ? "/" : up, &st) == 0 && S_ISDIR(st.st_mode) &&
+	while (up[0] == '/') {
+		if (stat(up, &st) == 0 && S_ISDIR(st.st_mode) &&
 		    (st.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH))
 			return 1;
-		if (slash == up)
+		char *slash = strrchr(up, '/');
+		if (!up[1])
 			break;
-		*slash = 0;
+		slash[slash == up] = 0; /* "/tmp" goes on to "/" */
 	}
 	return 0;
 }
