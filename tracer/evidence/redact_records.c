@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* evidence --redact on the records themselves: what the bundle's redaction
  * rules are made of, and the records' argv, environment and config text. */
+#include <ctype.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -120,11 +121,39 @@ static int home_is_only_a_path(const char *home)
 	       real[strspn(real, plain)] == 0 && strchr(real + 1, '/');
 }
 
-/* A user name a record holds is the traced program's to choose ("null",
- * "svg" would be replaced in every file): only an account of this host. */
+/* Is name a word the bundle's JSON or SVG is made of? Replaced as a word
+ * in every file, it would break them: "null" a JSON value, "font" the
+ * attribute font-size, "UTF" the SVG's XML declaration. */
+static int markup_word(const char *name)
+{
+	static const char *const words[] = {
+	    "true",        "false",      "null",        "svg",          "xml",         "version",
+	    "encoding",    "UTF",        "xmlns",       "http",         "www",         "w3",
+	    "org",         "www.w3.org", "w3.org",      "text",         "tspan",       "line",
+	    "rect",        "title",      "fill",        "fill-opacity", "opacity",     "font",
+	    "font-family", "font-size",  "font-weight", "family",       "size",        "weight",
+	    "height",      "width",      "stroke",      "anchor",       "text-anchor", "viewBox",
+	    "x1",          "x2",         "y1",          "y2",           "ox",          "sans",
+	    "sans-serif",  "serif",      "bold",        "start",        "middle",      "end",
+	    "DejaVu",      "Verdana"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(name, words[i]))
+			return 1;
+	return 0;
+}
+
+/* A user name a record holds is the traced program's to choose: an
+ * account of this host, else a name of the portable user name characters
+ * that is no word of the bundle's markup. */
 static void redact_recorded_user(struct dt_redaction *rd, const char *name)
 {
-	if (name && getpwnam(name))
+	static const char portable[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                               "0123456789._-";
+	if (!name)
+		return;
+	int shaped = (isalpha((unsigned char)name[0]) || name[0] == '_') &&
+	             !name[strspn(name, portable)] && !markup_word(name);
+	if (shaped || getpwnam(name))
 		dt_redact_user(rd, name);
 }
 

@@ -246,7 +246,7 @@ int dt_fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
                        const struct dt_fix_plan *plan, const struct dt_verify *v, char *err,
                        size_t errlen)
 {
-	struct dt_outfile out;
+	struct dt_sidecar out;
 	if (dt_sidecar_begin(&out, ring, ".fix.md", err, errlen) < 0)
 		return -1;
 	FILE *f = out.f;
@@ -273,9 +273,5 @@ int dt_fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
 		free(text);
 	}
 	fix_md_verified(f, in, v);
-	if (dt_outfile_commit(&out) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", out.path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return dt_sidecar_commit(&out, err, errlen);
 }
