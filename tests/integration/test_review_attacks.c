@@ -197,3 +197,40 @@ Test(review_attacks, evidence_ignores_a_ring_fix_md_forged_with_the_ring_s_own_i
 	cr_expect_null(strstr(md, "forged-advice"), "the forged sidecar is in report.md");
 	dtt_free(&r);
 }
+
+/* The config.toml excerpt evidence reads from disk (no snapshot of
+ * `denytrace codex` in the ring) keeps whole tables: a value denytrace
+ * does not read is as secret there as in a snapshot. */
+Test(review_attacks, redacted_evidence_keeps_no_unread_value_of_the_config_it_reads_from_disk)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *top = dtt_tmpdir();
+	char cx[PATH_MAX], cfg[PATH_MAX + 16], setcx[PATH_MAX + 16], bundle[PATH_MAX + 8];
+	snprintf(cx, sizeof(cx), "%s/codex-home", top);
+	cr_assert_eq(mkdir(cx, 0700), 0);
+	snprintf(cfg, sizeof(cfg), "%s/config.toml", cx);
+	FILE *f = fopen(cfg, "w");
+	cr_assert_not_null(f);
+	fputs("[sandbox_workspace_write]\nwritable_roots = [\"/x\"]\n"
+	      "my_password = \"hunter2secretvalue\"\n",
+	      f);
+	fclose(f);
+	const char *argv[DTT_BWRAP_RW_WORDS + 4];
+	size_t n = dtt_bwrap_rw(argv, top);
+	argv[n++] = "touch";
+	argv[n++] = "/usr/x";
+	argv[n] = NULL;
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
+	snprintf(setcx, sizeof(setcx), "CODEX_HOME=%s", cx);
+	snprintf(bundle, sizeof(bundle), "%s/b", top);
+	const char *ev[] = {dt(), "evidence", "--redact", "--out", bundle, r.ring, NULL};
+	const char *env[] = {setcx, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, env), 0, "%s", out);
+	const char *grep[] = {"grep", "-rl", "hunter2secretvalue", bundle, NULL};
+	cr_expect_neq(dtt_system(out, sizeof(out), grep, NULL), 0, "the value is in: %s", out);
+	const char *grep_ok[] = {"grep", "-rlq", "writable_roots", bundle, NULL};
+	cr_expect_eq(dtt_system(out, sizeof(out), grep_ok, NULL), 0, "no excerpt at all");
+	dtt_free(&r);
+}
