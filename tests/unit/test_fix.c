@@ -233,9 +233,13 @@ Test(fix, the_roots_a_fix_grants_are_exactly_the_expected_roots_of_the_findings)
 	                             "sandbox_workspace_write.writable_roots=[\"/a\",\"/b\","
 	                             "\"/c\"] -- sh");
 	cr_assert(plan.fixes[1].claimed, "the candidate is not marked the traced program's");
+	/* a line to paste for /b does not grant /elsewhere unawares; the
+	 * candidate's own line does */
 	cr_assert_str_eq(plan.fixes[0].copy[0],
-	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/elsewhere\","
-	                 "\"/c\"]'");
+	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\"]'");
+	cr_assert_str_eq(plan.fixes[1].copy[0],
+	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\","
+	                 "\"/elsewhere\"]'");
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
