@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,7 +207,9 @@ Test(fix, the_roots_a_fix_grants_are_exactly_the_expected_roots_of_the_findings)
 	dt_fix_plan_build(p, 4, &l, &plan);
 	cr_assert_eq(plan.sandbox, DT_SB_CODEX);
 	/* granted by the fixes, all together: /b and /c, the findings' roots,
-	 * and /elsewhere, the one outside every root, as a candidate */
+	 * and /elsewhere, the one outside every root, as a candidate that the
+	 * command line does not get (only the traced program named it, and it
+	 * is not under /tmp) */
 	size_t ngrants = 0;
 	for (size_t i = 0; i < plan.n; i++)
 		for (size_t g = 0; g < plan.fixes[i].ngrants; g++) {
@@ -228,10 +231,15 @@ Test(fix, the_roots_a_fix_grants_are_exactly_the_expected_roots_of_the_findings)
 	struct dt_argv a = {plan.argv, plan.argc};
 	cr_assert_str_eq(joined(&a), "codex sandbox -c "
 	                             "sandbox_workspace_write.writable_roots=[\"/a\",\"/b\","
-	                             "\"/elsewhere\",\"/c\"] -- sh");
+	                             "\"/c\"] -- sh");
+	cr_assert(plan.fixes[1].claimed, "the candidate is not marked the traced program's");
+	/* a line to paste for /b does not grant /elsewhere unawares; the
+	 * candidate's own line does */
 	cr_assert_str_eq(plan.fixes[0].copy[0],
-	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/elsewhere\","
-	                 "\"/c\"]'");
+	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\"]'");
+	cr_assert_str_eq(plan.fixes[1].copy[0],
+	                 "-c 'sandbox_workspace_write.writable_roots=[\"/a\",\"/b\",\"/c\","
+	                 "\"/elsewhere\"]'");
 	dt_fix_plan_free(&plan);
 	dt_rootset_free(&rs);
 }
@@ -718,22 +726,58 @@ Test(fix, an_immutable_file_in_a_system_directory_gets_no_chattr)
 
 /* ---- Landlock: REFER, and a launcher on the command line ---- */
 
-static struct dt_fix_plan refer_plan(struct dt_rootset *rs, const char *const *argv, size_t argc)
+/* The plan for one EXDEV rename of top/a/f to top/b/f (top: "/w" by
+ * default), its expected root root (may be NULL), claimed or not. */
+static struct dt_fix_plan refer_plan_in(struct dt_rootset *rs, const char *const *argv, size_t argc,
+                                        const char *top, const struct dt_root *root, int claimed)
 {
 	static struct dt_record d;
 	static const struct dt_record *refs[1];
 	static struct dt_fix_problem p;
+	static char from[PATH_MAX], to[PATH_MAX], subject[PATH_MAX];
 	struct dt_fix_launch l = {argv, argc, 0, "/w", rs};
+	snprintf(from, sizeof(from), "%s/a/f", top);
+	snprintf(to, sizeof(to), "%s/b/f", top);
+	snprintf(subject, sizeof(subject), "%s/a", top);
 	d = (struct dt_record){0};
 	d.err = EXDEV;
 	d.op = "rename";
-	d.p[0].abspath = d.p[0].realpath = "/w/a/f";
-	d.p[1].abspath = d.p[1].realpath = "/w/b/f";
+	d.p[0].abspath = d.p[0].realpath = from;
+	d.p[1].abspath = d.p[1].realpath = to;
 	refs[0] = &d;
-	p = (struct dt_fix_problem){DT_CAUSE_LANDLOCK_REFER, NULL, -1, "/w/a", refs, 1, NULL, 0};
+	p = (struct dt_fix_problem){DT_CAUSE_LANDLOCK_REFER, root, -1, subject, refs, 1, NULL, 0};
+	p.claimed = claimed;
 	struct dt_fix_plan plan;
 	dt_fix_plan_build(&p, 1, &l, &plan);
 	return plan;
+}
+
+static struct dt_fix_plan refer_plan(struct dt_rootset *rs, const char *const *argv, size_t argc)
+{
+	return refer_plan_in(rs, argv, argc, "/w", NULL, 0);
+}
+
+/* A directory under /tmp with a/ and b/ in it: where anyone may write. */
+static const char *refer_tmp(void)
+{
+	static char top[] = "/tmp/dt-refer.XXXXXX";
+	char sub[sizeof(top) + 4];
+	cr_assert_not_null(mkdtemp(top));
+	snprintf(sub, sizeof(sub), "%s/a", top);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof(sub), "%s/b", top);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	return top;
+}
+
+static void refer_tmp_remove(const char *top)
+{
+	char sub[PATH_MAX];
+	snprintf(sub, sizeof(sub), "%s/a", top);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/b", top);
+	rmdir(sub);
+	rmdir(top);
 }
 
 Test(fix, a_landlock_refer_rename_gets_refer_beneath_both_directories_with_abi_2)
@@ -763,17 +807,57 @@ Test(fix, a_landlock_launcher_on_the_command_line_gets_the_rules_and_its_abi_rai
 	struct dt_rootset rs = {0};
 	const char *argv[] = {
 	    "/x/landlock-run", "--abi", "1", "--rw", "/w", "--", "mv", "a/f", "b/f"};
-	struct dt_fix_plan plan = refer_plan(&rs, argv, 9);
+	const char *top = refer_tmp();
+	struct dt_fix_plan plan = refer_plan_in(&rs, argv, 9, top, NULL, 0);
 	const struct dt_fix *f = &plan.fixes[0];
 	cr_assert_eq(f->kind, DT_FIX_COMMAND_LINE, "%s", f->why ? f->why : "");
 	cr_expect_null(f->no_verify, "%s", f->no_verify);
 	cr_expect_eq(plan.sandbox, DT_SB_LANDLOCK);
 	struct dt_argv a = {plan.argv, plan.argc};
-	cr_expect_str_eq(joined(&a),
-	                 "/x/landlock-run --rule /w/a=MAKE_REG|REMOVE_FILE|REFER --rule "
-	                 "/w/b=MAKE_REG|REMOVE_FILE|REFER --abi 2 --rw /w -- mv a/f b/f");
-	cr_expect_str_eq(f->copy[0], "--rule '/w/a=MAKE_REG|REMOVE_FILE|REFER'");
+	char want[4 * PATH_MAX];
+	snprintf(want, sizeof(want),
+	         "/x/landlock-run --rule %s/a=MAKE_REG|REMOVE_FILE|REFER --rule "
+	         "%s/b=MAKE_REG|REMOVE_FILE|REFER --abi 2 --rw /w -- mv a/f b/f",
+	         top, top);
+	cr_expect_str_eq(joined(&a), want);
+	snprintf(want, sizeof(want), "--rule '%s/a=MAKE_REG|REMOVE_FILE|REFER'", top);
+	cr_expect_str_eq(f->copy[0], want);
 	dt_fix_plan_free(&plan);
+	refer_tmp_remove(top);
+}
+
+/* With no expected root the two directories are the traced program's
+ * choice (a rename out of ~/.ssh): the rule is shown, never handed to the
+ * re-run, unless they lie where anyone may write (above). */
+Test(fix, a_landlock_refer_rule_only_the_refusals_name_outside_tmp_is_not_applied)
+{
+	struct dt_rootset rs = {0};
+	const char *argv[] = {
+	    "/x/landlock-run", "--abi", "1", "--rw", "/w", "--", "mv", "a/f", "b/f"};
+	struct dt_fix_plan plan = refer_plan(&rs, argv, 9);
+	const struct dt_fix *f = &plan.fixes[0];
+	cr_expect(f->claimed, "not marked as the traced program's");
+	cr_expect_not_null(f->no_verify);
+	cr_expect_null(plan.argv, "the re-run would get the rule");
+	dt_fix_plan_free(&plan);
+}
+
+/* A root a traced process named for itself (HERMES_KANBAN_DB=~/.ssh/x.db)
+ * gets no grant on the re-run: a Landlock rule is a grant too. */
+Test(fix, a_landlock_refer_rule_beneath_a_root_the_program_named_is_not_applied)
+{
+	struct dt_rootset rs = {0};
+	const char *argv[] = {
+	    "/x/landlock-run", "--abi", "1", "--rw", "/w", "--", "mv", "a/f", "b/f"};
+	const char *top = refer_tmp();
+	struct dt_root root = {.path = (char *)top, .kind = DT_ROOT_HERMES};
+	struct dt_fix_plan plan = refer_plan_in(&rs, argv, 9, top, &root, 1);
+	const struct dt_fix *f = &plan.fixes[0];
+	cr_expect(f->claimed, "not marked as the traced program's");
+	cr_expect_not_null(f->no_verify);
+	cr_expect_null(plan.argv, "the re-run would get the rule");
+	dt_fix_plan_free(&plan);
+	refer_tmp_remove(top);
 }
 
 Test(fix, a_landlock_refer_beneath_a_system_directory_is_refused)

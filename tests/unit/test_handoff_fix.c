@@ -110,3 +110,48 @@ Test(handoff_fix, a_shared_rerun_adds_the_overrides_to_the_refusals_fixed_comman
 	}
 	dt_handoff_verify_free(&v);
 }
+
+/* A wrong-board finding carries the overrides of the environment its
+ * process lost (add_overrides_of); those must pass the same check as when
+ * the env-lost finding carries them itself. */
+Test(handoff_fix, a_wrong_board_finding_does_not_carry_a_value_set_inside_the_traced_tree)
+{
+	static const char *traced = "/home/u/.config/autostart/x.desktop";
+	static struct dt_record launch;
+	static struct dt_fix_inputs in;
+	static struct dt_handoff_var var;
+	static struct dt_handoff h[2];
+	static char override[512];
+	static char *overrides[1] = {override};
+	static struct dt_handoffs hs;
+	launch.type = DT_REC_LAUNCH;
+	launch.env = launch_env;
+	launch.nenv = 2;
+	in.launch = &launch;
+	in.trusted = 1;
+	in.via_codex = 1;
+	in.l.argv = argv;
+	in.l.argc = 5;
+	var.name = "HERMES_KANBAN_DB";
+	var.launcher = traced;
+	snprintf(override, sizeof(override), "mcp_servers.hermes-tools.env.HERMES_KANBAN_DB=\"%s\"",
+	         traced);
+	h[0].kind = DT_HANDOFF_WRONG_BOARD;
+	h[0].pid = 42;
+	h[1].kind = DT_HANDOFF_ENV_LOST;
+	h[1].pid = 42;
+	h[1].vars = &var;
+	h[1].nvars = 1;
+	h[1].fix_env_overrides = overrides;
+	h[1].nfix_env_overrides = 1;
+	hs.v = h;
+	hs.n = 2;
+	struct dt_handoff_verify v;
+	dt_handoff_verify_plan(&hs, &in, &v);
+	for (size_t k = 0; k < v.noverrides; k++)
+		cr_expect_null(strstr(v.overrides[k], traced), "the re-run carries %s",
+		               v.overrides[k]);
+	cr_expect_null(v.argv, "a re-run was planned with the traced program's value");
+	cr_expect_eq(v.v[0].state, DT_VERIFY_CANNOT);
+	dt_handoff_verify_free(&v);
+}

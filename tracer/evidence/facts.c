@@ -15,6 +15,7 @@
 #include "safeopen.h"
 #include "spawn.h"
 #include "version.h"
+#include "xalloc.h"
 
 /* ---- facts ---- */
 
@@ -160,6 +161,23 @@ static void dt_facts_codex(struct dt_facts *f)
 	}
 }
 
+/* The config lines that decide the sandbox, with every value denytrace
+ * does not read as "<redacted>": a snapshot `denytrace codex` recorded is
+ * so already (codex_launch.c); the file read here, a user's own, may keep
+ * a password in [sandbox_workspace_write] or [permissions.*] as well. */
+static char *excerpt_redacted(const char *text, size_t len)
+{
+	size_t need = dt_redact_config_text(text, len, NULL, 0);
+	char *red = malloc(need + 1);
+	if (!red)
+		dt_out_of_memory();
+	dt_redact_config_text(text, len, red, need);
+	red[need] = 0;
+	char *excerpt = dt_codex_config_excerpt(red);
+	free(red);
+	return excerpt;
+}
+
 /* Codex's config.toml: the path, and its excerpt from the snapshot the
  * ring holds, else from the file as it is now. */
 static void dt_facts_config(struct dt_facts *f, const struct dt_report *r)
@@ -205,7 +223,7 @@ static void dt_facts_config(struct dt_facts *f, const struct dt_report *r)
 		fclose(m);
 		fclose(cf);
 		f->config_found = 1;
-		f->config_excerpt = dt_codex_config_excerpt(text ? text : "");
+		f->config_excerpt = excerpt_redacted(text ? text : "", text ? tlen : 0);
 		free(text);
 	}
 }

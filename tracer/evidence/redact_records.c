@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* evidence --redact on the records themselves: what the bundle's redaction
  * rules are made of, and the records' argv, environment and config text. */
+#include <ctype.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recfmt.h"
@@ -100,6 +103,60 @@ static void add_user_of_uid(struct dt_redaction *rd, int64_t uid)
 		dt_redact_home(rd, pw->pw_dir);
 }
 
+/* Could a recorded HOME, replaced wherever it occurs in a bundle file,
+ * only ever replace a path? It is the traced program's to choose: "/text"
+ * would turn every "</text>" of the SVG into "<~>", "\": " every JSON
+ * key's end into "~". So: absolute, two components at least, none of the
+ * characters markup is made of, and a directory on this host (so is what
+ * it resolves to). */
+static int home_is_only_a_path(const char *home)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                            "0123456789/._-+@,:=%~";
+	if (!home || home[0] != '/' || !strchr(home + 1, '/') || home[strspn(home, plain)])
+		return 0;
+	char real[PATH_MAX];
+	struct stat st;
+	return stat(home, &st) == 0 && S_ISDIR(st.st_mode) && realpath(home, real) &&
+	       real[strspn(real, plain)] == 0 && strchr(real + 1, '/');
+}
+
+/* Is name a word the bundle's JSON or SVG is made of? Replaced as a word
+ * in every file, it would break them: "null" a JSON value, "font" the
+ * attribute font-size, "UTF" the SVG's XML declaration. */
+static int markup_word(const char *name)
+{
+	static const char *const words[] = {
+	    "true",        "false",      "null",        "svg",          "xml",         "version",
+	    "encoding",    "UTF",        "xmlns",       "http",         "www",         "w3",
+	    "org",         "www.w3.org", "w3.org",      "text",         "tspan",       "line",
+	    "rect",        "title",      "fill",        "fill-opacity", "opacity",     "font",
+	    "font-family", "font-size",  "font-weight", "family",       "size",        "weight",
+	    "height",      "width",      "stroke",      "anchor",       "text-anchor", "viewBox",
+	    "x1",          "x2",         "y1",          "y2",           "ox",          "sans",
+	    "sans-serif",  "serif",      "bold",        "start",        "middle",      "end",
+	    "DejaVu",      "Verdana"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(name, words[i]))
+			return 1;
+	return 0;
+}
+
+/* A user name a record holds is the traced program's to choose: an
+ * account of this host, else a name of the portable user name characters
+ * that is no word of the bundle's markup. */
+static void redact_recorded_user(struct dt_redaction *rd, const char *name)
+{
+	static const char portable[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                               "0123456789._-";
+	if (!name)
+		return;
+	int shaped = (isalpha((unsigned char)name[0]) || name[0] == '_') &&
+	             !name[strspn(name, portable)] && !markup_word(name);
+	if (shaped || getpwnam(name))
+		dt_redact_user(rd, name);
+}
+
 /* The home directories and user names of this user and of every process
  * in the rings. */
 void dt_redact_collect(struct dt_redaction *rd, const struct dt_report *r)
@@ -115,9 +172,11 @@ void dt_redact_collect(struct dt_redaction *rd, const struct dt_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dt_record *rec = &r->recs[i];
 		if (rec->type == DT_REC_PROCESS || rec->type == DT_REC_LAUNCH) {
-			dt_redact_home(rd, dt_record_env(rec, "HOME"));
-			dt_redact_user(rd, dt_record_env(rec, "USER"));
-			dt_redact_user(rd, dt_record_env(rec, "LOGNAME"));
+			const char *home = dt_record_env(rec, "HOME");
+			if (home_is_only_a_path(home))
+				dt_redact_home(rd, home);
+			redact_recorded_user(rd, dt_record_env(rec, "USER"));
+			redact_recorded_user(rd, dt_record_env(rec, "LOGNAME"));
 		}
 		if (i == 0 || rec->uid != r->recs[i - 1].uid)
 			add_user_of_uid(rd, rec->uid);

@@ -503,6 +503,17 @@ static void fix_none(struct dt_fix *f, const struct dt_fix_problem *p)
 /* A grant whose root only the traced program named (its environment
  * changed inside the sandbox): the program may be choosing what to have
  * made writable, so the user decides, and --verify does not apply it. */
+/* A bwrap grant the re-run does not get has no line from the rewritten
+ * command line: its own --bind, to paste once checked. */
+static void fix_unapplied_bind(struct dt_fix *f)
+{
+	if (f->sandbox == DT_SB_BWRAP && !f->ncopy && f->ngrants) {
+		char *m = fix_mount_words("--bind", f->grants[0], f->grants[0]);
+		fix_copy(f, "%s", m);
+		free(m);
+	}
+}
+
 static void fix_claimed(struct dt_fix *f)
 {
 	char *why = f->why;
@@ -514,11 +525,15 @@ static void fix_claimed(struct dt_fix *f)
 	        "the change; --verify does not apply it%s%s",
 	        why ? "; " : "", why ? why : "");
 	free(why);
-	if (f->sandbox == DT_SB_BWRAP && !f->ncopy) {
-		char *m = fix_mount_words("--bind", f->grants[0], f->grants[0]);
-		fix_copy(f, "%s", m);
-		free(m);
-	}
+	fix_unapplied_bind(f);
+}
+
+/* A candidate grant --verify must not apply: no expected root names dir,
+ * the traced program chose it by failing to write there, and it is not
+ * where anyone may write anyway (dt_fix_candidate_applicable). */
+static int candidate_held_back(const struct dt_fix_problem *p, const char *dir)
+{
+	return !p->root && !p->claimed && !dt_fix_candidate_applicable(dir);
 }
 
 /* A grant for a finding no expected root contains: offered, labelled, for
@@ -544,7 +559,15 @@ static void fix_candidate(struct dt_fix *f)
  * changing anything on disk. */
 static void fix_verifiability(struct dt_fix *f, const struct dt_fix_plan *plan)
 {
-	if (f->claimed)
+	if (f->claimed && f->candidate)
+		fix_set(&f->no_verify,
+		        "only the traced program's refusals name %s, and it is not in a directory "
+		        "every user may write (/tmp): not applied automatically; if the worker "
+		        "should write there, name it with --root and verify again",
+		        f->ngrants          ? f->grants[0]
+		        : f->landlock.ndirs ? f->landlock.dirs[0]
+		                            : "the directory");
+	else if (f->claimed)
 		fix_set(&f->no_verify, "its root is named by the traced program: not applied "
 		                       "automatically");
 	else if (f->kind == DT_FIX_NONE)
@@ -712,6 +735,26 @@ static void plan_disk_rerun(struct dt_fix_plan *plan, const struct dt_fix_launch
 	plan->argv_for_disk = 1;
 }
 
+/* fix_grant_problem with the -c list every fix shares, plus dir when the
+ * list lacks it (a root only the traced program named): a user who pastes
+ * another finding's line must not grant that one unawares. */
+static void fix_grant_with_list(struct dt_fix *f, const struct dt_fix_problem *p,
+                                const struct dt_fix_launch *l, const struct dt_fix_plan *plan,
+                                const char *dir, int add_dir, const struct strlist *list)
+{
+	struct strlist own = {0};
+	const struct strlist *roots = list;
+	if (!strlist_has(list, dir)) {
+		for (size_t k = 0; k < list->n; k++)
+			strlist_push(&own, list->v[k]);
+		strlist_push(&own, dir);
+		roots = &own;
+	}
+	fix_grant_problem(f, p, l, plan->sandbox, dir, plan, add_dir, (const char *const *)roots->v,
+	                  roots->n);
+	strlist_free(&own);
+}
+
 int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_fix_launch *l,
                       struct dt_fix_plan *plan)
 {
@@ -733,17 +776,16 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 		rerun = 0;
 	}
 
-	/* shown: every grant a fix proposes; applied (and run by --verify):
-	 * those whose root the launch named, not the traced program */
-	struct strlist shown = {0}, grants = {0}, list = {0};
+	/* applied (and run by --verify, and in every fix's -c list): the
+	 * grants whose root the launch named, not the traced program; a
+	 * claimed or held-back one is in its own fix's list only */
+	struct strlist grants = {0}, list = {0};
 	char buf[PATH_MAX + 128];
 	for (size_t i = 0; i < n; i++) {
 		const char *dir = grant_dir(&p[i]);
 		if (!dir || dt_fix_forbidden(dir, l, buf, sizeof(buf)))
 			continue;
-		if (!strlist_has(&shown, dir))
-			strlist_push(&shown, dir);
-		if (!p[i].claimed && !strlist_has(&grants, dir))
+		if (!p[i].claimed && !candidate_held_back(&p[i], dir) && !strlist_has(&grants, dir))
 			strlist_push(&grants, dir);
 	}
 	const struct dt_rootset *rs = l->rs;
@@ -751,7 +793,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	int add_dir =
 	    plan->sandbox == DT_SB_CODEX && rs->codex_add_dir_ok && !rs->codex_override &&
 	    (!rs->codex_sandbox_mode || !strcmp(rs->codex_sandbox_mode, "workspace-write"));
-	codex_list(rs, &shown, &list);
+	codex_list(rs, &grants, &list);
 	for (size_t i = 0; i < n; i++) {
 		struct dt_fix *f = &plan->fixes[i];
 		const char *dir = grant_dir(&p[i]);
@@ -760,8 +802,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 		if (no)
 			fix_refused(f, "make writable", dir, no);
 		else if (dir)
-			fix_grant_problem(f, &p[i], l, plan->sandbox, dir, plan, add_dir,
-			                  (const char *const *)list.v, list.n);
+			fix_grant_with_list(f, &p[i], l, plan, dir, add_dir, &list);
 		else if (p[i].cause == DT_CAUSE_FILE_PERMISSIONS ||
 		         (p[i].cause == DT_CAUSE_SQLITE_SIDE_FILE && !refused_by_sandbox(&p[i]))) {
 			if (!fix_flipping(f, &p[i])) {
@@ -781,8 +822,8 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 			fix_none(f, &p[i]);
 	}
 	for (size_t i = 0; i < n; i++)
-		if (p[i].claimed && plan->fixes[i].ngrants)
-			fix_claimed(&plan->fixes[i]);
+		if (p[i].claimed && (plan->fixes[i].ngrants || plan->fixes[i].landlock.ndirs))
+			fix_claimed(&plan->fixes[i]); /* a Landlock rule grants too */
 	struct strlist applied = {0};
 	codex_list(rs, &grants, &applied);
 	if (grants.n && rerun && (plan->sandbox == DT_SB_CODEX || plan->sandbox == DT_SB_BWRAP))
@@ -792,6 +833,11 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].root && plan->fixes[i].ngrants)
 			fix_candidate(&plan->fixes[i]);
+		if (plan->fixes[i].ngrants &&
+		    candidate_held_back(&p[i], plan->fixes[i].grants[0])) {
+			plan->fixes[i].claimed = 1;
+			fix_unapplied_bind(&plan->fixes[i]);
+		}
 		fix_verifiability(&plan->fixes[i], plan);
 		/* the header names the sandbox that refused, not only the one the
 		 * command line starts: Landlock is set up by the program itself */
@@ -800,7 +846,6 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	}
 	strlist_free(&applied);
 	plan_disk_rerun(plan, l, rerun);
-	strlist_free(&shown);
 	strlist_free(&grants);
 	strlist_free(&list);
 	return 0;

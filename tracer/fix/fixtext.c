@@ -315,7 +315,7 @@ int dt_fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
                        const struct dt_handoffs *h, const struct dt_handoff_verify *hv, char *err,
                        size_t errlen)
 {
-	struct dt_outfile out;
+	struct dt_sidecar out;
 	if (dt_sidecar_begin(&out, ring, ".fix.md", err, errlen) < 0)
 		return -1;
 	FILE *f = out.f;
@@ -346,9 +346,5 @@ int dt_fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
 	if (v->v)
 		fix_md_verified(f, in, v);
 	fix_md_handoffs_verified(f, in, h, hv);
-	if (dt_outfile_commit(&out) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", out.path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return dt_sidecar_commit(&out, err, errlen);
 }

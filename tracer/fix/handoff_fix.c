@@ -23,9 +23,9 @@ static void free_words(char **w)
 	free(w);
 }
 
-/* Adds the overrides that carry finding i: its own, else (a wrong board)
- * those of the environment lost by the same process. Returns how many. */
-static size_t add_overrides_of(const struct dt_handoffs *h, size_t i, struct dt_handoff_verify *out)
+/* The finding whose overrides carry finding i: its own, else (a wrong
+ * board) those of the environment lost by the same process; NULL: none. */
+static const struct dt_handoff *override_source(const struct dt_handoffs *h, size_t i)
 {
 	for (size_t pass = 0; pass < 2; pass++)
 		for (size_t k = 0; k < h->n; k++) {
@@ -33,13 +33,17 @@ static size_t add_overrides_of(const struct dt_handoffs *h, size_t i, struct dt_
 			if ((pass == 0 && k != i) || (pass == 1 && x->pid != h->v[i].pid) ||
 			    (!x->fix_override && !x->nfix_env_overrides))
 				continue;
-			if (x->fix_override)
-				add_override(out, x->fix_override);
-			for (size_t e = 0; e < x->nfix_env_overrides; e++)
-				add_override(out, x->fix_env_overrides[e]);
-			return 1 + x->nfix_env_overrides;
+			return x;
 		}
-	return 0;
+	return NULL;
+}
+
+static void add_overrides(const struct dt_handoff *x, struct dt_handoff_verify *out)
+{
+	if (x->fix_override)
+		add_override(out, x->fix_override);
+	for (size_t e = 0; e < x->nfix_env_overrides; e++)
+		add_override(out, x->fix_env_overrides[e]);
 }
 
 static void add_override(struct dt_handoff_verify *out, const char *o)
@@ -141,6 +145,13 @@ static const char *value_named_by_traced(const struct dt_handoff *h, const struc
 	return NULL;
 }
 
+static void named_by_traced(struct dt_handoff_verdict *v, const char *name)
+{
+	cannot(v, xasprintf("the value of %s it would pass was set inside the traced tree, not "
+	                    "by the launch: named by the traced program, so shown, not run",
+	                    name));
+}
+
 int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inputs *in,
                            struct dt_handoff_verify *out)
 {
@@ -149,6 +160,7 @@ int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inpu
 	out->v = xrealloc(NULL, (h->n + 1) * sizeof(*out->v));
 	memset(out->v, 0, (h->n + 1) * sizeof(*out->v));
 	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_handoff *src;
 		if (!in->trusted || !in->via_codex || !in->l.argv)
 			cannot(&out->v[i],
 			       xasprintf("no Codex launch to run again: %s",
@@ -156,16 +168,17 @@ int dt_handoff_verify_plan(const struct dt_handoffs *h, const struct dt_fix_inpu
 			                     ? (in->source ? in->source : "no launch recorded")
 			                     : "the launch was not `denytrace codex`"));
 		else if (value_named_by_traced(&h->v[i], in))
-			cannot(&out->v[i],
-			       xasprintf("the value of %s it would pass was set inside the traced "
-			                 "tree, not by the launch: named by the traced program, so "
-			                 "shown, not run",
-			                 value_named_by_traced(&h->v[i], in)));
+			named_by_traced(&out->v[i], value_named_by_traced(&h->v[i], in));
 		else if (h->v[i].kind == DT_HANDOFF_NO_SUCH_SERVER && h->v[i].fix_server)
 			add_rename(out, h->v[i].server, h->v[i].fix_server);
-		else if (!add_overrides_of(h, i, out))
+		else if (!(src = override_source(h, i)))
 			cannot(&out->v[i], xasprintf("its fix is not a Codex -c override: %s",
 			                             h->v[i].fix ? h->v[i].fix : "none stated"));
+		/* another finding's overrides pass the same check as its own */
+		else if (value_named_by_traced(src, in))
+			named_by_traced(&out->v[i], value_named_by_traced(src, in));
+		else
+			add_overrides(src, out);
 	}
 	if (out->noverrides || out->nrenames)
 		out->argv = argv_with(in->l.argv, in->l.argc, out);

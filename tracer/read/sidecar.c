@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "sidecar.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "privdir.h"
 #include "ringfile.h"
 #include "safeopen.h"
+#include "sha256.h"
 
 #define SIDECAR_TAG "<!-- denytrace sidecar of ring "
 
@@ -32,19 +35,111 @@ static int sidecar_path(char *path, size_t cap, const char *ring, const char *su
 	return snprintf(path, cap, "%s%s", ring, suffix) < (int)cap ? 0 : -1;
 }
 
-int dt_sidecar_begin(struct dt_outfile *o, const char *ring, const char *suffix, char *err,
+int dt_sidecar_begin(struct dt_sidecar *s, const char *ring, const char *suffix, char *err,
                      size_t errlen)
 {
-	char path[PATH_MAX], id[128];
+	char path[PATH_MAX];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->suffix, sizeof(s->suffix), "%s", suffix);
 	if (sidecar_path(path, sizeof(path), ring, suffix) < 0 ||
-	    dt_ring_id_of(ring, id, sizeof(id)) < 0) {
+	    dt_ring_id_of(ring, s->id, sizeof(s->id)) < 0) {
 		snprintf(err, errlen, "cannot name the ring %s", ring);
 		return -1;
 	}
-	if (dt_outfile_begin(o, path, DT_OUT_SIDECAR, err, errlen) < 0)
+	if (dt_outfile_begin(&s->out, path, DT_OUT_SIDECAR, err, errlen) < 0)
 		return -1;
-	fprintf(o->f, SIDECAR_TAG "%s -->\n", id);
+	if (!(s->f = open_memstream(&s->text, &s->len))) {
+		dt_outfile_abort(&s->out);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	return 0;
+}
+
+/* $XDG_STATE_HOME/denytrace/sidecars (or ~/.local/state/...), made
+ * private when make is set; into dir. 0 or -1. */
+static int digest_dir(char *dir, size_t cap, int make)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char err[512], base[PATH_MAX];
+	if (xdg && xdg[0] == '/')
+		snprintf(base, sizeof(base), "%s", xdg);
+	else if (home && home[0] == '/')
+		snprintf(base, sizeof(base), "%s/.local/state", home);
+	else
+		return -1;
+	if (snprintf(dir, cap, "%s/denytrace/sidecars", base) >= (int)cap)
+		return -1;
+	if (!make)
+		return 0;
+	/* the parents as mkdir -p would make them; dt_private_dir checks them */
+	for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	return dt_private_dir(dir, 0700, err, sizeof(err)) < 0 ? -1 : 0;
+}
+
+/* Where the digest of the sidecar id+suffix is kept, into path. 0 or -1. */
+static int digest_path(char *path, size_t cap, const char *id, const char *suffix, int make)
+{
+	char dir[PATH_MAX], key[256], hex[65];
+	if (digest_dir(dir, sizeof(dir), make) < 0)
+		return -1;
+	snprintf(key, sizeof(key), "%s%s", id, suffix);
+	dt_sha256_hex(key, strlen(key), hex);
+	return snprintf(path, cap, "%s/%s", dir, hex) < (int)cap ? 0 : -1;
+}
+
+static int record_digest(const struct dt_sidecar *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX], hex[65];
+	struct dt_outfile o;
+	if (digest_path(path, sizeof(path), s->id, s->suffix, 1) < 0) {
+		snprintf(err, errlen, "no private state directory to keep its digest in");
+		return -1;
+	}
+	if (dt_outfile_begin(&o, path, DT_OUT_NEW_OR_OWN, err, errlen) < 0)
+		return -1;
+	dt_sha256_hex(s->text, s->len, hex);
+	fprintf(o.f, "%s\n", hex);
+	if (dt_outfile_commit(&o) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int dt_sidecar_commit(struct dt_sidecar *s, char *err, size_t errlen)
+{
+	int rc = fclose(s->f) == 0 ? 0 : -1;
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	if (!rc)
+		rc = record_digest(s, err, errlen);
+	if (!rc) {
+		fprintf(s->out.f, SIDECAR_TAG "%s -->\n", s->id);
+		fwrite(s->text, 1, s->len, s->out.f);
+		if ((rc = dt_outfile_commit(&s->out)) < 0)
+			snprintf(err, errlen, "cannot write %s: %s", s->out.path, strerror(errno));
+	} else {
+		dt_outfile_abort(&s->out);
+	}
+	free(s->text);
+	s->text = NULL;
+	return rc;
+}
+
+/* Is text's digest the one dt_sidecar_commit recorded for id+suffix? */
+static int digest_matches(const char *id, const char *suffix, const char *text, size_t len)
+{
+	char path[PATH_MAX], hex[65], kept[80];
+	if (digest_path(path, sizeof(path), id, suffix, 0) < 0 ||
+	    dt_read_planted(path, 1, kept, sizeof(kept)) != 65)
+		return 0;
+	dt_sha256_hex(text, len, hex);
+	return !memcmp(kept, hex, 64) && kept[64] == '\n';
 }
 
 char *dt_sidecar_read(const char *ring, const char *suffix)
@@ -64,5 +159,9 @@ char *dt_sidecar_read(const char *ring, const char *suffix)
 		return NULL;
 	}
 	memmove(text, text + tl, (size_t)n - tl + 1);
+	if (!digest_matches(id, suffix, text, (size_t)n - tl)) {
+		free(text);
+		return NULL;
+	}
 	return text;
 }

@@ -5,7 +5,8 @@
  * (outfile.h), and read back only when it is a regular file of the
  * caller's, of bounded size, whose first line names the very ring it sits
  * beside (device, inode and creation time: a new ring at the same path is
- * another ring). */
+ * another ring) and whose text has the digest denytrace recorded when it
+ * wrote it. */
 #ifndef DENYTRACE_SIDECAR_H
 #define DENYTRACE_SIDECAR_H
 
@@ -20,13 +21,34 @@
  * (not a ring that can be read). */
 int dt_ring_id_of(const char *ring, char *id, size_t cap);
 
-/* Opens RING+suffix for writing (dt_outfile_begin, DT_OUT_SIDECAR) and
- * writes its first line. Returns 0, or -1 with a reason in err. */
-int dt_sidecar_begin(struct dt_outfile *o, const char *ring, const char *suffix, char *err,
+/* A sidecar being written: the text goes to f (a memory stream) and
+ * reaches the file, and its digest the caller's state directory, at
+ * dt_sidecar_commit. */
+struct dt_sidecar {
+	FILE *f;
+	char *text;
+	size_t len;
+	struct dt_outfile out;
+	char id[128];
+	char suffix[32];
+};
+
+/* Opens RING+suffix for writing (dt_outfile_begin, DT_OUT_SIDECAR).
+ * Returns 0, or -1 with a reason in err. */
+int dt_sidecar_begin(struct dt_sidecar *s, const char *ring, const char *suffix, char *err,
                      size_t errlen);
 
+/* Writes the file (its first line naming the ring, then the text) and
+ * records the text's SHA-256 in $XDG_STATE_HOME/denytrace/sidecars/
+ * (default ~/.local/state): the traced program can read the ring's
+ * identity and write beside it, so only a digest kept where denytrace
+ * alone writes tells a sidecar of ours from a forged one. Returns 0, or -1
+ * with a reason in err (the file is not left then). */
+int dt_sidecar_commit(struct dt_sidecar *s, char *err, size_t errlen);
+
 /* The text of RING+suffix after its first line, malloc'ed, or NULL when
- * there is none that belongs to this ring. */
+ * there is none that belongs to this ring or none whose digest
+ * dt_sidecar_commit recorded. */
 char *dt_sidecar_read(const char *ring, const char *suffix);
 
 #endif
