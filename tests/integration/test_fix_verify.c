@@ -1106,7 +1106,10 @@ static int fix_py(const char *dir, const char *const *args, const char *expr, ch
 	return st;
 }
 
-Test(fix_verify, plain_bubblewrap_without_root_gets_the_board_directory_as_a_candidate_verified)
+/* A candidate is the traced program's choice, even in a private directory
+ * under /tmp (the shape of /tmp/tmux-UID): --verify holds it back until
+ * the user names it with --root, and then applies and proves it. */
+Test(fix_verify, plain_bubblewrap_without_root_gets_a_candidate_verified_once_named_as_root)
 {
 	struct world w;
 	make_world(&w, 1);
@@ -1125,13 +1128,22 @@ Test(fix_verify, plain_bubblewrap_without_root_gets_the_board_directory_as_a_can
 	cr_expect_str_eq(res, want);
 	cr_expect_eq(lines_in(w.runs), 1, "fix without --verify ran the worker");
 
-	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
-	int st =
-	    fix_py(w.top, verify, "[f['verify']['state'] for f in j['fixes']]", res, sizeof(res));
-	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
-	cr_expect_str_eq(res, "['fixed']\n");
 	char status[PATH_MAX + 16];
 	snprintf(status, sizeof(status), "%s/status", w.board);
+	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	int st =
+	    fix_py(w.top, verify,
+	           "[(f['verify']['state'], f['named_by_traced_program']) for f in j['fixes']]",
+	           res, sizeof(res));
+	cr_expect_neq(st, 0, "a held-back candidate counted as verified:\n%s", out);
+	cr_expect_str_eq(res, "[('cannot-verify', True)]\n");
+	cr_expect_neq(access(status, F_OK), 0, "the candidate was granted to a re-run");
+
+	const char *named[] = {"--verify", "--yes", "--root", w.board,
+	                       "--format", "json",  r.ring,   NULL};
+	st = fix_py(w.top, named, "[f['verify']['state'] for f in j['fixes']]", res, sizeof(res));
+	cr_expect_eq(st, 0, "exit %d:\n%s", st, out);
+	cr_expect_str_eq(res, "['fixed']\n");
 	cr_expect_eq(access(status, F_OK), 0, "the fixed run did not write the board");
 	dtt_free(&r);
 }
@@ -1204,7 +1216,8 @@ Test(fix_verify, a_board_path_with_a_space_gives_fix_lines_that_paste_into_a_she
 	struct dtt_run r;
 	record_bwrap(&w, &r);
 	char res[8192], want[3 * PATH_MAX];
-	const char *json[] = {"--format", "json", r.ring, NULL};
+	/* named as a root: a candidate alone is never written into the launch */
+	const char *json[] = {"--root", w.board, "--format", "json", r.ring, NULL};
 	cr_assert_eq(fix_py(w.top, json,
 	                    "[shlex.split(c) for f in j['fixes'] for c in f['copy']] + "
 	                    "[shlex.split(shlex.join(j['command_line'])) == j['command_line']]",
@@ -1213,7 +1226,7 @@ Test(fix_verify, a_board_path_with_a_space_gives_fix_lines_that_paste_into_a_she
 	snprintf(want, sizeof(want), "[['--bind', '%s', '%s'], True]\n", w.board, w.board);
 	cr_expect_str_eq(res, want);
 	/* the text's launch line, pasted into a shell, runs the fixed launch */
-	const char *text[] = {r.ring, NULL};
+	const char *text[] = {"--root", w.board, r.ring, NULL};
 	cr_assert_eq(fix(text), 0, "%s", out);
 	const char *line = strstr(out, "   $ cd ");
 	cr_assert_not_null(line, "no launch line:\n%s", out);
@@ -1547,7 +1560,9 @@ Test(fix_verify, mv_between_directories_under_an_abi_1_ruleset_gets_refer_and_ve
 	struct dtt_run r;
 	record_refer(&w, argv, &r);
 	char res[8192], want[4 * PATH_MAX];
-	const char *args[] = {"--format", "json", r.ring, NULL};
+	/* the directories named as a root (the two alone are a candidate, which
+	 * --verify never applies): one rule on it */
+	const char *args[] = {"--root", w.top, "--format", "json", r.ring, NULL};
 	cr_assert_eq(fix_py(w.top, args,
 	                    "[(f['cause'], f['kind'], f['sandbox']) for f in j['fixes']], "
 	                    "j['command_line'][1:7]",
@@ -1555,11 +1570,11 @@ Test(fix_verify, mv_between_directories_under_an_abi_1_ruleset_gets_refer_and_ve
 	             0, "%s", out);
 	snprintf(want, sizeof(want),
 	         "[('landlock-refer', 'command-line', 'landlock')] ['--rule', "
-	         "'%s=MAKE_REG|REMOVE_FILE|REFER', '--rule', '%s=MAKE_REG|REMOVE_FILE|REFER', "
-	         "'--abi', '2']\n",
-	         w.a, w.b);
+	         "'%s=MAKE_REG|REMOVE_FILE|REFER', '--abi', '2', '--rw', '%s']\n",
+	         w.top, w.top);
 	cr_expect_str_eq(res, want);
-	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	const char *verify[] = {"--verify", "--yes", "--root", w.top,
+	                        "--format", "json",  r.ring,   NULL};
 	int st = fix_py(w.top, verify,
 	                "[f['verify']['state'] for f in j['fixes']], j['verified']['exit_status']",
 	                res, sizeof(res));
@@ -1586,7 +1601,8 @@ Test(fix_verify, a_landlock_ruleset_the_program_builds_itself_is_not_verified_an
 	struct dtt_run r;
 	record_refer(&w, argv, &r);
 	char res[8192];
-	const char *verify[] = {"--verify", "--yes", "--format", "json", r.ring, NULL};
+	const char *verify[] = {"--verify", "--yes", "--root", w.top,
+	                        "--format", "json",  r.ring,   NULL};
 	int st = fix_py(w.top, verify,
 	                "[(f['cause'], f['verify']['state'], 'Landlock' in f['verify']['why_not']) "
 	                "for f in j['fixes']]",

@@ -528,12 +528,14 @@ static void fix_claimed(struct dt_fix *f)
 	fix_unapplied_bind(f);
 }
 
-/* A candidate grant --verify must not apply: no expected root names dir,
- * the traced program chose it by failing to write there, and it is not
- * where anyone may write anyway (dt_fix_candidate_applicable). */
-static int candidate_held_back(const struct dt_fix_problem *p, const char *dir)
+/* A candidate grant --verify must not apply: no expected root names its
+ * directory, so the traced program chose it by failing to write there.
+ * Not even under /tmp: /tmp/tmux-UID and /tmp/ssh-* are the user's own,
+ * and a worker given one could drive the user's terminal or agent. The
+ * user names it with --root, and then it is a root. */
+static int candidate_held_back(const struct dt_fix_problem *p)
 {
-	return !p->root && !p->claimed && !dt_fix_candidate_applicable(dir);
+	return !p->root && !p->claimed;
 }
 
 /* A grant for a finding no expected root contains: offered, labelled, for
@@ -561,9 +563,9 @@ static void fix_verifiability(struct dt_fix *f, const struct dt_fix_plan *plan)
 {
 	if (f->claimed && f->candidate)
 		fix_set(&f->no_verify,
-		        "only the traced program's refusals name %s, and it is not in a directory "
-		        "every user may write (/tmp): not applied automatically; if the worker "
-		        "should write there, name it with --root and verify again",
+		        "only the traced program's refusals name %s: a candidate is not applied "
+		        "automatically; if the worker should write there, name it with --root and "
+		        "verify again",
 		        f->ngrants          ? f->grants[0]
 		        : f->landlock.ndirs ? f->landlock.dirs[0]
 		                            : "the directory");
@@ -785,7 +787,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 		const char *dir = grant_dir(&p[i]);
 		if (!dir || dt_fix_forbidden(dir, l, buf, sizeof(buf)))
 			continue;
-		if (!p[i].claimed && !candidate_held_back(&p[i], dir) && !strlist_has(&grants, dir))
+		if (!p[i].claimed && !candidate_held_back(&p[i]) && !strlist_has(&grants, dir))
 			strlist_push(&grants, dir);
 	}
 	const struct dt_rootset *rs = l->rs;
@@ -833,8 +835,7 @@ int dt_fix_plan_build(const struct dt_fix_problem *p, size_t n, const struct dt_
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].root && plan->fixes[i].ngrants)
 			fix_candidate(&plan->fixes[i]);
-		if (plan->fixes[i].ngrants &&
-		    candidate_held_back(&p[i], plan->fixes[i].grants[0])) {
+		if (plan->fixes[i].ngrants && candidate_held_back(&p[i])) {
 			plan->fixes[i].claimed = 1;
 			fix_unapplied_bind(&plan->fixes[i]);
 		}

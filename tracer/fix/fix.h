@@ -155,14 +155,6 @@ void dt_fix_plan_free(struct dt_fix_plan *plan);
  * the sentence. */
 const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, char *buf, size_t cap);
 
-/* May a candidate grant of dir (no expected root names it: only the
- * traced program's refusals do) be applied by --verify? Only inside a
- * directory every user may write already (/tmp, /var/tmp); anywhere else
- * (~/.ssh, /var/spool/cron, /srv/www) it is shown, and applied once the
- * user names the directory with --root. Checked on the path and on what
- * it resolves to. */
-int dt_fix_candidate_applicable(const char *dir);
-
 /* ---- rewriting command lines (exported for the unit tests) ---- */
 
 /* A command line being rewritten: malloc'ed words, v[n] == NULL. */

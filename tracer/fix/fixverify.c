@@ -4,6 +4,7 @@
 #include "fixverify.h"
 
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,21 +36,36 @@ static int fix_answer_is_yes(const char *line)
 
 static void fix_on_interrupt(int sig)
 {
-	(void)sig; /* only there to make the read return EINTR */
+	(void)sig; /* only there to make the wait return EINTR */
 }
 
-/* Reads the answer with Ctrl-C turned into "no": the handler has no
- * SA_RESTART, so the read fails instead of the process dying by the
- * signal with a status a script cannot tell from the command's. */
+/* Reads the answer with Ctrl-C turned into "no", rather than the process
+ * dying by the signal with a status a script cannot tell from the
+ * command's. SIGINT stays blocked except inside ppoll, which unblocks it
+ * and waits in one step: a ^C that came just before the wait (the prompt
+ * printed, the read not yet started) would otherwise run the handler
+ * there and leave the read waiting for a line nobody types (seen in CI).
+ * On a terminal in canonical mode the wait ends with a whole line or end
+ * of input, so the read after it does not wait. */
 static int fix_ask(void)
 {
 	struct sigaction sa = {0}, old;
+	sigset_t intr, orig, during;
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	sigprocmask(SIG_BLOCK, &intr, &orig);
 	sa.sa_handler = fix_on_interrupt;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	fputs("Run it? [y/N] ", stderr);
+	during = orig;
+	sigdelset(&during, SIGINT);
+	struct pollfd in = {.fd = 0, .events = POLLIN};
 	char line[64];
-	int got = fgets(line, sizeof(line), stdin) != NULL;
+	int got = ppoll(&in, 1, NULL, &during) == 1 && fgets(line, sizeof(line), stdin) != NULL;
+	/* unblocked while ours is still the handler: a ^C pending now is
+	 * taken here, not by the caller's disposition */
+	sigprocmask(SIG_SETMASK, &orig, NULL);
 	sigaction(SIGINT, &old, NULL);
 	if (!got)
 		fputc('\n', stderr); /* end of input or ^C left the cursor on the question */

@@ -135,31 +135,3 @@ const char *dt_fix_forbidden(const char *dir, const struct dt_fix_launch *l, cha
 		why = forbidden_path(real, l, buf, cap);
 	return why ? why : hard_linked(dir, buf, cap);
 }
-
-/* Is dir, or a directory above it, one where every user may create files
- * (world-writable and sticky: /tmp, /var/tmp, $TMPDIR)? Granting a
- * directory there hands out nothing another local user could not write
- * already. */
-static int in_shared_tmp(const char *dir)
-{
-	char up[PATH_MAX];
-	struct stat st;
-	snprintf(up, sizeof(up), "%s", dir);
-	while (up[0] == '/') {
-		if (stat(up, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    (st.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH))
-			return 1;
-		char *slash = strrchr(up, '/');
-		if (!up[1])
-			break;
-		slash[slash == up] = 0; /* "/tmp" goes on to "/" */
-	}
-	return 0;
-}
-
-int dt_fix_candidate_applicable(const char *dir)
-{
-	char real[PATH_MAX];
-	/* a symbolic link in /tmp does not make its target shared */
-	return in_shared_tmp(dir) && realpath(dir, real) && in_shared_tmp(real);
-}

@@ -242,7 +242,6 @@ void fix_landlock_refer(struct dt_fix *f, const struct dt_fix_problem *p,
 	fix_landlock(f, p, dirs, n, launcher);
 	/* no root: the two directories are the traced program's choice (a
 	 * rename out of ~/.ssh), shown but not handed to the re-run */
-	for (size_t i = 0; !p->root && i < n; i++)
-		if (!dt_fix_candidate_applicable(dirs[i]))
-			f->claimed = f->candidate = 1;
+	if (!p->root && n)
+		f->claimed = f->candidate = 1;
 }
