@@ -5,11 +5,14 @@
  * make denytrace wait. Each test plants one thing and runs the command
  * that used to follow it, under a 20 s guard (status 142: it hung). */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -246,4 +249,37 @@ Test(planted, a_fifo_at_codex_home_config_toml_does_not_hang_denytrace_codex)
 	                      "/bin/true", "-o", ring, "--",    NULL};
 	int st = dtt_system(out, sizeof(out), argv, envv);
 	cr_expect_eq(st, 0, "codex: status %d (124: it hung): %s", st, out);
+}
+
+/* A FIFO named as a ring, with a writer waiting in open(2) for a reader:
+ * the CLI looks at what a path is without opening it for reading (O_PATH),
+ * so it refuses the FIFO and the writer goes on waiting. An open for
+ * reading, even one closed at once, would have let the writer's open
+ * return: opening acts on FIFOs and devices (a watchdog starts). */
+Test(planted, a_fifo_given_as_a_ring_is_refused_without_being_opened)
+{
+	const char *top = dtt_tmpdir();
+	char fifo[PATH_MAX];
+	snprintf(fifo, sizeof(fifo), "%s/ring", top);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid_t writer = fork();
+	cr_assert_geq(writer, 0);
+	if (writer == 0) {
+		int fd = open(fifo, O_WRONLY); /* waits for a reader */
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	static struct dtt_cli c;
+	const char *args[] = {"report", fifo, NULL};
+	dtt_cli(&c, args);
+	cr_expect_neq(c.status, 0, "a FIFO was read as a ring: %s", c.out);
+	cr_expect(strstr(c.err, "not a regular file"), "%s", c.err);
+	/* a writer let through exits at once; give it two seconds */
+	int st = 0, done = 0;
+	for (int i = 0; i < 200 && !(done = waitpid(writer, &st, WNOHANG) == writer); i++)
+		usleep(10000);
+	if (!done) {
+		kill(writer, SIGKILL);
+		waitpid(writer, &st, 0);
+	}
+	cr_expect(!done, "the writer's open returned: the CLI opened the FIFO for reading");
 }

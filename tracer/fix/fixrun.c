@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "launchfile.h"
 #include "roots_int.h"
+#include "safeopen.h"
 #include "soak.h"
 #include "spawn.h"
 
@@ -114,11 +115,20 @@ static void fix_iflags_now(struct dt_fix_problem *p)
 	    lstat(p->subject, &before) != 0 ||
 	    !(S_ISREG(before.st_mode) || S_ISDIR(before.st_mode)))
 		return;
-	int fd = open(p->subject, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* looked at through O_PATH, opened through /proc/self/fd: a directory
+	 * of the path swapped for a link into /dev between lstat and open
+	 * cannot get a device opened (as root, a watchdog would start) */
+	int pfd = open(p->subject, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return;
+	int fd = -1;
+	if (fstat(pfd, &st) == 0 && st.st_dev == before.st_dev && st.st_ino == before.st_ino &&
+	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		fd = dt_reopen_pinned(pfd, p->subject, &st, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	close(pfd);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && st.st_dev == before.st_dev && st.st_ino == before.st_ino &&
-	    ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
 		p->iflags_now.known = 1;
 		p->iflags_now.flags = (uint32_t)flags;
 	}

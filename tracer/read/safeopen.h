@@ -28,6 +28,12 @@ int dt_open_planted(const char *path, int own, off_t max, struct stat *st);
  * NUL-terminated. Returns the length, or -1 (buf empty). */
 ssize_t dt_read_planted(const char *path, int own, char *buf, size_t cap);
 
+/* Opens, with flags, the inode pfd (an O_PATH descriptor of path) was
+ * opened on and *pinned describes, through /proc/self/fd: not whatever
+ * path names by now (by path only where there is no /proc). Returns the
+ * fd, or -1 (ESTALE: another inode answered). */
+int dt_reopen_pinned(int pfd, const char *path, const struct stat *pinned, int flags);
+
 /* "a FIFO", "a directory", ... for "X is not a regular file (a FIFO)". */
 const char *dt_file_kind(mode_t mode);
 
