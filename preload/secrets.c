@@ -510,11 +510,23 @@ static const char *const dt_cfg_kept[] = {
     "sandbox_mode",
     "profile",
     "default_permissions",
-    "sandbox_workspace_write.*",
+    /* the keys Codex reads there, not the whole table: a key of a
+     * user's own beside them keeps its value out */
+    "sandbox_workspace_write.writable_roots",
+    "sandbox_workspace_write.network_access",
+    "sandbox_workspace_write.exclude_tmpdir_env_var",
+    "sandbox_workspace_write.exclude_slash_tmp",
     "profiles.*.sandbox_mode",
     "profiles.*.default_permissions",
-    "profiles.*.sandbox_workspace_write.*",
-    "permissions.**",
+    "profiles.*.sandbox_workspace_write.writable_roots",
+    "profiles.*.sandbox_workspace_write.network_access",
+    "profiles.*.sandbox_workspace_write.exclude_tmpdir_env_var",
+    "profiles.*.sandbox_workspace_write.exclude_slash_tmp",
+    /* a permission profile: what it extends and its filesystem entries
+     * (roots_codex.c), not its other settings */
+    "permissions.*.extends",
+    "permissions.*.filesystem",
+    "permissions.*.filesystem.**",
     "projects.*.trust_level",
     "mcp_servers.*.command",
     "mcp_servers.*.env.LD_PRELOAD",

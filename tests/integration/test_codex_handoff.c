@@ -174,13 +174,21 @@ static int dt_codex_exec(const char *extra, char *out, size_t cap)
 
 /* `denytrace fix --verify --yes --format json RING` with the launch's
  * environment, its JSON into json. Returns its status. */
-static int fix_verify(char *out, size_t cap)
+static int fix_verify_rooted(const char *root, char *out, size_t cap)
 {
 	char dt[PATH_MAX + 16];
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
-	const char *words[] = {dt, "fix", "--verify", "--yes", "--format", "json", ring, NULL};
+	const char *words[] = {dt,     "fix",    "--verify", "--yes", "--format",
+	                       "json", "--root", root,       ring,    NULL};
+	if (!root) /* no --root: the ring follows --format's value */
+		words[6] = ring, words[7] = NULL;
 	unlink(marker);
 	return in_workspace(words, json, out, cap);
+}
+
+static int fix_verify(char *out, size_t cap)
+{
+	return fix_verify_rooted(NULL, out, cap);
 }
 
 /* `denytrace report --format json RING` into json. */
@@ -515,7 +523,10 @@ Test(codex_handoff, fix_verify_runs_one_rerun_for_the_refusals_and_the_handoffs)
 	write_config_args(args, NULL, NULL);
 	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
 	cr_assert_eq(stub_turns(), 1, "stub: %s", stub_notes());
-	int st = fix_verify(out, sizeof(out));
+	/* the refused directory named as a root: a candidate alone is never
+	 * applied by --verify */
+	snprintf(side, sizeof(side), "%s/side", top);
+	int st = fix_verify_rooted(side, out, sizeof(out));
 	/* the link is refused whatever the sandbox grants: that one is not fixed */
 	cr_expect_eq(st, 1, "fix --verify's status: %s; stub: %s", out, stub_notes());
 	const char *said = strstr(out, "runs your command again");
@@ -557,8 +568,9 @@ Test(codex_handoff, fix_verify_runs_announces_the_soak_and_the_handoff_run_toget
 	write_config_args(args, NULL, NULL);
 	cr_assert_eq(dt_codex_exec(NULL, out, sizeof(out)), 0, "%s; stub: %s", out, stub_notes());
 	snprintf(dt, sizeof(dt), "%s/denytrace", dtt_build());
-	const char *words[] = {dt,  "fix",      "--verify", "--yes", "--runs",
-	                       "1", "--format", "json",     ring,    NULL};
+	snprintf(side, sizeof(side), "%s/side", top);
+	const char *words[] = {dt,         "fix",  "--verify", "--yes", "--runs", "1",
+	                       "--format", "json", "--root",   side,    ring,     NULL};
 	in_workspace(words, json, out, sizeof(out));
 	const char *said = strstr(out, "runs your command again");
 	const char *then = said ? strstr(said, "then once with the handoffs' overrides") : NULL;

@@ -130,6 +130,20 @@ Test(redact_rules, a_config_keeps_the_values_denytrace_reads_and_redacts_every_o
 	                 "dangerously_bypass = \"" DT_REDACTED "\"\n", "comments go too");
 }
 
+/* The review: whole tables were kept, so a key of the user's own beside
+ * the ones denytrace reads kept its value in every evidence bundle. */
+Test(redact_rules, sandbox_and_permission_tables_keep_only_the_keys_denytrace_reads)
+{
+	cr_expect_str_eq(config("[sandbox_workspace_write]\nwritable_roots = [\"/a\"]\n"
+	                        "my_password = \"T8\"\n"),
+	                 "[sandbox_workspace_write]\nwritable_roots = [\"/a\"]\n"
+	                 "my_password = \"" DT_REDACTED "\"\n");
+	cr_expect_str_eq(config("[permissions.w]\nextends = \":workspace\"\nextra = \"T9\"\n"
+	                        "[permissions.w.filesystem]\n\"/srv\" = \"write\"\n"),
+	                 "[permissions.w]\nextends = \":workspace\"\nextra = \"" DT_REDACTED "\"\n"
+	                 "[permissions.w.filesystem]\n\"/srv\" = \"write\"\n");
+}
+
 Test(redact_rules, mcp_servers_keep_name_command_and_the_probe_s_variables_only)
 {
 	cr_expect_str_eq(config("[mcp_servers.docs]\ncommand = \"npx\"\n"
