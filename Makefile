@@ -137,7 +137,12 @@ $(BUILD)/helpers/plugin-big.so: tests/helpers/plugins/frame.S | $(BUILD)/helpers
 # Helpers are ordinary programs the tests run. A helper that needs special
 # flags (static, _FORTIFY_SOURCE, libraries) says so in a first-lines
 # comment: "// build-flags: -static -lpthread".
-$(BUILD)/helpers/%: tests/helpers/%.c $(PROBE_HDR) | $(BUILD)/helpers
+# The sources a helper's build-flags name are prerequisites too: a helper
+# built from preload/ring.c is rebuilt when ring.c changes.
+helper_sources = $(filter %.c,$(shell sed -n 's|^// build-flags: ||p' $(1)))
+.SECONDEXPANSION:
+$(BUILD)/helpers/%: tests/helpers/%.c $(PROBE_HDR) $$(call helper_sources,tests/helpers/$$*.c) \
+		| $(BUILD)/helpers
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -o $@ $< \
 		$(shell sed -n 's|^// build-flags: ||p' $<)
 $(BUILD)/helpers:

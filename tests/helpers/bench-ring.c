@@ -1,4 +1,4 @@
-// build-flags: -Ipreload -Itracer/read -Itracer/render -Itracer/util preload/ring.c tracer/read/ringfile.c tracer/read/safeopen.c tracer/read/records.c
+// build-flags: -D_GNU_SOURCE -Ipreload -Itracer/read -Itracer/render -Itracer/util preload/ring.c tracer/read/ringfile.c tracer/read/safeopen.c tracer/read/records.c
 /*
  * bench-ring: the ring file's writer and reader at full speed, for the
  * benchmark (scripts/bench.py). It uses preload/ring.c (dt_ring_write, the
@@ -29,7 +29,6 @@
  *       `denytrace show` does before formatting) and prints records per
  *       second of the median pass.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// build-flags: -Ipreload preload/ring.c
+// build-flags: -D_GNU_SOURCE -Ipreload preload/ring.c
 /*
  * leftover: a hostile worker that leaves a process behind holding a plain
  * descriptor of its ring (no lock), to write into whatever file that

@@ -1,4 +1,4 @@
-// build-flags: -Ipreload preload/ring.c
+// build-flags: -D_GNU_SOURCE -Ipreload preload/ring.c
 /*
  * plant-launch: a hostile worker whose sandbox can write
  * $XDG_STATE_HOME, run outside the probe. It hides every process record

@@ -1,4 +1,4 @@
-// build-flags: -Ipreload preload/ring.c
+// build-flags: -D_GNU_SOURCE -Ipreload preload/ring.c
 /*
  * ring-writer: append records to an existing denytrace ring, as a separate
  * process, so that tests can kill or stop a writer at any moment.
