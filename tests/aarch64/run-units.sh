@@ -31,10 +31,10 @@ export DT_BUILD="$OUT"
 # Each suite is bounded: the unit suites set no timeouts of their own,
 # and CI stops at 90 minutes. One CI run did stop there with test_toml
 # unfinished under qemu, a suite that takes 30 to 90 s. Seen again here:
-# a Criterion worker, forked by its multithreaded runner, sat with its
-# main thread in a futex wait on a mutex inside qemu-user's own image and
-# no other guest thread, a lock held at the fork by a thread the child
-# does not have (qemu's, not the suite's: the run again passed in 19 s).
+# a Criterion worker, forked by its multithreaded runner, sat for minutes
+# in a wait on a contended lock (FUTEX_WAIT_PRIVATE, value 2) with no
+# child and no thread but qemu's own: most likely a lock another thread
+# held at the fork, inside the emulator (the run again passed in 19 s).
 # So a suite that runs out of its time is run
 # once more, verbosely (the last [RUN ] line names the test that hangs).
 # If it runs out of time again it is named loudly as unfinished but does
