@@ -30,6 +30,14 @@ const char *dtt_build(void)
 	return dir;
 }
 
+const char *dtt_denytrace(void)
+{
+	static char p[PATH_MAX + 16];
+	if (!p[0])
+		snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
+	return p;
+}
+
 const char *dtt_helper(const char *name)
 {
 	static __thread char path[8][PATH_MAX];

@@ -15,6 +15,8 @@
 /* Directory with denytrace, libdenytrace.so and helpers/ ($DT_BUILD, or
  * "build" relative to the repository root the tests run from). */
 const char *dtt_build(void);
+/* The denytrace binary of that directory, as an absolute path. */
+const char *dtt_denytrace(void);
 /* Absolute path of a built helper: dtt_helper("landlock-run"). */
 const char *dtt_helper(const char *name);
 /* Absolute path of a script in tests/helpers (from the repository root

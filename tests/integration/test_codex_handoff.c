@@ -642,24 +642,34 @@ Test(handoff_plain, the_model_says_what_each_server_gets_and_from_which_layer)
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
 
-/* A child started without the board variables its parent had, which then
- * writes a board: the environment lost on the way (no MCP server: the fix
- * is the parent's) and the wrong board, both paths named. */
-Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the_board_it_wrote)
+/* In a new directory (returned): a child started without the board
+ * variables its parent had, which then writes a board, recorded in c.ring
+ * with HOME=DIR/HOME; then report --format json into r.json, and then
+ * `denytrace OUTPUT_ARGS` (its output redirected as the words say). */
+static const char *lost_board_world(const char *home_dir, const char *output_args)
 {
 	const char *tmp = dtt_tmpdir(), *server = dtt_helper_script("board_mcp.py");
 	cr_assert_not_null(server);
 	char cmd[6 * PATH_MAX];
 	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && mkdir -p home boards && HOME='%s/home' HERMES_KANBAN_DB='%s/boards/"
-	         "kanban.db' HERMES_KANBAN_TASK=t_1 '%s/denytrace' run -q --all -o c.ring -- sh -c "
+	         "cd '%s' && mkdir -p '%s' boards && HOME='%s/%s' HERMES_KANBAN_DB='%s/boards/"
+	         "kanban.db' HERMES_KANBAN_TASK=t_1 '%s' run -q --all -o c.ring -- sh -c "
 	         "'env -u HERMES_KANBAN_DB -u HERMES_KANBAN_TASK %s %s %s/m < /dev/null' && "
-	         "'%s/denytrace' report --format json c.ring > r.json && '%s/denytrace' fix "
-	         "--format json c.ring > f.json",
-	         tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build(), dtt_build());
+	         "'%s' report --format json c.ring > r.json && '%s' %s",
+	         tmp, home_dir, tmp, home_dir, tmp, dtt_denytrace(), PYTHON, server, tmp,
+	         dtt_denytrace(), dtt_denytrace(), output_args);
 	const char *sh[] = {"sh", "-c", cmd, NULL};
 	char out[8192];
 	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	return tmp;
+}
+
+/* A child started without the board variables its parent had, which then
+ * writes a board: the environment lost on the way (no MCP server: the fix
+ * is the parent's) and the wrong board, both paths named. */
+Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the_board_it_wrote)
+{
+	const char *tmp = lost_board_world("home", "fix --format json c.ring > f.json");
 	char json_path[PATH_MAX + 16], named[PATH_MAX + 32], wrote[PATH_MAX + 32];
 	snprintf(json_path, sizeof(json_path), "%s/r.json", tmp);
 	snprintf(named, sizeof(named), "%s/boards/kanban.db", tmp);
@@ -681,6 +691,7 @@ Test(handoff_plain, a_child_that_lost_the_board_variables_is_named_and_so_is_the
 	                 "assert [x['kind'] for x in f] == [x['kind'] for x in h], f\n"
 	                 "assert all(x['fix'] for x in f), f\n";
 	const char *pargv[] = {PYTHON, "-c", py, json_path, named, wrote, NULL};
+	char out[8192];
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
 
@@ -725,20 +736,10 @@ static const char md_table_py[] =
 
 Test(handoff_plain, the_markdown_report_has_the_handoff_findings_in_a_table_with_the_json_facts)
 {
-	const char *tmp = dtt_tmpdir(), *server = dtt_helper_script("board_mcp.py");
-	cr_assert_not_null(server);
-	char cmd[6 * PATH_MAX];
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && mkdir -p 'ho|me' boards && HOME='%s/ho|me' HERMES_KANBAN_DB='%s/"
-	         "boards/kanban.db' HERMES_KANBAN_TASK=t_1 '%s/denytrace' run -q --all -o c.ring "
-	         "-- sh -c 'env -u HERMES_KANBAN_DB -u HERMES_KANBAN_TASK %s %s %s/m < /dev/null' "
-	         "&& '%s/denytrace' report --format json c.ring > r.json && '%s/denytrace' report "
-	         "--format markdown c.ring > r.md",
-	         tmp, tmp, tmp, dtt_build(), PYTHON, server, tmp, dtt_build(), dtt_build());
-	const char *sh[] = {"sh", "-c", cmd, NULL};
-	char out[8192];
-	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
+	/* a HOME with a | in it: every board path needs its cell escaped */
+	const char *tmp = lost_board_world("ho|me", "report --format markdown c.ring > r.md");
 	const char *pargv[] = {PYTHON, "-c", md_table_py, tmp, NULL};
+	char out[8192];
 	cr_expect_eq(dtt_system(out, sizeof(out), pargv, NULL), 0, "%s", out);
 }
 

@@ -24,13 +24,6 @@ TestSuite(demo, .fini = teardown, .timeout = 120);
 
 static char out[1 << 17];
 
-static const char *dt(void)
-{
-	static char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
-	return p;
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -195,7 +188,7 @@ Test(demo, runs_both_phases_and_each_report_names_the_board_root_and_its_cause)
 	snprintf(tmp, sizeof(tmp), "%s/tmp", dtt_tmpdir());
 	cr_assert_eq(mkdir(tmp, 0755), 0);
 	snprintf(env_tmp, sizeof(env_tmp), "TMPDIR=%s", tmp);
-	const char *argv[] = {dt(), "demo", "--writes", "16", NULL};
+	const char *argv[] = {dtt_denytrace(), "demo", "--writes", "16", NULL};
 	const char *env[] = {env_tmp, NULL};
 	int st = dtt_system(out, sizeof(out), argv, env);
 	cr_assert_eq(st, 0, "demo exit %d:\n%s", st, out);
@@ -283,8 +276,8 @@ Test(demo, the_emulations_work_even_as_root_and_json_summarises_them)
 {
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s/emu", dtt_tmpdir());
-	const char *argv[] = {dt(), "demo",  "--emulate", "--json", "--writes",
-	                      "12", "--out", dir,         NULL};
+	const char *argv[] = {dtt_denytrace(), "demo", "--emulate", "--json", "--writes", "12",
+	                      "--out",         dir,    NULL};
 	int st = dtt_system(out, sizeof(out), argv, NULL);
 	cr_assert_eq(st, 0, "demo exit %d:\n%s", st, out);
 	cr_expect_eq(out[0], '{', "--json printed more than JSON:\n%s", out);
@@ -332,7 +325,7 @@ Test(demo, bad_options_exit_2_and_a_full_out_directory_exits_5)
 	    {"--bogus", NULL, NULL}, {"--out", NULL, NULL},     {"extra", NULL, NULL},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *argv[] = {dt(), "demo", bad[i][0], bad[i][1], NULL};
+		const char *argv[] = {dtt_denytrace(), "demo", bad[i][0], bad[i][1], NULL};
 		int st = dtt_system(out, sizeof(out), argv, NULL);
 		cr_expect_eq(st, 2, "demo %s %s: exit %d", bad[i][0], bad[i][1] ? bad[i][1] : "",
 		             st);
@@ -346,14 +339,14 @@ Test(demo, bad_options_exit_2_and_a_full_out_directory_exits_5)
 	FILE *f = fopen(file, "w");
 	cr_assert_not_null(f);
 	fclose(f);
-	const char *argv[] = {dt(), "demo", "--out", full, NULL};
+	const char *argv[] = {dtt_denytrace(), "demo", "--out", full, NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), argv, NULL), 5, "%s", out);
 	cr_expect(strstr(out, "already holds files"), "%s", out);
 }
 
 Test(demo, a_missing_python_exits_6_with_what_to_install)
 {
-	const char *argv[] = {dt(), "demo", NULL};
+	const char *argv[] = {dtt_denytrace(), "demo", NULL};
 	const char *env[] = {"DENYTRACE_PYTHON=/nonexistent/python3", NULL};
 	cr_expect_eq(dtt_system(out, sizeof(out), argv, env), 6, "%s", out);
 	cr_expect(strstr(out, "apt-get install python3"), "%s", out);

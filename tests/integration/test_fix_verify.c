@@ -39,13 +39,6 @@ TestSuite(fix_verify, .fini = teardown, .timeout = 240);
 
 static char out[1 << 17];
 
-static const char *dt(void)
-{
-	static char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
-	return p;
-}
-
 /* A board directory, a workspace, and a worker script that counts its runs
  * in the workspace (runs) and writes the board on the runs where
  * (count % every) == 0, exiting 1 when that write fails. */
@@ -114,7 +107,7 @@ static void record_bwrap(struct world *w, struct dtt_run *r)
 static int fix_redirected(const char *const *args, const char *redir)
 {
 	char cmd[8192];
-	size_t n = (size_t)snprintf(cmd, sizeof(cmd), "exec '%s' fix", dt());
+	size_t n = (size_t)snprintf(cmd, sizeof(cmd), "exec '%s' fix", dtt_denytrace());
 	for (size_t i = 0; args[i]; i++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
 	snprintf(cmd + n, sizeof(cmd) - n, " </dev/null %s", redir);
@@ -166,7 +159,8 @@ Test(fix_verify, bubblewrap_gets_the_bind_of_the_board_root_and_verify_shows_its
 	/* and evidence's report.md ends with it */
 	char bundle[PATH_MAX + 16], report[PATH_MAX + 32];
 	snprintf(bundle, sizeof(bundle), "%s/bundle", w.top);
-	const char *ev[] = {dt(), "evidence", "--out", bundle, "--root", w.board, r.ring, NULL};
+	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle,
+	                    "--root",        w.board,    r.ring,  NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
 	snprintf(report, sizeof(report), "%s/report.md", bundle);
 	f = fopen(report, "r");
@@ -264,7 +258,7 @@ static int pty_read_until(int master, char *log, size_t cap, size_t *len, const 
  * terminal showed goes to log. */
 static int fix_on_pty(const char *answer, const char *const *args, char *log, size_t cap)
 {
-	const char *argv[32] = {dt(), "fix"};
+	const char *argv[32] = {dtt_denytrace(), "fix"};
 	size_t n = 2;
 	for (size_t i = 0; args[i] && n < 31; i++)
 		argv[n++] = args[i];
@@ -904,7 +898,7 @@ static void codex_record(struct codex_world *w, struct dtt_run *r, const char *c
 /* fix --verify --yes on ring: one -c holding other and board, and fixed. */
 static void codex_expect_fixed(struct codex_world *w, const char *ring)
 {
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", ring, NULL};
+	const char *fargs[] = {dtt_denytrace(), "fix", "--verify", "--yes", ring, NULL};
 	int st = dtt_system(out, sizeof(out), fargs, w->env);
 	char both[3 * PATH_MAX];
 	snprintf(both, sizeof(both), "writable_roots=[\"%s\",\"%s\"]", w->other, w->board);
@@ -974,7 +968,7 @@ Test(fix_verify, a_denytrace_codex_launch_is_fixed_without_its_probe_overrides)
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- sandbox -c "
 	         "'sandbox_mode=\"workspace-write\"' -c '%s' -- sh -c 'echo done > %s'",
-	         w.work, dt(), ring, w.codex, c2, w.status);
+	         w.work, dtt_denytrace(), ring, w.codex, c2, w.status);
 	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
 	dtt_system(out, sizeof(out), rec, w.env);
 	cr_assert_neq(access(w.status, F_OK), 0, "the board was written: %s", out);
@@ -1031,7 +1025,7 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- sandbox -c "
 	         "'sandbox_mode=\"workspace-write\"' -- sh -c 'echo done > %s'",
-	         w.work, dt(), ring, w.codex, w.status);
+	         w.work, dtt_denytrace(), ring, w.codex, w.status);
 	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
 	dtt_system(out, sizeof(out), rec, w.env);
 	cr_assert_neq(access(w.status, F_OK), 0, "the board was written: %s", out);
@@ -1039,7 +1033,7 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	         "[sandbox_workspace_write]\nwritable_roots = [\"%s\", \"%s\"]\n", w.other,
 	         w.board);
 	forge_config(ring, text);
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", ring, NULL};
+	const char *fargs[] = {dtt_denytrace(), "fix", "--verify", "--yes", ring, NULL};
 	dtt_system(out, sizeof(out), fargs, w.env);
 	cr_expect_neq(access(w.status, F_OK), 0, "the claimed root was granted and run:\n%s", out);
 	cr_expect(strstr(out, "by the traced program"), "%s", out);
@@ -1064,13 +1058,14 @@ static void expect_planted_codex_launch_never_runs(struct codex_world *w, const 
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && exec '%s' run -q -o '%s' -- '%s' sandbox -c "
 	         "'sandbox_mode=\"workspace-write\"'%s -- sh -c '%s'",
-	         w->work, dt(), ring, w->codex, codex_c, script);
+	         w->work, dtt_denytrace(), ring, w->codex, codex_c, script);
 	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
 	dtt_system(out, sizeof(out), rec, env);
 	char planted[PATH_MAX + 64];
 	snprintf(planted, sizeof(planted), "%s/denytrace/launches", state_home);
 	cr_assert_eq(access(planted, F_OK), 0, "the worker planted nothing: %s", out);
-	const char *fargs[] = {dt(), "fix", "--verify", "--yes", "--root", w->board, ring, NULL};
+	const char *fargs[] = {dtt_denytrace(), "fix",    "--verify", "--yes",
+	                       "--root",        w->board, ring,       NULL};
 	int st = dtt_system(out, sizeof(out), fargs, env);
 	cr_expect_neq(access(marker, F_OK), 0, "the planted launch ran:\n%s", out);
 	cr_expect_eq(st, 8, "exit %d, not 8 (no launch the user made):\n%s", st, out);
@@ -1154,7 +1149,7 @@ Test(fix_verify, report_and_fix_name_the_same_bind_for_a_board_outside_every_roo
 	make_world(&w, 1);
 	struct dtt_run r;
 	record_bwrap(&w, &r);
-	const char *rep[] = {dt(), "report", "--format", "json", r.ring, NULL};
+	const char *rep[] = {dtt_denytrace(), "report", "--format", "json", r.ring, NULL};
 	static char rjson[1 << 17];
 	cr_assert_eq(dtt_system(rjson, sizeof(rjson), rep, NULL), 0, "%s", rjson);
 	char bind[2 * PATH_MAX + 16];
@@ -1197,8 +1192,8 @@ Test(fix_verify, a_protected_path_is_not_verified_and_fix_verify_exits_non_zero)
 	/* what a deploy script does with it */
 	char cmd[2 * PATH_MAX + 128];
 	snprintf(cmd, sizeof(cmd),
-	         "'%s' fix --verify --yes '%s' </dev/null >/dev/null 2>&1 && echo deploy", dt(),
-	         r.ring);
+	         "'%s' fix --verify --yes '%s' </dev/null >/dev/null 2>&1 && echo deploy",
+	         dtt_denytrace(), r.ring);
 	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
 	char said[256];
 	dtt_system(said, sizeof(said), sh, NULL);
@@ -1676,7 +1671,7 @@ Test(fix_verify, the_json_names_the_command_verify_ran_starting_with_this_denytr
 	const char *args[] = {"--verify", "--yes", "--root", w.board, r.ring, NULL};
 	char res[PATH_MAX + 64], want[PATH_MAX + 2];
 	fix_json_query(w.top, args, "j['verified']['command'][0]", res, sizeof(res));
-	cr_assert_not_null(realpath(dt(), want));
+	cr_assert_not_null(realpath(dtt_denytrace(), want));
 	strcat(want, "\n");
 	cr_expect_str_eq(res, want);
 	dtt_free(&r);

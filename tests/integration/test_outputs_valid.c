@@ -27,13 +27,6 @@ TestSuite(outputs_valid, .fini = teardown, .timeout = 180);
 
 static char out[1 << 17];
 
-static const char *dt(void)
-{
-	static char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
-	return p;
-}
-
 static void need_xmllint(void)
 {
 	if (access("/usr/bin/xmllint", X_OK) != 0)
@@ -78,7 +71,8 @@ Test(outputs_valid, the_svg_timeline_stays_valid_xml_with_u_ffff_in_a_process_na
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	char svg[PATH_MAX];
 	snprintf(svg, sizeof(svg), "%s/t.svg", top);
-	snprintf(cmd, sizeof(cmd), "'%s' report --format svg '%s' > '%s'", dt(), r.ring, svg);
+	snprintf(cmd, sizeof(cmd), "'%s' report --format svg '%s' > '%s'", dtt_denytrace(), r.ring,
+	         svg);
 	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), sh, NULL), 0, "%s", out);
 	expect_valid_xml(svg);
@@ -91,7 +85,7 @@ Test(outputs_valid, junit_stays_valid_xml_0600_and_without_the_command_line_s_pa
 	const char *top = dtt_tmpdir();
 	char junit[PATH_MAX];
 	snprintf(junit, sizeof(junit), "%s/junit.xml", top);
-	const char *argv[] = {dt(),
+	const char *argv[] = {dtt_denytrace(),
 	                      "soak",
 	                      "-q",
 	                      "--runs",
@@ -134,7 +128,8 @@ Test(outputs_valid, a_pipe_in_a_root_path_keeps_the_evidence_roots_table_whole)
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	snprintf(bundle, sizeof(bundle), "%s/b", top);
-	const char *ev[] = {dt(), "evidence", "--out", bundle, "--root", root, r.ring, NULL};
+	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle,
+	                    "--root",        root,       r.ring,  NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
 	snprintf(report, sizeof(report), "%s/report.md", bundle);
 	char *md = slurp(report);
@@ -196,7 +191,8 @@ Test(outputs_valid, a_reader_of_a_ring_truncated_under_it_stops_instead_of_dying
 static int report_json(const char *path)
 {
 	char cmd[3 * PATH_MAX];
-	snprintf(cmd, sizeof(cmd), "'%s' report --format json '%s' > '%s.json'", dt(), path, path);
+	snprintf(cmd, sizeof(cmd), "'%s' report --format json '%s' > '%s.json'", dtt_denytrace(),
+	         path, path);
 	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
 	return dtt_system(out, sizeof(out), sh, NULL);
 }

@@ -26,13 +26,6 @@ static void teardown(void)
 
 TestSuite(planted, .fini = teardown, .timeout = 120);
 
-static const char *dt(void)
-{
-	static char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
-	return p;
-}
-
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -228,7 +221,7 @@ Test(planted, a_fifo_at_kanban_current_does_not_hang_roots)
 	fifo_at_kanban_current(top, env, sizeof(env));
 	const char *envv[] = {env, "HERMES_KANBAN_TASK=t1", NULL};
 	static char out[1 << 16];
-	const char *argv[] = {"timeout", "20", dt(), "roots", NULL};
+	const char *argv[] = {"timeout", "20", dtt_denytrace(), "roots", NULL};
 	int st = dtt_system(out, sizeof(out), argv, envv);
 	cr_expect_eq(st, 0, "roots: status %d (124: it hung): %s", st, out);
 }
@@ -245,8 +238,9 @@ Test(planted, a_fifo_at_codex_home_config_toml_does_not_hang_denytrace_codex)
 	snprintf(env, sizeof(env), "CODEX_HOME=%s", home);
 	const char *envv[] = {env, NULL};
 	static char out[1 << 16];
-	const char *argv[] = {"timeout",   "20", dt(), "codex", "-q", "--codex",
-	                      "/bin/true", "-o", ring, "--",    NULL};
+	const char *argv[] = {
+	    "timeout", "20", dtt_denytrace(), "codex", "-q", "--codex", "/bin/true", "-o", ring,
+	    "--",      NULL};
 	int st = dtt_system(out, sizeof(out), argv, envv);
 	cr_expect_eq(st, 0, "codex: status %d (124: it hung): %s", st, out);
 }

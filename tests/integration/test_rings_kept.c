@@ -20,20 +20,13 @@ static void teardown(void)
 
 TestSuite(rings_kept, .fini = teardown, .timeout = 600);
 
-static const char *dt(void)
-{
-	static char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/denytrace", dtt_build());
-	return p;
-}
-
 static char out[1 << 16];
 
 /* sh -c script (DT in its environment: the denytrace binary). */
 static int sh(const char *script)
 {
 	char env[PATH_MAX + 8];
-	snprintf(env, sizeof(env), "DT=%s", dt());
+	snprintf(env, sizeof(env), "DT=%s", dtt_denytrace());
 	const char *envv[] = {env, NULL};
 	const char *argv[] = {"/bin/sh", "-c", script, NULL};
 	return dtt_system(out, sizeof(out), argv, envv);
