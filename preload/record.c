@@ -419,8 +419,8 @@ static void dt_emit_job_run(void *arg)
 }
 
 /* Calls fn(arg) with the stack pointer at top (16-byte aligned). Every
- * register a call may change is declared changed; rbx, which the callee
- * keeps, holds the host's stack pointer meanwhile. */
+ * register a call may change is declared changed; a register the callee
+ * keeps (rbx, x19) holds the host's stack pointer meanwhile. */
 static void dt_on_stack(void (*fn)(void *), void *arg, void *top)
 {
 #if defined(__x86_64__) && !defined(__ILP32__)
@@ -433,6 +433,22 @@ static void dt_on_stack(void (*fn)(void *), void *arg, void *top)
 	                 : "rax", "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory",
 	                   "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
 	                   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#elif defined(__aarch64__) && !defined(__ILP32__)
+	/* AAPCS64: x0-x18, x30 and the SIMD registers but v8-v15's low
+	 * halves are the caller's to lose; sp must stay 16-byte aligned */
+	register void *x0 __asm__("x0") = arg;
+	__asm__ volatile("mov x19, sp\n\t"
+	                 "mov sp, %[top]\n\t"
+	                 "blr %[fn]\n\t"
+	                 "mov sp, x19"
+	                 : "+r"(x0)
+	                 : [top] "r"(top), [fn] "r"(fn)
+	                 : "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11",
+	                   "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x30", "memory",
+	                   "cc", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
+	                   "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20",
+	                   "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
+	                   "v31");
 #else
 	(void)top;
 	fn(arg);

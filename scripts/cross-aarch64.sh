@@ -93,7 +93,7 @@ units=$(for f in tests/unit/test_*.c; do n=${f##*/}; echo "$OUT/unit/${n%.c}"; d
 make -s --no-print-directory -j2 BUILD="$OUT" CC=$TRIPLET-gcc AR=$TRIPLET-ar \
 	CFLAGS="-O2 -g -I$root/usr/include -L${libs%%:*} -Wl,-rpath-link,$libs" \
 	"$OUT/libdenytrace.so" "$OUT/denytrace" "$OUT/helpers/callall" \
-	"$OUT/helpers/stackshapes" "$OUT/helpers/ring-writer" $units
+	"$OUT/helpers/stackshapes" "$OUT/helpers/ring-writer" "$OUT/helpers/smallstack" $units
 file "$OUT/libdenytrace.so" "$OUT/denytrace" | sed 's/, BuildID.*//'
 
 make --no-print-directory -j2 BUILD="$HOST_BUILD" all helpers "$HOST_BUILD/aarch64/test_aarch64"

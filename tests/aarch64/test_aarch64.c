@@ -23,7 +23,7 @@
 
 #include "testlib.h"
 
-static char ro[600], via[600], xbuild[4096], probe[4200];
+static char ro[600], via[600], scratch[600], xbuild[4096], probe[4200];
 
 static const char *qemu_libc(void)
 {
@@ -53,6 +53,9 @@ static void setup(void)
 	chmod(dtt_tmpdir(), 0755);
 	snprintf(ro, sizeof(ro), "%s/ro", dtt_tmpdir());
 	snprintf(via, sizeof(via), "%s/via", dtt_tmpdir());
+	snprintf(scratch, sizeof(scratch), "%s/scratch", dtt_tmpdir());
+	mkdir(scratch, 0777);
+	chmod(scratch, 0777); /* nobody writes what its stack used there */
 	mkdir(ro, 0755);
 	char p[700];
 	snprintf(p, sizeof(p), "%s/existing", ro);
@@ -346,4 +349,79 @@ Test(aarch64, a_frame_record_chain_that_leaves_the_stack_cuts_the_stack_and_noth
 	/* refuse and refuse_badfp, at least, before the bogus record */
 	cr_expect_geq(d->nframes, 2, "%zu frames", (size_t)d->nframes);
 	dtt_free(&r);
+}
+
+/* The bytes of the host's stack the probe may take on a refusal, as on
+ * x86_64 (tests/integration/test_smallstack.c). */
+#define PROBE_STACK_MAX 2048
+
+/* What smallstack wrote to path: the stack it used; -1 if nothing. */
+static long used_stack(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = -1;
+	if (f && fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	if (f)
+		fclose(f);
+	unlink(path);
+	return n;
+}
+
+/* smallstack args on aarch64, without the probe and with it: the same
+ * status and output, the refusal of leaf recorded, and the bytes of the
+ * host's stack the probe added returned. */
+static long aarch64_probe_stack(const char *const *args, const char *leaf)
+{
+	char measure[700], env_used[760], env_probe[4300];
+	snprintf(measure, sizeof(measure), "%s/used", scratch);
+	snprintf(env_used, sizeof(env_used), "SMALLSTACK_USED=%s", measure);
+	snprintf(env_probe, sizeof(env_probe), "DENYTRACE_PROBE=%s", probe);
+	const char *argv[32];
+	aarch64_argv(argv, "helpers/smallstack", args);
+
+	const char *plain_env[] = {env_used, NULL};
+	static char plain[65536];
+	int status = dtt_system(plain, sizeof(plain), argv, plain_env);
+	long without = used_stack(measure);
+	cr_assert_eq(status, 0, "smallstack %s fails without the probe: %s", args[0], plain);
+	cr_assert_gt(without, 0, "smallstack %s: no measure", args[0]);
+
+	const char *env[] = {env_used, env_probe, NULL};
+	static struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, env), 0, "ring unreadable: %s", r.out);
+	long with = used_stack(measure);
+	cr_assert_eq(r.status, status, "smallstack %s: exit %d under the probe: %s", args[0],
+	             r.status, r.out);
+	cr_expect(strstr(r.out, plain) != NULL, "smallstack %s: the output differs: %s", args[0],
+	          r.out);
+	cr_expect_eq(dtt_count(&r, DT_REC_DENIAL, "open", leaf), 1, "smallstack %s: not recorded",
+	             args[0]);
+	dtt_free(&r);
+	cr_assert_gt(with, 0);
+	cr_log_info("aarch64 smallstack %s: %ld bytes of stack without the probe, %ld with",
+	            args[0], without, with);
+	return with - without;
+}
+
+/* The process's first refusal, in a SIGTERM handler on an 8 KiB signal
+ * stack: the probe builds the record on a stack of its own, as on x86_64
+ * (it took some 6 KiB of the handler's before: a malloc'ed signal stack
+ * then overflows into the heap below it, silently). */
+Test(aarch64, a_first_refusal_in_a_handler_on_an_8_kib_signal_stack_takes_little_of_it)
+{
+	need_aarch64_build();
+	const char *args[] = {"altstack", "8192", ro, NULL};
+	long added = aarch64_probe_stack(args, "/altstack");
+	cr_expect_leq(added, PROBE_STACK_MAX, "the probe took %ld bytes of the handler's stack",
+	              added);
+}
+
+Test(aarch64, a_refusal_on_a_pthread_stack_min_thread_takes_little_of_its_stack)
+{
+	need_aarch64_build();
+	const char *args[] = {"min", ro, NULL};
+	long added = aarch64_probe_stack(args, "/min");
+	cr_expect_leq(added, PROBE_STACK_MAX, "the probe took %ld bytes of the thread's stack",
+	              added);
 }
