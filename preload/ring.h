@@ -17,6 +17,9 @@ struct dt_ring {
 	uint64_t nslots;
 	size_t map_len;
 	uint32_t version; /* the file's format: dt_checksum_for's argument */
+	/* slots [ahead_from, ahead_to), absolute positions, that this
+	 * process's mapping has faulted in already (dt_ring_write) */
+	uint64_t ahead_from, ahead_to;
 };
 
 /* Checks a mapped file's header against its length and fills *r.
