@@ -1101,11 +1101,17 @@ class Bench:
                     ("probe, backtraces", dtrun + ["--"] + base),
                     ("probe, --no-backtrace", dtrun + ["--no-backtrace", "--"] + base)]
         samples = {v[0]: [] for v in variants}
+        # the same system calls the probe makes per refusal, bare: the
+        # kernel's price of them on this machine, in the same rounds
+        bare = [self.calls, "syscalls", str(n), missing]
+        bare_samples = []
 
         def one_round(r):
             for vname, argv in variants[r % 3:] + variants[:r % 3]:
                 out = run_timed(argv, capture=True)["stdout"]
                 samples[vname].append(json.loads(out.strip().splitlines()[-1]))
+            out = run_timed(bare, capture=True)["stdout"]
+            bare_samples.append(json.loads(out.strip().splitlines()[-1]))
 
         # 21 rounds (~0.1 s each): on this VM the host's slow spells last
         # seconds and moved 5 rounds' median from +9.6 to +15.7 us; spread
@@ -1130,6 +1136,7 @@ class Bench:
             v["added_median_us"] = v["median_us"]["median"] - b["median_us"]["median"]
             v["added_first_us"] = v["first_us"]["median"] - b["first_us"]["median"]
         res["syscalls"] = self.refusal_syscalls(missing, dtrun)
+        res["bare_syscalls_us"] = summary([x["median_us"] for x in bare_samples])
         self.results["refusal"] = res
         for vname in ("probe, backtraces", "probe, --no-backtrace"):
             v = res["variants"][vname]
@@ -1240,6 +1247,14 @@ class Bench:
         if res.get("syscalls"):
             log("   system calls of the probe's own per refusal (strace -c, slope over 100 and 300): %s"
                 % ", ".join("%s %.1f" % (k, v) for k, v in res["syscalls"].items()))
+        if res.get("bare_syscalls_us"):
+            bare = res["bare_syscalls_us"]["median"]
+            added = res["variants"]["probe, backtraces"]["added_median_us"]
+            log("   those system calls made bare in a loop (gettid, 2 rt_sigprocmask, 2 statx,")
+            log("   madvise; bench-calls syscalls), median %.2f us: the kernel's price of them here;"
+                % bare)
+            log("   the rest of the added cost, %+.2f us, is the probe's own work (with backtraces)"
+                % (added - bare))
 
     # ---- 4b: the host's stack a refusal takes --------------------------------
 

@@ -28,13 +28,31 @@
  *       call's time and the median, p90, p99, mean, min and max of the
  *       others, in microseconds, and the minor page faults the N calls took
  *       (the probe's recording path maps memory).
+ *
+ *   bench-calls syscalls N PATH
+ *       The system calls the probe makes to record one refusal of PATH
+ *       (a path in a missing directory), made bare, N times, each time
+ *       timed as refuse does and printed the same way: gettid, two
+ *       rt_sigprocmask, a statx of PATH's directory and one of its parent,
+ *       and MADV_POPULATE_WRITE of a page of a shared file mapping (the
+ *       ring check). What a refusal's added cost owes to the kernel's
+ *       price of a system call on this machine, beside what the probe
+ *       does itself.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +134,35 @@ static int do_calls(const char *op, long n, const char *path, int after_refusal)
 	return 2;
 }
 
+/* Prints t[0] (the first call) and the median, p90, p99, mean, min and max
+ * of t[1..n-1] as one JSON object, with the page faults between ru0 and
+ * ru1; sorts t. */
+static void print_times(double *t, long n, const struct rusage *ru0, const struct rusage *ru1)
+{
+	double first = t[0], sum = 0;
+	double *rest = t + 1;
+	long m = n - 1;
+	for (long i = 0; i < m; i++)
+		sum += rest[i];
+	qsort(rest, (size_t)m, sizeof(double), cmp_double);
+#define PCT(p) rest[(long)((double)(m - 1) * (p) + 0.5)]
+	printf("{\"n\": %ld, \"first_us\": %.3f, \"median_us\": %.3f, \"p90_us\": %.3f, "
+	       "\"p99_us\": %.3f, \"mean_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
+	       "\"minor_faults\": %ld}\n",
+	       n, first, PCT(0.5), PCT(0.9), PCT(0.99), sum / (double)m, rest[0], rest[m - 1],
+	       ru1->ru_minflt - ru0->ru_minflt);
+#undef PCT
+}
+
+/* n timings, faulted in before they are taken */
+static double *times_new(long n)
+{
+	double *t = malloc(sizeof(double) * (size_t)n);
+	for (long i = 0; t && i < n; i++)
+		t[i] = 0;
+	return t;
+}
+
 static int do_refuse(long n, const char *path)
 {
 	if (n < 2)
@@ -123,11 +170,9 @@ static int do_refuse(long n, const char *path)
 	int fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0)
 		close(fd);
-	double *t = malloc(sizeof(double) * (size_t)n);
+	double *t = times_new(n);
 	if (!t)
 		return 1;
-	for (long i = 0; i < n; i++)
-		t[i] = 0; /* fault the array in before timing */
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_SELF, &ru0);
 	for (long i = 0; i < n; i++) {
@@ -141,18 +186,46 @@ static int do_refuse(long n, const char *path)
 		t[i] = b - a;
 	}
 	getrusage(RUSAGE_SELF, &ru1);
-	double first = t[0], sum = 0;
-	double *rest = t + 1;
-	long m = n - 1;
-	for (long i = 0; i < m; i++)
-		sum += rest[i];
-	qsort(rest, (size_t)m, sizeof(double), cmp_double);
-#define PCT(p) rest[(long)((double)(m - 1) * (p) + 0.5)]
-	printf("{\"n\": %ld, \"first_us\": %.3f, \"median_us\": %.3f, \"p90_us\": %.3f, "
-	       "\"p99_us\": %.3f, \"mean_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
-	       "\"minor_faults\": %ld}\n",
-	       n, first, PCT(0.5), PCT(0.9), PCT(0.99), sum / (double)m, rest[0], rest[m - 1],
-	       ru1.ru_minflt - ru0.ru_minflt);
+	print_times(t, n, &ru0, &ru1);
+	free(t);
+	return 0;
+}
+
+static int do_syscalls(long n, const char *path)
+{
+	char dir[PATH_MAX], up[PATH_MAX];
+	if (n < 2 || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return 2;
+	snprintf(dir, sizeof(dir), "%s", dirname(dir));
+	snprintf(up, sizeof(up), "%s", dir);
+	snprintf(up, sizeof(up), "%s", dirname(up));
+	long page = sysconf(_SC_PAGESIZE);
+	FILE *f = tmpfile();
+	if (!f || ftruncate(fileno(f), page) != 0)
+		return 1;
+	void *m = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+	if (m == MAP_FAILED)
+		return 1;
+	*(volatile char *)m = 1;
+	double *t = times_new(n);
+	if (!t)
+		return 1;
+	uint64_t all = ~0ULL, old;
+	struct statx sx;
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	for (long i = 0; i < n; i++) {
+		double a = now_us();
+		syscall(SYS_gettid);
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(old));
+		syscall(SYS_statx, AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx);
+		syscall(SYS_statx, AT_FDCWD, up, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx);
+		syscall(SYS_madvise, m, page, 23 /* MADV_POPULATE_WRITE */);
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+		t[i] = now_us() - a;
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	print_times(t, n, &ru0, &ru1);
 	free(t);
 	return 0;
 }
@@ -164,7 +237,9 @@ int main(int argc, char **argv)
 		                argc > 5 && !strcmp(argv[5], "after-refusal"));
 	if (argc == 4 && !strcmp(argv[1], "refuse"))
 		return do_refuse(atol(argv[2]), argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "syscalls"))
+		return do_syscalls(atol(argv[2]), argv[3]);
 	fprintf(stderr, "usage: bench-calls calls OP N [PATH [after-refusal]] | "
-	                "bench-calls refuse N PATH\n");
+	                "bench-calls refuse|syscalls N PATH\n");
 	return 2;
 }
