@@ -309,6 +309,9 @@ DT_HIDDEN void dt_ring_after_fork(void)
 {
 	int s = DT_RING_ATTACHING;
 	atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
+	/* fork copies no page table entry of a shared file mapping: the
+	 * child has mapped none of the slots ahead its parent had */
+	dt_ring_mapped.ahead_from = dt_ring_mapped.ahead_to = 0;
 }
 
 /* Whether the mapped ring is still this run's: a ring reused by a later
