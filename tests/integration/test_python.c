@@ -9,7 +9,10 @@
  * one, record none and keep running.
  */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,8 +52,9 @@ static const char *script(const char *name, const char *text)
 	return path;
 }
 
-/* Runs argv under denytrace inside a sandbox where only rw is writable. */
-static void run_sandboxed(struct dtt_run *r, const char *const *argv)
+/* Runs argv under denytrace inside a sandbox where only rw is writable,
+ * with extra environment entries "NAME=VALUE" (may be NULL). */
+static void run_sandboxed_env(struct dtt_run *r, const char *const *argv, const char *const *env)
 {
 	if (!dtt_have_bwrap())
 		cr_skip_test("bubblewrap cannot create a sandbox here");
@@ -60,7 +64,12 @@ static void run_sandboxed(struct dtt_run *r, const char *const *argv)
 	for (size_t i = 0; argv[i]; i++)
 		full[n++] = argv[i];
 	full[n] = NULL;
-	cr_assert_eq(dtt_run(r, NULL, full, NULL), 0, "ring unreadable: %s", r->out);
+	cr_assert_eq(dtt_run(r, NULL, full, env), 0, "ring unreadable: %s", r->out);
+}
+
+static void run_sandboxed(struct dtt_run *r, const char *const *argv)
+{
+	run_sandboxed_env(r, argv, NULL);
 }
 
 static void expect_frame(const struct dt_record *d, size_t i, const char *func, const char *file,
@@ -345,5 +354,129 @@ Test(python, the_evidence_bundle_carries_the_python_frames)
 	         "assert \"refused in save\\\\_task at worker.py:3, 1 time\" in md, md' '%s' '%s'",
 	         out, py);
 	cr_expect_eq(system(check), 0, "%s", check);
+	dtt_free(&r);
+}
+
+/* Line number (from 1) of the first line of file holding needle at or
+ * after the first line holding after; 0 when there is none. */
+static unsigned line_of(const char *file, const char *after, const char *needle)
+{
+	FILE *f = fopen(file, "r");
+	cr_assert(f, "cannot read %s", file);
+	char text[4096];
+	unsigned n = 0, found = 0;
+	int past = 0;
+	while (!found && fgets(text, sizeof(text), f)) {
+		n++;
+		past |= strstr(text, after) != NULL;
+		if (past && strstr(text, needle))
+			found = n;
+	}
+	fclose(f);
+	return found;
+}
+
+static int ends_with(const char *s, const char *end)
+{
+	size_t ls = strlen(s), le = strlen(end);
+	return ls >= le && strcmp(s + ls - le, end) == 0;
+}
+
+/* The report's finding for the refusal of the path ending in path_end (its
+ * group's finding, read from the JSON): its first Python line is func at a
+ * file ending in file_end, line line. */
+static void expect_finding_line(const char *ring, const char *path_end, const char *func,
+                                const char *file_end, unsigned line)
+{
+	struct dtt_cli c;
+	dtt_cli(&c, (const char *const[]){"report", "--format", "json", ring, NULL});
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	struct dt_jv *doc = dtt_json(c.out);
+	const struct dt_jv *denials = dtt_jget(doc, "denials"), *group = NULL;
+	for (size_t i = 0; denials && i < denials->n && !group; i++)
+		if (ends_with(dt_jv_str(&denials->v[i], "path") ?: "", path_end))
+			group = &denials->v[i];
+	cr_assert(group, "no refusal of *%s in the report:\n%s", path_end, c.out);
+	const char *id = dt_jv_str(group, "id");
+	const struct dt_jv *findings = dtt_jget(doc, "findings"), *finding = NULL;
+	for (size_t i = 0; findings && i < findings->n && !finding; i++) {
+		const struct dt_jv *groups = dt_jv_get(&findings->v[i], "groups");
+		for (size_t k = 0; groups && k < groups->n && !finding; k++)
+			if (groups->v[k].text && id && !strcmp(groups->v[k].text, id))
+				finding = &findings->v[i];
+	}
+	cr_assert(finding, "group %s is in no finding:\n%s", id, c.out);
+	const struct dt_jv *at = dtt_jget(finding, "python_lines.0");
+	cr_assert(at, "the finding has no Python line:\n%s", c.out);
+	uint64_t got = 0;
+	cr_expect_str_eq(dt_jv_str(at, "function"), func, "%s", c.out);
+	cr_expect(ends_with(dt_jv_str(at, "file") ?: "", file_end), "file %s, wanted *%s",
+	          dt_jv_str(at, "file"), file_end);
+	cr_expect(dt_jv_u64(at, "line", &got) == 0 && got == line, "line %llu, wanted %u",
+	          (unsigned long long)got, line);
+	dt_jv_free(doc);
+}
+
+/* hermes-agent's board open as its kanban_db_connect.connect() makes it,
+ * in a package of ours (tests/helpers/python_packages) installed the way pip
+ * installs hermes, under a venv's lib/python3.X/site-packages: pathlib's
+ * open inside a generator context manager entered by a `with`. The finding
+ * names the package's function and line, not the standard library's frames
+ * on either side of it, nor the worker's own. */
+Test(python, a_board_open_in_an_installed_package_names_the_package_line_not_the_stdlib)
+{
+	char dir[700], pkg[800];
+	const char *const layout[] = {"venv", "venv/lib", "venv/lib/python3.11",
+	                              "venv/lib/python3.11/site-packages"};
+	for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", dtt_tmpdir(), layout[i]);
+		mkdir(dir, 0755);
+	}
+	const char *src = dtt_helper_script("python_packages/kanban_board");
+	cr_assert(src, "tests/helpers/python_packages/kanban_board not found");
+	snprintf(pkg, sizeof(pkg), "%s/kanban_board", dir);
+	cr_assert_eq(symlink(src, pkg), 0, "symlink %s", pkg);
+	char board_py[900], pythonpath[800];
+	snprintf(board_py, sizeof(board_py), "%s/board.py", pkg);
+	snprintf(pythonpath, sizeof(pythonpath), "PYTHONPATH=%s", dir);
+	unsigned line = line_of(board_py, "def board_init_lock", ".open(");
+	cr_assert_gt(line, 0, "no open in %s", board_py);
+	struct dtt_run r;
+	run_sandboxed_env(
+	    &r,
+	    (const char *const[]){PYTHON, dtt_helper_script("hermes_board_worker.py"), db, NULL},
+	    (const char *const[]){pythonpath, "PYTHONDONTWRITEBYTECODE=1", NULL});
+	cr_expect_eq(r.status, 3, "the open was not refused: %s", r.out);
+	expect_finding_line(r.ring, "/board.db.init.lock", "board_init_lock", board_py, line);
+	struct dtt_cli c;
+	dtt_cli(&c, (const char *const[]){"report", r.ring, NULL});
+	char words[96];
+	snprintf(words, sizeof(words), "refused in board_init_lock at board.py:%u, 1 time", line);
+	cr_expect(strstr(c.out, words), "no \"%s\" in:\n%s", words, c.out);
+	dtt_free(&r);
+}
+
+/* hermes-agent's own kanban code, from a checkout named by DT_HERMES_SRC
+ * (hermes_cli/kanban_db_connect.py and what it imports), opening a board
+ * in a read-only directory: the finding names hermes' function and line. */
+Test(python, hermes_own_board_open_refused_read_only_names_hermes_function_and_line)
+{
+	const char *src = getenv("DT_HERMES_SRC");
+	if (!src || !*src)
+		cr_skip_test(
+		    "no hermes-agent checkout: DT_HERMES_SRC=DIR runs hermes' own kanban code");
+	char conn[PATH_MAX], env_db[800];
+	snprintf(conn, sizeof(conn), "%s/hermes_cli/kanban_db_connect.py", src);
+	unsigned line = line_of(conn, "def _cross_process_init_lock", ".open(");
+	cr_assert_gt(line, 0, "no init lock open in %s", conn);
+	snprintf(env_db, sizeof(env_db), "HERMES_KANBAN_DB=%s", db);
+	struct dtt_run r;
+	run_sandboxed_env(&r,
+	                  (const char *const[]){PYTHON, dtt_helper_script("hermes_board_worker.py"),
+	                                        "--hermes", src, NULL},
+	                  (const char *const[]){env_db, "PYTHONDONTWRITEBYTECODE=1", NULL});
+	cr_expect_eq(r.status, 3, "the board open was not refused: %s", r.out);
+	expect_finding_line(r.ring, "/board.db.init.lock", "_cross_process_init_lock",
+	                    "hermes_cli/kanban_db_connect.py", line);
 	dtt_free(&r);
 }
