@@ -152,6 +152,18 @@ static int dtt_spawn(char *out, size_t cap, const char *const *argv, const char 
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+long dtt_take_number(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = -1;
+	if (f && fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	if (f)
+		fclose(f);
+	unlink(path);
+	return n;
+}
+
 int dtt_system(char *out, size_t cap, const char *const *argv, const char *const *env)
 {
 	return dtt_spawn(out, cap, argv, env);

@@ -54,6 +54,9 @@ void dtt_free(struct dtt_run *r);
 /* Runs a command (no probe) and returns its exit status; output into out
  * (may be NULL). */
 int dtt_system(char *out, size_t cap, const char *const *argv, const char *const *env);
+/* The number a helper wrote to the file path ("N\n"), which is then
+ * removed; -1 when there is none. */
+long dtt_take_number(const char *path);
 
 /* First record of type with op (NULL = any) whose abspath or realpath ends
  * with suffix (NULL = any). */

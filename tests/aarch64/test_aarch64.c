@@ -355,19 +355,6 @@ Test(aarch64, a_frame_record_chain_that_leaves_the_stack_cuts_the_stack_and_noth
  * x86_64 (tests/integration/test_smallstack.c). */
 #define PROBE_STACK_MAX 2048
 
-/* What smallstack wrote to path: the stack it used; -1 if nothing. */
-static long used_stack(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long n = -1;
-	if (f && fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	if (f)
-		fclose(f);
-	unlink(path);
-	return n;
-}
-
 /* smallstack args on aarch64, without the probe and with it: the same
  * status and output, the refusal of leaf recorded, and the bytes of the
  * host's stack the probe added returned. */
@@ -383,14 +370,14 @@ static long aarch64_probe_stack(const char *const *args, const char *leaf)
 	const char *plain_env[] = {env_used, NULL};
 	static char plain[65536];
 	int status = dtt_system(plain, sizeof(plain), argv, plain_env);
-	long without = used_stack(measure);
+	long without = dtt_take_number(measure);
 	cr_assert_eq(status, 0, "smallstack %s fails without the probe: %s", args[0], plain);
 	cr_assert_gt(without, 0, "smallstack %s: no measure", args[0]);
 
 	const char *env[] = {env_used, env_probe, NULL};
 	static struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, env), 0, "ring unreadable: %s", r.out);
-	long with = used_stack(measure);
+	long with = dtt_take_number(measure);
 	cr_assert_eq(r.status, status, "smallstack %s: exit %d under the probe: %s", args[0],
 	             r.status, r.out);
 	cr_expect(strstr(r.out, plain) != NULL, "smallstack %s: the output differs: %s", args[0],

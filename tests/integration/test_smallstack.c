@@ -43,19 +43,6 @@ TestSuite(smallstack, .init = setup, .fini = teardown, .timeout = 120);
 
 #define PROBE_STACK_MAX 2048
 
-/* The stack the program used, as it wrote it to path; -1 if it did not. */
-static long used_stack(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long n = -1;
-	if (f && fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	if (f)
-		fclose(f);
-	unlink(path);
-	return n;
-}
-
 /* What a smallstack run opens and what it must leave in the ring: a
  * refusal in ro (exit 0), or a successful write in scratch (the helper
  * then says "refused 0" and exits 1, with the probe and without). */
@@ -93,14 +80,14 @@ static long probe_stack_in(const struct smallstack_case *sc, const char *mode, c
 
 	static char plain[65536];
 	int status = dtt_system(plain, sizeof(plain), argv, env);
-	long without = used_stack(measure);
+	long without = dtt_take_number(measure);
 	if (status != sc->exit_status)
 		return -1;
 	cr_assert_gt(without, 0, "%s %s: no measure", mode, arg ? arg : "");
 
 	static struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, env), 0, "ring unreadable: %s", r.out);
-	long with = used_stack(measure);
+	long with = dtt_take_number(measure);
 	cr_assert_eq(r.status, status, "%s %s: exit %d under the probe, %d without: %s", mode,
 	             arg ? arg : "", r.status, status, r.out);
 	cr_expect_str_eq(r.out, plain, "%s %s: the output differs", mode, arg ? arg : "");
