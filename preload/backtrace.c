@@ -168,6 +168,7 @@ static struct dt_modmap *dt_modmap_slot(int i)
 	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
+	dt_unlock_mapping(m, sizeof(*m));
 	if (!atomic_compare_exchange_strong(&dt_modmaps[i], &none, m)) {
 		munmap(m, sizeof(*m)); /* another thread mapped this slot */
 		return none;
@@ -284,7 +285,8 @@ DT_HIDDEN void dt_put_backtrace(struct dt_buf *b, const struct dt_unw_regs *from
 		return;
 	}
 
-	struct dt_modmap *m = dt_modmap_get();
+	struct dt_modmap *m =
+	    atomic_load_explicit(&dt_memory_taken, memory_order_relaxed) ? NULL : dt_modmap_get();
 	if (!m) {
 		/* no table to name the modules by: the stack is lost, and the
 		 * record says so rather than passing for one with no frames */

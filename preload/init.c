@@ -210,6 +210,7 @@ static void dt_after_fork_child(void)
 	if (__atomic_load_n(&dt_seccomp_filtered, __ATOMIC_ACQUIRE))
 		return;
 	atomic_store(&dt_self_pid, (int)syscall(SYS_getpid));
+	dt_locks_future = 0; /* mlockall's MCL_FUTURE is not inherited */
 	dt_ring_after_fork();
 	dt_record_after_fork();
 }
@@ -292,6 +293,7 @@ static int dt_ring_map_fd(int fd, int by_path)
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -1;
+	dt_unlock_mapping(m, len);
 	/* each record touches a slot or two: read-ahead on its fault would
 	 * zero-fill dozens of pages of the fallocated file (ext4), in the
 	 * program's time. Advice only: nothing depends on it taking. */
@@ -309,6 +311,15 @@ DT_HIDDEN void dt_ring_after_fork(void)
 {
 	int s = DT_RING_ATTACHING;
 	atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
+	/* A parent that marked the mapping MADV_DONTFORK left this child
+	 * without it: the child maps the ring anew, never unmapping the old
+	 * range (whatever the child maps next may land there). */
+	s = DT_RING_OK;
+	if (atomic_load_explicit(&dt_ring_state, memory_order_relaxed) == DT_RING_OK &&
+	    !dt_ring_intact(&dt_ring_mapped)) {
+		dt_note_memory_taken();
+		atomic_compare_exchange_strong(&dt_ring_state, &s, DT_RING_UNTRIED);
+	}
 	/* fork copies no page table entry of a shared file mapping: the
 	 * child has mapped none of the slots ahead its parent had */
 	dt_ring_mapped.ahead_from = dt_ring_mapped.ahead_to = 0;
@@ -336,12 +347,34 @@ DT_HIDDEN struct dt_ring *dt_ring_peek(void)
 	return NULL;
 }
 
+/* Whether the mapping can take a store, checked before its header is read
+ * (the program may have unmapped or protected it). Turns the ring off when
+ * not: the mapping stays, another thread may be using it, and its range
+ * may be the program's own memory by now. */
+static int dt_ring_storable(const struct dt_ring *ring)
+{
+	if (dt_ring_intact(ring))
+		return 1;
+	dt_note_memory_taken();
+	atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
+	return 0;
+}
+
+DT_HIDDEN struct dt_ring *dt_ring_peek_storable(void)
+{
+	if (atomic_load_explicit(&dt_ring_state, memory_order_acquire) == DT_RING_OK &&
+	    dt_ring_storable(&dt_ring_mapped) && dt_ring_still_ours(&dt_ring_mapped))
+		return &dt_ring_mapped;
+	return NULL;
+}
+
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec)
 {
-	if (!dt_ring_still_ours(ring))
-		return;
-	if (dt_ring_write(ring, rec) == DT_RING_W_GONE)
+	if (dt_ring_storable(ring) && dt_ring_still_ours(ring) &&
+	    dt_ring_append(ring, rec) == DT_RING_W_GONE) {
+		dt_note_memory_taken();
 		atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
+	}
 }
 
 /* The probe level (dt_in_probe) of this thread's attach in progress, 0

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -220,4 +221,44 @@ DT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 	if (ss && r == 0)
 		dt_altstack_changed();
 	return r;
+}
+
+/* Not file calls either: whether new mappings are locked memory now. */
+DT_HIDDEN int dt_locks_future;
+
+DT_HIDDEN void dt_lockall_changed(long flags, long result)
+{
+	if (result == 0)
+		__atomic_store_n(&dt_locks_future, (flags & MCL_FUTURE) != 0, __ATOMIC_RELAXED);
+}
+
+static int (*real_mlockall)(int);
+DT_EXPORT int mlockall(int flags)
+{
+	DT_GET_REAL(mlockall, -1)
+	int r = dt_fn_(flags);
+	dt_lockall_changed(flags, r);
+	return r;
+}
+
+static int (*real_munlockall)(void);
+DT_EXPORT int munlockall(void)
+{
+	DT_GET_REAL(munlockall, -1)
+	int r = dt_fn_();
+	dt_lockall_changed(0, r);
+	return r;
+}
+
+/* After mlockall(MCL_FUTURE) every new mapping is locked and counts
+ * against RLIMIT_MEMLOCK: the probe's arenas, tables and ring used up
+ * what the program had left for its own (its mmap then failed). Only
+ * then, as munlock is a call a strict filter may not expect. */
+DT_HIDDEN void dt_unlock_mapping(void *addr, size_t len)
+{
+	if (!__atomic_load_n(&dt_locks_future, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	syscall(SYS_munlock, addr, len);
+	errno = saved;
 }

@@ -3,6 +3,7 @@
 #ifndef DENYTRACE_PROBE_H
 #define DENYTRACE_PROBE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define DT_HIDDEN __attribute__((visibility("hidden")))
@@ -65,6 +66,15 @@ DT_HIDDEN void *dt_resolve_real(void **slot, const char *name);
 			return fail;                                                               \
 		}                                                                                  \
 	}
+
+/* Set while this process image has mlockall(MCL_FUTURE) on, as far as
+ * its calls of mlockall, munlockall and syscall tell (a fork child starts
+ * without: the kernel does not pass it on). */
+DT_HIDDEN extern int dt_locks_future;
+DT_HIDDEN void dt_lockall_changed(long flags, long result);
+/* Takes a mapping the probe just made out of the program's locked memory
+ * while dt_locks_future; errno is the program's. */
+DT_HIDDEN void dt_unlock_mapping(void *addr, size_t len);
 
 /* Set once this process image installed a seccomp filter of its own: from
  * then on the probe records nothing, it only counts (seccomp_watch.c). */

@@ -25,8 +25,18 @@ struct dt_proc_scratch {
 DT_HIDDEN struct dt_ring *dt_ring_get(void);
 /* The ring if it is already attached, else NULL; never attaches. */
 DT_HIDDEN struct dt_ring *dt_ring_peek(void);
+/* Set once the program was found to have unmapped, protected or not
+ * inherited some of the probe's own memory (an arena, the ring): the rest
+ * of it (the module tables backtrace.c keeps) is then not trusted either,
+ * and stacks are given up rather than read from it. */
+DT_HIDDEN extern _Atomic int dt_memory_taken;
+DT_HIDDEN void dt_note_memory_taken(void);
+/* dt_ring_peek for a caller that may make system calls: NULL also when a
+ * store to the mapping would fault (dt_ring_put's check). */
+DT_HIDDEN struct dt_ring *dt_ring_peek_storable(void);
 /* Writes rec, and goes quiet for good when the file was truncated under
- * the mapping (the mapping stays: another thread may be using it). */
+ * the mapping, or the mapping unmapped or protected by the program (the
+ * mapping stays: another thread may be using it). */
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec);
 /* A level of the probe that a siglongjmp abandoned (see record.c): if it
  * was attaching the ring, the attach is given up so another can try. */

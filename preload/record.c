@@ -258,14 +258,16 @@ static struct {
 
 /* An anonymous mapping, noted in *where before any signal handler can run
  * (one runs when mmap returns, before the caller could note it). */
-static struct dt_arena *dt_arena_map(struct dt_arena **where)
+static struct dt_arena *dt_arena_map(struct dt_arena **where, int sharing)
 {
 	/* raw system calls: libc's mmap, and the loader binding it at its
 	 * first call, would run on the host's stack */
 	uint64_t all = ~0ULL, old;
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(old));
 	long m = syscall(SYS_mmap, 0, sizeof(struct dt_arena), PROT_READ | PROT_WRITE,
-	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	                 sharing | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m != -1)
+		dt_unlock_mapping((void *)m, sizeof(struct dt_arena));
 	if (m != -1 && syscall(SYS_mprotect, m, DT_GUARD, PROT_NONE) != 0) {
 		syscall(SYS_munmap, m, sizeof(struct dt_arena));
 		m = -1;
@@ -298,6 +300,38 @@ static void dt_arena_give(struct dt_level *lv)
 	}
 }
 
+DT_HIDDEN _Atomic int dt_memory_taken;
+
+DT_HIDDEN void dt_note_memory_taken(void)
+{
+	atomic_store_explicit(&dt_memory_taken, 1, memory_order_relaxed);
+}
+
+/* An arena for this record alone. Where the program's RLIMIT_DATA leaves
+ * no room for a private mapping, a shared one, which it does not count:
+ * the refusal was lost without a trace. Never pooled, as a fork child
+ * would share it with its parent. */
+static struct dt_arena *dt_arena_map_unpooled(struct dt_level *lv)
+{
+	lv->slot = -1;
+	if (dt_arena_map(&lv->own, MAP_PRIVATE))
+		return lv->own;
+	return dt_arena_map(&lv->own, MAP_SHARED);
+}
+
+/* A pooled arena is the program's memory to unmap, protect or mark
+ * MADV_DONTFORK before it forks, as far as it knows: a record on it would
+ * raise SIGSEGV. Checked over the pages every record touches, each time it
+ * is taken (one system call; the pages are mapped already). */
+static int dt_arena_still_mapped(const struct dt_arena *a)
+{
+	if (dt_mapping_writable((const unsigned char *)a + DT_ARENA_HOT_FROM,
+	                        DT_ARENA_HOT_TO - DT_ARENA_HOT_FROM))
+		return 1;
+	dt_note_memory_taken();
+	return 0;
+}
+
 static struct dt_arena *dt_arena_take(struct dt_level *lv)
 {
 	uintptr_t mine = (uintptr_t)lv;
@@ -306,13 +340,14 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 		lv->slot = i; /* before the swap: a jump after it finds the slot */
 		if (!atomic_compare_exchange_strong(&dt_pool[i].owner, &free_, mine))
 			continue;
-		if (dt_pool[i].arena || dt_arena_map(&dt_pool[i].arena))
+		if (dt_pool[i].arena && !dt_arena_still_mapped(dt_pool[i].arena))
+			dt_pool[i].arena = NULL; /* not unmapped: the range may be the program's */
+		if (dt_pool[i].arena || dt_arena_map(&dt_pool[i].arena, MAP_PRIVATE))
 			return dt_pool[i].arena;
 		dt_arena_give(lv);
-		return NULL;
+		return dt_arena_map_unpooled(lv);
 	}
-	lv->slot = -1;
-	return dt_arena_map(&lv->own);
+	return dt_arena_map_unpooled(lv);
 }
 
 static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int err, long result,
@@ -478,12 +513,16 @@ static void dt_on_stack(void (*fn)(void *), void *arg, void *top)
 }
 
 /* Makes the record on the arena's stack, with signals held back meanwhile:
- * a handler must run on the stack the program gave it, not the probe's
- * (glibc's own two, which it never lets a program block, still may). */
+ * a handler must run on the stack the program gave it, not the probe's.
+ * glibc's own two as well, which it never lets a program block: an
+ * asynchronous cancellation ended the thread wherever the record was, in
+ * the ring's attach too, which then never ended for the other threads
+ * (they lost their records); a setuid in another thread waits the
+ * record's few microseconds for this one. */
 static void dt_record(const struct dt_call *c, int type, int err, long result, struct dt_level *lv,
                       const struct dt_unw_regs *from, int tid)
 {
-	uint64_t hold = ~(3ULL << 31), old; /* all but SIGCANCEL and SIGSETXID */
+	uint64_t hold = ~0ULL, old;
 	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &hold, &old, sizeof(old)) != 0)
 		return;
 	struct dt_arena *a = dt_arena_take(lv);
@@ -582,7 +621,7 @@ DT_HIDDEN void dt_record_after_fork(void)
 static void dt_count_dropped(int ok, int err)
 {
 	if (!ok && dt_errno_watched(err)) {
-		struct dt_ring *ring = dt_ring_peek();
+		struct dt_ring *ring = dt_ring_peek_storable();
 		if (ring)
 			dt_ring_count_dropped(ring);
 	}

@@ -79,8 +79,8 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
  * An emulator may answer it with success and do nothing (qemu-user 7.2
  * does, for every advice it does not pass on), so the first check of a
  * process asks it about a page it knows is past the end of a file of its
- * own; where that is not refused, a shared futex wake faults the page in
- * instead: it resolves the address to the file's page (a fault, EFAULT
+ * own; where that is not refused, a shared futex wake (ring_futex_touch)
+ * faults the page in instead: it resolves the address to the file's page (a fault, EFAULT
  * past the end) before looking for waiters, emulators hand it to the
  * kernel as it is, and a program's own seccomp filter allows it (its libc
  * needs it). Not the kernel's way everywhere: it may wake a thread that
@@ -162,23 +162,55 @@ void dt_ring_use_check(enum dt_ring_check c)
 	atomic_store_explicit(&ring_check, c, memory_order_release);
 }
 
-static int ring_last_page_faults(const struct dt_ring *r, enum dt_ring_check c)
+/* A futex operation that stores into the word at p, adding 0 to it
+ * atomically (FUTEX_WAKE_OP: no other writer's store is lost): the kernel
+ * faults the page in for writing, and answers EFAULT where a store would
+ * fault (past the end of the file, not mapped, read-only). A plain
+ * FUTEX_WAKE only reads: it saw no read-only page. */
+static long ring_futex_touch(const void *p)
 {
-	size_t page = atomic_load_explicit(&ring_page, memory_order_relaxed);
-	unsigned char *last = (unsigned char *)r->hdr + ((r->map_len - 1) & ~(page - 1));
+	return syscall(SYS_futex, p, FUTEX_WAKE_OP, 0, 0, p,
+	               FUTEX_OP(FUTEX_OP_ADD, 0, FUTEX_OP_CMP_EQ, 0));
+}
+
+/* Whether a store to [p, p + len) would fault, as check c sees it. The
+ * program may have unmapped the probe's memory (ENOMEM), made it read-only
+ * or PROT_NONE (EINVAL), or marked it MADV_DONTFORK before forking this
+ * process (ENOMEM): a store would raise SIGSEGV, so each counts as a
+ * fault. The futex looks at p's page alone. */
+static int ring_store_faults(const void *p, size_t len, enum dt_ring_check c)
+{
 	long rc;
 	if (c == DT_RING_CHECK_POPULATE)
-		rc = syscall(SYS_madvise, last, page, MADV_POPULATE_WRITE);
+		rc = syscall(SYS_madvise, p, len, MADV_POPULATE_WRITE);
 	else /* no FUTEX_PRIVATE_FLAG: only a shared wake looks the page up */
-		rc = syscall(SYS_futex, last, FUTEX_WAKE, 0, 0, 0, 0);
-	return rc < 0 && errno == EFAULT;
+		rc = ring_futex_touch(p);
+	if (rc == 0)
+		return 0;
+	/* ENOMEM is also no memory to populate with (a cgroup at its limit,
+	 * pages swapped out): that is no reason to forget an arena or the
+	 * ring for good, and only msync tells a page that is not mapped */
+	if (errno == ENOMEM)
+		return syscall(SYS_msync, p, len, MS_ASYNC) != 0;
+	return errno == EFAULT || errno == EINVAL;
 }
 
 int dt_ring_intact(const struct dt_ring *r)
 {
 	int saved = errno;
 	enum dt_ring_check c = ring_check_get();
-	int faults = c != DT_RING_CHECK_NONE && ring_last_page_faults(r, c);
+	size_t page = atomic_load_explicit(&ring_page, memory_order_relaxed);
+	unsigned char *last = (unsigned char *)r->hdr + ((r->map_len - 1) & ~(page - 1));
+	int faults = c != DT_RING_CHECK_NONE && ring_store_faults(last, page, c);
+	errno = saved;
+	return !faults;
+}
+
+int dt_mapping_writable(const void *p, size_t len)
+{
+	int saved = errno;
+	enum dt_ring_check c = ring_check_get();
+	int faults = c != DT_RING_CHECK_NONE && ring_store_faults(p, len, c);
 	errno = saved;
 	return !faults;
 }
@@ -196,17 +228,18 @@ void dt_ring_count_dropped(struct dt_ring *r)
  * from a record on are mapped DT_RING_AHEAD bytes at a time, by one
  * MADV_POPULATE_WRITE: make bench's page faults per refusal went from 0.2
  * to 0.0. Only where the ring check found that advice truthful: elsewhere
- * it would be a system call for nothing. A failure changes nothing (the
- * stores fault as they would have). Threads race on the window
- * harmlessly: the worst is one call too many. */
+ * it would be a system call for nothing. Threads race on the window
+ * harmlessly: the worst is one call too many. Returns 1 where the advice
+ * fails as a store would: the program unmapped or protected those
+ * slots. */
 #define DT_RING_AHEAD (64u << 10)
 
-static void ring_map_ahead(struct dt_ring *r, uint64_t pos, uint32_t n)
+static int ring_map_ahead(struct dt_ring *r, uint64_t pos, uint32_t n)
 {
 	uint64_t from = __atomic_load_n(&r->ahead_from, __ATOMIC_RELAXED);
 	uint64_t to = __atomic_load_n(&r->ahead_to, __ATOMIC_RELAXED);
 	if (to - from >= r->nslots || (pos >= from && pos + n <= to))
-		return; /* the whole ring is mapped, or this record's part */
+		return 0; /* the whole ring is mapped, or this record's part */
 	if (pos < from || pos > to)
 		from = pos; /* not where this process stopped: a new window */
 	size_t page = atomic_load_explicit(&ring_page, memory_order_relaxed);
@@ -219,13 +252,25 @@ static void ring_map_ahead(struct dt_ring *r, uint64_t pos, uint32_t n)
 	uintptr_t start = (uintptr_t)(r->slots + first * DT_SLOT_SIZE) & ~(uintptr_t)(page - 1);
 	uintptr_t end = (uintptr_t)(r->slots + (first + count) * DT_SLOT_SIZE);
 	int saved = errno;
-	syscall(SYS_madvise, start, end - start, MADV_POPULATE_WRITE);
+	int faults = ring_store_faults((const void *)start, end - start, DT_RING_CHECK_POPULATE);
 	errno = saved;
+	if (faults)
+		return 1;
 	__atomic_store_n(&r->ahead_from, from, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->ahead_to, pos + count, __ATOMIC_RELAXED);
+	return 0;
 }
 
 int dt_ring_write(struct dt_ring *r, void *rec)
+{
+	if (r->version != DT_RING_VERSION)
+		return -1; /* an older format, attached for reading: left as it is */
+	if (!dt_ring_intact(r))
+		return DT_RING_W_GONE;
+	return dt_ring_append(r, rec);
+}
+
+int dt_ring_append(struct dt_ring *r, void *rec)
 {
 	struct dt_rec_header *rh = rec;
 	_Atomic uint64_t *head = (_Atomic uint64_t *)&r->hdr->head;
@@ -233,17 +278,18 @@ int dt_ring_write(struct dt_ring *r, void *rec)
 	_Atomic uint64_t *dropped = (_Atomic uint64_t *)&r->hdr->dropped;
 
 	if (r->version != DT_RING_VERSION)
-		return -1; /* an older format, attached for reading: left as it is */
-	if (!dt_ring_intact(r))
-		return DT_RING_W_GONE;
+		return -1;
 	uint32_t n = dt_rec_slots(rh->len);
 	if (rh->len < sizeof(*rh) || rh->len > DT_REC_MAX || n > r->nslots / 4) {
 		atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
 		return -1;
 	}
 	uint64_t pos = atomic_fetch_add_explicit(head, n, memory_order_relaxed);
-	if (ring_check_get() == DT_RING_CHECK_POPULATE)
-		ring_map_ahead(r, pos, n);
+	/* slots the program unmapped or protected, in the middle of the ring
+	 * (the ring check sees its last page only): the reserved slots are
+	 * left unclaimed, as by a writer that died there */
+	if (ring_check_get() == DT_RING_CHECK_POPULATE && ring_map_ahead(r, pos, n))
+		return DT_RING_W_GONE;
 	rh->nslots = (uint16_t)n;
 	rh->pos32 = (uint32_t)pos;
 	rh->checksum =

@@ -40,9 +40,20 @@ int dt_ring_init(void *map, size_t len, uint32_t flags, uint64_t created_ns, uin
 #define DT_RING_W_GONE (-2)
 int dt_ring_write(struct dt_ring *r, void *rec);
 
-/* 1 while the file still covers the whole mapping (see ring.c); a write
- * into a truncated ring would raise SIGBUS. */
+/* dt_ring_write after the caller found dt_ring_intact: the same, with
+ * DT_RING_W_GONE only when the slots it maps ahead would fault (unmapped
+ * or protected by the program). */
+int dt_ring_append(struct dt_ring *r, void *rec);
+
+/* 1 while the file still covers the whole mapping and a store to its last
+ * page would not fault (see ring.c); a write into a truncated ring would
+ * raise SIGBUS, one into a mapping the program unmapped or protected
+ * SIGSEGV. */
 int dt_ring_intact(const struct dt_ring *r);
+
+/* The same check for any of the probe's own mappings (its arenas): 0 when
+ * a store to [p, p + len) would fault. p is page-aligned. */
+int dt_mapping_writable(const void *p, size_t len);
 
 /* How dt_ring_intact sees a truncated file: decided once per process, at
  * its first check, by asking MADV_POPULATE_WRITE about a page it knows is

@@ -112,6 +112,8 @@ DT_EXPORT long syscall(long n, ...)
 	if (__builtin_expect(n == SYS_sigaltstack, 0) && a && r == 0)
 		dt_altstack_changed();     /* see probe.c's sigaltstack */
 	dt_selfids_after_syscall(n, a, b); /* see selfids.h */
+	if (__builtin_expect(n == SYS_mlockall || n == SYS_munlockall, 0))
+		dt_lockall_changed(n == SYS_mlockall ? a : 0, r);
 	return r;
 }
 

@@ -140,7 +140,9 @@ static double probe_calls_per_refusal(const char *extra, const char *names)
  * with that id the one the claim asked for, and the parent, ids, groups
  * and name kept per thread until a call that changes them (selfids.c):
  * the claim's gettid, the sigprocmask pair, the parent's open and its
- * statx, the ring's madvise. The total has some slack: resolve.c
+ * statx, the ring's madvise. 7 with the arena's madvise (a program may
+ * have unmapped or protected it: test_memhostile). The total has some
+ * slack: resolve.c
  * refreshes its cached directory names every 100 ms, more often per
  * refusal on a loaded machine. */
 Test(cost, a_recorded_refusal_asks_for_its_ids_and_name_only_once_and_no_pid_nor_signal_stack)
@@ -152,7 +154,7 @@ Test(cost, a_recorded_refusal_asks_for_its_ids_and_name_only_once_and_no_pid_nor
 	cr_expect_leq(ids, 1.05, "%.2f gettid, getppid, geteuid, getegid, getgroups, prctl", ids);
 	double all = probe_calls_per_refusal(NULL, NULL);
 	cr_log_info("%.2f system calls of the probe's own per refusal", all);
-	cr_expect_leq(all, 6.5, "%.2f system calls per refusal", all);
+	cr_expect_leq(all, 7.5, "%.2f system calls per refusal", all);
 }
 
 /* An EPERM refusal also records the inode flags of the path and its
@@ -193,7 +195,7 @@ Test(cost, an_eperm_refusal_in_a_known_directory_opens_nothing)
 	cr_expect_leq(opens, 0.5, "%.2f openat and close per EPERM refusal", opens);
 	double all = system_calls_per_call("refuse", immutable, opts, NULL) - 1.0;
 	cr_log_info("%.2f system calls of the probe's own per EPERM refusal", all);
-	cr_expect_leq(all, 8.5, "%.2f system calls per EPERM refusal", all);
+	cr_expect_leq(all, 9.5, "%.2f system calls per EPERM refusal", all); /* 8 + the arena's */
 }
 
 Test(cost, a_refusal_without_its_stack_asks_for_no_pid_nor_signal_stack)

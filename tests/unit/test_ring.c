@@ -687,6 +687,40 @@ Test(ring, madvise_that_populates_a_page_past_the_end_of_a_file_is_not_trusted)
 	cr_expect_eq(dt_ring_check_for(-1, EPERM), DT_RING_CHECK_FUTEX);
 }
 
+/* A program may unmap or protect the probe's mappings (or mark them
+ * MADV_DONTFORK and fork): a store into the ring then raises SIGSEGV, so
+ * the check that sees a truncation sees these too, the futex's as well. */
+static void expect_taken_ring_refused(void)
+{
+	struct tring t;
+	tring_create(&t, "taken.ring", 64 * 1024);
+	static unsigned char rec[512];
+	build_rec(rec, sizeof(rec), 1, 0, 100);
+	cr_assert_eq(dt_ring_write(&t.r, rec), 0);
+	cr_assert_eq(mprotect(t.map, t.len, PROT_READ), 0);
+	cr_expect(!dt_ring_intact(&t.r), "a read-only ring reads as writable");
+	cr_assert_eq(mprotect(t.map, t.len, PROT_NONE), 0);
+	cr_expect(!dt_ring_intact(&t.r), "an inaccessible ring reads as writable");
+	cr_expect(!dt_mapping_writable(t.map, 4096));
+	tring_unmap(&t);
+	cr_expect(!dt_ring_intact(&t.r), "an unmapped ring reads as writable");
+	cr_expect_eq(dt_ring_write(&t.r, rec), DT_RING_W_GONE);
+}
+
+Test(ring, a_ring_unmapped_or_protected_by_the_program_is_not_written)
+{
+	enum dt_ring_check c = dt_ring_check_decided();
+	if (c == DT_RING_CHECK_NONE)
+		cr_skip_test("a kernel before 5.14: no check at all");
+	expect_taken_ring_refused(); /* the futex's under qemu-user */
+}
+
+Test(ring, a_ring_unmapped_or_protected_is_not_written_where_madvise_lies)
+{
+	dt_ring_use_check(DT_RING_CHECK_FUTEX);
+	expect_taken_ring_refused();
+}
+
 /* The probe's self-test (raw system calls) against the same question
  * asked here through libc: the same answer, on a kernel or under qemu. */
 Test(ring, self_test_answers_as_madvise_does_on_this_machine)
@@ -1160,7 +1194,7 @@ Test(ring, reader_counts_records_with_a_bad_checksum_or_header_as_corrupt_and_sk
  * newer writers' published records with an older one nobody can read.
  *
  * The stall is made exact: a child process's view of the slot pages is
- * read-only, so dt_ring_write faults on its first seq store, right after
+ * read-only, so dt_ring_append faults on its first seq store, right after
  * reserving; the SIGSEGV handler waits until the parent has written a full
  * lap, then makes the pages writable and returns, and dt_ring_write goes on.
  */
@@ -1210,7 +1244,9 @@ Test(ring, writer_lapped_before_claiming_its_slots_abandons_its_record_and_keeps
 		if (mprotect(stale_pages, stale_len, PROT_READ) < 0)
 			_exit(4);
 		build_rec(rec, sizeof(rec), 9, 0, 10); /* one slot */
-		_exit(dt_ring_write(&t.r, rec) == 0 ? 0 : 1);
+		/* append: dt_ring_write would see the read-only pages and
+		 * not write at all */
+		_exit(dt_ring_append(&t.r, rec) == 0 ? 0 : 1);
 	}
 	char c;
 	struct pollfd pfd = {stall_pipe[0], POLLIN, 0};
