@@ -40,19 +40,29 @@ static int dt_starts_ci(const char *s, size_t n, const char *word)
 /* Anywhere in a name: PASS covers PASSWORD, PASSWD and PASSPHRASE. */
 static const char *const dt_secret_parts[] = {"KEY",        "TOKEN", "SECRET", "PASS",
                                               "CREDENTIAL", "AUTH",  "COOKIE", "PRIVATE"};
-/* Only as a whole word: PAT inside PATH, PW inside PWD are not secrets. */
-static const char *const dt_secret_words[] = {"PAT", "PW"};
+/* Only as a whole word: PAT inside PATH, PW inside PWD are not secrets;
+ * APIKEY, whose KEY starts no word of its own. */
+static const char *const dt_secret_words[] = {"PAT", "PW", "APIKEY"};
 
 static int dt_is_sep(int c)
 {
 	return c == '_' || c == '-' || c == '.';
 }
 
+/* A word starts after a separator, or at a capital after a small letter
+ * (apiKey, accessToken). */
+static int dt_word_start(const char *name, size_t i)
+{
+	if (i == 0 || dt_is_sep((unsigned char)name[i - 1]))
+		return 1;
+	return name[i] >= 'A' && name[i] <= 'Z' && name[i - 1] >= 'a' && name[i - 1] <= 'z';
+}
+
 /* anywhere: a part at any offset; else only at the start of a word */
 static int dt_secret_name_match(const char *name, size_t n, int anywhere)
 {
 	for (size_t i = 0; i < n; i++) {
-		int word_start = i == 0 || dt_is_sep((unsigned char)name[i - 1]);
+		int word_start = dt_word_start(name, i);
 		if (!anywhere && !word_start)
 			continue;
 		for (size_t k = 0; k < sizeof(dt_secret_parts) / sizeof(*dt_secret_parts); k++)
@@ -606,14 +616,18 @@ static void dt_cfg_path_put(struct dt_cfg_path *p, char c)
 }
 
 /* Appends the dotted key in[0..n) (bare or quoted keys, blanks around
- * the dots) to p. */
+ * the dots) to p. A quoted key with an escape is never kept: TOML reads
+ * "HERMES_API_\u004bEY" as HERMES_API_KEY, which HERMES_* must not keep. */
 static void dt_cfg_path_add(struct dt_cfg_path *p, const char *in, size_t n)
 {
 	char q = 0;
 	int open = 0; /* a key has begun */
 	for (size_t i = 0; i < n; i++) {
 		char c = in[i];
-		if (q) {
+		if (q == '"' && c == '\\') {
+			p->cut = 1;
+			i++;
+		} else if (q) {
 			if (c == q)
 				q = 0;
 			else
@@ -667,43 +681,60 @@ static size_t dt_cfg_scan_string(struct dt_cfg_scan *sc, const char *in, size_t 
 	return i;
 }
 
+/* Takes in[i] (and what an escape or a triple quote joins to it) into
+ * sc; returns the index of the last byte taken. */
+static size_t dt_cfg_scan_step(struct dt_cfg_scan *sc, const char *in, size_t n, size_t i)
+{
+	char c = in[i];
+	if (sc->str)
+		return dt_cfg_scan_string(sc, in, n, i);
+	if (c == '"' || c == '\'') {
+		int triple = i + 2 < n && in[i + 1] == c && in[i + 2] == c;
+		sc->str = triple ? (c == '"' ? 'D' : 'S') : c;
+		return i + (triple ? 2 : 0);
+	}
+	if (c == '[' || c == '{')
+		sc->depth++;
+	else if (c == ']' || c == '}')
+		sc->depth -= sc->depth > 0;
+	return i;
+}
+
 /* Scans in[0..n) from sc; returns where a comment starts (n when none). */
 static size_t dt_cfg_scan(struct dt_cfg_scan *sc, const char *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char c = in[i];
-		if (sc->str) {
-			i = dt_cfg_scan_string(sc, in, n, i);
-		} else if (c == '"' || c == '\'') {
-			int triple = i + 2 < n && in[i + 1] == c && in[i + 2] == c;
-			sc->str = triple ? (c == '"' ? 'D' : 'S') : c;
-			i += triple ? 2 : 0;
-		} else if (c == '[' || c == '{') {
-			sc->depth++;
-		} else if (c == ']' || c == '}') {
-			sc->depth -= sc->depth > 0;
-		} else if (c == '#') {
+		if (!sc->str && in[i] == '#')
 			return i;
-		}
+		i = dt_cfg_scan_step(sc, in, n, i);
 	}
 	if (sc->str == '"' || sc->str == '\'')
 		sc->str = 0; /* one-line strings end with their line */
 	return n;
 }
 
-/* The first '=' of in[0..n) outside quotes, or n. */
-static size_t dt_cfg_equals(const char *in, size_t n)
+/* The first stop in in[0..n) outside a quoted key, or n. A basic key's
+ * \" does not end it. */
+static size_t dt_cfg_key_end(const char *in, size_t n, char stop)
 {
 	char q = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (q)
+		if (q == '"' && in[i] == '\\')
+			i++;
+		else if (q)
 			q = in[i] == q ? 0 : q;
 		else if (in[i] == '"' || in[i] == '\'')
 			q = in[i];
-		else if (in[i] == '=')
+		else if (in[i] == stop)
 			return i;
 	}
 	return n;
+}
+
+/* The first '=' of in[0..n) outside quotes, or n. */
+static size_t dt_cfg_equals(const char *in, size_t n)
+{
+	return dt_cfg_key_end(in, n, '=');
 }
 
 /* A value kept: still through dt_redact_value (a command may hold one). */
@@ -724,7 +755,8 @@ static void dt_cfg_pair(struct dt_out *o, const struct dt_cfg_path *at, const ch
 	while (e > 0 && (in[e - 1] == ' ' || in[e - 1] == '\t' || in[e - 1] == '\r'))
 		e--;
 	if (eq >= e) {
-		dt_cfg_kept_value(o, in, e); /* not a pair (not TOML either) */
+		/* not a pair, so not TOML either: nothing says what it holds */
+		dt_out_redacted(o);
 		return;
 	}
 	struct dt_cfg_path p = *at;
@@ -750,8 +782,10 @@ static void dt_cfg_inline(struct dt_out *o, const struct dt_cfg_path *at, const 
 	int first = 1;
 	dt_out_put(o, "{", 1);
 	for (size_t i = 1; i <= n; i++) {
+		/* a string's ',' or '}' is its own: the scan goes on past
+		 * its end, not one byte at a time */
 		if (i < n && (sc.str || sc.depth > 0 || (in[i] != ',' && in[i] != '}'))) {
-			dt_cfg_scan(&sc, in + i, 1);
+			i = dt_cfg_scan_step(&sc, in, n, i);
 			continue;
 		}
 		size_t a = start;
@@ -780,12 +814,10 @@ struct dt_cfg_state {
 static void dt_cfg_header(struct dt_cfg_state *st, struct dt_out *o, const char *in, size_t n,
                           size_t t)
 {
-	size_t b = t, e;
+	size_t b = t;
 	while (b < n && in[b] == '[')
 		b++;
-	char q = 0;
-	for (e = b; e < n && (q || in[e] != ']'); e++)
-		q = q ? (in[e] == q ? 0 : q) : (in[e] == '"' || in[e] == '\'') ? in[e] : 0;
+	size_t e = b + dt_cfg_key_end(in + b, n - b, ']');
 	st->table.n = 0;
 	st->table.cut = 0;
 	dt_cfg_path_add(&st->table, in + b, e - b);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// fuzz-sources: tracer/read/toml.c
+// fuzz-sources: tracer/read/toml.c tracer/read/safeopen.c
 /*
  * libFuzzer harness for tracer/read/toml.c.
  *

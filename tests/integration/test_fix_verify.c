@@ -341,27 +341,35 @@ Test(fix_verify, answering_yes_on_a_terminal_runs_the_fixed_launch_once)
 	dtt_free(&r);
 }
 
-/* What a hostile worker can do to the ring it writes: hide the real launch
- * record (zero slot 0's sequence word) and append its own, of argv in cwd
- * with the environment entries env (may be NULL). */
-static void forge_launch_env(const char *ring, const char *const *argv, const char *cwd,
-                             const char *const *env)
+/* What a hostile worker can do to the ring it writes: append a record of
+ * type (a launch: after hiding the real one, by zeroing slot 0's sequence
+ * word) of argv in cwd with the environment entries env (may be NULL). */
+static void forge_record(const char *ring, int type, const char *const *argv, const char *cwd,
+                         const char *const *env)
 {
 	struct dtt_ring w;
 	cr_assert_eq(dtt_ring_open(&w, ring), 0);
 	uint64_t *seq0 = (uint64_t *)((char *)w.map + DT_RING_HEADER_SIZE);
-	__atomic_store_n(seq0, 0, __ATOMIC_RELEASE);
+	if (type == DT_REC_LAUNCH)
+		__atomic_store_n(seq0, 0, __ATOMIC_RELEASE);
 	char words[2 * PATH_MAX + 256];
 	size_t n = 0;
 	for (size_t i = 0; argv[i]; i++)
 		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s", argv[i]) + 1;
-	dtt_ring_begin(&w, DT_REC_LAUNCH, 100, "denytrace");
+	dtt_ring_begin(&w, type, type == DT_REC_LAUNCH ? 100 : 4242,
+	               type == DT_REC_LAUNCH ? "denytrace" : "codex");
 	dt_put(&w.b, DT_T_ARGV, words, (uint32_t)(n - 1));
 	dt_put_str(&w.b, DT_T_CWD, cwd);
 	for (size_t i = 0; env && env[i]; i++)
 		dt_put_str(&w.b, DT_T_ENV, env[i]);
 	cr_assert_eq(dtt_ring_commit(&w), 0);
 	dtt_ring_close(&w);
+}
+
+static void forge_launch_env(const char *ring, const char *const *argv, const char *cwd,
+                             const char *const *env)
+{
+	forge_record(ring, DT_REC_LAUNCH, argv, cwd, env);
 }
 
 static void forge_launch_argv(const char *ring, const char *const *argv, const char *cwd)
@@ -470,8 +478,9 @@ Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_n
 }
 
 /* The same words as the real launch, and an environment of the worker's
- * choosing that names the board as Hermes' root. */
-Test(fix_verify, a_forged_launch_environment_names_no_root_verify_applies)
+ * choosing that names the board as Hermes' root; fix with those words
+ * after -- when dashdash is set, else with the launch file. */
+static void expect_forged_environment_applies_nothing(int dashdash)
 {
 	struct world w;
 	make_world(&w, 1);
@@ -485,6 +494,51 @@ Test(fix_verify, a_forged_launch_environment_names_no_root_verify_applies)
 	snprintf(db, sizeof(db), "HERMES_KANBAN_DB=%s/kanban.db", w.board);
 	const char *env[] = {db, NULL};
 	forge_launch_env(r.ring, argv, w.work, env);
+	const char *args[32] = {"--verify", "--yes", r.ring, dashdash ? "--" : NULL};
+	for (size_t i = 0, n = 4; dashdash && argv[i]; i++)
+		args[n++] = argv[i];
+	/* in the launch's directory: only the environment tells them apart */
+	char cwd[PATH_MAX];
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(w.work), 0);
+	fix(args);
+	cr_assert_eq(chdir(cwd), 0);
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s ", w.board, w.board);
+	const char *ran = strstr(out, "runs your command again");
+	cr_expect(ran == NULL || strstr(ran, bind) == NULL, "the claimed root was bound:\n%s", out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_forged_launch_environment_names_no_root_verify_applies)
+{
+	expect_forged_environment_applies_nothing(0);
+}
+
+/* The s10 review: with the command after --, a launch record with the
+ * same words was taken as the launch whatever environment it claimed. */
+Test(fix_verify,
+     a_forged_launch_environment_names_no_root_verify_applies_to_the_command_after_dashdash)
+{
+	expect_forged_environment_applies_nothing(1);
+}
+
+/* The s10 review: the first record whose words are Codex's gave the
+ * Codex roots, a process record the worker appended as well as the
+ * launch's. Under a bwrap launch, its -c list named the board, which
+ * --verify then bound as the launch's own root. */
+Test(fix_verify, a_codex_process_record_the_worker_forged_names_no_root_verify_applies)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(w.top);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char roots[PATH_MAX + 64];
+	snprintf(roots, sizeof(roots), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.board);
+	const char *argv[] = {"codex", "-c", roots, "-s", "workspace-write", "exec", "hi", NULL};
+	forge_record(r.ring, DT_REC_PROCESS, argv, w.work, NULL);
 	const char *args[] = {"--verify", "--yes", r.ring, NULL};
 	fix(args);
 	char bind[2 * PATH_MAX + 16];
@@ -1010,8 +1064,10 @@ static void forge_config(const char *ring, const char *text)
 
 /* `denytrace codex` read a config.toml that names other as the only root;
  * the worker replaces that snapshot with one that names the board too, so
- * that the fix of the launch the user made would grant the board. */
-Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_applies)
+ * that the fix of the launch the user made would grant the board. fix
+ * --verify --yes with the launch file, or (dashdash) with the launch's own
+ * words after --, from its directory and with its environment. */
+static void expect_rewritten_snapshot_applies_nothing(int dashdash)
 {
 	struct codex_world w;
 	codex_world(&w);
@@ -1022,10 +1078,9 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	snprintf(state, sizeof(state), "%s/state", w.top);
 	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
 	snprintf(ring, sizeof(ring), "%s/c.ring", w.work);
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- sandbox -c "
-	         "'sandbox_mode=\"workspace-write\"' -- sh -c 'echo done > %s'",
-	         w.work, dtt_denytrace(), ring, w.codex, w.status);
+	const char *launch = "sandbox -c 'sandbox_mode=\"workspace-write\"' -- sh -c 'echo done > ";
+	snprintf(cmd, sizeof(cmd), "cd '%s' && exec '%s' codex -q -o '%s' --codex '%s' -- %s%s'",
+	         w.work, dtt_denytrace(), ring, w.codex, launch, w.status);
 	const char *rec[] = {"/bin/sh", "-c", cmd, NULL};
 	dtt_system(out, sizeof(out), rec, w.env);
 	cr_assert_neq(access(w.status, F_OK), 0, "the board was written: %s", out);
@@ -1033,10 +1088,27 @@ Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_appli
 	         "[sandbox_workspace_write]\nwritable_roots = [\"%s\", \"%s\"]\n", w.other,
 	         w.board);
 	forge_config(ring, text);
-	const char *fargs[] = {dtt_denytrace(), "fix", "--verify", "--yes", ring, NULL};
-	dtt_system(out, sizeof(out), fargs, w.env);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && exec '%s' fix --verify --yes '%s'", w.work,
+	         dtt_denytrace(), ring);
+	if (dashdash)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " -- '%s' %s%s'", w.codex,
+		         launch, w.status);
+	const char *fix_sh[] = {"/bin/sh", "-c", cmd, NULL};
+	dtt_system(out, sizeof(out), fix_sh, w.env);
 	cr_expect_neq(access(w.status, F_OK), 0, "the claimed root was granted and run:\n%s", out);
 	cr_expect(strstr(out, "by the traced program"), "%s", out);
+}
+
+Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_applies)
+{
+	expect_rewritten_snapshot_applies_nothing(0);
+}
+
+/* The s10 review: with the command after --, no launch file holds the
+ * snapshots' digests, and the ring's were believed. */
+Test(fix_verify, a_config_snapshot_the_worker_rewrote_names_no_root_verify_applies_after_dashdash)
+{
+	expect_rewritten_snapshot_applies_nothing(1);
 }
 
 /* The real Codex, its launch's state in state_home (XDG_STATE_HOME) and
@@ -1471,9 +1543,10 @@ static void expect_chattr_verified(char flag, unsigned bit)
 	cr_assert_eq(chdir(cwd), 0);
 	cr_assert_neq(r.status, 0, "the worker wrote its flagged board: %s", r.out);
 	char res[4096], want[PATH_MAX + 128];
-	/* no sandbox: no launch file, the command given */
-	const char *args[] = {"--verify", "--yes", "--format", "json", r.ring,
-	                      "--",       argv[0], argv[1],    NULL};
+	/* no sandbox: no launch file, the command given; the board is a root
+	 * (a flag outside every root gets no chattr) */
+	const char *args[] = {"--verify", "--yes", "--root", w.board, "--format", "json",
+	                      r.ring,     "--",    argv[0],  argv[1], NULL};
 	int st = fix_py(w.top, args,
 	                "[(f['cause'], f['copy'][:1], f['verify']['state']) for f in j['fixes']]",
 	                res, sizeof(res));
@@ -1675,4 +1748,46 @@ Test(fix_verify, the_json_names_the_command_verify_ran_starting_with_this_denytr
 	strcat(want, "\n");
 	cr_expect_str_eq(res, want);
 	dtt_free(&r);
+}
+
+/* The s10 review: a re-run whose sandbox failed to start (bwrap exits 1:
+ * a bind source that is not there) never ran the worker, so it had no
+ * refusal, and every finding read "fixed" with exit 0; once, or each of
+ * runs (NULL: once) soaked runs. */
+static void expect_never_ran_verifies_nothing(const char *runs)
+{
+	struct world w;
+	make_world(&w, 1);
+	private_state(w.top);
+	struct dtt_run r;
+	record_bwrap(&w, &r);
+	char missing[PATH_MAX + 16];
+	snprintf(missing, sizeof(missing), "%s/missing", w.top);
+	const char *args[32] = {"--verify", "--yes", "--root", w.board, "--format", "json", r.ring};
+	size_t n = 7;
+	if (runs) {
+		args[n++] = "--runs";
+		args[n++] = runs;
+	}
+	const char *cmd[] = {"--",   "bwrap",  "--ro-bind", "/",      "/",     "--bind", w.work,
+	                     w.work, "--bind", missing,     "/mnt/x", "--dev", "/dev",   "--chdir",
+	                     w.work, "--",     "/bin/sh",   w.worker, NULL};
+	for (size_t i = 0; cmd[i]; i++)
+		args[n++] = cmd[i];
+	char res[4096];
+	int st =
+	    fix_py(w.top, args, "[f['verify']['state'] for f in j['fixes']]", res, sizeof(res));
+	cr_expect_str_eq(res, "['cannot-verify']\n", "%s", out);
+	cr_expect_neq(st, 0, "fix --verify --yes said all was proved:\n%s", out);
+	dtt_free(&r);
+}
+
+Test(fix_verify, a_re_run_that_never_ran_the_refused_program_verifies_nothing)
+{
+	expect_never_ran_verifies_nothing(NULL);
+}
+
+Test(fix_verify, soaked_re_runs_that_never_ran_the_refused_program_verify_nothing)
+{
+	expect_never_ran_verifies_nothing("2");
 }

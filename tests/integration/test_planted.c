@@ -45,16 +45,16 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* A worker refused once under bubblewrap (only dir/work writable), with
- * extra environment entries env (may be NULL). */
-static void record(struct dtt_run *r, const char *top, const char *const *env)
+/* A worker refused once writing top/file under bubblewrap (only top/work
+ * writable), with extra environment entries env (may be NULL). */
+static void record_at(struct dtt_run *r, const char *top, const char *file, const char *const *env)
 {
 	if (!dtt_have_bwrap())
 		cr_skip_test("bubblewrap cannot create a sandbox here");
 	char work[PATH_MAX], script[PATH_MAX + 64];
 	snprintf(work, sizeof(work), "%s/work", top);
 	mkdir(work, 0755);
-	snprintf(script, sizeof(script), "echo x > %s/board.db; exit 1", top);
+	snprintf(script, sizeof(script), "echo x >> %s/%s; exit 1", top, file);
 	const char *argv[DTT_BWRAP_RW_WORDS + 4];
 	size_t n = dtt_bwrap_rw(argv, work);
 	argv[n++] = "sh";
@@ -62,7 +62,12 @@ static void record(struct dtt_run *r, const char *top, const char *const *env)
 	argv[n++] = script;
 	argv[n] = NULL;
 	cr_assert_eq(dtt_run(r, NULL, argv, env), 0, "%s", r->out);
-	cr_assert_not_null(dtt_find(r, DT_REC_DENIAL, NULL, "/board.db"), "%s", r->out);
+	cr_assert_not_null(dtt_find(r, DT_REC_DENIAL, NULL, file), "%s", r->out);
+}
+
+static void record(struct dtt_run *r, const char *top, const char *const *env)
+{
+	record_at(r, top, "board.db", env);
 }
 
 /* fix --verify --yes, which leaves RING.fix.md, on the recorded launch. */
@@ -250,23 +255,24 @@ Test(planted, a_fifo_at_codex_home_config_toml_does_not_hang_denytrace_codex)
  * so it refuses the FIFO and the writer goes on waiting. An open for
  * reading, even one closed at once, would have let the writer's open
  * return: opening acts on FIFOs and devices (a watchdog starts). */
-Test(planted, a_fifo_given_as_a_ring_is_refused_without_being_opened)
+/* A FIFO at path, with a writer waiting in open(2) for a reader: only an
+ * open for reading (even one closed at once) lets it go on. Its pid. */
+static pid_t fifo_with_writer(const char *path)
 {
-	const char *top = dtt_tmpdir();
-	char fifo[PATH_MAX];
-	snprintf(fifo, sizeof(fifo), "%s/ring", top);
-	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(mkfifo(path, 0600), 0, "mkfifo %s", path);
 	pid_t writer = fork();
 	cr_assert_geq(writer, 0);
 	if (writer == 0) {
-		int fd = open(fifo, O_WRONLY); /* waits for a reader */
+		int fd = open(path, O_WRONLY); /* waits for a reader */
 		_exit(fd >= 0 ? 0 : 1);
 	}
-	static struct dtt_cli c;
-	const char *args[] = {"report", fifo, NULL};
-	dtt_cli(&c, args);
-	cr_expect_neq(c.status, 0, "a FIFO was read as a ring: %s", c.out);
-	cr_expect(strstr(c.err, "not a regular file"), "%s", c.err);
+	return writer;
+}
+
+/* Did writer's open return (someone opened the FIFO for reading)? The
+ * writer is gone either way. */
+static int writer_let_through(pid_t writer)
+{
 	/* a writer let through exits at once; give it two seconds */
 	int st = 0, done = 0;
 	for (int i = 0; i < 200 && !(done = waitpid(writer, &st, WNOHANG) == writer); i++)
@@ -275,5 +281,89 @@ Test(planted, a_fifo_given_as_a_ring_is_refused_without_being_opened)
 		kill(writer, SIGKILL);
 		waitpid(writer, &st, 0);
 	}
-	cr_expect(!done, "the writer's open returned: the CLI opened the FIFO for reading");
+	return done;
+}
+
+Test(planted, a_fifo_given_as_a_ring_is_refused_without_being_opened)
+{
+	const char *top = dtt_tmpdir();
+	char fifo[PATH_MAX];
+	snprintf(fifo, sizeof(fifo), "%s/ring", top);
+	pid_t writer = fifo_with_writer(fifo);
+	static struct dtt_cli c;
+	const char *args[] = {"report", fifo, NULL};
+	dtt_cli(&c, args);
+	cr_expect_neq(c.status, 0, "a FIFO was read as a ring: %s", c.out);
+	cr_expect(strstr(c.err, "not a regular file"), "%s", c.err);
+	cr_expect(!writer_let_through(writer),
+	          "the writer's open returned: the CLI opened the FIFO for reading");
+}
+
+/* report with build/helpers/swap-before-open preloaded: when the CLI opens
+ * path by path (not an O_PATH look), dir is first swapped for a link to
+ * to, as a traced program racing the CLI would at its best moment. */
+static void report_with_swap(struct dtt_cli *c, const char *ring, const char *config,
+                             const char *path, const char *dir, const char *to)
+{
+	setenv("LD_PRELOAD", dtt_helper("swap-before-open"), 1);
+	setenv("DTT_SWAP_PATH", path, 1);
+	setenv("DTT_SWAP_DIR", dir, 1);
+	setenv("DTT_SWAP_TO", to, 1);
+	const char *with_config[] = {"report", "--codex-config", config, ring, NULL};
+	const char *plain[] = {"report", ring, NULL};
+	dtt_cli(c, config ? with_config : plain);
+	unsetenv("LD_PRELOAD");
+	unsetenv("DTT_SWAP_PATH");
+	unsetenv("DTT_SWAP_DIR");
+	unsetenv("DTT_SWAP_TO");
+}
+
+/* The s10 review: the SQLite judge read a refused file's header by stat,
+ * then open by path. A directory of the path swapped for a link in
+ * between got a FIFO (or a device: a watchdog starts) opened. */
+Test(planted, a_directory_swapped_before_the_sqlite_header_read_opens_no_fifo)
+{
+	const char *top = dtt_tmpdir();
+	char dir[PATH_MAX], db[PATH_MAX + 16], fifodir[PATH_MAX], fifo[PATH_MAX + 16];
+	snprintf(dir, sizeof(dir), "%s/d", top);
+	snprintf(db, sizeof(db), "%s/kanban.db", dir);
+	snprintf(fifodir, sizeof(fifodir), "%s/f", top);
+	snprintf(fifo, sizeof(fifo), "%s/kanban.db", fifodir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_eq(mkdir(fifodir, 0755), 0);
+	write_file(db, "SQLite format 3");
+	static struct dtt_run r;
+	record_at(&r, top, "d/kanban.db", NULL);
+	pid_t writer = fifo_with_writer(fifo);
+	static struct dtt_cli c;
+	report_with_swap(&c, r.ring, NULL, db, dir, fifodir);
+	cr_expect_eq(c.status, 0, "report: status %d: %s", c.status, c.err);
+	cr_expect(!writer_let_through(writer),
+	          "the writer's open returned: report opened the FIFO swapped in for %s", db);
+	dtt_free(&r);
+}
+
+/* The s10 review: a Codex config.toml (named by the ring's CODEX_HOME or
+ * snapshot path, or by --codex-config) was stat'ed, then opened by path,
+ * with the same window as the SQLite header read. */
+Test(planted, a_directory_swapped_before_the_config_toml_read_opens_no_fifo)
+{
+	const char *top = dtt_tmpdir();
+	char dir[PATH_MAX], cfg[PATH_MAX + 16], fifodir[PATH_MAX], fifo[PATH_MAX + 16];
+	snprintf(dir, sizeof(dir), "%s/codex-home", top);
+	snprintf(cfg, sizeof(cfg), "%s/config.toml", dir);
+	snprintf(fifodir, sizeof(fifodir), "%s/f", top);
+	snprintf(fifo, sizeof(fifo), "%s/config.toml", fifodir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_eq(mkdir(fifodir, 0755), 0);
+	write_file(cfg, "sandbox_mode = \"workspace-write\"\n");
+	static struct dtt_run r;
+	record(&r, top, NULL);
+	pid_t writer = fifo_with_writer(fifo);
+	static struct dtt_cli c;
+	report_with_swap(&c, r.ring, cfg, cfg, dir, fifodir);
+	cr_expect_neq(c.status, 142, "report hung: %s", c.err);
+	cr_expect(!writer_let_through(writer),
+	          "the writer's open returned: report opened the FIFO swapped in for %s", cfg);
+	dtt_free(&r);
 }

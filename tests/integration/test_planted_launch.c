@@ -121,6 +121,17 @@ Test(planted_launch, a_planted_launch_file_claiming_bwrap_inside_sh_c_is_ignored
 	dtt_free(&r);
 }
 
+/* How many launch files the state directory state holds. */
+static int launch_file_count(const char *state)
+{
+	char dir[PATH_MAX + 64], count[64];
+	snprintf(dir, sizeof(dir), "%s/denytrace/launches", state);
+	const char *ls[] = {"/bin/sh", "-c", "ls \"$0\" 2>/dev/null | grep -c '[.]launch$'", dir,
+	                    NULL};
+	dtt_system(count, sizeof(count), ls, NULL);
+	return atoi(count);
+}
+
 /* What the launcher itself does for such a run: no launch file, so that
  * fix asks for the command instead of trusting one the worker could have
  * rewritten. */
@@ -132,14 +143,43 @@ Test(planted_launch, a_run_without_a_sandbox_denytrace_reads_leaves_no_launch_fi
 	const char *env[] = {w.e_state, NULL};
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, env), 0);
-	char dir[PATH_MAX + 64];
-	snprintf(dir, sizeof(dir), "%s/denytrace/launches", w.state);
-	const char *ls[] = {"/bin/sh", "-c", "ls \"$0\" 2>/dev/null | grep -c '[.]launch$'", dir,
-	                    NULL};
-	char count[64];
-	dtt_system(count, sizeof(count), ls, NULL);
-	cr_expect_eq(atoi(count), 0, "launch files: %s", count);
+	cr_expect_eq(launch_file_count(w.state), 0);
 	dtt_free(&r);
+}
+
+/* The s10 review: bwrap --args FD takes more options from a descriptor
+ * the command line does not show, a --bind of the state directory among
+ * them. The launcher's model counted only the binds it saw and wrote a
+ * launch file that the sandbox could rewrite. */
+Test(planted_launch, a_bwrap_that_reads_options_from_a_descriptor_gets_no_launch_file)
+{
+	if (!dtt_have_bwrap())
+		cr_skip_test("bubblewrap cannot create a sandbox here");
+	const char *top = dtt_tmpdir();
+	char state[PATH_MAX], ring[PATH_MAX + 16], args[PATH_MAX + 16], e_state[PATH_MAX + 32];
+	snprintf(state, sizeof(state), "%s/state", top);
+	snprintf(ring, sizeof(ring), "%s/r.ring", top);
+	snprintf(args, sizeof(args), "%s/bwrap.args", top);
+	snprintf(e_state, sizeof(e_state), "XDG_STATE_HOME=%s", state);
+	cr_assert_eq(mkdir(state, 0700), 0);
+	FILE *f = fopen(args, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "--bind%c%s%c%s%c", 0, state, 0, state, 0);
+	fclose(f);
+	char path[4200];
+	snprintf(path, sizeof(path), "PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	const char *sh[] = {"/bin/sh",
+	                    "-c",
+	                    "exec \"$0\" run -q -o \"$1\" -- bwrap --args 3 --ro-bind / / "
+	                    "--dev /dev true 3<\"$2\"",
+	                    dtt_denytrace(),
+	                    ring,
+	                    args,
+	                    NULL};
+	const char *env[] = {e_state, path, NULL};
+	int st = dtt_system(out, sizeof(out), sh, env);
+	cr_expect_eq(st, 0, "run: status %d: %s", st, out);
+	cr_expect_eq(launch_file_count(state), 0, "a launch file the sandbox can rewrite: %s", out);
 }
 
 /* What no check can catch (a worker with the user's power plants a file

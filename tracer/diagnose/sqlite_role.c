@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "safeopen.h"
 
 /* What one process did to one path, as the run shows it. Kept per process,
  * not per record, so that judging stays linear in the ring's size. */
@@ -306,29 +307,23 @@ static int dt_sq_pseudo_fs(int fd)
 	return 0;
 }
 
-/* Reads the first 16 bytes of the file at e->path, once: stat first so that
- * a device or FIFO is never opened; O_NONBLOCK and O_NOCTTY in case it was
- * swapped for one in between, and fstat to check again. */
+/* Reads the first 16 bytes of the file at e->path, once. The path is the
+ * traced program's: it is opened only as the regular file an O_PATH look
+ * found (safeopen.h), never by path again, which a directory swapped for
+ * a link in between would turn to a FIFO or a device. */
 static int dt_sq_header(struct dt_sq_entry *e)
 {
 	if (e->header)
 		return e->header;
 	static const char magic[16] = "SQLite format 3";
 	e->header = DT_SQLHDR_UNREADABLE;
-	if (stat(e->path, &e->st) < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			e->header = DT_SQLHDR_GONE;
-		return e->header;
-	}
-	if (!S_ISREG(e->st.st_mode))
-		return e->header;
-	int fd = open(e->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = dt_open_regular(e->path, &e->st);
+	if (fd == -1 && (errno == ENOENT || errno == ENOTDIR))
+		e->header = DT_SQLHDR_GONE;
 	if (fd < 0)
 		return e->header;
-	struct stat st;
 	char buf[16];
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !dt_sq_pseudo_fs(fd)) {
-		e->st = st;
+	if (!dt_sq_pseudo_fs(fd)) {
 		ssize_t n = pread(fd, buf, sizeof(buf), 0);
 		if (n == 0)
 			e->header = DT_SQLHDR_EMPTY;

@@ -259,9 +259,10 @@ int dt_bwrap_writable_sources(const char *const *argv, size_t argc, const char *
 	while (i < argc && strcmp(argv[i], "--") && !strncmp(argv[i], "--", 2)) {
 		const struct bw_opt *o = bw_lookup(argv[i]);
 		/* a descriptor's directory or an overlay's upper one: host
-		 * places the command line does not name */
+		 * places the command line does not name; --args FD: options
+		 * it does not show (a --bind among them) */
 		if (!o || i + (size_t)o->nargs >= argc || !strcmp(o->name, "--bind-fd") ||
-		    !strcmp(o->name, "--overlay"))
+		    !strcmp(o->name, "--overlay") || !strcmp(o->name, "--args"))
 			return -1;
 		if (o->role == BW_RW) {
 			if (n == cap)

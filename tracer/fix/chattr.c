@@ -59,6 +59,8 @@ void fix_chattr(struct dt_fix *f, const struct dt_fix_problem *p, const struct d
 		        letters[0] == 'i' ? "immutable" : "append-only", path, no);
 		return;
 	}
+	if (!fix_target_in_root(f, p, path, "clearing its flag"))
+		return;
 	if (p->iflags_now.known && p->subject && !strcmp(path, p->subject) &&
 	    !(p->iflags_now.flags & mask)) {
 		fix_set(

@@ -189,12 +189,18 @@ static int mode_target_ok(struct dt_fix *f, const struct dt_fix_problem *p,
 		fix_refused(f, "change the owner or mode of", target, no);
 		return 0;
 	}
+	return fix_target_in_root(f, p, target, "changing its owner or mode");
+}
+
+int fix_target_in_root(struct dt_fix *f, const struct dt_fix_problem *p, const char *target,
+                       const char *change)
+{
 	if (!p->root) {
 		f->kind = DT_FIX_NONE;
 		fix_set(&f->why,
-		        "no command: no expected root contains %s, so changing its owner or mode "
-		        "is nobody's plan; name the directory with --root if it is one",
-		        target);
+		        "no command: no expected root contains %s, so %s is nobody's plan; name "
+		        "the directory with --root if it is one",
+		        target, change);
 		return 0;
 	}
 	if (!dt_path_under(target, p->root->path) &&
@@ -520,9 +526,10 @@ static void fix_claimed(struct dt_fix *f)
 	f->claimed = 1;
 	f->why = NULL;
 	fix_set(&f->why,
-	        "named by the traced program: this root comes from an environment variable a "
-	        "traced process set for itself (the launch's differs), so check it before making "
-	        "the change; --verify does not apply it%s%s",
+	        "named by the traced program: this root comes from what a traced process "
+	        "recorded (an environment variable it set for itself, or a Codex command line "
+	        "that is not the launch's), so check it before making the change; --verify "
+	        "does not apply it%s%s",
 	        why ? "; " : "", why ? why : "");
 	free(why);
 	fix_unapplied_bind(f);

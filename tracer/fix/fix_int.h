@@ -33,6 +33,12 @@ void fix_landlock(struct dt_fix *f, const struct dt_fix_problem *p, const char *
 void fix_landlock_refer(struct dt_fix *f, const struct dt_fix_problem *p,
                         const struct dt_fix_launch *l, int launcher);
 
+/* Is target under p's expected root? Else f gets no command (kind none)
+ * and a why naming change ("changing its owner or mode"): what no root
+ * holds is the traced program's choice, never a change to paste. */
+int fix_target_in_root(struct dt_fix *f, const struct dt_fix_problem *p, const char *target,
+                       const char *change);
+
 /* chattr -i or -a for an immutable-file problem (chattr.c). */
 void fix_chattr(struct dt_fix *f, const struct dt_fix_problem *p, const struct dt_fix_launch *l);
 

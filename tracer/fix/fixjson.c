@@ -29,7 +29,11 @@ static void fix_json_verdict(struct dt_json *j, const struct dt_verify *v, size_
 	dt_json_str(j, r->state == DT_VERIFY_FIXED       ? "fixed"
 	               : r->state == DT_VERIFY_NOT_FIXED ? "not-fixed"
 	                                                 : "cannot-verify");
-	dt_json_kstr(j, "why_not", r->state == DT_VERIFY_CANNOT ? no_verify : NULL);
+	dt_json_kstr(j, "why_not",
+	             r->state != DT_VERIFY_CANNOT ? NULL
+	             : no_verify                  ? no_verify
+	             : v->rerun_why[0]            ? v->rerun_why
+	                                          : NULL);
 	dt_json_kuint(j, "refusals_before", r->before);
 	if (v->runs) {
 		dt_json_kuint(j, "runs_refused_before", r->runs_before);

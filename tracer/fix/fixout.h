@@ -28,7 +28,8 @@ void dt_fix_put_argv(FILE *f, char *const *argv);
 /* RING.fix.md: "Suggested fix" and "Verified", the refusals' and the
  * handoff findings' (h, hv), appended to report.md by
  * `denytrace evidence` (sidecar.h: never written through what the traced
- * program put there). Returns 0 or -1 with a reason in err. */
+ * program put there). Returns 0, or as dt_sidecar_commit 1 (written, not
+ * vouched for evidence) or -1, with a reason in err. */
 int dt_fix_write_proof(const char *ring, const struct dt_fix_inputs *in,
                        const struct dt_fix_plan *plan, const struct dt_verify *v,
                        const struct dt_handoffs *h, const struct dt_handoff_verify *hv, char *err,

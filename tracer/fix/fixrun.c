@@ -72,12 +72,17 @@ static const struct dt_record *report_launch(const struct dt_report *r)
 	return NULL;
 }
 
-/* Is root named only by an environment a traced process set for itself?
- * Hermes and hcom roots come from environment variables; the launch's
- * environment is the user's, a process's later one may be the program's
- * own choice (HERMES_KANBAN_DB=/kanban.db). */
-static int root_claimed(const struct dt_root *root, const struct dt_record *launch)
+/* Is root named only by what a traced process recorded? Hermes and hcom
+ * roots come from environment variables; the launch's environment is the
+ * user's, a process's later one may be the program's own choice
+ * (HERMES_KANBAN_DB=/kanban.db). Codex's come from the first record with
+ * Codex's words: the launch's is checked against the launch file, any
+ * other (a process or exec record) is the program's to write. */
+static int root_claimed(const struct dt_root *root, const struct dt_record *launch,
+                        const struct dt_rootset *rs)
 {
+	if (root && root->kind == DT_ROOT_CODEX)
+		return rs->codex_record && rs->codex_record != (const void *)launch;
 	if (!root || (root->kind != DT_ROOT_HERMES && root->kind != DT_ROOT_HCOM))
 		return 0;
 	if (!launch)
@@ -148,7 +153,7 @@ static size_t fix_finding_problems(const struct dt_report *r, struct dt_fix_inpu
 		p->subject = f->subject;
 		p->proc = dt_report_proc(r, r->groups[f->groups[0]].rep,
 		                         (long)r->groups[f->groups[0]].rep->pid);
-		p->claimed = root_claimed(f->root, launch);
+		p->claimed = root_claimed(f->root, launch, &r->roots);
 		p->diff = f->intermittent ? f->diff : NULL;
 		fix_stat_now(p);
 		fix_iflags_now(p);
@@ -213,15 +218,34 @@ static int same_words(const char *const *a, const char *const *b)
 	return !a[n] && !b[n];
 }
 
+/* Does every entry NAME=VALUE of the launch record hold in this
+ * process's environment (which the command after -- runs with)? */
+static int record_env_is_ours(const struct dt_record *launch)
+{
+	for (size_t i = 0; i < launch->nenv; i++) {
+		const char *eq = strchr(launch->env[i], '=');
+		char *name = eq ? strndup(launch->env[i], (size_t)(eq - launch->env[i])) : NULL;
+		const char *now = name ? getenv(name) : NULL;
+		free(name);
+		if (!now || strcmp(now, eq + 1))
+			return 0;
+	}
+	return 1;
+}
+
 /* Does the ring's launch record say what the trusted launch says: its
- * words and, when known (env not NULL), the environment it records? */
+ * words, its directory, and the environment it records (env, or, for the
+ * command after -- (env NULL), this process's own)? Roots come from all
+ * three: Codex's workspace from the directory, Hermes' from variables. */
 static int record_is_launch(const struct dt_fix_inputs *in, char *const *words,
-                            const char *const *env)
+                            const char *const *env, const char *cwd)
 {
 	if (!in->argv || !same_words((const char *const *)words, (const char *const *)in->argv))
 		return 0;
+	if (in->launch->cwd && (!cwd || strcmp(in->launch->cwd, cwd)))
+		return 0;
 	if (!env)
-		return 1;
+		return record_env_is_ours(in->launch);
 	const char **rec = calloc(in->launch->nenv + 1, sizeof(*rec));
 	for (size_t i = 0; rec && i < in->launch->nenv; i++)
 		rec[i] = in->launch->env[i];
@@ -252,7 +276,7 @@ int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char 
 	char **words = rerun_argv(argv, argc);
 	if (!words)
 		return -1;
-	if (!record_is_launch(in, words, env)) {
+	if (!record_is_launch(in, words, env, cwd)) {
 		distrust_record_roots(in);
 		in->l.rs_claimed = 1;
 	}
@@ -740,6 +764,44 @@ int dt_verify_self(char *self, size_t cap)
 	return 0;
 }
 
+/* Did the program refused (refused: a refusal of the recorded run) run
+ * in after? No refusal from a re-run that never got to it (the sandbox
+ * failed to start: bwrap exit 1) proves nothing. Judged by the name the
+ * kernel gives the process (comm), which an exec in place changes, as a
+ * process record, written once per pid, does not. A refusal without one
+ * is taken as run. */
+static int refused_program_ran(const struct dt_record *refused, const struct dt_report *after)
+{
+	if (!refused || !refused->comm || !refused->comm[0])
+		return 1;
+	for (size_t k = 0; k < after->n; k++)
+		if (after->recs[k].comm && !strcmp(after->recs[k].comm, refused->comm))
+			return 1;
+	return 0;
+}
+
+static const struct dt_record *first_refusal(const struct dt_fix_inputs *in, size_t i)
+{
+	return in->p[i].nrefusals ? in->p[i].refusals[0] : NULL;
+}
+
+/* The verdict of finding i when its program did not run again (in runs,
+ * of how many: 0 when run once), with why in out->rerun_why. */
+static enum dt_verify_state not_run_again(const struct dt_fix_inputs *in, size_t i,
+                                          struct dt_verify *out, unsigned runs, unsigned of)
+{
+	char when[64];
+	if (of)
+		snprintf(when, sizeof(when), "in %u of %u fixed runs", runs, of);
+	else
+		snprintf(when, sizeof(when), "(the re-run exited %d before it)", out->status);
+	snprintf(out->rerun_why, sizeof(out->rerun_why),
+	         "%s, which was refused, did not run again %s: no refusal of a program that "
+	         "never ran proves a fix",
+	         first_refusal(in, i)->comm, when);
+	return DT_VERIFY_CANNOT;
+}
+
 int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *in,
                    const struct dt_fix_plan *plan, const char *after_ring, struct dt_verify *out)
 {
@@ -784,7 +846,9 @@ int dt_verify_once(const struct dt_report *before, const struct dt_fix_inputs *i
 		v->after = dt_fix_still_refused(before, in, i, &after);
 		v->state = plan->fixes[i].no_verify        ? DT_VERIFY_CANNOT
 		           : v->after || out->new_refusals ? DT_VERIFY_NOT_FIXED
-		                                           : DT_VERIFY_FIXED;
+		           : !refused_program_ran(first_refusal(in, i), &after)
+		               ? not_run_again(in, i, out, 0, 0)
+		               : DT_VERIFY_FIXED;
 	}
 	dt_report_free(&after);
 	return 0;
@@ -797,6 +861,7 @@ struct verify_soak_ctx {
 	const struct dt_fix_inputs *in;
 	unsigned *refused;           /* per problem: runs in which it was refused */
 	struct dt_verify *count_new; /* the fixed runs: count their new refusals here */
+	unsigned *absent;            /* the fixed runs, per problem: runs without its program */
 };
 
 static void verify_on_run(void *ctx, int index, const char *ring, int failed)
@@ -813,8 +878,11 @@ static void verify_on_run(void *ctx, int index, const char *ring, int failed)
 		dt_report_free(&r);
 		return;
 	}
-	for (size_t i = 0; i < c->in->n; i++)
+	for (size_t i = 0; i < c->in->n; i++) {
 		c->refused[i] += dt_fix_still_refused(c->before, c->in, i, &r) > 0;
+		if (c->absent)
+			c->absent[i] += !refused_program_ran(first_refusal(c->in, i), &r);
+	}
 	uint64_t fresh = c->count_new ? dt_fix_new_refusals(c->before, c->in, &r, c->count_new) : 0;
 	if (fresh) {
 		c->count_new->new_refusals += fresh;
@@ -864,7 +932,7 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 	out->cwd = in->l.cwd;
 	out->v = calloc(in->n + 1, sizeof(*out->v));
 	out->n = in->n;
-	unsigned *refused = calloc(2 * (in->n + 1), sizeof(*refused));
+	unsigned *refused = calloc(3 * (in->n + 1), sizeof(*refused));
 	char **orig = in->argv;
 	out->cmd = calloc(plan->argc + 1, sizeof(*out->cmd));
 	if (!out->v || !refused || !out->cmd) {
@@ -877,10 +945,11 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	struct verify_soak_ctx c = {before, in, refused, NULL};
+	struct verify_soak_ctx c = {before, in, refused, NULL, NULL};
 	int rc = verify_soak_one(&c, orig, out->cwd, runs, &out->done_before, &out->failed_before);
 	c.refused = refused + in->n + 1;
 	c.count_new = out;
+	c.absent = refused + 2 * (in->n + 1);
 	if (!rc && !dt_soak_stop)
 		rc = verify_disk_apply(plan);
 	if (!rc && !dt_soak_stop)
@@ -895,10 +964,12 @@ int dt_verify_soak(const struct dt_report *before, const struct dt_fix_inputs *i
 		v->before = in->counts[i];
 		v->runs_before = refused[i];
 		v->runs_after = refused[in->n + 1 + i];
+		unsigned absent = c.absent[i];
 		v->state = plan->fixes[i].no_verify ? DT_VERIFY_CANNOT
 		           : v->runs_after || !out->done_after || out->runs_new
 		               ? DT_VERIFY_NOT_FIXED
-		               : DT_VERIFY_FIXED;
+		           : absent ? not_run_again(in, i, out, absent, out->done_after)
+		                    : DT_VERIFY_FIXED;
 	}
 	free(refused);
 	return rc;

@@ -50,11 +50,12 @@ int dt_fix_inputs(const struct dt_report *r, struct dt_fix_inputs *in);
  * claimed). Returns 0, or -1 when out of memory. */
 int dt_fix_inputs_trust(struct dt_fix_inputs *in, char *const *argv, const char *const *env,
                         const char *cwd, int via_codex, const char *source);
-/* After dt_fix_inputs_trust with a launch file: the config snapshots the
- * ring holds beside the launch record must be the ones its launcher wrote
- * (digests, the launch file's, in order); else the roots read from the
- * ring are the traced program's claim, as for a launch record that
- * differs. Returns 1 when they differ, else 0. */
+/* After dt_fix_inputs_trust: the config snapshots the ring holds beside
+ * the launch record must be the ones its launcher wrote (digests, the
+ * launch file's, in order; none for the command after --, which has no
+ * launch file to vouch for any); else the roots read from the ring are
+ * the traced program's claim, as for a launch record that differs.
+ * Returns 1 when they differ, else 0. */
 int dt_fix_inputs_bind_configs(struct dt_fix_inputs *in, const struct dt_report *r,
                                const char *const *digests, size_t n);
 /* The root of rs the sandbox made writable that path lies in (the traced
@@ -104,6 +105,9 @@ struct dt_verify {
 	unsigned runs_new;                                   /* --runs: fixed runs that had some */
 	struct dt_verify_new new_paths[DT_VERIFY_NEW_PATHS]; /* the first of them */
 	size_t nnew_paths;
+	/* once: why a finding without a refusal in the re-run cannot count as
+	 * fixed (the program refused did not run again), or "" */
+	char rerun_why[PATH_MAX + 128];
 };
 
 /* Counts the refusals of after that neither a problem of before accounts

@@ -20,7 +20,9 @@ static void fix_text_verdict(FILE *f, const struct dt_verify *v, size_t i, const
 	fprintf(f, "   verified: %s", dt_verify_state_name(r->state));
 	if (r->state == DT_VERIFY_CANNOT) {
 		fputs(" (", f);
-		dt_put_safe(f, no_verify ? no_verify : "nothing was run");
+		dt_put_safe(f, no_verify         ? no_verify
+		               : v->rerun_why[0] ? v->rerun_why
+		                                 : "nothing was run");
 		fputc(')', f);
 	} else if (v->runs)
 		fprintf(f, ": refused in %u of %u runs (was %u of %u)", r->runs_after,
@@ -115,11 +117,17 @@ static void fix_text_flake(FILE *f, const struct dt_verify *v)
 void dt_fix_text(FILE *f, const struct dt_fix_inputs *in, const struct dt_fix_plan *plan,
                  const struct dt_verify *v)
 {
-	size_t ncl = 0;
-	for (size_t i = 0; i < plan->n; i++)
+	size_t ncl = 0, held = 0;
+	for (size_t i = 0; i < plan->n; i++) {
 		ncl += plan->fixes[i].kind == DT_FIX_COMMAND_LINE;
-	fprintf(f, "%zu problem%s, %zu fixed on the command line (sandbox: %s)\n", plan->n,
-	        plan->n == 1 ? "" : "s", ncl, dt_fix_sandbox_name(plan->sandbox));
+		held += plan->fixes[i].kind == DT_FIX_COMMAND_LINE && plan->fixes[i].claimed;
+	}
+	/* a claimed or candidate grant is shown, not applied: not "fixed" */
+	fprintf(f, "%zu problem%s, %zu fixed on the command line", plan->n, plan->n == 1 ? "" : "s",
+	        ncl - held);
+	if (held)
+		fprintf(f, ", %zu held back", held);
+	fprintf(f, " (sandbox: %s)\n", dt_fix_sandbox_name(plan->sandbox));
 	if (!in->l.argv)
 		fputs("(the ring has no launch record: no command line to change, and nothing "
 		      "--verify could run)\n",

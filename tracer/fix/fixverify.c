@@ -202,7 +202,7 @@ int dt_fix_verify(const struct dt_fix_verify_opts *o, const struct dt_report *r,
 	if ((rc = fix_run(o, r, in, plan, &runs, v, hv)))
 		return rc;
 	char err[1024];
-	if (dt_fix_write_proof(o->ring, in, plan, v, &r->handoffs, hv, err, sizeof(err)) < 0)
+	if (dt_fix_write_proof(o->ring, in, plan, v, &r->handoffs, hv, err, sizeof(err)) != 0)
 		fprintf(stderr, "denytrace: fix: %s\n", err);
 	return 0;
 }
@@ -232,7 +232,12 @@ int dt_fix_trust(const struct dt_fix_verify_opts *o, const struct dt_report *r,
 	if (o->cmd) {
 		if (!getcwd(cwd, cwdcap))
 			snprintf(cwd, cwdcap, ".");
-		return dt_fix_inputs_trust(in, o->cmd, NULL, cwd, 0, "the command after --");
+		if (dt_fix_inputs_trust(in, o->cmd, NULL, cwd, 0, "the command after --") < 0)
+			return -1;
+		/* no launch file holds the snapshots' digests: the ring's are
+		 * the traced program's to rewrite */
+		dt_fix_inputs_bind_configs(in, r, NULL, 0);
+		return 0;
 	}
 	int found = dt_launchfile_find(o->ring, lf, lwhy, sizeof(lwhy));
 	if (found == -2) /* said here, once: the re-run and the handoffs ask `in` */

@@ -208,13 +208,13 @@ int dt_launch_writable(const char *const *argv, const char *cwd, const char **ou
 }
 
 /* Could a command that writes the host paths writable write the
- * launches directory under base, or anything in it? */
-static int launch_dir_exposed(const char *base, const char *const *writable)
+ * directory base/denytrace/name, or anything in it? */
+static int denytrace_dir_exposed(const char *base, const char *name, const char *const *writable)
 {
 	char dir[PATH_MAX + 32], real[PATH_MAX], realdir[PATH_MAX + 32] = "";
-	snprintf(dir, sizeof(dir), "%s/denytrace/launches", base);
+	snprintf(dir, sizeof(dir), "%s/denytrace/%s", base, name);
 	if (realpath(base, real))
-		snprintf(realdir, sizeof(realdir), "%s/denytrace/launches", real);
+		snprintf(realdir, sizeof(realdir), "%s/denytrace/%s", real, name);
 	for (size_t i = 0; writable[i]; i++) {
 		char w[PATH_MAX];
 		const char *rw = realpath(writable[i], w) ? w : writable[i];
@@ -226,6 +226,12 @@ static int launch_dir_exposed(const char *base, const char *const *writable)
 				return 1;
 	}
 	return 0;
+}
+
+/* ... the launches directory under base. */
+static int launch_dir_exposed(const char *base, const char *const *writable)
+{
+	return denytrace_dir_exposed(base, "launches", writable);
 }
 
 /* mkdir -p, 0700 for what it creates (the XDG base directory's mode). */
@@ -676,6 +682,24 @@ int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *wh
 		memcpy(lf->path, keep, sizeof(keep));
 	}
 	return rc;
+}
+
+int dt_launchfile_sealed_dir(const struct dt_launchfile *lf, const char *name, char *dir,
+                             size_t cap)
+{
+	const char *tail = strstr(lf->path, "/denytrace/launches/");
+	const char *writable[65];
+	char base[PATH_MAX];
+	if (!tail || !lf->argv)
+		return -1;
+	snprintf(base, sizeof(base), "%.*s", (int)(tail - lf->path), lf->path);
+	int n = dt_launch_writable(lf->argv, lf->cwd, writable, 64);
+	if (n < 0)
+		return -1;
+	writable[n] = NULL;
+	if (denytrace_dir_exposed(base, name, writable))
+		return -1;
+	return snprintf(dir, cap, "%s/denytrace/%s", base, name) < (int)cap ? 0 : -1;
 }
 
 void dt_launchfile_free(struct dt_launchfile *lf)

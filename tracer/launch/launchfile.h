@@ -123,6 +123,15 @@ struct dt_launchfile {
  * to trust (lf->path is then set when the ring names one): -2 when the
  * file is there but no launcher wrote it (planted), else -1. */
 int dt_launchfile_find(const char *ring_path, struct dt_launchfile *lf, char *why, size_t cap);
+
+/* A directory of denytrace's beside lf's launches directory,
+ * BASE/denytrace/name, into dir, when the command lf names could not
+ * write it (its sandbox, as the launcher models it, keeps it out of
+ * reach): a place for what only denytrace may write about lf's ring.
+ * 0, or -1 (no such place). */
+int dt_launchfile_sealed_dir(const struct dt_launchfile *lf, const char *name, char *dir,
+                             size_t cap);
+
 void dt_launchfile_free(struct dt_launchfile *lf);
 
 /* Removes launch files no ring needs any more, at most once an hour

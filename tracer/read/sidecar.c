@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launchfile.h"
 #include "privdir.h"
 #include "ringfile.h"
 #include "safeopen.h"
@@ -41,6 +42,7 @@ int dt_sidecar_begin(struct dt_sidecar *s, const char *ring, const char *suffix,
 	char path[PATH_MAX];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->suffix, sizeof(s->suffix), "%s", suffix);
+	snprintf(s->ring, sizeof(s->ring), "%s", ring);
 	if (sidecar_path(path, sizeof(path), ring, suffix) < 0 ||
 	    dt_ring_id_of(ring, s->id, sizeof(s->id)) < 0) {
 		snprintf(err, errlen, "cannot name the ring %s", ring);
@@ -56,36 +58,40 @@ int dt_sidecar_begin(struct dt_sidecar *s, const char *ring, const char *suffix,
 	return 0;
 }
 
-/* $XDG_STATE_HOME/denytrace/sidecars (or ~/.local/state/...), made
- * private when make is set; into dir. 0 or -1. */
-static int digest_dir(char *dir, size_t cap, int make)
+/* BASE/denytrace/sidecars beside the ring's launch file, made private
+ * when make is set; into dir. Only where the launch could not write: a
+ * ring without a launch file of ours was made by a command that may write
+ * wherever the user can, digests included. 0, or -1 with why set. */
+static int digest_dir(const char *ring, char *dir, size_t cap, int make, char *why, size_t whycap)
 {
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char err[512], base[PATH_MAX];
-	if (xdg && xdg[0] == '/')
-		snprintf(base, sizeof(base), "%s", xdg);
-	else if (home && home[0] == '/')
-		snprintf(base, sizeof(base), "%s/.local/state", home);
-	else
-		return -1;
-	if (snprintf(dir, cap, "%s/denytrace/sidecars", base) >= (int)cap)
-		return -1;
-	if (!make)
-		return 0;
-	/* the parents as mkdir -p would make them; dt_private_dir checks them */
-	for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
-		*p = 0;
-		mkdir(dir, 0700);
-		*p = '/';
+	struct dt_launchfile lf;
+	char lwhy[PATH_MAX + 256];
+	int rc = dt_launchfile_find(ring, &lf, lwhy, sizeof(lwhy));
+	if (rc == 0 && dt_launchfile_sealed_dir(&lf, "sidecars", dir, cap) < 0) {
+		snprintf(lwhy, sizeof(lwhy), "the command of %s could write its digests", lf.path);
+		rc = -1;
 	}
-	return dt_private_dir(dir, 0700, err, sizeof(err)) < 0 ? -1 : 0;
+	dt_launchfile_free(&lf);
+	if (rc != 0) {
+		snprintf(why, whycap,
+		         "no place out of the traced command's reach keeps its digest (%s)", lwhy);
+		return -1;
+	}
+	/* its parent holds the launches directory: it is there */
+	if (make && dt_private_dir(dir, 0700, lwhy, sizeof(lwhy)) < 0) {
+		snprintf(why, whycap, "%s", lwhy);
+		return -1;
+	}
+	return 0;
 }
 
-/* Where the digest of the sidecar id+suffix is kept, into path. 0 or -1. */
-static int digest_path(char *path, size_t cap, const char *id, const char *suffix, int make)
+/* Where the digest of the sidecar of ring (id+suffix) is kept, into path.
+ * 0, or -1 with why set. */
+static int digest_path(const char *ring, char *path, size_t cap, const char *id, const char *suffix,
+                       int make, char *why, size_t whycap)
 {
 	char dir[PATH_MAX], key[256], hex[65];
-	if (digest_dir(dir, sizeof(dir), make) < 0)
+	if (digest_dir(ring, dir, sizeof(dir), make, why, whycap) < 0)
 		return -1;
 	snprintf(key, sizeof(key), "%s%s", id, suffix);
 	dt_sha256_hex(key, strlen(key), hex);
@@ -96,10 +102,8 @@ static int record_digest(const struct dt_sidecar *s, char *err, size_t errlen)
 {
 	char path[PATH_MAX], hex[65];
 	struct dt_outfile o;
-	if (digest_path(path, sizeof(path), s->id, s->suffix, 1) < 0) {
-		snprintf(err, errlen, "no private state directory to keep its digest in");
+	if (digest_path(s->ring, path, sizeof(path), s->id, s->suffix, 1, err, errlen) < 0)
 		return -1;
-	}
 	if (dt_outfile_begin(&o, path, DT_OUT_NEW_OR_OWN, err, errlen) < 0)
 		return -1;
 	dt_sha256_hex(s->text, s->len, hex);
@@ -116,8 +120,10 @@ int dt_sidecar_commit(struct dt_sidecar *s, char *err, size_t errlen)
 	int rc = fclose(s->f) == 0 ? 0 : -1;
 	if (rc)
 		snprintf(err, errlen, "out of memory");
-	if (!rc)
-		rc = record_digest(s, err, errlen);
+	char why[PATH_MAX + 512];
+	/* without a digest the file is still the user's to read; evidence
+	 * leaves it out */
+	int unvouched = !rc && record_digest(s, why, sizeof(why)) < 0;
 	if (!rc) {
 		fprintf(s->out.f, SIDECAR_TAG "%s -->\n", s->id);
 		fwrite(s->text, 1, s->len, s->out.f);
@@ -126,16 +132,22 @@ int dt_sidecar_commit(struct dt_sidecar *s, char *err, size_t errlen)
 	} else {
 		dt_outfile_abort(&s->out);
 	}
+	if (!rc && unvouched) {
+		snprintf(err, errlen, "%s is written, but evidence will leave it out: %s",
+		         s->out.path, why);
+		rc = 1;
+	}
 	free(s->text);
 	s->text = NULL;
 	return rc;
 }
 
 /* Is text's digest the one dt_sidecar_commit recorded for id+suffix? */
-static int digest_matches(const char *id, const char *suffix, const char *text, size_t len)
+static int digest_matches(const char *ring, const char *id, const char *suffix, const char *text,
+                          size_t len)
 {
-	char path[PATH_MAX], hex[65], kept[80];
-	if (digest_path(path, sizeof(path), id, suffix, 0) < 0 ||
+	char path[PATH_MAX], hex[65], kept[80], why[PATH_MAX + 512];
+	if (digest_path(ring, path, sizeof(path), id, suffix, 0, why, sizeof(why)) < 0 ||
 	    dt_read_planted(path, 1, kept, sizeof(kept)) != 65)
 		return 0;
 	dt_sha256_hex(text, len, hex);
@@ -159,7 +171,7 @@ char *dt_sidecar_read(const char *ring, const char *suffix)
 		return NULL;
 	}
 	memmove(text, text + tl, (size_t)n - tl + 1);
-	if (!digest_matches(id, suffix, text, (size_t)n - tl)) {
+	if (!digest_matches(ring, id, suffix, text, (size_t)n - tl)) {
 		free(text);
 		return NULL;
 	}

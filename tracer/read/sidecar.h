@@ -10,6 +10,7 @@
 #ifndef DENYTRACE_SIDECAR_H
 #define DENYTRACE_SIDECAR_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #include "outfile.h"
@@ -31,6 +32,7 @@ struct dt_sidecar {
 	struct dt_outfile out;
 	char id[128];
 	char suffix[32];
+	char ring[PATH_MAX];
 };
 
 /* Opens RING+suffix for writing (dt_outfile_begin, DT_OUT_SIDECAR).
@@ -39,11 +41,14 @@ int dt_sidecar_begin(struct dt_sidecar *s, const char *ring, const char *suffix,
                      size_t errlen);
 
 /* Writes the file (its first line naming the ring, then the text) and
- * records the text's SHA-256 in $XDG_STATE_HOME/denytrace/sidecars/
- * (default ~/.local/state): the traced program can read the ring's
- * identity and write beside it, so only a digest kept where denytrace
- * alone writes tells a sidecar of ours from a forged one. Returns 0, or -1
- * with a reason in err (the file is not left then). */
+ * records the text's SHA-256 in BASE/denytrace/sidecars/, beside the
+ * ring's launch file (launchfile.h), when the launch's command could not
+ * write there: the traced program can read the ring's identity and write
+ * beside it, so only a digest kept where denytrace alone writes tells a
+ * sidecar of ours from a forged one. Returns 0; 1 with a reason in err
+ * when the file is written but no such place keeps its digest (a ring
+ * without a launch file: evidence leaves the file out); -1 with a reason
+ * in err (the file is not left then). */
 int dt_sidecar_commit(struct dt_sidecar *s, char *err, size_t errlen);
 
 /* The text of RING+suffix after its first line, malloc'ed, or NULL when

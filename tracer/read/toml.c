@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safeopen.h"
+
 /*
  * TOML forbids reopening or extending a table depending on how it came to
  * exist. The public struct has no room for that, but a table never uses its
@@ -1481,20 +1483,20 @@ static char *read_file(const char *path, int regular_only, size_t *out_len, char
 	struct stat st;
 	int fd, saved;
 
-	/* O_NONBLOCK: opening a FIFO nobody writes to returns at once (its
-	 * reads then see EOF) instead of waiting for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		goto io_error;
-	if (fstat(fd, &st) < 0)
+	/* regular_only: a path the traced program may name or race (a
+	 * directory swapped for a link after the caller's stat) is looked at
+	 * through O_PATH and only a regular file opened (safeopen.h); opening
+	 * a FIFO or a device acts on it. Else O_NONBLOCK: opening a FIFO
+	 * nobody writes to returns at once (its reads then see EOF). */
+	fd = regular_only ? dt_open_regular(path, &st)
+	                  : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd == -1 || (fd >= 0 && fstat(fd, &st) < 0))
 		goto io_error;
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		goto io_error;
 	}
-	if (regular_only && !S_ISREG(st.st_mode)) {
-		/* checked on the open descriptor: a path swapped for a FIFO
-		 * after a caller's stat() cannot make the read wait */
+	if (fd < 0) { /* DT_OPEN_NOT_REGULAR: nothing was opened */
 		why = "not a regular file";
 		errno = EINVAL;
 		goto error;

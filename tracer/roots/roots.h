@@ -62,6 +62,8 @@ struct dt_rootset {
 	                                 * (it starts nothing, so no Codex roots), or NULL */
 	char *codex_permission_profile; /* -P NAME or default_permissions in effect */
 	int codex_add_dir_ok;           /* the launch's subcommand takes --add-dir */
+	const void *codex_record;       /* the ring's record (struct dt_record) the Codex
+	                                 * roots were read from; NULL: --codex-args */
 	const char *codex_version;      /* the Codex version modelled (a static
 	                                 * string of dt_codex_versions), or NULL */
 	/* what Codex itself said was writable (codex_binary.h,
