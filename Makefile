@@ -283,7 +283,7 @@ fuzz-smoke:
 
 # Every C file, in the style of .clang-format; make lint checks it.
 FORMAT_SRC := $(wildcard preload/*.c preload/*.h tracer/*.c tracer/*/*.c tracer/*/*.h tests/*.c tests/*.h \
-	tests/*/*.c man/*.c)
+	tests/*/*.c tests/helpers/lib/*.[ch] man/*.c)
 format:
 	clang-format -i $(FORMAT_SRC)
 

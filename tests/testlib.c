@@ -164,6 +164,30 @@ long dtt_take_number(const char *path)
 	return n;
 }
 
+size_t dtt_as_nobody(const char **argv, size_t cap, const char *const *cmd)
+{
+	static const char *const drop[] = {"setpriv", "--reuid=65534", "--regid=65534",
+	                                   "--clear-groups"};
+	size_t k = 0;
+	if (geteuid() == 0)
+		for (size_t i = 0; i < 4 && k + 1 < cap; i++)
+			argv[k++] = drop[i];
+	for (size_t i = 0; cmd[i] && k + 1 < cap; i++)
+		argv[k++] = cmd[i];
+	argv[k] = NULL;
+	return k;
+}
+
+const char *dtt_ro_for_nobody(void)
+{
+	static char ro[PATH_MAX];
+	chmod(dtt_tmpdir(), 0755);
+	snprintf(ro, sizeof(ro), "%s/ro", dtt_tmpdir());
+	mkdir(ro, 0555);
+	chmod(ro, 0555); /* whatever the umask */
+	return ro;
+}
+
 int dtt_system(char *out, size_t cap, const char *const *argv, const char *const *env)
 {
 	return dtt_spawn(out, cap, argv, env);

@@ -57,6 +57,13 @@ int dtt_system(char *out, size_t cap, const char *const *argv, const char *const
 /* The number a helper wrote to the file path ("N\n"), which is then
  * removed; -1 when there is none. */
 long dtt_take_number(const char *path);
+/* argv: cmd (NULL-terminated) with, when root, setpriv's drop to uid and
+ * gid 65534 in front (root is refused nothing by mode bits). At most cap
+ * entries are written, the NULL included; returns how many before it. */
+size_t dtt_as_nobody(const char **argv, size_t cap, const char *const *cmd);
+/* dtt_tmpdir()/ro, mode 0555, with dtt_tmpdir() made 0755 so that nobody
+ * reaches it: the directory a program run by dtt_as_nobody is refused in. */
+const char *dtt_ro_for_nobody(void);
 
 /* First record of type with op (NULL = any) whose abspath or realpath ends
  * with suffix (NULL = any). */

@@ -313,18 +313,13 @@ Test(aarch64, a_ring_written_on_x86_64_reads_the_same_on_aarch64)
 	need_aarch64_build();
 	char created[700];
 	snprintf(created, sizeof(created), "%s/created", via);
-	const char *argv[12];
+	const char *cmd[8], *argv[12];
 	size_t k = 0;
-	if (geteuid() == 0) {
-		static const char *const drop[] = {"setpriv", "--reuid=65534", "--regid=65534",
-		                                   "--clear-groups"};
-		for (size_t i = 0; i < 4; i++)
-			argv[k++] = drop[i];
-	}
-	argv[k++] = dtt_helper("callall");
+	cmd[k++] = dtt_helper("callall");
 	for (size_t i = 0; portable_open[i] || i == 1; i++)
-		argv[k++] = i == 1 ? created : portable_open[i];
-	argv[k] = NULL;
+		cmd[k++] = i == 1 ? created : portable_open[i];
+	cmd[k] = NULL;
+	dtt_as_nobody(argv, 12, cmd);
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "ring unreadable: %s", r.out);
 	cr_assert_not_null(dtt_find(&r, DT_REC_DENIAL, "open", "/ro/created"), "%s", r.out);

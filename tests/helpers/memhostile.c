@@ -1,4 +1,4 @@
-// build-flags: -lpthread
+// build-flags: -lpthread -Itests/helpers/lib tests/helpers/lib/refuse.c
 /*
  * memhostile: programs that handle memory and descriptors they did not
  * make themselves, for tests/integration/test_memhostile.c. Each refuses
@@ -45,20 +45,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *dir;
-
-static int refuse(const char *name)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	errno = 0;
-	int fd = open(path, O_WRONLY | O_CREAT, 0644);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	return errno;
-}
+#include "refuse.h"
 
 struct range {
 	uintptr_t lo, hi;
@@ -141,12 +128,11 @@ static void child_refuses(const char *label)
 		refuse("child1");
 		_exit(refuse("child2"));
 	}
-	int st = 0;
-	waitpid(pid, &st, 0);
-	if (WIFEXITED(st))
-		printf("%s exit %d\n", label, WEXITSTATUS(st));
+	int st = reap(pid);
+	if (st < 128)
+		printf("%s exit %d\n", label, st);
 	else
-		printf("%s signal %d\n", label, WTERMSIG(st));
+		printf("%s signal %d\n", label, st - 128);
 }
 
 static void tamper_then_fork(int (*fn)(const struct range *), const char *label)
@@ -295,7 +281,7 @@ int main(int argc, char **argv)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("start\n");
-	dir = argv[2];
+	refuse_dir = argv[2];
 	n_at_start = read_maps(at_start, 512);
 	const char *m = argv[1];
 	if (!strcmp(m, "dontfork"))

@@ -1,4 +1,4 @@
-// build-flags: -lpthread
+// build-flags: -lpthread -Itests/helpers/lib tests/helpers/lib/refuse.c
 /*
  * racehostile: programs whose threads and children refuse while something
  * else happens to them, for tests/integration/test_memhostile.c. Each
@@ -40,22 +40,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *dir;
+#include "refuse.h"
+
 static atomic_int stop;
 static atomic_long refused_by_threads;
-
-static int refuse(const char *name)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	errno = 0;
-	int fd = open(path, O_WRONLY | O_CREAT, 0644);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	return errno;
-}
 
 static void *refuse_until_stop(void *arg)
 {
@@ -81,14 +69,6 @@ static void stop_threads(int n)
 	for (int i = 0; i < n; i++)
 		pthread_join(threads[i], NULL);
 	printf("threads refused %d\n", atomic_load(&refused_by_threads) > 0);
-}
-
-static int reap(pid_t pid)
-{
-	int st = 0;
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static void fork_storm(void)
@@ -258,7 +238,7 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	dir = argv[2];
+	refuse_dir = argv[2];
 	const char *m = argv[1];
 	if (!strcmp(m, "forkstorm"))
 		fork_storm();

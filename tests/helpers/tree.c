@@ -1,4 +1,4 @@
-// build-flags: -lpthread
+// build-flags: -lpthread -Itests/helpers/lib tests/helpers/lib/refuse.c
 /*
  * tree: a process tree whose every member makes refused writes, for
  * tests/integration/test_tree.c. Run it where RO is read-only (bubblewrap).
@@ -42,34 +42,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "refuse.h"
+
 extern char **environ;
 
-static const char *ro;
 static char self[4096];
 static int failed;
 
-/* The refusal every member makes; returns the errno (expected EROFS). */
-static int refuse(const char *name)
+/* A member that did not exit 0 fails the tree. */
+static void reap_ok(pid_t pid)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", ro, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	return errno;
-}
-
-static void reap(pid_t pid)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			failed = 1;
-			return;
-		}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	if (reap(pid) != 0)
 		failed = 1;
 }
 
@@ -99,7 +82,7 @@ static int whole_tree(void)
 	if (pid == 0)
 		_exit(refuse("fork") == EROFS ? 0 : 1);
 	printf("fork %d\n", (int)pid);
-	reap(pid);
+	reap_ok(pid);
 
 	/* a fork() child refused once in the parent's image, then exec'd */
 	fflush(stdout);
@@ -107,46 +90,46 @@ static int whole_tree(void)
 	if (pid == 0) {
 		if (refuse("exec-before") != EROFS)
 			_exit(1);
-		execl(self, self, "--child", "exec", ro, (char *)NULL);
+		execl(self, self, "--child", "exec", refuse_dir, (char *)NULL);
 		_exit(127);
 	}
 	printf("exec %d\n", (int)pid);
-	reap(pid);
+	reap_ok(pid);
 
 	/* vfork()+exec: only the exec'd image refuses */
 	fflush(stdout);
 	pid = vfork();
 	if (pid == 0) {
-		execl(self, self, "--child", "vfork", ro, (char *)NULL);
+		execl(self, self, "--child", "vfork", refuse_dir, (char *)NULL);
 		_exit(127);
 	}
 	printf("vfork %d\n", (int)pid);
-	reap(pid);
+	reap_ok(pid);
 
 	/* posix_spawn whose file action cannot be carried out: the child
 	 * never runs, posix_spawn returns the open's errno */
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/spawn-action", ro);
+	snprintf(path, sizeof(path), "%s/spawn-action", refuse_dir);
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 9, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	char *const av_bad[] = {self, "--child", "spawn-unreached", (char *)ro, NULL};
+	char *const av_bad[] = {self, "--child", "spawn-unreached", (char *)refuse_dir, NULL};
 	int err = posix_spawn(&pid, self, &fa, NULL, av_bad, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	printf("spawn-action %d\n", err);
 	if (err == 0)
-		reap(pid);
+		reap_ok(pid);
 
 	/* posix_spawn with a file action that works: the child refuses */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 9, "/dev/null", O_RDONLY, 0);
-	char *const av[] = {self, "--child", "spawn", (char *)ro, NULL};
+	char *const av[] = {self, "--child", "spawn", (char *)refuse_dir, NULL};
 	fflush(stdout);
 	err = posix_spawn(&pid, self, &fa, NULL, av, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err == 0) {
 		printf("spawn %d\n", (int)pid);
-		reap(pid);
+		reap_ok(pid);
 	} else {
 		failed = 1;
 	}
@@ -182,11 +165,11 @@ static int vfork_early(void)
 	pid_t pid = vfork();
 	if (pid == 0) {
 		refuse("vfork-early");
-		execl(self, self, "--child", "vfork", ro, (char *)NULL);
+		execl(self, self, "--child", "vfork", refuse_dir, (char *)NULL);
 		_exit(127);
 	}
 	printf("vfork %d\n", (int)pid);
-	reap(pid);
+	reap_ok(pid);
 	if (refuse("parent-after") != EROFS)
 		failed = 1;
 	printf("status %s\n", failed ? "FAIL" : "OK");
@@ -232,7 +215,7 @@ static int fork_storm(void)
 			break;
 		}
 		printf("child %d %d\n", k, (int)pid);
-		reap(pid);
+		reap_ok(pid);
 	}
 	for (long k = 0; k < NTHREADS; k++) {
 		void *res;
@@ -251,21 +234,21 @@ int main(int argc, char **argv)
 		return 2;
 	self[n] = 0;
 	if (argc == 4 && !strcmp(argv[1], "--child")) {
-		ro = argv[3];
+		refuse_dir = argv[3];
 		return refuse(argv[2]) == EROFS ? 0 : 1;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--vfork-early")) {
-		ro = argv[2];
+		refuse_dir = argv[2];
 		return vfork_early();
 	}
 	if (argc == 3 && !strcmp(argv[1], "--fork-storm")) {
-		ro = argv[2];
+		refuse_dir = argv[2];
 		return fork_storm();
 	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: tree [--vfork-early|--fork-storm] RO\n");
 		return 2;
 	}
-	ro = argv[1];
+	refuse_dir = argv[1];
 	return whole_tree();
 }

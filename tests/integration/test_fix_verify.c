@@ -396,13 +396,31 @@ static void private_state(const char *top)
 	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
 }
 
+/* A world whose worker ran once under bwrap, recorded into r, the launch
+ * file kept out of the sandbox's reach. */
+static void recorded_world(struct world *w, struct dtt_run *r)
+{
+	make_world(w, 1);
+	private_state(w->top);
+	record_bwrap(w, r);
+}
+
+/* fix's output shows the board, which the worker named, as its claim and
+ * did not bind it writable in the command it ran again. */
+static void expect_claim_not_bound(const struct world *w)
+{
+	char bind[2 * PATH_MAX + 16];
+	snprintf(bind, sizeof(bind), "--bind %s %s ", w->board, w->board);
+	const char *ran = strstr(out, "runs your command again");
+	cr_expect(ran == NULL || strstr(ran, bind) == NULL, "the claimed root was bound:\n%s", out);
+	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+}
+
 Test(fix_verify, a_forged_launch_record_is_never_run_and_the_launch_file_is)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	char marker[PATH_MAX + 16];
 	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
 	forge_launch(r.ring, marker);
@@ -420,10 +438,8 @@ Test(fix_verify, a_forged_launch_record_is_never_run_and_the_launch_file_is)
 static void expect_claim_not_run(const char *runs)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	char marker[PATH_MAX + 16], other[PATH_MAX + 16];
 	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
 	snprintf(other, sizeof(other), "%s/elsewhere", w.top);
@@ -456,10 +472,8 @@ Test(fix_verify, without_a_launch_file_runs_soaks_nothing_of_a_forged_launch_rec
 Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_never_applied)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	char list[PATH_MAX + 64];
 	snprintf(list, sizeof(list), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.board);
 	const char *argv[] = {"codex", "sandbox", "-c", "sandbox_mode=\"workspace-write\"",
@@ -468,11 +482,7 @@ Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_n
 	forge_launch_argv(r.ring, argv, w.work);
 	const char *args[] = {"--verify", "--yes", r.ring, NULL};
 	fix(args);
-	char wide[2 * PATH_MAX + 16];
-	snprintf(wide, sizeof(wide), "--bind %s %s ", w.board, w.board);
-	const char *ran = strstr(out, "runs your command again");
-	cr_expect(ran == NULL || strstr(ran, wide) == NULL, "the claimed root was bound:\n%s", out);
-	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	expect_claim_not_bound(&w);
 	cr_expect_null(strstr(out, "verified: fixed"), "%s", out);
 	dtt_free(&r);
 }
@@ -483,10 +493,8 @@ Test(fix_verify, codex_roots_of_a_forged_launch_record_are_shown_as_claims_and_n
 static void expect_forged_environment_applies_nothing(int dashdash)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	const char *argv[] = {"bwrap", "--ro-bind", "/",       "/",      "--bind",
 	                      w.work,  w.work,      "--dev",   "/dev",   "--chdir",
 	                      w.work,  "--",        "/bin/sh", w.worker, NULL};
@@ -503,11 +511,7 @@ static void expect_forged_environment_applies_nothing(int dashdash)
 	cr_assert_eq(chdir(w.work), 0);
 	fix(args);
 	cr_assert_eq(chdir(cwd), 0);
-	char bind[2 * PATH_MAX + 16];
-	snprintf(bind, sizeof(bind), "--bind %s %s ", w.board, w.board);
-	const char *ran = strstr(out, "runs your command again");
-	cr_expect(ran == NULL || strstr(ran, bind) == NULL, "the claimed root was bound:\n%s", out);
-	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	expect_claim_not_bound(&w);
 	dtt_free(&r);
 }
 
@@ -531,31 +535,23 @@ Test(fix_verify,
 Test(fix_verify, a_codex_process_record_the_worker_forged_names_no_root_verify_applies)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	char roots[PATH_MAX + 64];
 	snprintf(roots, sizeof(roots), "sandbox_workspace_write.writable_roots=[\"%s\"]", w.board);
 	const char *argv[] = {"codex", "-c", roots, "-s", "workspace-write", "exec", "hi", NULL};
 	forge_record(r.ring, DT_REC_PROCESS, argv, w.work, NULL);
 	const char *args[] = {"--verify", "--yes", r.ring, NULL};
 	fix(args);
-	char bind[2 * PATH_MAX + 16];
-	snprintf(bind, sizeof(bind), "--bind %s %s ", w.board, w.board);
-	const char *ran = strstr(out, "runs your command again");
-	cr_expect(ran == NULL || strstr(ran, bind) == NULL, "the claimed root was bound:\n%s", out);
-	cr_expect(strstr(out, "named by the traced program"), "%s", out);
+	expect_claim_not_bound(&w);
 	dtt_free(&r);
 }
 
 Test(fix_verify, the_command_after_dashdash_is_fixed_and_run_instead_of_any_record)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	char marker[PATH_MAX + 16];
 	snprintf(marker, sizeof(marker), "%s/forged-ran", w.top);
 	forge_launch(r.ring, marker);
@@ -1179,10 +1175,8 @@ static int fix_py(const char *dir, const char *const *args, const char *expr, ch
 Test(fix_verify, plain_bubblewrap_without_root_gets_a_candidate_verified_once_named_as_root)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	char res[8192], want[3 * PATH_MAX];
 	const char *plain[] = {"--format", "json", r.ring, NULL};
 	cr_assert_eq(fix_py(w.top, plain,
@@ -1757,10 +1751,8 @@ Test(fix_verify, the_json_names_the_command_verify_ran_starting_with_this_denytr
 static void expect_never_ran_verifies_nothing(const char *runs)
 {
 	struct world w;
-	make_world(&w, 1);
-	private_state(w.top);
 	struct dtt_run r;
-	record_bwrap(&w, &r);
+	recorded_world(&w, &r);
 	char missing[PATH_MAX + 16];
 	snprintf(missing, sizeof(missing), "%s/missing", w.top);
 	const char *args[32] = {"--verify", "--yes", "--root", w.board, "--format", "json", r.ring};

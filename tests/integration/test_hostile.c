@@ -13,15 +13,11 @@
 #include "ringfile.h"
 #include "testlib.h"
 
-static char ro[600];
+static const char *ro;
 
 static void setup(void)
 {
-	/* root is refused nothing by mode bits: the programs run as nobody */
-	chmod(dtt_tmpdir(), 0755);
-	snprintf(ro, sizeof(ro), "%s/ro", dtt_tmpdir());
-	mkdir(ro, 0555);
-	chmod(ro, 0555);
+	ro = dtt_ro_for_nobody();
 }
 
 static void teardown(void)
@@ -30,21 +26,6 @@ static void teardown(void)
 }
 
 TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 120);
-
-/* argv with the drop to nobody in front when root. */
-static void as_nobody(const char **argv, const char *const *cmd)
-{
-	size_t k = 0;
-	if (geteuid() == 0) {
-		static const char *const drop[] = {"setpriv", "--reuid=65534", "--regid=65534",
-		                                   "--clear-groups"};
-		for (size_t i = 0; i < 4; i++)
-			argv[k++] = drop[i];
-	}
-	for (size_t i = 0; cmd[i] && k < 31; i++)
-		argv[k++] = cmd[i];
-	argv[k] = NULL;
-}
 
 /* The ring header's counters: records the probe dropped, records
  * overwritten (lost), refusals under the program's own filter (unseen). */
@@ -76,7 +57,7 @@ Test(hostile, a_raw_clone_sharing_thread_local_storage_refusing_with_its_parent)
 	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper("rawclone"),
 	                     "3000",    ro,   NULL};
 	const char *argv[32];
-	as_nobody(argv, cmd);
+	dtt_as_nobody(argv, 32, cmd);
 	static char plain[4096];
 	int status = dtt_system(plain, sizeof(plain), argv, NULL);
 	cr_assert_eq(status, 0, "without the probe: %s", plain);
@@ -107,7 +88,7 @@ Test(hostile, a_tsync_filter_installed_while_another_thread_records)
 {
 	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper("tsync"), ro, NULL};
 	const char *argv[32];
-	as_nobody(argv, cmd);
+	dtt_as_nobody(argv, 32, cmd);
 	static char plain[4096];
 	cr_assert_eq(dtt_system(plain, sizeof(plain), argv, NULL), 0, "without the probe: %s",
 	             plain);
@@ -131,7 +112,7 @@ static void same_with_probe(const char *mode, const char *dir)
 {
 	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper("hostile"), mode, dir, NULL};
 	const char *argv[32];
-	as_nobody(argv, cmd);
+	dtt_as_nobody(argv, 32, cmd);
 	static char plain[4096];
 	int status = dtt_system(plain, sizeof(plain), argv, NULL);
 	cr_assert_eq(status, 0, "%s without the probe: %s", mode, plain);

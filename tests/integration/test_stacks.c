@@ -62,26 +62,10 @@ struct stacks {
 	char ring[4096];
 };
 
-/* argv with the drop to nobody in front when root (root is refused
- * nothing by mode bits). */
-static void as_nobody(const char **argv, const char *const *cmd)
-{
-	size_t k = 0;
-	if (geteuid() == 0) {
-		static const char *const drop[] = {"setpriv", "--reuid=65534", "--regid=65534",
-		                                   "--clear-groups"};
-		for (size_t i = 0; i < 4; i++)
-			argv[k++] = drop[i];
-	}
-	for (size_t i = 0; cmd[i] && k < 31; i++)
-		argv[k++] = cmd[i];
-	argv[k] = NULL;
-}
-
 static void run_stacks(struct stacks *st, const char *const *cmd)
 {
 	const char *argv[32];
-	as_nobody(argv, cmd);
+	dtt_as_nobody(argv, 32, cmd);
 	struct dtt_run r;
 	cr_assert_eq(dtt_run(&r, NULL, argv, NULL), 0, "%s: ring unreadable: %s", cmd[0], r.out);
 	st->n = 0;
@@ -291,7 +275,7 @@ static void expect_unchanged(const char *name, struct stacks *st)
 	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper("stackshapes"),
 	                     name,      ro,   NULL};
 	const char *argv[32];
-	as_nobody(argv, cmd);
+	dtt_as_nobody(argv, 32, cmd);
 	char plain[65536];
 	int status = dtt_system(plain, sizeof(plain), argv, NULL);
 	run_stacks(st, cmd);
