@@ -15,6 +15,7 @@
 
 #include "envfilter.h"
 #include "pathnorm.h"
+#include "safeopen.h"
 #include "secrets.h"
 #include "supervisor.h"
 
@@ -239,26 +240,18 @@ int dt_target_realpath(pid_t tid, const char *abs, char *out, size_t cap)
 /* ELF without PT_INTERP is static; a script is judged by its interpreter.
  * Returns 1 static, 0 dynamic, -1 unknown, -2 cannot be opened (the exec
  * will fail: a PATH search trying directories). */
-/* Opens openable for reading only when it is a regular file: the type is
- * checked on an O_PATH descriptor, which opens nothing (as root, opening
- * a device a less privileged process names could rewind a tape), and
- * the same inode is then reopened through it. -2 when it is missing or
- * not a regular file (the exec will fail), -1 unreadable. */
+/* Opens openable for reading only when it is a regular file, looked at
+ * through an O_PATH descriptor first (safeopen.c: as root, opening a
+ * device a less privileged process names could rewind a tape). -2 when it
+ * is missing or not a regular file (the exec will fail), -1 unreadable. */
 static int dt_open_regular_at(const char *openable)
 {
-	int pfd = open(openable, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -2 : -1;
-	struct stat st;
-	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(pfd);
+	int fd = dt_open_regular(openable, NULL);
+	if (fd >= 0)
+		return fd;
+	if (fd == DT_OPEN_NOT_REGULAR || errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
 		return -2;
-	}
-	char again[64];
-	snprintf(again, sizeof(again), "/proc/self/fd/%d", pfd);
-	int fd = open(again, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	close(pfd);
-	return fd < 0 ? -1 : fd; /* execute-only binaries exist: unknown, not absent */
+	return -1; /* execute-only binaries exist: unknown, not absent */
 }
 
 int dt_exec_static(pid_t tid, const char *openable, int depth)
