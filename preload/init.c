@@ -355,8 +355,7 @@ static int dt_ring_storable(const struct dt_ring *ring)
 {
 	if (dt_ring_intact(ring))
 		return 1;
-	dt_note_memory_taken();
-	atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
+	dt_ring_taken();
 	return 0;
 }
 
@@ -368,13 +367,29 @@ DT_HIDDEN struct dt_ring *dt_ring_peek_storable(void)
 	return NULL;
 }
 
+DT_HIDDEN struct dt_ring *dt_ring_attached(void)
+{
+	if (atomic_load_explicit(&dt_ring_state, memory_order_acquire) == DT_RING_OK)
+		return &dt_ring_mapped;
+	return NULL;
+}
+
+DT_HIDDEN void dt_ring_taken(void)
+{
+	dt_note_memory_taken();
+	atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
+}
+
+DT_HIDDEN void dt_ring_put_checked(struct dt_ring *ring, void *rec, int checked)
+{
+	if ((checked || dt_ring_storable(ring)) && dt_ring_still_ours(ring) &&
+	    dt_ring_append(ring, rec) == DT_RING_W_GONE)
+		dt_ring_taken();
+}
+
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec)
 {
-	if (dt_ring_storable(ring) && dt_ring_still_ours(ring) &&
-	    dt_ring_append(ring, rec) == DT_RING_W_GONE) {
-		dt_note_memory_taken();
-		atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
-	}
+	dt_ring_put_checked(ring, rec, 0);
 }
 
 /* The probe level (dt_in_probe) of this thread's attach in progress, 0
