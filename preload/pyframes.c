@@ -74,6 +74,9 @@ struct dt_py_layout {
 	/* PyCodeObject: co_filename, co_name, _co_firsttraceable (an int),
 	 * co_code_adaptive (the bytecode) */
 	uint16_t code_filename, code_name, code_firsttraceable, code_bytecode;
+	/* PyCodeObject: co_linetable (a bytes object) and co_firstlineno (an
+	 * int), all a line depends on besides the offset (the line cache) */
+	uint16_t code_linetable, code_firstlineno;
 	/* str: where an ASCII and a non-ASCII compact string's characters
 	 * start, and a state bit every readable str has (3.11's ready; 0 when
 	 * the version has none) */
@@ -86,8 +89,9 @@ struct dt_py_layout {
  * Debian 12's python3.11-dev): PyThreadState.cframe,
  * _PyCFrame.current_frame, _PyInterpreterFrame's f_code, previous,
  * prev_instr and owner (no C-stack owner in 3.11), PyCodeObject's
- * co_filename, co_name, _co_firsttraceable and co_code_adaptive, and the
- * str data after PyASCIIObject (48) and PyCompactUnicodeObject (72). */
+ * co_filename, co_name, _co_firsttraceable, co_code_adaptive,
+ * co_linetable and co_firstlineno, and the str data after PyASCIIObject
+ * (48) and PyCompactUnicodeObject (72). */
 static const struct dt_py_layout dt_py311 = {
     .ts_cframe = 56,
     .ts_frame = 8,
@@ -101,6 +105,8 @@ static const struct dt_py_layout dt_py311 = {
     .code_name = 120,
     .code_firsttraceable = 168,
     .code_bytecode = 184,
+    .code_linetable = 136,
+    .code_firstlineno = 72,
     .str_ascii_data = 48,
     .str_compact_data = 72,
     .str_ready_bit = 1u << 7,
@@ -113,7 +119,11 @@ static const struct dt_py_layout dt_py311 = {
  * (code object, or None in a C-stack frame), previous 8, instr_ptr 56,
  * owner 70 (FRAME_OWNED_BY_GENERATOR 1, FRAME_OWNED_BY_CSTACK 3);
  * PyCodeObject's co_filename 112, co_name 120, _co_firsttraceable 184,
- * co_code_adaptive 200; PyASCIIObject 40 bytes, PyCompactUnicodeObject
+ * co_code_adaptive 200, co_linetable 136 and co_firstlineno 68 (by the
+ * order of _PyCode_DEF in v3.13.5's Include/cpython/code.h, between the
+ * members above; the line cache checks co_firstlineno against
+ * PyCode_Addr2Line's answer for a negative offset before it is used, and
+ * co_linetable's type); PyASCIIObject 40 bytes, PyCompactUnicodeObject
  * 56, state bits as in 3.11 but with no ready bit (bit 7 is
  * statically_allocated). The machine code of Debian 13's
  * PyUnstable_InterpreterFrame_GetLine reads instr_ptr at 0x38 and the
@@ -131,6 +141,8 @@ static const struct dt_py_layout dt_py313 = {
     .code_name = 120,
     .code_firsttraceable = 184,
     .code_bytecode = 200,
+    .code_linetable = 136,
+    .code_firstlineno = 68,
     .str_ascii_data = 40,
     .str_compact_data = 56,
     .str_ready_bit = 0,
@@ -156,6 +168,7 @@ struct dt_py_api {
 	dt_py_frame_line_fn frame_line;
 	const void *unicode_type; /* &PyUnicode_Type */
 	const void *code_type;    /* &PyCode_Type */
+	const void *bytes_type;   /* &PyBytes_Type; NULL: no line cache */
 };
 
 enum { DT_PY_UNTRIED, DT_PY_READY, DT_PY_ABSENT };
@@ -308,11 +321,14 @@ static int dt_py_reader_lookup(struct dt_py_api *py, const struct dt_dynsyms *d,
 		py->layout = &dt_py313;
 		py->frame_line =
 		    (dt_py_frame_line_fn)dt_dynsym(d, "PyUnstable_InterpreterFrame_GetLine");
+		/* not for the line itself: the line cache's check */
+		py->addr2line = (dt_py_addr2line_fn)dt_dynsym(d, "PyCode_Addr2Line");
 	} else {
 		return -1;
 	}
 	py->unicode_type = dt_dynsym(d, "PyUnicode_Type");
 	py->code_type = dt_dynsym(d, "PyCode_Type");
+	py->bytes_type = py->addr2line ? dt_dynsym(d, "PyBytes_Type") : NULL;
 	if (!py->unicode_type || !py->code_type || (!py->addr2line && !py->frame_line))
 		return -1;
 	return 0;
@@ -463,6 +479,119 @@ static int dt_py_line(const struct dt_py_api *py, const void *frame, const void 
 	return py->addr2line((void *)code, (int)((const char *)instr - bytecode));
 }
 
+/* Lines already computed, for every thread of the process: a refusal
+ * repeated from the same code costs PyCode_Addr2Line's walk of the
+ * location table (some 4,700 instructions a frame here, most of a Python
+ * record's price) once. A line depends on the table's bytes, the code's
+ * first line and the offset alone, so an entry holds all three (the
+ * bytes by their length and a 64-bit hash, taken at each lookup) with
+ * the code and table objects' addresses: a code object freed and another
+ * made at its address (a module reloaded after an edit: pymalloc hands
+ * the same blocks back) matches only with a table of the same bytes,
+ * which gives the same line. Tables longer than DT_PY_LINE_TABLE_MAX are
+ * not cached (their hash would cost what it saves).
+ *
+ * Each entry is a sequence lock: a writer claims it by moving its
+ * sequence from even to odd (and gives up if another holds it), a reader
+ * takes the line only if the sequence is even and unchanged around its
+ * reads. No thread waits for another; a signal handler's walk that meets
+ * its own thread's claim simply misses. */
+#define DT_PY_LINE_SLOTS 256
+#define DT_PY_LINE_TABLE_MAX 4096
+/* PyBytesObject: ob_size and ob_sval, the same in 3.11 and 3.13 */
+#define DT_PY_BYTES_SIZE 16
+#define DT_PY_BYTES_DATA 32
+
+struct dt_py_line_slot {
+	uint32_t seq;
+	int32_t line, offset, firstlineno;
+	const void *code, *table;
+	uint64_t table_len, table_hash;
+};
+static struct dt_py_line_slot dt_py_lines[DT_PY_LINE_SLOTS];
+
+/* -1: the layout's co_firstlineno or co_linetable did not check out (no
+ * cache); 0: not checked yet; 1: checked */
+static _Atomic int dt_py_lines_usable;
+
+static uint64_t dt_py_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Not a cryptographic hash: what it tells apart are tables the program's
+ * own compiler made for code at the same address. */
+static uint64_t dt_py_table_hash(const unsigned char *p, uint64_t n)
+{
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL, w;
+	for (; n >= 8; p += 8, n -= 8) {
+		__builtin_memcpy(&w, p, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	w = 0;
+	__builtin_memcpy(&w, p, n);
+	return dt_py_mix(h ^ w);
+}
+
+static int dt_py_line_cached(const struct dt_py_api *py, const void *frame, const void *code,
+                             const void *instr)
+{
+	const struct dt_py_layout *l = py->layout;
+	int usable = atomic_load_explicit(&dt_py_lines_usable, memory_order_relaxed);
+	const void *table = dt_ptr_at(code, l->code_linetable);
+	if (usable < 0 || !py->bytes_type || !table ||
+	    dt_ptr_at(table, DT_PY_OB_TYPE) != py->bytes_type)
+		return dt_py_line(py, frame, code, instr);
+	int32_t first;
+	uint64_t len;
+	__builtin_memcpy(&first, (const char *)code + l->code_firstlineno, 4);
+	__builtin_memcpy(&len, (const char *)table + DT_PY_BYTES_SIZE, 8);
+	if (len > DT_PY_LINE_TABLE_MAX)
+		return dt_py_line(py, frame, code, instr);
+	if (usable == 0) {
+		/* the layout's co_firstlineno against CPython's own answer */
+		usable = py->addr2line((void *)code, -1) == first ? 1 : -1;
+		atomic_store_explicit(&dt_py_lines_usable, usable, memory_order_relaxed);
+		if (usable < 0)
+			return dt_py_line(py, frame, code, instr);
+	}
+	int32_t off = (int32_t)((const char *)instr - ((const char *)code + l->code_bytecode));
+	uint64_t hash = dt_py_table_hash((const unsigned char *)table + DT_PY_BYTES_DATA, len);
+	uint64_t k = dt_py_mix((uint64_t)(uintptr_t)code ^ ((uint64_t)(uint32_t)off << 40));
+	struct dt_py_line_slot *e = &dt_py_lines[k % DT_PY_LINE_SLOTS];
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	if (!(seq & 1) && __atomic_load_n(&e->code, __ATOMIC_RELAXED) == code &&
+	    __atomic_load_n(&e->table, __ATOMIC_RELAXED) == table &&
+	    __atomic_load_n(&e->offset, __ATOMIC_RELAXED) == off &&
+	    __atomic_load_n(&e->firstlineno, __ATOMIC_RELAXED) == first &&
+	    __atomic_load_n(&e->table_len, __ATOMIC_RELAXED) == len &&
+	    __atomic_load_n(&e->table_hash, __ATOMIC_RELAXED) == hash) {
+		int32_t line = __atomic_load_n(&e->line, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq)
+			return line;
+	}
+	int line = dt_py_line(py, frame, code, instr);
+	if (!(seq & 1) && __atomic_compare_exchange_n(&e->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE,
+	                                              __ATOMIC_RELAXED)) {
+		/* the odd sequence visible before any field changes */
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		__atomic_store_n(&e->code, code, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->table, table, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->offset, off, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->firstlineno, first, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->table_len, len, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->table_hash, hash, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->line, line, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
+	}
+	return line;
+}
+
 /* What the walk's previous frame wrote: a frame of the same file, or at
  * the same instruction of the same code (recursion), reuses its name or
  * line rather than converting or looking it up again. Valid for one walk
@@ -497,7 +626,7 @@ static int dt_py_put_frame(const struct dt_py_api *py, struct dt_buf *b, const v
 	size_t fl = dt_py_str(py, dt_ptr_at(code, py->layout->code_name), names + f.file_len);
 	int line = prev->file && code == prev->code && instr == prev->instr
 	               ? prev->line
-	               : dt_py_line(py, frame, code, instr);
+	               : dt_py_line_cached(py, frame, code, instr);
 	*prev = (struct dt_py_prev){filename, code, instr, names, f.file_len, line};
 	f.line = line > 0 ? (uint32_t)line : 0;
 	uint16_t tag = DT_T_PYFRAME;

@@ -191,6 +191,66 @@ Test(python, eight_python_threads_refusing_at_once_each_record_their_own_stack)
 	dtt_free(&r);
 }
 
+/* The probe keeps the lines it computed (pyframes.c's line cache). A
+ * module edited and reloaded gets new code objects, every other one at
+ * the address of the one before last (pymalloc hands freed blocks back),
+ * with the same first line and, from the third version on, a location
+ * table of the same length: each refusal must still name the line it was
+ * made at. Version k has k blank lines before the refused call, at line
+ * 4 + k; a refused open of "-version-k" marks where each begins. */
+Test(python, a_module_reloaded_after_each_edit_records_its_new_lines)
+{
+	char mod[700];
+	snprintf(mod, sizeof(mod), "%s/boardmod.py", rw);
+	const char *py =
+	    script("reload.py", "import importlib, sqlite3, sys\n"
+	                        "sys.dont_write_bytecode = True\n"
+	                        "sys.path.insert(0, sys.argv[2])\n"
+	                        "base = 'import sqlite3\\ndef save(db):\\n    x = 1\\n%s'"
+	                        " '    sqlite3.connect(db).execute(\\'create table t(x)\\')\\n'\n"
+	                        "def refuse(m):\n"
+	                        "    for i in range(2):\n"
+	                        "        try:\n"
+	                        "            m.save(sys.argv[1])\n"
+	                        "        except sqlite3.Error:\n"
+	                        "            pass\n"
+	                        "boardmod = None\n"
+	                        "for k in range(6):\n"
+	                        "    try:\n"
+	                        "        open('%s-version-%d' % (sys.argv[1], k), 'w')\n"
+	                        "    except OSError:\n"
+	                        "        pass\n"
+	                        "    open(sys.argv[3], 'w').write(base % ('\\n' * k))\n"
+	                        "    if boardmod:\n"
+	                        "        boardmod = importlib.reload(boardmod)\n"
+	                        "    else:\n"
+	                        "        import boardmod\n"
+	                        "    refuse(boardmod)\n");
+	struct dtt_run r;
+	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, rw, mod, NULL});
+	int version = -1, refused[6] = {0};
+	for (size_t i = 0; i < r.n; i++) {
+		const struct dt_record *d = &r.recs[i];
+		if (d->type != DT_REC_DENIAL || !d->p[0].abspath)
+			continue;
+		const char *v = strstr(d->p[0].abspath, "-version-");
+		if (v) {
+			version = atoi(v + strlen("-version-"));
+			continue;
+		}
+		if (strcmp(d->p[0].abspath, db) != 0 || d->npyframes < 1 ||
+		    strcmp(d->pyframes[0].func, "save") != 0)
+			continue;
+		cr_assert(version >= 0 && version < 6, "a refusal before any version's marker");
+		expect_frame(d, 0, "save", mod, 4 + (unsigned)version);
+		expect_frame(d, 1, "refuse", py, 8);
+		refused[version]++;
+	}
+	for (int k = 0; k < 6; k++)
+		cr_expect_geq(refused[k], 2, "version %d: %d refusals recorded", k, refused[k]);
+	dtt_free(&r);
+}
+
 Test(python, a_refusal_from_an_asyncio_task_records_the_coroutine)
 {
 	const char *py = script("tasks.py", "import asyncio, sqlite3, sys\n"
