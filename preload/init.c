@@ -355,7 +355,8 @@ static int dt_ring_storable(const struct dt_ring *ring)
 {
 	if (dt_ring_intact(ring))
 		return 1;
-	dt_ring_taken();
+	dt_note_memory_taken();
+	atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
 	return 0;
 }
 
@@ -374,22 +375,13 @@ DT_HIDDEN struct dt_ring *dt_ring_attached(void)
 	return NULL;
 }
 
-DT_HIDDEN void dt_ring_taken(void)
-{
-	dt_note_memory_taken();
-	atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
-}
-
-DT_HIDDEN void dt_ring_put_checked(struct dt_ring *ring, void *rec, int checked)
-{
-	if ((checked || dt_ring_storable(ring)) && dt_ring_still_ours(ring) &&
-	    dt_ring_append(ring, rec) == DT_RING_W_GONE)
-		dt_ring_taken();
-}
-
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec)
 {
-	dt_ring_put_checked(ring, rec, 0);
+	if (dt_ring_storable(ring) && dt_ring_still_ours(ring) &&
+	    dt_ring_append(ring, rec) == DT_RING_W_GONE) {
+		dt_note_memory_taken();
+		atomic_store_explicit(&dt_ring_state, DT_RING_OFF, memory_order_release);
+	}
 }
 
 /* The probe level (dt_in_probe) of this thread's attach in progress, 0

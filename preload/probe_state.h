@@ -38,16 +38,9 @@ DT_HIDDEN struct dt_ring *dt_ring_peek_storable(void);
  * the mapping, or the mapping unmapped or protected by the program (the
  * mapping stays: another thread may be using it). */
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec);
-/* The same for a record whose ring was found storable since it began
- * (checked: dt_ring_and_mapping_check, with the arena's check): the check
- * is not made again. */
-DT_HIDDEN void dt_ring_put_checked(struct dt_ring *ring, void *rec, int checked);
 /* The ring if it is attached, its header not read (dt_ring_peek reads
  * it): for a check of the mapping that must come before any read. */
 DT_HIDDEN struct dt_ring *dt_ring_attached(void);
-/* A check found the ring's mapping gone, protected or truncated: quiet
- * for good, as dt_ring_put goes. */
-DT_HIDDEN void dt_ring_taken(void);
 /* A level of the probe that a siglongjmp abandoned (see record.c): if it
  * was attaching the ring, the attach is given up so another can try. */
 DT_HIDDEN void dt_ring_abandon_attach(int level);

@@ -51,7 +51,6 @@ struct dt_arena {
 	unsigned char guard[DT_GUARD]; /* PROT_NONE: the stack below faults, not overflows */
 	unsigned char stack[DT_PROBE_STACK] __attribute__((aligned(16)));
 	struct dt_resolved r1;
-	int ring_checked; /* this record's ring was checked with the arena */
 	char cwd[PATH_MAX];
 	unsigned char rec[DT_REC_MAX];
 	struct dt_resolved r2;
@@ -323,31 +322,14 @@ static struct dt_arena *dt_arena_map_unpooled(struct dt_level *lv)
 /* A pooled arena is the program's memory to unmap, protect or mark
  * MADV_DONTFORK before it forks, as far as it knows: a record on it would
  * raise SIGSEGV. Checked over the pages every record touches, each time it
- * is taken (one system call; the pages are mapped already). Where the
- * kernel takes two ranges in one call (dt_ring_check_batched), the ring's
- * check that dt_ring_put would make goes with it: one call fewer a
- * record. The record's stores come a few microseconds later than they
- * would after dt_ring_put's check: a truncation in between still kills,
- * as one between that check and the stores did (ring.c). */
-static int dt_arena_still_mapped(struct dt_arena *a)
+ * is taken (one system call; the pages are mapped already). */
+static int dt_arena_still_mapped(const struct dt_arena *a)
 {
-	const unsigned char *hot = (const unsigned char *)a + DT_ARENA_HOT_FROM;
-	size_t len = DT_ARENA_HOT_TO - DT_ARENA_HOT_FROM;
-	struct dt_ring *ring = dt_ring_check_batched() ? dt_ring_attached() : NULL;
-	int bad;
-	if (ring) {
-		bad = dt_ring_and_mapping_check(ring, hot, len);
-		if (bad & DT_CHECK_RING)
-			dt_ring_taken();
-	} else {
-		bad = dt_mapping_writable(hot, len) ? 0 : DT_CHECK_MAPPING;
-	}
-	if (bad & DT_CHECK_MAPPING) {
-		dt_note_memory_taken();
-		return 0;
-	}
-	a->ring_checked = ring && !bad;
-	return 1;
+	if (dt_mapping_writable((const unsigned char *)a + DT_ARENA_HOT_FROM,
+	                        DT_ARENA_HOT_TO - DT_ARENA_HOT_FROM))
+		return 1;
+	dt_note_memory_taken();
+	return 0;
 }
 
 static struct dt_arena *dt_arena_take(struct dt_level *lv)
@@ -361,7 +343,7 @@ static struct dt_arena *dt_arena_take(struct dt_level *lv)
 		if (dt_pool[i].arena && !dt_arena_still_mapped(dt_pool[i].arena))
 			dt_pool[i].arena = NULL; /* not unmapped: the range may be the program's */
 		if (dt_pool[i].arena || dt_arena_map(&dt_pool[i].arena, MAP_PRIVATE))
-			return dt_pool[i].arena; /* a new one's ring_checked is 0 */
+			return dt_pool[i].arena;
 		dt_arena_give(lv);
 		return dt_arena_map_unpooled(lv);
 	}
@@ -470,7 +452,7 @@ static void dt_emit(struct dt_ring *ring, const struct dt_call *c, int type, int
 
 	if (!b.overflow || b.len > sizeof(*rh)) {
 		rh->len = b.len;
-		dt_ring_put_checked(ring, rh, a->ring_checked && ring == dt_ring_attached());
+		dt_ring_put(ring, rh);
 	}
 }
 

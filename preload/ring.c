@@ -10,9 +10,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rawsys.h"
@@ -90,10 +88,6 @@ int dt_ring_attach(struct dt_ring *r, void *map, size_t len)
  * wants to be woken. */
 static _Atomic int ring_check = DT_RING_CHECK_UNDECIDED;
 static _Atomic size_t ring_page; /* set before ring_check is, read after */
-/* Whether process_madvise takes MADV_POPULATE_WRITE for this process:
- * the ring's check and an arena's in one system call (see
- * dt_ring_and_mapping_check). Set before ring_check is. */
-static _Atomic int ring_batch;
 
 /* the kernel's page size, not 4096: on a 16K or 64K page kernel a
  * misaligned address makes madvise answer EINVAL, silencing the check */
@@ -116,35 +110,6 @@ enum dt_ring_check dt_ring_check_for(long rc, int err)
 	return DT_RING_CHECK_FUTEX;        /* no answer: the check that holds anywhere */
 }
 
-/* process_madvise on the calling thread's own process, by the sentinel
- * that needs no descriptor (the program may close any the probe keeps):
- * every advice madvise takes, over several ranges in one call, from Linux
- * 6.13; PIDFD_SELF_THREAD from 6.15. */
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440 /* x86_64 and aarch64 alike */
-#endif
-#define DT_PIDFD_SELF_THREAD (-10000)
-
-static long ring_populate_ranges(const struct iovec *v, size_t n)
-{
-	return syscall(SYS_process_madvise, DT_PIDFD_SELF_THREAD, v, n, MADV_POPULATE_WRITE, 0);
-}
-
-/* Whether the batched check can be used: page (one page of a file of
- * this process's, mapped at m) populated by process_madvise. Never under
- * a seccomp filter, which the process inherited or a library installed
- * before the probe could see it (seccomp_watch.c): a call as recent as
- * this one is one an allow-list may kill the process for; the probe's
- * other calls are as old as libc's own. PR_GET_SECCOMP answers 2 there
- * (and kills only in strict mode, where any call of the probe would). */
-static int ring_batch_works(void *m, size_t page)
-{
-	if (syscall(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0) != 0)
-		return 0;
-	struct iovec v = {m, page};
-	return ring_populate_ranges(&v, 1) == (long)page;
-}
-
 /* Whether MADV_POPULATE_WRITE refuses a page past the end of a file, as
  * dt_ring_check_for reads it. The file is the one behind a shared
  * anonymous page: growing its mapping leaves the file one page long, so
@@ -159,7 +124,6 @@ static enum dt_ring_check ring_check_decide(size_t page)
 	    mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return dt_ring_check_for(rc, err);
-	atomic_store_explicit(&ring_batch, ring_batch_works(m, page), memory_order_relaxed);
 	size_t len = page;
 	unsigned char *grown = mremap(m, page, 2 * page, MREMAP_MAYMOVE);
 	if (grown != MAP_FAILED) {
@@ -267,32 +231,6 @@ int dt_ring_intact_filtered(const struct dt_ring *r)
 	long rc = syscall(nr, a[0], a[1], a[2]);
 	errno = saved;
 	return rc == 0;
-}
-
-int dt_ring_check_batched(void)
-{
-	return ring_check_get() == DT_RING_CHECK_POPULATE &&
-	       atomic_load_explicit(&ring_batch, memory_order_relaxed);
-}
-
-int dt_ring_and_mapping_check(const struct dt_ring *r, const void *p, size_t len)
-{
-	int saved = errno;
-	if (dt_ring_check_batched()) {
-		size_t page = atomic_load_explicit(&ring_page, memory_order_relaxed);
-		unsigned char *last = (unsigned char *)r->hdr + ((r->map_len - 1) & ~(page - 1));
-		struct iovec v[2] = {{(void *)p, len}, {last, page}};
-		/* all of both, or a range stopped it: then each is asked alone,
-		 * as before, to tell which (ENOMEM is not always a hole) */
-		long rc = ring_populate_ranges(v, 2);
-		errno = saved;
-		if (rc == (long)(len + page))
-			return 0;
-	}
-	int bad = (dt_ring_intact(r) ? 0 : DT_CHECK_RING) |
-	          (dt_mapping_writable(p, len) ? 0 : DT_CHECK_MAPPING);
-	errno = saved;
-	return bad;
 }
 
 int dt_mapping_writable(const void *p, size_t len)

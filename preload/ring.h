@@ -55,13 +55,6 @@ int dt_ring_intact(const struct dt_ring *r);
  * a store to [p, p + len) would fault. p is page-aligned. */
 int dt_mapping_writable(const void *p, size_t len);
 
-/* dt_ring_intact(r) and dt_mapping_writable(p, len) together: one system
- * call where dt_ring_check_batched(), else the two. 0 when both hold,
- * else DT_CHECK_RING and/or DT_CHECK_MAPPING for the one that would
- * fault. */
-#define DT_CHECK_RING 1
-#define DT_CHECK_MAPPING 2
-int dt_ring_and_mapping_check(const struct dt_ring *r, const void *p, size_t len);
 /* The ring check as made under a seccomp filter of the program's: the
  * one MADV_POPULATE_WRITE (system call, arguments) of *nr and args[0..2],
  * which dt_ring_check_syscall fills in for the filter to be asked about,
@@ -69,11 +62,6 @@ int dt_ring_and_mapping_check(const struct dt_ring *r, const void *p, size_t len
  * 0 when the check is not that call here (qemu's futex, no check). */
 int dt_ring_check_syscall(const struct dt_ring *r, long *nr, unsigned long args[3]);
 int dt_ring_intact_filtered(const struct dt_ring *r);
-
-/* Whether this process checks the ring and a mapping in one system call:
- * MADV_POPULATE_WRITE is the check, process_madvise takes it for this
- * process (Linux 6.13 and later) and no seccomp filter is in place. */
-int dt_ring_check_batched(void);
 
 /* How dt_ring_intact sees a truncated file: decided once per process, at
  * its first check, by asking MADV_POPULATE_WRITE about a page it knows is

@@ -1251,8 +1251,7 @@ class Bench:
             bare = res["bare_syscalls_us"]["median"]
             added = res["variants"]["probe, backtraces"]["added_median_us"]
             log("   those system calls made bare in a loop (gettid, 2 rt_sigprocmask, 2 statx,")
-            log("   the arena's and the ring's MADV_POPULATE_WRITE, in one process_madvise where the")
-            log("   kernel takes it; bench-calls syscalls), median %.2f us: the kernel's price of them here;"
+            log("   2 madvise: arena and ring; bench-calls syscalls), median %.2f us: the kernel's price of them here;"
                 % bare)
             log("   the rest of the added cost, %+.2f us, is the probe's own work (with backtraces)"
                 % (added - bare))

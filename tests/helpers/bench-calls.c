@@ -35,8 +35,7 @@
  *       timed as refuse does and printed the same way: gettid, two
  *       rt_sigprocmask, a statx of PATH's directory and one of its parent,
  *       MADV_POPULATE_WRITE of a page of a shared file mapping (the ring
- *       check) and of 13 mapped pages of a private one (the arena check),
- *       in one process_madvise where the kernel takes it (as the probe).
+ *       check) and of 13 mapped pages of a private one (the arena check).
  *       What a refusal's added cost owes to the kernel's
  *       price of a system call on this machine, beside what the probe
  *       does itself.
@@ -55,7 +54,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,11 +213,6 @@ static int do_syscalls(long n, const char *path)
 	if (arena == MAP_FAILED)
 		return 1;
 	memset(arena, 1, hot);
-	/* the probe's two checks in one call where the kernel takes both
-	 * (ring.c's dt_ring_check_batched; no seccomp filter here) */
-	struct iovec both[2] = {{arena, hot}, {m, (size_t)page}};
-	int batched = syscall(SYS_process_madvise, -10000 /* PIDFD_SELF_THREAD */, both, 2,
-	                      23 /* MADV_POPULATE_WRITE */, 0) == (long)hot + page;
 	double *t = times_new(n);
 	if (!t)
 		return 1;
@@ -233,12 +226,8 @@ static int do_syscalls(long n, const char *path)
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(old));
 		syscall(SYS_statx, AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx);
 		syscall(SYS_statx, AT_FDCWD, up, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx);
-		if (batched) {
-			syscall(SYS_process_madvise, -10000, both, 2, 23, 0);
-		} else {
-			syscall(SYS_madvise, arena, hot, 23 /* MADV_POPULATE_WRITE */);
-			syscall(SYS_madvise, m, page, 23 /* MADV_POPULATE_WRITE */);
-		}
+		syscall(SYS_madvise, arena, hot, 23 /* MADV_POPULATE_WRITE */);
+		syscall(SYS_madvise, m, page, 23 /* MADV_POPULATE_WRITE */);
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 		t[i] = now_us() - a;
 	}

@@ -141,9 +141,7 @@ static double probe_calls_per_refusal(const char *extra, const char *names)
  * and name kept per thread until a call that changes them (selfids.c):
  * the claim's gettid, the sigprocmask pair, the parent's open and its
  * statx, the ring's madvise. 7 with the arena's madvise (a program may
- * have unmapped or protected it: test_memhostile), 6 where one
- * process_madvise checks both (Linux 6.13, no seccomp filter: ring.c's
- * dt_ring_check_batched). The total has some
+ * have unmapped or protected it: test_memhostile). The total has some
  * slack: resolve.c
  * refreshes its cached directory names every 100 ms, more often per
  * refusal on a loaded machine. */
@@ -157,11 +155,6 @@ Test(cost, a_recorded_refusal_asks_for_its_ids_and_name_only_once_and_no_pid_nor
 	double all = probe_calls_per_refusal(NULL, NULL);
 	cr_log_info("%.2f system calls of the probe's own per refusal", all);
 	cr_expect_leq(all, 7.5, "%.2f system calls per refusal", all);
-	double batched = probe_calls_per_refusal(NULL, ",process_madvise,");
-	if (batched > 0.95) /* the ring's and the arena's checks in one call */
-		cr_expect_leq(all, 6.5, "%.2f system calls per refusal, checks batched", all);
-	else
-		cr_log_info("the ring's and the arena's checks in two calls: a kernel before 6.13");
 }
 
 /* An EPERM refusal also records the inode flags of the path and its

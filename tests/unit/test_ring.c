@@ -721,37 +721,6 @@ Test(ring, a_ring_unmapped_or_protected_is_not_written_where_madvise_lies)
 	expect_taken_ring_refused();
 }
 
-/* The ring's check and an arena's in one call where the kernel batches
- * them: each answer as the two separate checks give it, a hole or a
- * protection in either range named, the other not blamed. */
-Test(ring, the_ring_and_an_arena_checked_together_name_the_one_that_would_fault)
-{
-	if (dt_ring_check_decided() != DT_RING_CHECK_POPULATE)
-		cr_skip_test("no MADV_POPULATE_WRITE check here: nothing to batch");
-	cr_log_info("batched in one process_madvise: %s", dt_ring_check_batched() ? "yes" : "no");
-	struct tring t;
-	tring_create(&t, "both.ring", 64 * 1024);
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	unsigned char *arena =
-	    mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq(arena, MAP_FAILED);
-	memset(arena, 1, 4 * page);
-	/* an odd length, as the arena's hot run has */
-	cr_expect_eq(dt_ring_and_mapping_check(&t.r, arena, 3 * page + 100), 0);
-	cr_assert_eq(mprotect(arena + page, page, PROT_READ), 0);
-	cr_expect_eq(dt_ring_and_mapping_check(&t.r, arena, 3 * page), DT_CHECK_MAPPING);
-	cr_assert_eq(munmap(arena + page, page), 0);
-	cr_expect_eq(dt_ring_and_mapping_check(&t.r, arena, 3 * page), DT_CHECK_MAPPING);
-	cr_expect_eq(dt_ring_and_mapping_check(&t.r, arena, page), 0);
-	cr_assert_eq(truncate(t.path, 4096), 0);
-	cr_expect_eq(dt_ring_and_mapping_check(&t.r, arena, page), DT_CHECK_RING);
-	cr_expect_eq(dt_ring_and_mapping_check(&t.r, arena, 3 * page),
-	             DT_CHECK_RING | DT_CHECK_MAPPING);
-	tring_unmap(&t);
-	cr_expect_eq(dt_ring_and_mapping_check(&t.r, arena, page), DT_CHECK_RING);
-	munmap(arena, 4 * page);
-}
-
 /* The probe's self-test (raw system calls) against the same question
  * asked here through libc: the same answer, on a kernel or under qemu. */
 Test(ring, self_test_answers_as_madvise_does_on_this_machine)
