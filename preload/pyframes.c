@@ -321,6 +321,8 @@ static int dt_py_reader_lookup(struct dt_py_api *py, const struct dt_dynsyms *d,
 		py->layout = &dt_py313;
 		py->frame_line =
 		    (dt_py_frame_line_fn)dt_dynsym(d, "PyUnstable_InterpreterFrame_GetLine");
+		if (!py->frame_line)
+			return -1; /* 3.13's line is that function's */
 		/* not for the line itself: the line cache's check */
 		py->addr2line = (dt_py_addr2line_fn)dt_dynsym(d, "PyCode_Addr2Line");
 	} else {
@@ -485,11 +487,14 @@ static int dt_py_line(const struct dt_py_api *py, const void *frame, const void 
  * record's price) once. A line depends on the table's bytes, the code's
  * first line and the offset alone, so an entry holds all three (the
  * bytes by their length and a 64-bit hash, taken at each lookup) with
- * the code and table objects' addresses: a code object freed and another
- * made at its address (a module reloaded after an edit: pymalloc hands
- * the same blocks back) matches only with a table of the same bytes,
- * which gives the same line. Tables longer than DT_PY_LINE_TABLE_MAX are
- * not cached (their hash would cost what it saves).
+ * the code object's address: a code object freed and another made at its
+ * address (a module reloaded after an edit: pymalloc hands the same
+ * blocks back) matches only with the same first line and a table of the
+ * same bytes, which give the same line. The table object's address is no
+ * part of the key: a new table at the old one's address would prove
+ * nothing, and an old table elsewhere nothing either. Tables longer than
+ * DT_PY_LINE_TABLE_MAX are not cached (their hash would cost what it
+ * saves).
  *
  * Each entry is a sequence lock: a writer claims it by moving its
  * sequence from even to odd (and gives up if another holds it), a reader
@@ -505,13 +510,12 @@ static int dt_py_line(const struct dt_py_api *py, const void *frame, const void 
 struct dt_py_line_slot {
 	uint32_t seq;
 	int32_t line, offset, firstlineno;
-	const void *code, *table;
+	const void *code;
 	uint64_t table_len, table_hash;
 };
 static struct dt_py_line_slot dt_py_lines[DT_PY_LINE_SLOTS];
 
-/* -1: the layout's co_firstlineno or co_linetable did not check out (no
- * cache); 0: not checked yet; 1: checked */
+/* -1: the layout's co_firstlineno did not check out (no cache) */
 static _Atomic int dt_py_lines_usable;
 
 static uint64_t dt_py_mix(uint64_t h)
@@ -552,20 +556,12 @@ static int dt_py_line_cached(const struct dt_py_api *py, const void *frame, cons
 	__builtin_memcpy(&len, (const char *)table + DT_PY_BYTES_SIZE, 8);
 	if (len > DT_PY_LINE_TABLE_MAX)
 		return dt_py_line(py, frame, code, instr);
-	if (usable == 0) {
-		/* the layout's co_firstlineno against CPython's own answer */
-		usable = py->addr2line((void *)code, -1) == first ? 1 : -1;
-		atomic_store_explicit(&dt_py_lines_usable, usable, memory_order_relaxed);
-		if (usable < 0)
-			return dt_py_line(py, frame, code, instr);
-	}
 	int32_t off = (int32_t)((const char *)instr - ((const char *)code + l->code_bytecode));
 	uint64_t hash = dt_py_table_hash((const unsigned char *)table + DT_PY_BYTES_DATA, len);
 	uint64_t k = dt_py_mix((uint64_t)(uintptr_t)code ^ ((uint64_t)(uint32_t)off << 40));
 	struct dt_py_line_slot *e = &dt_py_lines[k % DT_PY_LINE_SLOTS];
 	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
 	if (!(seq & 1) && __atomic_load_n(&e->code, __ATOMIC_RELAXED) == code &&
-	    __atomic_load_n(&e->table, __ATOMIC_RELAXED) == table &&
 	    __atomic_load_n(&e->offset, __ATOMIC_RELAXED) == off &&
 	    __atomic_load_n(&e->firstlineno, __ATOMIC_RELAXED) == first &&
 	    __atomic_load_n(&e->table_len, __ATOMIC_RELAXED) == len &&
@@ -576,12 +572,18 @@ static int dt_py_line_cached(const struct dt_py_api *py, const void *frame, cons
 			return line;
 	}
 	int line = dt_py_line(py, frame, code, instr);
+	/* every slot filled is checked first: the layout's co_firstlineno
+	 * against CPython's own answer for this code object (a negative
+	 * offset returns it); one that differs turns the cache off */
+	if (py->addr2line((void *)code, -1) != first) {
+		atomic_store_explicit(&dt_py_lines_usable, -1, memory_order_relaxed);
+		return line;
+	}
 	if (!(seq & 1) && __atomic_compare_exchange_n(&e->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE,
 	                                              __ATOMIC_RELAXED)) {
 		/* the odd sequence visible before any field changes */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		__atomic_store_n(&e->code, code, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->table, table, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->offset, off, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->firstlineno, first, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->table_len, len, __ATOMIC_RELAXED);

@@ -193,39 +193,44 @@ Test(python, eight_python_threads_refusing_at_once_each_record_their_own_stack)
 
 /* The probe keeps the lines it computed (pyframes.c's line cache). A
  * module edited and reloaded gets new code objects, every other one at
- * the address of the one before last (pymalloc hands freed blocks back),
- * with the same first line and, from the third version on, a location
- * table of the same length: each refusal must still name the line it was
- * made at. Version k has k blank lines before the refused call, at line
- * 4 + k; a refused open of "-version-k" marks where each begins. */
-Test(python, a_module_reloaded_after_each_edit_records_its_new_lines)
+ * the address of the one before last (pymalloc hands freed blocks back):
+ * each refusal must still name the line it was made at. Version k of
+ * boardmod.py has k blank lines where blank stands in base (one %s): in
+ * the function before the refused call, the function's first line stays
+ * and its location table changes from the third version on only in its
+ * bytes; before the function, the table stays and the first line moves.
+ * Either way the call is at line 4 + k. A refused open of "-version-k"
+ * marks where each version begins. */
+static void expect_each_version_s_line(const char *base)
 {
 	char mod[700];
 	snprintf(mod, sizeof(mod), "%s/boardmod.py", rw);
-	const char *py =
-	    script("reload.py", "import importlib, sqlite3, sys\n"
-	                        "sys.dont_write_bytecode = True\n"
-	                        "sys.path.insert(0, sys.argv[2])\n"
-	                        "base = 'import sqlite3\\ndef save(db):\\n    x = 1\\n%s'"
-	                        " '    sqlite3.connect(db).execute(\\'create table t(x)\\')\\n'\n"
-	                        "def refuse(m):\n"
-	                        "    for i in range(2):\n"
-	                        "        try:\n"
-	                        "            m.save(sys.argv[1])\n"
-	                        "        except sqlite3.Error:\n"
-	                        "            pass\n"
-	                        "boardmod = None\n"
-	                        "for k in range(6):\n"
-	                        "    try:\n"
-	                        "        open('%s-version-%d' % (sys.argv[1], k), 'w')\n"
-	                        "    except OSError:\n"
-	                        "        pass\n"
-	                        "    open(sys.argv[3], 'w').write(base % ('\\n' * k))\n"
-	                        "    if boardmod:\n"
-	                        "        boardmod = importlib.reload(boardmod)\n"
-	                        "    else:\n"
-	                        "        import boardmod\n"
-	                        "    refuse(boardmod)\n");
+	char text[2048];
+	snprintf(text, sizeof(text),
+	         "import importlib, sqlite3, sys\n"
+	         "sys.dont_write_bytecode = True\n"
+	         "sys.path.insert(0, sys.argv[2])\n"
+	         "base = %s\n"
+	         "def refuse(m):\n"
+	         "    for i in range(2):\n"
+	         "        try:\n"
+	         "            m.save(sys.argv[1])\n"
+	         "        except sqlite3.Error:\n"
+	         "            pass\n"
+	         "boardmod = None\n"
+	         "for k in range(6):\n"
+	         "    try:\n"
+	         "        open('%%s-version-%%d' %% (sys.argv[1], k), 'w')\n"
+	         "    except OSError:\n"
+	         "        pass\n"
+	         "    open(sys.argv[3], 'w').write(base %% ('\\n' * k))\n"
+	         "    if boardmod:\n"
+	         "        boardmod = importlib.reload(boardmod)\n"
+	         "    else:\n"
+	         "        import boardmod\n"
+	         "    refuse(boardmod)\n",
+	         base);
+	const char *py = script("reload.py", text);
 	struct dtt_run r;
 	run_sandboxed(&r, (const char *const[]){PYTHON, py, db, rw, mod, NULL});
 	int version = -1, refused[6] = {0};
@@ -249,6 +254,20 @@ Test(python, a_module_reloaded_after_each_edit_records_its_new_lines)
 	for (int k = 0; k < 6; k++)
 		cr_expect_geq(refused[k], 2, "version %d: %d refusals recorded", k, refused[k]);
 	dtt_free(&r);
+}
+
+Test(python, a_module_reloaded_after_each_edit_in_a_function_records_its_new_lines)
+{
+	expect_each_version_s_line(
+	    "'import sqlite3\\ndef save(db):\\n    x = 1\\n%s'"
+	    " '    sqlite3.connect(db).execute(\\'create table t(x)\\')\\n'");
+}
+
+Test(python, a_module_reloaded_after_each_edit_above_a_function_records_its_new_lines)
+{
+	expect_each_version_s_line(
+	    "'import sqlite3\\n%sdef save(db):\\n    x = 1\\n'"
+	    " '    sqlite3.connect(db).execute(\\'create table t(x)\\')\\n'");
 }
 
 Test(python, a_refusal_from_an_asyncio_task_records_the_coroutine)
