@@ -70,6 +70,12 @@ static struct seccomp_data call(long nr, void *addr, long advice)
  * its guests: the filter would apply to its own calls). */
 static int kernel_allows(void *page, long advice)
 {
+	/* a filter at NULL: EFAULT from a kernel that reads it (nothing is
+	 * installed), ENOSYS from qemu-user, whose forked guests also ended
+	 * the suite with status 1 */
+	errno = 0;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) != -1 || errno != EFAULT)
+		return -1;
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
@@ -95,7 +101,7 @@ static void expect_same(void *page, long advice, int want)
 	cr_expect_eq(ours, want, "advice %ld: the evaluator says %d", advice, ours);
 	int kernel = kernel_allows(page, advice);
 	if (kernel < 0)
-		cr_log_warn("no seccomp filter can be installed here (qemu-user?): the "
+		cr_log_info("no seccomp filter can be installed here (qemu-user?): the "
 		            "evaluator is not compared with the kernel");
 	else
 		cr_expect_eq(kernel, want, "advice %ld: the kernel disagrees", advice);
