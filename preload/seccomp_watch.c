@@ -104,9 +104,12 @@ static unsigned dt_filter_take(const void *fprog)
 	int saved = errno;
 	struct sock_fprog p;
 	struct iovec mine = {&p, sizeof(p)}, theirs = {(void *)fprog, sizeof(p)};
-	long pid = syscall(SYS_getpid);
 	unsigned n = 0;
+	long pid = 0;
+	/* no filter there yet (else nothing more is asked: one the probe
+	 * never saw may forbid what it would ask next) */
 	if (syscall(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0) == 0 &&
+	    (pid = syscall(SYS_getpid)) > 0 &&
 	    syscall(SYS_process_vm_readv, pid, &mine, 1, &theirs, 1, 0) == (long)sizeof(p) &&
 	    p.len > 0 && p.len <= BPF_MAXINSNS) {
 		mine = (struct iovec){dt_filter_copy, p.len * sizeof(*p.filter)};
