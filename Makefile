@@ -74,10 +74,8 @@ endif
 
 PROBE_SRC := $(wildcard preload/*.c)
 PROBE_HDR := $(wildcard preload/*.h preload/*.def)
-CLI_SRC := $(wildcard tracer/*.c tracer/*/*.c) preload/ring.c preload/pathnorm.c preload/secrets.c \
-	preload/seccomp_eval.c
-CLI_HDR := $(wildcard tracer/*/*.h tracer/*/*.def) preload/ring.h preload/ring_format.h \
-	preload/seccomp_eval.h
+CLI_SRC := $(wildcard tracer/*.c tracer/*/*.c) preload/ring.c preload/pathnorm.c preload/secrets.c
+CLI_HDR := $(wildcard tracer/*/*.h tracer/*/*.def) preload/ring.h preload/ring_format.h
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -368,13 +368,6 @@ DT_HIDDEN struct dt_ring *dt_ring_peek_storable(void)
 	return NULL;
 }
 
-DT_HIDDEN struct dt_ring *dt_ring_attached(void)
-{
-	if (atomic_load_explicit(&dt_ring_state, memory_order_acquire) == DT_RING_OK)
-		return &dt_ring_mapped;
-	return NULL;
-}
-
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec)
 {
 	if (dt_ring_storable(ring) && dt_ring_still_ours(ring) &&

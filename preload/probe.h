@@ -87,12 +87,6 @@ DT_HIDDEN int dt_seccomp_enter(void);
 DT_HIDDEN void dt_seccomp_leave(void);
 /* Attaches the ring while system calls are still the probe's to make. */
 DT_HIDDEN void dt_seccomp_before_install(void);
-/* Set when every seccomp filter of this process image lets the ring's
- * check (one MADV_POPULATE_WRITE of its last page) through, as
- * dt_seccomp_allows works out from each program when it goes in: then
- * the count of a refusal made under them is added only to a ring that
- * still covers its mapping (a truncated one would raise SIGBUS). */
-DT_HIDDEN extern int dt_seccomp_ring_check_ok;
 
 /* The program set a signal stack: threads note theirs again (record.c). */
 DT_HIDDEN void dt_altstack_changed(void);

@@ -38,9 +38,6 @@ DT_HIDDEN struct dt_ring *dt_ring_peek_storable(void);
  * the mapping, or the mapping unmapped or protected by the program (the
  * mapping stays: another thread may be using it). */
 DT_HIDDEN void dt_ring_put(struct dt_ring *ring, void *rec);
-/* The ring if it is attached, its header not read (dt_ring_peek reads
- * it): for a check of the mapping that must come before any read. */
-DT_HIDDEN struct dt_ring *dt_ring_attached(void);
 /* A level of the probe that a siglongjmp abandoned (see record.c): if it
  * was attaching the ring, the attach is given up so another can try. */
 DT_HIDDEN void dt_ring_abandon_attach(int level);

@@ -664,14 +664,9 @@ DT_HIDDEN void dt_after_call(const struct dt_call *c, int ok, int err, long resu
 	if (!dt_ring_named())
 		return; /* nowhere to record to, nothing to count in */
 	if (__builtin_expect(!dt_seccomp_enter(), 0)) {
-		/* no system call from here on but the ring's check, where the
-		 * program's filters were found to let it through: count, in the
-		 * mapping, and go */
-		struct dt_ring *ring = dt_ring_attached();
-		if (ring && !ok && dt_errno_watched(err) &&
-		    (!__atomic_load_n(&dt_seccomp_ring_check_ok, __ATOMIC_SEQ_CST) ||
-		     dt_ring_intact_filtered(ring)) &&
-		    (ring = dt_ring_peek()))
+		/* no system call from here on: count, in the mapping, and go */
+		struct dt_ring *ring = dt_ring_peek();
+		if (ring && !ok && dt_errno_watched(err))
 			__atomic_fetch_add(&ring->hdr->unseen, 1, __ATOMIC_RELAXED);
 		return;
 	}

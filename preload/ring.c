@@ -206,33 +206,6 @@ int dt_ring_intact(const struct dt_ring *r)
 	return !faults;
 }
 
-int dt_ring_check_syscall(const struct dt_ring *r, long *nr, unsigned long args[3])
-{
-	int saved = errno;
-	enum dt_ring_check c = ring_check_get();
-	errno = saved;
-	if (c != DT_RING_CHECK_POPULATE)
-		return 0;
-	size_t page = atomic_load_explicit(&ring_page, memory_order_relaxed);
-	*nr = SYS_madvise;
-	args[0] = (unsigned long)r->hdr + ((r->map_len - 1) & ~(page - 1));
-	args[1] = page;
-	args[2] = MADV_POPULATE_WRITE;
-	return 1;
-}
-
-int dt_ring_intact_filtered(const struct dt_ring *r)
-{
-	long nr;
-	unsigned long a[3];
-	if (!dt_ring_check_syscall(r, &nr, a))
-		return 0;
-	int saved = errno;
-	long rc = syscall(nr, a[0], a[1], a[2]);
-	errno = saved;
-	return rc == 0;
-}
-
 int dt_mapping_writable(const void *p, size_t len)
 {
 	int saved = errno;

@@ -55,14 +55,6 @@ int dt_ring_intact(const struct dt_ring *r);
  * a store to [p, p + len) would fault. p is page-aligned. */
 int dt_mapping_writable(const void *p, size_t len);
 
-/* The ring check as made under a seccomp filter of the program's: the
- * one MADV_POPULATE_WRITE (system call, arguments) of *nr and args[0..2],
- * which dt_ring_check_syscall fills in for the filter to be asked about,
- * and nothing else (no msync on ENOMEM: any failure reads as a fault).
- * 0 when the check is not that call here (qemu's futex, no check). */
-int dt_ring_check_syscall(const struct dt_ring *r, long *nr, unsigned long args[3]);
-int dt_ring_intact_filtered(const struct dt_ring *r);
-
 /* How dt_ring_intact sees a truncated file: decided once per process, at
  * its first check, by asking MADV_POPULATE_WRITE about a page it knows is
  * past the end of a file (ring.c). */

@@ -16,14 +16,6 @@
  *   seccomp-late fork PATH N     as after, with a filter that kills only
  *                                getpid/getppid/gettid, then a fork whose
  *                                child exits 0 at once
- *   seccomp-late madvise PATH N  as after, the allow-list with madvise too
- *                                (the probe's ring check, which it may then
- *                                make)
- *   seccomp-late truncate PATH N as madvise, with ftruncate too, and the
- *                                file on $DENYTRACE_FD (the ring) truncated
- *                                to nothing under the filter before the N
- *                                refusals: a count added to it would have
- *                                raised SIGBUS
  *
  * The filter allows only what the program itself does from then on: openat
  * (glibc's open), write, exit_group. PATH must be refused (sysfs refuses
@@ -47,15 +39,11 @@
 
 static const int allowed[] = {SCMP_SYS(openat), SCMP_SYS(write), SCMP_SYS(exit_group)};
 
-static void with_libseccomp(int check)
+static void with_libseccomp(void)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
-	if (check) {
-		seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 0);
-		seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ftruncate), 0);
-	}
 	if (!ctx || seccomp_load(ctx) != 0) {
 		fprintf(stderr, "seccomp-late: cannot load the filter\n");
 		exit(2);
@@ -117,8 +105,8 @@ static int with_denylist_then_fork(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = {"before", "after",    "prctl",   "rawprctl", "twice",
-	                                    "fork",   "highbits", "madvise", "truncate"};
+	static const char *const modes[] = {"before", "after", "prctl",   "rawprctl",
+	                                    "twice",  "fork",  "highbits"};
 	const char *mode = argc == 4 ? argv[1] : "";
 	size_t m = 0;
 	while (m < sizeof(modes) / sizeof(modes[0]) && strcmp(mode, modes[m]))
@@ -126,8 +114,7 @@ int main(int argc, char **argv)
 	if (m == sizeof(modes) / sizeof(modes[0])) {
 		fprintf(
 		    stderr,
-		    "usage: seccomp-late before|after|prctl|rawprctl|twice|fork|highbits|madvise|"
-		    "truncate PATH N\n");
+		    "usage: seccomp-late before|after|prctl|rawprctl|twice|fork|highbits PATH N\n");
 		return 2;
 	}
 	const char *path = argv[2];
@@ -142,12 +129,9 @@ int main(int argc, char **argv)
 		if (with_denylist_then_fork())
 			return 1;
 	} else
-		with_libseccomp(!strcmp(mode, "madvise") || !strcmp(mode, "truncate"));
+		with_libseccomp();
 	if (!strcmp(mode, "twice"))
 		with_prctl(0, 0);
-	const char *ring_fd = getenv("DENYTRACE_FD");
-	if (!strcmp(mode, "truncate") && (!ring_fd || ftruncate(atoi(ring_fd), 0) != 0))
-		return 3;
 	for (int i = 0; i < n; i++)
 		refused += open(path, O_WRONLY | O_CREAT, 0644) < 0;
 	char line[64];

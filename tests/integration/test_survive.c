@@ -406,30 +406,3 @@ Test(survive, seccomp_filter_installed_with_a_full_register_operation_is_not_fat
 {
 	survives_its_own_allow_list("highbits", 1);
 }
-
-/* An allow-list with madvise in it lets the probe check the ring before it
- * counts there (seccomp_eval.c worked that out from the filter): the
- * count still arrives. */
-Test(survive, an_allow_list_with_madvise_still_has_its_refusals_counted)
-{
-	survives_its_own_allow_list("madvise", 1);
-}
-
-/* The ring truncated through its descriptor under the program's own
- * filter: the count added to its header raised SIGBUS (exit 135). The
- * ring's check, which that filter lets through, now finds it gone. */
-Test(survive, a_ring_truncated_under_the_programs_own_filter_is_not_fatal)
-{
-	char ring[PATH_MAX];
-	snprintf(ring, sizeof(ring), "%s/seccomp-truncate.ring", dtt_tmpdir());
-	const char *argv[] = {cli(),      "run",
-	                      "-o",       ring,
-	                      "--",       dtt_helper("seccomp-late"),
-	                      "truncate", "/sys/dt-seccomp",
-	                      "5",        NULL};
-	char out[8192];
-	int st = dtt_system(out, sizeof(out), argv, NULL);
-	cr_expect_eq(st, 0, "exit %d (135 is SIGBUS, 3 no ring descriptor): %s", st, out);
-	cr_expect(strstr(out, "survived: 6 refused"), "%s", out);
-	cr_expect(strstr(out, "truncated while the command ran"), "%s", out);
-}

@@ -179,7 +179,7 @@ static void run_summary_counts(const struct dt_report *r)
 		fprintf(
 		    stderr,
 		    "denytrace: %llu more refusal%s not recorded: made after a process installed "
-		    "a seccomp filter of its own, under which the probe records nothing.\n",
+		    "a seccomp filter of its own, under which the probe makes no system call.\n",
 		    (unsigned long long)unseen, unseen == 1 ? "" : "s");
 }
 

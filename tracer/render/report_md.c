@@ -359,7 +359,7 @@ void dt_report_markdown(FILE *f, const struct dt_report *r)
 		fprintf(
 		    f,
 		    "%llu more refusal%s not recorded: made after a process installed a seccomp "
-		    "filter of its own, under which the probe records nothing.\n\n",
+		    "filter of its own, under which the probe makes no system call.\n\n",
 		    (unsigned long long)r->unseen, r->unseen == 1 ? "" : "s");
 
 	for (size_t i = 0; i < r->findings.n; i++)

@@ -547,7 +547,7 @@ void dt_report_text(FILE *f, const struct dt_report *r, int color, int verbose)
 	if (r->unseen)
 		fprintf(f,
 		        "%llu refusal%s not recorded: made after a process installed a seccomp "
-		        "filter of its own, under which the probe records nothing.\n",
+		        "filter of its own, under which the probe makes no system call.\n",
 		        (unsigned long long)r->unseen, r->unseen == 1 ? "" : "s");
 	if (r->lost)
 		fprintf(f,
