@@ -275,6 +275,38 @@ static void own_descriptors_first(void)
 	printf("fds %d\n", count_fds());
 }
 
+static void dontfork(void)
+{
+	tamper_then_fork(advise_dontfork, "child");
+}
+
+static void wipe(void)
+{
+	tamper_then_fork(advise_wipe, "child");
+}
+
+static void unmap_all(void)
+{
+	tamper_then_refuse(unmap);
+}
+
+static void readonly_all(void)
+{
+	tamper_then_refuse(read_only);
+}
+
+static const struct helper_mode modes[] = {{"dontfork", dontfork},
+                                           {"wipe", wipe},
+                                           {"unmap", unmap_all},
+                                           {"readonly", readonly_all},
+                                           {"ringmiddle", ring_middle},
+                                           {"mlock", mlock_all},
+                                           {"aslimit", at_the_limit},
+                                           {"datalimit", no_more_data},
+                                           {"closefds", own_descriptors},
+                                           {"closefirst", own_descriptors_first},
+                                           {NULL, NULL}};
+
 int main(int argc, char **argv)
 {
 	if (argc != 3)
@@ -283,28 +315,5 @@ int main(int argc, char **argv)
 	printf("start\n");
 	refuse_dir = argv[2];
 	n_at_start = read_maps(at_start, 512);
-	const char *m = argv[1];
-	if (!strcmp(m, "dontfork"))
-		tamper_then_fork(advise_dontfork, "child");
-	else if (!strcmp(m, "wipe"))
-		tamper_then_fork(advise_wipe, "child");
-	else if (!strcmp(m, "unmap"))
-		tamper_then_refuse(unmap);
-	else if (!strcmp(m, "readonly"))
-		tamper_then_refuse(read_only);
-	else if (!strcmp(m, "ringmiddle"))
-		ring_middle();
-	else if (!strcmp(m, "mlock"))
-		mlock_all();
-	else if (!strcmp(m, "aslimit"))
-		at_the_limit();
-	else if (!strcmp(m, "datalimit"))
-		no_more_data();
-	else if (!strcmp(m, "closefds"))
-		own_descriptors();
-	else if (!strcmp(m, "closefirst"))
-		own_descriptors_first();
-	else
-		return 2;
-	return 0;
+	return run_mode(modes, argv[1]);
 }

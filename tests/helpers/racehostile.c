@@ -233,26 +233,19 @@ static void ring_fd_abuse(void)
 	printf("done\n");
 }
 
+static const struct helper_mode modes[] = {{"forkstorm", fork_storm},
+                                           {"segv", segv_longjmp},
+                                           {"clone3", tiny_clone3},
+                                           {"cancel", cancel_while_refusing},
+                                           {"cancelfirst", cancel_first_refusal},
+                                           {"ringfd", ring_fd_abuse},
+                                           {NULL, NULL}};
+
 int main(int argc, char **argv)
 {
 	if (argc != 3)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	refuse_dir = argv[2];
-	const char *m = argv[1];
-	if (!strcmp(m, "forkstorm"))
-		fork_storm();
-	else if (!strcmp(m, "segv"))
-		segv_longjmp();
-	else if (!strcmp(m, "clone3"))
-		tiny_clone3();
-	else if (!strcmp(m, "cancel"))
-		cancel_while_refusing();
-	else if (!strcmp(m, "cancelfirst"))
-		cancel_first_refusal();
-	else if (!strcmp(m, "ringfd"))
-		ring_fd_abuse();
-	else
-		return 2;
-	return 0;
+	return run_mode(modes, argv[1]);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,4 +33,14 @@ int reap(pid_t pid)
 	if (got != pid)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int run_mode(const struct helper_mode *modes, const char *name)
+{
+	for (const struct helper_mode *m = modes; m->name; m++)
+		if (!strcmp(m->name, name)) {
+			m->run();
+			return 0;
+		}
+	return 2;
 }

@@ -22,4 +22,12 @@ static inline int refuse(const char *name)
 /* Waits for pid: its exit status, 128 + the signal that ended it, or -1
  * (no such child, or pid < 0). Retries on EINTR. */
 int reap(pid_t pid);
+
+/* A helper's modes, by name; the table ends with a NULL name. */
+struct helper_mode {
+	const char *name;
+	void (*run)(void);
+};
+/* Runs the mode called name: 0, or 2 (the usage status) when there is none. */
+int run_mode(const struct helper_mode *modes, const char *name);
 #endif
