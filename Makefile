@@ -226,7 +226,15 @@ demo-picture: all
 		> docs/demo-timeline.svg
 	@rm -rf $(DEMO_PICTURE_RUN)
 
-bench: all helpers
+# make bench's floor: the probe with its record left out (DT_BENCH_FLOOR,
+# preload/record.c), to measure beside it what a refusal costs before
+# anything is recorded. Never installed.
+$(BUILD)/bench-floor/libdenytrace.so: $(PROBE_SRC) $(PROBE_HDR) Makefile
+	@mkdir -p $(@D)
+	$(CC) $(PROBE_FLAGS) $(CFLAGS) -DDT_BENCH_FLOOR=1 -shared $(PROBE_LDFLAGS) \
+		-o $@ $(PROBE_SRC) $(PROBE_LIBS)
+
+bench: all helpers $(BUILD)/bench-floor/libdenytrace.so
 	@./scripts/bench.sh $(BUILD)
 
 # The CLI and the unit suites under AddressSanitizer and UBSan (the probe

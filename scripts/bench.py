@@ -1097,9 +1097,10 @@ class Bench:
         ring = os.path.join(self.tmp, "refusal.ring")
         base = [self.calls, "refuse", str(n), missing]
         dtrun = [self.dt, "run", "-q", "--errnos", "ENOENT", "-o", ring]
-        variants = [("no probe", base),
-                    ("probe, backtraces", dtrun + ["--"] + base),
-                    ("probe, --no-backtrace", dtrun + ["--no-backtrace", "--"] + base)]
+        variants = [("no probe", base, None),
+                    ("probe, backtraces", dtrun + ["--"] + base, None),
+                    ("probe, --no-backtrace", dtrun + ["--no-backtrace", "--"] + base, None)]
+        variants += self.floor_variant(dtrun + ["--"] + base)
         samples = {v[0]: [] for v in variants}
         # the same system calls the probe makes per refusal, bare: the
         # kernel's price of them on this machine, in the same rounds
@@ -1107,8 +1108,9 @@ class Bench:
         bare_samples = []
 
         def one_round(r):
-            for vname, argv in variants[r % 3:] + variants[:r % 3]:
-                out = run_timed(argv, capture=True)["stdout"]
+            k = r % len(variants)
+            for vname, argv, env in variants[k:] + variants[:k]:
+                out = run_timed(argv, env=env, capture=True)["stdout"]
                 samples[vname].append(json.loads(out.strip().splitlines()[-1]))
             out = run_timed(bare, capture=True)["stdout"]
             bare_samples.append(json.loads(out.strip().splitlines()[-1]))
@@ -1121,7 +1123,7 @@ class Bench:
         res = {"n": n, "rounds": rounds, "path": missing,
                "how": "open(PATH, O_RDWR|O_CREAT) -> ENOENT, DENYTRACE_ERRNOS=ENOENT via "
                       "`denytrace run --errnos ENOENT`", "variants": {}}
-        for vname, _ in variants:
+        for vname, _, _ in variants:
             s = samples[vname]
             res["variants"][vname] = {
                 "median_us": summary([x["median_us"] for x in s]),
@@ -1131,11 +1133,11 @@ class Bench:
                 "minor_faults_per_call": summary([x["minor_faults"] / x["n"] for x in s]),
                 "runs": s}
         b = res["variants"]["no probe"]
-        for vname in ("probe, backtraces", "probe, --no-backtrace"):
+        for vname, _, _ in variants[1:]:
             v = res["variants"][vname]
             v["added_median_us"] = v["median_us"]["median"] - b["median_us"]["median"]
             v["added_first_us"] = v["first_us"]["median"] - b["first_us"]["median"]
-        res["syscalls"] = self.refusal_syscalls(missing, dtrun)
+        res["syscalls"] = self.refusal_syscalls(missing, dtrun, variants[3:])
         res["bare_syscalls_us"] = summary([x["median_us"] for x in bare_samples])
         self.results["refusal"] = res
         for vname in ("probe, backtraces", "probe, --no-backtrace"):
@@ -1147,26 +1149,57 @@ class Bench:
                         v["added_median_us"] < TARGET_REFUSAL_US,
                         "per round %+.1f..%+.1f" % (min(am), max(am)), group="start-up")
 
-    def refusal_syscalls(self, missing, dtrun):
+    def refusal_syscalls(self, missing, dtrun, floor):
         """The probe's own system calls per recorded refusal, counted with
         strace -c (slope over 100 and 300 refusals, less the refused open):
         on a VM a system call is most of a refusal's price, and a count
-        does not follow the host's load as times do. None without strace."""
+        does not follow the host's load as times do. The floor's too: its
+        figure means something only while it makes the same calls. None
+        without strace."""
         if not shutil.which("strace"):
             return None
         out = {}
-        for vname, extra in (("probe, backtraces", []), ("probe, --no-backtrace", ["--no-backtrace"])):
+        cases = [("probe, backtraces", [], None), ("probe, --no-backtrace", ["--no-backtrace"], None)]
+        cases += [(vname, [], env) for vname, _, env in floor]
+        for vname, extra, env in cases:
             totals = []
             for n in (100, 300):
                 summary_file = os.path.join(self.tmp, "strace-refusal-%d" % n)
                 argv = (["strace", "-f", "-c", "-o", summary_file] + dtrun + extra +
                         ["--", self.calls, "refuse", str(n), missing])
-                run_timed(argv)
+                run_timed(argv, env=env)
                 with open(summary_file) as f:
                     total = [int(line.split()[3]) for line in f if line.rstrip().endswith(" total")]
                 totals.append(total[0] if total else 0)
             out[vname] = (totals[1] - totals[0]) / 200.0 - 1.0
         return out
+
+    FLOOR = "probe's calls alone, no record"
+
+    def floor_variant(self, argv):
+        """The variant that runs make's bench-floor build of the probe
+        (DT_BENCH_FLOOR in preload/record.c): the same entry, claim, held
+        signals, arena and ring checks and path system calls as a record,
+        and no record. Beside the real probe in the same rounds, its added
+        cost is the part of a refusal that no work on the record can take
+        away. None where the build is missing (bench.py run by hand)."""
+        so = os.path.join(self.build, "bench-floor", "libdenytrace.so")
+        if not os.path.exists(so):
+            return []
+        return [(self.FLOOR, argv, clean_env({"DENYTRACE_PROBE": so}))]
+
+    def floor_lines(self, res):
+        """How the added cost divides: the floor's, and the record's own."""
+        v = res["variants"]
+        if self.FLOOR not in v:
+            return
+        floor = v[self.FLOOR]["added_median_us"]
+        whole = v["probe, backtraces"]["added_median_us"]
+        log("   of the added cost, %+.2f us is the probe's calls alone (the same entry, held"
+            % floor)
+        log("   signals, arena and ring checks and path lookups, no record: make's bench-floor")
+        log("   build, in the same rounds); the record itself (stack, frames, format, ring)")
+        log("   adds %+.2f us" % (whole - floor))
 
     def bench_py_refusal(self):
         if not self.want("pyrefusal"):
@@ -1176,26 +1209,28 @@ class Bench:
         ring = os.path.join(self.tmp, "pyrefusal.ring")
         base = [WORKER_PY, THIS, "--py-refusal-worker", missing, str(n)]
         dtrun = [self.dt, "run", "-q", "--errnos", "ENOENT", "-o", ring]
-        variants = [("no probe", base),
-                    ("probe, backtraces", dtrun + ["--"] + base),
-                    ("probe, --no-backtrace", dtrun + ["--no-backtrace", "--"] + base)]
+        variants = [("no probe", base, None),
+                    ("probe, backtraces", dtrun + ["--"] + base, None),
+                    ("probe, --no-backtrace", dtrun + ["--no-backtrace", "--"] + base, None)]
+        variants += self.floor_variant(dtrun + ["--"] + base)
         samples = {v[0]: [] for v in variants}
 
         def one_round(r):
-            for vname, argv in variants[r % 3:] + variants[:r % 3]:
-                out = run_timed(argv, capture=True)["stdout"]
+            k = r % len(variants)
+            for vname, argv, env in variants[k:] + variants[:k]:
+                out = run_timed(argv, env=env, capture=True)["stdout"]
                 samples[vname].append(json.loads(out.strip().splitlines()[-1]))
 
         rounds = self.args.rounds or (3 if self.quick else 11)
         rounds_loop("pyrefusal", rounds, rounds, 0, one_round)
         res = {"n": n, "rounds": rounds, "python": WORKER_PY, "depth": 10, "variants": {}}
-        for vname, _ in variants:
+        for vname, _, _ in variants:
             s = samples[vname]
             res["variants"][vname] = {"median_us": summary([x["median_us"] for x in s]),
                                       "p99_us": summary([x["p99_us"] for x in s]),
                                       "runs": s}
         b = res["variants"]["no probe"]["median_us"]["median"]
-        for vname in ("probe, backtraces", "probe, --no-backtrace"):
+        for vname, _, _ in variants[1:]:
             v = res["variants"][vname]
             v["added_median_us"] = v["median_us"]["median"] - b
         self.results["pyrefusal"] = res
@@ -1220,6 +1255,7 @@ class Bench:
                          "%s-%s" % (fmt_num(m["min"]), fmt_num(m["max"])), fmt_num(p["median"]),
                          "-" if "added_median_us" not in v else "%+.1f" % v["added_median_us"]])
         table(["variant", "median us", "median min-max", "p99 us", "added us"], rows)
+        self.floor_lines(res)
 
     def print_refusal(self):
         res = self.results.get("refusal")
@@ -1255,6 +1291,7 @@ class Bench:
                 % bare)
             log("   the rest of the added cost, %+.2f us, is the probe's own work (with backtraces)"
                 % (added - bare))
+        self.floor_lines(res)
 
     # ---- 4b: the host's stack a refusal takes --------------------------------
 
