@@ -313,8 +313,10 @@ install: all
 # clean Debian tree.
 deb: all
 	@./scripts/make-deb.sh $(BUILD) $(MULTIARCH)
+# SUITE=trixie: the same in a Debian 13 tree, whose Python 3.13 the
+# demo's findings must name lines of (scripts/test-deb.sh).
 test-deb: deb
-	@./scripts/test-deb.sh $$(ls -t $(BUILD)/denytrace_*.deb | head -n1)
+	@./scripts/test-deb.sh $$(ls -t $(BUILD)/denytrace_*.deb | head -n1) $(SUITE)
 
 # The README's two commands on Debian 13 (or 12), in a debootstrap tree
 # cached under /var/cache/denytrace (scripts/test-debian.sh).
