@@ -475,8 +475,8 @@ struct dt_emit_job {
  * claim, the held signals and the arena's check are paid; this adds the
  * path's system calls and the ring's check, and walks no stack, builds no
  * record and stores nothing. Its added cost, beside the real probe's in
- * the same rounds, is the part of a refusal no work on the record can
- * take away. */
+ * the same rounds, is the part of a refusal that no work on the record
+ * itself can take away (the path lookup's own string work is in it). */
 static void dt_bench_floor(struct dt_ring *ring, const struct dt_call *c, struct dt_arena *a)
 {
 	if (c->path) {
