@@ -13,19 +13,7 @@
 #include "ringfile.h"
 #include "testlib.h"
 
-static const char *ro;
-
-static void setup(void)
-{
-	ro = dtt_ro_for_nobody();
-}
-
-static void teardown(void)
-{
-	dtt_cleanup();
-}
-
-TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(hostile, .fini = dtt_cleanup, .timeout = 120);
 
 /* The ring header's counters: records the probe dropped, records
  * overwritten (lost), refusals under the program's own filter (unseen). */
@@ -54,8 +42,9 @@ static struct counters ring_counters(const char *ring)
  * can see: every record is one refusal, but not every refusal a record. */
 Test(hostile, a_raw_clone_sharing_thread_local_storage_refusing_with_its_parent)
 {
-	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper("rawclone"),
-	                     "3000",    ro,   NULL};
+	const char *cmd[] = {
+	    "timeout",           "-s", "KILL", "60", dtt_helper("rawclone"), "3000",
+	    dtt_ro_for_nobody(), NULL};
 	const char *argv[32];
 	dtt_as_nobody(argv, 32, cmd);
 	static char plain[4096];
@@ -86,7 +75,8 @@ Test(hostile, a_raw_clone_sharing_thread_local_storage_refusing_with_its_parent)
  * one chance in five to die before. */
 Test(hostile, a_tsync_filter_installed_while_another_thread_records)
 {
-	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper("tsync"), ro, NULL};
+	const char *cmd[] = {"timeout",           "-s", "KILL", "60", dtt_helper("tsync"),
+	                     dtt_ro_for_nobody(), NULL};
 	const char *argv[32];
 	dtt_as_nobody(argv, 32, cmd);
 	static char plain[4096];
@@ -130,17 +120,17 @@ static void same_with_probe(const char *mode, const char *dir)
  * errno after each refusal are its own again once the probe returns. */
 Test(hostile, the_programs_signal_mask_pending_signals_and_errno_survive_refusals)
 {
-	same_with_probe("mask", ro);
+	same_with_probe("mask", dtt_ro_for_nobody());
 }
 
 Test(hostile, vfork_children_refusing_exit_with_the_errno_they_saw)
 {
-	same_with_probe("vfork", ro);
+	same_with_probe("vfork", dtt_ro_for_nobody());
 }
 
 Test(hostile, a_signal_handler_forks_children_that_refuse_while_main_refuses)
 {
-	same_with_probe("forksig", ro);
+	same_with_probe("forksig", dtt_ro_for_nobody());
 }
 
 /* Issue 24's table of successes, 64 threads writing distinct files at once:

@@ -15,26 +15,15 @@
 
 #include "testlib.h"
 
-static const char *ro;
-
-static void setup(void)
-{
-	ro = dtt_ro_for_nobody();
-}
-
-static void teardown(void)
-{
-	dtt_cleanup();
-}
-
-TestSuite(memhostile, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(memhostile, .fini = dtt_cleanup, .timeout = 120);
 
 /* HELPER MODE DIR as nobody, without and with the probe: the same exit
  * status and output. Returns the run (its ring loaded) for more checks. */
 static struct dtt_run *same_with_probe_sized(const char *helper, const char *mode, int ring_kept,
                                              const char *size)
 {
-	const char *cmd[] = {"timeout", "-s", "KILL", "60", dtt_helper(helper), mode, ro, NULL};
+	const char *cmd[] = {"timeout",           "-s", "KILL", "60", dtt_helper(helper), mode,
+	                     dtt_ro_for_nobody(), NULL};
 	const char *argv[16];
 	dtt_as_nobody(argv, 16, cmd);
 	static char plain[4096];
